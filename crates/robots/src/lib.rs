@@ -1,0 +1,39 @@
+//! The robots.txt engine of botwarden: a lossless parser, profiles that read
+//! a file the way each kind of robot does, product-token chains, and a
+//! compiled matcher whose every answer can explain itself.
+//!
+//! This crate does no I/O.
+//!
+//! ```
+//! use botwarden_robots::{Profile, Reason, Robots, RobotsTxt, TokenChain};
+//!
+//! let txt = RobotsTxt::parse("User-agent: botwarden\nDisallow: /search\n\nUser-agent: *\nDisallow: /\n");
+//! let chain = TokenChain::parse("botwarden-phone,botwarden");
+//! for profile in Profile::ALL {
+//!     let robots = Robots::new(&txt, profile);
+//!     let decision = robots.check(&chain, "https://example.com/search?q=1");
+//!     assert!(!decision.allowed);
+//!     assert!(matches!(decision.reason, Reason::Rule { line: 2, .. }));
+//! }
+//! ```
+//!
+#![doc = include_str!("../docs/profiles.md")]
+
+mod directive;
+mod parse;
+mod path;
+mod profile;
+mod robots;
+mod ruleset;
+mod token;
+mod values;
+
+pub use directive::{DirectiveName, KNOWN_UNUSED, Spelling, classify_key};
+pub use parse::{ByteIssue, Directive, Line, LineEnding, LineKind, RobotsTxt, Separator, Span};
+pub use path::{normalize_path, normalize_pattern, path_of};
+pub use profile::{
+    AgentMatch, Beyond, Fallback, Grouping, PathForm, Profile, RuleChoice, SizeLimit, Usage,
+};
+pub use robots::{Agent, Applies, Decision, Group, Located, Matcher, Reason, Robots, RuleInfo};
+pub use token::{TokenChain, is_product_token};
+pub use values::{CleanParam, RequestRate, TimeOfDay, VisitTime, parse_crawl_delay};

@@ -1,0 +1,449 @@
+//! The lossless parser: every line of a robots.txt file with its span, number,
+//! line ending, key, value and comment.
+
+use std::borrow::Cow;
+use std::ops::Range;
+
+use crate::directive::{DirectiveName, Spelling, classify_key};
+
+/// A byte range in the original file, `start..end`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+pub struct Span {
+    /// Offset of the first byte.
+    pub start: usize,
+    /// Offset one past the last byte.
+    pub end: usize,
+}
+
+impl Span {
+    /// A span from `start` to `end`.
+    #[must_use]
+    pub const fn new(start: usize, end: usize) -> Self {
+        Span { start, end }
+    }
+
+    /// Length in bytes.
+    #[must_use]
+    pub const fn len(self) -> usize {
+        self.end - self.start
+    }
+
+    /// Whether the span covers no byte.
+    #[must_use]
+    pub const fn is_empty(self) -> bool {
+        self.start == self.end
+    }
+
+    /// The span as a `Range<usize>`.
+    #[must_use]
+    pub const fn range(self) -> Range<usize> {
+        self.start..self.end
+    }
+}
+
+/// How a line ends.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LineEnding {
+    /// `\n`.
+    Lf,
+    /// `\r\n`.
+    CrLf,
+    /// A lone `\r`.
+    Cr,
+    /// The last line of a file that does not end with a line break.
+    None,
+}
+
+impl LineEnding {
+    /// The bytes of this ending.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            LineEnding::Lf => "\n",
+            LineEnding::CrLf => "\r\n",
+            LineEnding::Cr => "\r",
+            LineEnding::None => "",
+        }
+    }
+}
+
+/// How the key of a directive is separated from its value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Separator {
+    /// `key: value`, the standard form.
+    Colon,
+    /// `key value`: the colon is missing and white space stands in its
+    /// place. Google accepts this when the line has exactly two words.
+    Whitespace,
+}
+
+/// One `key: value` line.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Directive {
+    /// The key, trimmed.
+    pub key: Span,
+    /// The value, trimmed, without the comment.
+    pub value: Span,
+    /// What separates key and value.
+    pub separator: Separator,
+    /// The directive the key names.
+    pub name: DirectiveName,
+    /// How the key was spelled: exactly, misspelt, or as a prefix.
+    pub spelling: Spelling,
+}
+
+/// What a line holds.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum LineKind {
+    /// Nothing but white space.
+    Blank,
+    /// Only a comment (possibly indented).
+    Comment,
+    /// A `key: value` directive, possibly followed by a comment.
+    Directive(Directive),
+    /// Text that is neither a directive nor a comment: no `:` and not two
+    /// words separated by white space.
+    Unparsed,
+}
+
+/// One line of the file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Line {
+    /// 1-based line number.
+    pub number: u32,
+    /// The line's bytes without its line ending.
+    pub span: Span,
+    /// How the line ends.
+    pub ending: LineEnding,
+    /// What the line holds.
+    pub kind: LineKind,
+    /// The comment, from `#` to the end of the line, if any.
+    pub comment: Option<Span>,
+}
+
+/// A problem found while reading the bytes of the file, independent of any
+/// profile. The checker turns these into diagnostics.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum ByteIssue {
+    /// A sequence that is not valid UTF-8 starts at this offset; it is
+    /// decoded as U+FFFD wherever text is shown.
+    InvalidUtf8 {
+        /// Offset of the first invalid byte.
+        offset: usize,
+        /// Number of bytes in the invalid sequence.
+        len: usize,
+    },
+    /// A NUL byte at this offset (C-based parsers stop reading the line here).
+    Nul {
+        /// Offset of the NUL byte.
+        offset: usize,
+    },
+}
+
+/// A parsed robots.txt file that keeps every byte of the original.
+///
+/// Parsing never fails: every line is classified (see [`LineKind`]) and
+/// every problem with the bytes is recorded in [`RobotsTxt::byte_issues`].
+#[derive(Debug, Clone)]
+pub struct RobotsTxt {
+    bytes: Vec<u8>,
+    lines: Vec<Line>,
+    bom: bool,
+    issues: Vec<ByteIssue>,
+}
+
+/// Bytes trimmed around keys and values: space, tab, vertical tab, form feed.
+pub(crate) const fn is_space(b: u8) -> bool {
+    matches!(b, b' ' | b'\t' | 0x0b | 0x0c)
+}
+
+pub(crate) fn trim_span(bytes: &[u8], mut span: Span) -> Span {
+    while span.start < span.end && is_space(bytes[span.start]) {
+        span.start += 1;
+    }
+    while span.end > span.start && is_space(bytes[span.end - 1]) {
+        span.end -= 1;
+    }
+    span
+}
+
+/// The parts of one line's content (`bytes[span]`), as offsets into `bytes`.
+pub(crate) struct LineParts {
+    pub(crate) kind: LineKind,
+    pub(crate) comment: Option<Span>,
+}
+
+/// Splits one line into key, value and comment.
+///
+/// The rules: a `#` starts a comment; the rest is trimmed; the key ends at the
+/// first `:`; without a `:`, a line of exactly two words separated by white
+/// space is read as `key value`.
+pub(crate) fn split_line(bytes: &[u8], span: Span) -> LineParts {
+    let content = &bytes[span.range()];
+    let hash = memchr::memchr(b'#', content).map(|i| span.start + i);
+    let comment = hash.map(|h| Span::new(h, span.end));
+    let body = trim_span(bytes, Span::new(span.start, hash.unwrap_or(span.end)));
+    if body.is_empty() {
+        let kind = if comment.is_some() {
+            LineKind::Comment
+        } else {
+            LineKind::Blank
+        };
+        return LineParts { kind, comment };
+    }
+    let text = &bytes[body.range()];
+    let (key, value, separator) = if let Some(colon) = memchr::memchr(b':', text) {
+        let colon = body.start + colon;
+        (
+            trim_span(bytes, Span::new(body.start, colon)),
+            trim_span(bytes, Span::new(colon + 1, body.end)),
+            Separator::Colon,
+        )
+    } else if let Some(ws) = text.iter().position(|&b| b == b' ' || b == b'\t') {
+        let ws = body.start + ws;
+        let value = trim_span(bytes, Span::new(ws, body.end));
+        if bytes[value.range()]
+            .iter()
+            .any(|&b| b == b' ' || b == b'\t')
+        {
+            return LineParts {
+                kind: LineKind::Unparsed,
+                comment,
+            };
+        }
+        (Span::new(body.start, ws), value, Separator::Whitespace)
+    } else {
+        return LineParts {
+            kind: LineKind::Unparsed,
+            comment,
+        };
+    };
+    let (name, spelling) = classify_key(&bytes[key.range()]);
+    LineParts {
+        kind: LineKind::Directive(Directive {
+            key,
+            value,
+            separator,
+            name,
+            spelling,
+        }),
+        comment,
+    }
+}
+
+impl RobotsTxt {
+    /// Parses a robots.txt body. Never fails; see [`RobotsTxt::byte_issues`]
+    /// and the [`LineKind`] of each line for what could not be read.
+    #[must_use]
+    pub fn parse(bytes: impl Into<Vec<u8>>) -> RobotsTxt {
+        let bytes = bytes.into();
+        let bom = bytes.starts_with(&[0xEF, 0xBB, 0xBF]);
+        let mut lines = Vec::with_capacity(bytes.len() / 24 + 1);
+        let mut pos = if bom { 3 } else { 0 };
+        let mut number: u32 = 0;
+        while pos < bytes.len() {
+            let rest = &bytes[pos..];
+            let (len, ending, advance) = match memchr::memchr2(b'\n', b'\r', rest) {
+                Some(i) if rest[i] == b'\n' => (i, LineEnding::Lf, i + 1),
+                Some(i) if rest.get(i + 1) == Some(&b'\n') => (i, LineEnding::CrLf, i + 2),
+                Some(i) => (i, LineEnding::Cr, i + 1),
+                None => (rest.len(), LineEnding::None, rest.len()),
+            };
+            number = number.saturating_add(1);
+            let span = Span::new(pos, pos + len);
+            let parts = split_line(&bytes, span);
+            lines.push(Line {
+                number,
+                span,
+                ending,
+                kind: parts.kind,
+                comment: parts.comment,
+            });
+            pos += advance;
+        }
+        let issues = byte_issues(&bytes);
+        RobotsTxt {
+            bytes,
+            lines,
+            bom,
+            issues,
+        }
+    }
+
+    /// The original bytes.
+    #[must_use]
+    pub fn bytes(&self) -> &[u8] {
+        &self.bytes
+    }
+
+    /// Every line, in order.
+    #[must_use]
+    pub fn lines(&self) -> &[Line] {
+        &self.lines
+    }
+
+    /// The line with this 1-based number.
+    #[must_use]
+    pub fn line(&self, number: u32) -> Option<&Line> {
+        self.lines.get((number as usize).checked_sub(1)?)
+    }
+
+    /// Whether the file starts with a UTF-8 byte order mark.
+    #[must_use]
+    pub fn has_bom(&self) -> bool {
+        self.bom
+    }
+
+    /// Invalid UTF-8 sequences and NUL bytes, in file order.
+    #[must_use]
+    pub fn byte_issues(&self) -> &[ByteIssue] {
+        &self.issues
+    }
+
+    /// The text of a span; invalid UTF-8 is shown as U+FFFD.
+    #[must_use]
+    pub fn text(&self, span: Span) -> Cow<'_, str> {
+        String::from_utf8_lossy(&self.bytes[span.range()])
+    }
+
+    /// The raw bytes of a span.
+    #[must_use]
+    pub fn slice(&self, span: Span) -> &[u8] {
+        &self.bytes[span.range()]
+    }
+
+    /// The 1-based line and column (in characters) of a byte offset.
+    #[must_use]
+    pub fn position(&self, offset: usize) -> (u32, u32) {
+        let idx = self
+            .lines
+            .partition_point(|l| l.span.start <= offset)
+            .saturating_sub(1);
+        match self.lines.get(idx) {
+            Some(line) => {
+                let upto = offset.min(line.span.end).max(line.span.start);
+                let col = String::from_utf8_lossy(&self.bytes[line.span.start..upto])
+                    .chars()
+                    .count();
+                (line.number, u32::try_from(col + 1).unwrap_or(u32::MAX))
+            }
+            None => (1, 1),
+        }
+    }
+
+    /// The directives of the file, with their lines.
+    pub fn directives(&self) -> impl Iterator<Item = (&Line, &Directive)> {
+        self.lines.iter().filter_map(|l| match &l.kind {
+            LineKind::Directive(d) => Some((l, d)),
+            _ => None,
+        })
+    }
+}
+
+fn byte_issues(bytes: &[u8]) -> Vec<ByteIssue> {
+    let mut issues = Vec::new();
+    let mut pos = 0;
+    while pos < bytes.len() {
+        match std::str::from_utf8(&bytes[pos..]) {
+            Ok(_) => break,
+            Err(e) => {
+                let at = pos + e.valid_up_to();
+                let len = e.error_len().unwrap_or(bytes.len() - at);
+                issues.push(ByteIssue::InvalidUtf8 { offset: at, len });
+                pos = at + len;
+            }
+        }
+    }
+    issues.extend(memchr::memchr_iter(0, bytes).map(|offset| ByteIssue::Nul { offset }));
+    issues.sort_by_key(|i| match i {
+        ByteIssue::InvalidUtf8 { offset, .. } | ByteIssue::Nul { offset } => *offset,
+    });
+    issues
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kinds(src: &str) -> Vec<LineKind> {
+        RobotsTxt::parse(src)
+            .lines()
+            .iter()
+            .map(|l| l.kind)
+            .collect()
+    }
+
+    #[test]
+    fn line_endings_are_kept() {
+        let txt = RobotsTxt::parse("a: 1\r\nb: 2\rc: 3\nd: 4");
+        let endings: Vec<_> = txt.lines().iter().map(|l| l.ending).collect();
+        assert_eq!(
+            endings,
+            [
+                LineEnding::CrLf,
+                LineEnding::Cr,
+                LineEnding::Lf,
+                LineEnding::None
+            ]
+        );
+        let rebuilt: Vec<u8> = txt
+            .lines()
+            .iter()
+            .flat_map(|l| {
+                let mut v = txt.slice(l.span).to_vec();
+                v.extend_from_slice(l.ending.as_str().as_bytes());
+                v
+            })
+            .collect();
+        assert_eq!(rebuilt, txt.bytes());
+    }
+
+    #[test]
+    fn key_value_comment() {
+        let txt = RobotsTxt::parse("  Disallow :  /a b # note\n");
+        let line = &txt.lines()[0];
+        let LineKind::Directive(d) = line.kind else {
+            panic!("not a directive: {line:?}")
+        };
+        assert_eq!(txt.text(d.key), "Disallow");
+        assert_eq!(txt.text(d.value), "/a b");
+        assert_eq!(d.name, DirectiveName::Disallow);
+        assert_eq!(txt.text(line.comment.unwrap()), "# note");
+    }
+
+    #[test]
+    fn missing_colon_needs_exactly_two_words() {
+        assert!(matches!(
+            kinds("disallow /x")[0],
+            LineKind::Directive(Directive {
+                separator: Separator::Whitespace,
+                ..
+            })
+        ));
+        assert_eq!(kinds("user agent foo")[0], LineKind::Unparsed);
+        assert_eq!(kinds("disallow")[0], LineKind::Unparsed);
+    }
+
+    #[test]
+    fn blank_and_comment_lines() {
+        assert_eq!(kinds(" \t\n# c\n"), [LineKind::Blank, LineKind::Comment]);
+    }
+
+    #[test]
+    fn bom_and_invalid_utf8_are_recorded() {
+        let txt = RobotsTxt::parse(b"\xEF\xBB\xBFuser-agent: a\xff\n".to_vec());
+        assert!(txt.has_bom());
+        assert_eq!(txt.lines()[0].span.start, 3);
+        assert_eq!(
+            txt.byte_issues(),
+            [ByteIssue::InvalidUtf8 { offset: 16, len: 1 }]
+        );
+    }
+
+    #[test]
+    fn position_counts_characters() {
+        let txt = RobotsTxt::parse("a: 1\nbé: 2\n");
+        assert_eq!(txt.position(5), (2, 1));
+        assert_eq!(txt.position(9), (2, 4));
+    }
+}

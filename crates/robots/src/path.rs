@@ -1,0 +1,232 @@
+//! From a URL to the path robots.txt rules are compared with, and the
+//! percent-encoding forms of [`PathForm`].
+
+use std::borrow::Cow;
+
+use crate::profile::PathForm;
+
+/// The path, parameters and query of a URL, without the fragment, as rules
+/// are matched against: `https://a.example/b?c#d` gives `/b?c`.
+///
+/// A bare path is returned as it is (less any fragment); anything without a
+/// path gives `/`; a result starting with `?` or `;` gets a leading `/`.
+/// This is what google/robotstxt's `GetPathParamsQuery` computes.
+#[must_use]
+pub fn path_of(url: &str) -> Cow<'_, str> {
+    let b = url.as_bytes();
+    let search_start = if b.starts_with(b"//") { 2 } else { 0 };
+    let find_from = |from: usize, pred: &dyn Fn(u8) -> bool| {
+        b[from.min(b.len())..]
+            .iter()
+            .position(|&c| pred(c))
+            .map(|i| i + from)
+    };
+    let is_path_start = |c: u8| matches!(c, b'/' | b'?' | b';');
+    let early_path = find_from(search_start, &is_path_start);
+    let mut protocol_end =
+        memchr::memmem::find(&b[search_start.min(b.len())..], b"://").map(|i| i + search_start);
+    if let (Some(early), Some(proto)) = (early_path, protocol_end)
+        && early < proto
+    {
+        protocol_end = None;
+    }
+    let protocol_end = protocol_end.map_or(search_start, |p| p + 3);
+    let Some(path_start) = find_from(protocol_end, &is_path_start) else {
+        return Cow::Borrowed("/");
+    };
+    let hash = find_from(search_start, &|c| c == b'#');
+    if let Some(h) = hash
+        && h < path_start
+    {
+        return Cow::Borrowed("/");
+    }
+    let path_end = hash.unwrap_or(b.len());
+    let path = &url[path_start..path_end];
+    if b[path_start] == b'/' {
+        Cow::Borrowed(path)
+    } else {
+        Cow::Owned(format!("/{path}"))
+    }
+}
+
+const fn hex_val(b: u8) -> Option<u8> {
+    match b {
+        b'0'..=b'9' => Some(b - b'0'),
+        b'a'..=b'f' => Some(b - b'a' + 10),
+        b'A'..=b'F' => Some(b - b'A' + 10),
+        _ => None,
+    }
+}
+
+const HEX: &[u8; 16] = b"0123456789ABCDEF";
+
+const fn is_unreserved(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_' | b'~')
+}
+
+fn push_escaped(out: &mut Vec<u8>, b: u8) {
+    out.extend_from_slice(&[b'%', HEX[usize::from(b >> 4)], HEX[usize::from(b & 15)]]);
+}
+
+/// The escape at `i`, if `bytes[i..]` starts with `%` and two hex digits.
+fn escape_at(bytes: &[u8], i: usize) -> Option<u8> {
+    if bytes.get(i) != Some(&b'%') {
+        return None;
+    }
+    let hi = hex_val(*bytes.get(i + 1)?)?;
+    let lo = hex_val(*bytes.get(i + 2)?)?;
+    Some(hi << 4 | lo)
+}
+
+/// Whether `bytes` needs work under `form` (otherwise it is already in that
+/// form and can be borrowed).
+fn needs_work(bytes: &[u8], form: PathForm) -> bool {
+    match form {
+        PathForm::EscapePatterns | PathForm::Rfc3986 => {
+            !bytes.is_ascii() || memchr::memchr(b'%', bytes).is_some()
+        }
+        PathForm::DecodeAll => bytes.iter().any(|&b| !(is_unreserved(b) || b == b'/')),
+    }
+}
+
+/// Brings a rule's pattern to the profile's form.
+#[must_use]
+pub fn normalize_pattern(bytes: &[u8], form: PathForm) -> Cow<'_, [u8]> {
+    normalize(bytes, form)
+}
+
+/// Brings a URL path to the profile's form. Under
+/// [`PathForm::EscapePatterns`] the path is used as given.
+#[must_use]
+pub fn normalize_path(bytes: &[u8], form: PathForm) -> Cow<'_, [u8]> {
+    if form == PathForm::EscapePatterns {
+        return Cow::Borrowed(bytes);
+    }
+    normalize(bytes, form)
+}
+
+fn normalize(bytes: &[u8], form: PathForm) -> Cow<'_, [u8]> {
+    if !needs_work(bytes, form) {
+        return Cow::Borrowed(bytes);
+    }
+    let mut out = Vec::with_capacity(bytes.len() + 8);
+    match form {
+        PathForm::EscapePatterns | PathForm::Rfc3986 => {
+            let decode_unreserved = form == PathForm::Rfc3986;
+            let mut i = 0;
+            while i < bytes.len() {
+                let b = bytes[i];
+                if let Some(v) = escape_at(bytes, i) {
+                    if decode_unreserved && is_unreserved(v) {
+                        out.push(v);
+                    } else {
+                        push_escaped(&mut out, v);
+                    }
+                    i += 3;
+                } else {
+                    if b >= 0x80 {
+                        push_escaped(&mut out, b);
+                    } else {
+                        out.push(b);
+                    }
+                    i += 1;
+                }
+            }
+        }
+        PathForm::DecodeAll => {
+            let keep = |out: &mut Vec<u8>, v: u8| {
+                if is_unreserved(v) || v == b'/' {
+                    out.push(v);
+                } else {
+                    push_escaped(out, v);
+                }
+            };
+            let mut i = 0;
+            while i < bytes.len() {
+                match escape_at(bytes, i) {
+                    // 1997 draft §3.2.2: `%2F` is not a path separator, so it
+                    // stays encoded.
+                    Some(b'/') => out.extend_from_slice(b"%2F"),
+                    Some(v) => keep(&mut out, v),
+                    None => {
+                        keep(&mut out, bytes[i]);
+                        i += 1;
+                        continue;
+                    }
+                }
+                i += 3;
+            }
+        }
+    }
+    Cow::Owned(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_of_urls() {
+        for (url, want) in [
+            ("", "/"),
+            ("http://www.example.com", "/"),
+            ("http://www.example.com/", "/"),
+            ("http://www.example.com/a", "/a"),
+            ("http://www.example.com/a#b", "/a"),
+            (
+                "http://www.example.com/a/b?c=http://d.e/",
+                "/a/b?c=http://d.e/",
+            ),
+            ("http://www.example.com/a/b;c?d=e#f", "/a/b;c?d=e"),
+            ("a", "/"),
+            ("a/", "/"),
+            ("/a", "/a"),
+            ("a/b", "/b"),
+            ("example.com?a", "/?a"),
+            ("example.com/a;b#c", "/a;b"),
+            ("//a/b/c", "/b/c"),
+            ("http://a.example#x/y", "/"),
+        ] {
+            assert_eq!(path_of(url), want, "{url}");
+        }
+    }
+
+    #[test]
+    fn rfc3986_form_matches_the_rfc_table() {
+        // RFC 9309 §2.2.2.
+        let f = |s: &str| {
+            String::from_utf8(normalize_path(s.as_bytes(), PathForm::Rfc3986).into_owned()).unwrap()
+        };
+        assert_eq!(f("/foo/bar?baz=quz"), "/foo/bar?baz=quz");
+        assert_eq!(
+            f("/foo/bar?baz=https://foo.bar"),
+            "/foo/bar?baz=https://foo.bar"
+        );
+        assert_eq!(f("/foo/bar/ツ"), "/foo/bar/%E3%83%84");
+        assert_eq!(f("/foo/bar/%E3%83%84"), "/foo/bar/%E3%83%84");
+        assert_eq!(f("/foo/bar/%62%61%7A"), "/foo/bar/baz");
+        assert_eq!(f("/a%2fb%2F"), "/a%2Fb%2F");
+        assert_eq!(f("/100%"), "/100%");
+    }
+
+    #[test]
+    fn google_escapes_patterns_only() {
+        let p = normalize_pattern("/ツ/%aa".as_bytes(), PathForm::EscapePatterns);
+        assert_eq!(&*p, b"/%E3%83%84/%AA");
+        let u = normalize_path("/ツ".as_bytes(), PathForm::EscapePatterns);
+        assert_eq!(&*u, "/ツ".as_bytes());
+    }
+
+    #[test]
+    fn decode_all_form() {
+        let f = |s: &str| {
+            String::from_utf8(normalize_path(s.as_bytes(), PathForm::DecodeAll).into_owned())
+                .unwrap()
+        };
+        assert_eq!(f("/a%3cd.html"), "/a%3Cd.html");
+        assert_eq!(f("/%7ejoe/"), "/~joe/");
+        assert_eq!(f("/a%2fb"), "/a%2Fb");
+        assert_eq!(f("/a%00b"), "/a%00b");
+        assert_eq!(f("/a?b"), "/a%3Fb");
+    }
+}

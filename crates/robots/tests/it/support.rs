@@ -1,0 +1,136 @@
+//! Shared helpers: where the project's shared data lives, and its loaders.
+
+use std::path::PathBuf;
+
+use base64::Engine as _;
+use serde::Deserialize;
+
+/// The workspace root.
+pub(crate) fn workspace() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// `../shared` beside the project (or `$BOTWARDEN_SHARED`). When it is
+/// absent the calling suite is skipped loudly, and fails under CI.
+pub(crate) fn shared(suite: &str) -> Option<PathBuf> {
+    let dir = std::env::var_os("BOTWARDEN_SHARED")
+        .map_or_else(|| workspace().join("../shared"), PathBuf::from);
+    if dir.join("vectors").is_dir() {
+        return Some(dir);
+    }
+    let msg = format!(
+        "\n!!! {suite}: shared data not found at {} — this suite did NOT run.\n\
+         !!! Put the project's shared/ folder beside the repository or set BOTWARDEN_SHARED.\n",
+        dir.display()
+    );
+    assert!(std::env::var("CI").as_deref() != Ok("true"), "{msg}");
+    eprintln!("{msg}");
+    None
+}
+
+/// Whether snapshot files should be rewritten instead of compared.
+pub(crate) fn bless() -> bool {
+    std::env::var_os("BOTWARDEN_BLESS").is_some()
+}
+
+/// Compares `got` with the file at `path` (relative to the workspace), or
+/// rewrites the file when blessing.
+pub(crate) fn snapshot(path: &str, got: &str) {
+    let file = workspace().join(path);
+    if bless() {
+        std::fs::write(&file, got).expect("write snapshot");
+        return;
+    }
+    let want = std::fs::read_to_string(&file).unwrap_or_default();
+    if want != got {
+        let first = want
+            .lines()
+            .zip(got.lines())
+            .position(|(a, b)| a != b)
+            .unwrap_or(want.lines().count().min(got.lines().count()));
+        panic!(
+            "{path} is out of date (first difference at line {}); \
+             rerun with BOTWARDEN_BLESS=1 and review the diff",
+            first + 1
+        );
+    }
+}
+
+/// One robots.txt conformance vector.
+#[derive(Debug, Clone, Deserialize)]
+pub(crate) struct Vector {
+    pub(crate) source: String,
+    robots: String,
+    robots_base64: Option<String>,
+    pub(crate) agent: String,
+    pub(crate) url: String,
+    pub(crate) allowed: bool,
+    pub(crate) google_robotstxt_allowed: bool,
+    /// `file:line` of the case.
+    #[serde(skip)]
+    pub(crate) id: String,
+}
+
+impl Vector {
+    /// The exact body bytes.
+    pub(crate) fn body(&self) -> Vec<u8> {
+        match &self.robots_base64 {
+            Some(b) => base64::engine::general_purpose::STANDARD
+                .decode(b)
+                .expect("robots_base64 is valid base64"),
+            None => self.robots.clone().into_bytes(),
+        }
+    }
+}
+
+/// Reads every `*.jsonl` vector file that is not metadata.
+pub(crate) fn vectors(shared: &std::path::Path) -> Vec<Vector> {
+    let dir = shared.join("vectors/robots");
+    let mut files: Vec<_> = std::fs::read_dir(&dir)
+        .expect("read vectors dir")
+        .map(|e| e.expect("dir entry").path())
+        .filter(|p| {
+            let name = p.file_name().and_then(|n| n.to_str()).unwrap_or_default();
+            name.ends_with(".jsonl") && !name.contains("metadata")
+        })
+        .collect();
+    files.sort();
+    let mut out = Vec::new();
+    for file in files {
+        let name = file
+            .file_name()
+            .and_then(|n| n.to_str())
+            .unwrap_or_default()
+            .to_owned();
+        let text = std::fs::read_to_string(&file).expect("read vector file");
+        for (i, line) in text.lines().enumerate() {
+            let mut v: Vector =
+                serde_json::from_str(line).unwrap_or_else(|e| panic!("{name}:{}: {e}", i + 1));
+            v.id = format!("{name}:{}", i + 1);
+            out.push(v);
+        }
+    }
+    out
+}
+
+/// One metadata vector (`*-metadata.jsonl`).
+#[derive(Debug, Clone, Deserialize)]
+pub(crate) struct MetaVector {
+    pub(crate) source: String,
+    pub(crate) robots: String,
+    pub(crate) agent: Option<String>,
+    pub(crate) query: String,
+    pub(crate) expected: serde_json::Value,
+}
+
+pub(crate) fn meta_vectors(shared: &std::path::Path, file: &str) -> Vec<(String, MetaVector)> {
+    let text =
+        std::fs::read_to_string(shared.join("vectors/robots").join(file)).expect("read metadata");
+    text.lines()
+        .enumerate()
+        .map(|(i, l)| {
+            let v = serde_json::from_str(l).unwrap_or_else(|e| panic!("{file}:{}: {e}", i + 1));
+            (format!("{file}:{}", i + 1), v)
+        })
+        .collect()
+}
