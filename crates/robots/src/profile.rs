@@ -324,7 +324,8 @@ impl Profile {
     /// Sources: 1994 standard (records separated by blank lines; user-agent
     /// a case-insensitive substring of the robot's name; `*` the default
     /// record; a rule is a path prefix, no wildcards; an empty `Disallow`
-    /// allows everything); 1997 draft §3.2.2 (`Allow`, first match wins);
+    /// allows everything); 1997 draft §3.2.2 (`Allow`, first match wins;
+    /// "The /robots.txt URL is always allowed"; `%2F` is not decoded);
     /// CPython 3.11 `Lib/urllib/robotparser.py` (the first `*` record only,
     /// escapes decoded before comparing, `crawl-delay` and `request-rate`
     /// read).
@@ -340,7 +341,7 @@ impl Profile {
         wildcards: false,
         allow: true,
         path_form: PathForm::DecodeAll,
-        robots_txt_allowed: false,
+        robots_txt_allowed: true,
         index_html_is_directory: false,
         size_limit: None,
         line_limit: None,

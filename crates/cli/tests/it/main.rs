@@ -1,1 +1,53 @@
-fn main() {}
+//! Integration tests of the `botwarden` binary.
+
+mod robots_test;
+
+use std::io::Write;
+use std::path::PathBuf;
+use std::process::{Command, Output, Stdio};
+
+/// Runs `botwarden` with `args`, feeding `stdin`.
+pub(crate) fn botwarden(args: &[&str], stdin: &[u8]) -> Output {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_botwarden"))
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start botwarden");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stdin)
+        .expect("write stdin");
+    child.wait_with_output().expect("wait for botwarden")
+}
+
+/// A file in a fresh temporary folder, removed with the folder on drop.
+pub(crate) struct TempFile {
+    dir: PathBuf,
+    pub(crate) path: PathBuf,
+}
+
+impl TempFile {
+    pub(crate) fn new(name: &str, body: &[u8]) -> TempFile {
+        static NEXT: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+        let n = NEXT.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        let dir = std::env::temp_dir().join(format!("botwarden-cli-{}-{n}", std::process::id()));
+        std::fs::create_dir_all(&dir).expect("create temp dir");
+        let path = dir.join(name);
+        std::fs::write(&path, body).expect("write temp file");
+        TempFile { dir, path }
+    }
+
+    pub(crate) fn arg(&self) -> &str {
+        self.path.to_str().expect("UTF-8 temp path")
+    }
+}
+
+impl Drop for TempFile {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.dir);
+    }
+}

@@ -1,5 +1,7 @@
 //! Integration tests of botwarden-robots: one binary, one module per concern.
 
+#![allow(clippy::print_stderr, clippy::print_stdout)]
+
 mod conformance;
 mod corpus;
 mod fixtures;

@@ -1,0 +1,181 @@
+//! `botwarden robots test`.
+
+use botwarden_testdata::{PROFILES, robots_cases};
+
+use crate::{TempFile, botwarden};
+
+fn stdout(out: &std::process::Output) -> String {
+    String::from_utf8(out.stdout.clone()).expect("UTF-8 output")
+}
+
+#[test]
+fn fixtures_through_the_binary() {
+    let mut wrong = Vec::new();
+    let mut checked = 0;
+    for case in robots_cases() {
+        let file = TempFile::new("robots.txt", &case.robots);
+        let urls: Vec<&str> = case.checks.iter().map(|c| c.url.as_str()).collect();
+        for profile in PROFILES {
+            let mut args = vec![
+                "robots",
+                "test",
+                file.arg(),
+                "--agent",
+                &case.agent,
+                "--profile",
+                profile,
+            ];
+            args.extend(&urls);
+            let out = botwarden(&args, b"");
+            assert!(out.status.success(), "{}: {:?}", case.id, out);
+            let text = stdout(&out);
+            let lines: Vec<&str> = text.lines().collect();
+            assert_eq!(
+                lines.len(),
+                case.checks.len(),
+                "{}: one line per URL",
+                case.id
+            );
+            for (check, line) in case.checks.iter().zip(lines) {
+                checked += 1;
+                let want = if check.allowed_under(profile) {
+                    "allowed"
+                } else {
+                    "disallowed"
+                };
+                if line != format!("{want}\t{}", check.url) {
+                    wrong.push(format!(
+                        "{} [{profile}]: want {want} {}, got {line:?}",
+                        case.id, check.url
+                    ));
+                }
+            }
+        }
+    }
+    assert!(checked >= 400, "only {checked} checks ran");
+    assert!(
+        wrong.is_empty(),
+        "{} of {checked} failed:\n{}",
+        wrong.len(),
+        wrong.join("\n")
+    );
+}
+
+const ROBOTS: &str = "User-agent: botwarden\nDisallow: /search\n\nUser-agent: *\nDisallow: /\n";
+
+#[test]
+fn urls_from_standard_input_with_explanations() {
+    let file = TempFile::new("robots.txt", ROBOTS.as_bytes());
+    let out = botwarden(
+        &[
+            "robots",
+            "test",
+            file.arg(),
+            "--agent",
+            "botwarden-phone,botwarden",
+            "--explain",
+        ],
+        b"https://example.com/search?q=1\n\n/about\n",
+    );
+    assert!(out.status.success());
+    assert_eq!(
+        stdout(&out),
+        "disallowed\thttps://example.com/search?q=1\tgroup for 'botwarden' (line 1), rule 'Disallow: /search' at line 2\n\
+         allowed\t/about\tgroup for 'botwarden' (line 1), no rule matched\n"
+    );
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("skipped 1 blank line"), "{err}");
+}
+
+#[test]
+fn json_output_has_the_documented_fields() {
+    let file = TempFile::new("robots.txt", ROBOTS.as_bytes());
+    let out = botwarden(
+        &[
+            "robots",
+            "test",
+            file.arg(),
+            "-a",
+            "otherbot",
+            "--format",
+            "json",
+            "--profile",
+            "google",
+            "/x",
+        ],
+        b"",
+    );
+    assert!(out.status.success());
+    let v: serde_json::Value = serde_json::from_str(stdout(&out).trim()).expect("one JSON object");
+    assert_eq!(v["url"], "/x");
+    assert_eq!(v["allowed"], false);
+    assert_eq!(v["profile"], "google");
+    assert_eq!(v["agent"], "otherbot");
+    assert_eq!(v["rule"], "Disallow: /");
+    assert_eq!(v["line"], 5);
+    assert_eq!(v["group"], "*");
+}
+
+#[test]
+fn json_rule_and_line_are_null_when_no_rule_matched() {
+    let file = TempFile::new("robots.txt", b"User-agent: a\nDisallow: /\n");
+    let out = botwarden(
+        &[
+            "robots",
+            "test",
+            file.arg(),
+            "-a",
+            "b",
+            "--format",
+            "json",
+            "/x",
+        ],
+        b"",
+    );
+    let v: serde_json::Value = serde_json::from_str(stdout(&out).trim()).expect("one JSON object");
+    assert_eq!(v["allowed"], true);
+    assert!(v["rule"].is_null() && v["line"].is_null(), "{v}");
+    assert!(v["group"].is_null());
+}
+
+#[test]
+fn robots_from_standard_input() {
+    let out = botwarden(
+        &["robots", "test", "-", "-a", "x", "/a", "/b"],
+        b"User-agent: *\nDisallow: /a\n",
+    );
+    assert!(out.status.success());
+    assert_eq!(stdout(&out), "disallowed\t/a\nallowed\t/b\n");
+}
+
+#[test]
+fn a_missing_file_is_named_and_exits_2() {
+    let out = botwarden(
+        &["robots", "test", "no-such-robots.txt", "-a", "x", "/"],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("no-such-robots.txt"), "{err}");
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let unknown_profile = botwarden(&["robots", "test", "-", "-a", "x", "-p", "nope", "/"], b"");
+    assert_eq!(unknown_profile.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&unknown_profile.stderr).contains("rfc9309, google"));
+    let no_urls = botwarden(&["robots", "test", "-", "-a", "x"], b"User-agent: *\n");
+    assert_eq!(no_urls.status.code(), Some(2));
+    let no_agent = botwarden(&["robots", "test", "-", "/"], b"");
+    assert_eq!(no_agent.status.code(), Some(2));
+}
+
+#[test]
+fn tokens_that_are_not_product_tokens_are_warned_about() {
+    let out = botwarden(
+        &["robots", "test", "-", "-a", "Googlebot/2.1", "/"],
+        b"User-agent: googlebot\nDisallow: /\n",
+    );
+    assert!(out.status.success());
+    assert!(String::from_utf8_lossy(&out.stderr).contains("not a product token"));
+}
