@@ -244,7 +244,7 @@ impl Profile {
         request_rate: Usage::Ignored,
     };
 
-    /// Bingbot.
+    /// Bingbot: [`Profile::RFC9309`] with Bing's fallback and crawl-delay.
     ///
     /// Sources: Bing Webmaster Guidelines and the Bing webmaster blog
     /// ("How to create a robots.txt file", "Crawl delay and the Bing
@@ -255,31 +255,19 @@ impl Profile {
     pub const BING: Profile = Profile {
         name: "bing",
         summary: "Bingbot (Bing Webmaster Guidelines)",
-        spellings: LENIENT_SPELLINGS,
-        missing_colon: true,
-        agent_match: AgentMatch::ProductToken,
         fallbacks: &[Fallback {
             from: "bingbot",
             to: "msnbot",
         }],
-        grouping: Grouping::RulesAndExtensions,
-        rule_choice: RuleChoice::LongestMatch,
-        wildcards: true,
-        allow: true,
-        path_form: PathForm::Rfc3986,
-        robots_txt_allowed: true,
-        index_html_is_directory: false,
-        size_limit: None,
-        line_limit: None,
-        nul_ends_line: true,
-        partial_bom: true,
         crawl_delay: Usage::Used,
         host: Usage::Ignored,
         clean_param: Usage::Ignored,
         request_rate: Usage::Ignored,
+        ..Profile::RFC9309
     };
 
-    /// Yandex's robots.
+    /// Yandex's robots: [`Profile::RFC9309`] with the Yandex fallback, the
+    /// 500 KB limit and `clean-param`.
     ///
     /// Sources: Yandex Webmaster help, "Using robots.txt": a `User-agent:
     /// Yandex` group applies to every Yandex robot that has no group of its
@@ -290,31 +278,19 @@ impl Profile {
     pub const YANDEX: Profile = Profile {
         name: "yandex",
         summary: "Yandex robots (Yandex Webmaster help)",
-        spellings: LENIENT_SPELLINGS,
-        missing_colon: true,
-        agent_match: AgentMatch::ProductToken,
         fallbacks: &[Fallback {
             from: "yandex*",
             to: "yandex",
         }],
-        grouping: Grouping::RulesAndExtensions,
-        rule_choice: RuleChoice::LongestMatch,
-        wildcards: true,
-        allow: true,
-        path_form: PathForm::Rfc3986,
-        robots_txt_allowed: true,
-        index_html_is_directory: false,
         size_limit: Some(SizeLimit {
             bytes: 500 * 1024,
             beyond: Beyond::IgnoreFile,
         }),
-        line_limit: None,
-        nul_ends_line: true,
-        partial_bom: true,
         crawl_delay: Usage::Ignored,
         host: Usage::Reported,
         clean_param: Usage::Used,
         request_rate: Usage::Ignored,
+        ..Profile::RFC9309
     };
 
     /// The 1994 standard ("A Standard for Robot Exclusion") with the 1997

@@ -49,7 +49,6 @@ pub struct Group {
     /// The first valid `visit-time`.
     pub visit_time: Option<Located<VisitTime>>,
     rules: (u32, u32),
-    set: u32,
 }
 
 impl Group {
@@ -129,6 +128,91 @@ pub enum Applies {
 struct TokenEntry {
     set: u32,
     groups: Box<[u32]>,
+}
+
+/// The rule sets and the lookup from tokens to them.
+struct Index {
+    sets: Vec<RuleSet>,
+    tokens: HashMap<Box<str>, TokenEntry>,
+    star: Option<TokenEntry>,
+    records: Vec<u32>,
+    record_entries: Vec<TokenEntry>,
+}
+
+impl Index {
+    fn build(profile: &Profile, groups: &[Group], rules: &[Rule], arena: &[u8]) -> Index {
+        let compile = |ids: &[u32]| match profile.rule_choice {
+            RuleChoice::LongestMatch => RuleSet::longest(ids, rules, arena, profile.wildcards),
+            RuleChoice::FirstMatch => RuleSet::first(ids, rules, profile.wildcards),
+        };
+        // Group `i` owns set `i`; merged sets follow.
+        let mut sets: Vec<RuleSet> = groups
+            .iter()
+            .map(|g| compile(&(g.rules.0..g.rules.1).collect::<Vec<u32>>()))
+            .collect();
+        let mut entry = |list: Vec<u32>| {
+            let set = if let [only] = list[..] {
+                only
+            } else {
+                let ids: Vec<u32> = list
+                    .iter()
+                    .flat_map(|&g| groups[g as usize].rules.0..groups[g as usize].rules.1)
+                    .collect();
+                sets.push(compile(&ids));
+                (sets.len() - 1) as u32
+            };
+            TokenEntry {
+                set,
+                groups: list.into_boxed_slice(),
+            }
+        };
+        let mut star_groups: Vec<u32> = Vec::new();
+        if profile.grouping == Grouping::BlankLineRecords {
+            // Substring matching cannot be indexed: records are scanned in
+            // file order, and only the first `*` record counts.
+            let mut records = Vec::new();
+            for (i, g) in (0u32..).zip(groups) {
+                if !g.is_star() {
+                    records.push(i);
+                } else if star_groups.is_empty() {
+                    star_groups.push(i);
+                }
+            }
+            let record_entries = (0..groups.len() as u32).map(|g| entry(vec![g])).collect();
+            let star = (!star_groups.is_empty()).then(|| entry(star_groups));
+            return Index {
+                sets,
+                tokens: HashMap::new(),
+                star,
+                records,
+                record_entries,
+            };
+        }
+        let mut by_token: HashMap<&str, Vec<u32>> = HashMap::new();
+        for (i, g) in (0u32..).zip(groups) {
+            for a in &g.agents {
+                let list = match &a.token {
+                    Some(t) => by_token.entry(t.as_str()).or_default(),
+                    None => &mut star_groups,
+                };
+                if list.last() != Some(&i) {
+                    list.push(i);
+                }
+            }
+        }
+        let tokens = by_token
+            .into_iter()
+            .map(|(t, list)| (Box::from(t), entry(list)))
+            .collect();
+        let star = (!star_groups.is_empty()).then(|| entry(star_groups));
+        Index {
+            sets,
+            tokens,
+            star,
+            records: Vec::new(),
+            record_entries: Vec::new(),
+        }
+    }
 }
 
 /// A robots.txt file compiled for one [`Profile`].
@@ -274,14 +358,127 @@ fn agent_of(value: &[u8], line: u32, matching: AgentMatch) -> Agent {
     }
 }
 
+/// Reads a profile's directives into groups, rules and file-wide values.
 struct Builder<'p> {
     profile: &'p Profile,
     arena: Vec<u8>,
     rules: Vec<Rule>,
     groups: Vec<Group>,
+    sitemaps: Vec<Located<String>>,
+    hosts: Vec<Located<String>>,
+    clean_params: Vec<Located<CleanParam>>,
+    /// The group whose user-agent lines or members are being read.
+    current: Option<usize>,
+    /// Whether the current group has members (so a user-agent line starts
+    /// a new group).
+    in_body: bool,
+    /// Per group: whether it is kept (1994 records without rules are not).
+    kept: Vec<bool>,
 }
 
-impl Builder<'_> {
+impl<'p> Builder<'p> {
+    fn read(profile: &'p Profile, events: Vec<Event<'_>>) -> Builder<'p> {
+        let mut b = Builder {
+            profile,
+            arena: Vec::new(),
+            rules: Vec::new(),
+            groups: Vec::new(),
+            sitemaps: Vec::new(),
+            hosts: Vec::new(),
+            clean_params: Vec::new(),
+            current: None,
+            in_body: false,
+            kept: Vec::new(),
+        };
+        for event in events {
+            match event {
+                Event::Blank => b.blank_line(),
+                Event::Directive(e) => b.directive(&e),
+            }
+        }
+        b.end_group();
+        if profile.grouping == Grouping::BlankLineRecords {
+            b.drop_records_without_rules();
+        }
+        b
+    }
+
+    /// 1994 standard: a blank line ends a record.
+    fn blank_line(&mut self) {
+        if self.profile.grouping == Grouping::BlankLineRecords {
+            self.end_group();
+        }
+    }
+
+    fn end_group(&mut self) {
+        if let Some(g) = self.current.take() {
+            self.kept[g] = self.in_body || self.profile.grouping != Grouping::BlankLineRecords;
+        }
+        self.in_body = false;
+    }
+
+    fn directive(&mut self, e: &Entry<'_>) {
+        let text = || String::from_utf8_lossy(&e.value).into_owned();
+        let line = e.line;
+        match e.name {
+            DirectiveName::UserAgent => {
+                let g = match self.current {
+                    Some(g) if !self.in_body => g,
+                    _ => {
+                        self.end_group();
+                        let g = self.open_group(line);
+                        self.current = Some(g);
+                        g
+                    }
+                };
+                let agent = agent_of(&e.value, line, self.profile.agent_match);
+                self.groups[g].agents.push(agent);
+            }
+            DirectiveName::Allow | DirectiveName::Disallow => {
+                if let Some(g) = self.current {
+                    self.push_rule(g, e.name == DirectiveName::Allow, &e.value, line);
+                    self.in_body = true;
+                }
+            }
+            DirectiveName::CrawlDelay | DirectiveName::RequestRate | DirectiveName::VisitTime => {
+                if let Some(g) = self.current {
+                    self.set_value(g, e.name, &text(), line);
+                    self.in_body |= self.profile.grouping != Grouping::Rules;
+                }
+            }
+            DirectiveName::Sitemap => self.sitemaps.push(Located {
+                value: text(),
+                line,
+            }),
+            DirectiveName::Host => self.hosts.push(Located {
+                value: text(),
+                line,
+            }),
+            DirectiveName::CleanParam => {
+                if let Some(value) = CleanParam::parse(&text()) {
+                    self.clean_params.push(Located { value, line });
+                }
+            }
+            DirectiveName::RobotVersion | DirectiveName::Comment | DirectiveName::Unknown => {}
+        }
+    }
+
+    /// Records of user-agent lines alone are dropped; rules follow their
+    /// group's new index.
+    fn drop_records_without_rules(&mut self) {
+        let mut renumber = Vec::with_capacity(self.kept.len());
+        let mut next = 0u32;
+        for &k in &self.kept {
+            renumber.push(next);
+            next += u32::from(k);
+        }
+        let mut kept = self.kept.iter();
+        self.groups.retain(|_| kept.next().copied().unwrap_or(true));
+        for r in &mut self.rules {
+            r.group = renumber[r.group as usize];
+        }
+    }
+
     fn open_group(&mut self, line: u32) -> usize {
         let at = self.rules.len() as u32;
         self.groups.push(Group {
@@ -291,8 +488,8 @@ impl Builder<'_> {
             request_rate: None,
             visit_time: None,
             rules: (at, at),
-            set: 0,
         });
+        self.kept.push(false);
         self.groups.len() - 1
     }
 
@@ -356,195 +553,27 @@ impl Robots {
     #[must_use]
     pub fn new(txt: &RobotsTxt, profile: &Profile) -> Robots {
         let (events, truncated_at) = events(txt, profile);
-        let mut b = Builder {
-            profile,
-            arena: Vec::new(),
-            rules: Vec::new(),
-            groups: Vec::new(),
-        };
-        let mut sitemaps = Vec::new();
-        let mut hosts = Vec::new();
-        let mut clean_params = Vec::new();
-        // Substring profiles keep only completed records (1994 standard).
-        let mut kept: Vec<bool> = Vec::new();
-        let mut current: Option<usize> = None;
-        let mut in_body = false;
-        let records = profile.grouping == Grouping::BlankLineRecords;
-        for event in events {
-            let e = match event {
-                Event::Blank => {
-                    if records && let Some(g) = current.take() {
-                        // A record of user-agent lines only is dropped.
-                        kept[g] = in_body;
-                        in_body = false;
-                    }
-                    continue;
-                }
-                Event::Directive(e) => e,
-            };
-            let text = || String::from_utf8_lossy(&e.value).into_owned();
-            match e.name {
-                DirectiveName::UserAgent => {
-                    let g = match current {
-                        Some(g) if !in_body => g,
-                        _ => {
-                            if let Some(g) = current {
-                                kept[g] = true;
-                            }
-                            let g = b.open_group(e.line);
-                            kept.push(false);
-                            in_body = false;
-                            current = Some(g);
-                            g
-                        }
-                    };
-                    b.groups[g]
-                        .agents
-                        .push(agent_of(&e.value, e.line, profile.agent_match));
-                }
-                DirectiveName::Allow | DirectiveName::Disallow => {
-                    if let Some(g) = current {
-                        b.push_rule(g, e.name == DirectiveName::Allow, &e.value, e.line);
-                        in_body = true;
-                    }
-                }
-                DirectiveName::CrawlDelay
-                | DirectiveName::RequestRate
-                | DirectiveName::VisitTime => {
-                    if let Some(g) = current {
-                        b.set_value(g, e.name, &text(), e.line);
-                        if profile.grouping != Grouping::Rules {
-                            in_body = true;
-                        }
-                    }
-                }
-                DirectiveName::Sitemap => sitemaps.push(Located {
-                    value: text(),
-                    line: e.line,
-                }),
-                DirectiveName::Host => hosts.push(Located {
-                    value: text(),
-                    line: e.line,
-                }),
-                DirectiveName::CleanParam => {
-                    if let Some(value) = CleanParam::parse(&text()) {
-                        clean_params.push(Located {
-                            value,
-                            line: e.line,
-                        });
-                    }
-                }
-                DirectiveName::RobotVersion | DirectiveName::Comment | DirectiveName::Unknown => {}
-            }
-        }
-        if let Some(g) = current {
-            kept[g] = !records || in_body;
-        }
-        if records {
-            let mut i = 0;
-            b.groups.retain(|_| {
-                i += 1;
-                kept[i - 1]
-            });
-            // Rule group indices must follow the renumbering.
-            let mut renumber = Vec::with_capacity(kept.len());
-            let mut next = 0u32;
-            for &k in &kept {
-                renumber.push(next);
-                next += u32::from(k);
-            }
-            for r in &mut b.rules {
-                r.group = renumber[r.group as usize];
-            }
-        }
+        let read = Builder::read(profile, events);
         let Builder {
             arena,
             rules,
-            mut groups,
+            groups,
+            sitemaps,
+            hosts,
+            clean_params,
             ..
-        } = b;
-        let compile = |ids: &[u32]| match profile.rule_choice {
-            RuleChoice::LongestMatch => RuleSet::longest(ids, &rules, &arena, profile.wildcards),
-            RuleChoice::FirstMatch => RuleSet::first(ids, &rules, profile.wildcards),
-        };
-        let mut sets: Vec<RuleSet> = Vec::with_capacity(groups.len());
-        for (i, g) in groups.iter_mut().enumerate() {
-            let ids: Vec<u32> = (g.rules.0..g.rules.1).collect();
-            sets.push(compile(&ids));
-            g.set = i as u32;
-        }
-        let mut by_token: HashMap<&str, Vec<u32>> = HashMap::new();
-        let mut star_groups: Vec<u32> = Vec::new();
-        let mut records_order = Vec::new();
-        for (i, g) in groups.iter().enumerate() {
-            let i = i as u32;
-            if records {
-                if g.is_star() {
-                    if star_groups.is_empty() {
-                        star_groups.push(i);
-                    }
-                } else {
-                    records_order.push(i);
-                }
-                continue;
-            }
-            for a in &g.agents {
-                let list = match &a.token {
-                    Some(t) => by_token.entry(t.as_str()).or_default(),
-                    None => &mut star_groups,
-                };
-                if list.last() != Some(&i) {
-                    list.push(i);
-                }
-            }
-        }
-        let entry = |list: Vec<u32>, sets: &mut Vec<RuleSet>| {
-            let set = if let [only] = list[..] {
-                groups[only as usize].set
-            } else {
-                let ids: Vec<u32> = list
-                    .iter()
-                    .flat_map(|&g| {
-                        let (a, b) = groups[g as usize].rules;
-                        a..b
-                    })
-                    .collect();
-                sets.push(compile(&ids));
-                (sets.len() - 1) as u32
-            };
-            TokenEntry {
-                set,
-                groups: list.into_boxed_slice(),
-            }
-        };
-        let tokens: HashMap<Box<str>, TokenEntry> = by_token
-            .into_iter()
-            .map(|(t, list)| (Box::from(t), list))
-            .collect::<Vec<_>>()
-            .into_iter()
-            .map(|(t, list)| (t, entry(list, &mut sets)))
-            .collect();
-        let star = (!star_groups.is_empty()).then(|| entry(star_groups, &mut sets));
-        let record_entries = if records {
-            (0..groups.len() as u32)
-                .map(|g| TokenEntry {
-                    set: groups[g as usize].set,
-                    groups: Box::new([g]),
-                })
-                .collect()
-        } else {
-            Vec::new()
-        };
+        } = read;
+        let index = Index::build(profile, &groups, &rules, &arena);
         Robots {
             profile: *profile,
             arena,
             rules,
             groups,
-            sets,
-            tokens,
-            star,
-            records: records_order,
-            record_entries,
+            sets: index.sets,
+            tokens: index.tokens,
+            star: index.star,
+            records: index.records,
+            record_entries: index.record_entries,
             sitemaps,
             hosts,
             clean_params,
@@ -818,4 +847,134 @@ impl<'r> Matcher<'r> {
 fn is_robots_txt(path: &[u8]) -> bool {
     let end = memchr::memchr2(b'?', b';', path).unwrap_or(path.len());
     &path[..end] == b"/robots.txt"
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn allowed(body: &[u8], profile: &Profile, agent: &str, url: &str) -> bool {
+        Robots::parse(body.to_vec(), profile).is_allowed(&TokenChain::parse(agent), url)
+    }
+
+    /// A body whose `Disallow: /late` starts just past `at` bytes.
+    fn padded(at: usize) -> Vec<u8> {
+        let mut body = b"User-agent: *\nDisallow: /early\n".to_vec();
+        while body.len() < at {
+            body.extend_from_slice(b"# padding padding padding padding padding\n");
+        }
+        body.extend_from_slice(b"Disallow: /late\n");
+        body
+    }
+
+    #[test]
+    fn google_ignores_content_after_500_kib() {
+        let body = padded(500 * 1024);
+        let robots = Robots::parse(body.clone(), &Profile::GOOGLE);
+        assert_eq!(robots.truncated_at(), Some(500 * 1024));
+        assert!(!allowed(&body, &Profile::GOOGLE, "x", "/early"));
+        assert!(allowed(&body, &Profile::GOOGLE, "x", "/late"));
+        assert!(!allowed(&body, &Profile::RFC9309, "x", "/late"));
+    }
+
+    #[test]
+    fn google_cuts_a_rule_that_crosses_the_limit() {
+        let limit = 500 * 1024;
+        let mut body = b"User-agent: *\n".to_vec();
+        // A comment line that ends exactly 13 bytes before the limit.
+        let fill = limit - 13 - body.len() - 1;
+        body.push(b'#');
+        body.resize(body.len() + fill - 1, b'x');
+        body.push(b'\n');
+        assert_eq!(body.len(), limit - 13);
+        body.extend_from_slice(b"Disallow: /late/xyz\n");
+        // Google keeps `Disallow: /la`: a shorter pattern.
+        assert!(!allowed(&body, &Profile::GOOGLE, "x", "/lab"));
+        assert!(allowed(&body, &Profile::RFC9309, "x", "/lab"));
+        assert!(!allowed(&body, &Profile::RFC9309, "x", "/late/xyz"));
+    }
+
+    #[test]
+    fn yandex_ignores_an_oversize_file() {
+        let body = padded(600 * 1024);
+        let robots = Robots::parse(body.clone(), &Profile::YANDEX);
+        assert_eq!(robots.truncated_at(), Some(0));
+        assert!(allowed(&body, &Profile::YANDEX, "yandexbot", "/early"));
+        assert!(!allowed(&body, &Profile::RFC9309, "yandexbot", "/early"));
+    }
+
+    #[test]
+    fn google_cuts_long_lines() {
+        let long = format!("User-agent: *\nDisallow: /{}\n", "a".repeat(20_000));
+        let cut = format!("/{}", "a".repeat(16_663 - "Disallow: /".len()));
+        // The kept part of the line is a shorter pattern, so it matches a
+        // path the full pattern would not.
+        assert!(!allowed(
+            long.as_bytes(),
+            &Profile::GOOGLE,
+            "x",
+            &format!("{cut}b")
+        ));
+        assert!(allowed(
+            long.as_bytes(),
+            &Profile::RFC9309,
+            "x",
+            &format!("{cut}b")
+        ));
+    }
+
+    #[test]
+    fn partial_bom_and_nul() {
+        let body = b"\xEF\xBBUser-agent: *\nDisallow: /a\x00/ignored\n";
+        for p in [&Profile::GOOGLE, &Profile::RFC9309] {
+            assert!(!allowed(body, p, "x", "/a"), "{p}");
+        }
+        assert!(
+            allowed(body, &Profile::STRICT, "x", "/a"),
+            "strict reads no partial BOM"
+        );
+    }
+
+    #[test]
+    fn typed_values() {
+        let robots = Robots::parse(
+            "Sitemap: https://e.example/s.xml\nHost: e.example\nHost: other.example\n\
+             Clean-param: ref /articles/\n\
+             User-agent: a\nCrawl-delay: 2.5\nRequest-rate: 1/10s\nVisit-time: 0100-0500\nDisallow: /\n",
+            &Profile::RFC9309,
+        );
+        assert_eq!(robots.sitemaps()[0].value, "https://e.example/s.xml");
+        assert_eq!(robots.hosts().len(), 2);
+        assert_eq!(robots.clean_params()[0].value.params, ["ref"]);
+        let m = robots.matcher(&TokenChain::parse("a"));
+        assert_eq!(m.crawl_delay().map(|d| (d.value, d.line)), Some((2.5, 6)));
+        assert_eq!(m.request_rate().map(|r| r.value.seconds), Some(10));
+        assert_eq!(
+            m.visit_time().map(|v| v.value.end.to_string()),
+            Some("05:00".into())
+        );
+        // Crawl-delay ended the user-agent lines: the rule still belongs to a.
+        assert!(!m.is_allowed("/x"));
+    }
+
+    #[test]
+    fn explanations_name_group_rule_and_line() {
+        let robots = Robots::parse(
+            "User-agent: *\nDisallow: /\n\nUser-agent: a\nAllow: /pub\nDisallow: /\n",
+            &Profile::RFC9309,
+        );
+        let m = robots.matcher(&TokenChain::parse("a"));
+        assert_eq!(m.applies(), &Applies::Token("a".into()));
+        assert_eq!(m.groups().map(|g| g.line).collect::<Vec<_>>(), [4]);
+        let d = m.check("/pub/x");
+        assert_eq!(d.reason, Reason::Rule { index: 1, line: 5 });
+        assert_eq!(robots.rule(1).to_string(), "Allow: /pub");
+        let none = robots.matcher(&TokenChain::parse("b")).check("/x");
+        assert!(!none.allowed);
+        let empty = Robots::parse("", &Profile::RFC9309);
+        assert_eq!(
+            empty.check(&TokenChain::parse("a"), "/").reason,
+            Reason::NoGroup
+        );
+    }
 }

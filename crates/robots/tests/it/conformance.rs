@@ -25,6 +25,22 @@ fn show(v: &Vector) -> String {
     format!("{} agent={:?} url={:?}", v.id, v.agent, v.url)
 }
 
+/// Asserts that `profile` gives `want` on every case, listing the others.
+fn assert_agrees(cases: &[Vector], profile: &Profile, want: fn(&Vector) -> bool) {
+    let wrong: Vec<String> = cases
+        .iter()
+        .filter(|v| decide(v, profile) != want(v))
+        .map(show)
+        .collect();
+    assert!(
+        wrong.is_empty(),
+        "{profile}: {} of {} disagree:\n{}",
+        wrong.len(),
+        cases.len(),
+        wrong.join("\n")
+    );
+}
+
 #[test]
 fn google_profile_agrees_with_google_library_on_every_vector() {
     let Some(shared) = shared("robots conformance (google)") else {
@@ -36,17 +52,7 @@ fn google_profile_agrees_with_google_library_on_every_vector() {
         1347,
         "the vector files changed: review this suite"
     );
-    let wrong: Vec<String> = all
-        .iter()
-        .filter(|v| decide(v, &Profile::GOOGLE) != v.google_robotstxt_allowed)
-        .map(show)
-        .collect();
-    assert!(
-        wrong.is_empty(),
-        "{} disagreements:\n{}",
-        wrong.len(),
-        wrong.join("\n")
-    );
+    assert_agrees(&all, &Profile::GOOGLE, |v| v.google_robotstxt_allowed);
 }
 
 #[test]
@@ -59,17 +65,7 @@ fn strict_profile_agrees_with_cpython_first_match_vectors() {
         .filter(|v| v.id.starts_with("cpython-"))
         .collect();
     assert_eq!(cpython.len(), 55);
-    let wrong: Vec<String> = cpython
-        .iter()
-        .filter(|v| decide(v, &Profile::STRICT) != v.allowed)
-        .map(show)
-        .collect();
-    assert!(
-        wrong.is_empty(),
-        "{} disagreements:\n{}",
-        wrong.len(),
-        wrong.join("\n")
-    );
+    assert_agrees(&cpython, &Profile::STRICT, |v| v.allowed);
 }
 
 /// The features where RFC 9309 and Google's library differ, each as the
