@@ -74,8 +74,8 @@ fuzz_target!(|data: &[u8]| {
             TokenChain::parse("bingbot"),
             TokenChain::parse("YandexImages"),
         ];
-        if let Some(agent) = robots.groups().iter().flat_map(|g| &g.agents).next() {
-            chains.push(TokenChain::new([agent.value.as_str()]));
+        if let Some(agent) = robots.groups().flat_map(|g| g.agents()).next() {
+            chains.push(TokenChain::new([agent.value]));
         }
         chains.extend(tail_chain.clone());
 
@@ -84,7 +84,7 @@ fuzz_target!(|data: &[u8]| {
             let other = again.matcher(chain);
             let mut rules: Vec<RuleInfo<'_>> = matcher
                 .groups()
-                .flat_map(|g| robots.group_rules(g))
+                .flat_map(|g| g.rules())
                 .collect();
             rules.sort_by_key(|r| r.line);
             for url in &urls {

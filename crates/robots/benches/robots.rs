@@ -35,7 +35,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant, SystemTime};
 
-use botwarden_robots::{Agent, Group, Located, Profile, Reason, Robots, RobotsTxt, TokenChain};
+use botwarden_robots::{Profile, Reason, Robots, RobotsTxt, TokenChain};
 use criterion::{Criterion, SamplingMode, Throughput};
 use robotstxt::DefaultMatcher;
 use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
@@ -210,7 +210,7 @@ fn urls_for(robots: &Robots) -> Vec<String> {
     let mut patterns: Vec<String> = Vec::new();
     let mut seen = HashSet::new();
     for g in robots.groups() {
-        for r in robots.group_rules(g) {
+        for r in g.rules() {
             if !r.derived && !r.pattern.is_empty() && seen.insert(r.pattern.to_string()) {
                 patterns.push(r.pattern.into_owned());
             }
@@ -381,11 +381,8 @@ fn memory_report(docs: &[Doc]) -> String {
     }
     let _ = writeln!(
         out,
-        "    texting_robots rejected {texting_failed} files (Robot::new returned an error); they are left out of its lines\n    size_of: Robots {} B inline (not counted above), Group {} B, Agent {} B, Located<String> {} B",
+        "    texting_robots rejected {texting_failed} files (Robot::new returned an error); they are left out of its lines\n    size_of: Robots {} B inline (not counted above)",
         size_of::<Robots>(),
-        size_of::<Group>(),
-        size_of::<Agent>(),
-        size_of::<Located<String>>(),
     );
     out
 }

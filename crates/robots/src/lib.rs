@@ -19,6 +19,7 @@
 //!
 #![doc = include_str!("../docs/profiles.md")]
 
+mod compile;
 mod directive;
 mod parse;
 mod path;
@@ -34,6 +35,8 @@ pub use path::{normalize_path, normalize_pattern, path_of};
 pub use profile::{
     AgentMatch, Beyond, Fallback, Grouping, PathForm, Profile, RuleChoice, SizeLimit, Usage,
 };
-pub use robots::{Agent, Applies, Decision, Group, Located, Matcher, Reason, Robots, RuleInfo};
+pub use robots::{
+    Agent, Applies, Cut, Decision, Group, Located, Matcher, Reason, Robots, RuleInfo,
+};
 pub use token::{TokenChain, is_product_token};
 pub use values::{CleanParam, RequestRate, TimeOfDay, VisitTime, parse_crawl_delay};

@@ -14,34 +14,29 @@ use crate::profile::PathForm;
 #[must_use]
 pub fn path_of(url: &str) -> Cow<'_, str> {
     let b = url.as_bytes();
-    let search_start = if b.starts_with(b"//") { 2 } else { 0 };
-    let find_from = |from: usize, pred: &dyn Fn(u8) -> bool| {
-        b[from.min(b.len())..]
-            .iter()
-            .position(|&c| pred(c))
-            .map(|i| i + from)
-    };
-    let is_path_start = |c: u8| matches!(c, b'/' | b'?' | b';');
-    let early_path = find_from(search_start, &is_path_start);
-    let mut protocol_end =
-        memchr::memmem::find(&b[search_start.min(b.len())..], b"://").map(|i| i + search_start);
-    if let (Some(early), Some(proto)) = (early_path, protocol_end)
-        && early < proto
-    {
-        protocol_end = None;
-    }
-    let protocol_end = protocol_end.map_or(search_start, |p| p + 3);
-    let Some(path_start) = find_from(protocol_end, &is_path_start) else {
+    let from = if b.starts_with(b"//") { 2 } else { 0 };
+    let path_char = |from: usize| memchr::memchr3(b'/', b'?', b';', &b[from..]).map(|i| i + from);
+    // A scheme ends at the first `://`, unless a path, parameter or query
+    // character comes before it: then `://` is part of the path. The first
+    // such character is the `/` of `://` exactly when there is a scheme.
+    let Some(early) = path_char(from) else {
         return Cow::Borrowed("/");
     };
-    let hash = find_from(search_start, &|c| c == b'#');
-    if let Some(h) = hash
-        && h < path_start
-    {
+    let scheme =
+        early > from && b[early] == b'/' && b[early - 1] == b':' && b.get(early + 1) == Some(&b'/');
+    let path_start = if scheme {
+        match path_char(early + 2) {
+            Some(p) => p,
+            None => return Cow::Borrowed("/"),
+        }
+    } else {
+        early
+    };
+    let hash = memchr::memchr(b'#', &b[from..]).map(|i| i + from);
+    if hash.is_some_and(|h| h < path_start) {
         return Cow::Borrowed("/");
     }
-    let path_end = hash.unwrap_or(b.len());
-    let path = &url[path_start..path_end];
+    let path = &url[path_start..hash.unwrap_or(b.len())];
     if b[path_start] == b'/' {
         Cow::Borrowed(path)
     } else {
@@ -186,6 +181,12 @@ mod tests {
             ("example.com/a;b#c", "/a;b"),
             ("//a/b/c", "/b/c"),
             ("http://a.example#x/y", "/"),
+            ("http:/a", "/a"),
+            ("a:/b", "/b"),
+            ("://x/y", "/y"),
+            ("http://", "/"),
+            ("http://a?b://c", "/?b://c"),
+            ("mailto:x@y", "/"),
         ] {
             assert_eq!(path_of(url), want, "{url}");
         }

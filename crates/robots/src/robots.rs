@@ -2,18 +2,16 @@
 //! values, and the matcher that answers URLs.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
 
-use crate::directive::DirectiveName;
-use crate::parse::{LineKind, RobotsTxt, Separator, Span, split_line};
-use crate::path::{normalize_path, normalize_pattern, path_of};
-use crate::profile::{AgentMatch, Beyond, Grouping, Profile, RuleChoice, SizeLimit};
-use crate::ruleset::{Rule, RuleSet};
-use crate::token::{TokenChain, is_token_byte};
-use crate::values::{CleanParam, RequestRate, VisitTime, parse_crawl_delay};
+use crate::parse::RobotsTxt;
+use crate::path::{normalize_path, path_of};
+use crate::profile::{AgentMatch, Profile};
+use crate::ruleset::{Range32, Rule, RuleSet, Tables};
+use crate::token::TokenChain;
+use crate::values::{CleanParam, RequestRate, VisitTime};
 
 /// A value with the line it was read from.
-#[derive(Debug, Clone, PartialEq)]
+#[derive(Debug, Clone, Copy, PartialEq)]
 pub struct Located<T> {
     /// The value.
     pub value: T,
@@ -22,41 +20,24 @@ pub struct Located<T> {
 }
 
 /// One `user-agent` line of a group.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Agent {
-    /// The value as written (trimmed).
-    pub value: String,
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Agent<'r> {
+    /// The value as written (trimmed; invalid UTF-8 shown as U+FFFD).
+    pub value: &'r str,
     /// What the profile compares robots' tokens with, in lower case: the
     /// product token (leading `[A-Za-z_-]` run) or, for substring
     /// profiles, the whole value. `None` for `*`.
-    pub token: Option<String>,
+    pub token: Option<&'r str>,
     /// 1-based line number.
     pub line: u32,
 }
 
 /// A group as the profile reads it: user-agent lines and the rules and
-/// values that follow them.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Group {
-    /// Line of the first `user-agent`.
-    pub line: u32,
-    /// The user-agent lines.
-    pub agents: Vec<Agent>,
-    /// The first valid `crawl-delay` (seconds).
-    pub crawl_delay: Option<Located<f64>>,
-    /// The first valid `request-rate`.
-    pub request_rate: Option<Located<RequestRate>>,
-    /// The first valid `visit-time`.
-    pub visit_time: Option<Located<VisitTime>>,
-    rules: (u32, u32),
-}
-
-impl Group {
-    /// Whether one of the agents is `*`.
-    #[must_use]
-    pub fn is_star(&self) -> bool {
-        self.agents.iter().any(|a| a.token.is_none())
-    }
+/// values that follow them. A view into a [`Robots`].
+#[derive(Clone, Copy)]
+pub struct Group<'r> {
+    robots: &'r Robots,
+    index: u32,
 }
 
 /// A rule as compiled.
@@ -124,95 +105,61 @@ pub enum Applies {
     Nothing,
 }
 
-#[derive(Debug, Clone)]
-struct TokenEntry {
-    set: u32,
-    groups: Box<[u32]>,
+/// Where a profile stopped reading a body over its size limit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Cut {
+    /// The body was read up to this byte offset; the rest was ignored.
+    Truncated {
+        /// The limit, in bytes.
+        at: usize,
+    },
+    /// The body was larger than the limit, so the whole file was ignored.
+    FileIgnored {
+        /// The body's size, in bytes.
+        size: usize,
+    },
 }
 
-/// The rule sets and the lookup from tokens to them.
-struct Index {
-    sets: Vec<RuleSet>,
-    tokens: HashMap<Box<str>, TokenEntry>,
-    star: Option<TokenEntry>,
-    records: Vec<u32>,
-    record_entries: Vec<TokenEntry>,
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct GroupRec {
+    pub(crate) line: u32,
+    pub(crate) agents: Range32,
+    pub(crate) rules: Range32,
+    /// Index into `values`, or `NO_VALUES`.
+    pub(crate) values: u32,
 }
 
-impl Index {
-    fn build(profile: &Profile, groups: &[Group], rules: &[Rule], arena: &[u8]) -> Index {
-        let compile = |ids: &[u32]| match profile.rule_choice {
-            RuleChoice::LongestMatch => RuleSet::longest(ids, rules, arena, profile.wildcards),
-            RuleChoice::FirstMatch => RuleSet::first(ids, rules, profile.wildcards),
-        };
-        // Group `i` owns set `i`; merged sets follow.
-        let mut sets: Vec<RuleSet> = groups
-            .iter()
-            .map(|g| compile(&(g.rules.0..g.rules.1).collect::<Vec<u32>>()))
-            .collect();
-        let mut entry = |list: Vec<u32>| {
-            let set = if let [only] = list[..] {
-                only
-            } else {
-                let ids: Vec<u32> = list
-                    .iter()
-                    .flat_map(|&g| groups[g as usize].rules.0..groups[g as usize].rules.1)
-                    .collect();
-                sets.push(compile(&ids));
-                (sets.len() - 1) as u32
-            };
-            TokenEntry {
-                set,
-                groups: list.into_boxed_slice(),
-            }
-        };
-        let mut star_groups: Vec<u32> = Vec::new();
-        if profile.grouping == Grouping::BlankLineRecords {
-            // Substring matching cannot be indexed: records are scanned in
-            // file order, and only the first `*` record counts.
-            let mut records = Vec::new();
-            for (i, g) in (0u32..).zip(groups) {
-                if !g.is_star() {
-                    records.push(i);
-                } else if star_groups.is_empty() {
-                    star_groups.push(i);
-                }
-            }
-            let record_entries = (0..groups.len() as u32).map(|g| entry(vec![g])).collect();
-            let star = (!star_groups.is_empty()).then(|| entry(star_groups));
-            return Index {
-                sets,
-                tokens: HashMap::new(),
-                star,
-                records,
-                record_entries,
-            };
-        }
-        let mut by_token: HashMap<&str, Vec<u32>> = HashMap::new();
-        for (i, g) in (0u32..).zip(groups) {
-            for a in &g.agents {
-                let list = match &a.token {
-                    Some(t) => by_token.entry(t.as_str()).or_default(),
-                    None => &mut star_groups,
-                };
-                if list.last() != Some(&i) {
-                    list.push(i);
-                }
-            }
-        }
-        let tokens = by_token
-            .into_iter()
-            .map(|(t, list)| (Box::from(t), entry(list)))
-            .collect();
-        let star = (!star_groups.is_empty()).then(|| entry(star_groups));
-        Index {
-            sets,
-            tokens,
-            star,
-            records: Vec::new(),
-            record_entries: Vec::new(),
-        }
-    }
+pub(crate) const NO_VALUES: u32 = u32::MAX;
+
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct AgentRec {
+    pub(crate) value: Range32,
+    /// `None` for `*`.
+    pub(crate) token: Option<Range32>,
+    pub(crate) line: u32,
+}
+
+/// The values of a group that has any.
+#[derive(Debug, Clone, Copy, Default, PartialEq)]
+pub(crate) struct Values {
+    pub(crate) crawl_delay: Option<Located<f64>>,
+    pub(crate) request_rate: Option<Located<RequestRate>>,
+    pub(crate) visit_time: Option<Located<VisitTime>>,
+}
+
+/// The groups that apply to one token: a set and the group indices (a range
+/// of `Tables::ids`).
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct TokenRec {
+    pub(crate) token: Range32,
+    pub(crate) set: u32,
+    pub(crate) groups: Range32,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct TextRec {
+    pub(crate) text: Range32,
+    pub(crate) line: u32,
 }
 
 /// A robots.txt file compiled for one [`Profile`].
@@ -229,317 +176,22 @@ impl Index {
 /// ```
 #[derive(Debug, Clone)]
 pub struct Robots {
-    profile: Profile,
-    arena: Vec<u8>,
-    rules: Vec<Rule>,
-    groups: Vec<Group>,
-    sets: Vec<RuleSet>,
-    tokens: HashMap<Box<str>, TokenEntry>,
-    star: Option<TokenEntry>,
-    /// Substring profiles: the non-`*` groups in file order.
-    records: Vec<u32>,
-    /// Substring profiles: a one-group entry per group.
-    record_entries: Vec<TokenEntry>,
-    sitemaps: Vec<Located<String>>,
-    hosts: Vec<Located<String>>,
-    clean_params: Vec<Located<CleanParam>>,
-    truncated_at: Option<usize>,
-}
-
-/// A directive as one profile sees it.
-struct Entry<'a> {
-    line: u32,
-    name: DirectiveName,
-    value: Cow<'a, [u8]>,
-}
-
-enum Event<'a> {
-    Blank,
-    Directive(Entry<'a>),
-}
-
-const BOM: [u8; 3] = [0xEF, 0xBB, 0xBF];
-
-/// The directives and blank lines of `txt` as `profile` reads them,
-/// applying its limits (size, line length, NUL, partial BOM).
-fn events<'a>(txt: &'a RobotsTxt, profile: &Profile) -> (Vec<Event<'a>>, Option<usize>) {
-    let bytes = txt.bytes();
-    let mut out = Vec::with_capacity(txt.lines().len());
-    let mut truncated = None;
-    if let Some(SizeLimit {
-        bytes: limit,
-        beyond: Beyond::IgnoreFile,
-    }) = profile.size_limit
-        && bytes.len() > limit
-    {
-        return (out, Some(0));
-    }
-    let truncate_at = profile
-        .size_limit
-        .filter(|l| l.beyond == Beyond::Truncate)
-        .map(|l| l.bytes);
-    for line in txt.lines() {
-        let mut span = line.span;
-        if let Some(limit) = truncate_at {
-            if span.start >= limit {
-                truncated = Some(limit);
-                break;
-            }
-            if span.end > limit {
-                span.end = limit;
-                truncated = Some(limit);
-            }
-        }
-        if profile.nul_ends_line
-            && let Some(nul) = memchr::memchr(0, &bytes[span.range()])
-        {
-            span.end = span.start + nul;
-        }
-        let skip_bom = profile.partial_bom && !txt.has_bom() && span.start < BOM.len();
-        let too_long = profile.line_limit.is_some_and(|l| span.len() > l);
-        let (kind, view): (LineKind, Option<Vec<u8>>) = if span != line.span || skip_bom || too_long
-        {
-            let mut own: Vec<u8> = (span.start..span.end)
-                .filter(|&i| !(skip_bom && i < BOM.len() && bytes[i] == BOM[i]))
-                .map(|i| bytes[i])
-                .collect();
-            if let Some(limit) = profile.line_limit {
-                own.truncate(limit);
-            }
-            let parts = split_line(&own, Span::new(0, own.len()));
-            (parts.kind, Some(own))
-        } else {
-            (line.kind, None)
-        };
-        match kind {
-            LineKind::Blank => out.push(Event::Blank),
-            LineKind::Directive(d) => {
-                if !profile.reads(d.name, d.spelling, d.separator == Separator::Colon) {
-                    continue;
-                }
-                let value = match &view {
-                    Some(own) => Cow::Owned(own[d.value.range()].to_vec()),
-                    None => Cow::Borrowed(&bytes[d.value.range()]),
-                };
-                out.push(Event::Directive(Entry {
-                    line: line.number,
-                    name: d.name,
-                    value,
-                }));
-            }
-            LineKind::Comment | LineKind::Unparsed => {}
-        }
-    }
-    (out, truncated)
-}
-
-fn agent_of(value: &[u8], line: u32, matching: AgentMatch) -> Agent {
-    let text = String::from_utf8_lossy(value).into_owned();
-    let token = match matching {
-        AgentMatch::ProductToken => {
-            let star = value.first() == Some(&b'*')
-                && value
-                    .get(1)
-                    .is_none_or(|&b| b.is_ascii_whitespace() || b == 0x0b);
-            (!star).then(|| {
-                let end = value
-                    .iter()
-                    .position(|&b| !is_token_byte(b))
-                    .unwrap_or(value.len());
-                String::from_utf8_lossy(&value[..end]).to_ascii_lowercase()
-            })
-        }
-        AgentMatch::Substring => (text != "*").then(|| text.to_lowercase()),
-    };
-    Agent {
-        value: text,
-        token,
-        line,
-    }
-}
-
-/// Reads a profile's directives into groups, rules and file-wide values.
-struct Builder<'p> {
-    profile: &'p Profile,
-    arena: Vec<u8>,
-    rules: Vec<Rule>,
-    groups: Vec<Group>,
-    sitemaps: Vec<Located<String>>,
-    hosts: Vec<Located<String>>,
-    clean_params: Vec<Located<CleanParam>>,
-    /// The group whose user-agent lines or members are being read.
-    current: Option<usize>,
-    /// Whether the current group has members (so a user-agent line starts
-    /// a new group).
-    in_body: bool,
-    /// Per group: whether it is kept (1994 records without rules are not).
-    kept: Vec<bool>,
-}
-
-impl<'p> Builder<'p> {
-    fn read(profile: &'p Profile, events: Vec<Event<'_>>) -> Builder<'p> {
-        let mut b = Builder {
-            profile,
-            arena: Vec::new(),
-            rules: Vec::new(),
-            groups: Vec::new(),
-            sitemaps: Vec::new(),
-            hosts: Vec::new(),
-            clean_params: Vec::new(),
-            current: None,
-            in_body: false,
-            kept: Vec::new(),
-        };
-        for event in events {
-            match event {
-                Event::Blank => b.blank_line(),
-                Event::Directive(e) => b.directive(&e),
-            }
-        }
-        b.end_group();
-        if profile.grouping == Grouping::BlankLineRecords {
-            b.drop_records_without_rules();
-        }
-        b
-    }
-
-    /// 1994 standard: a blank line ends a record.
-    fn blank_line(&mut self) {
-        if self.profile.grouping == Grouping::BlankLineRecords {
-            self.end_group();
-        }
-    }
-
-    fn end_group(&mut self) {
-        if let Some(g) = self.current.take() {
-            self.kept[g] = self.in_body || self.profile.grouping != Grouping::BlankLineRecords;
-        }
-        self.in_body = false;
-    }
-
-    fn directive(&mut self, e: &Entry<'_>) {
-        let text = || String::from_utf8_lossy(&e.value).into_owned();
-        let line = e.line;
-        match e.name {
-            DirectiveName::UserAgent => {
-                let g = match self.current {
-                    Some(g) if !self.in_body => g,
-                    _ => {
-                        self.end_group();
-                        let g = self.open_group(line);
-                        self.current = Some(g);
-                        g
-                    }
-                };
-                let agent = agent_of(&e.value, line, self.profile.agent_match);
-                self.groups[g].agents.push(agent);
-            }
-            DirectiveName::Allow | DirectiveName::Disallow => {
-                if let Some(g) = self.current {
-                    self.push_rule(g, e.name == DirectiveName::Allow, &e.value, line);
-                    self.in_body = true;
-                }
-            }
-            DirectiveName::CrawlDelay | DirectiveName::RequestRate | DirectiveName::VisitTime => {
-                if let Some(g) = self.current {
-                    self.set_value(g, e.name, &text(), line);
-                    self.in_body |= self.profile.grouping != Grouping::Rules;
-                }
-            }
-            DirectiveName::Sitemap => self.sitemaps.push(Located {
-                value: text(),
-                line,
-            }),
-            DirectiveName::Host => self.hosts.push(Located {
-                value: text(),
-                line,
-            }),
-            DirectiveName::CleanParam => {
-                if let Some(value) = CleanParam::parse(&text()) {
-                    self.clean_params.push(Located { value, line });
-                }
-            }
-            DirectiveName::RobotVersion | DirectiveName::Comment | DirectiveName::Unknown => {}
-        }
-    }
-
-    /// Records of user-agent lines alone are dropped; rules follow their
-    /// group's new index.
-    fn drop_records_without_rules(&mut self) {
-        let mut renumber = Vec::with_capacity(self.kept.len());
-        let mut next = 0u32;
-        for &k in &self.kept {
-            renumber.push(next);
-            next += u32::from(k);
-        }
-        let mut kept = self.kept.iter();
-        self.groups.retain(|_| kept.next().copied().unwrap_or(true));
-        for r in &mut self.rules {
-            r.group = renumber[r.group as usize];
-        }
-    }
-
-    fn open_group(&mut self, line: u32) -> usize {
-        let at = self.rules.len() as u32;
-        self.groups.push(Group {
-            line,
-            agents: Vec::new(),
-            crawl_delay: None,
-            request_rate: None,
-            visit_time: None,
-            rules: (at, at),
-        });
-        self.kept.push(false);
-        self.groups.len() - 1
-    }
-
-    fn push_rule(&mut self, group: usize, allow: bool, value: &[u8], line: u32) {
-        let pattern = normalize_pattern(value, self.profile.path_form);
-        let derived = if allow && self.profile.index_html_is_directory {
-            let slash = pattern.iter().rposition(|&b| b == b'/');
-            slash
-                .filter(|&s| pattern[s..].starts_with(b"/index.htm"))
-                .map(|s| [&pattern[..=s], b"$"].concat())
-        } else {
-            None
-        };
-        self.add(group, allow, &pattern, line, false);
-        if let Some(dir) = derived {
-            self.add(group, allow, &dir, line, true);
-        }
-    }
-
-    fn add(&mut self, group: usize, allow: bool, pattern: &[u8], line: u32, derived: bool) {
-        let start = self.arena.len() as u32;
-        self.arena.extend_from_slice(pattern);
-        let len = pattern.len() as u32;
-        self.rules.push(Rule {
-            start,
-            len,
-            priority: len,
-            line,
-            group: group as u32,
-            allow,
-            derived,
-        });
-        self.groups[group].rules.1 = self.rules.len() as u32;
-    }
-
-    fn set_value(&mut self, group: usize, name: DirectiveName, value: &str, line: u32) {
-        let g = &mut self.groups[group];
-        match name {
-            DirectiveName::CrawlDelay if g.crawl_delay.is_none() => {
-                g.crawl_delay = parse_crawl_delay(value).map(|value| Located { value, line });
-            }
-            DirectiveName::RequestRate if g.request_rate.is_none() => {
-                g.request_rate = RequestRate::parse(value).map(|value| Located { value, line });
-            }
-            DirectiveName::VisitTime if g.visit_time.is_none() => {
-                g.visit_time = VisitTime::parse(value).map(|value| Located { value, line });
-            }
-            _ => {}
-        }
-    }
+    pub(crate) profile: Profile,
+    pub(crate) tables: Tables,
+    pub(crate) groups: Vec<GroupRec>,
+    pub(crate) agents: Vec<AgentRec>,
+    pub(crate) values: Vec<Values>,
+    /// Group `i` owns set `i`; merged sets follow.
+    pub(crate) sets: Vec<RuleSet>,
+    /// Sorted by token.
+    pub(crate) tokens: Vec<TokenRec>,
+    pub(crate) star: Option<TokenRec>,
+    /// Substring profiles: the non-`*` groups in file order (in `ids`).
+    pub(crate) records: Range32,
+    pub(crate) sitemaps: Vec<TextRec>,
+    pub(crate) hosts: Vec<TextRec>,
+    pub(crate) clean_params: Vec<Located<CleanParam>>,
+    pub(crate) cut: Option<Cut>,
 }
 
 impl Robots {
@@ -549,38 +201,6 @@ impl Robots {
         Robots::new(&RobotsTxt::parse(body), profile)
     }
 
-    /// Compiles a parsed file for `profile`.
-    #[must_use]
-    pub fn new(txt: &RobotsTxt, profile: &Profile) -> Robots {
-        let (events, truncated_at) = events(txt, profile);
-        let read = Builder::read(profile, events);
-        let Builder {
-            arena,
-            rules,
-            groups,
-            sitemaps,
-            hosts,
-            clean_params,
-            ..
-        } = read;
-        let index = Index::build(profile, &groups, &rules, &arena);
-        Robots {
-            profile: *profile,
-            arena,
-            rules,
-            groups,
-            sets: index.sets,
-            tokens: index.tokens,
-            star: index.star,
-            records: index.records,
-            record_entries: index.record_entries,
-            sitemaps,
-            hosts,
-            clean_params,
-            truncated_at,
-        }
-    }
-
     /// The profile this file was compiled for.
     #[must_use]
     pub fn profile(&self) -> &Profile {
@@ -588,20 +208,17 @@ impl Robots {
     }
 
     /// The groups, in file order.
-    #[must_use]
-    pub fn groups(&self) -> &[Group] {
-        &self.groups
-    }
-
-    /// The rules of a group, in file order.
-    pub fn group_rules(&self, group: &Group) -> impl Iterator<Item = RuleInfo<'_>> {
-        (group.rules.0..group.rules.1).map(|i| self.rule(i))
+    pub fn groups(&self) -> impl ExactSizeIterator<Item = Group<'_>> + Clone {
+        (0..self.groups.len()).map(|i| Group {
+            robots: self,
+            index: i as u32,
+        })
     }
 
     /// The number of rules (including derived ones).
     #[must_use]
     pub fn rule_count(&self) -> usize {
-        self.rules.len()
+        self.tables.rules.len()
     }
 
     /// A rule by index (see [`Reason::Rule`]).
@@ -610,26 +227,34 @@ impl Robots {
     /// If `index` is not below [`Robots::rule_count`].
     #[must_use]
     pub fn rule(&self, index: u32) -> RuleInfo<'_> {
-        let r = &self.rules[index as usize];
+        let r: &Rule = &self.tables.rules[index as usize];
         RuleInfo {
             allow: r.allow,
-            pattern: String::from_utf8_lossy(r.pattern(&self.arena)),
+            pattern: Cow::Borrowed(r.pattern.str(&self.tables.text)),
             line: r.line,
-            priority: r.priority,
+            priority: r.priority(),
             derived: r.derived,
         }
     }
 
-    /// Every `sitemap` URL, in file order.
-    #[must_use]
-    pub fn sitemaps(&self) -> &[Located<String>] {
-        &self.sitemaps
+    fn text_recs<'a>(
+        &'a self,
+        recs: &'a [TextRec],
+    ) -> impl ExactSizeIterator<Item = Located<&'a str>> {
+        recs.iter().map(|r| Located {
+            value: r.text.str(&self.tables.text),
+            line: r.line,
+        })
     }
 
-    /// Every `host` value, in file order (Yandex obeys the first).
-    #[must_use]
-    pub fn hosts(&self) -> &[Located<String>] {
-        &self.hosts
+    /// Every `sitemap` URL, in file order.
+    pub fn sitemaps(&self) -> impl ExactSizeIterator<Item = Located<&str>> {
+        self.text_recs(&self.sitemaps)
+    }
+
+    /// Every `host` value, in file order (Yandex read the first).
+    pub fn hosts(&self) -> impl ExactSizeIterator<Item = Located<&str>> {
+        self.text_recs(&self.hosts)
     }
 
     /// Every valid `clean-param`, in file order.
@@ -638,11 +263,11 @@ impl Robots {
         &self.clean_params
     }
 
-    /// Where the profile stopped reading, if the body was longer than its
-    /// size limit (0 when the profile ignores an oversize file entirely).
+    /// Whether, and where, the profile stopped reading a body over its size
+    /// limit.
     #[must_use]
-    pub fn truncated_at(&self) -> Option<usize> {
-        self.truncated_at
+    pub fn cut(&self) -> Option<Cut> {
+        self.cut
     }
 
     /// Which groups a robot with this token chain obeys.
@@ -652,49 +277,68 @@ impl Robots {
         Matcher {
             robots: self,
             applies,
-            set: entry.map(|e| e.set),
-            groups: entry.map_or(&[][..], |e| &e.groups),
+            set: entry.map(|e| self.sets[e.set as usize]),
+            groups: entry.map_or(&[][..], |e| e.groups.of(&self.tables.ids)),
         }
     }
 
-    fn select<'s>(&'s self, chain: &TokenChain) -> (Applies, Option<&'s TokenEntry>) {
-        if self.profile.grouping == Grouping::BlankLineRecords {
-            return self.select_records(chain);
-        }
+    fn select(&self, chain: &TokenChain) -> (Applies, Option<TokenRec>) {
+        let found = match self.profile.agent_match {
+            AgentMatch::Substring => self.select_record(chain),
+            AgentMatch::ProductToken => self.select_token(chain),
+        };
+        found
+            .or_else(|| self.star.map(|e| (Applies::Star, Some(e))))
+            .unwrap_or((Applies::Nothing, None))
+    }
+
+    fn select_token(&self, chain: &TokenChain) -> Option<(Applies, Option<TokenRec>)> {
+        let text = &self.tables.text;
         for token in chain.lower() {
             let fallbacks = self.profile.fallbacks_of(token);
             for t in std::iter::once(token.as_str()).chain(fallbacks.map(|f| -> &str { f })) {
-                if let Some(e) = self.tokens.get(t) {
-                    return (Applies::Token(t.to_owned()), Some(e));
+                let hit = self
+                    .tokens
+                    .binary_search_by(|r| r.token.str(text).cmp(t))
+                    .ok()
+                    .map(|i| self.tokens[i]);
+                if let Some(e) = hit {
+                    return Some((Applies::Token(t.to_owned()), Some(e)));
                 }
             }
         }
-        match &self.star {
-            Some(e) => (Applies::Star, Some(e)),
-            None => (Applies::Nothing, None),
-        }
+        None
     }
 
-    fn select_records<'s>(&'s self, chain: &TokenChain) -> (Applies, Option<&'s TokenEntry>) {
+    /// Substring profiles: the first record, in file order, one of whose
+    /// user-agents is part of the token (before any `/`).
+    fn select_record(&self, chain: &TokenChain) -> Option<(Applies, Option<TokenRec>)> {
+        let ids = &self.tables.ids;
         for token in chain.lower() {
             let name = token.split('/').next().unwrap_or_default();
-            for &g in &self.records {
-                let group = &self.groups[g as usize];
-                if group
-                    .agents
-                    .iter()
-                    .any(|a| a.token.as_deref().is_some_and(|t| name.contains(t)))
+            for (k, &g) in self.records.of(ids).iter().enumerate() {
+                if self
+                    .group(g)
+                    .agents()
+                    .any(|a| a.token.is_some_and(|t| name.contains(t)))
                 {
-                    return (
-                        Applies::Token(token.clone()),
-                        Some(&self.record_entries[g as usize]),
-                    );
+                    let at = self.records.start as usize + k;
+                    let entry = TokenRec {
+                        token: Range32::default(),
+                        set: g,
+                        groups: Range32::new(at, at + 1),
+                    };
+                    return Some((Applies::Token(token.clone()), Some(entry)));
                 }
             }
         }
-        match &self.star {
-            Some(e) => (Applies::Star, Some(e)),
-            None => (Applies::Nothing, None),
+        None
+    }
+
+    fn group(&self, index: u32) -> Group<'_> {
+        Group {
+            robots: self,
+            index,
         }
     }
 
@@ -710,50 +354,120 @@ impl Robots {
         self.matcher(chain).check(url)
     }
 
-    /// Bytes of heap this compiled file holds (rules, patterns, groups,
-    /// index), for memory accounting.
+    /// Bytes of heap this compiled file holds, for memory accounting.
     #[must_use]
     pub fn heap_size(&self) -> usize {
-        let groups: usize = self
-            .groups
+        let clean: usize = self
+            .clean_params
             .iter()
-            .map(|g| {
-                size_of::<Group>()
-                    + g.agents
-                        .iter()
-                        .map(|a| {
-                            size_of::<Agent>()
-                                + a.value.capacity()
-                                + a.token.as_ref().map_or(0, String::capacity)
-                        })
-                        .sum::<usize>()
+            .map(|c| {
+                c.value.params.capacity() * size_of::<String>()
+                    + c.value.params.iter().map(String::capacity).sum::<usize>()
+                    + c.value.path.as_ref().map_or(0, String::capacity)
             })
             .sum();
-        let tokens: usize = self
-            .tokens
+        self.tables.heap_size()
+            + self.groups.capacity() * size_of::<GroupRec>()
+            + self.agents.capacity() * size_of::<AgentRec>()
+            + self.values.capacity() * size_of::<Values>()
+            + self.sets.capacity() * size_of::<RuleSet>()
+            + self.tokens.capacity() * size_of::<TokenRec>()
+            + (self.sitemaps.capacity() + self.hosts.capacity()) * size_of::<TextRec>()
+            + self.clean_params.capacity() * size_of::<Located<CleanParam>>()
+            + clean
+    }
+}
+
+impl<'r> Group<'r> {
+    fn rec(&self) -> &'r GroupRec {
+        &self.robots.groups[self.index as usize]
+    }
+
+    /// Position of the group among [`Robots::groups`].
+    #[must_use]
+    pub fn index(&self) -> usize {
+        self.index as usize
+    }
+
+    /// Line of the first `user-agent`.
+    #[must_use]
+    pub fn line(&self) -> u32 {
+        self.rec().line
+    }
+
+    /// The user-agent lines.
+    pub fn agents(&self) -> impl ExactSizeIterator<Item = Agent<'r>> + Clone + use<'r> {
+        let robots = self.robots;
+        let text = &robots.tables.text;
+        self.rec()
+            .agents
+            .of(&robots.agents)
             .iter()
-            .map(|(k, v)| k.len() + size_of::<(Box<str>, TokenEntry)>() + v.groups.len() * 4)
-            .sum();
-        self.arena.capacity()
-            + self.rules.capacity() * size_of::<Rule>()
-            + groups
-            + self
-                .sets
-                .iter()
-                .map(|s| size_of::<RuleSet>() + s.heap_size())
-                .sum::<usize>()
-            + tokens
-            + self.records.capacity() * 4
-            + self
-                .sitemaps
-                .iter()
-                .map(|s| size_of::<Located<String>>() + s.value.capacity())
-                .sum::<usize>()
-            + self
-                .hosts
-                .iter()
-                .map(|s| size_of::<Located<String>>() + s.value.capacity())
-                .sum::<usize>()
+            .map(move |a| Agent {
+                value: a.value.str(text),
+                token: a.token.map(|t| t.str(text)),
+                line: a.line,
+            })
+    }
+
+    /// Whether one of the agents is `*`.
+    #[must_use]
+    pub fn is_star(&self) -> bool {
+        self.agents().any(|a| a.token.is_none())
+    }
+
+    /// The rules, in file order (derived rules right after their line).
+    pub fn rules(&self) -> impl ExactSizeIterator<Item = RuleInfo<'r>> + use<'r> {
+        let robots = self.robots;
+        let r = self.rec().rules;
+        (r.start..r.end).map(move |i| robots.rule(i))
+    }
+
+    fn values(&self) -> Option<&'r Values> {
+        self.robots.values.get(self.rec().values as usize)
+    }
+
+    /// The first valid `crawl-delay` (seconds).
+    #[must_use]
+    pub fn crawl_delay(&self) -> Option<Located<f64>> {
+        self.values().and_then(|v| v.crawl_delay)
+    }
+
+    /// The first valid `request-rate`.
+    #[must_use]
+    pub fn request_rate(&self) -> Option<Located<RequestRate>> {
+        self.values().and_then(|v| v.request_rate)
+    }
+
+    /// The first valid `visit-time`.
+    #[must_use]
+    pub fn visit_time(&self) -> Option<Located<VisitTime>> {
+        self.values().and_then(|v| v.visit_time)
+    }
+}
+
+impl std::fmt::Debug for Group<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Group")
+            .field("line", &self.line())
+            .field("agents", &self.agents().collect::<Vec<_>>())
+            .field("rules", &self.rules().collect::<Vec<_>>())
+            .field("crawl_delay", &self.crawl_delay())
+            .field("request_rate", &self.request_rate())
+            .field("visit_time", &self.visit_time())
+            .finish()
+    }
+}
+
+/// Groups are equal when they read the same: same lines, agents, rules and
+/// values (whichever file they belong to).
+impl PartialEq for Group<'_> {
+    fn eq(&self, other: &Self) -> bool {
+        self.line() == other.line()
+            && self.agents().eq(other.agents())
+            && self.rules().eq(other.rules())
+            && self.values().copied().unwrap_or_default()
+                == other.values().copied().unwrap_or_default()
     }
 }
 
@@ -763,7 +477,7 @@ impl Robots {
 pub struct Matcher<'r> {
     robots: &'r Robots,
     applies: Applies,
-    set: Option<u32>,
+    set: Option<RuleSet>,
     groups: &'r [u32],
 }
 
@@ -775,8 +489,9 @@ impl<'r> Matcher<'r> {
     }
 
     /// The groups the robot obeys, in file order.
-    pub fn groups(&self) -> impl Iterator<Item = &'r Group> + '_ {
-        self.groups.iter().map(|&g| &self.robots.groups[g as usize])
+    pub fn groups(&self) -> impl ExactSizeIterator<Item = Group<'r>> + Clone + use<'r> {
+        let robots = self.robots;
+        self.groups.iter().map(move |&g| robots.group(g))
     }
 
     /// The decision for `url` (a full URL or a path).
@@ -809,12 +524,12 @@ impl<'r> Matcher<'r> {
             };
         };
         let path = normalize_path(path, robots.profile.path_form);
-        match robots.sets[set as usize].decide(&path, &robots.rules, &robots.arena) {
+        match robots.tables.decide(set, &path) {
             Some(v) => Decision {
                 allowed: v.allowed,
                 reason: Reason::Rule {
                     index: v.rule,
-                    line: robots.rules[v.rule as usize].line,
+                    line: robots.tables.rules[v.rule as usize].line,
                 },
             },
             None => Decision {
@@ -826,20 +541,20 @@ impl<'r> Matcher<'r> {
 
     /// The first valid `crawl-delay` among the groups the robot obeys.
     #[must_use]
-    pub fn crawl_delay(&self) -> Option<&'r Located<f64>> {
-        self.groups().find_map(|g| g.crawl_delay.as_ref())
+    pub fn crawl_delay(&self) -> Option<Located<f64>> {
+        self.groups().find_map(|g| g.crawl_delay())
     }
 
     /// The first valid `request-rate` among the groups the robot obeys.
     #[must_use]
-    pub fn request_rate(&self) -> Option<&'r Located<RequestRate>> {
-        self.groups().find_map(|g| g.request_rate.as_ref())
+    pub fn request_rate(&self) -> Option<Located<RequestRate>> {
+        self.groups().find_map(|g| g.request_rate())
     }
 
     /// The first valid `visit-time` among the groups the robot obeys.
     #[must_use]
-    pub fn visit_time(&self) -> Option<&'r Located<VisitTime>> {
-        self.groups().find_map(|g| g.visit_time.as_ref())
+    pub fn visit_time(&self) -> Option<Located<VisitTime>> {
+        self.groups().find_map(|g| g.visit_time())
     }
 }
 
@@ -847,134 +562,4 @@ impl<'r> Matcher<'r> {
 fn is_robots_txt(path: &[u8]) -> bool {
     let end = memchr::memchr2(b'?', b';', path).unwrap_or(path.len());
     &path[..end] == b"/robots.txt"
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn allowed(body: &[u8], profile: &Profile, agent: &str, url: &str) -> bool {
-        Robots::parse(body.to_vec(), profile).is_allowed(&TokenChain::parse(agent), url)
-    }
-
-    /// A body whose `Disallow: /late` starts just past `at` bytes.
-    fn padded(at: usize) -> Vec<u8> {
-        let mut body = b"User-agent: *\nDisallow: /early\n".to_vec();
-        while body.len() < at {
-            body.extend_from_slice(b"# padding padding padding padding padding\n");
-        }
-        body.extend_from_slice(b"Disallow: /late\n");
-        body
-    }
-
-    #[test]
-    fn google_ignores_content_after_500_kib() {
-        let body = padded(500 * 1024);
-        let robots = Robots::parse(body.clone(), &Profile::GOOGLE);
-        assert_eq!(robots.truncated_at(), Some(500 * 1024));
-        assert!(!allowed(&body, &Profile::GOOGLE, "x", "/early"));
-        assert!(allowed(&body, &Profile::GOOGLE, "x", "/late"));
-        assert!(!allowed(&body, &Profile::RFC9309, "x", "/late"));
-    }
-
-    #[test]
-    fn google_cuts_a_rule_that_crosses_the_limit() {
-        let limit = 500 * 1024;
-        let mut body = b"User-agent: *\n".to_vec();
-        // A comment line that ends exactly 13 bytes before the limit.
-        let fill = limit - 13 - body.len() - 1;
-        body.push(b'#');
-        body.resize(body.len() + fill - 1, b'x');
-        body.push(b'\n');
-        assert_eq!(body.len(), limit - 13);
-        body.extend_from_slice(b"Disallow: /late/xyz\n");
-        // Google keeps `Disallow: /la`: a shorter pattern.
-        assert!(!allowed(&body, &Profile::GOOGLE, "x", "/lab"));
-        assert!(allowed(&body, &Profile::RFC9309, "x", "/lab"));
-        assert!(!allowed(&body, &Profile::RFC9309, "x", "/late/xyz"));
-    }
-
-    #[test]
-    fn yandex_ignores_an_oversize_file() {
-        let body = padded(600 * 1024);
-        let robots = Robots::parse(body.clone(), &Profile::YANDEX);
-        assert_eq!(robots.truncated_at(), Some(0));
-        assert!(allowed(&body, &Profile::YANDEX, "yandexbot", "/early"));
-        assert!(!allowed(&body, &Profile::RFC9309, "yandexbot", "/early"));
-    }
-
-    #[test]
-    fn google_cuts_long_lines() {
-        let long = format!("User-agent: *\nDisallow: /{}\n", "a".repeat(20_000));
-        let cut = format!("/{}", "a".repeat(16_663 - "Disallow: /".len()));
-        // The kept part of the line is a shorter pattern, so it matches a
-        // path the full pattern would not.
-        assert!(!allowed(
-            long.as_bytes(),
-            &Profile::GOOGLE,
-            "x",
-            &format!("{cut}b")
-        ));
-        assert!(allowed(
-            long.as_bytes(),
-            &Profile::RFC9309,
-            "x",
-            &format!("{cut}b")
-        ));
-    }
-
-    #[test]
-    fn partial_bom_and_nul() {
-        let body = b"\xEF\xBBUser-agent: *\nDisallow: /a\x00/ignored\n";
-        for p in [&Profile::GOOGLE, &Profile::RFC9309] {
-            assert!(!allowed(body, p, "x", "/a"), "{p}");
-        }
-        assert!(
-            allowed(body, &Profile::STRICT, "x", "/a"),
-            "strict reads no partial BOM"
-        );
-    }
-
-    #[test]
-    fn typed_values() {
-        let robots = Robots::parse(
-            "Sitemap: https://e.example/s.xml\nHost: e.example\nHost: other.example\n\
-             Clean-param: ref /articles/\n\
-             User-agent: a\nCrawl-delay: 2.5\nRequest-rate: 1/10s\nVisit-time: 0100-0500\nDisallow: /\n",
-            &Profile::RFC9309,
-        );
-        assert_eq!(robots.sitemaps()[0].value, "https://e.example/s.xml");
-        assert_eq!(robots.hosts().len(), 2);
-        assert_eq!(robots.clean_params()[0].value.params, ["ref"]);
-        let m = robots.matcher(&TokenChain::parse("a"));
-        assert_eq!(m.crawl_delay().map(|d| (d.value, d.line)), Some((2.5, 6)));
-        assert_eq!(m.request_rate().map(|r| r.value.seconds), Some(10));
-        assert_eq!(
-            m.visit_time().map(|v| v.value.end.to_string()),
-            Some("05:00".into())
-        );
-        // Crawl-delay ended the user-agent lines: the rule still belongs to a.
-        assert!(!m.is_allowed("/x"));
-    }
-
-    #[test]
-    fn explanations_name_group_rule_and_line() {
-        let robots = Robots::parse(
-            "User-agent: *\nDisallow: /\n\nUser-agent: a\nAllow: /pub\nDisallow: /\n",
-            &Profile::RFC9309,
-        );
-        let m = robots.matcher(&TokenChain::parse("a"));
-        assert_eq!(m.applies(), &Applies::Token("a".into()));
-        assert_eq!(m.groups().map(|g| g.line).collect::<Vec<_>>(), [4]);
-        let d = m.check("/pub/x");
-        assert_eq!(d.reason, Reason::Rule { index: 1, line: 5 });
-        assert_eq!(robots.rule(1).to_string(), "Allow: /pub");
-        let none = robots.matcher(&TokenChain::parse("b")).check("/x");
-        assert!(!none.allowed);
-        let empty = Robots::parse("", &Profile::RFC9309);
-        assert_eq!(
-            empty.check(&TokenChain::parse("a"), "/").reason,
-            Reason::NoGroup
-        );
-    }
 }

@@ -1,31 +1,62 @@
 //! Compiled rule sets: the part of the matcher that answers one path.
 //!
+//! All sets of a file live in one [`Tables`]: the rules, their patterns in
+//! one text arena, and flat arrays that sets refer to by range, so that a
+//! compiled file is a handful of allocations.
+//!
 //! Longest-match sets keep prefix rules (no wildcard, or only trailing `*`)
 //! in a sorted array where each entry links to the longest other entry that
 //! is its prefix. The entry found by one binary search, or one of its
 //! ancestors, is the longest prefix rule that matches; each entry also
 //! carries the best rule among itself and its ancestors, so the answer is
-//! known without a scan. Wildcard rules are few; they are kept sorted by
-//! priority and tried only while they could still beat the prefix answer.
-//! Their matching is greedy, segment by segment, which is linear in the
-//! length of the path.
+//! known without a scan. Wildcard rules are kept sorted by priority and tried
+//! only while they could still beat the prefix answer; a byte mask skips
+//! those whose literal bytes the path lacks. Their matching is greedy,
+//! segment by segment, which is linear in the length of the path.
 
 use std::cmp::Reverse;
 
-/// One rule, stored compactly. The pattern lives in the owner's arena.
+/// A range of indices into one of the flat arrays, as `u32`s.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub(crate) struct Range32 {
+    pub(crate) start: u32,
+    pub(crate) end: u32,
+}
+
+impl Range32 {
+    pub(crate) fn new(start: usize, end: usize) -> Range32 {
+        Range32 {
+            start: to_u32(start),
+            end: to_u32(end),
+        }
+    }
+
+    pub(crate) fn of<T>(self, items: &[T]) -> &[T] {
+        &items[self.start as usize..self.end as usize]
+    }
+
+    pub(crate) fn str(self, text: &str) -> &str {
+        &text[self.start as usize..self.end as usize]
+    }
+
+    pub(crate) fn len(self) -> usize {
+        (self.end - self.start) as usize
+    }
+}
+
+/// Sizes and offsets are kept as `u32`: a robots.txt file over 4 GiB is
+/// not a use case, and a compact table is a fast one.
+pub(crate) fn to_u32(n: usize) -> u32 {
+    u32::try_from(n).unwrap_or(u32::MAX)
+}
+
+/// One rule. Its pattern lives in the text arena; its priority under
+/// longest match is the pattern's length.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Rule {
-    /// Offset of the normalised pattern in the arena.
-    pub(crate) start: u32,
-    /// Length of the normalised pattern.
-    pub(crate) len: u32,
-    /// Priority when rules compete by length (the pattern's length, or one
-    /// more than the directory for Google's `index.html` rules).
-    pub(crate) priority: u32,
+    pub(crate) pattern: Range32,
     /// 1-based line number.
     pub(crate) line: u32,
-    /// Index of the group the rule belongs to.
-    pub(crate) group: u32,
     /// `allow` (true) or `disallow`.
     pub(crate) allow: bool,
     /// Added by a profile rather than written in the file (Google's
@@ -34,14 +65,14 @@ pub(crate) struct Rule {
 }
 
 impl Rule {
-    pub(crate) fn pattern<'a>(&self, arena: &'a [u8]) -> &'a [u8] {
-        &arena[self.start as usize..(self.start + self.len) as usize]
+    pub(crate) fn priority(&self) -> u32 {
+        self.pattern.end - self.pattern.start
     }
 
     /// Ordering among matching rules: higher priority, then `allow`, then
     /// earlier line.
     fn rank(&self) -> (u32, bool, Reverse<u32>) {
-        (self.priority, self.allow, Reverse(self.line))
+        (self.priority(), self.allow, Reverse(self.line))
     }
 }
 
@@ -49,12 +80,19 @@ const NONE: u32 = u32::MAX;
 
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct PrefixEntry {
-    start: u32,
-    len: u32,
+    /// The prefix in the text arena (a pattern without its trailing `*`s).
+    bytes: Range32,
     /// Best rule among this entry and its ancestors.
     best: u32,
     /// The longest other entry that is a prefix of this one, or `NONE`.
     parent: u32,
+}
+
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct WildEntry {
+    rule: u32,
+    /// One bit per literal byte of the pattern (`b & 63`).
+    mask: u64,
 }
 
 /// What a rule set answers for one path.
@@ -66,180 +104,233 @@ pub(crate) struct Verdict {
     pub(crate) allowed: bool,
 }
 
-/// The compiled rules of one group, or of several groups merged.
-#[derive(Debug, Clone)]
+/// The compiled rules of one group, or of several groups merged: ranges into
+/// [`Tables`].
+#[derive(Debug, Clone, Copy)]
 pub(crate) enum RuleSet {
-    Longest {
-        prefix: Box<[PrefixEntry]>,
-        wild: Box<[u32]>,
-    },
-    First {
-        rules: Box<[u32]>,
-        wildcards: bool,
-    },
+    Longest { prefix: Range32, wild: Range32 },
+    First { ids: Range32, wildcards: bool },
+}
+
+/// Every rule set of one compiled file.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Tables {
+    /// Patterns, agent values, tokens, sitemap and host values.
+    pub(crate) text: String,
+    pub(crate) rules: Vec<Rule>,
+    prefix: Vec<PrefixEntry>,
+    wild: Vec<WildEntry>,
+    /// Rule ids of first-match sets, and group lists of tokens.
+    pub(crate) ids: Vec<u32>,
+}
+
+/// Files with more wildcard rules than this check the byte mask first.
+const MASK_FROM: usize = 4;
+
+fn byte_mask(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0, |m, &b| m | 1 << (b & 63))
 }
 
 fn is_wild(pattern: &[u8]) -> bool {
     pattern.last() == Some(&b'$') || memchr::memchr(b'*', pattern).is_some()
 }
 
-impl RuleSet {
-    /// A longest-match set over `ids`.
-    pub(crate) fn longest(ids: &[u32], rules: &[Rule], arena: &[u8], wildcards: bool) -> RuleSet {
-        let mut prefix: Vec<(u32, u32, u32)> = Vec::with_capacity(ids.len());
-        let mut wild = Vec::new();
+impl Tables {
+    pub(crate) fn pattern(&self, rule: &Rule) -> &[u8] {
+        rule.pattern.str(&self.text).as_bytes()
+    }
+
+    /// Adds a longest-match set over `ids`.
+    pub(crate) fn longest(&mut self, ids: &[u32], wildcards: bool) -> RuleSet {
+        let mut prefix: Vec<(Range32, u32)> = Vec::with_capacity(ids.len());
+        let wild_start = self.wild.len();
         for &id in ids {
-            let r = &rules[id as usize];
-            if r.priority == 0 {
+            let r = self.rules[id as usize];
+            if r.priority() == 0 {
                 continue;
             }
-            let pat = r.pattern(arena);
-            if wildcards {
-                let trimmed = pat.len() - pat.iter().rev().take_while(|&&b| b == b'*').count();
-                if is_wild(&pat[..trimmed]) {
-                    wild.push(id);
-                } else {
-                    prefix.push((r.start, trimmed as u32, id));
-                }
+            let pat = self.pattern(&r);
+            let trimmed = if wildcards {
+                pat.len() - pat.iter().rev().take_while(|&&b| b == b'*').count()
             } else {
-                prefix.push((r.start, r.len, id));
+                pat.len()
+            };
+            if wildcards && is_wild(&pat[..trimmed]) {
+                let literal = pat.strip_suffix(b"$").unwrap_or(pat);
+                let mask = byte_mask(literal) & !byte_mask(b"*");
+                self.wild.push(WildEntry { rule: id, mask });
+            } else {
+                let bytes = Range32 {
+                    start: r.pattern.start,
+                    end: r.pattern.start + to_u32(trimmed),
+                };
+                prefix.push((bytes, id));
             }
         }
-        let bytes = |start: u32, len: u32| &arena[start as usize..(start + len) as usize];
+        let text = self.text.as_bytes();
+        let rules = &self.rules;
+        let bytes = |r: Range32| &text[r.start as usize..r.end as usize];
         prefix.sort_by(|a, b| {
-            bytes(a.0, a.1)
-                .cmp(bytes(b.0, b.1))
-                .then_with(|| rules[b.2 as usize].rank().cmp(&rules[a.2 as usize].rank()))
+            bytes(a.0)
+                .cmp(bytes(b.0))
+                .then_with(|| rules[b.1 as usize].rank().cmp(&rules[a.1 as usize].rank()))
         });
-        prefix.dedup_by(|later, first| bytes(later.0, later.1) == bytes(first.0, first.1));
-        let mut entries: Vec<PrefixEntry> = Vec::with_capacity(prefix.len());
-        let mut stack: Vec<u32> = Vec::new();
-        for (start, len, id) in prefix {
-            let me = bytes(start, len);
+        prefix.dedup_by(|later, first| bytes(later.0) == bytes(first.0));
+        let prefix_start = self.prefix.len();
+        let mut stack: Vec<usize> = Vec::new();
+        for (range, id) in prefix {
+            let me = bytes(range);
             while let Some(&top) = stack.last() {
-                let t = entries[top as usize];
-                if me.starts_with(bytes(t.start, t.len)) {
+                if me.starts_with(bytes(self.prefix[top].bytes)) {
                     break;
                 }
                 stack.pop();
             }
             let (parent, best) = match stack.last() {
                 Some(&p) => {
-                    let inherited = entries[p as usize].best;
-                    let best = if rules[inherited as usize].rank() > rules[id as usize].rank() {
-                        inherited
-                    } else {
-                        id
-                    };
-                    (p, best)
+                    let inherited = self.prefix[p].best;
+                    let better = rules[inherited as usize].rank() > rules[id as usize].rank();
+                    (
+                        to_u32(p - prefix_start),
+                        if better { inherited } else { id },
+                    )
                 }
                 None => (NONE, id),
             };
-            stack.push(entries.len() as u32);
-            entries.push(PrefixEntry {
-                start,
-                len,
+            stack.push(self.prefix.len());
+            self.prefix.push(PrefixEntry {
+                bytes: range,
                 best,
                 parent,
             });
         }
-        wild.sort_by_key(|&id| Reverse(rules[id as usize].rank()));
+        self.wild[wild_start..].sort_by_key(|w| Reverse(rules[w.rule as usize].rank()));
         RuleSet::Longest {
-            prefix: entries.into_boxed_slice(),
-            wild: wild.into_boxed_slice(),
+            prefix: Range32::new(prefix_start, self.prefix.len()),
+            wild: Range32::new(wild_start, self.wild.len()),
         }
     }
 
-    /// A first-match set over `ids`, in file order.
-    pub(crate) fn first(ids: &[u32], rules: &[Rule], wildcards: bool) -> RuleSet {
-        let mut ids = ids.to_vec();
-        ids.sort_by_key(|&id| rules[id as usize].line);
+    /// Adds a first-match set over `ids`, in file order.
+    pub(crate) fn first(&mut self, ids: &[u32], wildcards: bool) -> RuleSet {
+        let start = self.ids.len();
+        self.ids.extend_from_slice(ids);
+        let rules = &self.rules;
+        self.ids[start..].sort_by_key(|&id| rules[id as usize].line);
         RuleSet::First {
-            rules: ids.into_boxed_slice(),
+            ids: Range32::new(start, self.ids.len()),
             wildcards,
         }
     }
 
-    /// The rule that decides `path`, if any.
-    pub(crate) fn decide(&self, path: &[u8], rules: &[Rule], arena: &[u8]) -> Option<Verdict> {
-        match self {
+    /// The rule that decides `path` under `set`, if any.
+    pub(crate) fn decide(&self, set: RuleSet, path: &[u8]) -> Option<Verdict> {
+        match set {
             RuleSet::Longest { prefix, wild } => {
-                let mut best = longest_prefix(prefix, path, arena);
-                for &id in wild.iter() {
-                    let r = &rules[id as usize];
+                let mut best = self.longest_prefix(prefix.of(&self.prefix), path);
+                let wild = wild.of(&self.wild);
+                let mut path_mask = None;
+                for w in wild {
+                    let r = &self.rules[w.rule as usize];
                     if let Some(b) = best
-                        && r.rank() <= rules[b as usize].rank()
+                        && r.rank() <= self.rules[b as usize].rank()
                     {
                         break;
                     }
-                    if wild_match(r.pattern(arena), path) {
-                        best = Some(id);
+                    if wild.len() > MASK_FROM {
+                        let have = *path_mask.get_or_insert_with(|| byte_mask(path));
+                        if w.mask & !have != 0 {
+                            continue;
+                        }
+                    }
+                    if wild_match(self.pattern(r), path) {
+                        best = Some(w.rule);
                         break;
                     }
                 }
                 best.map(|rule| Verdict {
                     rule,
-                    allowed: rules[rule as usize].allow,
+                    allowed: self.rules[rule as usize].allow,
                 })
             }
-            RuleSet::First {
-                rules: ids,
-                wildcards,
-            } => ids.iter().find_map(|&id| {
-                let r = &rules[id as usize];
-                let pat = r.pattern(arena);
-                let hit = if *wildcards && is_wild(pat) {
+            RuleSet::First { ids, wildcards } => ids.of(&self.ids).iter().find_map(|&id| {
+                let r = &self.rules[id as usize];
+                let pat = self.pattern(r);
+                let hit = if wildcards && is_wild(pat) {
                     wild_match(pat, path)
                 } else {
                     path.starts_with(pat)
                 };
                 hit.then_some(Verdict {
                     rule: id,
-                    allowed: r.allow || r.len == 0,
+                    allowed: r.allow || pat.is_empty(),
                 })
             }),
         }
     }
 
-    /// Heap bytes used by this set.
-    pub(crate) fn heap_size(&self) -> usize {
-        match self {
-            RuleSet::Longest { prefix, wild } => {
-                size_of_val::<[PrefixEntry]>(prefix) + size_of_val::<[u32]>(wild)
-            }
-            RuleSet::First { rules, .. } => size_of_val::<[u32]>(rules),
-        }
-    }
-}
-
-fn longest_prefix(prefix: &[PrefixEntry], path: &[u8], arena: &[u8]) -> Option<u32> {
-    let bytes = |e: &PrefixEntry| &arena[e.start as usize..(e.start + e.len) as usize];
-    let found = prefix.partition_point(|e| bytes(e) <= path);
-    let mut k = found.checked_sub(1)?;
-    let entry = &prefix[k];
-    let pat = bytes(entry);
-    if path.starts_with(pat) {
-        return Some(entry.best);
-    }
-    // Every matching entry is a prefix of `pat` no longer than the common
-    // prefix of `pat` and `path`: walk up to the first such ancestor.
-    let common = pat.iter().zip(path).take_while(|(a, b)| a == b).count();
-    loop {
-        let parent = prefix[k].parent;
-        if parent == NONE {
-            return None;
-        }
-        k = parent as usize;
-        if prefix[k].len as usize <= common {
+    fn longest_prefix(&self, prefix: &[PrefixEntry], path: &[u8]) -> Option<u32> {
+        let text = self.text.as_bytes();
+        let bytes = |e: &PrefixEntry| &text[e.bytes.start as usize..e.bytes.end as usize];
+        let found = prefix.partition_point(|e| bytes(e) <= path);
+        let mut k = found.checked_sub(1)?;
+        let pat = bytes(&prefix[k]);
+        if path.starts_with(pat) {
             return Some(prefix[k].best);
         }
+        // Every matching entry is a prefix of `pat` no longer than the
+        // common prefix of `pat` and `path`: walk up to the first such
+        // ancestor.
+        let common = pat.iter().zip(path).take_while(|(a, b)| a == b).count();
+        loop {
+            let parent = prefix[k].parent;
+            if parent == NONE {
+                return None;
+            }
+            k = parent as usize;
+            if prefix[k].bytes.len() <= common {
+                return Some(prefix[k].best);
+            }
+        }
+    }
+
+    /// Releases spare capacity once the file is compiled.
+    pub(crate) fn shrink_to_fit(&mut self) {
+        self.text.shrink_to_fit();
+        self.rules.shrink_to_fit();
+        self.prefix.shrink_to_fit();
+        self.wild.shrink_to_fit();
+        self.ids.shrink_to_fit();
+    }
+
+    /// Heap bytes held.
+    pub(crate) fn heap_size(&self) -> usize {
+        self.text.capacity()
+            + self.rules.capacity() * size_of::<Rule>()
+            + self.prefix.capacity() * size_of::<PrefixEntry>()
+            + self.wild.capacity() * size_of::<WildEntry>()
+            + self.ids.capacity() * size_of::<u32>()
     }
 }
 
+/// The first occurrence of `needle` in `hay`: a first-byte scan for short
+/// haystacks (typical paths), the two-way searcher of `memchr` otherwise so
+/// that hostile input stays linear.
 fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
     match needle {
         [] => Some(0),
         [b] => memchr::memchr(*b, hay),
+        [first, ..] if hay.len() <= 128 => {
+            let mut from = 0;
+            while let Some(i) = memchr::memchr(*first, &hay[from..]) {
+                let at = from + i;
+                if hay[at..].starts_with(needle) {
+                    return Some(at);
+                }
+                from = at + 1;
+            }
+            None
+        }
         _ => memchr::memmem::find(hay, needle),
     }
 }
@@ -299,6 +390,18 @@ mod tests {
         assert!(m("/ab*ab$", "/abab"));
         assert!(!m("/ab*ab$", "/ab"));
         assert!(m("/x$y", "/x$y"));
+        assert!(m("/*aab", "/aaab"));
+    }
+
+    #[test]
+    fn find_agrees_with_a_naive_search() {
+        let hay = b"/aaabaaabaab/aab";
+        for needle in [&b"aab"[..], b"ab", b"b/", b"zz", b"aaab", b"/aab"] {
+            let naive = hay.windows(needle.len()).position(|w| w == needle);
+            assert_eq!(find(hay, needle), naive, "{needle:?}");
+        }
+        let long = [b'a'; 300];
+        assert_eq!(find(&long, b"ab"), None);
     }
 
     #[test]
@@ -310,36 +413,49 @@ mod tests {
         assert!(!wild_match(pattern.as_bytes(), path.as_bytes()));
     }
 
-    fn rule(arena: &mut Vec<u8>, pat: &str, allow: bool, line: u32) -> Rule {
-        let start = arena.len() as u32;
-        arena.extend_from_slice(pat.as_bytes());
-        Rule {
-            start,
-            len: pat.len() as u32,
-            priority: pat.len() as u32,
-            line,
-            group: 0,
-            allow,
-            derived: false,
+    fn tables(rules: &[(&str, bool)]) -> Tables {
+        let mut t = Tables::default();
+        for (line, &(pat, allow)) in (1..).zip(rules) {
+            let start = t.text.len();
+            t.text.push_str(pat);
+            t.rules.push(Rule {
+                pattern: Range32::new(start, t.text.len()),
+                line,
+                allow,
+                derived: false,
+            });
         }
+        t
     }
 
     #[test]
     fn longest_prefix_walks_to_ancestors() {
-        let mut arena = Vec::new();
-        let rules = vec![
-            rule(&mut arena, "/a", false, 1),
-            rule(&mut arena, "/ab0", true, 2),
-            rule(&mut arena, "/abc/d", true, 3),
-            rule(&mut arena, "/ab", true, 4),
-            rule(&mut arena, "/a", true, 5),
-        ];
-        let set = RuleSet::longest(&[0, 1, 2, 3, 4], &rules, &arena, true);
-        let decide = |p: &str| set.decide(p.as_bytes(), &rules, &arena).map(|v| v.rule);
+        let mut t = tables(&[
+            ("/a", false),
+            ("/ab0", true),
+            ("/abc/d", true),
+            ("/ab", true),
+            ("/a", true),
+        ]);
+        let set = t.longest(&[0, 1, 2, 3, 4], true);
+        let decide = |p: &str| t.decide(set, p.as_bytes()).map(|v| v.rule);
         assert_eq!(decide("/abc"), Some(3));
         assert_eq!(decide("/abc/d/e"), Some(2));
         assert_eq!(decide("/ax"), Some(4), "allow wins the tie on /a");
         assert_eq!(decide("/b"), None);
         assert_eq!(decide("/ab0"), Some(1));
+    }
+
+    #[test]
+    fn many_wildcards_use_the_mask_and_agree() {
+        let rules: Vec<(String, bool)> = (0..12)
+            .map(|i| (format!("/*{}x{i}", char::from(b'a' + i)), i % 2 == 0))
+            .collect();
+        let refs: Vec<(&str, bool)> = rules.iter().map(|(p, a)| (p.as_str(), *a)).collect();
+        let mut t = tables(&refs);
+        let ids: Vec<u32> = (0..12).collect();
+        let set = t.longest(&ids, true);
+        assert_eq!(t.decide(set, b"/zzcx2").map(|v| v.rule), Some(2));
+        assert_eq!(t.decide(set, b"/zzz"), None);
     }
 }

@@ -209,18 +209,19 @@ impl<W: Write> Report<'_, W> {
     }
 
     fn explain(&self, d: &Decision) -> String {
-        let group = || match self.matcher.applies() {
-            Applies::Token(t) => {
-                let lines: Vec<String> =
-                    self.matcher.groups().map(|g| g.line.to_string()).collect();
-                format!("group for '{t}' (line {})", lines.join(", "))
-            }
-            Applies::Star => {
-                let lines: Vec<String> =
-                    self.matcher.groups().map(|g| g.line.to_string()).collect();
-                format!("group for '*' (line {})", lines.join(", "))
-            }
-            Applies::Nothing => "no group".to_owned(),
+        let group = || {
+            let who = match self.matcher.applies() {
+                Applies::Token(t) => t.as_str(),
+                Applies::Star => "*",
+                Applies::Nothing => return "no group".to_owned(),
+            };
+            let lines: Vec<String> = self
+                .matcher
+                .groups()
+                .map(|g| g.line().to_string())
+                .collect();
+            let s = if lines.len() == 1 { "" } else { "s" };
+            format!("group for '{who}' (line{s} {})", lines.join(", "))
         };
         match d.reason {
             Reason::Rule { index, line } => {

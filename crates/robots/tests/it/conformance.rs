@@ -226,17 +226,11 @@ fn metadata(robots: &Robots, q: &MetaVector) -> serde_json::Value {
     let m = robots.matcher(&chain);
     let time = |t: botwarden_robots::TimeOfDay| Value::from(format!("{t}:00"));
     match q.query.as_str() {
-        "sitemaps" => Value::from(
-            robots
-                .sitemaps()
-                .iter()
-                .map(|s| s.value.clone())
-                .collect::<Vec<_>>(),
-        ),
+        "sitemaps" => Value::from(robots.sitemaps().map(|s| s.value).collect::<Vec<_>>()),
         "preferred_host" => robots
             .hosts()
-            .first()
-            .map_or(Value::Null, |h| Value::from(h.value.clone())),
+            .next()
+            .map_or(Value::Null, |h| Value::from(h.value)),
         "crawl_delay" => m.crawl_delay().map_or(Value::Null, |d| json!(d.value)),
         "request_rate" => m.request_rate().map_or(Value::Null, |r| {
             let w = r.value.window;

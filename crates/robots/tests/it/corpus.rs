@@ -19,7 +19,7 @@
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
-use botwarden_robots::{Decision, Profile, Reason, Robots, RobotsTxt, TokenChain, path_of};
+use botwarden_robots::{Cut, Decision, Profile, Reason, Robots, RobotsTxt, TokenChain, path_of};
 
 use crate::support::{shared, workspace};
 
@@ -133,11 +133,11 @@ fn check_file(name: &str, body: &[u8]) -> Duration {
         let robots = Robots::new(&txt, profile);
         let again = Robots::parse(body, profile);
         assert_eq!(robots.rule_count(), again.rule_count(), "{name} {profile}");
-        assert_eq!(robots.groups(), again.groups(), "{name} {profile}");
+        assert!(robots.groups().eq(again.groups()), "{name} {profile}");
         let _ = robots.heap_size();
         let mut chains = chains();
-        if let Some(agent) = robots.groups().iter().flat_map(|g| &g.agents).next() {
-            chains.push(TokenChain::new([agent.value.as_str()]));
+        if let Some(agent) = robots.groups().flat_map(|g| g.agents()).next() {
+            chains.push(TokenChain::new([agent.value]));
         }
         for chain in &chains {
             let matcher = robots.matcher(chain);
@@ -372,7 +372,7 @@ fn ten_megabyte_file() {
         let d = |chain: &TokenChain, url: &str| robots.check(chain, url).allowed;
         match profile.name {
             "rfc9309" | "bing" => {
-                assert_eq!(robots.truncated_at(), None);
+                assert_eq!(robots.cut(), None);
                 assert_eq!(robots.groups().len(), groups + 1);
                 assert!(!d(&star, "/private/x"));
                 assert!(d(&star, "/pa/"));
@@ -385,7 +385,7 @@ fn ten_megabyte_file() {
             }
             "google" => {
                 // Read up to 500 KiB: the `*` group at the end is beyond it.
-                assert_eq!(robots.truncated_at(), Some(500 * 1024));
+                assert_eq!(robots.cut(), Some(Cut::Truncated { at: 500 * 1024 }));
                 assert!(robots.groups().len() < groups);
                 assert!(d(&star, "/private/x"));
                 assert!(!d(&TokenChain::parse("bota"), "/pa/x"));
@@ -393,8 +393,8 @@ fn ten_megabyte_file() {
             }
             "yandex" => {
                 // Over 500 KiB the whole file is ignored.
-                assert_eq!(robots.truncated_at(), Some(0));
-                assert!(robots.groups().is_empty());
+                assert!(matches!(robots.cut(), Some(Cut::FileIgnored { .. })));
+                assert_eq!(robots.groups().len(), 0);
                 assert!(d(&star, "/private/x"));
                 assert!(d(&named, &format!("/p{mid}/x")));
             }

@@ -1,0 +1,576 @@
+//! Compiling a parsed file for one profile: reading its directives the way
+//! the profile does (limits, spellings, grouping), then indexing groups by
+//! token and building their rule sets.
+
+use crate::directive::DirectiveName;
+use crate::parse::{LineKind, RobotsTxt, Separator, Span, split_line};
+use crate::path::normalize_pattern;
+use crate::profile::{AgentMatch, Beyond, Grouping, Profile, RuleChoice};
+use crate::robots::{
+    AgentRec, Cut, GroupRec, Located, NO_VALUES, Robots, TextRec, TokenRec, Values,
+};
+use crate::ruleset::{Range32, Rule, RuleSet, Tables, to_u32};
+use crate::token::is_token_byte;
+use crate::values::{CleanParam, RequestRate, VisitTime, parse_crawl_delay};
+
+const BOM: [u8; 3] = [0xEF, 0xBB, 0xBF];
+
+impl Robots {
+    /// Compiles a parsed file for `profile`.
+    #[must_use]
+    pub fn new(txt: &RobotsTxt, profile: &Profile) -> Robots {
+        let mut b = Builder::new(profile, txt);
+        b.read(txt);
+        let mut robots = b.finish();
+        index(&mut robots);
+        robots.tables.shrink_to_fit();
+        robots.sets.shrink_to_fit();
+        robots.tokens.shrink_to_fit();
+        robots
+    }
+}
+
+/// Reads a profile's directives into groups, rules and file-wide values.
+struct Builder<'p> {
+    profile: &'p Profile,
+    tables: Tables,
+    groups: Vec<GroupRec>,
+    agents: Vec<AgentRec>,
+    values: Vec<Values>,
+    sitemaps: Vec<TextRec>,
+    hosts: Vec<TextRec>,
+    clean_params: Vec<Located<CleanParam>>,
+    cut: Option<Cut>,
+    /// The group whose user-agent lines or members are being read.
+    current: Option<usize>,
+    /// Whether the current group has members (so a user-agent line starts a
+    /// new group).
+    in_body: bool,
+    /// Per group: whether it is kept (1994 records without rules are not).
+    kept: Vec<bool>,
+}
+
+impl<'p> Builder<'p> {
+    fn new(profile: &'p Profile, txt: &RobotsTxt) -> Builder<'p> {
+        let (mut agents, mut rules) = (0, 0);
+        for (_, d) in txt.directives() {
+            agents += usize::from(d.name == DirectiveName::UserAgent);
+            rules += usize::from(d.name.is_rule());
+        }
+        let mut tables = Tables::default();
+        tables.rules.reserve_exact(rules);
+        tables.text.reserve(txt.bytes().len() / 2);
+        Builder {
+            profile,
+            tables,
+            groups: Vec::new(),
+            agents: Vec::with_capacity(agents),
+            values: Vec::new(),
+            sitemaps: Vec::new(),
+            hosts: Vec::new(),
+            clean_params: Vec::new(),
+            cut: None,
+            current: None,
+            in_body: false,
+            kept: Vec::new(),
+        }
+    }
+
+    /// Reads every line as the profile does, applying its limits: size,
+    /// line length, NUL, partial BOM.
+    fn read(&mut self, txt: &RobotsTxt) {
+        let profile = self.profile;
+        let bytes = txt.bytes();
+        let limit = profile.size_limit;
+        if let Some(l) = limit
+            && l.beyond == Beyond::IgnoreFile
+            && bytes.len() > l.bytes
+        {
+            self.cut = Some(Cut::FileIgnored { size: bytes.len() });
+            return;
+        }
+        let truncate_at = limit
+            .filter(|l| l.beyond == Beyond::Truncate)
+            .map(|l| l.bytes);
+        for line in txt.lines() {
+            let mut span = line.span;
+            if let Some(at) = truncate_at {
+                if span.start >= at {
+                    self.cut = Some(Cut::Truncated { at });
+                    break;
+                }
+                if span.end > at {
+                    span.end = at;
+                    self.cut = Some(Cut::Truncated { at });
+                }
+            }
+            if profile.nul_ends_line
+                && let Some(nul) = memchr::memchr(0, &bytes[span.range()])
+            {
+                span.end = span.start + nul;
+            }
+            let skip_bom = profile.partial_bom && !txt.has_bom() && span.start < BOM.len();
+            let too_long = profile.line_limit.is_some_and(|l| span.len() > l);
+            if span == line.span && !skip_bom && !too_long {
+                self.line(line.number, line.kind, bytes);
+                continue;
+            }
+            // The profile sees another line than the file holds: split its
+            // own view of it.
+            let mut own: Vec<u8> = (span.start..span.end)
+                .filter(|&i| !(skip_bom && i < BOM.len() && bytes[i] == BOM[i]))
+                .map(|i| bytes[i])
+                .collect();
+            if let Some(l) = profile.line_limit {
+                own.truncate(l);
+            }
+            let kind = split_line(&own, Span::new(0, own.len())).kind;
+            self.line(line.number, kind, &own);
+        }
+        self.end_group();
+    }
+
+    /// One line; spans in `kind` index `bytes`.
+    fn line(&mut self, number: u32, kind: LineKind, bytes: &[u8]) {
+        match kind {
+            LineKind::Blank => {
+                // 1994 standard: a blank line ends a record.
+                if self.profile.grouping == Grouping::BlankLineRecords {
+                    self.end_group();
+                }
+            }
+            LineKind::Directive(d) => {
+                if self
+                    .profile
+                    .reads(d.name, d.spelling, d.separator == Separator::Colon)
+                {
+                    self.directive(number, d.name, &bytes[d.value.range()]);
+                }
+            }
+            LineKind::Comment | LineKind::Unparsed => {}
+        }
+    }
+
+    fn end_group(&mut self) {
+        if let Some(g) = self.current.take() {
+            self.kept[g] = self.in_body || self.profile.grouping != Grouping::BlankLineRecords;
+        }
+        self.in_body = false;
+    }
+
+    fn push_text(&mut self, bytes: &[u8]) -> Range32 {
+        let start = self.tables.text.len();
+        self.tables.text.push_str(&String::from_utf8_lossy(bytes));
+        Range32::new(start, self.tables.text.len())
+    }
+
+    fn directive(&mut self, line: u32, name: DirectiveName, value: &[u8]) {
+        match name {
+            DirectiveName::UserAgent => {
+                let g = match self.current {
+                    Some(g) if !self.in_body => g,
+                    _ => {
+                        self.end_group();
+                        let at = to_u32(self.agents.len());
+                        let rules = to_u32(self.tables.rules.len());
+                        self.groups.push(GroupRec {
+                            line,
+                            agents: Range32 { start: at, end: at },
+                            rules: Range32 {
+                                start: rules,
+                                end: rules,
+                            },
+                            values: NO_VALUES,
+                        });
+                        self.kept.push(false);
+                        self.current = Some(self.groups.len() - 1);
+                        self.groups.len() - 1
+                    }
+                };
+                let agent = self.agent(value, line);
+                self.agents.push(agent);
+                self.groups[g].agents.end = to_u32(self.agents.len());
+            }
+            DirectiveName::Allow | DirectiveName::Disallow => {
+                if let Some(g) = self.current {
+                    self.push_rule(g, name == DirectiveName::Allow, value, line);
+                    self.in_body = true;
+                }
+            }
+            DirectiveName::CrawlDelay | DirectiveName::RequestRate | DirectiveName::VisitTime => {
+                if let Some(g) = self.current {
+                    self.set_value(g, name, &String::from_utf8_lossy(value), line);
+                    self.in_body |= self.profile.grouping != Grouping::Rules;
+                }
+            }
+            DirectiveName::Sitemap => {
+                let text = self.push_text(value);
+                self.sitemaps.push(TextRec { text, line });
+            }
+            DirectiveName::Host => {
+                let text = self.push_text(value);
+                self.hosts.push(TextRec { text, line });
+            }
+            DirectiveName::CleanParam => {
+                if let Some(value) = CleanParam::parse(&String::from_utf8_lossy(value)) {
+                    self.clean_params.push(Located { value, line });
+                }
+            }
+            DirectiveName::RobotVersion | DirectiveName::Comment | DirectiveName::Unknown => {}
+        }
+    }
+
+    /// The agent of a `user-agent` value, as the profile matches it.
+    fn agent(&mut self, value: &[u8], line: u32) -> AgentRec {
+        let text = self.push_text(value);
+        let token = match self.profile.agent_match {
+            AgentMatch::ProductToken => {
+                let star = value.first() == Some(&b'*')
+                    && value
+                        .get(1)
+                        .is_none_or(|&b| b.is_ascii_whitespace() || b == 0x0b);
+                (!star).then(|| {
+                    let end = value
+                        .iter()
+                        .position(|&b| !is_token_byte(b))
+                        .unwrap_or(value.len());
+                    let start = self.tables.text.len();
+                    self.tables.text.extend(
+                        value[..end]
+                            .iter()
+                            .map(|b| char::from(b.to_ascii_lowercase())),
+                    );
+                    Range32::new(start, self.tables.text.len())
+                })
+            }
+            AgentMatch::Substring => {
+                let lower = text.str(&self.tables.text).to_lowercase();
+                (lower != "*").then(|| {
+                    let start = self.tables.text.len();
+                    self.tables.text.push_str(&lower);
+                    Range32::new(start, self.tables.text.len())
+                })
+            }
+        };
+        AgentRec {
+            value: text,
+            token,
+            line,
+        }
+    }
+
+    fn push_rule(&mut self, group: usize, allow: bool, value: &[u8], line: u32) {
+        let pattern = normalize_pattern(value, self.profile.path_form);
+        // Google: `/dir/index.htm…` also allows `/dir/` exactly.
+        let directory = (allow && self.profile.index_html_is_directory)
+            .then(|| pattern.iter().rposition(|&b| b == b'/'))
+            .flatten()
+            .filter(|&s| pattern[s..].starts_with(b"/index.htm"))
+            .map(|s| [&pattern[..=s], b"$"].concat());
+        self.add_rule(group, allow, &pattern, line, false);
+        if let Some(dir) = directory {
+            self.add_rule(group, allow, &dir, line, true);
+        }
+    }
+
+    fn add_rule(&mut self, group: usize, allow: bool, pattern: &[u8], line: u32, derived: bool) {
+        let pattern = self.push_text(pattern);
+        self.tables.rules.push(Rule {
+            pattern,
+            line,
+            allow,
+            derived,
+        });
+        self.groups[group].rules.end = to_u32(self.tables.rules.len());
+    }
+
+    fn set_value(&mut self, group: usize, name: DirectiveName, value: &str, line: u32) {
+        let g = &mut self.groups[group];
+        if g.values == NO_VALUES {
+            g.values = to_u32(self.values.len());
+            self.values.push(Values::default());
+        }
+        let v = &mut self.values[g.values as usize];
+        match name {
+            DirectiveName::CrawlDelay if v.crawl_delay.is_none() => {
+                v.crawl_delay = parse_crawl_delay(value).map(|value| Located { value, line });
+            }
+            DirectiveName::RequestRate if v.request_rate.is_none() => {
+                v.request_rate = RequestRate::parse(value).map(|value| Located { value, line });
+            }
+            DirectiveName::VisitTime if v.visit_time.is_none() => {
+                v.visit_time = VisitTime::parse(value).map(|value| Located { value, line });
+            }
+            _ => {}
+        }
+    }
+
+    /// Drops 1994 records that hold user-agent lines only (their rules and
+    /// agents are kept in the tables but unreachable; there are none for
+    /// such records) and gives back the file.
+    fn finish(mut self) -> Robots {
+        if self.profile.grouping == Grouping::BlankLineRecords {
+            let mut kept = self.kept.iter();
+            self.groups.retain(|_| kept.next().copied().unwrap_or(true));
+        }
+        self.groups.shrink_to_fit();
+        self.agents.shrink_to_fit();
+        self.values.shrink_to_fit();
+        self.sitemaps.shrink_to_fit();
+        self.hosts.shrink_to_fit();
+        Robots {
+            profile: *self.profile,
+            tables: self.tables,
+            groups: self.groups,
+            agents: self.agents,
+            values: self.values,
+            sets: Vec::new(),
+            tokens: Vec::new(),
+            star: None,
+            records: Range32::default(),
+            sitemaps: self.sitemaps,
+            hosts: self.hosts,
+            clean_params: self.clean_params,
+            cut: self.cut,
+        }
+    }
+}
+
+/// Builds the rule sets (group `i` owns set `i`, merged sets follow) and the
+/// lookup from tokens to them.
+fn index(robots: &mut Robots) {
+    let profile = robots.profile;
+    let compile = |tables: &mut Tables, ids: &[u32]| match profile.rule_choice {
+        RuleChoice::LongestMatch => tables.longest(ids, profile.wildcards),
+        RuleChoice::FirstMatch => tables.first(ids, profile.wildcards),
+    };
+    let tables = &mut robots.tables;
+    let mut sets: Vec<RuleSet> = Vec::with_capacity(robots.groups.len() + 1);
+    let mut ids: Vec<u32> = Vec::new();
+    for g in &robots.groups {
+        ids.clear();
+        ids.extend(g.rules.start..g.rules.end);
+        sets.push(compile(tables, &ids));
+    }
+    let substring = profile.agent_match == AgentMatch::Substring;
+    if substring {
+        // Substring matching cannot be indexed: records are scanned in file
+        // order, and only the first `*` record counts.
+        let start = tables.ids.len();
+        let mut star = None;
+        for (g, rec) in (0u32..).zip(&robots.groups) {
+            let is_star = rec
+                .agents
+                .of(&robots.agents)
+                .iter()
+                .any(|a| a.token.is_none());
+            if !is_star {
+                tables.ids.push(g);
+            } else if star.is_none() {
+                star = Some(g);
+            }
+        }
+        robots.records = Range32::new(start, tables.ids.len());
+        robots.star = star.map(|g| {
+            let at = tables.ids.len();
+            tables.ids.push(g);
+            TokenRec {
+                token: Range32::default(),
+                set: g,
+                groups: Range32::new(at, at + 1),
+            }
+        });
+        robots.sets = sets;
+        return;
+    }
+    // Token of each agent, with its group, sorted by token: one entry per
+    // distinct token, and one for `*`.
+    let mut named: Vec<(Option<Range32>, u32)> = Vec::with_capacity(robots.agents.len());
+    for (g, rec) in (0u32..).zip(&robots.groups) {
+        named.extend(rec.agents.of(&robots.agents).iter().map(|a| (a.token, g)));
+    }
+    let text = &tables.text;
+    named.sort_by(|a, b| {
+        let key = |t: Option<Range32>| t.map(|r| r.str(text));
+        key(a.0).cmp(&key(b.0)).then(a.1.cmp(&b.1))
+    });
+    named.dedup_by(|later, first| {
+        later.1 == first.1 && later.0.map(|r| r.str(text)) == first.0.map(|r| r.str(text))
+    });
+    let mut tokens = Vec::new();
+    let mut star = None;
+    let mut i = 0;
+    while i < named.len() {
+        let token = named[i].0;
+        let same = |n: &(Option<Range32>, u32)| {
+            n.0.map(|r| r.str(&tables.text)) == token.map(|r| r.str(&tables.text))
+        };
+        let j = i + named[i..].iter().take_while(|n| same(n)).count();
+        let start = tables.ids.len();
+        tables.ids.extend(named[i..j].iter().map(|n| n.1));
+        let groups = Range32::new(start, tables.ids.len());
+        let set = if j - i == 1 {
+            named[i].1
+        } else {
+            let rules: Vec<u32> = groups
+                .of(&tables.ids)
+                .to_vec()
+                .into_iter()
+                .flat_map(|g| {
+                    let r = robots.groups[g as usize].rules;
+                    r.start..r.end
+                })
+                .collect();
+            sets.push(compile(tables, &rules));
+            to_u32(sets.len() - 1)
+        };
+        let rec = TokenRec {
+            token: token.unwrap_or_default(),
+            set,
+            groups,
+        };
+        match token {
+            Some(_) => tokens.push(rec),
+            None => star = Some(rec),
+        }
+        i = j;
+    }
+    robots.sets = sets;
+    robots.tokens = tokens;
+    robots.star = star;
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::robots::{Applies, Reason};
+    use crate::token::TokenChain;
+
+    fn allowed(body: &[u8], profile: &Profile, agent: &str, url: &str) -> bool {
+        Robots::parse(body.to_vec(), profile).is_allowed(&TokenChain::parse(agent), url)
+    }
+
+    /// A body whose `Disallow: /late` starts just past `at` bytes.
+    fn padded(at: usize) -> Vec<u8> {
+        let mut body = b"User-agent: *\nDisallow: /early\n".to_vec();
+        while body.len() < at {
+            body.extend_from_slice(b"# padding padding padding padding padding\n");
+        }
+        body.extend_from_slice(b"Disallow: /late\n");
+        body
+    }
+
+    #[test]
+    fn google_ignores_content_after_500_kib() {
+        let body = padded(500 * 1024);
+        let robots = Robots::parse(body.clone(), &Profile::GOOGLE);
+        assert_eq!(robots.cut(), Some(Cut::Truncated { at: 500 * 1024 }));
+        assert!(!allowed(&body, &Profile::GOOGLE, "x", "/early"));
+        assert!(allowed(&body, &Profile::GOOGLE, "x", "/late"));
+        assert!(!allowed(&body, &Profile::RFC9309, "x", "/late"));
+    }
+
+    #[test]
+    fn google_cuts_a_rule_that_crosses_the_limit() {
+        let limit = 500 * 1024;
+        let mut body = b"User-agent: *\n".to_vec();
+        // A comment line that ends exactly 13 bytes before the limit.
+        let fill = limit - 13 - body.len() - 1;
+        body.push(b'#');
+        body.resize(body.len() + fill - 1, b'x');
+        body.push(b'\n');
+        assert_eq!(body.len(), limit - 13);
+        body.extend_from_slice(b"Disallow: /late/xyz\n");
+        // Google keeps `Disallow: /la`: a shorter pattern.
+        assert!(!allowed(&body, &Profile::GOOGLE, "x", "/lab"));
+        assert!(allowed(&body, &Profile::RFC9309, "x", "/lab"));
+        assert!(!allowed(&body, &Profile::RFC9309, "x", "/late/xyz"));
+    }
+
+    #[test]
+    fn yandex_ignores_an_oversize_file() {
+        let body = padded(600 * 1024);
+        let robots = Robots::parse(body.clone(), &Profile::YANDEX);
+        assert_eq!(robots.cut(), Some(Cut::FileIgnored { size: body.len() }));
+        assert!(allowed(&body, &Profile::YANDEX, "yandexbot", "/early"));
+        assert!(!allowed(&body, &Profile::RFC9309, "yandexbot", "/early"));
+    }
+
+    #[test]
+    fn google_cuts_long_lines() {
+        let long = format!("User-agent: *\nDisallow: /{}\n", "a".repeat(20_000));
+        let cut = format!("/{}", "a".repeat(16_663 - "Disallow: /".len()));
+        // The kept part of the line is a shorter pattern, so it matches a
+        // path the full pattern would not.
+        assert!(!allowed(
+            long.as_bytes(),
+            &Profile::GOOGLE,
+            "x",
+            &format!("{cut}b")
+        ));
+        assert!(allowed(
+            long.as_bytes(),
+            &Profile::RFC9309,
+            "x",
+            &format!("{cut}b")
+        ));
+    }
+
+    #[test]
+    fn partial_bom_and_nul() {
+        let body = b"\xEF\xBBUser-agent: *\nDisallow: /a\x00/ignored\n";
+        for p in [&Profile::GOOGLE, &Profile::RFC9309] {
+            assert!(!allowed(body, p, "x", "/a"), "{p}");
+        }
+        assert!(
+            allowed(body, &Profile::STRICT, "x", "/a"),
+            "strict reads no partial BOM"
+        );
+    }
+
+    #[test]
+    fn typed_values() {
+        let robots = Robots::parse(
+            "Sitemap: https://e.example/s.xml\nHost: e.example\nHost: other.example\n\
+             Clean-param: ref /articles/\n\
+             User-agent: a\nCrawl-delay: 2.5\nRequest-rate: 1/10s\nVisit-time: 0100-0500\nDisallow: /\n",
+            &Profile::RFC9309,
+        );
+        assert_eq!(
+            robots.sitemaps().next().map(|s| s.value),
+            Some("https://e.example/s.xml")
+        );
+        assert_eq!(robots.hosts().len(), 2);
+        assert_eq!(robots.clean_params()[0].value.params, ["ref"]);
+        let m = robots.matcher(&TokenChain::parse("a"));
+        assert_eq!(m.crawl_delay().map(|d| (d.value, d.line)), Some((2.5, 6)));
+        assert_eq!(m.request_rate().map(|r| r.value.seconds), Some(10));
+        assert_eq!(
+            m.visit_time().map(|v| v.value.end.to_string()),
+            Some("05:00".into())
+        );
+        // Crawl-delay ended the user-agent lines: the rule still belongs to a.
+        assert!(!m.is_allowed("/x"));
+    }
+
+    #[test]
+    fn explanations_name_group_rule_and_line() {
+        let robots = Robots::parse(
+            "User-agent: *\nDisallow: /\n\nUser-agent: a\nAllow: /pub\nDisallow: /\n",
+            &Profile::RFC9309,
+        );
+        let m = robots.matcher(&TokenChain::parse("a"));
+        assert_eq!(m.applies(), &Applies::Token("a".into()));
+        assert_eq!(m.groups().map(|g| g.line()).collect::<Vec<_>>(), [4]);
+        let d = m.check("/pub/x");
+        assert_eq!(d.reason, Reason::Rule { index: 1, line: 5 });
+        assert_eq!(robots.rule(1).to_string(), "Allow: /pub");
+        let none = robots.matcher(&TokenChain::parse("b")).check("/x");
+        assert!(!none.allowed);
+        let empty = Robots::parse("", &Profile::RFC9309);
+        assert_eq!(
+            empty.check(&TokenChain::parse("a"), "/").reason,
+            Reason::NoGroup
+        );
+    }
+}
