@@ -20,7 +20,10 @@ pub struct TokenChain {
 
 impl TokenChain {
     /// A chain from tokens, most specific first. A `*` token is dropped (it
-    /// is always last).
+    /// is always last). Tokens are kept as given, even empty ones: as in
+    /// Google's library, an empty token names a group whose user-agent
+    /// value has no product token (`User-agent: *bot`, `User-agent:`).
+    /// [`TokenChain::parse`] skips empty items.
     pub fn new<I, S>(tokens: I) -> TokenChain
     where
         I: IntoIterator<Item = S>,
