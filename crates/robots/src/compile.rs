@@ -9,7 +9,7 @@ use crate::profile::{AgentMatch, Beyond, Grouping, Profile, RuleChoice};
 use crate::robots::{
     AgentRec, Cut, GroupRec, Located, NO_VALUES, Robots, TextRec, TokenRec, Values,
 };
-use crate::ruleset::{Range32, Rule, RuleSet, Tables, to_u32};
+use crate::ruleset::{Order, Range32, Rule, RuleSet, Tables, to_u32};
 use crate::token::is_token_byte;
 use crate::values::{CleanParam, RequestRate, VisitTime, parse_crawl_delay};
 
@@ -340,10 +340,11 @@ impl<'p> Builder<'p> {
 /// lookup from tokens to them.
 fn index(robots: &mut Robots) {
     let profile = robots.profile;
-    let compile = |tables: &mut Tables, ids: &[u32]| match profile.rule_choice {
-        RuleChoice::LongestMatch => tables.longest(ids, profile.wildcards),
-        RuleChoice::FirstMatch => tables.first(ids, profile.wildcards),
+    let order = match profile.rule_choice {
+        RuleChoice::LongestMatch => Order::Longest,
+        RuleChoice::FirstMatch => Order::First,
     };
+    let compile = |tables: &mut Tables, ids: &[u32]| tables.set(ids, profile.wildcards, order);
     let tables = &mut robots.tables;
     let mut sets: Vec<RuleSet> = Vec::with_capacity(robots.groups.len() + 1);
     let mut ids: Vec<u32> = Vec::new();

@@ -21,6 +21,7 @@
 
 mod compile;
 mod directive;
+mod lint;
 mod parse;
 mod path;
 mod profile;
@@ -30,6 +31,9 @@ mod token;
 mod values;
 
 pub use directive::{DirectiveName, KNOWN_UNUSED, Spelling, classify_key};
+pub use lint::{
+    Diagnostic, Edit, Fix, LINTS, Lint, Severity, apply_fixes, check, example_path, lint,
+};
 pub use parse::{ByteIssue, Directive, Line, LineEnding, LineKind, RobotsTxt, Separator, Span};
 pub use path::{normalize_path, normalize_pattern, path_of};
 pub use profile::{

@@ -69,11 +69,26 @@ impl Rule {
         self.pattern.end - self.pattern.start
     }
 
-    /// Ordering among matching rules: higher priority, then `allow`, then
-    /// earlier line.
-    fn rank(&self) -> (u32, bool, Reverse<u32>) {
-        (self.priority(), self.allow, Reverse(self.line))
+    /// Ordering among matching rules, best last: under longest match a
+    /// higher priority, then `allow`, then an earlier line; under first
+    /// match an earlier line.
+    fn rank(&self, order: Order) -> (u32, bool, Reverse<u32>) {
+        match order {
+            Order::Longest => (self.priority(), self.allow, Reverse(self.line)),
+            Order::First => (0, false, Reverse(self.line)),
+        }
     }
+}
+
+/// How the matching rules of a set are ranked.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Order {
+    /// The longest pattern wins, `allow` on a tie; empty patterns never
+    /// decide.
+    Longest,
+    /// The first rule in file order wins; an empty pattern matches every
+    /// path and allows.
+    First,
 }
 
 const NONE: u32 = u32::MAX;
@@ -105,11 +120,14 @@ pub(crate) struct Verdict {
 }
 
 /// The compiled rules of one group, or of several groups merged: ranges into
-/// [`Tables`].
+/// [`Tables`]. Both orders use the same structure: the matching prefix
+/// rules of a path are the ancestors of one entry, so the best of them is
+/// known once the entry is found.
 #[derive(Debug, Clone, Copy)]
-pub(crate) enum RuleSet {
-    Longest { prefix: Range32, wild: Range32 },
-    First { ids: Range32, wildcards: bool },
+pub(crate) struct RuleSet {
+    order: Order,
+    prefix: Range32,
+    wild: Range32,
 }
 
 /// Every rule set of one compiled file.
@@ -120,7 +138,7 @@ pub(crate) struct Tables {
     pub(crate) rules: Vec<Rule>,
     prefix: Vec<PrefixEntry>,
     wild: Vec<WildEntry>,
-    /// Rule ids of first-match sets, and group lists of tokens.
+    /// Group lists of tokens.
     pub(crate) ids: Vec<u32>,
 }
 
@@ -140,13 +158,13 @@ impl Tables {
         rule.pattern.str(&self.text).as_bytes()
     }
 
-    /// Adds a longest-match set over `ids`.
-    pub(crate) fn longest(&mut self, ids: &[u32], wildcards: bool) -> RuleSet {
+    /// Adds a set over the rules `ids`, ranked by `order`.
+    pub(crate) fn set(&mut self, ids: &[u32], wildcards: bool, order: Order) -> RuleSet {
         let mut prefix: Vec<(Range32, u32)> = Vec::with_capacity(ids.len());
         let wild_start = self.wild.len();
         for &id in ids {
             let r = self.rules[id as usize];
-            if r.priority() == 0 {
+            if r.priority() == 0 && order == Order::Longest {
                 continue;
             }
             let pat = self.pattern(&r);
@@ -170,10 +188,11 @@ impl Tables {
         let text = self.text.as_bytes();
         let rules = &self.rules;
         let bytes = |r: Range32| &text[r.start as usize..r.end as usize];
+        let rank = |id: u32| rules[id as usize].rank(order);
         prefix.sort_by(|a, b| {
             bytes(a.0)
                 .cmp(bytes(b.0))
-                .then_with(|| rules[b.1 as usize].rank().cmp(&rules[a.1 as usize].rank()))
+                .then_with(|| rank(b.1).cmp(&rank(a.1)))
         });
         prefix.dedup_by(|later, first| bytes(later.0) == bytes(first.0));
         let prefix_start = self.prefix.len();
@@ -189,7 +208,7 @@ impl Tables {
             let (parent, best) = match stack.last() {
                 Some(&p) => {
                     let inherited = self.prefix[p].best;
-                    let better = rules[inherited as usize].rank() > rules[id as usize].rank();
+                    let better = rank(inherited) > rank(id);
                     (
                         to_u32(p - prefix_start),
                         if better { inherited } else { id },
@@ -204,69 +223,42 @@ impl Tables {
                 parent,
             });
         }
-        self.wild[wild_start..].sort_by_key(|w| Reverse(rules[w.rule as usize].rank()));
-        RuleSet::Longest {
+        self.wild[wild_start..].sort_by_key(|w| Reverse(rank(w.rule)));
+        RuleSet {
+            order,
             prefix: Range32::new(prefix_start, self.prefix.len()),
             wild: Range32::new(wild_start, self.wild.len()),
         }
     }
 
-    /// Adds a first-match set over `ids`, in file order.
-    pub(crate) fn first(&mut self, ids: &[u32], wildcards: bool) -> RuleSet {
-        let start = self.ids.len();
-        self.ids.extend_from_slice(ids);
-        let rules = &self.rules;
-        self.ids[start..].sort_by_key(|&id| rules[id as usize].line);
-        RuleSet::First {
-            ids: Range32::new(start, self.ids.len()),
-            wildcards,
-        }
-    }
-
     /// The rule that decides `path` under `set`, if any.
     pub(crate) fn decide(&self, set: RuleSet, path: &[u8]) -> Option<Verdict> {
-        match set {
-            RuleSet::Longest { prefix, wild } => {
-                let mut best = self.longest_prefix(prefix.of(&self.prefix), path);
-                let wild = wild.of(&self.wild);
-                let mut path_mask = None;
-                for w in wild {
-                    let r = &self.rules[w.rule as usize];
-                    if let Some(b) = best
-                        && r.rank() <= self.rules[b as usize].rank()
-                    {
-                        break;
-                    }
-                    if wild.len() > MASK_FROM {
-                        let have = *path_mask.get_or_insert_with(|| byte_mask(path));
-                        if w.mask & !have != 0 {
-                            continue;
-                        }
-                    }
-                    if wild_match(self.pattern(r), path) {
-                        best = Some(w.rule);
-                        break;
-                    }
-                }
-                best.map(|rule| Verdict {
-                    rule,
-                    allowed: self.rules[rule as usize].allow,
-                })
+        let rank = |id: u32| self.rules[id as usize].rank(set.order);
+        let mut best = self.longest_prefix(set.prefix.of(&self.prefix), path);
+        let wild = set.wild.of(&self.wild);
+        let mut path_mask = None;
+        for w in wild {
+            if best.is_some_and(|b| rank(w.rule) <= rank(b)) {
+                break;
             }
-            RuleSet::First { ids, wildcards } => ids.of(&self.ids).iter().find_map(|&id| {
-                let r = &self.rules[id as usize];
-                let pat = self.pattern(r);
-                let hit = if wildcards && is_wild(pat) {
-                    wild_match(pat, path)
-                } else {
-                    path.starts_with(pat)
-                };
-                hit.then_some(Verdict {
-                    rule: id,
-                    allowed: r.allow || pat.is_empty(),
-                })
-            }),
+            if wild.len() > MASK_FROM {
+                let have = *path_mask.get_or_insert_with(|| byte_mask(path));
+                if w.mask & !have != 0 {
+                    continue;
+                }
+            }
+            if wild_match(self.pattern(&self.rules[w.rule as usize]), path) {
+                best = Some(w.rule);
+                break;
+            }
         }
+        best.map(|rule| {
+            let r = &self.rules[rule as usize];
+            Verdict {
+                rule,
+                allowed: r.allow || (set.order == Order::First && r.priority() == 0),
+            }
+        })
     }
 
     fn longest_prefix(&self, prefix: &[PrefixEntry], path: &[u8]) -> Option<u32> {
@@ -437,13 +429,28 @@ mod tests {
             ("/ab", true),
             ("/a", true),
         ]);
-        let set = t.longest(&[0, 1, 2, 3, 4], true);
+        let set = t.set(&[0, 1, 2, 3, 4], true, Order::Longest);
         let decide = |p: &str| t.decide(set, p.as_bytes()).map(|v| v.rule);
         assert_eq!(decide("/abc"), Some(3));
         assert_eq!(decide("/abc/d/e"), Some(2));
         assert_eq!(decide("/ax"), Some(4), "allow wins the tie on /a");
         assert_eq!(decide("/b"), None);
         assert_eq!(decide("/ab0"), Some(1));
+    }
+
+    #[test]
+    fn first_match_is_the_earliest_matching_line() {
+        let mut t = tables(&[
+            ("/a/b", true),
+            ("/a", false),
+            ("", false),
+            ("/a/b/c", false),
+        ]);
+        let set = t.set(&[0, 1, 2, 3], false, Order::First);
+        let decide = |p: &str| t.decide(set, p.as_bytes()).map(|v| (v.rule, v.allowed));
+        assert_eq!(decide("/a/b/c/d"), Some((0, true)));
+        assert_eq!(decide("/a/x"), Some((1, false)));
+        assert_eq!(decide("/z"), Some((2, true)), "an empty disallow allows");
     }
 
     #[test]
@@ -454,7 +461,7 @@ mod tests {
         let refs: Vec<(&str, bool)> = rules.iter().map(|(p, a)| (p.as_str(), *a)).collect();
         let mut t = tables(&refs);
         let ids: Vec<u32> = (0..12).collect();
-        let set = t.longest(&ids, true);
+        let set = t.set(&ids, true, Order::Longest);
         assert_eq!(t.decide(set, b"/zzcx2").map(|v| v.rule), Some(2));
         assert_eq!(t.decide(set, b"/zzz"), None);
     }

@@ -1,0 +1,504 @@
+//! The checker: lints with stable codes that say how each robot will read a
+//! file, and where it deviates from what robots expect.
+//!
+//! Every lint lives in its own file under `lint/rules/`, with its
+//! documentation as the doc comment of its declaration; [`LINTS`] lists them
+//! all. A finding is data, a [`Diagnostic`]: code, severity, span, message,
+//! help, and where one exists a machine-applicable [`Fix`].
+
+use crate::directive::DirectiveName;
+use crate::parse::{Line, LineKind, RobotsTxt, Separator, Span};
+use crate::profile::Profile;
+use crate::robots::Robots;
+use crate::token::TokenChain;
+
+/// How serious a finding is.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Severity {
+    /// A robot will read the file otherwise than its author meant, or not
+    /// at all.
+    Error,
+    /// Robots disagree, or a line does nothing.
+    Warning,
+    /// Style that strict or old robots care about.
+    Info,
+}
+
+impl Severity {
+    /// `error`, `warning` or `info`.
+    #[must_use]
+    pub const fn as_str(self) -> &'static str {
+        match self {
+            Severity::Error => "error",
+            Severity::Warning => "warning",
+            Severity::Info => "info",
+        }
+    }
+}
+
+/// A lint: a kind of finding, with its documentation.
+#[derive(Debug, PartialEq, Eq, Hash)]
+pub struct Lint {
+    /// Stable code, `R001`…
+    pub code: &'static str,
+    /// Stable kebab-case name.
+    pub name: &'static str,
+    /// Default severity.
+    pub severity: Severity,
+    /// One line saying what it finds.
+    pub summary: &'static str,
+    /// Markdown: `## What it does`, `## Why`, `## Example`, `## Fix`.
+    pub docs: &'static str,
+}
+
+/// One replacement of a span of the original file.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Edit {
+    /// What to replace (may be empty, to insert).
+    pub span: Span,
+    /// The new text.
+    pub replacement: String,
+}
+
+/// A machine-applicable fix: edits that, applied together, remove the
+/// finding.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Fix {
+    /// What the fix does.
+    pub description: String,
+    /// Non-overlapping edits.
+    pub edits: Vec<Edit>,
+}
+
+/// A finding.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Diagnostic {
+    /// The lint.
+    pub lint: &'static Lint,
+    /// Where, in the original bytes.
+    pub span: Span,
+    /// What is wrong, and what each robot will do.
+    pub message: String,
+    /// What to do about it.
+    pub help: Option<String>,
+    /// A fix, where one can be applied mechanically.
+    pub fix: Option<Fix>,
+}
+
+impl Diagnostic {
+    pub(crate) fn new(lint: &'static Lint, span: Span, message: impl Into<String>) -> Diagnostic {
+        Diagnostic {
+            lint,
+            span,
+            message: message.into(),
+            help: None,
+            fix: None,
+        }
+    }
+
+    pub(crate) fn help(mut self, help: impl Into<String>) -> Diagnostic {
+        self.help = Some(help.into());
+        self
+    }
+
+    pub(crate) fn fix(mut self, description: impl Into<String>, edits: Vec<Edit>) -> Diagnostic {
+        self.fix = Some(Fix {
+            description: description.into(),
+            edits,
+        });
+        self
+    }
+
+    /// The lint's code.
+    #[must_use]
+    pub fn code(&self) -> &'static str {
+        self.lint.code
+    }
+
+    /// The lint's severity.
+    #[must_use]
+    pub fn severity(&self) -> Severity {
+        self.lint.severity
+    }
+}
+
+/// Declares a lint from its doc comment and its code, name, severity and
+/// summary.
+macro_rules! declare_lint {
+    ($(#[doc = $doc:literal])* $code:literal, $name:literal, $severity:ident, $summary:literal) => {
+        $(#[doc = $doc])*
+        pub(crate) const LINT: crate::lint::Lint = crate::lint::Lint {
+            code: $code,
+            name: $name,
+            severity: crate::lint::Severity::$severity,
+            summary: $summary,
+            docs: concat!($($doc, "\n"),*),
+        };
+    };
+}
+
+/// Lists the lint modules once: declares them, registers them in
+/// [`LINTS`] and runs them.
+macro_rules! lints {
+    ($($module:ident),* $(,)?) => {
+        mod rules {
+            $(pub(super) mod $module;)*
+        }
+        /// Every lint, in code order.
+        pub const LINTS: &[&Lint] = &[$(&rules::$module::LINT),*];
+        fn run(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+            $(rules::$module::check(cx, out);)*
+        }
+    };
+}
+
+lints![
+    rule_outside_group,
+    missing_blank_line,
+    blank_line_in_group,
+    duplicate_group,
+    star_in_user_agent,
+    user_agent_not_token,
+    group_without_rule,
+    empty_allow,
+    allow_everything,
+    wildcard_for_strict,
+    robots_txt_rule,
+    robots_disagree,
+    allowed_and_disallowed,
+    crawl_delay,
+    sitemap_in_group,
+    sitemap_relative,
+    sitemap_suspicious,
+    host_scheme,
+    host_repeated,
+    clean_param,
+    robot_version,
+    misspelt_key,
+    missing_colon,
+    byte_order_mark,
+    invalid_utf8,
+    file_too_large,
+    comment_after_directive,
+    unknown_directive,
+    unparseable_line,
+    template,
+    html,
+    utf16,
+    blocks_everything,
+    rule_never_matches,
+    rule_shadowed,
+    nul_byte,
+    line_too_long,
+    empty_user_agent,
+];
+
+/// The lint with this code or name.
+#[must_use]
+pub fn lint(code_or_name: &str) -> Option<&'static Lint> {
+    LINTS
+        .iter()
+        .copied()
+        .find(|l| l.code.eq_ignore_ascii_case(code_or_name) || l.name == code_or_name)
+}
+
+/// A group as the checker sees the file's structure (RFC 9309 reading):
+/// line indices into [`RobotsTxt::lines`].
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Block {
+    /// The `user-agent` lines.
+    pub(crate) agents: Vec<usize>,
+    /// The directives after them (rules and extensions).
+    pub(crate) members: Vec<usize>,
+}
+
+/// What every lint may look at.
+pub(crate) struct Context<'a> {
+    pub(crate) txt: &'a RobotsTxt,
+    /// The file compiled under every built-in profile, in [`Profile::ALL`]
+    /// order.
+    pub(crate) compiled: Vec<(&'static Profile, Robots)>,
+    /// Groups in file order.
+    pub(crate) blocks: Vec<Block>,
+    /// Directives before any user-agent line.
+    pub(crate) before_groups: Vec<usize>,
+    /// The first line that shows the file is an HTML page, if any.
+    pub(crate) html: Option<usize>,
+}
+
+impl<'a> Context<'a> {
+    pub(crate) fn new(txt: &'a RobotsTxt) -> Context<'a> {
+        let compiled = Profile::ALL
+            .iter()
+            .map(|&p| (p, Robots::new(txt, p)))
+            .collect();
+        let mut blocks: Vec<Block> = Vec::new();
+        let mut before_groups = Vec::new();
+        let mut in_members = false;
+        for (i, line) in txt.lines().iter().enumerate() {
+            let Some(name) = Context::read_name(line) else {
+                continue;
+            };
+            match name {
+                DirectiveName::UserAgent => {
+                    if in_members || blocks.is_empty() {
+                        blocks.push(Block::default());
+                        in_members = false;
+                    }
+                    if let Some(b) = blocks.last_mut() {
+                        b.agents.push(i);
+                    }
+                }
+                DirectiveName::Allow
+                | DirectiveName::Disallow
+                | DirectiveName::CrawlDelay
+                | DirectiveName::RequestRate
+                | DirectiveName::VisitTime
+                | DirectiveName::RobotVersion => match blocks.last_mut() {
+                    Some(b) => {
+                        b.members.push(i);
+                        in_members = true;
+                    }
+                    None => before_groups.push(i),
+                },
+                _ => {}
+            }
+        }
+        let html = txt.lines().iter().position(|l| {
+            let text = txt.text(l.span);
+            let text = text.trim_start().to_ascii_lowercase();
+            HTML_TAGS.iter().any(|t| text.starts_with(t))
+        });
+        Context {
+            txt,
+            compiled,
+            blocks,
+            before_groups,
+            html,
+        }
+    }
+
+    /// The directive a line holds as most robots read it (exact names and
+    /// misspellings, with or without colon), if any.
+    pub(crate) fn read_name(line: &Line) -> Option<DirectiveName> {
+        match line.kind {
+            LineKind::Directive(d)
+                if Profile::RFC9309.reads(d.name, d.spelling, d.separator == Separator::Colon)
+                    || Profile::GOOGLE.reads(
+                        d.name,
+                        d.spelling,
+                        d.separator == Separator::Colon,
+                    ) =>
+            {
+                Some(d.name)
+            }
+            _ => None,
+        }
+    }
+
+    pub(crate) fn line(&self, index: usize) -> &'a Line {
+        &self.txt.lines()[index]
+    }
+
+    /// The directive of a line, if it is one.
+    pub(crate) fn directive(&self, index: usize) -> Option<crate::parse::Directive> {
+        match self.line(index).kind {
+            LineKind::Directive(d) => Some(d),
+            _ => None,
+        }
+    }
+
+    /// The value text of a directive line.
+    pub(crate) fn value(&self, index: usize) -> String {
+        self.directive(index)
+            .map(|d| self.txt.text(d.value).into_owned())
+            .unwrap_or_default()
+    }
+
+    /// The compiled file for a profile.
+    pub(crate) fn robots(&self, profile: &Profile) -> &Robots {
+        self.robots_named(profile.name)
+    }
+
+    /// The compiled file for a built-in profile's name.
+    pub(crate) fn robots_named(&self, name: &str) -> &Robots {
+        &self
+            .compiled
+            .iter()
+            .find(|(p, _)| p.name == name)
+            .expect("every built-in profile is compiled")
+            .1
+    }
+
+    /// A span covering a whole line (without its ending).
+    pub(crate) fn line_span(&self, index: usize) -> Span {
+        self.line(index).span
+    }
+
+    /// The span of a line including its line ending.
+    pub(crate) fn line_with_ending(&self, index: usize) -> Span {
+        let line = self.line(index);
+        Span::new(line.span.start, line.span.end + line.ending.as_str().len())
+    }
+}
+
+/// One `allow` or `disallow` line of a block.
+#[derive(Debug, Clone)]
+pub(crate) struct RuleLine {
+    /// Index of the line.
+    pub(crate) index: usize,
+    pub(crate) allow: bool,
+    /// The value as written.
+    pub(crate) value: String,
+}
+
+impl Context<'_> {
+    /// The `allow` and `disallow` lines of a block, in order.
+    pub(crate) fn rules(&self, block: &Block) -> Vec<RuleLine> {
+        block
+            .members
+            .iter()
+            .filter_map(|&i| {
+                let d = self.directive(i)?;
+                d.name.is_rule().then(|| RuleLine {
+                    index: i,
+                    allow: d.name == DirectiveName::Allow,
+                    value: self.txt.text(d.value).into_owned(),
+                })
+            })
+            .collect()
+    }
+
+    /// The product token a `user-agent` line names, as RFC 9309 robots
+    /// read it (lower case), or `None` for `*`.
+    pub(crate) fn token(&self, index: usize) -> Option<String> {
+        let value = self.value(index);
+        let b = value.as_bytes();
+        if b.first() == Some(&b'*') && b.get(1).is_none_or(u8::is_ascii_whitespace) {
+            return None;
+        }
+        let end = b
+            .iter()
+            .position(|&c| !crate::token::is_token_byte(c))
+            .unwrap_or(b.len());
+        Some(value[..end].to_ascii_lowercase())
+    }
+
+    /// A token chain for a robot of this block: its first named token, or
+    /// one that no group names when the block is for `*`.
+    pub(crate) fn robot_of(&self, block: &Block) -> TokenChain {
+        match block
+            .agents
+            .iter()
+            .find_map(|&i| self.token(i).filter(|t| !t.is_empty()))
+        {
+            Some(t) => TokenChain::new([t]),
+            None => TokenChain::new([PROBE]),
+        }
+    }
+
+    /// The decision of every profile for a robot and a path: `(profile
+    /// name, allowed, deciding line)`.
+    pub(crate) fn decisions(
+        &self,
+        chain: &TokenChain,
+        path: &str,
+    ) -> Vec<(&'static str, bool, Option<u32>)> {
+        self.compiled
+            .iter()
+            .map(|(p, robots)| {
+                let d = robots.check(chain, path);
+                let line = match d.reason {
+                    crate::robots::Reason::Rule { line, .. } => Some(line),
+                    _ => None,
+                };
+                (p.name, d.allowed, line)
+            })
+            .collect()
+    }
+}
+
+/// Tags that only an HTML page starts a line with.
+const HTML_TAGS: [&str; 8] = [
+    "<!doctype",
+    "<html",
+    "<head",
+    "<body",
+    "<meta",
+    "<script",
+    "<style",
+    "<title",
+];
+
+/// A robot that no group names: it obeys `*`.
+pub(crate) const PROBE: &str = "botwarden-probe";
+
+/// A path that a pattern matches, as a crawler would request it: wildcards
+/// become `x`, a final `$` is dropped, a leading `/` is added when missing,
+/// and bytes outside ASCII are percent-encoded.
+#[must_use]
+pub fn example_path(pattern: &str) -> String {
+    use std::fmt::Write as _;
+    let body = pattern.strip_suffix('$').unwrap_or(pattern);
+    let mut path = String::with_capacity(body.len() + 1);
+    if !body.starts_with('/') {
+        path.push('/');
+    }
+    for &b in body.as_bytes() {
+        match b {
+            b'*' => path.push('x'),
+            0x80.. => {
+                let _ = write!(path, "%{b:02X}");
+            }
+            _ => path.push(char::from(b)),
+        }
+    }
+    path
+}
+
+/// Runs every lint over a parsed file. Findings come in file order.
+#[must_use]
+pub fn check(txt: &RobotsTxt) -> Vec<Diagnostic> {
+    let cx = Context::new(txt);
+    let mut out = Vec::new();
+    run(&cx, &mut out);
+    out.sort_by(|a, b| (a.span.start, a.lint.code).cmp(&(b.span.start, b.lint.code)));
+    out
+}
+
+/// Applies the machine-applicable fixes of `diagnostics` to the original
+/// bytes; overlapping edits after the first are skipped.
+#[must_use]
+pub fn apply_fixes(txt: &RobotsTxt, diagnostics: &[Diagnostic]) -> Vec<u8> {
+    let mut edits: Vec<&Edit> = diagnostics
+        .iter()
+        .filter_map(|d| d.fix.as_ref())
+        .flat_map(|f| &f.edits)
+        .collect();
+    edits.sort_by_key(|e| (e.span.start, e.span.end));
+    let bytes = txt.bytes();
+    let mut out = Vec::with_capacity(bytes.len());
+    let mut at = 0;
+    for e in edits {
+        if e.span.start < at {
+            continue;
+        }
+        out.extend_from_slice(&bytes[at..e.span.start]);
+        out.extend_from_slice(e.replacement.as_bytes());
+        at = e.span.end;
+    }
+    out.extend_from_slice(&bytes[at..]);
+    out
+}
+
+/// Names the profiles of a list for messages: `rfc9309, google and bing`.
+pub(crate) fn profile_list(names: &[&str]) -> String {
+    match names {
+        [] => "no robot".to_owned(),
+        [one] => (*one).to_owned(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
+#[cfg(test)]
+mod tests;

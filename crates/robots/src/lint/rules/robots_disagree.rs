@@ -1,0 +1,75 @@
+//! R012 `robots-disagree`: robots resolve this rule differently.
+
+use crate::lint::{Context, Diagnostic, example_path, profile_list};
+use crate::profile::Profile;
+use crate::robots::Cut;
+
+declare_lint! {
+    /// ## What it does
+    /// Finds rules for whose own path robots that pick the longest match
+    /// (RFC 9309, Google, Bing, Yandex) reach different decisions, and says
+    /// what strict robots do too. Wildcards, `/robots.txt` and strict
+    /// robots' first-match reading have lints of their own (R010, R011,
+    /// R035).
+    ///
+    /// ## Why
+    /// Google compares the URL as given with percent-escaped patterns, RFC
+    /// 9309 robots normalise both sides, and profiles read keys and groups
+    /// differently, so the same rule can decide one way for one robot and
+    /// the other way for another; the message says which robot does what,
+    /// and which line decides for it.
+    ///
+    /// ## Example
+    /// ```text
+    /// User-agent: *
+    /// Disallow: /a%2fb
+    /// ```
+    ///
+    /// ## Fix
+    /// Order rules from the most specific to the least (the fixer puts allows
+    /// first), or remove the overlap.
+    "R012", "robots-disagree", Warning, "robots resolve this rule differently"
+}
+
+pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+    for block in &cx.blocks {
+        let robot = cx.robot_of(block);
+        for r in cx.rules(block) {
+            if r.value.is_empty() || r.value.contains('*') || r.value.ends_with('$') || r.value.contains("robots.txt") {
+                continue;
+            }
+            let path = example_path(&r.value);
+            // Profiles that do not read this line at all (a size limit,
+            // which R026 reports) are left out.
+            let end = cx.line_span(r.index).end;
+            let unread = |name: &str| match cx.robots_named(name).cut() {
+                Some(Cut::FileIgnored { .. }) => true,
+                Some(Cut::Truncated { at }) => end > at,
+                None => false,
+            };
+            let decisions: Vec<_> = cx.decisions(&robot, &path).into_iter().filter(|d| !unread(d.0)).collect();
+            // Strict robots' own reading (first match, no wildcards) is
+            // explained by R009, R010 and R035; report what splits the
+            // robots that pick the longest match.
+            let longest: Vec<_> = decisions.iter().filter(|d| d.0 != Profile::STRICT.name).collect();
+            if longest.iter().all(|d| d.1 == longest[0].1) || longest.len() < 2 {
+                continue;
+            }
+            let side = |allowed: bool| {
+                let names: Vec<&str> = decisions.iter().filter(|d| d.1 == allowed).map(|d| d.0).collect();
+                let mut lines: Vec<u32> = decisions.iter().filter(|d| d.1 == allowed).filter_map(|d| d.2).collect();
+                lines.dedup();
+                let why = match lines.as_slice() {
+                    [] => String::new(),
+                    [l] => format!(" (line {l})"),
+                    many => format!(" (lines {})", many.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")),
+                };
+                format!("{}{why}", profile_list(&names))
+            };
+            out.push(
+                Diagnostic::new(&LINT, cx.line_span(r.index), format!("robots disagree on `{path}`: allowed by {}; disallowed by {}", side(true), side(false)))
+                    .help("write the rule so that every robot reads it alike (upper-case percent-escapes, no overlap)"),
+            );
+        }
+    }
+}

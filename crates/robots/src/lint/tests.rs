@@ -1,0 +1,133 @@
+//! Every lint against its own documented example, and the registry's
+//! invariants.
+
+use super::*;
+
+/// The `text` block of a lint's `## Example` section.
+fn example(lint: &Lint) -> Option<String> {
+    let docs: Vec<&str> = lint.docs.lines().map(str::trim).collect();
+    let start = docs.iter().position(|l| *l == "## Example")?;
+    let open = start + docs[start..].iter().position(|l| l.starts_with("```"))? + 1;
+    let close = open + docs[open..].iter().position(|l| l.starts_with("```"))?;
+    let text = docs[open..close].join("\n");
+    // Examples that describe bytes rather than show them.
+    (!text.starts_with('(')).then(|| text.replace("\\u{FEFF}", "\u{FEFF}").replace("\\0", "\0"))
+}
+
+#[test]
+fn codes_and_names_are_unique_and_in_order() {
+    for (i, lint) in LINTS.iter().enumerate() {
+        assert_eq!(lint.code, format!("R{:03}", i + 1), "{}", lint.name);
+        assert!(
+            LINTS.iter().filter(|l| l.name == lint.name).count() == 1,
+            "{}",
+            lint.name
+        );
+        for section in ["## What it does", "## Why", "## Example", "## Fix"] {
+            assert!(lint.docs.contains(section), "{} lacks {section}", lint.code);
+        }
+    }
+    assert_eq!(super::lint("R022").map(|l| l.name), Some("misspelt-key"));
+    assert_eq!(super::lint("html").map(|l| l.code), Some("R031"));
+}
+
+#[test]
+fn every_lint_fires_on_its_own_example() {
+    let mut silent = Vec::new();
+    for lint in LINTS {
+        let Some(text) = example(lint) else { continue };
+        let found = check(&RobotsTxt::parse(text.as_bytes().to_vec()));
+        if !found.iter().any(|d| d.lint.code == lint.code) {
+            silent.push(format!("{} {}: {text:?}", lint.code, lint.name));
+        }
+    }
+    assert!(
+        silent.is_empty(),
+        "lints silent on their own example:\n{}",
+        silent.join("\n")
+    );
+}
+
+#[test]
+fn fixes_remove_their_findings() {
+    for lint in LINTS {
+        let Some(text) = example(lint) else { continue };
+        let txt = RobotsTxt::parse(text.as_bytes().to_vec());
+        let found: Vec<Diagnostic> = check(&txt)
+            .into_iter()
+            .filter(|d| d.lint.code == lint.code && d.fix.is_some())
+            .collect();
+        if found.is_empty() {
+            continue;
+        }
+        let fixed = RobotsTxt::parse(apply_fixes(&txt, &found));
+        let again = check(&fixed)
+            .into_iter()
+            .filter(|d| d.lint.code == lint.code)
+            .count();
+        assert_eq!(
+            again,
+            0,
+            "{} still fires after its fix: {:?}",
+            lint.code,
+            String::from_utf8_lossy(fixed.bytes())
+        );
+    }
+}
+
+#[test]
+fn a_clean_file_has_no_findings() {
+    let txt = RobotsTxt::parse(
+        "# Example\nUser-agent: examplebot\nAllow: /private/press/\nDisallow: /private/\n\nUser-agent: *\nDisallow: /tmp/\n\nSitemap: https://example.com/sitemap.xml\n",
+    );
+    let found = check(&txt);
+    assert!(found.is_empty(), "{found:#?}");
+}
+
+#[test]
+fn robots_disagree_names_who_does_what() {
+    let txt = RobotsTxt::parse("User-agent: *\nDisallow: /a%2fb\n");
+    let found = check(&txt);
+    let d = found
+        .iter()
+        .find(|d| d.lint.code == "R012")
+        .expect("R012 fires");
+    assert_eq!(
+        d.message,
+        "robots disagree on `/a%2fb`: allowed by google; disallowed by rfc9309, bing, yandex and strict (line 2)"
+    );
+    assert_eq!(txt.position(d.span.start), (2, 1));
+}
+
+#[test]
+fn strict_readings_are_explained_once() {
+    let txt = RobotsTxt::parse("User-agent: *\nDisallow: /shop\nAllow: /shop/help\n");
+    let codes: Vec<&str> = check(&txt).iter().map(Diagnostic::code).collect();
+    assert_eq!(codes, ["R035"]);
+}
+
+#[test]
+fn lints_whose_examples_are_bytes() {
+    let codes = |bytes: &[u8]| -> Vec<&'static str> {
+        check(&RobotsTxt::parse(bytes.to_vec()))
+            .iter()
+            .map(Diagnostic::code)
+            .collect()
+    };
+    assert!(codes(b"User-agent: *\nDisallow: /caf\xE9\n").contains(&"R025"));
+    let long = format!("User-agent: *\nDisallow: /{}\n", "a".repeat(20_000));
+    assert!(codes(long.as_bytes()).contains(&"R037"));
+    let big = format!(
+        "User-agent: *\n{}",
+        "Disallow: /aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n".repeat(12_000)
+    );
+    assert!(codes(big.as_bytes()).contains(&"R026"));
+    assert!(codes(b"\xFF\xFEU\0s\0e\0r\0").contains(&"R032"));
+}
+
+#[test]
+fn example_paths_are_what_crawlers_request() {
+    assert_eq!(example_path("/*.pdf$"), "/x.pdf");
+    assert_eq!(example_path("private"), "/private");
+    assert_eq!(example_path("/café"), "/caf%C3%A9");
+}
