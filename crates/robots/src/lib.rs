@@ -22,6 +22,7 @@
 mod compile;
 mod directive;
 mod lint;
+mod matrix;
 mod parse;
 mod path;
 mod profile;
@@ -34,6 +35,7 @@ pub use directive::{DirectiveName, KNOWN_UNUSED, Spelling, classify_key};
 pub use lint::{
     Diagnostic, Edit, Fix, LINTS, Lint, Severity, apply_fixes, check, example_path, lint,
 };
+pub use matrix::{Cell, DEFAULT_AGENTS, Matrix, Row};
 pub use parse::{ByteIssue, Directive, Line, LineEnding, LineKind, RobotsTxt, Separator, Span};
 pub use path::{normalize_path, normalize_pattern, path_of};
 pub use profile::{

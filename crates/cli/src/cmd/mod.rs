@@ -1,3 +1,6 @@
-//! One module per command group.
+//! One module per command or subcommand.
 
 pub(crate) mod robots;
+mod robots_check;
+mod robots_test;
+mod source;

@@ -1,0 +1,181 @@
+//! The interpretation matrix: how each robot reads a file under each
+//! profile, for the paths the file's own rules mention.
+
+use crate::directive::DirectiveName;
+use crate::lint::{PROBE, example_path};
+use crate::parse::RobotsTxt;
+use crate::profile::Profile;
+use crate::robots::{Reason, Robots};
+use crate::token::TokenChain;
+
+/// Robots every matrix includes, besides those the file names and `*`.
+pub const DEFAULT_AGENTS: [&str; 3] = ["Googlebot", "Bingbot", "Yandex"];
+
+/// One profile's decision in a row.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Cell {
+    /// Whether the robot may fetch the path.
+    pub allowed: bool,
+    /// The line of the deciding rule, if a rule decided.
+    pub line: Option<u32>,
+}
+
+/// One robot and one path, under every profile of the matrix.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Row {
+    /// The robot as the file names it (or `*`, or a default robot).
+    pub agent: String,
+    /// The path, as a crawler would request it.
+    pub path: String,
+    /// One cell per profile, in [`Matrix::profiles`] order.
+    pub cells: Vec<Cell>,
+}
+
+impl Row {
+    /// Whether the profiles reach different decisions.
+    #[must_use]
+    pub fn disagree(&self) -> bool {
+        self.cells
+            .iter()
+            .any(|c| c.allowed != self.cells[0].allowed)
+    }
+}
+
+/// Decisions for every robot named in a file (and `*`, and the default
+/// robots), under every profile, for every path the rules mention and `/`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Matrix {
+    /// The profiles, in column order.
+    pub profiles: Vec<&'static Profile>,
+    /// Rows, robot by robot in file order, paths in file order.
+    pub rows: Vec<Row>,
+}
+
+impl Matrix {
+    /// Builds the matrix of `txt` for `profiles`, with `agents` added to the
+    /// robots the file names.
+    #[must_use]
+    pub fn new(txt: &RobotsTxt, profiles: &[&'static Profile], agents: &[&str]) -> Matrix {
+        let compiled: Vec<Robots> = profiles.iter().map(|p| Robots::new(txt, p)).collect();
+        let mut robots: Vec<String> = Vec::new();
+        let mut seen = std::collections::HashSet::new();
+        let mut add = |name: &str, robots: &mut Vec<String>| {
+            if seen.insert(name.to_ascii_lowercase()) {
+                robots.push(name.to_owned());
+            }
+        };
+        let mut paths = vec!["/".to_owned()];
+        let mut seen_paths = std::collections::HashSet::from(["/".to_owned()]);
+        for (_, d) in txt.directives() {
+            let value = txt.text(d.value);
+            match d.name {
+                DirectiveName::UserAgent => {
+                    let token: String = value
+                        .chars()
+                        .take_while(|&c| c.is_ascii() && crate::token::is_token_byte(c as u8))
+                        .collect();
+                    if value.trim() == "*" || value.starts_with("* ") {
+                        add("*", &mut robots);
+                    } else if !token.is_empty() {
+                        add(&token, &mut robots);
+                    }
+                }
+                DirectiveName::Allow | DirectiveName::Disallow if !value.is_empty() => {
+                    let path = example_path(&value);
+                    if seen_paths.insert(path.clone()) {
+                        paths.push(path);
+                    }
+                }
+                _ => {}
+            }
+        }
+        add("*", &mut robots);
+        for a in DEFAULT_AGENTS.iter().chain(agents) {
+            add(a, &mut robots);
+        }
+        let mut rows = Vec::with_capacity(robots.len() * paths.len());
+        for agent in robots {
+            let chain = if agent == "*" {
+                TokenChain::new([PROBE])
+            } else {
+                TokenChain::parse(&agent)
+            };
+            let matchers: Vec<_> = compiled.iter().map(|r| r.matcher(&chain)).collect();
+            for path in &paths {
+                let cells = matchers
+                    .iter()
+                    .map(|m| {
+                        let d = m.check(path);
+                        Cell {
+                            allowed: d.allowed,
+                            line: match d.reason {
+                                Reason::Rule { line, .. } => Some(line),
+                                _ => None,
+                            },
+                        }
+                    })
+                    .collect();
+                rows.push(Row {
+                    agent: agent.clone(),
+                    path: path.clone(),
+                    cells,
+                });
+            }
+        }
+        Matrix {
+            profiles: profiles.to_vec(),
+            rows,
+        }
+    }
+
+    /// The rows where profiles disagree.
+    pub fn disagreements(&self) -> impl Iterator<Item = &Row> {
+        self.rows.iter().filter(|r| r.disagree())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rows_cover_named_robots_star_and_defaults() {
+        let txt = RobotsTxt::parse(
+            "User-agent: examplebot\nDisallow: /a\n\nUser-agent: *\nDisallow: /*.pdf$\n",
+        );
+        let m = Matrix::new(&txt, &Profile::ALL, &[]);
+        let agents: Vec<&str> = m
+            .rows
+            .iter()
+            .map(|r| r.agent.as_str())
+            .collect::<std::collections::BTreeSet<_>>()
+            .into_iter()
+            .collect();
+        assert_eq!(
+            agents,
+            ["*", "Bingbot", "Googlebot", "Yandex", "examplebot"]
+        );
+        assert_eq!(m.rows.len(), 5 * 3, "robots × {{/, /a, /x.pdf}}");
+        let pdf = m
+            .rows
+            .iter()
+            .find(|r| r.agent == "Googlebot" && r.path == "/x.pdf")
+            .unwrap();
+        assert!(pdf.disagree(), "strict reads the wildcard literally");
+        let strict = m.profiles.iter().position(|p| p.name == "strict").unwrap();
+        assert!(pdf.cells[strict].allowed);
+        assert_eq!(
+            pdf.cells[0],
+            Cell {
+                allowed: false,
+                line: Some(5)
+            }
+        );
+        let a = m
+            .rows
+            .iter()
+            .find(|r| r.agent == "examplebot" && r.path == "/a")
+            .unwrap();
+        assert!(!a.disagree());
+    }
+}
