@@ -191,6 +191,7 @@ lints![
     nul_byte,
     line_too_long,
     empty_user_agent,
+    binary,
 ];
 
 /// The lint with this code or name.

@@ -123,6 +123,8 @@ fn lints_whose_examples_are_bytes() {
     );
     assert!(codes(big.as_bytes()).contains(&"R026"));
     assert!(codes(b"\xFF\xFEU\0s\0e\0r\0").contains(&"R032"));
+    assert!(codes(&[0x1F, 0x8B, 8, 0, 0, 0, 0, 0, 0, 3, 1, 2]).contains(&"R039"));
+    assert!(codes(b"User-agent: *\nAllow: /x\n").contains(&"R007"));
 }
 
 #[test]

@@ -5,7 +5,8 @@ use crate::parse::Span;
 
 declare_lint! {
     /// ## What it does
-    /// Finds groups that have user-agent lines but no `Allow` or `Disallow`.
+    /// Finds groups that have user-agent lines but no `Allow` or
+    /// `Disallow`, and groups with `Allow` lines but no `Disallow`.
     ///
     /// ## Why
     /// A group with no rule still claims its robots: RFC 9309, Google, Bing
@@ -30,7 +31,20 @@ declare_lint! {
 
 pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     for block in &cx.blocks {
-        if !cx.rules(block).is_empty() {
+        let rules = cx.rules(block);
+        if let Some(first_allow) = rules.first().filter(|_| rules.iter().all(|r| r.allow)) {
+            // Rules, but no `Disallow`: the 1994 standard requires one.
+            out.push(
+                Diagnostic::new(
+                    &LINT,
+                    cx.line_span(first_allow.index),
+                    "this group has `Allow` lines but no `Disallow`: the 1994 standard requires at least one `Disallow` per record",
+                )
+                .help("add `Disallow:` after the allows"),
+            );
+            continue;
+        }
+        if !rules.is_empty() {
             continue;
         }
         let Some(&first) = block.agents.first() else { continue };
