@@ -2,7 +2,7 @@
 //! profile, for the paths the file's own rules mention.
 
 use crate::directive::DirectiveName;
-use crate::lint::{PROBE, example_path};
+use crate::lint::{example_path, star_robot};
 use crate::parse::RobotsTxt;
 use crate::profile::Profile;
 use crate::robots::{Reason, Robots};
@@ -93,10 +93,11 @@ impl Matrix {
         for a in DEFAULT_AGENTS.iter().chain(agents) {
             add(a, &mut robots);
         }
+        let star = star_robot(&compiled);
         let mut rows = Vec::with_capacity(robots.len() * paths.len());
         for agent in robots {
             let chain = if agent == "*" {
-                TokenChain::new([PROBE])
+                star.clone()
             } else {
                 TokenChain::parse(&agent)
             };
@@ -137,6 +138,22 @@ impl Matrix {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_star_row_obeys_star_under_strict_substring_matching_too() {
+        let txt =
+            RobotsTxt::parse("User-agent: bot\nDisallow: /a\n\nUser-agent: *\nDisallow: /b\n");
+        let m = Matrix::new(&txt, &Profile::ALL, &[]);
+        for path in ["/a", "/b"] {
+            let row = m
+                .rows
+                .iter()
+                .find(|r| r.agent == "*" && r.path == path)
+                .unwrap();
+            assert!(!row.disagree(), "{row:?}");
+            assert_eq!(row.cells[0].allowed, path == "/a");
+        }
+    }
 
     #[test]
     fn rows_cover_named_robots_star_and_defaults() {

@@ -394,8 +394,13 @@ impl Context<'_> {
             .find_map(|&i| self.token(i).filter(|t| !t.is_empty()))
         {
             Some(t) => TokenChain::new([t]),
-            None => TokenChain::new([PROBE]),
+            None => self.star_robot(),
         }
+    }
+
+    /// A robot that obeys `*` under every profile (see [`star_robot`]).
+    pub(crate) fn star_robot(&self) -> TokenChain {
+        star_robot(self.compiled.iter().map(|(_, r)| r))
     }
 
     /// The decision of every profile for a robot and a path: `(profile
@@ -431,8 +436,23 @@ const HTML_TAGS: [&str; 8] = [
     "<title",
 ];
 
-/// A robot that no group names: it obeys `*`.
-pub(crate) const PROBE: &str = "botwarden-probe";
+/// A robot that no group of the file names under any profile, so that it
+/// obeys `*`. Strict robots match user-agents as substrings of their name,
+/// so a fixed name could be caught by a group (`User-agent: bot`); the
+/// first candidate that no compiled profile finds a group for is used.
+pub(crate) fn star_robot<'r>(compiled: impl IntoIterator<Item = &'r Robots> + Clone) -> TokenChain {
+    const CANDIDATES: [&str; 6] = ["_", "-", "__", "_-_", "___-___", "_-_-_-_-_"];
+    CANDIDATES
+        .iter()
+        .map(|c| TokenChain::new([*c]))
+        .find(|chain| {
+            compiled
+                .clone()
+                .into_iter()
+                .all(|r| !matches!(r.matcher(chain).applies(), crate::robots::Applies::Token(_)))
+        })
+        .unwrap_or_else(|| TokenChain::new(["_-_-_-_-_"]))
+}
 
 /// A path that a pattern matches, as a crawler would request it: wildcards
 /// become `x`, a final `$` is dropped, a leading `/` is added when missing,

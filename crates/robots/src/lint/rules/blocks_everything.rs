@@ -1,9 +1,8 @@
 //! R033 `blocks-everything`: every robot is kept out of the whole site.
 
-use crate::lint::{Context, Diagnostic, PROBE};
+use crate::lint::{Context, Diagnostic};
 use crate::profile::Profile;
 use crate::robots::{Applies, Reason};
-use crate::token::TokenChain;
 
 declare_lint! {
     /// ## What it does
@@ -27,7 +26,7 @@ declare_lint! {
 }
 
 pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-    let probe = TokenChain::new([PROBE]);
+    let probe = cx.star_robot();
     let robots = cx.robots(&Profile::RFC9309);
     let m = robots.matcher(&probe);
     if m.applies() != &Applies::Star {
