@@ -93,7 +93,7 @@ impl Matrix {
         for a in DEFAULT_AGENTS.iter().chain(agents) {
             add(a, &mut robots);
         }
-        let star = star_robot(&compiled);
+        let star = star_robot(&compiled.iter().collect::<Vec<_>>());
         let mut rows = Vec::with_capacity(robots.len() * paths.len());
         for agent in robots {
             let chain = if agent == "*" {

@@ -400,7 +400,8 @@ impl Context<'_> {
 
     /// A robot that obeys `*` under every profile (see [`star_robot`]).
     pub(crate) fn star_robot(&self) -> TokenChain {
-        star_robot(self.compiled.iter().map(|(_, r)| r))
+        let compiled: Vec<&Robots> = self.compiled.iter().map(|(_, r)| r).collect();
+        star_robot(&compiled)
     }
 
     /// The decision of every profile for a robot and a path: `(profile
@@ -440,15 +441,14 @@ const HTML_TAGS: [&str; 8] = [
 /// obeys `*`. Strict robots match user-agents as substrings of their name,
 /// so a fixed name could be caught by a group (`User-agent: bot`); the
 /// first candidate that no compiled profile finds a group for is used.
-pub(crate) fn star_robot<'r>(compiled: impl IntoIterator<Item = &'r Robots> + Clone) -> TokenChain {
+pub(crate) fn star_robot(compiled: &[&Robots]) -> TokenChain {
     const CANDIDATES: [&str; 6] = ["_", "-", "__", "_-_", "___-___", "_-_-_-_-_"];
     CANDIDATES
         .iter()
         .map(|c| TokenChain::new([*c]))
         .find(|chain| {
             compiled
-                .clone()
-                .into_iter()
+                .iter()
                 .all(|r| !matches!(r.matcher(chain).applies(), crate::robots::Applies::Token(_)))
         })
         .unwrap_or_else(|| TokenChain::new(["_-_-_-_-_"]))
