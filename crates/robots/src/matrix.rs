@@ -94,33 +94,47 @@ impl Matrix {
             add(a, &mut robots);
         }
         let star = star_robot(&compiled.iter().collect::<Vec<_>>());
-        let mut rows = Vec::with_capacity(robots.len() * paths.len());
-        for agent in robots {
-            let chain = if agent == "*" {
-                star.clone()
-            } else {
-                TokenChain::parse(&agent)
-            };
-            let matchers: Vec<_> = compiled.iter().map(|r| r.matcher(&chain)).collect();
-            for path in &paths {
-                let cells = matchers
-                    .iter()
-                    .map(|m| {
-                        let d = m.check(path);
-                        Cell {
-                            allowed: d.allowed,
-                            line: match d.reason {
-                                Reason::Rule { line, .. } => Some(line),
-                                _ => None,
-                            },
-                        }
-                    })
-                    .collect();
-                rows.push(Row {
+        let chains: Vec<TokenChain> = robots
+            .iter()
+            .map(|a| {
+                if a == "*" {
+                    star.clone()
+                } else {
+                    TokenChain::parse(a)
+                }
+            })
+            .collect();
+        let empty = Cell {
+            allowed: true,
+            line: None,
+        };
+        let mut rows: Vec<Row> = robots
+            .iter()
+            .flat_map(|agent| {
+                paths.iter().map(|path| Row {
                     agent: agent.clone(),
                     path: path.clone(),
-                    cells,
-                });
+                    cells: vec![empty; compiled.len()],
+                })
+            })
+            .collect();
+        // One profile at a time, paths in sorted order: each compiled file's
+        // tables stay in cache and consecutive searches land near each other.
+        let mut sorted: Vec<usize> = (0..paths.len()).collect();
+        sorted.sort_by(|&a, &b| paths[a].cmp(&paths[b]));
+        for (p, robots_p) in compiled.iter().enumerate() {
+            for (a, chain) in chains.iter().enumerate() {
+                let m = robots_p.matcher(chain);
+                for &k in &sorted {
+                    let d = m.check(&paths[k]);
+                    rows[a * paths.len() + k].cells[p] = Cell {
+                        allowed: d.allowed,
+                        line: match d.reason {
+                            Reason::Rule { line, .. } => Some(line),
+                            _ => None,
+                        },
+                    };
+                }
             }
         }
         Matrix {

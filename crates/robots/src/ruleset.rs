@@ -4,15 +4,18 @@
 //! one text arena, and flat arrays that sets refer to by range, so that a
 //! compiled file is a handful of allocations.
 //!
-//! Longest-match sets keep prefix rules (no wildcard, or only trailing `*`)
-//! in a sorted array where each entry links to the longest other entry that
-//! is its prefix. The entry found by one binary search, or one of its
-//! ancestors, is the longest prefix rule that matches; each entry also
-//! carries the best rule among itself and its ancestors, so the answer is
-//! known without a scan. Wildcard rules are kept sorted by priority and tried
-//! only while they could still beat the prefix answer; a byte mask skips
-//! those whose literal bytes the path lacks. Their matching is greedy,
-//! segment by segment, which is linear in the length of the path.
+//! A set keeps the literal prefixes of its rules — a prefix rule's pattern
+//! (less trailing `*`s), a wildcard rule's part before its first `*` — in a
+//! sorted array where each entry links to the longest other entry that is
+//! its prefix. The entries that are prefixes of a path are one entry found
+//! by a binary search and its ancestors. Each entry carries the best prefix
+//! rule among itself and its ancestors, so the prefix answer is known
+//! without a scan; the only wildcard rules tried are those of the entries on
+//! that chain, best first, while they could still beat the answer, and a
+//! byte mask skips those whose literal bytes the path lacks. Wildcard
+//! matching is greedy, segment by segment, which is linear in the length of
+//! the path. Longest match and first match use the same structure with
+//! another ranking.
 
 use std::cmp::Reverse;
 
@@ -93,14 +96,19 @@ pub(crate) enum Order {
 
 const NONE: u32 = u32::MAX;
 
+/// A distinct literal prefix: of a prefix rule (its pattern without
+/// trailing `*`s), or the part of a wildcard rule before its first `*`.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct PrefixEntry {
-    /// The prefix in the text arena (a pattern without its trailing `*`s).
+    /// The prefix in the text arena.
     bytes: Range32,
-    /// Best rule among this entry and its ancestors.
+    /// Best prefix rule among this entry and its ancestors, or `NONE`.
     best: u32,
     /// The longest other entry that is a prefix of this one, or `NONE`.
     parent: u32,
+    /// First of this entry's wildcard rules in `Tables::wild` (they run to
+    /// the next entry's `wild`), best first.
+    wild: u32,
 }
 
 #[derive(Debug, Clone, Copy)]
@@ -160,8 +168,10 @@ impl Tables {
 
     /// Adds a set over the rules `ids`, ranked by `order`.
     pub(crate) fn set(&mut self, ids: &[u32], wildcards: bool, order: Order) -> RuleSet {
-        let mut prefix: Vec<(Range32, u32)> = Vec::with_capacity(ids.len());
-        let wild_start = self.wild.len();
+        // Every rule under its literal prefix: the whole pattern (less
+        // trailing `*`s) for a prefix rule, the part before the first `*`
+        // for a wildcard rule.
+        let mut items: Vec<(Range32, u32, bool)> = Vec::with_capacity(ids.len());
         for &id in ids {
             let r = self.rules[id as usize];
             if r.priority() == 0 && order == Order::Longest {
@@ -173,57 +183,78 @@ impl Tables {
             } else {
                 pat.len()
             };
-            if wildcards && is_wild(&pat[..trimmed]) {
-                let literal = pat.strip_suffix(b"$").unwrap_or(pat);
-                let mask = byte_mask(literal) & !byte_mask(b"*");
-                self.wild.push(WildEntry { rule: id, mask });
+            let wild = wildcards && is_wild(&pat[..trimmed]);
+            let key_len = if wild {
+                let before_dollar = pat.strip_suffix(b"$").unwrap_or(pat);
+                memchr::memchr(b'*', before_dollar).unwrap_or(before_dollar.len())
             } else {
-                let bytes = Range32 {
-                    start: r.pattern.start,
-                    end: r.pattern.start + to_u32(trimmed),
-                };
-                prefix.push((bytes, id));
-            }
+                trimmed
+            };
+            let key = Range32 {
+                start: r.pattern.start,
+                end: r.pattern.start + to_u32(key_len),
+            };
+            items.push((key, id, wild));
         }
         let text = self.text.as_bytes();
         let rules = &self.rules;
         let bytes = |r: Range32| &text[r.start as usize..r.end as usize];
         let rank = |id: u32| rules[id as usize].rank(order);
-        prefix.sort_by(|a, b| {
+        items.sort_by(|a, b| {
             bytes(a.0)
                 .cmp(bytes(b.0))
                 .then_with(|| rank(b.1).cmp(&rank(a.1)))
         });
-        prefix.dedup_by(|later, first| bytes(later.0) == bytes(first.0));
         let prefix_start = self.prefix.len();
+        let wild_start = self.wild.len();
         let mut stack: Vec<usize> = Vec::new();
-        for (range, id) in prefix {
-            let me = bytes(range);
+        let mut i = 0;
+        while i < items.len() {
+            let key = items[i].0;
+            let same = items[i..]
+                .iter()
+                .take_while(|it| bytes(it.0) == bytes(key))
+                .count();
+            let group = &items[i..i + same];
+            i += same;
+            // The best prefix rule here is the first (groups are best first).
+            let here = group.iter().find(|it| !it.2).map_or(NONE, |it| it.1);
+            let wild_at = to_u32(self.wild.len());
+            for &(_, id, _) in group.iter().filter(|it| it.2) {
+                let pat = self.pattern(&self.rules[id as usize]);
+                let literal = pat.strip_suffix(b"$").unwrap_or(pat);
+                let mask = byte_mask(literal) & !byte_mask(b"*");
+                self.wild.push(WildEntry { rule: id, mask });
+            }
+            let me = bytes(key);
             while let Some(&top) = stack.last() {
                 if me.starts_with(bytes(self.prefix[top].bytes)) {
                     break;
                 }
                 stack.pop();
             }
-            let (parent, best) = match stack.last() {
-                Some(&p) => {
-                    let inherited = self.prefix[p].best;
-                    let better = rank(inherited) > rank(id);
-                    (
-                        to_u32(p - prefix_start),
-                        if better { inherited } else { id },
-                    )
+            let (parent, inherited) = match stack.last() {
+                Some(&p) => (to_u32(p - prefix_start), self.prefix[p].best),
+                None => (NONE, NONE),
+            };
+            let best = match (inherited, here) {
+                (NONE, b) | (b, NONE) => b,
+                (a, b) => {
+                    if rank(a) > rank(b) {
+                        a
+                    } else {
+                        b
+                    }
                 }
-                None => (NONE, id),
             };
             stack.push(self.prefix.len());
             self.prefix.push(PrefixEntry {
-                bytes: range,
+                bytes: key,
                 best,
                 parent,
+                wild: wild_at,
             });
         }
-        self.wild[wild_start..].sort_by_key(|w| Reverse(rank(w.rule)));
         RuleSet {
             order,
             prefix: Range32::new(prefix_start, self.prefix.len()),
@@ -234,22 +265,34 @@ impl Tables {
     /// The rule that decides `path` under `set`, if any.
     pub(crate) fn decide(&self, set: RuleSet, path: &[u8]) -> Option<Verdict> {
         let rank = |id: u32| self.rules[id as usize].rank(set.order);
-        let mut best = self.longest_prefix(set.prefix.of(&self.prefix), path);
-        let wild = set.wild.of(&self.wild);
+        let entries = set.prefix.of(&self.prefix);
+        let mut k = self.deepest(entries, path)?;
+        let mut best = Some(entries[k].best).filter(|&b| b != NONE);
+        // The wildcard rules that can match are those of the entries on the
+        // chain: their literal part before the first `*` is a prefix of the
+        // path.
         let mut path_mask = None;
-        for w in wild {
-            if best.is_some_and(|b| rank(w.rule) <= rank(b)) {
-                break;
-            }
-            if wild.len() > MASK_FROM {
-                let have = *path_mask.get_or_insert_with(|| byte_mask(path));
-                if w.mask & !have != 0 {
-                    continue;
+        loop {
+            let end = entries.get(k + 1).map_or(set.wild.end, |e| e.wild);
+            let wild = &self.wild[entries[k].wild as usize..end as usize];
+            for w in wild {
+                if best.is_some_and(|b| rank(w.rule) <= rank(b)) {
+                    break;
+                }
+                if wild.len() > MASK_FROM {
+                    let have = *path_mask.get_or_insert_with(|| byte_mask(path));
+                    if w.mask & !have != 0 {
+                        continue;
+                    }
+                }
+                if wild_match(self.pattern(&self.rules[w.rule as usize]), path) {
+                    best = Some(w.rule);
+                    break;
                 }
             }
-            if wild_match(self.pattern(&self.rules[w.rule as usize]), path) {
-                best = Some(w.rule);
-                break;
+            match entries[k].parent {
+                NONE => break,
+                p => k = p as usize,
             }
         }
         best.map(|rule| {
@@ -261,27 +304,27 @@ impl Tables {
         })
     }
 
-    fn longest_prefix(&self, prefix: &[PrefixEntry], path: &[u8]) -> Option<u32> {
+    /// The deepest entry whose bytes are a prefix of `path`.
+    fn deepest(&self, entries: &[PrefixEntry], path: &[u8]) -> Option<usize> {
         let text = self.text.as_bytes();
         let bytes = |e: &PrefixEntry| &text[e.bytes.start as usize..e.bytes.end as usize];
-        let found = prefix.partition_point(|e| bytes(e) <= path);
+        let found = entries.partition_point(|e| bytes(e) <= path);
         let mut k = found.checked_sub(1)?;
-        let pat = bytes(&prefix[k]);
+        let pat = bytes(&entries[k]);
         if path.starts_with(pat) {
-            return Some(prefix[k].best);
+            return Some(k);
         }
-        // Every matching entry is a prefix of `pat` no longer than the
-        // common prefix of `pat` and `path`: walk up to the first such
+        // Every entry that is a prefix of the path is a prefix of `pat` no
+        // longer than their common prefix: walk up to the first such
         // ancestor.
         let common = pat.iter().zip(path).take_while(|(a, b)| a == b).count();
         loop {
-            let parent = prefix[k].parent;
-            if parent == NONE {
-                return None;
+            match entries[k].parent {
+                NONE => return None,
+                p => k = p as usize,
             }
-            k = parent as usize;
-            if prefix[k].bytes.len() <= common {
-                return Some(prefix[k].best);
+            if entries[k].bytes.len() <= common {
+                return Some(k);
             }
         }
     }

@@ -1,0 +1,98 @@
+//! The checker on a large file: a 500 KiB robots.txt with 10,000 rules in 20
+//! groups (prefix and wildcard rules, allows and disallows), generated
+//! deterministically. Measures the lints, the interpretation matrix, and
+//! the whole `check` (lints + matrix + fixer with its equivalence proof).
+
+use std::fmt::Write as _;
+use std::hint::black_box;
+
+use botwarden_robots::{Matrix, Profile, RobotsTxt, check};
+use criterion::{Criterion, criterion_group, criterion_main};
+
+/// A small deterministic generator (xorshift), so every run checks the same
+/// file.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+        items[(self.next() % items.len() as u64) as usize]
+    }
+}
+
+/// 10,000 rules in 20 groups, padded with comments to 500 KiB.
+fn large_file() -> String {
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let words = [
+        "shop", "help", "static", "api", "v1", "img", "docs", "search", "cart", "user",
+    ];
+    let mut out = String::from("# 10,000 rules in 20 groups\n");
+    for g in 0..20 {
+        out.push('\n');
+        if g == 19 {
+            out.push_str("User-agent: *\n");
+        } else {
+            let _ = writeln!(out, "User-agent: bot{}", char::from(b'a' + g));
+        }
+        for _ in 0..500 {
+            let kind = if rng.next() % 3 == 0 {
+                "Allow"
+            } else {
+                "Disallow"
+            };
+            let mut path = String::new();
+            for _ in 0..=rng.next() % 4 {
+                path.push('/');
+                path.push_str(rng.pick(&words));
+            }
+            let _ = write!(path, "{}", rng.next() % 1000);
+            match rng.next() % 10 {
+                0 => path.push_str("*.php$"),
+                1 => path.push_str("?*sort="),
+                _ => {}
+            }
+            let _ = writeln!(out, "{kind}: {path}");
+        }
+    }
+    while out.len() < 500 * 1024 - 100 {
+        out.push_str(
+            "# padding to the size of a large real file ........................................\n",
+        );
+    }
+    out
+}
+
+fn bench(c: &mut Criterion) {
+    let body = large_file();
+    let txt = RobotsTxt::parse(body.as_bytes());
+    eprintln!(
+        "check bench: {} bytes, {} lines",
+        body.len(),
+        txt.lines().len()
+    );
+    let mut group = c.benchmark_group("check_500kib_10000_rules");
+    group.sample_size(10);
+    group.bench_function("parse", |b| {
+        b.iter(|| RobotsTxt::parse(black_box(body.as_bytes())))
+    });
+    group.bench_function("lints", |b| b.iter(|| check(black_box(&txt))));
+    group.bench_function("matrix", |b| {
+        b.iter(|| Matrix::new(black_box(&txt), &Profile::ALL, &[]))
+    });
+    group.bench_function("parse_lints_matrix", |b| {
+        b.iter(|| {
+            let txt = RobotsTxt::parse(black_box(body.as_bytes()));
+            (check(&txt), Matrix::new(&txt, &Profile::ALL, &[]))
+        });
+    });
+    group.finish();
+}
+
+criterion_group!(benches, bench);
+criterion_main!(benches);
