@@ -19,6 +19,7 @@
 //!
 #![doc = include_str!("../docs/profiles.md")]
 
+mod availability;
 mod compile;
 mod directive;
 mod parse;
@@ -29,6 +30,11 @@ mod ruleset;
 mod token;
 mod values;
 
+pub use availability::{
+    Availability, AvailabilityDecision, AvailabilityPolicy, AvailabilityReason, Cause, FetchLimits,
+    FetchOutcome, FetchResult, OutageAction, OutageStep, Reading, SuccessStatus, Treatment,
+    status_reason,
+};
 pub use directive::{DirectiveName, KNOWN_UNUSED, Spelling, classify_key};
 pub use parse::{ByteIssue, Directive, Line, LineEnding, LineKind, RobotsTxt, Separator, Span};
 pub use path::{normalize_path, normalize_pattern, path_of};
