@@ -1,0 +1,2 @@
+//! Integration tests of `botwarden-crawl`, against real servers on loopback.
+fn main() {}
