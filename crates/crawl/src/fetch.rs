@@ -174,7 +174,7 @@ impl Resolve for GuardedResolver {
                 .iter()
                 .find_map(|a| guard.refuses(a.ip()).map(|kind| (a.ip(), kind)));
             if let Some((addr, kind)) = refused {
-                return Err(Box::new(RefusedAddress { host, addr, kind }).into());
+                return Err(RefusedAddress { host, addr, kind }.into());
             }
             Ok(Box::new(addrs.into_iter()) as Addrs)
         })
@@ -845,7 +845,8 @@ fn chain(error: &dyn std::error::Error) -> String {
 fn send_error(url: &Url, error: &reqwest::Error) -> Error {
     let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error);
     while let Some(e) = source {
-        if let Some(refused) = e.downcast_ref::<RefusedAddress>() {
+        let refused = e.downcast_ref::<RefusedAddress>();
+        if let Some(refused) = refused {
             return Error::Refused {
                 url: url.to_string(),
                 host: refused.host.clone(),
