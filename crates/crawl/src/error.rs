@@ -25,10 +25,7 @@ pub enum Error {
     },
     /// The host is, or resolves to, an address that is not fetched on a
     /// user's behalf (loopback, private, ...); nothing was sent to it.
-    #[error(
-        "refusing to fetch {url}: {host} is {addr}, a {kind} address; \
-         fetching it needs private addresses to be allowed"
-    )]
+    #[error("refusing to fetch {url}: {}", refusal(host, addr, *kind))]
     Refused {
         /// The URL.
         url: String,
@@ -88,6 +85,17 @@ pub enum Error {
         /// What failed.
         message: String,
     },
+}
+
+/// `10.0.0.1 is a private address`, or `intranet is 10.0.0.1, a private
+/// address` for a name.
+fn refusal(host: &str, addr: &IpAddr, kind: AddressKind) -> String {
+    let literal = host.trim_start_matches('[').trim_end_matches(']');
+    if literal.parse::<IpAddr>().ok() == Some(*addr) {
+        format!("{host} is a {kind} address")
+    } else {
+        format!("{host} is {addr}, a {kind} address")
+    }
 }
 
 impl Error {

@@ -797,7 +797,12 @@ impl FetchReport {
 pub(crate) fn parse_url(text: &str) -> Result<Url, Error> {
     Url::parse(text.trim()).map_err(|e| Error::InvalidUrl {
         url: text.to_owned(),
-        reason: e.to_string(),
+        reason: match e {
+            url::ParseError::RelativeUrlWithoutBase => {
+                "give a full URL, such as https://example.com/".to_owned()
+            }
+            e => e.to_string(),
+        },
     })
 }
 

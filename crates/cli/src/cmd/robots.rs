@@ -19,6 +19,14 @@ pub(crate) enum RobotsCommand {
     /// each may be a full URL or a path. Prints `allowed<TAB>url` or
     /// `disallowed<TAB>url` per URL.
     Test(TestArgs),
+    /// Fetch a site's robots.txt and say what each robot makes of the answer.
+    ///
+    /// Prints the redirect chain with timings, the status, type, encoding and
+    /// size of the body, what was cut, warnings, and the decision of each
+    /// robot (full allow, full disallow, parse, retry later, cached copy).
+    /// Exits 0 whenever a decision could be made, network errors included;
+    /// 2 on usage errors and refused addresses.
+    Fetch(super::robots_fetch::FetchArgs),
 }
 
 /// Output formats.
@@ -62,6 +70,7 @@ fn parse_profile(name: &str) -> Result<&'static Profile, String> {
 pub(crate) fn run(command: RobotsCommand) -> Result<ExitCode> {
     match command {
         RobotsCommand::Test(args) => test(&args),
+        RobotsCommand::Fetch(args) => super::robots_fetch::run(&args),
     }
 }
 

@@ -1,5 +1,6 @@
 //! Integration tests of the `botwarden` binary.
 
+mod robots_fetch;
 mod robots_test;
 
 use std::io::Write;
