@@ -263,8 +263,8 @@ impl Default for FetchLimits {
 /// parse, unless the body is over `size_limit` and the robot ignores such
 /// files; `304` with a cached copy → the cached copy; 401 and 403 →
 /// `auth_error`; 429 → `too_many_requests`; other 4xx → `client_error`; 5xx →
-/// `server_error`, or `client_error` when `missing_5xx_as_404` and a probe for
-/// a missing path got a 5xx too; timeouts and network errors →
+/// `server_error`, or `missing_5xx` when a probe for a missing path got a
+/// 5xx too; timeouts and network errors →
 /// `network_error`; anything else (1xx, a redirect without a usable
 /// `Location`, 2xx under [`SuccessStatus::Only200`], 600 and above) →
 /// `other_status`.
@@ -293,9 +293,9 @@ pub struct AvailabilityPolicy {
     pub network_error: Treatment,
     /// Any other status.
     pub other_status: Treatment,
-    /// Whether a 5xx is read as 404 when the site answers 5xx for a path that
-    /// does not exist as well (it is misconfigured, not down).
-    pub missing_5xx_as_404: bool,
+    /// How a 5xx is read when the site answers 5xx for a path that does not
+    /// exist as well (it is misconfigured, not down); `None`: as any 5xx.
+    pub missing_5xx: Option<Treatment>,
     /// How much body the robot reads, and what it does with a larger one.
     pub size_limit: Option<SizeLimit>,
     /// What [`Reading::Unreachable`] becomes, by how long the outage has
@@ -417,7 +417,7 @@ impl AvailabilityPolicy {
         server_error: RFC_5XX,
         network_error: RFC_NETWORK,
         other_status: RFC_OTHER,
-        missing_5xx_as_404: false,
+        missing_5xx: None,
         size_limit: None,
         outage: RFC_OUTAGE,
         cache_for: DAY,
@@ -487,7 +487,10 @@ impl AvailabilityPolicy {
             reading: Reading::Allow,
             source: "Google: a redirect that cannot be followed is read as a 404",
         },
-        missing_5xx_as_404: true,
+        missing_5xx: Some(Treatment {
+            reading: Reading::Allow,
+            source: "Google: a site that answers 5xx for missing pages has its 5xx read as a 404",
+        }),
         size_limit: Profile::GOOGLE.size_limit,
         outage: GOOGLE_OUTAGE,
         cache_for: DAY,
@@ -531,7 +534,7 @@ impl AvailabilityPolicy {
             source: "Yandex: a robots.txt the robot cannot load leaves the site open",
         },
         other_status: YANDEX_NOT_200,
-        missing_5xx_as_404: false,
+        missing_5xx: None,
         size_limit: Profile::YANDEX.size_limit,
         outage: &[],
         cache_for: DAY,
@@ -583,7 +586,7 @@ impl AvailabilityPolicy {
             reading: Reading::Allow,
             source: "1997 draft §3.1 (our reading): no resource found means no restrictions",
         },
-        missing_5xx_as_404: false,
+        missing_5xx: None,
         size_limit: None,
         outage: &[],
         cache_for: Duration::from_secs(7 * 24 * 3600),
@@ -621,7 +624,10 @@ impl AvailabilityPolicy {
             reading: Reading::RetryLater,
             source: "Mandelbot (our reading): no usable answer is read as a 5xx, retry later",
         },
-        missing_5xx_as_404: true,
+        missing_5xx: Some(Treatment {
+            reading: Reading::Allow,
+            source: "Mandelbot: a site that answers 5xx for missing files has its 5xx read as a 404",
+        }),
         size_limit: None,
         outage: &[],
         cache_for: Duration::from_secs(48 * 3600),
@@ -730,11 +736,11 @@ impl AvailabilityPolicy {
             401 | 403 => self.auth_error,
             429 => self.too_many_requests,
             400..=499 => self.client_error,
-            500..=599 => match outcome.missing_path_status {
-                Some(probe @ 500..=599) if self.missing_5xx_as_404 => {
+            500..=599 => match (outcome.missing_path_status, self.missing_5xx) {
+                (Some(probe @ 500..=599), Some(treatment)) => {
                     return (
                         Cause::MissingAlso5xx { status, probe },
-                        Verdict::Treatment(self.client_error),
+                        Verdict::Treatment(treatment),
                     );
                 }
                 _ => self.server_error,
@@ -1199,6 +1205,11 @@ mod tests {
                 status: 503,
                 probe: 500
             }
+        );
+        assert_eq!(
+            reason.to_string(),
+            "503 Service Unavailable, and 500 for a path that does not exist; \
+             Mandelbot: a site that answers 5xx for missing files has its 5xx read as a 404"
         );
     }
 
