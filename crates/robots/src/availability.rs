@@ -751,7 +751,11 @@ impl AvailabilityPolicy {
     }
 
     fn success(&self, status: u16, outcome: &FetchOutcome) -> (Cause, Verdict) {
-        let parse = "the body is the robots.txt: parse it";
+        let parse = if outcome.truncated {
+            "the body was cut: parse the part kept"
+        } else {
+            "the body is the robots.txt: parse it"
+        };
         let Some(limit) = self.size_limit else {
             return (Cause::Success(status), Verdict::Parse(parse));
         };
@@ -974,7 +978,7 @@ impl fmt::Display for StatusLine {
     }
 }
 
-/// `90 s`, `2 h`, `1 d 6 h`.
+/// `90 s`, `60 min`, `12 h`, `30 d`.
 struct HumanDuration(Duration);
 
 impl fmt::Display for HumanDuration {
@@ -1027,11 +1031,7 @@ mod tests {
     #[test]
     fn statuses() {
         check(&[
-            (
-                "200",
-                status(200),
-                [PARSE, PARSE, PARSE, PARSE, PARSE, PARSE],
-            ),
+            ("200", status(200), [PARSE; 6]),
             ("204", status(204), [PARSE, PARSE, PARSE, A, PARSE, PARSE]),
             ("401", status(401), [A, A, A, A, D, A]),
             ("403", status(403), [A, A, A, A, D, A]),
