@@ -32,6 +32,18 @@ impl Coding {
     }
 }
 
+impl fmt::Display for Coding {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            Coding::Identity => f.write_str("identity"),
+            Coding::Gzip => f.write_str("gzip"),
+            Coding::Deflate => f.write_str("deflate"),
+            Coding::Brotli => f.write_str("br"),
+            Coding::Unsupported(coding) => f.write_str(coding),
+        }
+    }
+}
+
 /// Where decoded bytes go: keeps at most `max`, notes whether more came.
 #[derive(Debug, Default)]
 struct Sink {

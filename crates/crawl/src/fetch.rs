@@ -369,7 +369,7 @@ impl Fetcher {
                 FetchResult::NetworkError,
                 Error::Decode {
                     url: url.clone(),
-                    coding: coding_name(&coding),
+                    coding: coding.to_string(),
                     message,
                 },
             )
@@ -391,16 +391,6 @@ impl Fetcher {
                 return Ok(());
             }
         }
-    }
-}
-
-fn coding_name(coding: &Coding) -> String {
-    match coding {
-        Coding::Identity => "identity".to_owned(),
-        Coding::Gzip => "gzip".to_owned(),
-        Coding::Deflate => "deflate".to_owned(),
-        Coding::Brotli => "br".to_owned(),
-        Coding::Unsupported(c) => c.clone(),
     }
 }
 
