@@ -3,11 +3,13 @@
 //! deterministically. Measures the lints, the interpretation matrix, and
 //! the whole `check` (lints + matrix + fixer with its equivalence proof).
 
+#![allow(clippy::print_stderr)]
+
 use std::fmt::Write as _;
 use std::hint::black_box;
 
 use botwarden_robots::{Matrix, Profile, RobotsTxt, check};
-use criterion::{Criterion, criterion_group, criterion_main};
+use criterion::Criterion;
 
 /// A small deterministic generator (xorshift), so every run checks the same
 /// file.
@@ -79,11 +81,11 @@ fn bench(c: &mut Criterion) {
     let mut group = c.benchmark_group("check_500kib_10000_rules");
     group.sample_size(10);
     group.bench_function("parse", |b| {
-        b.iter(|| RobotsTxt::parse(black_box(body.as_bytes())))
+        b.iter(|| RobotsTxt::parse(black_box(body.as_bytes())));
     });
     group.bench_function("lints", |b| b.iter(|| check(black_box(&txt))));
     group.bench_function("matrix", |b| {
-        b.iter(|| Matrix::new(black_box(&txt), &Profile::ALL, &[]))
+        b.iter(|| Matrix::new(black_box(&txt), &Profile::ALL, &[]));
     });
     group.bench_function("parse_lints_matrix", |b| {
         b.iter(|| {
@@ -94,5 +96,9 @@ fn bench(c: &mut Criterion) {
     group.finish();
 }
 
-criterion_group!(benches, bench);
-criterion_main!(benches);
+/// Runs the group with criterion's command-line options.
+fn main() {
+    let mut c = Criterion::default().configure_from_args();
+    bench(&mut c);
+    c.final_summary();
+}

@@ -19,6 +19,7 @@
 //!
 #![doc = include_str!("../docs/profiles.md")]
 
+mod availability;
 mod compile;
 mod directive;
 mod lint;
@@ -31,6 +32,11 @@ mod ruleset;
 mod token;
 mod values;
 
+pub use availability::{
+    Availability, AvailabilityDecision, AvailabilityPolicy, AvailabilityReason, Cause, FetchLimits,
+    FetchOutcome, FetchResult, OutageAction, OutageStep, Reading, SuccessStatus, Treatment,
+    status_reason,
+};
 pub use directive::{DirectiveName, KNOWN_UNUSED, Spelling, classify_key};
 pub use lint::{
     Diagnostic, Edit, Fix, LINTS, Lint, Severity, apply_fixes, check, example_path, lint,

@@ -2,5 +2,6 @@
 
 pub(crate) mod robots;
 mod robots_check;
+mod robots_fetch;
 mod robots_test;
 mod source;

@@ -6,6 +6,7 @@ use anyhow::Result;
 use clap::Subcommand;
 
 use super::robots_check::{self, CheckArgs};
+use super::robots_fetch::{self, FetchArgs};
 use super::robots_test::{self, TestArgs};
 
 /// robots.txt commands.
@@ -26,11 +27,20 @@ pub(crate) enum RobotsCommand {
     /// there is (or a warning, with `--deny warnings`), 2 on usage or I/O
     /// errors.
     Check(CheckArgs),
+    /// Fetch a site's robots.txt and say what each robot makes of the answer.
+    ///
+    /// Prints the redirect chain with timings, the status, type, encoding and
+    /// size of the body, what was cut, warnings, and the decision of each
+    /// robot (full allow, full disallow, parse, retry later, cached copy).
+    /// Exits 0 whenever a decision could be made, network errors included;
+    /// 2 on usage errors and refused addresses.
+    Fetch(FetchArgs),
 }
 
 pub(crate) fn run(command: RobotsCommand) -> Result<ExitCode> {
     match command {
         RobotsCommand::Test(args) => robots_test::run(&args),
         RobotsCommand::Check(args) => robots_check::run(&args),
+        RobotsCommand::Fetch(args) => robots_fetch::run(&args),
     }
 }

@@ -1,6 +1,7 @@
 //! Integration tests of the `botwarden` binary.
 
 mod robots_check;
+mod robots_fetch;
 mod robots_test;
 
 use std::io::Write;
