@@ -7,12 +7,16 @@ use std::process::ExitCode;
 
 use annotate_snippets::{Level, Renderer, Snippet};
 use anyhow::{Context, Result};
-use botwarden_robots::{Diagnostic, LINTS, Matrix, Profile, RobotsTxt, Row, Severity, Span, check};
+use botwarden_crawl::RobotsFetch;
+use botwarden_robots::{
+    AvailabilityPolicy, Diagnostic, LINTS, Matrix, Profile, RobotsTxt, Row, Severity, Span, check,
+};
 use clap::{Args, ValueEnum};
 use serde::ser::{SerializeMap as _, SerializeSeq as _};
 use serde::{Serialize, Serializer};
 use serde_json::{Value, json};
 
+use super::robots_fetch::{self, Decisions};
 use super::source::{Source, parse_profile};
 
 /// Output formats of `check`.
@@ -36,8 +40,12 @@ pub(crate) enum Deny {
 /// Arguments of `botwarden robots check`.
 #[derive(Debug, Args)]
 pub(crate) struct CheckArgs {
-    /// The robots.txt file, or `-` for standard input.
+    /// The robots.txt file, `-` for standard input, or a site URL whose
+    /// `/robots.txt` is fetched.
     file: String,
+    /// Fetch from loopback and private addresses too.
+    #[arg(long)]
+    allow_private: bool,
     /// Profiles shown in the matrix (default: all).
     #[arg(long = "profile", short = 'p', value_parser = parse_profile)]
     profiles: Vec<&'static Profile>,
@@ -57,8 +65,8 @@ pub(crate) struct CheckArgs {
 }
 
 pub(crate) fn run(args: &CheckArgs) -> Result<ExitCode> {
-    let source = Source::read(&args.file)?;
-    let txt = RobotsTxt::parse(source.body);
+    let source = Source::load(&args.file, args.allow_private)?;
+    let txt = RobotsTxt::parse(source.body.clone());
     let diagnostics = check(&txt);
     let profiles: Vec<&'static Profile> = if args.profiles.is_empty() {
         Profile::ALL.to_vec()
@@ -72,10 +80,17 @@ pub(crate) fn run(args: &CheckArgs) -> Result<ExitCode> {
         txt: &txt,
         diagnostics: &diagnostics,
         matrix: &matrix,
+        fetched: source.fetched.as_ref(),
     };
     let mut out = BufWriter::new(std::io::stdout().lock());
     match args.format {
-        CheckFormat::Text => out.write_all(report.text(args.all_rows).as_bytes())?,
+        CheckFormat::Text => {
+            if let Some(fetched) = &source.fetched {
+                robots_fetch::text(&mut out, fetched, &AvailabilityPolicy::ALL)?;
+                out.write_all(b"\n")?;
+            }
+            out.write_all(report.text(args.all_rows).as_bytes())?;
+        }
         CheckFormat::Json => serde_json::to_writer_pretty(&mut out, &report.json())?,
         CheckFormat::Sarif => serde_json::to_writer_pretty(&mut out, &report.sarif())?,
     }
@@ -101,6 +116,7 @@ pub(crate) struct Report<'a> {
     pub(crate) txt: &'a RobotsTxt,
     pub(crate) diagnostics: &'a [Diagnostic],
     pub(crate) matrix: &'a Matrix,
+    pub(crate) fetched: Option<&'a RobotsFetch>,
 }
 
 /// 1-based line and column of the start and end of a span.
@@ -290,7 +306,9 @@ impl Report<'_> {
             source: self.name,
             diagnostics,
             matrix: MatrixJson(self.matrix),
-            availability: None,
+            availability: self
+                .fetched
+                .map(|f| robots_fetch::decisions(f, &AvailabilityPolicy::ALL)),
         }
     }
 
@@ -373,7 +391,7 @@ pub(crate) struct CheckJson<'a> {
     matrix: MatrixJson<'a>,
     /// The availability decisions when the file was fetched; `null` for a
     /// file.
-    availability: Option<Value>,
+    availability: Option<Decisions>,
 }
 
 /// The matrix as `[{"agent", "path", "decisions": {"<profile>":

@@ -100,7 +100,7 @@ fn decision_text(availability: Availability) -> String {
     }
 }
 
-fn text(
+pub(crate) fn text(
     out: &mut impl Write,
     robots: &RobotsFetch,
     policies: &[&AvailabilityPolicy],
@@ -240,7 +240,7 @@ struct Decision {
 }
 
 /// Decisions keyed by policy name, in the order given.
-struct Decisions(Vec<(&'static str, Decision)>);
+pub(crate) struct Decisions(Vec<(&'static str, Decision)>);
 
 impl Serialize for Decisions {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -254,23 +254,7 @@ fn json(
     policies: &[&AvailabilityPolicy],
 ) -> std::io::Result<()> {
     let r = &robots.report;
-    let decisions = policies
-        .iter()
-        .map(|policy| {
-            let d = robots.decide(policy);
-            let retry_after_secs = match d.availability {
-                Availability::RetryLater(after) => Some(after.as_secs()),
-                _ => None,
-            };
-            let decision = Decision {
-                decision: d.availability.name(),
-                reason: d.reason.to_string(),
-                retry_after_secs,
-                refetch_after_secs: d.refetch_after.as_secs(),
-            };
-            (policy.name, decision)
-        })
-        .collect();
+    let decisions = decisions(robots, policies);
     let report = Report {
         url: &robots.site,
         robots_url: robots.robots_url.as_str(),
@@ -302,8 +286,31 @@ fn json(
             url: p.url.as_str(),
             status: p.status,
         }),
-        availability: Decisions(decisions),
+        availability: decisions,
     };
     let line = serde_json::to_string(&report).map_err(std::io::Error::other)?;
     writeln!(out, "{line}")
+}
+
+/// What each policy decides from a fetch, for JSON output.
+pub(crate) fn decisions(robots: &RobotsFetch, policies: &[&AvailabilityPolicy]) -> Decisions {
+    Decisions(
+        policies
+            .iter()
+            .map(|policy| {
+                let d = robots.decide(policy);
+                let retry_after_secs = match d.availability {
+                    Availability::RetryLater(after) => Some(after.as_secs()),
+                    _ => None,
+                };
+                let decision = Decision {
+                    decision: d.availability.name(),
+                    reason: d.reason.to_string(),
+                    retry_after_secs,
+                    refetch_after_secs: d.refetch_after.as_secs(),
+                };
+                (policy.name, decision)
+            })
+            .collect(),
+    )
 }

@@ -2,18 +2,51 @@
 
 use std::io::Read;
 
-use anyhow::{Context, Result};
+use anyhow::{Context, Result, bail};
+use botwarden_crawl::{Error, Fetcher, RobotsFetch, fetch_robots_txt};
 use botwarden_robots::Profile;
 
 /// A robots.txt body and the name to show for it.
 pub(crate) struct Source {
-    /// `robots.txt`, `<stdin>`.
+    /// `robots.txt`, `<stdin>`, or the URL fetched.
     pub(crate) name: String,
-    /// The bytes.
+    /// The bytes (for a URL: the decoded body, as robots read it).
     pub(crate) body: Vec<u8>,
+    /// The fetch, when the source is a URL.
+    pub(crate) fetched: Option<RobotsFetch>,
+}
+
+/// Whether an argument names a URL rather than a file.
+pub(crate) fn is_url(arg: &str) -> bool {
+    let lower = arg.to_ascii_lowercase();
+    lower.starts_with("http://") || lower.starts_with("https://")
 }
 
 impl Source {
+    /// Reads a robots.txt from a URL (the site's `/robots.txt`, with the
+    /// checker's limits: 10 redirects, 10 s, 500 KiB), a path, or `-`
+    /// (standard input). Loopback and private addresses are refused unless
+    /// `allow_private`.
+    pub(crate) fn load(arg: &str, allow_private: bool) -> Result<Source> {
+        if !is_url(arg) {
+            return Source::read(arg);
+        }
+        let builder = Fetcher::builder().allow_private(allow_private);
+        let fetched = match fetch_robots_txt(arg, &builder) {
+            Ok(f) => f,
+            Err(e @ Error::Refused { .. }) => bail!("{e}; pass --allow-private to fetch it anyway"),
+            Err(e) => return Err(e.into()),
+        };
+        // Robots parse only a successful answer: the body of an error page
+        // is nothing they read, so there is nothing to check in it.
+        let parsed = fetched.report.status.is_some_and(|s| (200..300).contains(&s));
+        Ok(Source {
+            name: fetched.robots_url.to_string(),
+            body: if parsed { fetched.report.body.clone() } else { Vec::new() },
+            fetched: Some(fetched),
+        })
+    }
+
     /// Reads a robots.txt from a path or `-` (standard input).
     pub(crate) fn read(file: &str) -> Result<Source> {
         if file == "-" {
@@ -24,6 +57,7 @@ impl Source {
             return Ok(Source {
                 name: "<stdin>".to_owned(),
                 body,
+                fetched: None,
             });
         }
         let body =
@@ -31,6 +65,7 @@ impl Source {
         Ok(Source {
             name: file.to_owned(),
             body,
+            fetched: None,
         })
     }
 }

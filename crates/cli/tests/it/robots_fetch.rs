@@ -9,7 +9,7 @@ use serde_json::Value;
 use crate::botwarden;
 
 /// A raw HTTP response, closing the connection.
-fn reply(status: u16, headers: &[(&str, &str)], body: &str) -> String {
+pub(crate) fn reply(status: u16, headers: &[(&str, &str)], body: &str) -> String {
     let mut out = format!("HTTP/1.1 {status} Status\r\nConnection: close\r\n");
     for (name, value) in headers {
         out.push_str(&format!("{name}: {value}\r\n"));
@@ -20,7 +20,7 @@ fn reply(status: u16, headers: &[(&str, &str)], body: &str) -> String {
 
 /// An HTTP/1.1 server on 127.0.0.1 that answers each request with
 /// `route(path)`, one connection at a time, until the test process ends.
-fn serve(route: fn(&str) -> String) -> SocketAddr {
+pub(crate) fn serve(route: fn(&str) -> String) -> SocketAddr {
     let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).expect("bind 127.0.0.1");
     let addr = listener.local_addr().expect("address");
     std::thread::spawn(move || {
