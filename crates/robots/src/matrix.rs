@@ -20,18 +20,19 @@ pub struct Cell {
     pub line: Option<u32>,
 }
 
-/// One robot and one path, under every profile of the matrix.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Row {
+/// One robot and one path, under every profile of the matrix: a view into
+/// a [`Matrix`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Row<'a> {
     /// The robot as the file names it (or `*`, or a default robot).
-    pub agent: String,
+    pub agent: &'a str,
     /// The path, as a crawler would request it.
-    pub path: String,
+    pub path: &'a str,
     /// One cell per profile, in [`Matrix::profiles`] order.
-    pub cells: Vec<Cell>,
+    pub cells: &'a [Cell],
 }
 
-impl Row {
+impl Row<'_> {
     /// Whether the profiles reach different decisions.
     #[must_use]
     pub fn disagree(&self) -> bool {
@@ -47,8 +48,10 @@ impl Row {
 pub struct Matrix {
     /// The profiles, in column order.
     pub profiles: Vec<&'static Profile>,
-    /// Rows, robot by robot in file order, paths in file order.
-    pub rows: Vec<Row>,
+    agents: Vec<String>,
+    paths: Vec<String>,
+    /// Row-major: robot, then path, then profile.
+    cells: Vec<Cell>,
 }
 
 impl Matrix {
@@ -104,20 +107,14 @@ impl Matrix {
                 }
             })
             .collect();
-        let empty = Cell {
-            allowed: true,
-            line: None,
-        };
-        let mut rows: Vec<Row> = robots
-            .iter()
-            .flat_map(|agent| {
-                paths.iter().map(|path| Row {
-                    agent: agent.clone(),
-                    path: path.clone(),
-                    cells: vec![empty; compiled.len()],
-                })
-            })
-            .collect();
+        let width = compiled.len();
+        let mut cells = vec![
+            Cell {
+                allowed: true,
+                line: None,
+            };
+            robots.len() * paths.len() * width
+        ];
         // One profile at a time, paths in sorted order: each compiled file's
         // tables stay in cache and consecutive searches land near each other.
         let mut sorted: Vec<usize> = (0..paths.len()).collect();
@@ -126,8 +123,8 @@ impl Matrix {
             for (a, chain) in chains.iter().enumerate() {
                 let m = robots_p.matcher(chain);
                 for &k in &sorted {
-                    let d = m.check(&paths[k]);
-                    rows[a * paths.len() + k].cells[p] = Cell {
+                    let d = m.check_path(paths[k].as_bytes());
+                    cells[(a * paths.len() + k) * width + p] = Cell {
                         allowed: d.allowed,
                         line: match d.reason {
                             Reason::Rule { line, .. } => Some(line),
@@ -139,13 +136,38 @@ impl Matrix {
         }
         Matrix {
             profiles: profiles.to_vec(),
-            rows,
+            agents: robots,
+            paths,
+            cells,
         }
     }
 
+    /// The robots, in row order.
+    #[must_use]
+    pub fn agents(&self) -> &[String] {
+        &self.agents
+    }
+
+    /// The paths, in row order within each robot.
+    #[must_use]
+    pub fn paths(&self) -> &[String] {
+        &self.paths
+    }
+
+    /// Every row: robot by robot, paths in file order.
+    pub fn rows(&self) -> impl ExactSizeIterator<Item = Row<'_>> + Clone {
+        let width = self.profiles.len();
+        let per_agent = self.paths.len();
+        (0..self.agents.len() * per_agent).map(move |i| Row {
+            agent: &self.agents[i / per_agent],
+            path: &self.paths[i % per_agent],
+            cells: &self.cells[i * width..(i + 1) * width],
+        })
+    }
+
     /// The rows where profiles disagree.
-    pub fn disagreements(&self) -> impl Iterator<Item = &Row> {
-        self.rows.iter().filter(|r| r.disagree())
+    pub fn disagreements(&self) -> impl Iterator<Item = Row<'_>> {
+        self.rows().filter(Row::disagree)
     }
 }
 
@@ -159,11 +181,7 @@ mod tests {
             RobotsTxt::parse("User-agent: bot\nDisallow: /a\n\nUser-agent: *\nDisallow: /b\n");
         let m = Matrix::new(&txt, &Profile::ALL, &[]);
         for path in ["/a", "/b"] {
-            let row = m
-                .rows
-                .iter()
-                .find(|r| r.agent == "*" && r.path == path)
-                .unwrap();
+            let row = m.rows().find(|r| r.agent == "*" && r.path == path).unwrap();
             assert!(!row.disagree(), "{row:?}");
             assert_eq!(row.cells[0].allowed, path == "/a");
         }
@@ -176,9 +194,8 @@ mod tests {
         );
         let m = Matrix::new(&txt, &Profile::ALL, &[]);
         let agents: Vec<&str> = m
-            .rows
-            .iter()
-            .map(|r| r.agent.as_str())
+            .rows()
+            .map(|r| r.agent)
             .collect::<std::collections::BTreeSet<_>>()
             .into_iter()
             .collect();
@@ -186,10 +203,9 @@ mod tests {
             agents,
             ["*", "Bingbot", "Googlebot", "Yandex", "examplebot"]
         );
-        assert_eq!(m.rows.len(), 5 * 3, "robots × {{/, /a, /x.pdf}}");
+        assert_eq!(m.rows().len(), 5 * 3, "robots × {{/, /a, /x.pdf}}");
         let pdf = m
-            .rows
-            .iter()
+            .rows()
             .find(|r| r.agent == "Googlebot" && r.path == "/x.pdf")
             .unwrap();
         assert!(pdf.disagree(), "strict reads the wildcard literally");
@@ -203,8 +219,7 @@ mod tests {
             }
         );
         let a = m
-            .rows
-            .iter()
+            .rows()
             .find(|r| r.agent == "examplebot" && r.path == "/a")
             .unwrap();
         assert!(!a.disagree());

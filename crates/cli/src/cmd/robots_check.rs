@@ -194,25 +194,17 @@ impl Report<'_> {
 
     fn matrix_text(&self, all_rows: bool) -> String {
         let m = self.matrix;
-        let rows: Vec<_> = m.rows.iter().filter(|r| all_rows || r.disagree()).collect();
+        let rows: Vec<Row<'_>> = m.rows().filter(|r| all_rows || r.disagree()).collect();
         let disagreeing = m.disagreements().count();
         let mut out = String::new();
         let names: Vec<&str> = m.profiles.iter().map(|p| p.name).collect();
         let _ = writeln!(
             out,
             "How robots read it: {} robot(s) × {} path(s) under {}; profiles disagree on {disagreeing} of {} row(s){}",
-            m.rows
-                .iter()
-                .map(|r| r.agent.as_str())
-                .collect::<std::collections::BTreeSet<_>>()
-                .len(),
-            m.rows
-                .iter()
-                .map(|r| r.path.as_str())
-                .collect::<std::collections::BTreeSet<_>>()
-                .len(),
+            m.agents().len(),
+            m.paths().len(),
             names.join(", "),
-            m.rows.len(),
+            m.rows().len(),
             if all_rows || disagreeing == 0 {
                 ""
             } else {
@@ -401,8 +393,8 @@ pub(crate) struct MatrixJson<'a>(&'a Matrix);
 impl Serialize for MatrixJson<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
         let m = self.0;
-        let mut seq = serializer.serialize_seq(Some(m.rows.len()))?;
-        for row in &m.rows {
+        let mut seq = serializer.serialize_seq(Some(m.rows().len()))?;
+        for row in m.rows() {
             seq.serialize_element(&RowJson { matrix: m, row })?;
         }
         seq.end()
@@ -411,7 +403,7 @@ impl Serialize for MatrixJson<'_> {
 
 struct RowJson<'a> {
     matrix: &'a Matrix,
-    row: &'a Row,
+    row: Row<'a>,
 }
 
 impl Serialize for RowJson<'_> {
@@ -425,12 +417,12 @@ impl Serialize for RowJson<'_> {
     }
 }
 
-struct DecisionsJson<'a>(&'a Matrix, &'a Row);
+struct DecisionsJson<'a>(&'a Matrix, Row<'a>);
 
 impl Serialize for DecisionsJson<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
         let mut map = serializer.serialize_map(Some(self.1.cells.len()))?;
-        for (p, c) in self.0.profiles.iter().zip(&self.1.cells) {
+        for (p, c) in self.0.profiles.iter().zip(self.1.cells) {
             map.serialize_entry(p.name, if c.allowed { "allowed" } else { "disallowed" })?;
         }
         map.end()

@@ -39,10 +39,17 @@ impl Source {
         };
         // Robots parse only a successful answer: the body of an error page
         // is nothing they read, so there is nothing to check in it.
-        let parsed = fetched.report.status.is_some_and(|s| (200..300).contains(&s));
+        let parsed = fetched
+            .report
+            .status
+            .is_some_and(|s| (200..300).contains(&s));
         Ok(Source {
             name: fetched.robots_url.to_string(),
-            body: if parsed { fetched.report.body.clone() } else { Vec::new() },
+            body: if parsed {
+                fetched.report.body.clone()
+            } else {
+                Vec::new()
+            },
             fetched: Some(fetched),
         })
     }

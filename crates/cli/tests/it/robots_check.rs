@@ -147,30 +147,60 @@ fn sarif_is_2_1_0_with_every_rule() {
 fn a_url_is_fetched_and_checked_with_availability() {
     use crate::robots_fetch::{reply, serve};
     let addr = serve(|path| match path {
-        "/robots.txt" => reply(200, &[("Content-Type", "text/plain")], "User-agent: *\nDisalow: /private\n"),
+        "/robots.txt" => reply(
+            200,
+            &[("Content-Type", "text/plain")],
+            "User-agent: *\nDisalow: /private\n",
+        ),
         _ => reply(404, &[], ""),
     });
     let site = format!("http://{addr}/some/page");
-    let out = run(&["robots", "check", &site, "--allow-private", "--format", "json"]);
-    assert_eq!(out.status.code(), Some(0), "{}", String::from_utf8_lossy(&out.stderr));
+    let out = run(&[
+        "robots",
+        "check",
+        &site,
+        "--allow-private",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
     assert_eq!(v["source"], format!("http://{addr}/robots.txt"));
     assert_eq!(v["diagnostics"][0]["code"], "R022");
     assert_eq!(v["availability"]["rfc9309"]["decision"], "parse");
     let text = run(&["robots", "check", &site, "--allow-private"]);
     let stdout = String::from_utf8_lossy(&text.stdout);
-    assert!(stdout.contains("[R022]") && stdout.contains("200"), "{stdout}");
+    assert!(
+        stdout.contains("[R022]") && stdout.contains("200"),
+        "{stdout}"
+    );
 }
 
 #[test]
 fn a_missing_robots_txt_is_full_allow_with_nothing_to_lint() {
     use crate::robots_fetch::{reply, serve};
     let addr = serve(|_| reply(404, &[], "not here"));
-    let out = run(&["robots", "check", &format!("http://{addr}/"), "--allow-private", "--format", "json"]);
+    let out = run(&[
+        "robots",
+        "check",
+        &format!("http://{addr}/"),
+        "--allow-private",
+        "--format",
+        "json",
+    ]);
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
     assert_eq!(v["availability"]["rfc9309"]["decision"], "full-allow");
     assert_eq!(v["availability"]["strict"]["decision"], "full-allow");
-    assert_eq!(v["diagnostics"].as_array().map(Vec::len), Some(0), "the 404 page is not linted");
+    assert_eq!(
+        v["diagnostics"].as_array().map(Vec::len),
+        Some(0),
+        "the 404 page is not linted"
+    );
 }
 
 #[test]
