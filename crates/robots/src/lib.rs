@@ -21,6 +21,8 @@
 
 mod compile;
 mod directive;
+mod equivalence;
+mod fix;
 mod parse;
 mod path;
 mod profile;
@@ -30,6 +32,8 @@ mod token;
 mod values;
 
 pub use directive::{DirectiveName, KNOWN_UNUSED, Spelling, classify_key};
+pub use equivalence::{Difference, Equivalence, Explanation, PROBE_ROBOTS, compare};
+pub use fix::{Change, ChangeKind, Fixed, fix};
 pub use parse::{ByteIssue, Directive, Line, LineEnding, LineKind, RobotsTxt, Separator, Span};
 pub use path::{normalize_path, normalize_pattern, path_of};
 pub use profile::{
