@@ -794,3 +794,175 @@ impl<'p> Explainer<'p> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use super::*;
+    use crate::fix::{fix, plan};
+
+    #[test]
+    fn files_that_differ_are_reported_as_unintended() {
+        let before = RobotsTxt::parse("User-agent: *\nDisallow: /a\n");
+        let after = RobotsTxt::parse("User-agent: *\nDisallow: /b\n");
+        let eq = compare(&before, &after);
+        assert!(!eq.holds());
+        assert_eq!(eq.unintended().count(), eq.differences.len());
+        let profiles: BTreeSet<&str> = eq.differences.iter().map(|d| d.profile.name).collect();
+        assert_eq!(profiles.len(), Profile::ALL.len());
+        let d = eq
+            .differences
+            .iter()
+            .find(|d| d.path == "/a" && d.agent == "botwarden-probe" && d.profile.name == "rfc9309")
+            .expect("the probe robot is asked /a");
+        assert!(!d.before.allowed && d.after.allowed);
+        assert!(d.reason.text().contains("line 2"), "{}", d.reason);
+        assert!(eq.robots.iter().any(|r| r == "Googlebot"));
+    }
+
+    #[test]
+    fn the_fixers_output_compares_as_the_fixer_reports() {
+        let before = RobotsTxt::parse("User-agent: *\nDisallow: /a\nAllow: /a/b\n");
+        let fixed = fix(&before);
+        let eq = compare(&before, &RobotsTxt::parse(fixed.text.as_str()));
+        assert_eq!(eq, fixed.equivalence);
+        assert!(eq.holds());
+        assert!(!eq.differences.is_empty());
+        assert!(eq.differences.iter().all(|d| d.profile.name == "strict"));
+        // Longest-match robots read the same rules: proven without probing.
+        assert_eq!(eq.proven, eq.robots.len() * (Profile::ALL.len() - 1));
+    }
+
+    #[test]
+    fn a_change_only_first_match_robots_notice_excuses_nothing_else() {
+        let before = RobotsTxt::parse("User-agent: *\nDisallow: /a\nAllow: /a/b\n");
+        let mut plan = plan(&before);
+        assert_eq!(plan.text, "User-agent: *\nAllow: /a/b\nDisallow: /a\n");
+        // A broken fixer that lost the allow while reordering.
+        plan.text = "User-agent: *\nDisallow: /a\n".to_owned();
+        plan.origins.remove(1);
+        let after = RobotsTxt::parse(plan.text.as_str());
+        let eq = differential(&before, &after, Some(&plan));
+        let wrong: BTreeSet<&str> = eq.unintended().map(|d| d.profile.name).collect();
+        assert_eq!(
+            wrong,
+            BTreeSet::from(["bing", "google", "rfc9309", "yandex"])
+        );
+        // `/a/b`, and its variants (`/a/%62` is `/a/b` percent-encoded).
+        let paths: BTreeSet<&str> = eq.unintended().map(|d| d.path.as_str()).collect();
+        assert!(
+            paths.contains("/a/b") && paths.contains("/a/%62"),
+            "{paths:?}"
+        );
+        assert!(paths.iter().all(|p| p.starts_with("/a/")), "{paths:?}");
+        // Strict robots took the disallow first before and after.
+        assert!(eq.differences.iter().all(|d| d.profile.name != "strict"));
+    }
+
+    #[test]
+    fn probes_cover_a_patterns_boundaries() {
+        let mut out = Vec::new();
+        probes("/a*b$", true, &mut out);
+        for want in [
+            "/a*b$", "/a", "/ax", "/a?q=1", "/axb", "/axbx", "/axb?q=1", "/%61",
+        ] {
+            assert!(out.iter().any(|p| p == want), "{want} not in {out:?}");
+        }
+        out.clear();
+        probes("shop/index.html", false, &mut out);
+        for want in [
+            "/shop/index.html",
+            "/shop/index.htm",
+            "/shop/",
+            "/shop/index.htmlx",
+        ] {
+            assert!(out.iter().any(|p| p == want), "{want} not in {out:?}");
+        }
+    }
+
+    /// A small deterministic generator (xorshift).
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+
+        fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+            items[(self.next() % items.len() as u64) as usize]
+        }
+    }
+
+    /// Every path over `/`, `a`, `b` of up to five bytes.
+    fn all_paths() -> Vec<String> {
+        let mut out = vec!["/".to_owned()];
+        let mut frontier = vec!["/".to_owned()];
+        for _ in 0..4 {
+            let mut next = Vec::new();
+            for p in &frontier {
+                for c in ["/", "a", "b"] {
+                    next.push(format!("{p}{c}"));
+                }
+            }
+            out.extend(next.iter().cloned());
+            frontier = next;
+        }
+        out
+    }
+
+    /// For random pairs of prefix-rule files, whenever some path is decided
+    /// differently, the differential check finds a difference under that
+    /// profile: asking only the rules that read differently loses nothing.
+    #[test]
+    fn probing_only_changed_rules_finds_every_difference() {
+        let patterns = ["", "/", "/a", "/ab", "/a/", "/b", "/ba", "/a/b", "/aab"];
+        let paths = all_paths();
+        let chain = TokenChain::parse("botwarden-probe");
+        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+        let mut differing = 0;
+        for _ in 0..300 {
+            let mut files = Vec::new();
+            for _ in 0..2 {
+                let mut body = String::from("User-agent: *\n");
+                for _ in 0..(rng.next() % 5) {
+                    let kind = rng.pick(&["Allow", "Disallow"]);
+                    let pattern = rng.pick(&patterns);
+                    body.push_str(&format!("{kind}: {pattern}\n"));
+                }
+                files.push(RobotsTxt::parse(body));
+            }
+            let eq = differential(&files[0], &files[1], None);
+            for profile in Profile::ALL {
+                let (rb, ra) = (
+                    Robots::new(&files[0], profile),
+                    Robots::new(&files[1], profile),
+                );
+                let (mb, ma) = (rb.matcher(&chain), ra.matcher(&chain));
+                let brute = paths.iter().find(|p| {
+                    mb.check_path(p.as_bytes()).allowed != ma.check_path(p.as_bytes()).allowed
+                });
+                let found = eq
+                    .differences
+                    .iter()
+                    .any(|d| d.profile == profile && d.agent == "botwarden-probe");
+                if let Some(path) = brute {
+                    differing += 1;
+                    assert!(
+                        found,
+                        "[{profile}] {path} differs, unreported:\n{}---\n{}",
+                        String::from_utf8_lossy(files[0].bytes()),
+                        String::from_utf8_lossy(files[1].bytes())
+                    );
+                }
+            }
+        }
+        assert!(
+            differing > 300,
+            "the generator makes differing files ({differing})"
+        );
+    }
+}

@@ -542,3 +542,366 @@ fn oversize(
     );
     cut
 }
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use super::*;
+    use ChangeKind as K;
+
+    /// Fixes `src`, checks the text, the changes (line and kind), that every
+    /// difference is intended and that fixing again changes nothing.
+    fn check(src: impl Into<Vec<u8>>, want: &str, changes: &[(u32, ChangeKind)]) -> Fixed {
+        let src = src.into();
+        let fixed = fix(&RobotsTxt::parse(src.clone()));
+        assert_eq!(fixed.text, want, "fixed text");
+        let got: Vec<(u32, ChangeKind)> = fixed.changes.iter().map(|c| (c.line, c.kind)).collect();
+        assert_eq!(got, changes, "changes: {:#?}", fixed.changes);
+        assert_eq!(fixed.is_unchanged(), fixed.text.as_bytes() == src);
+        let unintended: Vec<_> = fixed.equivalence.unintended().collect();
+        assert!(unintended.is_empty(), "{unintended:#?}");
+        let again = fix(&RobotsTxt::parse(fixed.text.as_str()));
+        assert_eq!(again.text, fixed.text, "not idempotent");
+        assert!(again.changes.is_empty(), "{:#?}", again.changes);
+        fixed
+    }
+
+    /// The profiles under which some decision differs.
+    fn differing(fixed: &Fixed) -> BTreeSet<&'static str> {
+        fixed
+            .equivalence
+            .differences
+            .iter()
+            .map(|d| d.profile.name)
+            .collect()
+    }
+
+    /// The kinds of change that explain the differences for `path`.
+    fn reasons(fixed: &Fixed, path: &str) -> BTreeSet<(&'static str, ChangeKind)> {
+        fixed
+            .equivalence
+            .differences
+            .iter()
+            .filter(|d| d.path == path)
+            .filter_map(|d| match d.reason {
+                crate::Explanation::Intended { kind, .. } => Some((d.profile.name, kind)),
+                crate::Explanation::Unintended { .. } => None,
+            })
+            .collect()
+    }
+
+    #[test]
+    fn a_clean_file_is_unchanged() {
+        let src = "# hi\n\nUser-agent: a\nDisallow: /x\n\nUser-agent: *\nDisallow: /y\n\n\
+                   Sitemap: https://e.example/s.xml\n";
+        let fixed = check(src, src, &[]);
+        assert!(fixed.is_unchanged());
+        assert!(fixed.equivalence.differences.is_empty());
+        assert!(fixed.equivalence.proven > 0);
+        check("", "", &[]);
+    }
+
+    #[test]
+    fn bom_and_line_endings() {
+        check(
+            "\u{FEFF}User-agent: *\r\nDisallow: /x\r\n",
+            "User-agent: *\nDisallow: /x\n",
+            &[(1, K::Bom), (1, K::LineEndings)],
+        );
+        check(
+            "User-agent: *\nDisallow: /x",
+            "User-agent: *\nDisallow: /x\n",
+            &[(2, K::LineEndings)],
+        );
+        // Google skips the start of a byte-order mark; strict robots do not.
+        let fixed = check(
+            b"\xEF\xBBUser-agent: *\nDisallow: /x\n".to_vec(),
+            "User-agent: *\nDisallow: /x\n",
+            &[(1, K::Bom)],
+        );
+        assert_eq!(differing(&fixed), BTreeSet::from(["strict"]));
+        assert_eq!(reasons(&fixed, "/x"), BTreeSet::from([("strict", K::Bom)]));
+    }
+
+    #[test]
+    fn white_space_and_blank_lines_are_normalised() {
+        let fixed = check(
+            "  User-agent:a  \nDisallow:/x\t\n\n\n\nUser-agent: b\nDisallow: /\n",
+            "User-agent: a\nDisallow: /x\n\nUser-agent: b\nDisallow: /\n",
+            &[(1, K::Whitespace)],
+        );
+        assert!(fixed.changes[0].description.contains("4 lines"));
+        assert!(fixed.equivalence.differences.is_empty());
+    }
+
+    #[test]
+    fn comments_after_directives_move_before_them() {
+        let fixed = check(
+            "User-agent: * # everyone\nDisallow: /x # secret\n",
+            "# everyone\nUser-agent: *\n# secret\nDisallow: /x\n",
+            &[(1, K::CommentMoved), (2, K::CommentMoved)],
+        );
+        assert!(fixed.equivalence.differences.is_empty());
+    }
+
+    #[test]
+    fn keys_are_written_in_full() {
+        let fixed = check(
+            "useragent: *\ndisalow: /a\nDisallowed: /b\nDisallow /c\n",
+            "User-agent: *\nDisallow: /a\nDisallow: /b\nDisallow: /c\n",
+            &[
+                (1, K::KeySpelling),
+                (2, K::KeySpelling),
+                (3, K::KeySpelling),
+                (4, K::MissingColon),
+            ],
+        );
+        // Google read every line; robots that compare keys exactly did not
+        // read `Disallowed`; strict robots read none of the misspellings.
+        assert_eq!(
+            differing(&fixed),
+            BTreeSet::from(["bing", "rfc9309", "strict", "yandex"])
+        );
+        assert_eq!(
+            reasons(&fixed, "/b"),
+            BTreeSet::from([
+                ("bing", K::KeySpelling),
+                ("rfc9309", K::KeySpelling),
+                ("strict", K::KeySpelling),
+                ("yandex", K::KeySpelling),
+            ])
+        );
+        // The change on the deciding line comes first.
+        assert_eq!(
+            reasons(&fixed, "/c"),
+            BTreeSet::from([("strict", K::MissingColon)])
+        );
+        // Without it, the user-agent line that strict robots did not read.
+        assert_eq!(
+            reasons(&fixed, "/a"),
+            BTreeSet::from([("strict", K::KeySpelling)])
+        );
+    }
+
+    #[test]
+    fn lines_no_robot_reads_become_comments() {
+        check(
+            "Disallow: /before\nCrawl-delay: 5\n<html>\nUser-agent: *\nDisallow: /x\n\
+             this is not a directive\n",
+            "# Disallow: /before\n# Crawl-delay: 5\n\n# <html>\nUser-agent: *\nDisallow: /x\n\
+             # this is not a directive\n",
+            &[
+                (1, K::OrphanCommented),
+                (2, K::OrphanCommented),
+                (3, K::UnparsedCommented),
+                (4, K::BlankLineAdded),
+                (6, K::UnparsedCommented),
+            ],
+        );
+    }
+
+    #[test]
+    fn unknown_directives_stay_where_they_are() {
+        let src = "Content-Signal: search=yes\n\nUser-agent: *\nNoindex: /x\nDisallow: /y\n";
+        check(src, src, &[]);
+    }
+
+    #[test]
+    fn blank_lines_inside_groups_are_removed() {
+        let fixed = check(
+            "User-agent: a\n\nUser-agent: b\nDisallow: /x\n\nDisallow: /y\n",
+            "User-agent: a\nUser-agent: b\nDisallow: /x\nDisallow: /y\n",
+            &[(2, K::BlankLineInGroup), (5, K::BlankLineInGroup)],
+        );
+        assert_eq!(differing(&fixed), BTreeSet::from(["strict"]));
+        assert_eq!(
+            reasons(&fixed, "/y"),
+            BTreeSet::from([("strict", K::BlankLineInGroup)])
+        );
+        let a_on_x = fixed
+            .equivalence
+            .differences
+            .iter()
+            .find(|d| d.agent == "a" && d.path == "/x")
+            .expect("strict robot `a` now reads the rules");
+        assert!(a_on_x.before.allowed && !a_on_x.after.allowed);
+    }
+
+    #[test]
+    fn groups_naming_the_same_robots_are_merged() {
+        let fixed = check(
+            "User-agent: *\nDisallow: /a\n\nUser-agent: b\nDisallow: /b\n\nuser-agent: *\nDisallow: /c\n",
+            "User-agent: b\nDisallow: /b\n\nUser-agent: *\nDisallow: /a\nDisallow: /c\n",
+            &[
+                (1, K::StarGroupLast),
+                (1, K::BlankLineAdded),
+                (3, K::Whitespace),
+                (7, K::GroupsMerged),
+            ],
+        );
+        assert_eq!(differing(&fixed), BTreeSet::from(["strict"]));
+        assert_eq!(
+            reasons(&fixed, "/c"),
+            BTreeSet::from([("strict", K::GroupsMerged)])
+        );
+        // Groups that only share a robot are not merged.
+        let src = "User-agent: a\nUser-agent: b\nDisallow: /x\n\nUser-agent: b\nDisallow: /y\n";
+        check(src, src, &[]);
+    }
+
+    #[test]
+    fn groups_without_rules_get_disallow() {
+        // Google does not end the user-agent lines at `crawl-delay`: `a`
+        // read `b`'s rules.
+        let fixed = check(
+            "User-agent: a\nCrawl-delay: 5\nUser-agent: b\nDisallow: /x\n",
+            "User-agent: a\nDisallow:\nCrawl-delay: 5\n\nUser-agent: b\nDisallow: /x\n",
+            &[(1, K::DisallowAdded), (3, K::BlankLineAdded)],
+        );
+        assert_eq!(differing(&fixed), BTreeSet::from(["google"]));
+        assert_eq!(
+            reasons(&fixed, "/x"),
+            BTreeSet::from([("google", K::DisallowAdded)])
+        );
+        // Strict robots dropped the record without rules and read `*`.
+        let fixed = check(
+            "User-agent: *\nDisallow: /\n\nUser-agent: a\n",
+            "User-agent: a\nDisallow:\n\nUser-agent: *\nDisallow: /\n",
+            &[
+                (1, K::StarGroupLast),
+                (1, K::BlankLineAdded),
+                (3, K::Whitespace),
+                (4, K::DisallowAdded),
+            ],
+        );
+        assert_eq!(differing(&fixed), BTreeSet::from(["strict"]));
+        assert_eq!(
+            reasons(&fixed, "/"),
+            BTreeSet::from([("strict", K::DisallowAdded)])
+        );
+    }
+
+    #[test]
+    fn competing_rules_are_ordered_for_first_match_robots() {
+        let fixed = check(
+            "User-agent: *\nDisallow: /wp-admin/\nDisallow: /cart\nAllow: /wp-admin/admin-ajax.php\n",
+            "User-agent: *\nAllow: /wp-admin/admin-ajax.php\nDisallow: /wp-admin/\nDisallow: /cart\n",
+            &[(4, K::RulesReordered)],
+        );
+        assert_eq!(differing(&fixed), BTreeSet::from(["strict"]));
+        assert_eq!(
+            reasons(&fixed, "/wp-admin/admin-ajax.php"),
+            BTreeSet::from([("strict", K::RulesReordered)])
+        );
+        // A more specific disallow goes before a broad allow.
+        check(
+            "User-agent: *\nAllow: /\nDisallow: /private\n",
+            "User-agent: *\nDisallow: /private\nAllow: /\n",
+            &[(3, K::RulesReordered)],
+        );
+        // An empty `Disallow` allows everything for first-match robots.
+        check(
+            "User-agent: *\nDisallow:\nDisallow: /x\n",
+            "User-agent: *\nDisallow: /x\nDisallow:\n",
+            &[(3, K::RulesReordered)],
+        );
+        // Rules that do not compete keep their order.
+        let src = "User-agent: *\nDisallow: /b\nAllow: /a\nDisallow: /c\n";
+        check(src, src, &[]);
+    }
+
+    #[test]
+    fn sitemaps_go_to_the_end() {
+        check(
+            "Sitemap: https://e.example/a.xml\nUser-agent: *\nSitemap: https://e.example/b.xml\nDisallow: /x\n",
+            "User-agent: *\nDisallow: /x\n\nSitemap: https://e.example/a.xml\nSitemap: https://e.example/b.xml\n",
+            &[(1, K::SitemapMoved), (3, K::SitemapMoved)],
+        );
+        check(
+            "User-agent: *\nDisallow: /x\nSitemap: https://e.example/a.xml\n",
+            "User-agent: *\nDisallow: /x\n\nSitemap: https://e.example/a.xml\n",
+            &[(3, K::Whitespace)],
+        );
+    }
+
+    #[test]
+    fn host_and_clean_param_go_to_the_yandex_group() {
+        check(
+            "User-agent: Yandex\nDisallow: /y\n\nUser-agent: *\nDisallow: /x\nHost: e.example\nClean-param: ref /\n",
+            "User-agent: Yandex\nDisallow: /y\nHost: e.example\nClean-param: ref /\n\nUser-agent: *\nDisallow: /x\n",
+            &[(6, K::HostMoved), (7, K::CleanParamMoved)],
+        );
+        let fixed = check(
+            "User-agent: *\nDisallow: /x\nHost: a.example\nHost: b.example\n",
+            "# Only Yandex reads Host and Clean-param; the rules repeat the `User-agent: *` group's, \
+             so that Yandex reads the same rules as before.\n\
+             User-agent: Yandex\nDisallow: /x\nHost: a.example\n# Host: b.example\n\n\
+             User-agent: *\nDisallow: /x\n",
+            &[
+                (1, K::BlankLineAdded),
+                (3, K::HostMoved),
+                (3, K::YandexGroupCreated),
+                (4, K::HostMoved),
+                (4, K::HostDuplicate),
+            ],
+        );
+        assert!(fixed.equivalence.differences.is_empty());
+    }
+
+    #[test]
+    fn a_yandex_copy_never_pushes_the_file_past_500_kib() {
+        let mut src = String::from("User-agent: *\n");
+        let mut n = 0;
+        while src.len() < 300 * 1024 {
+            src.push_str(&format!("Disallow: /some/long/path/number/{n}/\n"));
+            n += 1;
+        }
+        src.push_str("Host: e.example\n");
+        let fixed = fix(&RobotsTxt::parse(src.as_str()));
+        assert!(fixed.text.len() < 500 * 1024, "{}", fixed.text.len());
+        assert!(
+            fixed.text.starts_with(
+                "User-agent: *\n# Only Yandex reads Host and Clean-param.\nUser-agent: Yandex\nDisallow: "
+            ),
+            "{}",
+            &fixed.text[..200]
+        );
+        assert!(fixed.text.ends_with("\nHost: e.example\n"));
+        let kinds: Vec<_> = fixed.changes.iter().map(|c| c.kind).collect();
+        assert_eq!(kinds, [K::HostMoved, K::YandexGroupCreated]);
+        assert!(fixed.equivalence.differences.is_empty());
+        let again = fix(&RobotsTxt::parse(fixed.text.as_str()));
+        assert!(again.is_unchanged());
+    }
+
+    #[test]
+    fn nul_bytes_and_invalid_utf8() {
+        let fixed = check(
+            b"User-agent: *\nDisallow: /a\x00b\nDisallow: /\xff\n# caf\xe9\n".to_vec(),
+            "User-agent: *\nDisallow: /a\nDisallow: /%FF\n# caf\u{FFFD}\n",
+            &[(2, K::Nul), (3, K::InvalidUtf8), (4, K::InvalidUtf8)],
+        );
+        // Strict robots read past the NUL byte.
+        assert_eq!(differing(&fixed), BTreeSet::from(["strict"]));
+        assert_eq!(reasons(&fixed, "/a"), BTreeSet::from([("strict", K::Nul)]));
+    }
+
+    #[test]
+    fn comments_travel_with_their_lines() {
+        check(
+            "# header\n\n# for everyone\nUser-agent: *\nDisallow: /x\n# closing note\n\n\
+             # for a\nUser-agent: a\nDisallow: /a\n# end\n",
+            "# header\n\n# for a\nUser-agent: a\nDisallow: /a\n\n# for everyone\nUser-agent: *\n\
+             Disallow: /x\n# closing note\n# end\n",
+            &[(4, K::StarGroupLast)],
+        );
+    }
+
+    #[test]
+    fn change_kinds_have_distinct_names() {
+        let names: BTreeSet<&str> = ChangeKind::ALL.iter().map(|k| k.name()).collect();
+        assert_eq!(names.len(), ChangeKind::ALL.len());
+        assert_eq!(K::RulesReordered.to_string(), "rules-reordered");
+    }
+}

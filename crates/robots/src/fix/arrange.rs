@@ -107,6 +107,12 @@ pub(super) fn arrange(reading: Reading, log: &mut Log, copy: bool) -> Model {
     for rec in &mut log.items {
         if let Some(&s) = survivor.get(rec.group as usize) {
             rec.group = s;
+        } else if rec.group == NO_GROUP && rec.change.kind.explains() != 0 {
+            // Logged before the line's group was known (NUL, byte-order mark).
+            rec.group = group_of_line
+                .get(rec.change.line as usize)
+                .copied()
+                .unwrap_or(NO_GROUP);
         }
     }
 
@@ -123,6 +129,7 @@ pub(super) fn arrange(reading: Reading, log: &mut Log, copy: bool) -> Model {
         moving.extend(moved);
     }
     moving.sort_by_key(Item::line);
+    log_moves(&moving, log);
     first_host_only(&mut slots, &mut moving, log);
 
     let first_match = Profile::ALL
@@ -154,7 +161,6 @@ pub(super) fn arrange(reading: Reading, log: &mut Log, copy: bool) -> Model {
     let mut copied = false;
     let group_count = read_count + usize::from(!moving.is_empty());
     if !moving.is_empty() {
-        log_moves(&moving, log);
         if let Some(g) = groups
             .iter_mut()
             .chain(star.iter_mut())
