@@ -533,7 +533,7 @@ fn deciders(profile: &Profile, before: Decision, after: Decision, plan: Option<&
         Reason::Rule { line, .. } => {
             let origin = plan
                 .filter(|_| fixed)
-                .and_then(|p| p.origins.get(line as usize - 1));
+                .and_then(|p| p.origins.get((line as usize).checked_sub(1)?));
             match origin {
                 Some(o) if o.line > 0 => {
                     format!("the rule on line {line} (line {} of the original)", o.line)

@@ -44,7 +44,8 @@ pub(super) enum What {
     Sitemap,
     /// An unknown directive, `robot-version` or `comment`: kept where it is.
     Other,
-    /// No directive: comment lines only.
+    /// No directive: comment lines only (a line turned into a comment is
+    /// one).
     Note,
 }
 
@@ -411,7 +412,9 @@ impl Reader<'_> {
         match (&item.what, self.current) {
             (What::Sitemap, _) => self.r.sitemaps.push(item),
             (What::Host | What::CleanParam, None) => self.r.loose.push(item),
-            (What::Other, None) => self.r.header.push(Piece::Item(item)),
+            // Unknown directives before the first group (group members
+            // there were commented out above).
+            (_, None) => self.r.header.push(Piece::Item(item)),
             (What::Agent { .. }, Some(g)) => {
                 self.r.group_of_line[n as usize] = group_id;
                 self.r.groups[g].agents.push(item);
@@ -423,7 +426,6 @@ impl Reader<'_> {
                 }
                 self.r.groups[g].members.push(item);
             }
-            (_, None) => unreachable!("members before a group are commented out above"),
         }
     }
 
