@@ -899,6 +899,43 @@ mod tests {
     }
 
     #[test]
+    fn keys_that_start_outside_ascii_become_comments() {
+        // At the start of the file Google would skip the bytes of U+FFFD
+        // that look like a byte-order mark.
+        check(
+            b"Sitemap: https://e.example/s.xml\n\xff: x\nUser-agent: *\nDisallow: /\n".to_vec(),
+            "# \u{FFFD}: x\nUser-agent: *\nDisallow: /\n\nSitemap: https://e.example/s.xml\n",
+            &[
+                (1, K::SitemapMoved),
+                (2, K::InvalidUtf8),
+                (2, K::UnparsedCommented),
+            ],
+        );
+    }
+
+    #[test]
+    fn a_star_that_strict_robots_do_not_read_as_star() {
+        // `* x` is `*` to robots that read product tokens, not to robots
+        // that want exactly `*`: the Yandex group is new to those.
+        let fixed = check(
+            "User-agent: * x\nDisallow: /a\nHost: e.example\n",
+            "# Only Yandex reads Host and Clean-param; the rules repeat the `User-agent: *` group's, \
+             so that Yandex reads the same rules as before.\n\
+             User-agent: Yandex\nDisallow: /a\nHost: e.example\n\nUser-agent: * x\nDisallow: /a\n",
+            &[
+                (1, K::BlankLineAdded),
+                (3, K::HostMoved),
+                (3, K::YandexGroupCreated),
+            ],
+        );
+        assert_eq!(differing(&fixed), BTreeSet::from(["strict"]));
+        assert_eq!(
+            reasons(&fixed, "/a"),
+            BTreeSet::from([("strict", K::YandexGroupCreated)])
+        );
+    }
+
+    #[test]
     fn change_kinds_have_distinct_names() {
         let names: BTreeSet<&str> = ChangeKind::ALL.iter().map(|k| k.name()).collect();
         assert_eq!(names.len(), ChangeKind::ALL.len());

@@ -77,6 +77,18 @@ fn names_yandex(agents: &[Item], exact: bool) -> bool {
     })
 }
 
+/// Whether robots that match user-agents by substring read the `*` groups
+/// as the fixer does: one group, named by exactly `*` (they read only the
+/// first `*` record, and `* x` is not `*` to them).
+fn star_read_alike(star: &[Group]) -> bool {
+    let exact = |g: &Group| {
+        g.agents
+            .iter()
+            .any(|a| matches!(&a.what, What::Agent { lower, .. } if lower == "*"))
+    };
+    star.len() <= 1 && star.iter().all(exact)
+}
+
 fn first_agent_line(agents: &[Item]) -> u32 {
     agents.first().map_or(0, Item::line)
 }
@@ -362,6 +374,16 @@ fn log_moves(moving: &[Item], log: &mut Log) {
 fn name_yandex(star: &mut [Group], mut moving: Vec<Item>, log: &mut Log) {
     let line = moving.first().map_or(0, Item::line);
     let count = star.len();
+    // Substring robots never match a user-agent line of a `*` record, so
+    // only `*` groups that are not exactly `*` to them change.
+    let mask = if star
+        .iter()
+        .all(|g| star_read_alike(std::slice::from_ref(g)))
+    {
+        0
+    } else {
+        mask_of(|p| p.agent_match == AgentMatch::Substring)
+    };
     for (k, g) in star.iter_mut().enumerate() {
         let comments = if k == 0 {
             vec![Out {
@@ -386,14 +408,22 @@ fn name_yandex(star: &mut [Group], mut moving: Vec<Item>, log: &mut Log) {
             g.members.extend(std::mem::take(&mut moving));
         }
     }
+    let strict = if mask == 0 {
+        String::new()
+    } else {
+        format!(
+            "; {} did not read these groups as `*` and now read them for Yandex",
+            profile_names(mask)
+        )
+    };
     log.push(
         line,
         ChangeKind::YandexGroupCreated,
-        0,
+        mask,
         star.last().map_or(NO_GROUP, |g| g.id),
         format!(
             "`User-agent: Yandex` added to the `*` group{} to hold `host` and `clean-param`: Yandex reads the same rules as before, \
-             and the file does not grow past the size robots read, as a copy of the `*` rules would make it",
+             and the file does not grow past the size robots read, as a copy of the `*` rules would make it{strict}",
             if count == 1 { "" } else { "s" }
         ),
     );
@@ -418,21 +448,25 @@ fn yandex_group(id: u32, star: &[Group], moving: Vec<Item>, log: &mut Log) -> Gr
         "# Only Yandex reads Host and Clean-param; the rules repeat the `User-agent: *` group's, so that Yandex reads the same rules as before."
     };
     let line = moving.first().map_or(0, Item::line);
-    let mask = if star.len() > 1 {
-        mask_of(|p| p.agent_match == AgentMatch::Substring)
-    } else {
+    let mask = if star_read_alike(star) {
         0
+    } else {
+        mask_of(|p| p.agent_match == AgentMatch::Substring)
     };
     log.push(
         line,
         ChangeKind::YandexGroupCreated,
         mask,
         id,
-        if star.len() > 1 {
+        if mask != 0 {
             format!(
-                "a `User-agent: Yandex` group created for `host` and `clean-param`, with the rules of all {} `*` groups \
-                 (as Yandex reads them; {} read only the first `*` group)",
-                star.len(),
+                "a `User-agent: Yandex` group created for `host` and `clean-param`, with the rules of {} \
+                 as Yandex reads them ({} read only a first record named exactly `*`)",
+                if star.len() == 1 {
+                    "the `*` group".to_owned()
+                } else {
+                    format!("all {} `*` groups", star.len())
+                },
                 profile_names(mask)
             )
         } else if star.is_empty() {

@@ -300,41 +300,56 @@ impl Reader<'_> {
                 let text = text.trim_end_matches(is_blank_char).to_owned();
                 self.pending.push(Piece::Comment(Out { line: n, text }));
             }
-            LineKind::Unparsed => {
-                let text = format!("# {}", self.text(n, view.trimmed()));
-                self.log.push(
-                    n,
-                    ChangeKind::UnparsedCommented,
-                    0,
-                    NO_GROUP,
-                    format!(
-                        "line {n} is neither a directive nor a comment; it is now a comment, as no robot reads it"
-                    ),
-                );
-                self.pending.push(Piece::Comment(Out { line: n, text }));
+            LineKind::Unparsed => self.unparsed(n, view),
+            // No robot reads a key that starts outside ASCII; at the start of
+            // the file Google would even skip the bytes that look like a
+            // byte-order mark.
+            LineKind::Directive(d)
+                if d.name == DirectiveName::Unknown
+                    && view.slice(d.key).first().is_some_and(|b| !b.is_ascii()) =>
+            {
+                self.unparsed(n, view);
             }
             LineKind::Directive(d) => self.directive(n, view, d),
         }
+    }
+
+    /// A line no robot reads as a directive, kept as a comment.
+    fn unparsed(&mut self, n: u32, view: &View<'_>) {
+        let text = format!("# {}", self.text(n, view.trimmed()));
+        self.log.push(
+            n,
+            ChangeKind::UnparsedCommented,
+            0,
+            NO_GROUP,
+            format!(
+                "line {n} is not a directive any robot reads, nor a comment; it is now a comment"
+            ),
+        );
+        self.pending.push(Piece::Comment(Out { line: n, text }));
     }
 
     /// Text of some bytes of line `n`, logging bytes that are not UTF-8.
     fn text<'b>(&mut self, n: u32, bytes: &'b [u8]) -> Cow<'b, str> {
         let text = lossy(bytes);
         if matches!(text, Cow::Owned(_)) {
-            self.log_invalid(n);
+            self.log_invalid(n, false);
         }
         text
     }
 
-    fn log_invalid(&mut self, n: u32) {
+    fn log_invalid(&mut self, n: u32, rule: bool) {
+        let how = if rule {
+            "percent-encoded, as robots compare them"
+        } else {
+            "replaced with U+FFFD"
+        };
         self.log.push(
             n,
             ChangeKind::InvalidUtf8,
             0,
             NO_GROUP,
-            format!(
-                "bytes that are not UTF-8 on line {n} replaced (percent-encoded in a rule, as robots compare them)"
-            ),
+            format!("bytes that are not UTF-8 on line {n} {how}"),
         );
     }
 
@@ -482,7 +497,7 @@ impl Reader<'_> {
         let value_text: Cow<'_, str> = if name.is_rule() {
             let text = lossy(value);
             if matches!(text, Cow::Owned(_)) {
-                self.log_invalid(n);
+                self.log_invalid(n, true);
                 Cow::Owned(encode_invalid(value))
             } else {
                 text

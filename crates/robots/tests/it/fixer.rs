@@ -10,6 +10,11 @@
 //! files and requires the check to report the tampering, so that it cannot
 //! pass silently.
 //!
+//! A property test feeds the fixer files made of the lines that trouble
+//! readers most (misspellings, missing colons, NUL bytes, bytes that are not
+//! UTF-8, the start of a byte-order mark, comments, blank lines, HTML) with
+//! the same checks.
+//!
 //! The Protego corpus is not shared: `scripts/protego-corpus` downloads it
 //! into `target/protego-corpus` (or set `BOTWARDEN_PROTEGO_CORPUS`). When a
 //! corpus is absent its suite is skipped loudly, and fails under CI.
@@ -19,6 +24,8 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use botwarden_robots::{ChangeKind, Explanation, RobotsTxt, compare, fix};
+use proptest::prelude::*;
+use proptest::test_runner::Config;
 
 use crate::support::{shared, workspace};
 
@@ -261,4 +268,101 @@ fn a_tampered_fix_is_caught() {
     // A rule turned around changes some decision unless a rule with the
     // same pattern and the other verdict shadows it.
     assert!(caught * 10 >= tried * 9, "{caught} of {tried} caught");
+}
+
+/// One line from the parts that trouble readers: a key (spelt right,
+/// misspelt, a prefix, unknown, not ASCII), a separator, a value, a
+/// comment, a line ending.
+fn line() -> impl Strategy<Value = Vec<u8>> {
+    let key = prop::sample::select(vec![
+        &b"User-agent"[..],
+        b"user-agent",
+        b"useragent",
+        b"User agent",
+        b"Disallow",
+        b"disalow",
+        b"Disallowed",
+        b"Allow",
+        b"Sitemap",
+        b"Host",
+        b"Clean-param",
+        b"Crawl-delay",
+        b"crawldelay",
+        b"Request-rate",
+        b"Noindex",
+        b"",
+        b"\xEF\xBB",
+        b"\xEF",
+    ]);
+    let sep = prop::sample::select(vec![&b": "[..], b":", b" ", b" : ", b"\t"]);
+    let value = prop::sample::select(vec![
+        &b"*"[..],
+        b"a",
+        b"Yandex",
+        b"YandexBot",
+        b"googlebot",
+        b"bingbot",
+        b"msnbot",
+        b"/",
+        b"/a",
+        b"/a/b",
+        b"/a*",
+        b"/*.php$",
+        b"",
+        b"/%61",
+        b"/\xff",
+        b"/a\x00b",
+        b"5",
+        b"e.example",
+        b"ref /",
+        b"* x",
+        b"*bot",
+        b"a b",
+    ]);
+    let tail = prop::sample::select(vec![&b""[..], b"", b" # c", b"#", b"  ", b" # \xc2\xa0"]);
+    let end = prop::sample::select(vec![
+        &b"\n"[..],
+        b"\n",
+        b"\r\n",
+        b"\r",
+        b"\n\n",
+        b"\n# note\n",
+        b"\n<html>\n",
+        b"\n\x00\n",
+    ]);
+    (key, sep, value, tail, end).prop_map(|(k, s, v, t, e)| [k, s, v, t, e].concat())
+}
+
+fn config() -> Config {
+    Config {
+        cases: std::env::var("PROPTEST_CASES")
+            .ok()
+            .and_then(|n| n.parse().ok())
+            .unwrap_or(2_000),
+        failure_persistence: None,
+        ..Config::default()
+    }
+}
+
+proptest! {
+    #![proptest_config(config())]
+
+    #[test]
+    fn troublesome_files_are_fixed_and_decide_as_before(
+        lines in prop::collection::vec(line(), 0..14),
+        cut in any::<bool>(),
+    ) {
+        let mut body = lines.concat();
+        if cut {
+            body.pop();
+        }
+        let mut tally = Tally::default();
+        tally.file("generated", &body);
+        prop_assert!(
+            tally.failures.is_empty(),
+            "{:?}\n{}",
+            String::from_utf8_lossy(&body),
+            tally.failures.join("\n")
+        );
+    }
 }
