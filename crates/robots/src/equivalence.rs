@@ -408,6 +408,60 @@ fn probes(pattern: &str, wildcards: bool, out: &mut Vec<String>) {
     out.push(literal);
 }
 
+/// The paths to ask a robot that reads `b` on `files[0]` and `a` on
+/// `files[1]`: `/`, `/robots.txt`, and probes made from the rules that read
+/// differently.
+fn paths_to_ask(
+    profile: &Profile,
+    files: [&RobotsTxt; 2],
+    b: &[RuleInfo<'_>],
+    a: &[RuleInfo<'_>],
+) -> Vec<String> {
+    let first_match = profile.rule_choice == RuleChoice::FirstMatch;
+    let candidates = if !first_match {
+        changed_rules(b, a)
+    } else if profile.wildcards {
+        b.iter()
+            .map(|r| (r, false))
+            .chain(a.iter().map(|r| (r, true)))
+            .map(|(r, after)| Candidate {
+                pattern: r.pattern.as_ref(),
+                line: r.line,
+                after,
+            })
+            .collect()
+    } else {
+        changed_chains(b, a)
+    };
+    // Without wildcards, a first-match robot decides every variant of a
+    // pattern as it decides the pattern itself or another pattern that is
+    // asked: the pattern alone is enough.
+    let literal = first_match && !profile.wildcards;
+    let mut paths = vec!["/".to_owned(), "/robots.txt".to_owned()];
+    for c in &candidates {
+        if literal {
+            paths.push(c.pattern.to_owned());
+            continue;
+        }
+        probes(c.pattern, profile.wildcards, &mut paths);
+        // The rule as written, which some profiles compare unescaped.
+        let file = files[usize::from(c.after)];
+        if let Some(crate::parse::LineKind::Directive(d)) = file.line(c.line).map(|l| l.kind) {
+            let raw = file.text(d.value);
+            if raw.as_ref() != c.pattern {
+                paths.push(if raw.starts_with('/') {
+                    raw.into_owned()
+                } else {
+                    format!("/{raw}")
+                });
+            }
+        }
+    }
+    paths.sort_unstable();
+    paths.dedup();
+    paths
+}
+
 /// The differential check; with the fixer's plan, differences are
 /// attributed to its changes.
 pub(crate) fn differential(
@@ -451,44 +505,7 @@ pub(crate) fn differential(
                 continue;
             }
             eq.probed += who.len();
-            let candidates = if !first_match {
-                changed_rules(&b, &a)
-            } else if profile.wildcards {
-                b.iter()
-                    .map(|r| (r, false))
-                    .chain(a.iter().map(|r| (r, true)))
-                    .map(|(r, after)| Candidate {
-                        pattern: r.pattern.as_ref(),
-                        line: r.line,
-                        after,
-                    })
-                    .collect()
-            } else {
-                changed_chains(&b, &a)
-            };
-            // Without wildcards, a first-match robot decides every variant of
-            // a pattern as it decides the pattern or another pattern that is
-            // asked itself: the pattern alone is enough.
-            let literal = first_match && !profile.wildcards;
-            let mut paths = vec!["/".to_owned(), "/robots.txt".to_owned()];
-            for c in &candidates {
-                if literal {
-                    paths.push(c.pattern.to_owned());
-                    continue;
-                }
-                probes(c.pattern, profile.wildcards, &mut paths);
-                let file = if c.after { after } else { before };
-                if let Some(crate::parse::LineKind::Directive(d)) =
-                    file.line(c.line).map(|l| l.kind)
-                {
-                    let raw = file.text(d.value);
-                    if raw.as_ref() != c.pattern {
-                        paths.push(raw.into_owned());
-                    }
-                }
-            }
-            paths.sort_unstable();
-            paths.dedup();
+            let paths = paths_to_ask(profile, [before, after], &b, &a);
             let mut context = None;
             for path in &paths {
                 let db = mb.check_path(path.as_bytes());
@@ -500,7 +517,7 @@ pub(crate) fn differential(
                 let reason = match &explainer {
                     Some(x) => {
                         let ctx = context.get_or_insert_with(|| x.context(mb, ma));
-                        x.explain(pi, profile, ctx, db, da)
+                        x.explain(pi, profile, ctx, [(&rb, db), (&ra, da)])
                     }
                     None => Explanation::Unintended {
                         why: format!(
@@ -621,10 +638,18 @@ impl<'p> Explainer<'p> {
         }
     }
 
-    /// Among the changes to `groups` that apply to profile `pi` and explain
-    /// `needs`, the nearest one at or before line `anchor` (a blank line or
-    /// a merge concerns the lines after it), else the first after it.
-    fn nearest(&self, pi: usize, needs: u8, groups: &[u32], anchor: u32) -> Option<usize> {
+    /// Among the changes to `groups` that apply to profile `pi`, explain
+    /// `needs` and are accepted, the nearest one at or before line `anchor`
+    /// (a blank line or a merge concerns the lines after it), else the
+    /// first after it.
+    fn nearest(
+        &self,
+        pi: usize,
+        needs: u8,
+        groups: &[u32],
+        anchor: u32,
+        accept: impl Fn(usize) -> bool,
+    ) -> Option<usize> {
         let line = |i: usize| self.plan.changes[i].change.line;
         let rank = |i: usize| {
             let at = line(i);
@@ -637,7 +662,7 @@ impl<'p> Explainer<'p> {
         };
         let mut best: Option<usize> = None;
         let mut consider = |i: usize| {
-            if best.is_none_or(|b| rank(i) < rank(b)) {
+            if accept(i) && best.is_none_or(|b| rank(i) < rank(b)) {
                 best = Some(i);
             }
         };
@@ -720,9 +745,9 @@ impl<'p> Explainer<'p> {
         pi: usize,
         profile: &Profile,
         ctx: &Context,
-        before: Decision,
-        after: Decision,
+        decisions: [(&Robots, Decision); 2],
     ) -> Explanation {
+        let [(rb, before), (ra, after)] = decisions;
         let lb = match before.reason {
             Reason::Rule { line, .. } => Some(line),
             _ => None,
@@ -740,9 +765,22 @@ impl<'p> Explainer<'p> {
         } else {
             PATTERN
         };
+        // Rules are reordered so that the more specific one comes first:
+        // that is the only order change the fixer makes.
+        let specific_first = match (before.reason, after.reason) {
+            (Reason::Rule { index: b, .. }, Reason::Rule { index: a, .. }) => {
+                let (b, a) = (rb.rule(b), ra.rule(a));
+                let allows = |r: &RuleInfo<'_>| r.allow || r.pattern.is_empty();
+                a.pattern.len() > b.pattern.len()
+                    || (a.pattern.len() == b.pattern.len() && allows(&a) && !allows(&b))
+            }
+            _ => false,
+        };
         let fits = |i: &usize| {
             let r = &self.plan.changes[*i];
-            has(r.affects, pi) && r.change.kind.explains() & needs != 0
+            has(r.affects, pi)
+                && r.change.kind.explains() & needs != 0
+                && (r.change.kind != ChangeKind::RulesReordered || specific_first)
         };
         let on_line = |line: Option<u32>| {
             line.filter(|&l| l > 0)
@@ -760,7 +798,7 @@ impl<'p> Explainer<'p> {
             _ => oa.map(|o| o.line).filter(|&l| l > 0).or(lb),
         }
         .unwrap_or(0);
-        let in_groups = || self.nearest(pi, needs, &groups, anchor);
+        let in_groups = || self.nearest(pi, needs, &groups, anchor, |i| fits(&i));
         let oversize = || {
             self.oversize.iter().copied().find(|i| {
                 fits(i)
@@ -858,6 +896,30 @@ mod tests {
         assert!(paths.iter().all(|p| p.starts_with("/a/")), "{paths:?}");
         // Strict robots took the disallow first before and after.
         assert!(eq.differences.iter().all(|d| d.profile.name != "strict"));
+    }
+
+    #[test]
+    fn a_reordered_group_excuses_only_the_more_specific_rule_first() {
+        let before = RobotsTxt::parse(
+            "User-agent: *\nDisallow: /a\nAllow: /a/b\nDisallow: /c/d\nAllow: /c\n",
+        );
+        let mut plan = plan(&before);
+        assert_eq!(
+            plan.text,
+            "User-agent: *\nAllow: /a/b\nDisallow: /a\nDisallow: /c/d\nAllow: /c\n"
+        );
+        // A broken fixer that also put `Allow: /c` first.
+        plan.text =
+            "User-agent: *\nAllow: /a/b\nDisallow: /a\nAllow: /c\nDisallow: /c/d\n".to_owned();
+        plan.origins.swap(3, 4);
+        let eq = differential(&before, &RobotsTxt::parse(plan.text.as_str()), Some(&plan));
+        let wrong: BTreeSet<(&str, &str)> = eq
+            .unintended()
+            .map(|d| (d.profile.name, d.path.as_str()))
+            .collect();
+        assert_eq!(wrong, BTreeSet::from([("strict", "/c/d")]));
+        // The allow that moved before its disallow is intended.
+        assert!(eq.intended().any(|d| d.path == "/a/b"));
     }
 
     #[test]

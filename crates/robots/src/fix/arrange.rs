@@ -153,7 +153,7 @@ pub(super) fn arrange(reading: Reading, log: &mut Log, copy: bool) -> Model {
 
     // Written order: other groups as they came, then `*` groups.
     let live: Vec<Group> = slots.into_iter().flatten().collect();
-    let (star, other): (Vec<Group>, Vec<Group>) =
+    let (mut star, other): (Vec<Group>, Vec<Group>) =
         live.into_iter().partition(|g| is_star(&g.agents));
     let last_other = other.iter().map(|g| g.id).max();
     for g in &star {
@@ -169,7 +169,6 @@ pub(super) fn arrange(reading: Reading, log: &mut Log, copy: bool) -> Model {
         }
     }
     let mut groups = other;
-    let mut star = star;
     let mut copied = false;
     let group_count = read_count + usize::from(!moving.is_empty());
     if !moving.is_empty() {

@@ -435,8 +435,8 @@ impl Reader<'_> {
                 self.r.groups[g].agents.push(item);
             }
             (_, Some(g)) => {
-                self.r.group_of_line[n as usize] = group_id;
                 if member {
+                    self.r.group_of_line[n as usize] = group_id;
                     self.in_body = true;
                 }
                 self.r.groups[g].members.push(item);
@@ -460,10 +460,21 @@ impl Reader<'_> {
             return (text, What::Other);
         };
         let raw_key = view.slice(d.key);
+        // Only user-agent lines, rules and extensions shape what robots
+        // decide; a sitemap or `host` read or not changes no decision.
+        let shapes = matches!(
+            name,
+            DirectiveName::UserAgent
+                | DirectiveName::Allow
+                | DirectiveName::Disallow
+                | DirectiveName::CrawlDelay
+                | DirectiveName::RequestRate
+                | DirectiveName::VisitTime
+        );
         let key: Cow<'_, str> = if d.spelling == Spelling::Exact {
             lossy(raw_key)
         } else {
-            let mask = mask_of(|p| !p.spellings.contains(&d.spelling));
+            let unread = mask_of(|p| !p.spellings.contains(&d.spelling));
             let how = match d.spelling {
                 Spelling::Prefix => "only starts with the name",
                 _ => "is a common misspelling",
@@ -471,26 +482,26 @@ impl Reader<'_> {
             self.log.push(
                 n,
                 ChangeKind::KeySpelling,
-                mask,
+                if shapes { unread } else { 0 },
                 group,
                 format!(
                     "`{}` on line {n} {how}; written `{display}`, which every robot reads ({} did not read it)",
                     lossy(raw_key),
-                    profile_names(mask)
+                    profile_names(unread)
                 ),
             );
             Cow::Borrowed(display)
         };
         if d.separator == Separator::Whitespace {
-            let mask = mask_of(|p| !p.missing_colon);
+            let unread = mask_of(|p| !p.missing_colon);
             self.log.push(
                 n,
                 ChangeKind::MissingColon,
-                mask,
+                if shapes { unread } else { 0 },
                 group,
                 format!(
                     "the colon after `{key}` on line {n} was missing; added ({} did not read the line)",
-                    profile_names(mask)
+                    profile_names(unread)
                 ),
             );
         }
