@@ -22,6 +22,8 @@
 mod availability;
 mod compile;
 mod directive;
+mod equivalence;
+mod fix;
 mod lint;
 mod matrix;
 mod parse;
@@ -38,6 +40,8 @@ pub use availability::{
     status_reason,
 };
 pub use directive::{DirectiveName, KNOWN_UNUSED, Spelling, classify_key};
+pub use equivalence::{Difference, Equivalence, Explanation, PROBE_ROBOTS, compare};
+pub use fix::{Change, ChangeKind, Fixed, fix};
 pub use lint::{
     Diagnostic, Edit, Fix, LINTS, Lint, Severity, apply_fixes, check, example_path, lint,
 };

@@ -4,6 +4,7 @@
 
 mod conformance;
 mod corpus;
+mod fixer;
 mod fixtures;
 mod reference;
 mod support;

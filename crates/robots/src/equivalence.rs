@@ -1,0 +1,1030 @@
+//! The differential check: under every profile, every robot the files name
+//! (and a few that fall back to `*`) is asked the paths where a decision
+//! could differ, on both files; every difference is reported with the
+//! change of the fixer that accounts for it, or as unintended.
+
+use std::collections::HashMap;
+use std::collections::hash_map::Entry;
+
+use crate::directive::DirectiveName;
+use crate::fix::{ChangeKind, NO_GROUP, ORDER, Origin, PATTERN, Plan, READING, has};
+use crate::parse::RobotsTxt;
+use crate::profile::{Beyond, Profile, RuleChoice};
+use crate::robots::{Decision, Matcher, Reason, Robots, RuleInfo};
+use crate::token::TokenChain;
+
+/// Robots asked of every file besides those it names: one that no group
+/// names (so it reads `*`), and the big crawlers whose profiles have
+/// fallbacks of their own.
+pub const PROBE_ROBOTS: [&str; 5] = [
+    "botwarden-probe",
+    "Googlebot",
+    "Bingbot",
+    "Yandex",
+    "YandexImages",
+];
+
+/// Why a decision differs between the two files.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Explanation {
+    /// A change of the fixer accounts for it.
+    Intended {
+        /// The kind of change.
+        kind: ChangeKind,
+        /// The change's line in the original file.
+        line: u32,
+        /// The change's description: what was done, and which robots read
+        /// the file differently because of it.
+        why: String,
+    },
+    /// No change accounts for it: the fixed file does not say what the
+    /// original said to this robot.
+    Unintended {
+        /// Which rules decided before and after.
+        why: String,
+    },
+}
+
+impl Explanation {
+    /// Whether a change of the fixer accounts for the difference.
+    #[must_use]
+    pub fn is_intended(&self) -> bool {
+        matches!(self, Explanation::Intended { .. })
+    }
+
+    /// The explanation as a sentence.
+    #[must_use]
+    pub fn text(&self) -> &str {
+        match self {
+            Explanation::Intended { why, .. } | Explanation::Unintended { why } => why,
+        }
+    }
+}
+
+impl std::fmt::Display for Explanation {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Explanation::Intended { kind, line, why } => {
+                write!(f, "intended ({kind}, line {line}): {why}")
+            }
+            Explanation::Unintended { why } => write!(f, "unintended: {why}"),
+        }
+    }
+}
+
+/// One decision that differs between the two files.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Difference {
+    /// The profile that reads the files.
+    pub profile: &'static Profile,
+    /// The robot (a product token, or a user-agent value as written).
+    pub agent: String,
+    /// The path asked.
+    pub path: String,
+    /// The decision on the first file (lines are the first file's).
+    pub before: Decision,
+    /// The decision on the second file (lines are the second file's).
+    pub after: Decision,
+    /// Why it differs.
+    pub reason: Explanation,
+}
+
+/// The result of the differential check.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Equivalence {
+    /// Every decision that differs, by profile, robot and path.
+    pub differences: Vec<Difference>,
+    /// The robots asked.
+    pub robots: Vec<String>,
+    /// (profile, robot) pairs that read the same rules in both files, so
+    /// that no path can be decided differently.
+    pub proven: usize,
+    /// (profile, robot) pairs whose rules differ, asked path by path.
+    pub probed: usize,
+    /// Decisions compared (one per path, per group of robots that read
+    /// the same groups).
+    pub checks: usize,
+}
+
+impl Equivalence {
+    /// Whether every difference is intended.
+    #[must_use]
+    pub fn holds(&self) -> bool {
+        self.differences.iter().all(|d| d.reason.is_intended())
+    }
+
+    /// The differences no change accounts for.
+    pub fn unintended(&self) -> impl Iterator<Item = &Difference> {
+        self.differences.iter().filter(|d| !d.reason.is_intended())
+    }
+
+    /// The differences a change accounts for.
+    pub fn intended(&self) -> impl Iterator<Item = &Difference> {
+        self.differences.iter().filter(|d| d.reason.is_intended())
+    }
+}
+
+/// Compares the decisions robots reach on two files.
+///
+/// When `after` is exactly what [`fix`](crate::fix()) makes of `before`,
+/// each difference is attributed to the fixer's change that accounts for
+/// it (see [`Explanation`]); otherwise every difference is unintended.
+///
+/// Under every profile of [`Profile::ALL`], the robots asked are each
+/// product token (and each user-agent value as written) of either file and
+/// the [`PROBE_ROBOTS`]. Robots that read the same groups are asked once.
+/// A robot that reads the same rules in both files is proven to decide
+/// alike everywhere; the others are asked `/`, `/robots.txt`, and probes
+/// made from the rules that read differently: the pattern, its literal
+/// prefix, the prefix with one byte more and one less, `*` filled in and
+/// `$` dropped, a query, a percent-encoded letter, the rule as written.
+///
+/// ```
+/// use botwarden_robots::{RobotsTxt, compare, fix};
+///
+/// let before = RobotsTxt::parse("User-agent: *\nDisallow: /a\nAllow: /a/b\n");
+/// let fixed = fix(&before);
+/// assert_eq!(fixed.text, "User-agent: *\nAllow: /a/b\nDisallow: /a\n");
+/// let eq = compare(&before, &RobotsTxt::parse(fixed.text.as_str()));
+/// assert!(eq.holds());
+/// // Only robots that take the first matching rule decide differently.
+/// assert!(eq.differences.iter().all(|d| d.profile.name == "strict"));
+///
+/// let other = RobotsTxt::parse("User-agent: *\nDisallow: /b\n");
+/// assert!(!compare(&before, &other).holds());
+/// ```
+#[must_use]
+pub fn compare(before: &RobotsTxt, after: &RobotsTxt) -> Equivalence {
+    let plan = crate::fix::plan(before);
+    let plan = (plan.text.as_bytes() == after.bytes()).then_some(&plan);
+    differential(before, after, plan)
+}
+
+/// The robots to ask: every product token and user-agent value of both
+/// files, then the probe robots; case-insensitively distinct.
+fn robots(files: [&RobotsTxt; 2]) -> Vec<String> {
+    let mut seen = std::collections::HashSet::new();
+    let mut out = Vec::new();
+    let mut add = |name: String| {
+        if seen.insert(name.to_lowercase()) {
+            out.push(name);
+        }
+    };
+    for txt in files {
+        for (_, d) in txt.directives() {
+            if d.name != DirectiveName::UserAgent {
+                continue;
+            }
+            let value = txt.slice(d.value);
+            let key = crate::fix::agent_key(value);
+            if key == "*" {
+                continue;
+            }
+            let whole = txt.text(d.value).into_owned();
+            let differs = whole.to_lowercase() != key;
+            add(key);
+            if differs {
+                add(whole);
+            }
+        }
+    }
+    for name in PROBE_ROBOTS {
+        add(name.to_owned());
+    }
+    out
+}
+
+/// The rules a robot reads on one file, in the order a first-match robot
+/// tries them.
+fn reading<'r>(m: &Matcher<'r>, first_match: bool) -> Vec<RuleInfo<'r>> {
+    let mut rules: Vec<RuleInfo<'r>> = m.groups().flat_map(|g| g.rules()).collect();
+    if first_match {
+        rules.sort_by_key(|r| r.line);
+    }
+    rules
+}
+
+/// Whether two readings decide every path alike.
+fn same_reading(b: &[RuleInfo<'_>], a: &[RuleInfo<'_>], first_match: bool) -> bool {
+    if b.len() != a.len() {
+        return false;
+    }
+    fn key<'x>(r: &'x RuleInfo<'_>) -> (bool, &'x str) {
+        (r.allow, r.pattern.as_ref())
+    }
+    if first_match {
+        return b.iter().map(key).eq(a.iter().map(key));
+    }
+    let mut kb: Vec<_> = b.iter().map(key).collect();
+    let mut ka: Vec<_> = a.iter().map(key).collect();
+    kb.sort_unstable();
+    ka.sort_unstable();
+    kb == ka
+}
+
+/// A rule whose paths must be asked: its pattern as the profile reads it,
+/// and its line in its file (0 for none).
+struct Candidate<'r> {
+    pattern: &'r str,
+    line: u32,
+    after: bool,
+}
+
+/// Rules read by one file and not the other (as `(allow, pattern)` with
+/// multiplicity). For longest-match robots these are enough: the decision
+/// on a path is the longest matching rule's, and a path whose decision
+/// differs is decided the same way as the pattern of the rule gained or
+/// lost that decides it.
+fn changed_rules<'r>(b: &'r [RuleInfo<'r>], a: &'r [RuleInfo<'r>]) -> Vec<Candidate<'r>> {
+    fn key<'x>(r: &&'x RuleInfo<'_>) -> (&'x str, bool) {
+        (r.pattern.as_ref(), r.allow)
+    }
+    let mut sb: Vec<&RuleInfo<'r>> = b.iter().collect();
+    let mut sa: Vec<&RuleInfo<'r>> = a.iter().collect();
+    sb.sort_by(|x, y| key(x).cmp(&key(y)));
+    sa.sort_by(|x, y| key(x).cmp(&key(y)));
+    let mut out = Vec::new();
+    let (mut i, mut j) = (0, 0);
+    while i < sb.len() || j < sa.len() {
+        let ord = match (sb.get(i), sa.get(j)) {
+            (Some(x), Some(y)) => key(x).cmp(&key(y)),
+            (Some(_), None) => std::cmp::Ordering::Less,
+            _ => std::cmp::Ordering::Greater,
+        };
+        match ord {
+            std::cmp::Ordering::Equal => {
+                i += 1;
+                j += 1;
+            }
+            std::cmp::Ordering::Less => {
+                out.push(Candidate {
+                    pattern: sb[i].pattern.as_ref(),
+                    line: sb[i].line,
+                    after: false,
+                });
+                i += 1;
+            }
+            std::cmp::Ordering::Greater => {
+                out.push(Candidate {
+                    pattern: sa[j].pattern.as_ref(),
+                    line: sa[j].line,
+                    after: true,
+                });
+                j += 1;
+            }
+        }
+    }
+    out
+}
+
+/// Chains longer than this are asked without comparing them.
+const CHAIN_LIMIT: usize = 256;
+
+/// First-match robots without wildcards: the decision on a path is the
+/// first rule, in file order, whose pattern is a prefix of it. The patterns
+/// that are prefixes of one pattern form its chain; a path is decided as
+/// the longest pattern of either file that matches it, so asking every
+/// pattern whose chain reads differently (other rules, or another order)
+/// finds every path that differs.
+fn changed_chains<'r>(b: &'r [RuleInfo<'r>], a: &'r [RuleInfo<'r>]) -> Vec<Candidate<'r>> {
+    // (pattern, file, position, allows).
+    let mut entries: Vec<(&str, bool, usize, bool)> = Vec::with_capacity(b.len() + a.len());
+    for (side, rules) in [(false, b), (true, a)] {
+        for (pos, r) in rules.iter().enumerate() {
+            entries.push((
+                r.pattern.as_ref(),
+                side,
+                pos,
+                r.allow || r.pattern.is_empty(),
+            ));
+        }
+    }
+    entries.sort_unstable_by(|x, y| x.0.cmp(y.0).then(x.1.cmp(&y.1)).then(x.2.cmp(&y.2)));
+    // Nodes: runs of one pattern.
+    let mut nodes: Vec<(usize, usize)> = Vec::new();
+    let mut i = 0;
+    while i < entries.len() {
+        let j = i + entries[i..]
+            .iter()
+            .take_while(|e| e.0 == entries[i].0)
+            .count();
+        nodes.push((i, j));
+        i = j;
+    }
+    let mut out = Vec::new();
+    let mut stack: Vec<usize> = Vec::new();
+    let mut chain_b: Vec<(usize, usize, bool)> = Vec::new();
+    let mut chain_a: Vec<(usize, usize, bool)> = Vec::new();
+    for (n, &(s, _)) in nodes.iter().enumerate() {
+        let pattern = entries[s].0;
+        while let Some(&top) = stack.last() {
+            if pattern.starts_with(entries[nodes[top].0].0) {
+                break;
+            }
+            stack.pop();
+        }
+        stack.push(n);
+        let size: usize = stack.iter().map(|&k| nodes[k].1 - nodes[k].0).sum();
+        let differs = size > CHAIN_LIMIT || {
+            chain_b.clear();
+            chain_a.clear();
+            for &k in &stack {
+                for entry in &entries[nodes[k].0..nodes[k].1] {
+                    let item = (entry.2, k, entry.3);
+                    if entry.1 {
+                        chain_a.push(item);
+                    } else {
+                        chain_b.push(item);
+                    }
+                }
+            }
+            chain_b.sort_unstable();
+            chain_a.sort_unstable();
+            !chain_b
+                .iter()
+                .map(|c| (c.1, c.2))
+                .eq(chain_a.iter().map(|c| (c.1, c.2)))
+        };
+        if differs {
+            let (pos, after) = (entries[s].2, entries[s].1);
+            let rule = if after { &a[pos] } else { &b[pos] };
+            out.push(Candidate {
+                pattern,
+                line: rule.line,
+                after,
+            });
+        }
+    }
+    out
+}
+
+/// Paths that probe a pattern's boundaries.
+fn probes(pattern: &str, wildcards: bool, out: &mut Vec<String>) {
+    let rooted = |s: &str| {
+        if s.starts_with('/') {
+            s.to_owned()
+        } else {
+            format!("/{s}")
+        }
+    };
+    out.push(rooted(pattern));
+    let body = if wildcards {
+        pattern.strip_suffix('$').unwrap_or(pattern)
+    } else {
+        pattern
+    };
+    let literal = if wildcards {
+        &body[..body.find('*').unwrap_or(body.len())]
+    } else {
+        body
+    };
+    let literal = rooted(literal);
+    out.push(format!("{literal}x"));
+    out.push(format!("{literal}?q=1"));
+    if literal.len() > 1 {
+        let mut end = literal.len() - 1;
+        while !literal.is_char_boundary(end) {
+            end -= 1;
+        }
+        out.push(literal[..end].to_owned());
+    }
+    if wildcards && body.contains('*') {
+        let concrete = rooted(&body.replace('*', "x"));
+        out.push(format!("{concrete}x"));
+        out.push(format!("{concrete}?q=1"));
+        out.push(concrete);
+    }
+    if let Some(i) = literal.rfind(|c: char| c.is_ascii_alphanumeric()) {
+        out.push(format!(
+            "{}%{:02X}{}",
+            &literal[..i],
+            literal.as_bytes()[i],
+            &literal[i + 1..]
+        ));
+    }
+    if let Some(i) = literal.rfind("/index.htm") {
+        out.push(literal[..=i].to_owned());
+    }
+    out.push(literal);
+}
+
+/// The paths to ask a robot that reads `b` on `files[0]` and `a` on
+/// `files[1]`: `/`, `/robots.txt`, and probes made from the rules that read
+/// differently.
+fn paths_to_ask(
+    profile: &Profile,
+    files: [&RobotsTxt; 2],
+    b: &[RuleInfo<'_>],
+    a: &[RuleInfo<'_>],
+) -> Vec<String> {
+    let first_match = profile.rule_choice == RuleChoice::FirstMatch;
+    let candidates = if !first_match {
+        changed_rules(b, a)
+    } else if profile.wildcards {
+        b.iter()
+            .map(|r| (r, false))
+            .chain(a.iter().map(|r| (r, true)))
+            .map(|(r, after)| Candidate {
+                pattern: r.pattern.as_ref(),
+                line: r.line,
+                after,
+            })
+            .collect()
+    } else {
+        changed_chains(b, a)
+    };
+    // Without wildcards, a first-match robot decides every variant of a
+    // pattern as it decides the pattern itself or another pattern that is
+    // asked: the pattern alone is enough.
+    let literal = first_match && !profile.wildcards;
+    let mut paths = vec!["/".to_owned(), "/robots.txt".to_owned()];
+    for c in &candidates {
+        if literal {
+            paths.push(c.pattern.to_owned());
+            continue;
+        }
+        probes(c.pattern, profile.wildcards, &mut paths);
+        // The rule as written, which some profiles compare unescaped.
+        let file = files[usize::from(c.after)];
+        if let Some(crate::parse::LineKind::Directive(d)) = file.line(c.line).map(|l| l.kind) {
+            let raw = file.text(d.value);
+            if raw.as_ref() != c.pattern {
+                paths.push(if raw.starts_with('/') {
+                    raw.into_owned()
+                } else {
+                    format!("/{raw}")
+                });
+            }
+        }
+    }
+    paths.sort_unstable();
+    paths.dedup();
+    paths
+}
+
+/// The differential check; with the fixer's plan, differences are
+/// attributed to its changes.
+pub(crate) fn differential(
+    before: &RobotsTxt,
+    after: &RobotsTxt,
+    plan: Option<&Plan>,
+) -> Equivalence {
+    let names = robots([before, after]);
+    let chains: Vec<TokenChain> = names
+        .iter()
+        .map(|n| TokenChain::new([n.as_str()]))
+        .collect();
+    let explainer = plan.map(Explainer::new);
+    let mut eq = Equivalence::default();
+    for (pi, profile) in Profile::ALL.iter().enumerate() {
+        let rb = Robots::new(before, profile);
+        let ra = Robots::new(after, profile);
+        let first_match = profile.rule_choice == RuleChoice::FirstMatch;
+        let mut index: HashMap<(Vec<u32>, Vec<u32>), usize> = HashMap::new();
+        let mut classes: Vec<(Matcher<'_>, Matcher<'_>, Vec<usize>)> = Vec::new();
+        for (ri, chain) in chains.iter().enumerate() {
+            let mb = rb.matcher(chain);
+            let ma = ra.matcher(chain);
+            let key = (
+                mb.groups().map(|g| g.index() as u32).collect(),
+                ma.groups().map(|g| g.index() as u32).collect(),
+            );
+            match index.entry(key) {
+                Entry::Occupied(e) => classes[*e.get()].2.push(ri),
+                Entry::Vacant(e) => {
+                    e.insert(classes.len());
+                    classes.push((mb, ma, vec![ri]));
+                }
+            }
+        }
+        for (mb, ma, who) in &classes {
+            let b = reading(mb, first_match);
+            let a = reading(ma, first_match);
+            if same_reading(&b, &a, first_match) {
+                eq.proven += who.len();
+                continue;
+            }
+            eq.probed += who.len();
+            let paths = paths_to_ask(profile, [before, after], &b, &a);
+            let mut context = None;
+            for path in &paths {
+                let db = mb.check_path(path.as_bytes());
+                let da = ma.check_path(path.as_bytes());
+                eq.checks += 1;
+                if db.allowed == da.allowed {
+                    continue;
+                }
+                let reason = match &explainer {
+                    Some(x) => {
+                        let ctx = context.get_or_insert_with(|| x.context(mb, ma));
+                        x.explain(pi, profile, ctx, [(&rb, db), (&ra, da)])
+                    }
+                    None => Explanation::Unintended {
+                        why: format!(
+                            "no change of the fixer accounts for it: {}",
+                            deciders(profile, db, da, None)
+                        ),
+                    },
+                };
+                for &r in who {
+                    eq.differences.push(Difference {
+                        profile,
+                        agent: names[r].clone(),
+                        path: path.clone(),
+                        before: db,
+                        after: da,
+                        reason: reason.clone(),
+                    });
+                }
+            }
+        }
+    }
+    eq.robots = names;
+    eq
+}
+
+/// "decided by line 3 before, by line 5 (line 2 of the original) after".
+fn deciders(profile: &Profile, before: Decision, after: Decision, plan: Option<&Plan>) -> String {
+    let said = |d: Decision| if d.allowed { "allowed" } else { "disallowed" };
+    let by = |d: Decision, fixed: bool| match d.reason {
+        Reason::Rule { line, .. } => {
+            let origin = plan
+                .filter(|_| fixed)
+                .and_then(|p| p.origins.get((line as usize).checked_sub(1)?));
+            match origin {
+                Some(o) if o.line > 0 => {
+                    format!("the rule on line {line} (line {} of the original)", o.line)
+                }
+                Some(_) => format!("the rule on line {line}, added by the fixer"),
+                None => format!("the rule on line {line}"),
+            }
+        }
+        Reason::NoRuleMatched => "no rule".to_owned(),
+        Reason::NoGroup => "no group".to_owned(),
+        Reason::RobotsTxt => "the /robots.txt exception".to_owned(),
+    };
+    format!(
+        "{} robots were {} by {} and are {} by {}",
+        profile.name,
+        said(before),
+        by(before, false),
+        said(after),
+        by(after, true)
+    )
+}
+
+/// What one class of robots reads, in terms of the original file.
+struct Context {
+    /// Lines of the original whose rules the robot read before.
+    before_lines: Vec<u32>,
+    /// Lines of the original whose rules (or copies) it reads after (0 for
+    /// added rules).
+    after_lines: Vec<u32>,
+    /// Groups of the fixed file involved before or after.
+    groups: Vec<u32>,
+}
+
+/// Attributes differences to the fixer's changes.
+struct Explainer<'p> {
+    plan: &'p Plan,
+    by_line: HashMap<u32, Vec<usize>>,
+    /// Per profile and kind of explanation (`READING`, `ORDER`, `PATTERN`):
+    /// per group, the changes that apply, by line.
+    by_group: Vec<HashMap<u32, Vec<usize>>>,
+    oversize: Vec<usize>,
+}
+
+/// The kinds of explanation, as bits.
+const KINDS: [u8; 3] = [READING, ORDER, PATTERN];
+
+impl<'p> Explainer<'p> {
+    fn new(plan: &'p Plan) -> Explainer<'p> {
+        let mut by_line: HashMap<u32, Vec<usize>> = HashMap::new();
+        let mut by_group: Vec<HashMap<u32, Vec<usize>>> =
+            vec![HashMap::new(); Profile::ALL.len() * KINDS.len()];
+        let mut oversize = Vec::new();
+        // Changes are sorted by line, so every list is too.
+        for (i, r) in plan.changes.iter().enumerate() {
+            let explains = r.change.kind.explains();
+            if r.affects == 0 || explains == 0 {
+                continue;
+            }
+            if r.change.kind == ChangeKind::Oversize {
+                oversize.push(i);
+                continue;
+            }
+            by_line.entry(r.change.line).or_default().push(i);
+            if r.group == NO_GROUP {
+                continue;
+            }
+            for pi in (0..Profile::ALL.len()).filter(|&pi| has(r.affects, pi)) {
+                for (k, _) in KINDS
+                    .iter()
+                    .enumerate()
+                    .filter(|(_, b)| explains & **b != 0)
+                {
+                    by_group[pi * KINDS.len() + k]
+                        .entry(r.group)
+                        .or_default()
+                        .push(i);
+                }
+            }
+        }
+        Explainer {
+            plan,
+            by_line,
+            by_group,
+            oversize,
+        }
+    }
+
+    /// Among the changes to `groups` that apply to profile `pi`, explain
+    /// `needs` and are accepted, the nearest one at or before line `anchor`
+    /// (a blank line or a merge concerns the lines after it), else the
+    /// first after it.
+    fn nearest(
+        &self,
+        pi: usize,
+        needs: u8,
+        groups: &[u32],
+        anchor: u32,
+        accept: impl Fn(usize) -> bool,
+    ) -> Option<usize> {
+        let line = |i: usize| self.plan.changes[i].change.line;
+        let rank = |i: usize| {
+            let at = line(i);
+            let after = at > anchor;
+            (
+                after,
+                if after { at } else { anchor - at },
+                self.plan.changes[i].change.kind,
+            )
+        };
+        let mut best: Option<usize> = None;
+        let mut consider = |i: usize| {
+            if accept(i) && best.is_none_or(|b| rank(i) < rank(b)) {
+                best = Some(i);
+            }
+        };
+        for (k, bit) in KINDS.iter().enumerate() {
+            if needs & bit == 0 {
+                continue;
+            }
+            let map = &self.by_group[pi * KINDS.len() + k];
+            for list in groups.iter().filter_map(|g| map.get(g)) {
+                let at = list.partition_point(|&i| line(i) <= anchor);
+                if let Some(&last) = at.checked_sub(1).map(|a| &list[a]) {
+                    let same = line(last);
+                    for &i in list[..at].iter().rev().take_while(|&&i| line(i) == same) {
+                        consider(i);
+                    }
+                }
+                if let Some(&next) = list.get(at) {
+                    consider(next);
+                }
+            }
+        }
+        best
+    }
+
+    fn origin(&self, fixed_line: u32) -> Origin {
+        self.plan
+            .origins
+            .get((fixed_line as usize).wrapping_sub(1))
+            .copied()
+            .unwrap_or(Origin {
+                line: 0,
+                group: NO_GROUP,
+                copy: false,
+            })
+    }
+
+    fn group_of(&self, line: u32) -> u32 {
+        self.plan
+            .group_of_line
+            .get(line as usize)
+            .copied()
+            .unwrap_or(NO_GROUP)
+    }
+
+    fn context(&self, mb: &Matcher<'_>, ma: &Matcher<'_>) -> Context {
+        let mut groups = Vec::new();
+        let mut before_lines = Vec::new();
+        for g in mb.groups() {
+            groups.extend(g.agents().map(|a| self.group_of(a.line)));
+            for r in g.rules() {
+                before_lines.push(r.line);
+                groups.push(self.group_of(r.line));
+            }
+        }
+        let mut after_lines = Vec::new();
+        for g in ma.groups() {
+            for line in g.agents().map(|a| a.line).chain(g.rules().map(|r| r.line)) {
+                let o = self.origin(line);
+                groups.push(o.group);
+                if o.copy {
+                    groups.push(self.group_of(o.line));
+                }
+            }
+            after_lines.extend(g.rules().map(|r| self.origin(r.line).line));
+        }
+        for v in [&mut before_lines, &mut after_lines, &mut groups] {
+            v.sort_unstable();
+            v.dedup();
+        }
+        groups.retain(|&g| g != NO_GROUP);
+        Context {
+            before_lines,
+            after_lines,
+            groups,
+        }
+    }
+
+    fn explain(
+        &self,
+        pi: usize,
+        profile: &Profile,
+        ctx: &Context,
+        decisions: [(&Robots, Decision); 2],
+    ) -> Explanation {
+        let [(rb, before), (ra, after)] = decisions;
+        let lb = match before.reason {
+            Reason::Rule { line, .. } => Some(line),
+            _ => None,
+        };
+        let oa = match after.reason {
+            Reason::Rule { line, .. } => Some(self.origin(line)),
+            _ => None,
+        };
+        let gained = oa.is_some_and(|o| ctx.before_lines.binary_search(&o.line).is_err());
+        let lost = lb.is_some_and(|l| ctx.after_lines.binary_search(&l).is_err());
+        let needs = if gained || lost {
+            READING
+        } else if lb.is_some() && oa.is_some() && oa.map(|o| o.line) != lb {
+            ORDER | PATTERN
+        } else {
+            PATTERN
+        };
+        // Rules are reordered so that the more specific one comes first:
+        // that is the only order change the fixer makes.
+        let specific_first = match (before.reason, after.reason) {
+            (Reason::Rule { index: b, .. }, Reason::Rule { index: a, .. }) => {
+                let (b, a) = (rb.rule(b), ra.rule(a));
+                let allows = |r: &RuleInfo<'_>| r.allow || r.pattern.is_empty();
+                a.pattern.len() > b.pattern.len()
+                    || (a.pattern.len() == b.pattern.len() && allows(&a) && !allows(&b))
+            }
+            _ => false,
+        };
+        let fits = |i: &usize| {
+            let r = &self.plan.changes[*i];
+            has(r.affects, pi)
+                && r.change.kind.explains() & needs != 0
+                && (r.change.kind != ChangeKind::RulesReordered || specific_first)
+        };
+        let on_line = |line: Option<u32>| {
+            line.filter(|&l| l > 0)
+                .and_then(|l| self.by_line.get(&l))
+                .and_then(|v| v.iter().find(|i| fits(i)).copied())
+        };
+        let mut groups = ctx.groups.clone();
+        groups.extend(oa.map(|o| o.group));
+        groups.extend(lb.map(|l| self.group_of(l)));
+        groups.sort_unstable();
+        groups.dedup();
+        let anchor = match (gained, lost) {
+            (true, _) => oa.map(|o| o.line),
+            (false, true) => lb,
+            _ => oa.map(|o| o.line).filter(|&l| l > 0).or(lb),
+        }
+        .unwrap_or(0);
+        let in_groups = || self.nearest(pi, needs, &groups, anchor, |i| fits(&i));
+        let oversize = || {
+            self.oversize.iter().copied().find(|i| {
+                fits(i)
+                    && profile.size_limit.is_some_and(|l| {
+                        l.beyond == Beyond::IgnoreFile
+                            || groups
+                                .iter()
+                                .any(|&g| self.plan.cut_groups.get(g as usize) == Some(&true))
+                    })
+            })
+        };
+        let found = on_line(oa.map(|o| o.line))
+            .or_else(|| on_line(lb))
+            .or_else(in_groups)
+            .or_else(oversize);
+        match found {
+            Some(i) => {
+                let c = &self.plan.changes[i].change;
+                Explanation::Intended {
+                    kind: c.kind,
+                    line: c.line,
+                    why: c.description.clone(),
+                }
+            }
+            None => Explanation::Unintended {
+                why: format!(
+                    "no change of the fixer accounts for it: {}",
+                    deciders(profile, before, after, Some(self.plan))
+                ),
+            },
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::collections::BTreeSet;
+
+    use super::*;
+    use crate::fix::{fix, plan};
+
+    #[test]
+    fn files_that_differ_are_reported_as_unintended() {
+        let before = RobotsTxt::parse("User-agent: *\nDisallow: /a\n");
+        let after = RobotsTxt::parse("User-agent: *\nDisallow: /b\n");
+        let eq = compare(&before, &after);
+        assert!(!eq.holds());
+        assert_eq!(eq.unintended().count(), eq.differences.len());
+        let profiles: BTreeSet<&str> = eq.differences.iter().map(|d| d.profile.name).collect();
+        assert_eq!(profiles.len(), Profile::ALL.len());
+        let d = eq
+            .differences
+            .iter()
+            .find(|d| d.path == "/a" && d.agent == "botwarden-probe" && d.profile.name == "rfc9309")
+            .expect("the probe robot is asked /a");
+        assert!(!d.before.allowed && d.after.allowed);
+        assert!(d.reason.text().contains("line 2"), "{}", d.reason);
+        assert!(eq.robots.iter().any(|r| r == "Googlebot"));
+    }
+
+    #[test]
+    fn the_fixers_output_compares_as_the_fixer_reports() {
+        let before = RobotsTxt::parse("User-agent: *\nDisallow: /a\nAllow: /a/b\n");
+        let fixed = fix(&before);
+        let eq = compare(&before, &RobotsTxt::parse(fixed.text.as_str()));
+        assert_eq!(eq, fixed.equivalence);
+        assert!(eq.holds());
+        assert!(!eq.differences.is_empty());
+        assert!(eq.differences.iter().all(|d| d.profile.name == "strict"));
+        // Longest-match robots read the same rules: proven without probing.
+        assert_eq!(eq.proven, eq.robots.len() * (Profile::ALL.len() - 1));
+    }
+
+    #[test]
+    fn a_change_only_first_match_robots_notice_excuses_nothing_else() {
+        let before = RobotsTxt::parse("User-agent: *\nDisallow: /a\nAllow: /a/b\n");
+        let mut plan = plan(&before);
+        assert_eq!(plan.text, "User-agent: *\nAllow: /a/b\nDisallow: /a\n");
+        // A broken fixer that lost the allow while reordering.
+        plan.text = "User-agent: *\nDisallow: /a\n".to_owned();
+        plan.origins.remove(1);
+        let after = RobotsTxt::parse(plan.text.as_str());
+        let eq = differential(&before, &after, Some(&plan));
+        let wrong: BTreeSet<&str> = eq.unintended().map(|d| d.profile.name).collect();
+        assert_eq!(
+            wrong,
+            BTreeSet::from(["bing", "google", "rfc9309", "yandex"])
+        );
+        // `/a/b`, and its variants (`/a/%62` is `/a/b` percent-encoded).
+        let paths: BTreeSet<&str> = eq.unintended().map(|d| d.path.as_str()).collect();
+        assert!(
+            paths.contains("/a/b") && paths.contains("/a/%62"),
+            "{paths:?}"
+        );
+        assert!(paths.iter().all(|p| p.starts_with("/a/")), "{paths:?}");
+        // Strict robots took the disallow first before and after.
+        assert!(eq.differences.iter().all(|d| d.profile.name != "strict"));
+    }
+
+    #[test]
+    fn a_reordered_group_excuses_only_the_more_specific_rule_first() {
+        let before = RobotsTxt::parse(
+            "User-agent: *\nDisallow: /a\nAllow: /a/b\nDisallow: /c/d\nAllow: /c\n",
+        );
+        let mut plan = plan(&before);
+        assert_eq!(
+            plan.text,
+            "User-agent: *\nAllow: /a/b\nDisallow: /a\nDisallow: /c/d\nAllow: /c\n"
+        );
+        // A broken fixer that also put `Allow: /c` first.
+        plan.text =
+            "User-agent: *\nAllow: /a/b\nDisallow: /a\nAllow: /c\nDisallow: /c/d\n".to_owned();
+        plan.origins.swap(3, 4);
+        let eq = differential(&before, &RobotsTxt::parse(plan.text.as_str()), Some(&plan));
+        let wrong: BTreeSet<(&str, &str)> = eq
+            .unintended()
+            .map(|d| (d.profile.name, d.path.as_str()))
+            .collect();
+        assert_eq!(wrong, BTreeSet::from([("strict", "/c/d")]));
+        // The allow that moved before its disallow is intended.
+        assert!(eq.intended().any(|d| d.path == "/a/b"));
+    }
+
+    #[test]
+    fn probes_cover_a_patterns_boundaries() {
+        let mut out = Vec::new();
+        probes("/a*b$", true, &mut out);
+        for want in [
+            "/a*b$", "/a", "/ax", "/a?q=1", "/axb", "/axbx", "/axb?q=1", "/%61",
+        ] {
+            assert!(out.iter().any(|p| p == want), "{want} not in {out:?}");
+        }
+        out.clear();
+        probes("shop/index.html", false, &mut out);
+        for want in [
+            "/shop/index.html",
+            "/shop/index.htm",
+            "/shop/",
+            "/shop/index.htmlx",
+        ] {
+            assert!(out.iter().any(|p| p == want), "{want} not in {out:?}");
+        }
+    }
+
+    /// A small deterministic generator (xorshift).
+    struct Rng(u64);
+
+    impl Rng {
+        fn next(&mut self) -> u64 {
+            self.0 ^= self.0 << 13;
+            self.0 ^= self.0 >> 7;
+            self.0 ^= self.0 << 17;
+            self.0
+        }
+
+        fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+            items[(self.next() % items.len() as u64) as usize]
+        }
+    }
+
+    /// Every path over `/`, `a`, `b` of up to five bytes.
+    fn all_paths() -> Vec<String> {
+        let mut out = vec!["/".to_owned()];
+        let mut frontier = vec!["/".to_owned()];
+        for _ in 0..4 {
+            let mut next = Vec::new();
+            for p in &frontier {
+                for c in ["/", "a", "b"] {
+                    next.push(format!("{p}{c}"));
+                }
+            }
+            out.extend(next.iter().cloned());
+            frontier = next;
+        }
+        out
+    }
+
+    /// For random pairs of prefix-rule files, whenever some path is decided
+    /// differently, the differential check finds a difference under that
+    /// profile: asking only the rules that read differently loses nothing.
+    #[test]
+    fn probing_only_changed_rules_finds_every_difference() {
+        let patterns = ["", "/", "/a", "/ab", "/a/", "/b", "/ba", "/a/b", "/aab"];
+        let paths = all_paths();
+        let chain = TokenChain::parse("botwarden-probe");
+        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+        let mut differing = 0;
+        for _ in 0..300 {
+            let mut files = Vec::new();
+            for _ in 0..2 {
+                let mut body = String::from("User-agent: *\n");
+                for _ in 0..(rng.next() % 5) {
+                    let kind = rng.pick(&["Allow", "Disallow"]);
+                    let pattern = rng.pick(&patterns);
+                    body.push_str(&format!("{kind}: {pattern}\n"));
+                }
+                files.push(RobotsTxt::parse(body));
+            }
+            let eq = differential(&files[0], &files[1], None);
+            for profile in Profile::ALL {
+                let (rb, ra) = (
+                    Robots::new(&files[0], profile),
+                    Robots::new(&files[1], profile),
+                );
+                let (mb, ma) = (rb.matcher(&chain), ra.matcher(&chain));
+                let brute = paths.iter().find(|p| {
+                    mb.check_path(p.as_bytes()).allowed != ma.check_path(p.as_bytes()).allowed
+                });
+                let found = eq
+                    .differences
+                    .iter()
+                    .any(|d| d.profile == profile && d.agent == "botwarden-probe");
+                if let Some(path) = brute {
+                    differing += 1;
+                    assert!(
+                        found,
+                        "[{profile}] {path} differs, unreported:\n{}---\n{}",
+                        String::from_utf8_lossy(files[0].bytes()),
+                        String::from_utf8_lossy(files[1].bytes())
+                    );
+                }
+            }
+        }
+        assert!(
+            differing > 300,
+            "the generator makes differing files ({differing})"
+        );
+    }
+}
