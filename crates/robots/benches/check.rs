@@ -8,7 +8,7 @@
 use std::fmt::Write as _;
 use std::hint::black_box;
 
-use botwarden_robots::{Matrix, Profile, RobotsTxt, check};
+use botwarden_robots::{Matrix, Profile, RobotsTxt, check, fix};
 use criterion::Criterion;
 
 /// A small deterministic generator (xorshift), so every run checks the same
@@ -87,10 +87,15 @@ fn bench(c: &mut Criterion) {
     group.bench_function("matrix", |b| {
         b.iter(|| Matrix::new(black_box(&txt), &Profile::ALL, &[]));
     });
-    group.bench_function("parse_lints_matrix", |b| {
+    group.bench_function("fix_and_equivalence", |b| b.iter(|| fix(black_box(&txt))));
+    group.bench_function("whole_check", |b| {
         b.iter(|| {
             let txt = RobotsTxt::parse(black_box(body.as_bytes()));
-            (check(&txt), Matrix::new(&txt, &Profile::ALL, &[]))
+            (
+                check(&txt),
+                Matrix::new(&txt, &Profile::ALL, &[]),
+                fix(&txt),
+            )
         });
     });
     group.finish();

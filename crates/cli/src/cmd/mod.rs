@@ -3,5 +3,6 @@
 pub(crate) mod robots;
 mod robots_check;
 mod robots_fetch;
+mod robots_fix;
 mod robots_test;
 mod source;

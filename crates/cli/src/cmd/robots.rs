@@ -7,6 +7,7 @@ use clap::Subcommand;
 
 use super::robots_check::{self, CheckArgs};
 use super::robots_fetch::{self, FetchArgs};
+use super::robots_fix::{self, FixArgs};
 use super::robots_test::{self, TestArgs};
 
 /// robots.txt commands.
@@ -35,6 +36,13 @@ pub(crate) enum RobotsCommand {
     /// Exits 0 whenever a decision could be made, network errors included;
     /// 2 on usage errors and refused addresses.
     Fetch(FetchArgs),
+    /// Write a corrected file that provably means the same to every robot.
+    ///
+    /// The fixed file goes to standard output (or `-o OUT`); the changes and
+    /// the differential check (every profile, every robot the files name,
+    /// every path their rules mention) go to standard error. Exit 1 if the
+    /// check finds a change of meaning that no fix intends.
+    Fix(FixArgs),
 }
 
 pub(crate) fn run(command: RobotsCommand) -> Result<ExitCode> {
@@ -42,5 +50,6 @@ pub(crate) fn run(command: RobotsCommand) -> Result<ExitCode> {
         RobotsCommand::Test(args) => robots_test::run(&args),
         RobotsCommand::Check(args) => robots_check::run(&args),
         RobotsCommand::Fetch(args) => robots_fetch::run(&args),
+        RobotsCommand::Fix(args) => robots_fix::run(&args),
     }
 }

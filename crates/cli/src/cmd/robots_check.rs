@@ -9,7 +9,8 @@ use annotate_snippets::{Level, Renderer, Snippet};
 use anyhow::{Context, Result};
 use botwarden_crawl::RobotsFetch;
 use botwarden_robots::{
-    AvailabilityPolicy, Diagnostic, LINTS, Matrix, Profile, RobotsTxt, Row, Severity, Span, check,
+    AvailabilityPolicy, Diagnostic, Fixed, LINTS, Matrix, Profile, RobotsTxt, Row, Severity, Span,
+    check, fix,
 };
 use clap::{Args, ValueEnum};
 use serde::ser::{SerializeMap as _, SerializeSeq as _};
@@ -75,12 +76,14 @@ pub(crate) fn run(args: &CheckArgs) -> Result<ExitCode> {
     };
     let agents: Vec<&str> = args.agents.iter().map(String::as_str).collect();
     let matrix = Matrix::new(&txt, &profiles, &agents);
+    let fixed = fix(&txt);
     let report = Report {
         name: &source.name,
         txt: &txt,
         diagnostics: &diagnostics,
         matrix: &matrix,
         fetched: source.fetched.as_ref(),
+        fixed: &fixed,
     };
     let mut out = BufWriter::new(std::io::stdout().lock());
     match args.format {
@@ -117,6 +120,7 @@ pub(crate) struct Report<'a> {
     pub(crate) diagnostics: &'a [Diagnostic],
     pub(crate) matrix: &'a Matrix,
     pub(crate) fetched: Option<&'a RobotsFetch>,
+    pub(crate) fixed: &'a Fixed,
 }
 
 /// 1-based line and column of the start and end of a span.
@@ -188,6 +192,18 @@ impl Report<'_> {
             count(Severity::Warning),
             count(Severity::Info)
         );
+        let f = self.fixed;
+        if f.is_unchanged() {
+            out.push_str("Fix: nothing to fix.\n\n");
+        } else {
+            let _ = writeln!(
+                out,
+                "Fix: `botwarden robots fix` would make {} change(s); {} intended and {} unintended difference(s) in robots' decisions.\n",
+                f.changes.len(),
+                f.equivalence.intended().count(),
+                f.equivalence.unintended().count()
+            );
+        }
         out.push_str(&self.matrix_text(all_rows));
         out
     }
@@ -298,6 +314,11 @@ impl Report<'_> {
             source: self.name,
             diagnostics,
             matrix: MatrixJson(self.matrix),
+            fix: json!({
+                "changes": self.fixed.changes.len(),
+                "intended_differences": self.fixed.equivalence.intended().count(),
+                "unintended_differences": self.fixed.equivalence.unintended().count(),
+            }),
             availability: self
                 .fetched
                 .map(|f| robots_fetch::decisions(f, &AvailabilityPolicy::ALL)),
@@ -381,6 +402,9 @@ pub(crate) struct CheckJson<'a> {
     source: &'a str,
     diagnostics: Vec<Value>,
     matrix: MatrixJson<'a>,
+    /// What `fix` would do: `{"changes", "intended_differences",
+    /// "unintended_differences"}`.
+    fix: Value,
     /// The availability decisions when the file was fetched; `null` for a
     /// file.
     availability: Option<Decisions>,

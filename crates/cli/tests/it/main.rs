@@ -2,6 +2,7 @@
 
 mod robots_check;
 mod robots_fetch;
+mod robots_fix;
 mod robots_test;
 
 use std::io::Write;
