@@ -43,6 +43,7 @@ fuzz_target!(|data: &[u8]| {
 
     let txt = RobotsTxt::parse(body);
     check_lossless(&txt, body);
+    check_checker(&txt);
 
     for profile in Profile::ALL {
         let robots = Robots::new(&txt, profile);
@@ -108,6 +109,28 @@ fuzz_target!(|data: &[u8]| {
 });
 
 /// Lines reproduce the body exactly and are numbered 1, 2, 3, ...
+/// The checker, the matrix and the fixer: no panic; spans inside the file;
+/// applying every fix gives a parseable file; the fixer is idempotent and its
+/// own equivalence check finds no unintended difference.
+fn check_checker(txt: &RobotsTxt) {
+    let diagnostics = botwarden_robots::check(txt);
+    for d in &diagnostics {
+        assert!(d.span.start <= d.span.end && d.span.end <= txt.bytes().len(), "{} span out of the file", d.lint.code);
+    }
+    let _ = RobotsTxt::parse(botwarden_robots::apply_fixes(txt, &diagnostics));
+    let matrix = botwarden_robots::Matrix::new(txt, &Profile::ALL, &[]);
+    assert!(matrix.rows().all(|r| r.cells.len() == Profile::ALL.len()));
+    let fixed = botwarden_robots::fix(txt);
+    assert!(
+        fixed.equivalence.unintended().next().is_none(),
+        "unintended difference: {:?}",
+        fixed.equivalence.unintended().next()
+    );
+    let again = botwarden_robots::fix(&RobotsTxt::parse(fixed.text.as_bytes()));
+    assert_eq!(again.text, fixed.text, "fixing a fixed file changed it");
+    assert!(again.is_unchanged(), "fixing a fixed file reported changes: {:?}", again.changes);
+}
+
 fn check_lossless(txt: &RobotsTxt, body: &[u8]) {
     let mut rebuilt = Vec::with_capacity(body.len());
     if txt.has_bom() {

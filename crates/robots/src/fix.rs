@@ -567,6 +567,32 @@ mod tests {
         fixed
     }
 
+    /// Found by fuzzing: replacing the invalid bytes of an unknown key on
+    /// the first line put a byte where Google skips byte-order-mark look-
+    /// alikes, so a second fix changed the file again.
+    #[test]
+    fn an_unknown_key_outside_ascii_on_line_one_becomes_a_comment() {
+        check(
+            b"U\x8d\x9au-agent: Mediapartnessrallow:\n".to_vec(),
+            "# U\u{FFFD}\u{FFFD}u-agent: Mediapartnessrallow:\n",
+            &[(1, K::InvalidUtf8), (1, K::UnparsedCommented)],
+        );
+    }
+
+    /// Found by fuzzing too: a first-line comment whose first character
+    /// is U+FFFD has the mark's last byte at place 2, which Google skips.
+    #[test]
+    fn a_first_line_comment_cannot_hold_a_byte_order_mark_look_alike() {
+        let fixed = fix(&RobotsTxt::parse(
+            "#\u{FFFD}x\nUser-agent: *\nDisallow: /a\n",
+        ));
+        assert!(fixed.text.starts_with("# \u{FFFD}x\n"), "{:?}", fixed.text);
+        assert!(!fixed.is_unchanged());
+        let again = fix(&RobotsTxt::parse(fixed.text.as_str()));
+        assert!(again.is_unchanged(), "{:#?}", again.changes);
+        assert!(fixed.equivalence.unintended().next().is_none());
+    }
+
     /// The profiles under which some decision differs.
     fn differing(fixed: &Fixed) -> BTreeSet<&'static str> {
         fixed

@@ -301,12 +301,13 @@ impl Reader<'_> {
                 self.pending.push(Piece::Comment(Out { line: n, text }));
             }
             LineKind::Unparsed => self.unparsed(n, view),
-            // No robot reads a key that starts outside ASCII; at the start of
-            // the file Google would even skip the bytes that look like a
-            // byte-order mark.
+            // No robot reads an unknown key, and one with bytes outside
+            // ASCII is kept as a comment: written back on the first line, its
+            // bytes (or the U+FFFD that replaces invalid ones) could stand
+            // where Google skips bytes that look like a byte-order mark, so
+            // the fixed file would read differently the next time.
             LineKind::Directive(d)
-                if d.name == DirectiveName::Unknown
-                    && view.slice(d.key).first().is_some_and(|b| !b.is_ascii()) =>
+                if d.name == DirectiveName::Unknown && !view.slice(d.key).is_ascii() =>
             {
                 self.unparsed(n, view);
             }

@@ -33,6 +33,22 @@ struct Writer<'a> {
 
 impl Writer<'_> {
     fn push(&mut self, origin: Origin, line: &str) {
+        // Google skips each of the first three bytes of a file that equals
+        // the byte-order mark's byte at that place. A comment whose first
+        // character is not ASCII can put such a byte (the `BF` of U+FFFD)
+        // at place 2; after `# ` it cannot, as UTF-8 never starts a
+        // character with `BB` or `BF`.
+        if self.text.is_empty()
+            && let Some(rest) = line.strip_prefix('#')
+            && rest.as_bytes().first().is_some_and(|b| !b.is_ascii())
+        {
+            self.text.push_str("# ");
+            self.text.push_str(rest);
+            self.text.push('\n');
+            self.origins.push(origin);
+            self.last_blank = false;
+            return;
+        }
         self.text.push_str(line);
         self.text.push('\n');
         self.origins.push(origin);
