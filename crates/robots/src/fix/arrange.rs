@@ -392,17 +392,7 @@ fn name_yandex(star: &mut [Group], mut moving: Vec<Item>, log: &mut Log) {
         } else {
             Vec::new()
         };
-        g.agents.push(Item {
-            comments,
-            out: Some(Out {
-                line: 0,
-                text: "User-agent: Yandex".to_owned(),
-            }),
-            what: What::Agent {
-                key: "yandex".to_owned(),
-                lower: "yandex".to_owned(),
-            },
-        });
+        g.agents.push(yandex_agent(comments));
         if k + 1 == count {
             g.members.extend(std::mem::take(&mut moving));
         }
@@ -480,20 +470,10 @@ fn yandex_group(id: u32, star: &[Group], moving: Vec<Item>, log: &mut Log) -> Gr
     members.extend(moving);
     Group {
         id,
-        agents: vec![Item {
-            comments: vec![Out {
-                line: 0,
-                text: note.to_owned(),
-            }],
-            out: Some(Out {
-                line: 0,
-                text: "User-agent: Yandex".to_owned(),
-            }),
-            what: What::Agent {
-                key: "yandex".to_owned(),
-                lower: "yandex".to_owned(),
-            },
-        }],
+        agents: vec![yandex_agent(vec![Out {
+            line: 0,
+            text: note.to_owned(),
+        }])],
         members,
         created: true,
     }
@@ -627,4 +607,19 @@ fn add_disallow(g: &mut Group, log: &mut Log) {
             "the group at line {line} has no rule; `Disallow:` (allow everything) added, as the 1994 standard asks{readings}"
         ),
     );
+}
+
+/// A `User-agent: Yandex` line the fixer adds, with comments above it.
+fn yandex_agent(comments: Vec<Out>) -> Item {
+    Item {
+        comments,
+        out: Some(Out {
+            line: 0,
+            text: "User-agent: Yandex".to_owned(),
+        }),
+        what: What::Agent {
+            key: "yandex".to_owned(),
+            lower: "yandex".to_owned(),
+        },
+    }
 }

@@ -309,6 +309,17 @@ impl<'a> Context<'a> {
         }
     }
 
+    /// The lines holding a directive of this name as most robots read it,
+    /// with their values, in file order.
+    pub(crate) fn lines_named(
+        &self,
+        name: DirectiveName,
+    ) -> impl Iterator<Item = (usize, String)> + '_ {
+        (0..self.txt.lines().len())
+            .filter(move |&i| Context::read_name(self.line(i)) == Some(name))
+            .map(|i| (i, self.value(i)))
+    }
+
     /// The value text of a directive line.
     pub(crate) fn value(&self, index: usize) -> String {
         self.directive(index)

@@ -16,12 +16,12 @@
 //! into `target/protego-corpus` (or set `BOTWARDEN_PROTEGO_CORPUS`). When it
 //! is absent that suite is skipped loudly, and fails under CI.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 use botwarden_robots::{Cut, Decision, Profile, Reason, Robots, RobotsTxt, TokenChain, path_of};
 
-use crate::support::{shared, workspace};
+use crate::support::{files, protego, shared};
 
 /// URLs asked of every file, beside paths made from its own rules.
 const GENERIC_URLS: &[&str] = &[
@@ -165,17 +165,6 @@ fn check_file(name: &str, body: &[u8]) -> Duration {
     start.elapsed()
 }
 
-/// The files of a corpus folder (not `*.tsv`), sorted.
-fn files(dir: &Path) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("read {}: {e}", dir.display()))
-        .map(|e| e.expect("dir entry").path())
-        .filter(|p| p.is_file() && p.extension().is_none_or(|x| x != "tsv"))
-        .collect();
-    out.sort();
-    out
-}
-
 /// Checks every file of `dir`; returns how many were checked.
 fn check_dir(label: &str, dir: &Path) -> usize {
     let all = files(dir);
@@ -223,29 +212,9 @@ fn shared_corpus_files_parse_losslessly_and_decide_consistently() {
     }
 }
 
-/// Where the Protego corpus is, if it is there.
-fn protego() -> Option<PathBuf> {
-    let dir = std::env::var_os("BOTWARDEN_PROTEGO_CORPUS").map_or_else(
-        || workspace().join("target/protego-corpus/protego-0.7.0/tests/test_data"),
-        PathBuf::from,
-    );
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    let msg = format!(
-        "\n!!! robots corpus (protego): Protego's corpus not found at {} — this suite did NOT run.\n\
-         !!! Run scripts/protego-corpus (it downloads protego 0.7.0 from PyPI) or set \
-         BOTWARDEN_PROTEGO_CORPUS.\n",
-        dir.display()
-    );
-    assert!(std::env::var("CI").as_deref() != Ok("true"), "{msg}");
-    eprintln!("{msg}");
-    None
-}
-
 #[test]
 fn protego_corpus_files_parse_losslessly_and_decide_consistently() {
-    let Some(dir) = protego() else {
+    let Some(dir) = protego("robots corpus (protego)") else {
         return;
     };
     let held = files(&dir).len();

@@ -20,45 +20,14 @@
 //! corpus is absent its suite is skipped loudly, and fails under CI.
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, Instant};
 
 use botwarden_robots::{ChangeKind, Explanation, RobotsTxt, compare, fix};
 use proptest::prelude::*;
 use proptest::test_runner::Config;
 
-use crate::support::{shared, workspace};
-
-/// The files of a corpus folder (not `*.tsv`), sorted.
-fn files(dir: &Path) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
-        .unwrap_or_else(|e| panic!("read {}: {e}", dir.display()))
-        .map(|e| e.expect("dir entry").path())
-        .filter(|p| p.is_file() && p.extension().is_none_or(|x| x != "tsv"))
-        .collect();
-    out.sort();
-    out
-}
-
-/// Where the Protego corpus is, if it is there.
-fn protego() -> Option<PathBuf> {
-    let dir = std::env::var_os("BOTWARDEN_PROTEGO_CORPUS").map_or_else(
-        || workspace().join("target/protego-corpus/protego-0.7.0/tests/test_data"),
-        PathBuf::from,
-    );
-    if dir.is_dir() {
-        return Some(dir);
-    }
-    let msg = format!(
-        "\n!!! fixer (protego): Protego's corpus not found at {} — this suite did NOT run.\n\
-         !!! Run scripts/protego-corpus (it downloads protego 0.7.0 from PyPI) or set \
-         BOTWARDEN_PROTEGO_CORPUS.\n",
-        dir.display()
-    );
-    assert!(std::env::var("CI").as_deref() != Ok("true"), "{msg}");
-    eprintln!("{msg}");
-    None
-}
+use crate::support::{files, protego, shared};
 
 /// What the fixer did over a corpus.
 #[derive(Default)]
@@ -214,7 +183,7 @@ fn shared_corpus_files_are_fixed_and_decide_as_before() {
 
 #[test]
 fn protego_corpus_files_are_fixed_and_decide_as_before() {
-    let Some(dir) = protego() else {
+    let Some(dir) = protego("fixer (protego)") else {
         return;
     };
     let tally = fix_dir("protego", &[dir]);

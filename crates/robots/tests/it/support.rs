@@ -1,6 +1,6 @@
 //! Shared helpers: where the project's shared data lives, and its loaders.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use base64::Engine as _;
 use serde::Deserialize;
@@ -133,4 +133,35 @@ pub(crate) fn meta_vectors(shared: &std::path::Path, file: &str) -> Vec<(String,
             (format!("{file}:{}", i + 1), v)
         })
         .collect()
+}
+
+/// The files of a corpus folder (not `*.tsv`), sorted.
+pub(crate) fn files(dir: &Path) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap_or_else(|e| panic!("read {}: {e}", dir.display()))
+        .map(|e| e.expect("dir entry").path())
+        .filter(|p| p.is_file() && p.extension().is_none_or(|x| x != "tsv"))
+        .collect();
+    out.sort();
+    out
+}
+
+/// Where the Protego corpus is, if it is there.
+pub(crate) fn protego(suite: &str) -> Option<PathBuf> {
+    let dir = std::env::var_os("BOTWARDEN_PROTEGO_CORPUS").map_or_else(
+        || workspace().join("target/protego-corpus/protego-0.7.0/tests/test_data"),
+        PathBuf::from,
+    );
+    if dir.is_dir() {
+        return Some(dir);
+    }
+    let msg = format!(
+        "\n!!! {suite}: Protego's corpus not found at {} — this suite did NOT run.\n\
+         !!! Run scripts/protego-corpus (it downloads protego 0.7.0 from PyPI) or set \
+         BOTWARDEN_PROTEGO_CORPUS.\n",
+        dir.display()
+    );
+    assert!(std::env::var("CI").as_deref() != Ok("true"), "{msg}");
+    eprintln!("{msg}");
+    None
 }

@@ -28,11 +28,7 @@ declare_lint! {
 }
 
 pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-    for (i, line) in cx.txt.lines().iter().enumerate() {
-        if Context::read_name(line) != Some(DirectiveName::CleanParam) {
-            continue;
-        }
-        let value = cx.value(i);
+    for (i, value) in cx.lines_named(DirectiveName::CleanParam) {
         let message = if value.chars().count() > 500 {
             format!("Yandex ignores a `Clean-param` longer than 500 characters (this one has {})", value.chars().count())
         } else if CleanParam::parse(&value).is_none() {

@@ -26,11 +26,7 @@ declare_lint! {
 }
 
 pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-    for (i, line) in cx.txt.lines().iter().enumerate() {
-        if Context::read_name(line) != Some(DirectiveName::CrawlDelay) {
-            continue;
-        }
-        let value = cx.value(i);
+    for (i, value) in cx.lines_named(DirectiveName::CrawlDelay) {
         let message = match parse_crawl_delay(&value) {
             None => format!("no robot can read `{value}` as a delay: it must be a number of seconds"),
             Some(d) if d.fract() != 0.0 => format!("Bing reads whole seconds: `{value}` is not one (Google ignores crawl-delay, Yandex no longer reads it)"),

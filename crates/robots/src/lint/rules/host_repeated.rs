@@ -22,9 +22,7 @@ declare_lint! {
 }
 
 pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-    let hosts: Vec<usize> = (0..cx.txt.lines().len())
-        .filter(|&i| Context::read_name(cx.line(i)) == Some(DirectiveName::Host))
-        .collect();
+    let hosts: Vec<usize> = cx.lines_named(DirectiveName::Host).map(|(i, _)| i).collect();
     let Some((&first, rest)) = hosts.split_first() else { return };
     for &i in rest {
         out.push(

@@ -26,11 +26,7 @@ declare_lint! {
 }
 
 pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-    for (i, line) in cx.txt.lines().iter().enumerate() {
-        if Context::read_name(line) != Some(DirectiveName::Host) {
-            continue;
-        }
-        let value = cx.value(i);
+    for (i, value) in cx.lines_named(DirectiveName::Host) {
         let host = value.strip_prefix("https://").unwrap_or(&value);
         let plain = !host.is_empty() && host.bytes().all(|b| b.is_ascii_alphanumeric() || matches!(b, b'.' | b'-' | b':'));
         if plain {

@@ -25,10 +25,7 @@ declare_lint! {
 }
 
 pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-    for (i, line) in cx.txt.lines().iter().enumerate() {
-        if Context::read_name(line) != Some(DirectiveName::RobotVersion) {
-            continue;
-        }
+    for (i, _) in cx.lines_named(DirectiveName::RobotVersion) {
         let placed = cx.blocks.iter().any(|b| b.members.first() == Some(&i));
         if !placed {
             out.push(

@@ -23,11 +23,7 @@ declare_lint! {
 }
 
 pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-    for (i, line) in cx.txt.lines().iter().enumerate() {
-        if Context::read_name(line) != Some(DirectiveName::Sitemap) {
-            continue;
-        }
-        let value = cx.value(i);
+    for (i, value) in cx.lines_named(DirectiveName::Sitemap) {
         let lower = value.to_ascii_lowercase();
         if lower.starts_with("http://") || lower.starts_with("https://") {
             continue;
