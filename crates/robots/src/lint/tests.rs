@@ -133,3 +133,23 @@ fn example_paths_are_what_crawlers_request() {
     assert_eq!(example_path("private"), "/private");
     assert_eq!(example_path("/café"), "/caf%C3%A9");
 }
+
+/// Found by fuzzing: a span computed in a lossily decoded line pointed past
+/// the file when invalid UTF-8 came before the marker.
+#[test]
+fn spans_are_offsets_in_the_raw_bytes() {
+    let txt = RobotsTxt::parse(b"Disallow: /\x89\x8d {{ x }}\n".to_vec());
+    let found = check(&txt);
+    let d = found
+        .iter()
+        .find(|d| d.code() == "R030")
+        .expect("R030 fires");
+    assert_eq!(&txt.bytes()[d.span.start..d.span.end], b"{{ x }}");
+    for d in &found {
+        assert!(
+            d.span.end <= txt.bytes().len(),
+            "{} span out of the file",
+            d.code()
+        );
+    }
+}

@@ -28,11 +28,16 @@ const MARKERS: [(&str, &str); 4] = [("{{", "}}"), ("{%", "%}"), ("<%", "%>"), ("
 
 pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     for line in cx.txt.lines() {
-        let text = cx.txt.text(line.span);
-        let Some(open) = MARKERS.iter().find_map(|(o, c)| text.find(o).filter(|&at| text[at..].contains(c))) else { continue };
-        let start = line.span.start + text[..open].len();
+        // Search the raw bytes: offsets in a lossily decoded line would not
+        // be offsets in the file.
+        let bytes = cx.txt.slice(line.span);
+        let open = MARKERS.iter().find_map(|(o, c)| {
+            let at = memchr::memmem::find(bytes, o.as_bytes())?;
+            memchr::memmem::find(&bytes[at..], c.as_bytes()).map(|_| at)
+        });
+        let Some(open) = open else { continue };
         out.push(
-            Diagnostic::new(&LINT, Span::new(start, line.span.end), "template markup: the file was served without being rendered, so robots read this literally")
+            Diagnostic::new(&LINT, Span::new(line.span.start + open, line.span.end), "template markup: the file was served without being rendered, so robots read this literally")
                 .help("render the template before serving robots.txt"),
         );
     }
