@@ -95,6 +95,24 @@ pub(crate) enum Order {
 }
 
 const NONE: u32 = u32::MAX;
+/// `PrefixEntry::parent` of an entry without parent.
+const ROOT: u32 = 0x7FFF_FFFF;
+/// Flag in `PrefixEntry::parent`: this entry or an ancestor has wildcard
+/// rules, so the walk up the chain must go on.
+const WILD_ON_CHAIN: u32 = 1 << 31;
+
+impl PrefixEntry {
+    fn parent(&self) -> Option<usize> {
+        match self.parent & !WILD_ON_CHAIN {
+            ROOT => None,
+            p => Some(p as usize),
+        }
+    }
+
+    fn wild_on_chain(&self) -> bool {
+        self.parent & WILD_ON_CHAIN != 0
+    }
+}
 
 /// A distinct literal prefix: of a prefix rule (its pattern without
 /// trailing `*`s), or the part of a wildcard rule before its first `*`.
@@ -104,7 +122,9 @@ pub(crate) struct PrefixEntry {
     bytes: Range32,
     /// Best prefix rule among this entry and its ancestors, or `NONE`.
     best: u32,
-    /// The longest other entry that is a prefix of this one, or `NONE`.
+    /// The longest other entry that is a prefix of this one (`ROOT`: none),
+    /// with `WILD_ON_CHAIN` set when this entry or an ancestor has
+    /// wildcard rules.
     parent: u32,
     /// First of this entry's wildcard rules in `Tables::wild` (they run to
     /// the next entry's `wild`), best first.
@@ -233,9 +253,19 @@ impl Tables {
                 }
                 stack.pop();
             }
-            let (parent, inherited) = match stack.last() {
-                Some(&p) => (to_u32(p - prefix_start), self.prefix[p].best),
-                None => (NONE, NONE),
+            let (parent, inherited, chain_wild) = match stack.last() {
+                Some(&p) => (
+                    to_u32(p - prefix_start),
+                    self.prefix[p].best,
+                    self.prefix[p].wild_on_chain(),
+                ),
+                None => (ROOT, NONE, false),
+            };
+            let has_wild = to_u32(self.wild.len()) > wild_at;
+            let parent = if has_wild || chain_wild {
+                parent | WILD_ON_CHAIN
+            } else {
+                parent
             };
             let best = match (inherited, here) {
                 (NONE, b) | (b, NONE) => b,
@@ -266,13 +296,14 @@ impl Tables {
     pub(crate) fn decide(&self, set: RuleSet, path: &[u8]) -> Option<Verdict> {
         let rank = |id: u32| self.rules[id as usize].rank(set.order);
         let entries = set.prefix.of(&self.prefix);
-        let mut k = self.deepest(entries, path)?;
+        let k = self.deepest(entries, path)?;
         let mut best = Some(entries[k].best).filter(|&b| b != NONE);
         // The wildcard rules that can match are those of the entries on the
         // chain: their literal part before the first `*` is a prefix of the
         // path.
         let mut path_mask = None;
-        loop {
+        let mut next = Some(k).filter(|&k| entries[k].wild_on_chain());
+        while let Some(k) = next {
             let end = entries.get(k + 1).map_or(set.wild.end, |e| e.wild);
             let wild = &self.wild[entries[k].wild as usize..end as usize];
             for w in wild {
@@ -290,10 +321,7 @@ impl Tables {
                     break;
                 }
             }
-            match entries[k].parent {
-                NONE => break,
-                p => k = p as usize,
-            }
+            next = entries[k].parent().filter(|&p| entries[p].wild_on_chain());
         }
         best.map(|rule| {
             let r = &self.rules[rule as usize];
@@ -319,10 +347,7 @@ impl Tables {
         // ancestor.
         let common = pat.iter().zip(path).take_while(|(a, b)| a == b).count();
         loop {
-            match entries[k].parent {
-                NONE => return None,
-                p => k = p as usize,
-            }
+            k = entries[k].parent()?;
             if entries[k].bytes.len() <= common {
                 return Some(k);
             }
