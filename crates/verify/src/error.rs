@@ -1,0 +1,31 @@
+//! The one error type of the crate.
+
+/// What went wrong, naming the input.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[non_exhaustive]
+pub enum Error {
+    /// Not an IPv4 or IPv6 address.
+    #[error("'{input}' is not an IP address")]
+    InvalidIp {
+        /// The text given.
+        input: String,
+    },
+    /// Not a CIDR block (`address/length`).
+    #[error("'{input}' is not a CIDR block: {reason}")]
+    InvalidCidr {
+        /// The text given.
+        input: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A range whose ends are of different families or in the wrong order.
+    #[error("range {min} – {max}: {reason}")]
+    InvalidRange {
+        /// The first address, as given.
+        min: String,
+        /// The last address, as given.
+        max: String,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
+}

@@ -1,0 +1,5 @@
+//! Integration tests of botwarden-verify.
+
+#![allow(clippy::print_stderr)]
+
+mod published_ranges;
