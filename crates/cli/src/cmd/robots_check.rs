@@ -66,8 +66,12 @@ pub(crate) struct CheckArgs {
 }
 
 pub(crate) fn run(args: &CheckArgs) -> Result<ExitCode> {
-    let source = Source::load(&args.file, args.allow_private)?;
-    let txt = RobotsTxt::parse(source.body.clone());
+    let Source {
+        name,
+        body,
+        fetched,
+    } = Source::load(&args.file, args.allow_private)?;
+    let txt = RobotsTxt::parse(body);
     let diagnostics = check(&txt);
     let profiles: Vec<&'static Profile> = if args.profiles.is_empty() {
         Profile::ALL.to_vec()
@@ -78,17 +82,17 @@ pub(crate) fn run(args: &CheckArgs) -> Result<ExitCode> {
     let matrix = Matrix::new(&txt, &profiles, &agents);
     let fixed = fix(&txt);
     let report = Report {
-        name: &source.name,
+        name: &name,
         txt: &txt,
         diagnostics: &diagnostics,
         matrix: &matrix,
-        fetched: source.fetched.as_ref(),
+        fetched: fetched.as_ref(),
         fixed: &fixed,
     };
     let mut out = BufWriter::new(std::io::stdout().lock());
     match args.format {
         CheckFormat::Text => {
-            if let Some(fetched) = &source.fetched {
+            if let Some(fetched) = &fetched {
                 robots_fetch::text(&mut out, fetched, &AvailabilityPolicy::ALL)?;
                 out.write_all(b"\n")?;
             }

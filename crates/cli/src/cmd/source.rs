@@ -67,8 +67,19 @@ impl Source {
                 fetched: None,
             });
         }
-        let body =
-            std::fs::read(file).with_context(|| format!("cannot read robots.txt '{file}'"))?;
+        let body = match std::fs::read(file) {
+            Ok(body) => body,
+            Err(e) => {
+                // `example.com` is more likely a site than a file.
+                let site = !file.contains('/') && file.contains('.') && !file.ends_with(".txt");
+                let hint = if site {
+                    format!("; to check a site, give its URL: https://{file}/")
+                } else {
+                    String::new()
+                };
+                bail!("cannot read robots.txt '{file}': {e}{hint}");
+            }
+        };
         Ok(Source {
             name: file.to_owned(),
             body,

@@ -209,3 +209,14 @@ fn loopback_urls_are_refused_without_the_flag() {
     assert_eq!(out.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&out.stderr).contains("--allow-private"));
 }
+
+#[test]
+fn a_site_name_given_as_a_file_gets_a_hint() {
+    let out = run(&["robots", "check", "example.invalid"]);
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("'example.invalid'") && err.contains("https://example.invalid/"),
+        "{err}"
+    );
+}
