@@ -21,6 +21,8 @@
 
 mod error;
 mod ipset;
+pub mod registry;
+mod yaml;
 
 pub use error::Error;
 pub use ipset::{Cidr, IpSet, IpSetBuilder, ListId, normalize};

@@ -3,3 +3,4 @@
 #![allow(clippy::print_stderr)]
 
 mod published_ranges;
+mod registry;

@@ -1,0 +1,901 @@
+//! Reading registry and extras files from the YAML tree, checking every
+//! field and keeping every problem with its path and line.
+
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::sync::Arc;
+
+use super::{Bot, Category, IpRange, Origin, Problem, RangesFormat, Severity, UaExtra};
+use crate::ipset::{Cidr, normalize};
+use crate::yaml::{self, Kind, Node, Position};
+
+/// The keys a bot entry may have: bottica's, then the extensions.
+const BOT_KEYS: [&str; 12] = [
+    "name",
+    "fcrdns_hosts",
+    "ip_list",
+    "ip_ranges",
+    "cidr_list",
+    "category",
+    "operator",
+    "url",
+    "robots_tokens",
+    "rdns_masks",
+    "ranges_url",
+    "ranges_format",
+];
+
+/// The keys of a uap-core `user_agent_parsers` entry.
+const EXTRA_KEYS: [&str; 5] = [
+    "regex",
+    "family_replacement",
+    "v1_replacement",
+    "v2_replacement",
+    "v3_replacement",
+];
+
+/// Host-name suffixes under which customers of a hosting or cloud provider
+/// get forward-confirmed names (or set their own PTR records): trusting one
+/// lets anyone renting a machine there pass FCrDNS.
+pub(crate) const SHARED_HOSTING: [&str; 18] = [
+    "amazonaws.com",
+    "googleusercontent.com",
+    "cloudfront.net",
+    "cloudapp.net",
+    "cloudapp.azure.com",
+    "azurewebsites.net",
+    "herokuapp.com",
+    "appspot.com",
+    "linodeusercontent.com",
+    "vultrusercontent.com",
+    "digitaloceanspaces.com",
+    "your-server.de",
+    "contaboserver.net",
+    "scw.cloud",
+    "ip-addr.es",
+    "akamaitechnologies.com",
+    "fastly.net",
+    "ovh.net",
+];
+
+/// Collects problems for one file.
+struct Ctx<'f> {
+    file: &'f Arc<str>,
+    problems: Vec<Problem>,
+}
+
+impl Ctx<'_> {
+    fn push(&mut self, severity: Severity, path: &str, at: Position, message: String) {
+        self.problems.push(Problem {
+            severity,
+            file: self.file.clone(),
+            path: path.to_owned(),
+            at,
+            message,
+        });
+    }
+
+    fn error(&mut self, path: &str, at: Position, message: String) {
+        self.push(Severity::Error, path, at, message);
+    }
+
+    fn warning(&mut self, path: &str, at: Position, message: String) {
+        self.push(Severity::Warning, path, at, message);
+    }
+
+    fn errors(&self) -> usize {
+        self.problems
+            .iter()
+            .filter(|p| p.severity == Severity::Error)
+            .count()
+    }
+
+    /// The root mapping's entries, or `None` after reporting why not.
+    fn root<'n>(&mut self, root: Option<&'n Node>, list_key: &str) -> Option<&'n [(Node, Node)]> {
+        let Some(root) = root else {
+            self.error(
+                "",
+                Position { line: 1, col: 1 },
+                format!("the file is empty; expected a mapping with `{list_key}:`"),
+            );
+            return None;
+        };
+        let Kind::Map(entries) = &root.kind else {
+            self.error(
+                "",
+                root.at,
+                format!(
+                    "expected a mapping with `{list_key}:`, found {}",
+                    root.kind_name()
+                ),
+            );
+            return None;
+        };
+        Some(entries)
+    }
+
+    /// A mapping's entries with duplicate keys and non-scalar keys reported;
+    /// unknown keys reported against `known`.
+    fn fields<'n>(
+        &mut self,
+        path: &str,
+        entries: &'n [(Node, Node)],
+        known: &[&str],
+    ) -> Vec<(&'n str, &'n Node, Position)> {
+        let mut seen: HashMap<&str, Position> = HashMap::new();
+        let mut out = Vec::new();
+        for (key, value) in entries {
+            let Some(name) = key.as_str() else {
+                self.error(
+                    path,
+                    key.at,
+                    format!("a key must be a plain name, found {}", key.kind_name()),
+                );
+                continue;
+            };
+            let here = join(path, name);
+            if let Some(first) = seen.insert(name, key.at) {
+                self.error(
+                    &here,
+                    key.at,
+                    format!("duplicate key `{name}` (first at line {})", first.line),
+                );
+                continue;
+            }
+            if !known.contains(&name) {
+                let hint = closest(name, known)
+                    .map(|k| format!("; did you mean `{k}`?"))
+                    .unwrap_or_default();
+                self.error(&here, key.at, format!("unknown key `{name}`{hint}"));
+                continue;
+            }
+            out.push((name, value, key.at));
+        }
+        out
+    }
+
+    fn string(&mut self, path: &str, node: &Node) -> Option<String> {
+        match &node.kind {
+            Kind::Scalar { text, .. } if !node.is_null() => Some(text.clone()),
+            _ => {
+                self.error(
+                    path,
+                    node.at,
+                    format!("expected a string, found {}", node.kind_name()),
+                );
+                None
+            }
+        }
+    }
+
+    fn list<'n>(&mut self, path: &str, node: &'n Node) -> Option<&'n [Node]> {
+        match &node.kind {
+            Kind::Seq(items) => Some(items),
+            _ => {
+                let hint = if node.is_null() {
+                    " (write `[]` for an empty list, or leave the key out)"
+                } else {
+                    ""
+                };
+                self.error(
+                    path,
+                    node.at,
+                    format!("expected a list, found {}{hint}", node.kind_name()),
+                );
+                None
+            }
+        }
+    }
+
+    /// A list of strings, each checked by `check`; `None` if the node is
+    /// not a list (bad items are reported and left out).
+    fn strings<T>(
+        &mut self,
+        path: &str,
+        node: &Node,
+        mut check: impl FnMut(&mut Self, &str, Position, &str) -> Option<T>,
+    ) -> Option<Vec<T>> {
+        let items = self.list(path, node)?;
+        let mut out = Vec::with_capacity(items.len());
+        for (i, item) in items.iter().enumerate() {
+            let here = format!("{path}[{i}]");
+            if let Some(text) = self.string(&here, item) {
+                if let Some(v) = check(self, &here, item.at, &text) {
+                    out.push(v);
+                }
+            }
+        }
+        Some(out)
+    }
+
+    fn ip(&mut self, path: &str, at: Position, text: &str) -> Option<IpAddr> {
+        match text.trim().parse::<IpAddr>() {
+            Ok(ip) => Some(normalize(ip)),
+            Err(_) => {
+                let hint = if text.contains('/') {
+                    "; CIDR blocks go in `cidr_list`"
+                } else {
+                    ""
+                };
+                self.error(
+                    path,
+                    at,
+                    format!("`{text}` is not an IPv4 or IPv6 address{hint}"),
+                );
+                None
+            }
+        }
+    }
+}
+
+fn join(path: &str, key: &str) -> String {
+    if path.is_empty() {
+        key.to_owned()
+    } else {
+        format!("{path}.{key}")
+    }
+}
+
+/// The known key nearest to a misspelt one, if it is near enough.
+fn closest<'k>(name: &str, known: &[&'k str]) -> Option<&'k str> {
+    known
+        .iter()
+        .map(|k| (distance(name, k), *k))
+        .filter(|&(d, k)| d <= 2.max(k.len() / 4))
+        .min_by_key(|&(d, _)| d)
+        .map(|(_, k)| k)
+}
+
+/// Levenshtein distance over bytes (keys are ASCII).
+fn distance(a: &str, b: &str) -> usize {
+    let b = b.as_bytes();
+    let mut row: Vec<usize> = (0..=b.len()).collect();
+    for (i, &ca) in a.as_bytes().iter().enumerate() {
+        let mut prev = row[0];
+        row[0] = i + 1;
+        for (j, &cb) in b.iter().enumerate() {
+            let next = (prev + usize::from(ca != cb))
+                .min(row[j] + 1)
+                .min(row[j + 1] + 1);
+            prev = row[j + 1];
+            row[j + 1] = next;
+        }
+    }
+    row[b.len()]
+}
+
+/// Reads a registry file: the bots without errors, and every problem.
+pub(super) fn registry(file: &Arc<str>, text: &str) -> (Vec<Bot>, Vec<Problem>) {
+    let mut cx = Ctx {
+        file,
+        problems: Vec::new(),
+    };
+    let root = match yaml::parse(text) {
+        Ok(root) => root,
+        Err(e) => {
+            cx.error("", e.at, format!("not valid YAML: {}", e.message));
+            return (Vec::new(), cx.problems);
+        }
+    };
+    let Some(entries) = cx.root(root.as_ref(), "bots") else {
+        return (Vec::new(), cx.problems);
+    };
+    let mut bots = Vec::new();
+    let mut names: HashMap<String, Position> = HashMap::new();
+    for (key, node, _) in cx.fields("", entries, &["bots"]) {
+        let Some(items) = cx.list(key, node) else {
+            continue;
+        };
+        for (i, item) in items.iter().enumerate() {
+            let path = format!("bots[{i}]");
+            let before = cx.errors();
+            let Some(bot) = read_bot(&mut cx, &path, item) else {
+                continue;
+            };
+            if let Some(first) = names.get(&bot.name) {
+                cx.error(
+                    &join(&path, "name"),
+                    bot.origin.at,
+                    format!(
+                        "duplicate bot name `{}` (first at line {}); names are unique in a file",
+                        bot.name, first.line
+                    ),
+                );
+                continue;
+            }
+            names.insert(bot.name.clone(), bot.origin.at);
+            if cx.errors() == before {
+                bots.push(bot);
+            }
+        }
+    }
+    if !entries.iter().any(|(k, _)| k.as_str() == Some("bots")) {
+        cx.error(
+            "",
+            Position { line: 1, col: 1 },
+            "no `bots:` list in the file".to_owned(),
+        );
+    }
+    cx.problems.sort_by_key(|p| p.at);
+    (bots, cx.problems)
+}
+
+fn read_bot(cx: &mut Ctx<'_>, path: &str, node: &Node) -> Option<Bot> {
+    let Kind::Map(entries) = &node.kind else {
+        cx.error(
+            path,
+            node.at,
+            format!(
+                "expected a bot (a mapping with `name:`), found {}",
+                node.kind_name()
+            ),
+        );
+        return None;
+    };
+    let fields = cx.fields(path, entries, &BOT_KEYS);
+    let Some(&(_, name_node, _)) = fields.iter().find(|(k, _, _)| *k == "name") else {
+        cx.error(path, node.at, "a bot needs a `name`".to_owned());
+        return None;
+    };
+    let name = cx.string(&join(path, "name"), name_node)?;
+    let name = name.trim().to_owned();
+    if name.is_empty() {
+        cx.error(
+            &join(path, "name"),
+            name_node.at,
+            "the name is empty".to_owned(),
+        );
+        return None;
+    }
+    let mut bot = Bot::new(
+        name,
+        Origin {
+            file: cx.file.clone(),
+            at: node.at,
+        },
+    );
+    let mut masks_at = None;
+    let mut format_at = None;
+    let mut host_places = Vec::new();
+    let mut mask_places = Vec::new();
+    for &(key, value, key_at) in &fields {
+        let here = join(path, key);
+        match key {
+            "name" => {}
+            "fcrdns_hosts" => {
+                let hosts = cx.strings(&here, value, |cx, p, at, s| {
+                    host(cx, p, at, s, false).map(|h| (h, at))
+                });
+                if let Some(hosts) = hosts {
+                    host_places = hosts.iter().map(|&(_, at)| at).collect();
+                    bot.fcrdns_hosts = Some(hosts.into_iter().map(|(h, _)| h).collect());
+                }
+            }
+            "ip_list" => bot.ip_list = cx.strings(&here, value, Ctx::ip),
+            "cidr_list" => {
+                bot.cidr_list = cx.strings(&here, value, |cx, p, at, s| match Cidr::parse(s) {
+                    Ok(c) => Some(c),
+                    Err(e) => {
+                        cx.error(p, at, e.to_string());
+                        None
+                    }
+                });
+            }
+            "ip_ranges" => bot.ip_ranges = ranges(cx, &here, value),
+            "category" => {
+                if let Some(text) = cx.string(&here, value) {
+                    bot.category = Category::from_name(&text);
+                    if bot.category.is_none() {
+                        let names: Vec<&str> = Category::ALL.iter().map(|c| c.as_str()).collect();
+                        cx.error(
+                            &here,
+                            value.at,
+                            format!("unknown category `{text}`; one of: {}", names.join(", ")),
+                        );
+                    }
+                }
+            }
+            "operator" => bot.operator = cx.string(&here, value),
+            "url" => {
+                bot.url = cx
+                    .string(&here, value)
+                    .and_then(|u| web_url(cx, &here, value.at, &u));
+            }
+            "ranges_url" => {
+                bot.ranges_url = cx
+                    .string(&here, value)
+                    .and_then(|u| web_url(cx, &here, value.at, &u));
+            }
+            "ranges_format" => {
+                format_at = Some(key_at);
+                if let Some(text) = cx.string(&here, value) {
+                    if text != RangesFormat::GoogleJson.as_str() {
+                        cx.error(
+                            &here,
+                            value.at,
+                            format!(
+                                "unknown ranges format `{text}`; the one format is `google-json`"
+                            ),
+                        );
+                    }
+                }
+            }
+            "robots_tokens" => {
+                bot.robots_tokens = cx.strings(&here, value, token).unwrap_or_default();
+            }
+            "rdns_masks" => {
+                masks_at = Some(key_at);
+                let masks = cx
+                    .strings(&here, value, |cx, p, at, s| {
+                        host(cx, p, at, s, true).map(|h| (h, at))
+                    })
+                    .unwrap_or_default();
+                mask_places = masks.iter().map(|&(_, at)| at).collect();
+                bot.rdns_masks = masks.into_iter().map(|(m, _)| m).collect();
+            }
+            _ => unreachable!("fields() lets through only known keys"),
+        }
+    }
+    let places = Places {
+        bot: node.at,
+        masks: masks_at,
+        format: format_at,
+        hosts: host_places,
+        each_mask: mask_places,
+    };
+    cross_checks(cx, path, &bot, &places);
+    Some(bot)
+}
+
+/// Where a bot's fields are, for the checks between fields.
+struct Places {
+    bot: Position,
+    masks: Option<Position>,
+    format: Option<Position>,
+    hosts: Vec<Position>,
+    each_mask: Vec<Position>,
+}
+
+/// Checks between fields of one bot.
+fn cross_checks(cx: &mut Ctx<'_>, path: &str, bot: &Bot, places: &Places) {
+    let at = places.bot;
+    if let Some(masks_at) = places.masks {
+        match &bot.fcrdns_hosts {
+            None => cx.error(
+                &join(path, "rdns_masks"),
+                masks_at,
+                "`rdns_masks` refine `fcrdns_hosts`, which this bot does not have (write `fcrdns_hosts: []` for any host)".to_owned(),
+            ),
+            Some(hosts) if !hosts.is_empty() => {
+                for (i, mask) in bot.rdns_masks.iter().enumerate() {
+                    if !hosts.iter().any(|h| suffix_on_label(mask, h)) {
+                        cx.error(
+                            &format!("{path}.rdns_masks[{i}]"),
+                            places.each_mask.get(i).copied().unwrap_or(masks_at),
+                            format!("mask `{mask}` does not end with any of `fcrdns_hosts`, so no name can match both"),
+                        );
+                    }
+                }
+            }
+            Some(_) => {}
+        }
+    }
+    if let Some(format_at) = places.format {
+        if bot.ranges_url.is_none() {
+            cx.error(
+                &join(path, "ranges_format"),
+                format_at,
+                "`ranges_format` without `ranges_url`".to_owned(),
+            );
+        }
+    }
+    if let Some(hosts) = &bot.fcrdns_hosts {
+        for (i, host) in hosts.iter().enumerate() {
+            if let Some(shared) = SHARED_HOSTING.iter().find(|s| suffix_on_label(host, s)) {
+                let message = format!(
+                    "`{host}` is under `{shared}`, where any customer of the provider gets forward-confirmed names: trusting it lets anyone there pass as `{}`",
+                    bot.name
+                );
+                // A search engine's verdicts gate access and ranking decisions:
+                // an error. For other crawlers the operator may document no
+                // better method; still worth a warning.
+                let here = format!("{path}.fcrdns_hosts[{i}]");
+                let host_at = places.hosts.get(i).copied().unwrap_or(at);
+                if matches!(bot.category, Some(Category::Search) | None) {
+                    cx.error(&here, host_at, message);
+                } else {
+                    cx.warning(&here, host_at, message);
+                }
+            }
+        }
+        if hosts.is_empty() && bot.rdns_masks.is_empty() {
+            cx.warning(
+                &join(path, "fcrdns_hosts"),
+                at,
+                "`fcrdns_hosts: []` accepts any forward-confirmed host name; pair it with IP lists or masks if the operator documents them".to_owned(),
+            );
+        }
+    }
+}
+
+/// Whether `name` is `suffix` or ends with `.suffix`.
+pub(crate) fn suffix_on_label(name: &str, suffix: &str) -> bool {
+    name.len() >= suffix.len()
+        && name[name.len() - suffix.len()..].eq_ignore_ascii_case(suffix)
+        && (name.len() == suffix.len() || name.as_bytes()[name.len() - suffix.len() - 1] == b'.')
+}
+
+/// A host name (or a mask with `*`), lowercased, without a trailing dot.
+fn host(cx: &mut Ctx<'_>, path: &str, at: Position, text: &str, mask: bool) -> Option<String> {
+    let name = text.trim().trim_end_matches('.').to_ascii_lowercase();
+    let what = if mask { "mask" } else { "host name" };
+    if name.is_empty() {
+        cx.error(path, at, format!("an empty {what}"));
+        return None;
+    }
+    if name.contains("://") || name.contains('/') {
+        cx.error(
+            path,
+            at,
+            format!("`{text}` is a URL; write the {what} alone (`googlebot.com`)"),
+        );
+        return None;
+    }
+    if !mask && name.starts_with('.') {
+        cx.error(
+            path,
+            at,
+            format!("`{text}`: write the suffix without a leading dot; it is matched on label boundaries"),
+        );
+        return None;
+    }
+    if !mask && name.contains('*') {
+        cx.error(
+            path,
+            at,
+            format!(
+                "`{text}`: `fcrdns_hosts` are suffixes, not patterns; patterns go in `rdns_masks`"
+            ),
+        );
+        return None;
+    }
+    for label in name.split('.') {
+        let ok = !label.is_empty()
+            && label.len() <= 63
+            && label.bytes().all(|b| {
+                b.is_ascii_alphanumeric() || b == b'-' || b == b'_' || (mask && b == b'*')
+            })
+            && !label.starts_with('-')
+            && !label.ends_with('-');
+        if !ok {
+            cx.error(
+                path,
+                at,
+                format!("`{text}` is not a valid {what} (label `{label}`)"),
+            );
+            return None;
+        }
+    }
+    if !name.contains('.') {
+        cx.error(
+            path,
+            at,
+            format!("`{text}` is a top-level domain: every host name under it would pass"),
+        );
+        return None;
+    }
+    Some(name)
+}
+
+fn token(cx: &mut Ctx<'_>, path: &str, at: Position, text: &str) -> Option<String> {
+    let t = text.trim();
+    if t.is_empty()
+        || t.bytes()
+            .any(|b| b.is_ascii_whitespace() || b.is_ascii_control())
+    {
+        cx.error(
+            path,
+            at,
+            format!("`{text}` is not a product token (one word, as in `User-agent: Googlebot`)"),
+        );
+        return None;
+    }
+    if !t
+        .bytes()
+        .all(|b| b.is_ascii_alphabetic() || b == b'_' || b == b'-')
+    {
+        cx.warning(
+            path,
+            at,
+            format!("`{t}` has characters outside RFC 9309's product token (letters, `_`, `-`); some robots will not match it"),
+        );
+    }
+    Some(t.to_owned())
+}
+
+fn web_url(cx: &mut Ctx<'_>, path: &str, at: Position, text: &str) -> Option<String> {
+    match url::Url::parse(text.trim()) {
+        Ok(u) if matches!(u.scheme(), "http" | "https") && u.host().is_some() => {
+            Some(text.trim().to_owned())
+        }
+        _ => {
+            cx.error(path, at, format!("`{text}` is not an http(s) URL"));
+            None
+        }
+    }
+}
+
+fn ranges(cx: &mut Ctx<'_>, path: &str, node: &Node) -> Option<Vec<IpRange>> {
+    let items = cx.list(path, node)?;
+    let mut out = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let here = format!("{path}[{i}]");
+        let Kind::Map(entries) = &item.kind else {
+            cx.error(
+                &here,
+                item.at,
+                format!(
+                    "expected a range `{{min: …, max: …}}`, found {}",
+                    item.kind_name()
+                ),
+            );
+            continue;
+        };
+        let fields = cx.fields(&here, entries, &["min", "max"]);
+        let mut end = |key: &str| -> Option<IpAddr> {
+            let Some(&(_, node, _)) = fields.iter().find(|(k, _, _)| *k == key) else {
+                cx.error(&here, item.at, format!("a range needs `{key}`"));
+                return None;
+            };
+            let p = join(&here, key);
+            let text = cx.string(&p, node)?;
+            cx.ip(&p, node.at, &text)
+        };
+        let (min, max) = (end("min"), end("max"));
+        let (Some(min), Some(max)) = (min, max) else {
+            continue;
+        };
+        let max_at = fields
+            .iter()
+            .find(|(k, _, _)| *k == "max")
+            .map_or(item.at, |(_, n, _)| n.at);
+        if min.is_ipv4() != max.is_ipv4() {
+            cx.error(
+                &join(&here, "max"),
+                max_at,
+                format!("`{min}` and `{max}` are of different families"),
+            );
+        } else if min > max {
+            cx.error(
+                &join(&here, "min"),
+                item.at,
+                format!("min `{min}` is greater than max `{max}`"),
+            );
+        } else {
+            out.push(IpRange { min, max });
+        }
+    }
+    Some(out)
+}
+
+/// Reads a `uap_extras.yaml` file.
+pub(super) fn extras(file: &Arc<str>, text: &str) -> (Vec<UaExtra>, Vec<Problem>) {
+    let mut cx = Ctx {
+        file,
+        problems: Vec::new(),
+    };
+    let root = match yaml::parse(text) {
+        Ok(root) => root,
+        Err(e) => {
+            cx.error("", e.at, format!("not valid YAML: {}", e.message));
+            return (Vec::new(), cx.problems);
+        }
+    };
+    let Some(entries) = cx.root(root.as_ref(), "user_agent_parsers") else {
+        return (Vec::new(), cx.problems);
+    };
+    let mut out = Vec::new();
+    for (key, node, _) in cx.fields("", entries, &["user_agent_parsers"]) {
+        let Some(items) = cx.list(key, node) else {
+            continue;
+        };
+        for (i, item) in items.iter().enumerate() {
+            let path = format!("user_agent_parsers[{i}]");
+            let Kind::Map(entries) = &item.kind else {
+                cx.error(
+                    &path,
+                    item.at,
+                    format!(
+                        "expected a parser (a mapping with `regex:`), found {}",
+                        item.kind_name()
+                    ),
+                );
+                continue;
+            };
+            let fields = cx.fields(&path, entries, &EXTRA_KEYS);
+            let get = |k: &str| fields.iter().find(|(n, _, _)| *n == k).map(|(_, v, _)| *v);
+            let Some(regex_node) = get("regex") else {
+                cx.error(&path, item.at, "a parser needs a `regex`".to_owned());
+                continue;
+            };
+            let Some(regex) = cx.string(&join(&path, "regex"), regex_node) else {
+                continue;
+            };
+            let family_replacement = match get("family_replacement") {
+                Some(n) => match cx.string(&join(&path, "family_replacement"), n) {
+                    Some(f) => Some(f),
+                    None => continue,
+                },
+                None => None,
+            };
+            let groups = match regex_syntax::Parser::new().parse(&regex) {
+                Ok(hir) => hir.properties().explicit_captures_len(),
+                Err(e) => {
+                    cx.error(
+                        &join(&path, "regex"),
+                        regex_node.at,
+                        format!(
+                            "not a valid regular expression: {}",
+                            first_line(&e.to_string())
+                        ),
+                    );
+                    continue;
+                }
+            };
+            let needs_group = family_replacement
+                .as_deref()
+                .is_none_or(|f| f.contains("$1"));
+            if needs_group && groups == 0 {
+                cx.error(
+                    &join(&path, "regex"),
+                    regex_node.at,
+                    "the family comes from capture group 1, but the regex has no group".to_owned(),
+                );
+                continue;
+            }
+            out.push(UaExtra {
+                regex,
+                family_replacement,
+                origin: Origin {
+                    file: file.clone(),
+                    at: item.at,
+                },
+                index: i,
+            });
+        }
+    }
+    cx.problems.sort_by_key(|p| p.at);
+    (out, cx.problems)
+}
+
+fn first_line(text: &str) -> &str {
+    text.lines()
+        .rev()
+        .find(|l| l.starts_with("error:"))
+        .unwrap_or(text)
+        .trim()
+}
+
+/// An extra must name a registered bot: its `family_replacement`, or else
+/// every text its capture group 1 can match, when that is a finite set of
+/// literals. A group that can match unbounded text cannot be checked here;
+/// the classifier then checks each match at run time.
+pub(super) fn check_extra_names(
+    extra: &UaExtra,
+    bots: &HashMap<String, usize>,
+    problems: &mut Vec<Problem>,
+) {
+    let families: Vec<String> = match &extra.family_replacement {
+        Some(f) if !f.contains('$') => vec![f.clone()],
+        _ => match group_one_literals(&extra.regex) {
+            Some(lits) => match &extra.family_replacement {
+                Some(f) => lits.iter().map(|l| f.replace("$1", l)).collect(),
+                None => lits,
+            },
+            None => return,
+        },
+    };
+    for family in families {
+        if !bots.contains_key(&family) {
+            problems.push(Problem {
+                severity: Severity::Error,
+                file: extra.origin.file.clone(),
+                path: format!(
+                    "user_agent_parsers[{}].{}",
+                    extra.index,
+                    if extra.family_replacement.is_some() {
+                        "family_replacement"
+                    } else {
+                        "regex"
+                    }
+                ),
+                at: extra.origin.at,
+                message: format!(
+                    "the parser `{}` names the family `{family}`, which is no bot in the registry",
+                    extra.regex
+                ),
+            });
+        }
+    }
+}
+
+/// The finite set of texts capture group 1 of `regex` matches, if finite
+/// and small.
+fn group_one_literals(regex: &str) -> Option<Vec<String>> {
+    use regex_syntax::hir::{Hir, HirKind};
+    fn find(h: &Hir) -> Option<&Hir> {
+        match h.kind() {
+            HirKind::Capture(c) if c.index == 1 => Some(&c.sub),
+            HirKind::Capture(c) => find(&c.sub),
+            HirKind::Concat(v) | HirKind::Alternation(v) => v.iter().find_map(find),
+            HirKind::Repetition(r) => find(&r.sub),
+            _ => None,
+        }
+    }
+    fn expand(h: &Hir) -> Option<Vec<String>> {
+        match h.kind() {
+            HirKind::Empty => Some(vec![String::new()]),
+            HirKind::Literal(l) => Some(vec![String::from_utf8(l.0.to_vec()).ok()?]),
+            HirKind::Capture(c) => expand(&c.sub),
+            HirKind::Alternation(v) => {
+                let mut out = Vec::new();
+                for h in v {
+                    out.extend(expand(h)?);
+                }
+                Some(out)
+            }
+            HirKind::Concat(v) => {
+                let mut acc = vec![String::new()];
+                for h in v {
+                    let next = expand(h)?;
+                    acc = acc
+                        .iter()
+                        .flat_map(|a| next.iter().map(move |n| format!("{a}{n}")))
+                        .collect();
+                    if acc.len() > 64 {
+                        return None;
+                    }
+                }
+                Some(acc)
+            }
+            _ => None,
+        }
+    }
+    let hir = regex_syntax::Parser::new().parse(regex).ok()?;
+    expand(find(&hir)?)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn suffixes_match_on_label_boundaries() {
+        assert!(suffix_on_label("crawl-1.googlebot.com", "googlebot.com"));
+        assert!(suffix_on_label("googlebot.com", "googlebot.com"));
+        assert!(suffix_on_label("CRAWL.GoogleBot.com", "googlebot.com"));
+        assert!(!suffix_on_label("evilgooglebot.com", "googlebot.com"));
+        assert!(!suffix_on_label(
+            "crawl.googlebot.com.evil.example",
+            "googlebot.com"
+        ));
+        assert!(!suffix_on_label("com", "googlebot.com"));
+    }
+
+    #[test]
+    fn misspelt_keys_get_a_suggestion() {
+        assert_eq!(closest("fcrdns_host", &BOT_KEYS), Some("fcrdns_hosts"));
+        assert_eq!(closest("cidr", &BOT_KEYS), None);
+        assert_eq!(closest("ip_range", &BOT_KEYS), Some("ip_ranges"));
+    }
+
+    #[test]
+    fn group_one_literals_are_expanded() {
+        assert_eq!(
+            group_one_literals(r"(Yandex(?:Bot|Images))/").unwrap(),
+            ["YandexBot", "YandexImages"]
+        );
+        assert_eq!(group_one_literals(r"(\w+bot)/"), None);
+        assert_eq!(group_one_literals(r"DuckDuckGo/\d"), None);
+    }
+}

@@ -1,0 +1,358 @@
+//! The registry format: reading bottica files as they are, the extensions,
+//! every validation problem with its path and line, overriding by name,
+//! and writing the registry back out.
+
+use std::net::IpAddr;
+
+use botwarden_verify::registry::{Category, Problem, Registry, RegistryBuilder, Severity};
+
+fn problems(text: &str) -> Vec<Problem> {
+    let mut b = RegistryBuilder::new();
+    b.add_registry("r.yaml", text);
+    b.build().1
+}
+
+/// Each problem as `line path: message` for compact assertions.
+fn brief(problems: &[Problem]) -> Vec<String> {
+    problems
+        .iter()
+        .map(|p| {
+            format!(
+                "{} {} {}: {}",
+                p.severity.as_str(),
+                p.at.line,
+                p.path,
+                p.message
+            )
+        })
+        .collect()
+}
+
+#[test]
+fn reads_the_bottica_format_as_is() {
+    // The shape of Bottica Core's own entries, including an entry with two
+    // verifiers and one with `fcrdns_hosts: []`.
+    let text = "\
+bots:
+  - name: Googlebot
+    fcrdns_hosts:
+      - google.com
+      - googlebot.com
+  - name: Pinterestbot
+    ip_ranges:
+      - min: 54.236.1.1
+        max: 54.236.1.255
+    fcrdns_hosts:
+      - pinterest.com
+  - name: Anybot
+    fcrdns_hosts: []
+    ip_list: [192.0.2.7, '2001:db8::7', '::ffff:198.51.100.1']
+  - name: Cidrbot
+    cidr_list: [192.0.2.0/24, '2001:db8:1::/48']
+";
+    let mut b = RegistryBuilder::new();
+    b.add_registry("core.yaml", text);
+    let (registry, problems) = b.build();
+    let registry = registry.expect("no errors");
+    // Only the warning that `[]` trusts any host.
+    assert_eq!(
+        brief(&problems),
+        [
+            "warning 12 bots[2].fcrdns_hosts: `fcrdns_hosts: []` accepts any forward-confirmed host name; pair it with IP lists or masks if the operator documents them"
+        ]
+    );
+    let names: Vec<&str> = registry.bots().iter().map(|b| b.name.as_str()).collect();
+    assert_eq!(names, ["Googlebot", "Pinterestbot", "Anybot", "Cidrbot"]);
+    let p = registry.get("Pinterestbot").unwrap();
+    assert_eq!(
+        p.fcrdns_hosts.as_deref(),
+        Some(&["pinterest.com".to_owned()][..])
+    );
+    let r = p.ip_ranges.as_ref().unwrap()[0];
+    assert_eq!(
+        (r.min.to_string(), r.max.to_string()),
+        ("54.236.1.1".into(), "54.236.1.255".into())
+    );
+    let any = registry.get("Anybot").unwrap();
+    assert_eq!(any.fcrdns_hosts.as_deref(), Some(&[][..]));
+    // The IPv4-mapped address is stored as IPv4.
+    assert_eq!(
+        any.ip_list.as_ref().unwrap()[2],
+        "198.51.100.1".parse::<IpAddr>().unwrap()
+    );
+    assert_eq!(
+        registry
+            .get("Cidrbot")
+            .unwrap()
+            .cidr_list
+            .as_ref()
+            .unwrap()
+            .len(),
+        2
+    );
+    assert_eq!(
+        registry.get("Googlebot").unwrap().origin.to_string(),
+        "core.yaml:2:5"
+    );
+    assert!(registry.find("googlebot").is_some());
+}
+
+#[test]
+fn reads_the_extensions() {
+    let text = "\
+bots:
+  - name: Googlebot
+    category: search
+    operator: Google
+    url: https://developers.google.com/search/docs/crawling-indexing/googlebot
+    robots_tokens: [Googlebot]
+    fcrdns_hosts: [googlebot.com, google.com.]
+    rdns_masks: ['crawl-*.googlebot.com']
+    ranges_url: https://developers.google.com/static/search/apis/ipranges/googlebot.json
+    ranges_format: google-json
+";
+    let mut b = RegistryBuilder::new();
+    b.add_registry("ext.yaml", text);
+    let (registry, problems) = b.build();
+    assert_eq!(brief(&problems), Vec::<String>::new());
+    let g = registry.unwrap().get("Googlebot").unwrap().clone();
+    assert_eq!(g.category, Some(Category::Search));
+    assert_eq!(g.operator.as_deref(), Some("Google"));
+    assert_eq!(g.robots_tokens, ["Googlebot"]);
+    // Trailing dots are dropped; names are compared without them.
+    assert_eq!(g.fcrdns_hosts.unwrap(), ["googlebot.com", "google.com"]);
+    assert_eq!(g.rdns_masks, ["crawl-*.googlebot.com"]);
+    assert!(g.ranges_url.unwrap().ends_with("googlebot.json"));
+}
+
+#[test]
+fn every_problem_is_reported_with_its_path_and_line() {
+    let text = "\
+bots:
+  - name: Goodbot
+    fcrdns_host: [example.com]
+  - name: Badips
+    ip_list: [1.2.3, 10.0.0.0/8]
+    ip_ranges:
+      - min: 10.0.0.9
+        max: 10.0.0.1
+      - min: 10.0.0.1
+        max: '2001:db8::1'
+      - min: 10.0.0.1
+    cidr_list: [10.0.0.1/8, 10.0.0.0/33]
+  - name: Goodbot
+    category: search-engine
+  - name: Trusting
+    category: search
+    fcrdns_hosts: [compute.amazonaws.com, .example.com, com, 'https://x.example/']
+  - name: Masked
+    rdns_masks: ['crawl-*.example.com']
+  - name: Otherhost
+    fcrdns_hosts: [example.org]
+    rdns_masks: ['crawl-*.example.com']
+    ranges_format: google-json
+    url: ftp://example.org/
+    robots_tokens: ['two words']
+  - just a string
+  - category: search
+  - name: Dupkey
+    operator: A
+    operator: B
+extra: 1
+";
+    let got = brief(&problems(text));
+    let want = [
+        "error 3 bots[0].fcrdns_host: unknown key `fcrdns_host`; did you mean `fcrdns_hosts`?",
+        "error 5 bots[1].ip_list[0]: `1.2.3` is not an IPv4 or IPv6 address",
+        "error 5 bots[1].ip_list[1]: `10.0.0.0/8` is not an IPv4 or IPv6 address; CIDR blocks go in `cidr_list`",
+        "error 7 bots[1].ip_ranges[0].min: min `10.0.0.9` is greater than max `10.0.0.1`",
+        "error 10 bots[1].ip_ranges[1].max: `10.0.0.1` and `2001:db8::1` are of different families",
+        "error 11 bots[1].ip_ranges[2]: a range needs `max`",
+        "error 12 bots[1].cidr_list[0]: '10.0.0.1/8' is not a CIDR block: host bits are set in the address",
+        "error 12 bots[1].cidr_list[1]: '10.0.0.0/33' is not a CIDR block: the length is over 32",
+        "error 13 bots[2].name: duplicate bot name `Goodbot` (first at line 2); names are unique in a file",
+        "error 14 bots[2].category: unknown category `search-engine`; one of: search, ai-training, ai-search, ai-user, seo, social, preview, monitor, feed, archive, advertising, academic, tool, library, other",
+        "error 17 bots[3].fcrdns_hosts[0]: `compute.amazonaws.com` is under `amazonaws.com`, where any customer of the provider gets forward-confirmed names: trusting it lets anyone there pass as `Trusting`",
+        "error 17 bots[3].fcrdns_hosts[1]: `.example.com`: write the suffix without a leading dot; it is matched on label boundaries",
+        "error 17 bots[3].fcrdns_hosts[2]: `com` is a top-level domain: every host name under it would pass",
+        "error 17 bots[3].fcrdns_hosts[3]: `https://x.example/` is a URL; write the host name alone (`googlebot.com`)",
+        "error 19 bots[4].rdns_masks: `rdns_masks` refine `fcrdns_hosts`, which this bot does not have (write `fcrdns_hosts: []` for any host)",
+        "error 22 bots[5].rdns_masks[0]: mask `crawl-*.example.com` does not end with any of `fcrdns_hosts`, so no name can match both",
+        "error 23 bots[5].ranges_format: `ranges_format` without `ranges_url`",
+        "error 24 bots[5].url: `ftp://example.org/` is not an http(s) URL",
+        "error 25 bots[5].robots_tokens[0]: `two words` is not a product token (one word, as in `User-agent: Googlebot`)",
+        "error 26 bots[6]: expected a bot (a mapping with `name:`), found a scalar",
+        "error 27 bots[7]: a bot needs a `name`",
+        "error 30 bots[8].operator: duplicate key `operator` (first at line 29)",
+        "error 31 extra: unknown key `extra`",
+    ];
+    assert_eq!(got, want);
+}
+
+#[test]
+fn broken_files_are_errors_not_panics() {
+    for (text, want) in [
+        (
+            "",
+            "error 1 : the file is empty; expected a mapping with `bots:`",
+        ),
+        (
+            "- a\n- b\n",
+            "error 1 : expected a mapping with `bots:`, found a list",
+        ),
+        ("bots: 3\n", "error 1 bots: expected a list, found a scalar"),
+        (
+            "bots:\n",
+            "error 1 bots: expected a list, found null (write `[]` for an empty list, or leave the key out)",
+        ),
+        ("other: []\n", "error 1 other: unknown key `other`"),
+        ("bots: [\n", "error 2 : not valid YAML: "),
+        (
+            "bots: []\n---\nbots: []\n",
+            "error 2 : not valid YAML: a second YAML document; a registry file holds one",
+        ),
+        ("\u{0}\u{1}binary", "error 1 : not valid YAML: "),
+    ] {
+        let got = brief(&problems(text));
+        assert!(
+            got.iter().any(|g| g.starts_with(want)),
+            "{text:?}: {got:?} lacks {want:?}"
+        );
+    }
+    // `bots:` missing entirely.
+    assert_eq!(
+        brief(&problems("{}\n")),
+        ["error 1 : no `bots:` list in the file"]
+    );
+}
+
+#[test]
+fn a_bad_entry_is_left_out_and_the_registry_refused() {
+    let mut b = RegistryBuilder::new();
+    b.add_registry(
+        "a.yaml",
+        "bots:\n  - name: A\n    ip_list: [nope]\n  - name: B\n",
+    );
+    let (registry, problems) = b.build();
+    assert!(registry.is_none());
+    assert_eq!(problems.len(), 1);
+    assert_eq!(problems[0].severity, Severity::Error);
+    assert_eq!(
+        problems[0].to_string(),
+        "a.yaml:3:15: error: bots[0].ip_list[0]: `nope` is not an IPv4 or IPv6 address"
+    );
+}
+
+#[test]
+fn later_files_override_earlier_entries_by_name() {
+    let mut b = RegistryBuilder::new();
+    b.add_registry(
+        "base.yaml",
+        "bots:\n  - name: A\n    ip_list: [192.0.2.1]\n  - name: B\n    ip_list: [192.0.2.2]\n",
+    );
+    b.add_registry("mine.yaml", "bots:\n  - name: B\n    cidr_list: [198.51.100.0/24]\n  - name: C\n    ip_list: [192.0.2.3]\n");
+    let registry = b.build().0.unwrap();
+    let names: Vec<&str> = registry.bots().iter().map(|b| b.name.as_str()).collect();
+    assert_eq!(names, ["A", "B", "C"]);
+    let b = registry.get("B").unwrap();
+    // The whole entry is replaced, not merged field by field.
+    assert!(b.ip_list.is_none());
+    assert_eq!(b.cidr_list.as_ref().unwrap().len(), 1);
+    assert_eq!(&*b.origin.file, "mine.yaml");
+}
+
+#[test]
+fn extras_must_name_a_registered_bot() {
+    let mut b = RegistryBuilder::new();
+    b.add_registry(
+        "r.yaml",
+        "bots:\n  - name: DuckDuckBot\n  - name: YandexBot\n  - name: YandexImages\n",
+    );
+    b.add_extras(
+        "x.yaml",
+        "\
+user_agent_parsers:
+  - regex: 'DuckDuckGo/\\d'
+    family_replacement: DuckDuckBot
+  - regex: '(Yandex(?:Bot|Images))/'
+  - regex: '(Yandex(?:Bot|Video))/'
+  - regex: 'NoGroup/'
+  - regex: 'Bad(regex'
+    family_replacement: DuckDuckBot
+  - regex: 'Ghost/'
+    family_replacement: Ghostbot
+  - regex: '(\\w+bot)/'
+  - regex: 'x'
+    os_replacement: y
+",
+    );
+    let (registry, problems) = b.build();
+    assert!(registry.is_none());
+    let got = brief(&problems);
+    assert_eq!(
+        got,
+        [
+            "error 5 user_agent_parsers[2].regex: the parser `(Yandex(?:Bot|Video))/` names the family `YandexVideo`, which is no bot in the registry",
+            "error 6 user_agent_parsers[3].regex: the family comes from capture group 1, but the regex has no group",
+            "error 7 user_agent_parsers[4].regex: not a valid regular expression: error: unclosed group",
+            "error 9 user_agent_parsers[5].family_replacement: the parser `Ghost/` names the family `Ghostbot`, which is no bot in the registry",
+            "error 12 user_agent_parsers[7].regex: the family comes from capture group 1, but the regex has no group",
+            "error 13 user_agent_parsers[7].os_replacement: unknown key `os_replacement`; did you mean `v1_replacement`?",
+        ]
+    );
+}
+
+#[test]
+fn extras_of_later_files_are_tried_first() {
+    let mut b = RegistryBuilder::new();
+    b.add_registry("r.yaml", "bots:\n  - name: A\n  - name: B\n");
+    b.add_extras(
+        "1.yaml",
+        "user_agent_parsers:\n  - regex: 'a'\n    family_replacement: A\n",
+    );
+    b.add_extras(
+        "2.yaml",
+        "user_agent_parsers:\n  - regex: 'b'\n    family_replacement: B\n",
+    );
+    let registry = b.build().0.unwrap();
+    let order: Vec<&str> = registry.extras().iter().map(|e| e.regex.as_str()).collect();
+    assert_eq!(order, ["b", "a"]);
+}
+
+#[test]
+fn what_show_writes_reads_back_the_same() {
+    let registry = Registry::builtin();
+    let yaml = registry.to_yaml();
+    let mut b = RegistryBuilder::new();
+    b.add_registry("shown.yaml", &yaml);
+    let (again, problems) = b.build();
+    assert!(
+        problems.iter().all(|p| p.severity == Severity::Warning),
+        "{problems:#?}"
+    );
+    let again = again.unwrap();
+    assert_eq!(again.to_json(), registry.to_json());
+    assert_eq!(again.bots().len(), registry.bots().len());
+    // The JSON form has the same keys as the file format.
+    let json = registry.to_json();
+    assert!(
+        json["bots"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|b| b["name"].is_string())
+    );
+}
+
+#[test]
+fn the_default_registry_is_clean() {
+    let (registry, problems) = RegistryBuilder::with_defaults().build();
+    let errors: Vec<String> = problems
+        .iter()
+        .filter(|p| p.severity == Severity::Error)
+        .map(ToString::to_string)
+        .collect();
+    assert_eq!(errors, Vec::<String>::new());
+    let registry = registry.unwrap();
+    assert!(!registry.bots().is_empty());
+}
