@@ -19,12 +19,16 @@ enum Command {
     /// robots.txt: how robots read a file.
     #[command(subcommand)]
     Robots(cmd::robots::RobotsCommand),
+    /// Crawlers: the registry, User-Agent classification, verification.
+    #[command(subcommand)]
+    Bots(cmd::bots::BotsCommand),
 }
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
     let result = match cli.command {
         Command::Robots(c) => cmd::robots::run(c),
+        Command::Bots(c) => cmd::bots::run(c),
     };
     match result {
         Ok(code) => code,

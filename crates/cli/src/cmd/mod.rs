@@ -1,5 +1,8 @@
 //! One module per command or subcommand.
 
+pub(crate) mod bots;
+mod bots_registry;
+mod bots_update;
 pub(crate) mod robots;
 mod robots_check;
 mod robots_fetch;

@@ -1,5 +1,6 @@
 //! Integration tests of the `botwarden` binary.
 
+mod bots_registry;
 mod robots_check;
 mod robots_fetch;
 mod robots_fix;

@@ -3,72 +3,114 @@
 
 use std::fmt::Write as _;
 
-use serde_json::{Map, Value, json};
+use serde_json::{Value, json};
 
 use super::{Bot, UaExtra};
 
-fn bot_json(bot: &Bot) -> Value {
-    let mut m = Map::new();
-    m.insert("name".into(), json!(bot.name));
+/// The bot's fields in the order of the format: bottica's, then the
+/// extensions; absent fields left out.
+fn fields(bot: &Bot) -> Vec<(&'static str, Value)> {
+    let mut m = Vec::new();
+    m.push(("name", json!(bot.name)));
     if let Some(hosts) = &bot.fcrdns_hosts {
-        m.insert("fcrdns_hosts".into(), json!(hosts));
+        m.push(("fcrdns_hosts", json!(hosts)));
     }
     if let Some(ips) = &bot.ip_list {
         let ips: Vec<String> = ips.iter().map(ToString::to_string).collect();
-        m.insert("ip_list".into(), json!(ips));
+        m.push(("ip_list", json!(ips)));
     }
     if let Some(ranges) = &bot.ip_ranges {
         let ranges: Vec<Value> = ranges
             .iter()
             .map(|r| json!({"min": r.min.to_string(), "max": r.max.to_string()}))
             .collect();
-        m.insert("ip_ranges".into(), Value::Array(ranges));
+        m.push(("ip_ranges", Value::Array(ranges)));
     }
     if let Some(cidrs) = &bot.cidr_list {
         let cidrs: Vec<String> = cidrs
             .iter()
             .map(|c| format!("{}/{}", c.network, c.len))
             .collect();
-        m.insert("cidr_list".into(), json!(cidrs));
+        m.push(("cidr_list", json!(cidrs)));
     }
     if let Some(c) = bot.category {
-        m.insert("category".into(), json!(c.as_str()));
+        m.push(("category", json!(c.as_str())));
     }
     if let Some(o) = &bot.operator {
-        m.insert("operator".into(), json!(o));
+        m.push(("operator", json!(o)));
     }
     if let Some(u) = &bot.url {
-        m.insert("url".into(), json!(u));
+        m.push(("url", json!(u)));
     }
     if !bot.robots_tokens.is_empty() {
-        m.insert("robots_tokens".into(), json!(bot.robots_tokens));
+        m.push(("robots_tokens", json!(bot.robots_tokens)));
     }
     if !bot.rdns_masks.is_empty() {
-        m.insert("rdns_masks".into(), json!(bot.rdns_masks));
+        m.push(("rdns_masks", json!(bot.rdns_masks)));
     }
     if let Some(u) = &bot.ranges_url {
-        m.insert("ranges_url".into(), json!(u));
-        m.insert("ranges_format".into(), json!(bot.ranges_format.as_str()));
+        m.push(("ranges_url", json!(u)));
+        m.push(("ranges_format", json!(bot.ranges_format.as_str())));
     }
-    Value::Object(m)
+    m
 }
 
 pub(super) fn json(bots: &[Bot]) -> Value {
-    json!({ "bots": bots.iter().map(bot_json).collect::<Vec<_>>() })
+    let bots: Vec<Value> = bots
+        .iter()
+        .map(|b| {
+            Value::Object(
+                fields(b)
+                    .into_iter()
+                    .map(|(k, v)| (k.to_owned(), v))
+                    .collect(),
+            )
+        })
+        .collect();
+    json!({ "bots": bots })
 }
 
-/// One value on one line: strings as JSON strings, lists in flow style,
-/// mappings (the ranges) in flow style.
-fn inline(v: &Value) -> String {
+/// Pretty JSON with the fields in the format's order.
+pub(super) fn json_text(bots: &[Bot]) -> String {
+    let mut out = String::from("{\n  \"bots\": [");
+    for (i, bot) in bots.iter().enumerate() {
+        out.push_str(if i == 0 { "\n    {" } else { ",\n    {" });
+        for (j, (k, v)) in fields(bot).iter().enumerate() {
+            let sep = if j == 0 { "" } else { "," };
+            let _ = write!(out, "{sep}\n      \"{k}\": {}", inline(v, true));
+        }
+        out.push_str("\n    }");
+    }
+    out.push_str(if bots.is_empty() {
+        "]\n}\n"
+    } else {
+        "\n  ]\n}\n"
+    });
+    out
+}
+
+/// One value on one line: strings as JSON strings, lists and mappings (the
+/// ranges, `min` before `max`) in flow style. With `json`, keys are quoted
+/// too, so the text is JSON as well as YAML.
+fn inline(v: &Value, json: bool) -> String {
     match v {
         Value::Array(items) => {
-            let items: Vec<String> = items.iter().map(inline).collect();
+            let items: Vec<String> = items.iter().map(|i| inline(i, json)).collect();
             format!("[{}]", items.join(", "))
         }
         Value::Object(m) => {
-            let items: Vec<String> = m
-                .iter()
-                .map(|(k, v)| format!("{k}: {}", inline(v)))
+            let mut keys: Vec<&String> = m.keys().collect();
+            keys.sort_by_key(|k| (k.as_str() != "min", k.as_str()));
+            let items: Vec<String> = keys
+                .into_iter()
+                .map(|k| {
+                    let key = if json {
+                        Value::from(k.as_str()).to_string()
+                    } else {
+                        k.clone()
+                    };
+                    format!("{key}: {}", inline(&m[k], json))
+                })
                 .collect();
             format!("{{{}}}", items.join(", "))
         }
@@ -79,13 +121,10 @@ fn inline(v: &Value) -> String {
 pub(super) fn yaml(bots: &[Bot]) -> String {
     let mut out = String::from("bots:\n");
     for bot in bots {
-        let Value::Object(m) = bot_json(bot) else {
-            unreachable!("a bot is an object")
-        };
         let _ = writeln!(out, "  # {}", bot.origin);
-        for (i, (k, v)) in m.iter().enumerate() {
+        for (i, (k, v)) in fields(bot).iter().enumerate() {
             let lead = if i == 0 { "  - " } else { "    " };
-            let _ = writeln!(out, "{lead}{k}: {}", inline(v));
+            let _ = writeln!(out, "{lead}{k}: {}", inline(v, false));
         }
     }
     out

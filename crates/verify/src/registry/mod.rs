@@ -369,6 +369,16 @@ impl RegistryBuilder {
         self.extras.push(extras);
     }
 
+    /// Reads a file of either kind, told by its first top-level key:
+    /// `user_agent_parsers:` is an extras file, anything else a registry.
+    pub fn add_file(&mut self, file: &str, text: &str) {
+        if load::is_extras(text) {
+            self.add_extras(file, text);
+        } else {
+            self.add_registry(file, text);
+        }
+    }
+
     /// The published ranges used by the registry (the snapshot, and
     /// whatever was added), to add feeds to.
     pub fn ranges_mut(&mut self) -> &mut PublishedRanges {
@@ -473,6 +483,12 @@ impl Registry {
     #[must_use]
     pub fn to_json(&self) -> serde_json::Value {
         emit::json(&self.bots)
+    }
+
+    /// [`Registry::to_json`] as pretty text, fields in the format's order.
+    #[must_use]
+    pub fn to_json_text(&self) -> String {
+        emit::json_text(&self.bots)
     }
 
     /// The extras as YAML in uap-core's shape.

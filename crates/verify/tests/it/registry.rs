@@ -333,6 +333,8 @@ fn what_show_writes_reads_back_the_same() {
     let again = again.unwrap();
     assert_eq!(again.to_json(), registry.to_json());
     assert_eq!(again.bots().len(), registry.bots().len());
+    let text: serde_json::Value = serde_json::from_str(&registry.to_json_text()).unwrap();
+    assert_eq!(text, registry.to_json());
     // The JSON form has the same keys as the file format.
     let json = registry.to_json();
     assert!(
