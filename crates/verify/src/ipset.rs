@@ -98,6 +98,16 @@ impl Cidr {
     }
 }
 
+impl Cidr {
+    /// Whether the block holds `ip` (IPv4-mapped IPv6 read as IPv4).
+    #[must_use]
+    pub fn contains(&self, ip: IpAddr) -> bool {
+        let (lo, hi) = self.bounds();
+        let ip = normalize(ip);
+        ip.is_ipv4() == lo.is_ipv4() && lo <= ip && ip <= hi
+    }
+}
+
 impl std::fmt::Display for Cidr {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(f, "{}/{}", self.network, self.len)
@@ -191,6 +201,27 @@ impl IpSetBuilder {
         let (lo, hi) = cidr.bounds();
         self.push(lo, hi, list);
         Ok(())
+    }
+
+    /// Adds a parsed address (IPv4-mapped IPv6 read as IPv4).
+    pub fn insert_ip(&mut self, list: ListId, ip: IpAddr) {
+        let ip = normalize(ip);
+        self.push(ip, ip, list);
+    }
+
+    /// Adds a parsed range; ends of different families, or `min > max`,
+    /// add nothing (the registry rejects them when reading).
+    pub fn insert_range(&mut self, list: ListId, min: IpAddr, max: IpAddr) {
+        let (min, max) = (normalize(min), normalize(max));
+        if min <= max {
+            self.push(min, max, list);
+        }
+    }
+
+    /// Adds a parsed CIDR block.
+    pub fn insert_cidr(&mut self, list: ListId, cidr: Cidr) {
+        let (lo, hi) = cidr.bounds();
+        self.push(lo, hi, list);
     }
 
     /// Builds the set.

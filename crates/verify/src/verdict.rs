@@ -1,0 +1,193 @@
+//! Verdicts: whether a request comes from the crawler it claims to be, with
+//! the evidence (DESIGN §3.2).
+
+use std::fmt;
+use std::net::IpAddr;
+
+use serde::Serialize;
+
+/// How a bot was verified (or would have been).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Method {
+    /// The operator's published IP ranges (`ranges_url`).
+    PublishedRanges,
+    /// Forward-confirmed reverse DNS (`fcrdns_hosts`).
+    Fcrdns,
+    /// The registry's `ip_list`.
+    IpList,
+    /// The registry's `ip_ranges`.
+    IpRanges,
+    /// The registry's `cidr_list`.
+    CidrList,
+}
+
+impl Method {
+    /// The name used in output (`published_ranges`, `fcrdns`, …).
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Method::PublishedRanges => "published_ranges",
+            Method::Fcrdns => "fcrdns",
+            Method::IpList => "ip_list",
+            Method::IpRanges => "ip_ranges",
+            Method::CidrList => "cidr_list",
+        }
+    }
+}
+
+impl fmt::Display for Method {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// What was found on the way to a verdict.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize)]
+pub struct Evidence {
+    /// Every PTR name of the address (when DNS was asked).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub ptr_names: Vec<String>,
+    /// The PTR name that was forward-confirmed.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub confirmed_name: Option<String>,
+    /// The forward (A and AAAA) addresses of the confirmed name.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub forward: Vec<IpAddr>,
+    /// The registry entries that matched the address (`cidr_list
+    /// 66.249.64.0/19`, `ip_list 192.0.2.1`, `ip_ranges a–b`).
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub matched: Vec<String>,
+    /// The published prefix that contained the address.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub published_prefix: Option<String>,
+    /// The feed of that prefix (its URL).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub feed: Option<String>,
+    /// The feed's version: its creation time, else when it was fetched.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub feed_version: Option<String>,
+}
+
+/// The verdict on one `(ip, user agent)` pair.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Verdict {
+    /// The request does not claim to be a crawler.
+    NotABot,
+    /// The address belongs to the bot, by every method its entry requires
+    /// (or by its published ranges).
+    Verified {
+        /// The bot.
+        bot: String,
+        /// The methods that verified it.
+        methods: Vec<Method>,
+        /// What they found.
+        evidence: Evidence,
+    },
+    /// The address definitively does not belong to the bot.
+    Spoofed {
+        /// The bot claimed.
+        bot: String,
+        /// Why, in a sentence.
+        reason: String,
+        /// What was found.
+        evidence: Evidence,
+    },
+    /// Nothing could be concluded (a DNS failure or timeout, or DNS not
+    /// allowed): never to be read as spoofed.
+    Unknown {
+        /// The bot claimed.
+        bot: String,
+        /// Why, in a sentence.
+        reason: String,
+        /// What was found.
+        evidence: Evidence,
+    },
+    /// The registry has no method to verify this bot, or it is a crawler
+    /// the registry does not know.
+    Unverifiable {
+        /// The bot (or crawler family) claimed.
+        bot: String,
+        /// Why it cannot be verified.
+        reason: String,
+    },
+}
+
+impl Verdict {
+    /// `not-a-bot`, `verified`, `spoofed`, `unknown` or `unverifiable`.
+    #[must_use]
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Verdict::NotABot => "not-a-bot",
+            Verdict::Verified { .. } => "verified",
+            Verdict::Spoofed { .. } => "spoofed",
+            Verdict::Unknown { .. } => "unknown",
+            Verdict::Unverifiable { .. } => "unverifiable",
+        }
+    }
+
+    /// The bot claimed, if any.
+    #[must_use]
+    pub fn bot(&self) -> Option<&str> {
+        match self {
+            Verdict::NotABot => None,
+            Verdict::Verified { bot, .. }
+            | Verdict::Spoofed { bot, .. }
+            | Verdict::Unknown { bot, .. }
+            | Verdict::Unverifiable { bot, .. } => Some(bot),
+        }
+    }
+
+    /// The reason, for every verdict but `verified` and `not-a-bot`.
+    #[must_use]
+    pub fn reason(&self) -> Option<&str> {
+        match self {
+            Verdict::Spoofed { reason, .. }
+            | Verdict::Unknown { reason, .. }
+            | Verdict::Unverifiable { reason, .. } => Some(reason),
+            Verdict::NotABot | Verdict::Verified { .. } => None,
+        }
+    }
+
+    /// The methods, joined by `+` (`fcrdns+cidr_list`), for a verified bot.
+    #[must_use]
+    pub fn method(&self) -> Option<String> {
+        match self {
+            Verdict::Verified { methods, .. } => Some(
+                methods
+                    .iter()
+                    .map(|m| m.as_str())
+                    .collect::<Vec<_>>()
+                    .join("+"),
+            ),
+            _ => None,
+        }
+    }
+
+    /// The evidence, if any was gathered.
+    #[must_use]
+    pub fn evidence(&self) -> Option<&Evidence> {
+        match self {
+            Verdict::Verified { evidence, .. }
+            | Verdict::Spoofed { evidence, .. }
+            | Verdict::Unknown { evidence, .. } => Some(evidence),
+            Verdict::NotABot | Verdict::Unverifiable { .. } => None,
+        }
+    }
+}
+
+impl fmt::Display for Verdict {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.kind())?;
+        if let Some(bot) = self.bot() {
+            write!(f, " {bot}")?;
+        }
+        if let Some(m) = self.method() {
+            write!(f, " by {m}")?;
+        }
+        if let Some(r) = self.reason() {
+            write!(f, ": {r}")?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,424 @@
+//! The verifier: from an address and the bot it claims to be, a
+//! [`Verdict`], using the registry's methods, published ranges and
+//! forward-confirmed reverse DNS, with a verdict cache in front.
+//!
+//! The rules, per bot:
+//! - an address in the bot's published ranges (`ranges_url`) is verified by
+//!   that alone: the operator says those are its crawler's addresses;
+//! - otherwise every bottica verifier the entry has (`ip_list`,
+//!   `ip_ranges`, `cidr_list`, `fcrdns_hosts`) must pass; the address lists
+//!   are checked first, so DNS is asked only when they pass;
+//! - a DNS failure or timeout, or DNS turned off, gives `unknown`, never
+//!   `spoofed`;
+//! - a bot with no method gives `unverifiable`, as does a bot whose only
+//!   method is a feed of which no copy is known.
+
+use std::collections::HashMap;
+use std::net::IpAddr;
+use std::sync::{Arc, PoisonError, RwLock};
+use std::time::{Duration, Instant};
+
+use crate::dns::{Clock, DnsConfig, Fcrdns, FcrdnsChecker, HostRule, SystemClock};
+use crate::error::Error;
+use crate::ipset::{IpSet, IpSetBuilder, ListId, normalize};
+use crate::registry::{Bot, Registry};
+use crate::verdict::{Evidence, Method, Verdict};
+
+/// Settings of a [`Verifier`].
+#[derive(Debug, Clone)]
+#[non_exhaustive]
+pub struct VerifierConfig {
+    /// How to ask DNS; `None` verifies by addresses and published ranges
+    /// only, and bots that need DNS come out `unknown`.
+    pub dns: Option<DnsConfig>,
+    /// How long a verified or spoofed verdict is reused. The DNS answers
+    /// under it are cached by their own TTLs, so this only bounds how long
+    /// a verdict outlives them. Default 60 s.
+    pub verdict_ttl: Duration,
+    /// How long an `unknown` verdict is reused; zero for not at all.
+    /// Default 5 s.
+    pub unknown_ttl: Duration,
+    /// Most verdicts kept. Default 100,000.
+    pub cache_capacity: usize,
+    /// Where cache expiry reads the time.
+    pub clock: Arc<dyn Clock>,
+}
+
+impl Default for VerifierConfig {
+    fn default() -> VerifierConfig {
+        VerifierConfig {
+            dns: Some(DnsConfig::default()),
+            verdict_ttl: Duration::from_secs(60),
+            unknown_ttl: Duration::from_secs(5),
+            cache_capacity: 100_000,
+            clock: Arc::new(SystemClock),
+        }
+    }
+}
+
+impl VerifierConfig {
+    /// The defaults without DNS.
+    #[must_use]
+    pub fn offline() -> VerifierConfig {
+        VerifierConfig {
+            dns: None,
+            ..VerifierConfig::default()
+        }
+    }
+
+    /// The defaults, asking the given DNS configuration.
+    #[must_use]
+    pub fn with_dns(dns: DnsConfig) -> VerifierConfig {
+        VerifierConfig {
+            dns: Some(dns),
+            ..VerifierConfig::default()
+        }
+    }
+}
+
+/// What the verifier knows of one bot.
+#[derive(Debug)]
+struct Plan {
+    /// The address lists of the entry, each of which must contain the address.
+    lists: Vec<(Method, ListId)>,
+    /// The FCrDNS rule, when the entry has `fcrdns_hosts`.
+    rule: Option<HostRule>,
+    /// The published feed's list, when a copy of the feed is known.
+    feed: Option<ListId>,
+}
+
+/// Counters of the verdict cache.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct VerdictStats {
+    /// Verdicts answered from the cache.
+    pub hits: u64,
+    /// Verdicts worked out.
+    pub misses: u64,
+}
+
+type Key = (IpAddr, u32);
+
+#[derive(Debug, Default)]
+struct Cache {
+    map: HashMap<Key, (Arc<Verdict>, Instant)>,
+    hits: u64,
+    misses: u64,
+}
+
+/// Verifies addresses against a registry. Cheap to share (`&self` methods,
+/// `Send + Sync`); one verifier's cache serves every caller.
+#[derive(Debug)]
+pub struct Verifier {
+    registry: Arc<Registry>,
+    plans: Vec<Plan>,
+    index: HashMap<String, u32>,
+    lists: IpSet,
+    dns: Option<FcrdnsChecker>,
+    config: VerifierConfig,
+    cache: RwLock<Cache>,
+}
+
+impl Verifier {
+    /// A verifier over `registry`.
+    ///
+    /// # Errors
+    /// A bot's `fcrdns_hosts` or `rdns_masks` are not valid host names (the
+    /// registry's own checks make this rare), or the DNS resolver cannot be
+    /// set up.
+    pub fn new(registry: Arc<Registry>, config: VerifierConfig) -> Result<Verifier, Error> {
+        let mut b = IpSetBuilder::new();
+        let mut plans = Vec::with_capacity(registry.bots().len());
+        let mut index = HashMap::new();
+        for (i, bot) in registry.bots().iter().enumerate() {
+            plans.push(plan(&mut b, &registry, bot)?);
+            index.insert(bot.name.clone(), u32::try_from(i).unwrap_or(u32::MAX));
+        }
+        let dns = config.dns.clone().map(FcrdnsChecker::new).transpose()?;
+        Ok(Verifier {
+            registry,
+            plans,
+            index,
+            lists: b.build(),
+            dns,
+            config,
+            cache: RwLock::new(Cache::default()),
+        })
+    }
+
+    /// The registry.
+    #[must_use]
+    pub fn registry(&self) -> &Registry {
+        &self.registry
+    }
+
+    /// The DNS checker, when DNS is on.
+    #[must_use]
+    pub fn dns(&self) -> Option<&FcrdnsChecker> {
+        self.dns.as_ref()
+    }
+
+    /// The verdict cache's counters.
+    #[must_use]
+    pub fn stats(&self) -> VerdictStats {
+        let cache = self.cache.read().unwrap_or_else(PoisonError::into_inner);
+        VerdictStats {
+            hits: cache.hits,
+            misses: cache.misses,
+        }
+    }
+
+    /// The cached verdict for `ip` as `bot`, if fresh. Lets a caller avoid
+    /// an `await` for the common case.
+    #[must_use]
+    pub fn cached(&self, ip: IpAddr, bot: &str) -> Option<Arc<Verdict>> {
+        let id = *self.index.get(bot)?;
+        self.lookup((normalize(ip), id))
+    }
+
+    fn lookup(&self, key: Key) -> Option<Arc<Verdict>> {
+        let now = self.config.clock.now();
+        let found = {
+            let cache = self.cache.read().unwrap_or_else(PoisonError::into_inner);
+            cache
+                .map
+                .get(&key)
+                .filter(|(_, until)| *until > now)
+                .map(|(v, _)| v.clone())
+        };
+        if found.is_some() {
+            let mut cache = self.cache.write().unwrap_or_else(PoisonError::into_inner);
+            cache.hits += 1;
+        }
+        found
+    }
+
+    fn store(&self, key: Key, verdict: &Arc<Verdict>) {
+        let ttl = match **verdict {
+            Verdict::Unknown { .. } => self.config.unknown_ttl,
+            _ => self.config.verdict_ttl,
+        };
+        let now = self.config.clock.now();
+        let mut cache = self.cache.write().unwrap_or_else(PoisonError::into_inner);
+        cache.misses += 1;
+        if ttl.is_zero() || self.config.cache_capacity == 0 {
+            return;
+        }
+        if cache.map.len() >= self.config.cache_capacity {
+            cache.map.retain(|_, (_, until)| *until > now);
+            if cache.map.len() >= self.config.cache_capacity {
+                // Still full of live verdicts: keep the younger half.
+                let mut ages: Vec<Instant> = cache.map.values().map(|(_, u)| *u).collect();
+                ages.sort_unstable();
+                let cut = ages[ages.len() / 2];
+                cache.map.retain(|_, (_, until)| *until > cut);
+            }
+        }
+        cache.map.insert(key, (verdict.clone(), now + ttl));
+    }
+
+    /// The verdict on `ip` claiming to be the bot named `bot` (by exact
+    /// name, else ignoring ASCII case).
+    pub async fn verify(&self, ip: IpAddr, bot: &str) -> Arc<Verdict> {
+        let ip = normalize(ip);
+        let id = match self.index.get(bot) {
+            Some(&id) => id,
+            None => match self.registry.find(bot).and_then(|b| self.index.get(&b.name)) {
+                Some(&id) => id,
+                None => {
+                    return Arc::new(Verdict::Unverifiable {
+                        bot: bot.to_owned(),
+                        reason: "no bot of that name in the registry".to_owned(),
+                    });
+                }
+            },
+        };
+        let key = (ip, id);
+        if let Some(v) = self.lookup(key) {
+            return v;
+        }
+        let verdict = Arc::new(self.work_out(ip, id as usize).await);
+        self.store(key, &verdict);
+        verdict
+    }
+
+    async fn work_out(&self, ip: IpAddr, id: usize) -> Verdict {
+        let bot = &self.registry.bots()[id];
+        let plan = &self.plans[id];
+        let name = bot.name.clone();
+        let mut evidence = Evidence::default();
+        // Published ranges verify by themselves.
+        if let Some(feed) = plan.feed {
+            if self.lists.list_contains(feed, ip) {
+                let url = bot.ranges_url.clone().unwrap_or_default();
+                if let Some(f) = self.registry.ranges().get(&url) {
+                    evidence.published_prefix = f
+                        .prefixes
+                        .iter()
+                        .find(|c| c.contains(ip))
+                        .map(|c| format!("{}/{}", c.network, c.len));
+                    evidence.feed_version = Some(f.version().to_owned());
+                }
+                evidence.feed = Some(url);
+                return Verdict::Verified {
+                    bot: name,
+                    methods: vec![Method::PublishedRanges],
+                    evidence,
+                };
+            }
+        }
+        let not_published = || {
+            bot.ranges_url.as_ref().map_or(String::new(), |url| {
+                let version = self
+                    .registry
+                    .ranges()
+                    .get(url)
+                    .map_or("no copy", |f| f.version());
+                format!(" and not in its published ranges ({url}, {version})")
+            })
+        };
+        if !bot.has_verifier() {
+            return match plan.feed {
+                Some(_) => Verdict::Spoofed {
+                    bot: name,
+                    reason: format!("{ip} is not in its published ranges{}", {
+                        let url = bot.ranges_url.as_deref().unwrap_or_default();
+                        let version = self.registry.ranges().get(url).map_or("", |f| f.version());
+                        format!(" ({url}, {version})")
+                    }),
+                    evidence,
+                },
+                None if bot.ranges_url.is_some() => Verdict::Unverifiable {
+                    bot: name,
+                    reason: "no copy of its published ranges; run `botwarden bots update`"
+                        .to_owned(),
+                },
+                None => Verdict::Unverifiable {
+                    bot: name,
+                    reason: "the registry has no verification method for it".to_owned(),
+                },
+            };
+        }
+        // Every address list must contain the address.
+        let mut methods = Vec::new();
+        for &(method, list) in &plan.lists {
+            if !self.lists.list_contains(list, ip) {
+                return Verdict::Spoofed {
+                    bot: name,
+                    reason: format!("{ip} is not in its {method}{}", not_published()),
+                    evidence,
+                };
+            }
+            evidence.matched.extend(matched_entries(bot, method, ip));
+            methods.push(method);
+        }
+        let Some(rule) = &plan.rule else {
+            return Verdict::Verified {
+                bot: name,
+                methods,
+                evidence,
+            };
+        };
+        let Some(dns) = &self.dns else {
+            return Verdict::Unknown {
+                bot: name,
+                reason: format!(
+                    "DNS is off, and it needs forward-confirmed reverse DNS{}",
+                    not_published()
+                ),
+                evidence,
+            };
+        };
+        let outcome = dns.check(ip, rule).await;
+        evidence.ptr_names = outcome.ptr_names().to_vec();
+        match outcome {
+            Fcrdns::Confirmed { name: ptr, forward, .. } => {
+                evidence.confirmed_name = Some(ptr);
+                evidence.forward = forward;
+                methods.push(Method::Fcrdns);
+                Verdict::Verified {
+                    bot: name,
+                    methods,
+                    evidence,
+                }
+            }
+            Fcrdns::Failed { reason, .. } => Verdict::Spoofed {
+                bot: name,
+                reason: format!("{reason}{}", not_published()),
+                evidence,
+            },
+            Fcrdns::Unknown { reason, .. } => Verdict::Unknown {
+                bot: name,
+                reason: reason.to_string(),
+                evidence,
+            },
+        }
+    }
+}
+
+/// The entries of `method` in the bot's entry that contain `ip`, as text.
+fn matched_entries(bot: &Bot, method: Method, ip: IpAddr) -> Vec<String> {
+    match method {
+        Method::IpList => bot
+            .ip_list
+            .iter()
+            .flatten()
+            .filter(|&&a| a == ip)
+            .map(|a| format!("ip_list {a}"))
+            .collect(),
+        Method::IpRanges => bot
+            .ip_ranges
+            .iter()
+            .flatten()
+            .filter(|r| r.min <= ip && ip <= r.max && r.min.is_ipv4() == ip.is_ipv4())
+            .map(|r| format!("ip_ranges {}-{}", r.min, r.max))
+            .collect(),
+        Method::CidrList => bot
+            .cidr_list
+            .iter()
+            .flatten()
+            .filter(|c| c.contains(ip))
+            .map(|c| format!("cidr_list {}/{}", c.network, c.len))
+            .collect(),
+        Method::PublishedRanges | Method::Fcrdns => Vec::new(),
+    }
+}
+
+fn plan(b: &mut IpSetBuilder, registry: &Registry, bot: &Bot) -> Result<Plan, Error> {
+    let mut lists = Vec::new();
+    if let Some(ips) = &bot.ip_list {
+        let list = b.list(&format!("{}\tip_list", bot.name));
+        for &ip in ips {
+            b.insert_ip(list, ip);
+        }
+        lists.push((Method::IpList, list));
+    }
+    if let Some(ranges) = &bot.ip_ranges {
+        let list = b.list(&format!("{}\tip_ranges", bot.name));
+        for r in ranges {
+            b.insert_range(list, r.min, r.max);
+        }
+        lists.push((Method::IpRanges, list));
+    }
+    if let Some(cidrs) = &bot.cidr_list {
+        let list = b.list(&format!("{}\tcidr_list", bot.name));
+        for &c in cidrs {
+            b.insert_cidr(list, c);
+        }
+        lists.push((Method::CidrList, list));
+    }
+    let feed = match bot.ranges_url.as_deref().and_then(|u| registry.ranges().get(u)) {
+        Some(f) => {
+            let list = b.list(&format!("feed\t{}", f.url));
+            for &c in &f.prefixes {
+                b.insert_cidr(list, c);
+            }
+            Some(list)
+        }
+        None => None,
+    };
+    let rule = match &bot.fcrdns_hosts {
+        Some(hosts) => Some(HostRule::new(hosts, &bot.rdns_masks)?),
+        None => None,
+    };
+    Ok(Plan { lists, rule, feed })
+}
