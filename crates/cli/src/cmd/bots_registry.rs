@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
-use botwarden_verify::registry::{Problem, Registry, RegistryBuilder, Severity};
+use botwarden_verify::registry::{self, Problem, Registry, RegistryBuilder, Severity};
 use clap::{Args, Subcommand, ValueEnum};
 
 /// Which registry to use: the default one, your files over it, and the
@@ -88,7 +88,17 @@ impl RegistryArgs {
         for note in &notes {
             writeln!(err, "botwarden: {note}")?;
         }
-        for p in problems.iter().filter(|p| p.severity == Severity::Warning) {
+        // The default registry's own warnings are for `registry check`.
+        let builtin = |p: &&Problem| {
+            matches!(
+                &*p.file,
+                registry::DEFAULT_REGISTRY_NAME | registry::DEFAULT_EXTRAS_NAME
+            )
+        };
+        for p in problems
+            .iter()
+            .filter(|p| p.severity == Severity::Warning && !builtin(p))
+        {
             writeln!(err, "{p}")?;
         }
         match registry {

@@ -444,6 +444,17 @@ fn read_bot(cx: &mut Ctx<'_>, path: &str, node: &Node) -> Option<Bot> {
         each_mask: mask_places,
     };
     cross_checks(cx, path, &bot, &places);
+    for &(key, value, _) in &fields {
+        if matches!(key, "ip_list" | "ip_ranges" | "cidr_list")
+            && matches!(&value.kind, Kind::Seq(items) if items.is_empty())
+        {
+            cx.error(
+                &join(path, key),
+                value.at,
+                format!("an empty `{key}` lets no address pass; leave the key out instead"),
+            );
+        }
+    }
     Some(bot)
 }
 
@@ -589,10 +600,7 @@ fn host(cx: &mut Ctx<'_>, path: &str, at: Position, text: &str, mask: bool) -> O
 
 fn token(cx: &mut Ctx<'_>, path: &str, at: Position, text: &str) -> Option<String> {
     let t = text.trim();
-    if t.is_empty()
-        || t.bytes()
-            .any(|b| b.is_ascii_whitespace() || b.is_ascii_control())
-    {
+    if t.is_empty() || t.bytes().any(|b| b.is_ascii_control()) {
         cx.error(
             path,
             at,
@@ -600,14 +608,20 @@ fn token(cx: &mut Ctx<'_>, path: &str, at: Position, text: &str) -> Option<Strin
         );
         return None;
     }
-    if !t
+    let word_end = t
         .bytes()
-        .all(|b| b.is_ascii_alphabetic() || b == b'_' || b == b'-')
-    {
+        .position(|b| !(b.is_ascii_alphabetic() || b == b'_' || b == b'-'))
+        .unwrap_or(t.len());
+    if word_end < t.len() {
+        let read = if word_end == 0 {
+            "nothing".to_owned()
+        } else {
+            format!("`{}`", &t[..word_end])
+        };
         cx.warning(
             path,
             at,
-            format!("`{t}` has characters outside RFC 9309's product token (letters, `_`, `-`); some robots will not match it"),
+            format!("`{t}` has characters outside RFC 9309's product token (letters, `_`, `-`): robots that follow it read {read}"),
         );
     }
     Some(t.to_owned())

@@ -1,3 +1,62 @@
-//! The published range feeds compiled into the binary, by URL.
+//! The published range feeds compiled into the binary, by URL: the
+//! snapshot in `crates/verify/data/ranges/` (see its README). Generated
+//! by `scripts/ranges-snapshot`; a test checks it against `index.json`.
 
-pub(super) const FEEDS: &[(&str, &str)] = &[];
+pub(super) const FEEDS: &[(&str, &str)] = &[
+    (
+        "https://api.ahrefs.com/v3/public/crawler-ip-ranges",
+        include_str!("../../data/ranges/ahrefs-crawler.json"),
+    ),
+    (
+        "https://developers.google.com/static/search/apis/ipranges/googlebot.json",
+        include_str!("../../data/ranges/google-googlebot.json"),
+    ),
+    (
+        "https://developers.google.com/static/search/apis/ipranges/special-crawlers.json",
+        include_str!("../../data/ranges/google-special.json"),
+    ),
+    (
+        "https://developers.google.com/static/search/apis/ipranges/user-triggered-agents.json",
+        include_str!("../../data/ranges/google-user-triggered-agents.json"),
+    ),
+    (
+        "https://developers.google.com/static/search/apis/ipranges/user-triggered-fetchers-google.json",
+        include_str!("../../data/ranges/google-user-triggered-google.json"),
+    ),
+    (
+        "https://duckduckgo.com/duckduckbot.json",
+        include_str!("../../data/ranges/duckduckgo-duckduckbot.json"),
+    ),
+    (
+        "https://index.commoncrawl.org/ccbot.json",
+        include_str!("../../data/ranges/commoncrawl-ccbot.json"),
+    ),
+    (
+        "https://openai.com/chatgpt-user.json",
+        include_str!("../../data/ranges/openai-chatgpt-user.json"),
+    ),
+    (
+        "https://openai.com/gptbot.json",
+        include_str!("../../data/ranges/openai-gptbot.json"),
+    ),
+    (
+        "https://openai.com/searchbot.json",
+        include_str!("../../data/ranges/openai-searchbot.json"),
+    ),
+    (
+        "https://search.developer.apple.com/applebot.json",
+        include_str!("../../data/ranges/apple-applebot.json"),
+    ),
+    (
+        "https://www.bing.com/toolbox/bingbot.json",
+        include_str!("../../data/ranges/bing-bingbot.json"),
+    ),
+    (
+        "https://www.perplexity.ai/perplexity-user.json",
+        include_str!("../../data/ranges/perplexity-user.json"),
+    ),
+    (
+        "https://www.perplexity.ai/perplexitybot.json",
+        include_str!("../../data/ranges/perplexity-bot.json"),
+    ),
+];

@@ -152,12 +152,14 @@ bots:
     rdns_masks: ['crawl-*.example.com']
     ranges_format: google-json
     url: ftp://example.org/
-    robots_tokens: ['two words']
+    robots_tokens: ['two words', MJ12bot, '']
   - just a string
   - category: search
   - name: Dupkey
     operator: A
     operator: B
+  - name: Empty
+    cidr_list: []
 extra: 1
 ";
     let got = brief(&problems(text));
@@ -180,11 +182,14 @@ extra: 1
         "error 22 bots[5].rdns_masks[0]: mask `crawl-*.example.com` does not end with any of `fcrdns_hosts`, so no name can match both",
         "error 23 bots[5].ranges_format: `ranges_format` without `ranges_url`",
         "error 24 bots[5].url: `ftp://example.org/` is not an http(s) URL",
-        "error 25 bots[5].robots_tokens[0]: `two words` is not a product token (one word, as in `User-agent: Googlebot`)",
+        "warning 25 bots[5].robots_tokens[0]: `two words` has characters outside RFC 9309's product token (letters, `_`, `-`): robots that follow it read `two`",
+        "warning 25 bots[5].robots_tokens[1]: `MJ12bot` has characters outside RFC 9309's product token (letters, `_`, `-`): robots that follow it read `MJ`",
+        "error 25 bots[5].robots_tokens[2]: `` is not a product token (one word, as in `User-agent: Googlebot`)",
         "error 26 bots[6]: expected a bot (a mapping with `name:`), found a scalar",
         "error 27 bots[7]: a bot needs a `name`",
         "error 30 bots[8].operator: duplicate key `operator` (first at line 29)",
-        "error 31 extra: unknown key `extra`",
+        "error 32 bots[9].cidr_list: an empty `cidr_list` lets no address pass; leave the key out instead",
+        "error 33 extra: unknown key `extra`",
     ];
     assert_eq!(got, want);
 }
@@ -357,4 +362,106 @@ fn the_default_registry_is_clean() {
     assert_eq!(errors, Vec::<String>::new());
     let registry = registry.unwrap();
     assert!(!registry.bots().is_empty());
+}
+
+#[test]
+fn the_snapshot_holds_every_feed_the_default_registry_names() {
+    let index: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/data/ranges/index.json"
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    let registry = Registry::builtin();
+    let compiled: Vec<&str> = registry.ranges().iter().map(|f| f.url.as_str()).collect();
+    let listed: Vec<&str> = index
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    assert_eq!(
+        compiled, listed,
+        "snapshot.rs is stale: run scripts/ranges-snapshot"
+    );
+    for bot in registry.bots() {
+        if let Some(url) = &bot.ranges_url {
+            let feed = registry
+                .ranges()
+                .get(url)
+                .unwrap_or_else(|| panic!("{}: no feed {url}", bot.name));
+            assert!(!feed.prefixes.is_empty());
+            assert_eq!(feed.source, "snapshot");
+            assert!(
+                feed.version().starts_with("2026-09-02"),
+                "{}",
+                feed.version()
+            );
+        }
+    }
+}
+
+#[test]
+fn the_schema_agrees_with_the_reader() {
+    let schema: serde_json::Value = serde_json::from_str(
+        &std::fs::read_to_string(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/schema/registry.schema.json"
+        ))
+        .unwrap(),
+    )
+    .unwrap();
+    let bot = &schema["$defs"]["bot"];
+    let mut keys: Vec<&str> = bot["properties"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    keys.sort_unstable();
+    let builtin = Registry::builtin().to_json();
+    let mut known: Vec<&str> = builtin["bots"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .flat_map(|b| {
+            b.as_object()
+                .unwrap()
+                .keys()
+                .map(String::as_str)
+                .collect::<Vec<_>>()
+        })
+        .collect();
+    known.sort_unstable();
+    known.dedup();
+    // Every key the reader writes out is in the schema, and the schema has
+    // no key the reader does not know (the written keys cover all but the
+    // exact-address forms the default registry does not use).
+    for k in &known {
+        assert!(keys.contains(k), "{k} missing from the schema");
+    }
+    let categories: Vec<&str> = bot["properties"]["category"]["enum"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|v| v.as_str().unwrap())
+        .collect();
+    let ours: Vec<&str> = Category::ALL.iter().map(|c| c.as_str()).collect();
+    assert_eq!(categories, ours);
+    assert_eq!(bot["additionalProperties"], false);
+    let mut b = RegistryBuilder::new();
+    let every_key = "bots:\n  - name: X\n    fcrdns_hosts: [x.example]\n    ip_list: [192.0.2.1]\n    ip_ranges: [{min: 192.0.2.1, max: 192.0.2.2}]\n    cidr_list: [192.0.2.0/24]\n    category: other\n    operator: O\n    url: https://x.example/\n    robots_tokens: [X]\n    rdns_masks: ['a-*.x.example']\n    ranges_url: https://x.example/r.json\n    ranges_format: google-json\n";
+    b.add_registry("all.yaml", every_key);
+    let (r, problems) = b.build();
+    assert_eq!(problems, Vec::new());
+    let mut written: Vec<String> = r.unwrap().to_json()["bots"][0]
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
+    written.sort_unstable();
+    assert_eq!(written, keys);
 }
