@@ -2,4 +2,6 @@
 
 #![allow(clippy::print_stderr)]
 
+mod dns;
+mod dns_server;
 mod published_ranges;
