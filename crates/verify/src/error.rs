@@ -28,4 +28,34 @@ pub enum Error {
         /// What is wrong with it.
         reason: &'static str,
     },
+    /// A host name of a rule that is not a valid host name.
+    #[error("'{input}' is not a valid host name: {reason}")]
+    InvalidHostName {
+        /// The text given.
+        input: String,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
+    /// A PTR name mask of a rule that is not valid.
+    #[error("'{input}' is not a valid host name mask: {reason}")]
+    InvalidMask {
+        /// The text given.
+        input: String,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
+    /// A DNS setting out of range.
+    #[error("DNS setting '{field}': {reason}")]
+    InvalidDnsConfig {
+        /// The setting.
+        field: &'static str,
+        /// What is wrong with it.
+        reason: &'static str,
+    },
+    /// The DNS resolver could not be set up.
+    #[error("DNS resolver: {reason}")]
+    DnsSetup {
+        /// What failed.
+        reason: String,
+    },
 }

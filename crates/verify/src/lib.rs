@@ -18,11 +18,19 @@
 //! assert!(set.contains("::ffff:66.249.64.7".parse().unwrap()));
 //! assert!(!set.contains("66.249.64.32".parse().unwrap()));
 //! ```
+//!
+//! The [`dns`] module checks addresses by forward-confirmed reverse DNS.
 
+pub mod dns;
 mod error;
 mod ipset;
 pub mod registry;
+mod verdict;
+mod verifier;
 mod yaml;
 
+pub use dns::{DnsConfig, Fcrdns, FcrdnsChecker, HostRule};
 pub use error::Error;
 pub use ipset::{Cidr, IpSet, IpSetBuilder, ListId, normalize};
+pub use verdict::{Evidence, Method, Verdict};
+pub use verifier::{VerdictStats, Verifier, VerifierConfig};

@@ -222,7 +222,11 @@ impl Verifier {
         let ip = normalize(ip);
         let id = match self.index.get(bot) {
             Some(&id) => id,
-            None => match self.registry.find(bot).and_then(|b| self.index.get(&b.name)) {
+            None => match self
+                .registry
+                .find(bot)
+                .and_then(|b| self.index.get(&b.name))
+            {
                 Some(&id) => id,
                 None => {
                     return Arc::new(Verdict::Unverifiable {
@@ -331,7 +335,9 @@ impl Verifier {
         let outcome = dns.check(ip, rule).await;
         evidence.ptr_names = outcome.ptr_names().to_vec();
         match outcome {
-            Fcrdns::Confirmed { name: ptr, forward, .. } => {
+            Fcrdns::Confirmed {
+                name: ptr, forward, ..
+            } => {
                 evidence.confirmed_name = Some(ptr);
                 evidence.forward = forward;
                 methods.push(Method::Fcrdns);
@@ -406,7 +412,11 @@ fn plan(b: &mut IpSetBuilder, registry: &Registry, bot: &Bot) -> Result<Plan, Er
         }
         lists.push((Method::CidrList, list));
     }
-    let feed = match bot.ranges_url.as_deref().and_then(|u| registry.ranges().get(u)) {
+    let feed = match bot
+        .ranges_url
+        .as_deref()
+        .and_then(|u| registry.ranges().get(u))
+    {
         Some(f) => {
             let list = b.list(&format!("feed\t{}", f.url));
             for &c in &f.prefixes {

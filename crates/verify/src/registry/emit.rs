@@ -119,6 +119,9 @@ fn inline(v: &Value, json: bool) -> String {
 }
 
 pub(super) fn yaml(bots: &[Bot]) -> String {
+    if bots.is_empty() {
+        return "bots: []\n".to_owned();
+    }
     let mut out = String::from("bots:\n");
     for bot in bots {
         let _ = writeln!(out, "  # {}", bot.origin);

@@ -2,5 +2,7 @@
 
 #![allow(clippy::print_stderr)]
 
+mod dns;
+mod dns_server;
 mod published_ranges;
 mod registry;
