@@ -6,3 +6,4 @@ mod dns;
 mod dns_server;
 mod published_ranges;
 mod registry;
+mod verdicts;

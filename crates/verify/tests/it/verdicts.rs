@@ -1,0 +1,338 @@
+//! Verdicts end to end: a registry, published ranges and a real DNS server
+//! on loopback (see `dns_server`). Every case asserts the exact verdict.
+
+use std::net::IpAddr;
+use std::sync::Arc;
+use std::time::Duration;
+
+use botwarden_verify::dns::{DnsConfig, ManualClock};
+use botwarden_verify::registry::{Feed, Registry, RegistryBuilder};
+use botwarden_verify::{Evidence, Method, Verdict, Verifier, VerifierConfig};
+use hickory_proto::rr::RecordType;
+
+use crate::dns_server::{BlackHole, TestDns, Zone};
+
+const FEED: &str = "https://feeds.example/searchbot.json";
+
+const REGISTRY: &str = "\
+bots:
+  - name: Searchbot
+    category: search
+    fcrdns_hosts: [searchbot.example]
+    ranges_url: https://feeds.example/searchbot.json
+  - name: Pinbot
+    ip_ranges: [{min: 198.51.100.1, max: 198.51.100.100}]
+    fcrdns_hosts: [pinbot.example]
+  - name: Anybot
+    fcrdns_hosts: []
+    cidr_list: ['2001:db8:a::/48', 203.0.113.0/24]
+  - name: Feedbot
+    ranges_url: https://feeds.example/searchbot.json
+  - name: Nomethod
+    category: seo
+  - name: Stale
+    ranges_url: https://feeds.example/never-fetched.json
+";
+
+fn ip(text: &str) -> IpAddr {
+    text.parse().expect("a test address")
+}
+
+fn registry() -> Arc<Registry> {
+    let mut b = RegistryBuilder::new();
+    b.add_registry("test.yaml", REGISTRY);
+    b.ranges_mut().insert(
+        Feed::parse_google_json(
+            FEED,
+            br#"{"creationTime": "2026-11-01T00:00:00", "prefixes": [{"ipv4Prefix": "192.0.2.0/28"}, {"ipv6Prefix": "2001:db8:1::/64"}]}"#,
+        )
+        .expect("a good feed"),
+    );
+    let (registry, problems) = b.build();
+    Arc::new(registry.unwrap_or_else(|| panic!("{problems:?}")))
+}
+
+fn zone() -> Zone {
+    Zone::new()
+        // A genuine crawler outside the published ranges.
+        .ptr("192.0.2.200", &["crawl-1.searchbot.example"])
+        .a("crawl-1.searchbot.example", &["192.0.2.200"])
+        // An impostor with a look-alike name.
+        .ptr("192.0.2.201", &["crawl-1.evilsearchbot.example"])
+        .a("crawl-1.evilsearchbot.example", &["192.0.2.201"])
+        // A PTR whose forward lookup points elsewhere.
+        .ptr("192.0.2.202", &["crawl-2.searchbot.example"])
+        .a("crawl-2.searchbot.example", &["192.0.2.99"])
+        // SERVFAIL on the PTR.
+        .servfail("192.0.2.203")
+        // Pinbot: inside its range, genuine and fake.
+        .ptr("198.51.100.7", &["crawl.pinbot.example"])
+        .a("crawl.pinbot.example", &["198.51.100.7"])
+        .ptr("198.51.100.8", &["host.cloud.example"])
+        .a("host.cloud.example", &["198.51.100.8"])
+        // Anybot: any confirmed name, IPv6.
+        .ptr("2001:db8:a::5", &["whatever.anybot-hosting.example"])
+        .aaaa("whatever.anybot-hosting.example", &["2001:db8:a::5"])
+}
+
+async fn verifier(dns: &TestDns) -> Verifier {
+    Verifier::new(
+        registry(),
+        VerifierConfig::with_dns(DnsConfig::with_nameserver(dns.addr())),
+    )
+    .expect("a verifier")
+}
+
+fn spoofed(bot: &str, reason: &str, ptr_names: &[&str]) -> Verdict {
+    Verdict::Spoofed {
+        bot: bot.to_owned(),
+        reason: reason.to_owned(),
+        evidence: Evidence {
+            ptr_names: ptr_names.iter().map(|s| (*s).to_owned()).collect(),
+            ..Evidence::default()
+        },
+    }
+}
+
+#[tokio::test]
+async fn published_ranges_verify_without_dns() {
+    let dns = TestDns::start(zone()).await;
+    let v = verifier(&dns).await;
+    let verdict = v.verify(ip("192.0.2.7"), "Searchbot").await;
+    assert_eq!(
+        *verdict,
+        Verdict::Verified {
+            bot: "Searchbot".into(),
+            methods: vec![Method::PublishedRanges],
+            evidence: Evidence {
+                published_prefix: Some("192.0.2.0/28".into()),
+                feed: Some(FEED.into()),
+                feed_version: Some("2026-11-01T00:00:00".into()),
+                ..Evidence::default()
+            },
+        }
+    );
+    assert_eq!(
+        verdict.to_string(),
+        "verified Searchbot by published_ranges"
+    );
+    assert_eq!(
+        dns.queries(),
+        0,
+        "no DNS for an address in the published ranges"
+    );
+    // IPv6, and the IPv4-mapped form of a listed IPv4 address.
+    assert_eq!(
+        v.verify(ip("2001:db8:1::9"), "Searchbot").await.kind(),
+        "verified"
+    );
+    assert_eq!(
+        v.verify(ip("::ffff:192.0.2.8"), "Searchbot").await.kind(),
+        "verified"
+    );
+}
+
+#[tokio::test]
+async fn fcrdns_verifies_outside_the_published_ranges() {
+    let dns = TestDns::start(zone()).await;
+    let v = verifier(&dns).await;
+    assert_eq!(
+        *v.verify(ip("192.0.2.200"), "Searchbot").await,
+        Verdict::Verified {
+            bot: "Searchbot".into(),
+            methods: vec![Method::Fcrdns],
+            evidence: Evidence {
+                ptr_names: vec!["crawl-1.searchbot.example".into()],
+                confirmed_name: Some("crawl-1.searchbot.example".into()),
+                forward: vec![ip("192.0.2.200")],
+                ..Evidence::default()
+            },
+        }
+    );
+}
+
+#[tokio::test]
+async fn impostors_are_spoofed_with_the_reason() {
+    let dns = TestDns::start(zone()).await;
+    let v = verifier(&dns).await;
+    let tail = " and not in its published ranges (https://feeds.example/searchbot.json, 2026-11-01T00:00:00)";
+    assert_eq!(
+        *v.verify(ip("192.0.2.201"), "Searchbot").await,
+        spoofed(
+            "Searchbot",
+            &format!(
+                "PTR crawl-1.evilsearchbot.example does not end with an allowed host (searchbot.example){tail}"
+            ),
+            &["crawl-1.evilsearchbot.example"],
+        )
+    );
+    assert_eq!(
+        *v.verify(ip("192.0.2.202"), "Searchbot").await,
+        spoofed(
+            "Searchbot",
+            &format!("crawl-2.searchbot.example resolves to 192.0.2.99, not to 192.0.2.202{tail}"),
+            &["crawl-2.searchbot.example"],
+        )
+    );
+    // No PTR record at all.
+    assert_eq!(
+        *v.verify(ip("192.0.2.250"), "Searchbot").await,
+        spoofed(
+            "Searchbot",
+            &format!("no PTR record for 192.0.2.250 (NXDOMAIN){tail}"),
+            &[]
+        )
+    );
+}
+
+#[tokio::test]
+async fn dns_failures_are_unknown_never_spoofed() {
+    let dns = TestDns::start(zone()).await;
+    let v = verifier(&dns).await;
+    let verdict = v.verify(ip("192.0.2.203"), "Searchbot").await;
+    assert_eq!(verdict.kind(), "unknown");
+    assert_eq!(
+        verdict.reason(),
+        Some("the PTR lookup of 192.0.2.203 failed: the server answered SERVFAIL")
+    );
+    // A server that never answers.
+    let hole = BlackHole::start();
+    let mut config = DnsConfig::with_nameserver(hole.addr());
+    config.timeout = Duration::from_millis(300);
+    config.attempts = 1;
+    let v = Verifier::new(registry(), VerifierConfig::with_dns(config)).unwrap();
+    let verdict = v.verify(ip("192.0.2.200"), "Searchbot").await;
+    assert_eq!(verdict.kind(), "unknown");
+    assert!(verdict.reason().unwrap().contains("timed out"), "{verdict}");
+}
+
+#[tokio::test]
+async fn every_verifier_of_an_entry_must_pass() {
+    let dns = TestDns::start(zone()).await;
+    let v = verifier(&dns).await;
+    // Both pass.
+    let both = v.verify(ip("198.51.100.7"), "Pinbot").await;
+    assert_eq!(both.method().as_deref(), Some("ip_ranges+fcrdns"));
+    assert_eq!(
+        both.evidence().unwrap().matched,
+        ["ip_ranges 198.51.100.1-198.51.100.100"]
+    );
+    // In the range, but reverse DNS names another host.
+    let mut expected = spoofed(
+        "Pinbot",
+        "PTR host.cloud.example does not end with an allowed host (pinbot.example)",
+        &["host.cloud.example"],
+    );
+    if let Verdict::Spoofed { evidence, .. } = &mut expected {
+        evidence.matched = vec!["ip_ranges 198.51.100.1-198.51.100.100".into()];
+    }
+    assert_eq!(*v.verify(ip("198.51.100.8"), "Pinbot").await, expected);
+    // Out of the range: spoofed before any DNS is asked.
+    let before = dns.queries();
+    assert_eq!(
+        *v.verify(ip("198.51.100.200"), "Pinbot").await,
+        spoofed("Pinbot", "198.51.100.200 is not in its ip_ranges", &[])
+    );
+    assert_eq!(dns.queries(), before);
+}
+
+#[tokio::test]
+async fn empty_fcrdns_hosts_accepts_any_confirmed_name() {
+    let dns = TestDns::start(zone()).await;
+    let v = verifier(&dns).await;
+    let verdict = v.verify(ip("2001:db8:a::5"), "Anybot").await;
+    assert_eq!(verdict.method().as_deref(), Some("cidr_list+fcrdns"));
+    assert_eq!(
+        verdict.evidence().unwrap().confirmed_name.as_deref(),
+        Some("whatever.anybot-hosting.example")
+    );
+    // In the block, no PTR: spoofed.
+    assert_eq!(
+        v.verify(ip("2001:db8:a::6"), "Anybot").await.kind(),
+        "spoofed"
+    );
+}
+
+#[tokio::test]
+async fn bots_without_a_method_are_unverifiable() {
+    let dns = TestDns::start(zone()).await;
+    let v = verifier(&dns).await;
+    assert_eq!(
+        *v.verify(ip("192.0.2.1"), "Nomethod").await,
+        Verdict::Unverifiable {
+            bot: "Nomethod".into(),
+            reason: "the registry has no verification method for it".into()
+        }
+    );
+    assert_eq!(
+        v.verify(ip("192.0.2.1"), "Stale").await.reason(),
+        Some("no copy of its published ranges; run `botwarden bots update`")
+    );
+    assert_eq!(
+        v.verify(ip("192.0.2.1"), "Nosuchbot").await.reason(),
+        Some("no bot of that name in the registry")
+    );
+    // Names are matched ignoring case when no name matches exactly.
+    assert_eq!(
+        v.verify(ip("192.0.2.1"), "searchbot").await.kind(),
+        "verified"
+    );
+    // A bot known only by its published ranges: outside them is spoofed.
+    assert_eq!(
+        v.verify(ip("192.0.2.100"), "Feedbot").await.reason(),
+        Some(
+            "192.0.2.100 is not in its published ranges (https://feeds.example/searchbot.json, 2026-11-01T00:00:00)"
+        )
+    );
+    assert_eq!(dns.queries(), 0);
+}
+
+#[tokio::test]
+async fn without_dns_bots_that_need_it_are_unknown() {
+    let v = Verifier::new(registry(), VerifierConfig::offline()).unwrap();
+    assert_eq!(
+        v.verify(ip("192.0.2.7"), "Searchbot").await.kind(),
+        "verified"
+    );
+    let verdict = v.verify(ip("192.0.2.200"), "Searchbot").await;
+    assert_eq!(verdict.kind(), "unknown");
+    assert_eq!(
+        verdict.reason(),
+        Some(
+            "DNS is off, and it needs forward-confirmed reverse DNS and not in its published ranges (https://feeds.example/searchbot.json, 2026-11-01T00:00:00)"
+        )
+    );
+    // Address lists still decide.
+    assert_eq!(
+        v.verify(ip("198.51.100.200"), "Pinbot").await.kind(),
+        "spoofed"
+    );
+}
+
+#[tokio::test]
+async fn verdicts_are_cached_and_expire() {
+    let dns = TestDns::start(zone()).await;
+    let clock = Arc::new(ManualClock::new());
+    let mut config = VerifierConfig::with_dns(DnsConfig::with_nameserver(dns.addr()));
+    config.clock = clock.clone();
+    let v = Verifier::new(registry(), config).unwrap();
+    let first = v.verify(ip("192.0.2.200"), "Searchbot").await;
+    let asked = dns.queries_for("192.0.2.200", RecordType::PTR);
+    assert_eq!(asked, 1);
+    // The same address in its IPv4-mapped form is the same cache entry.
+    let second = v.verify(ip("::ffff:192.0.2.200"), "Searchbot").await;
+    assert!(Arc::ptr_eq(&first, &second));
+    assert_eq!(
+        v.cached(ip("192.0.2.200"), "Searchbot").as_deref(),
+        Some(&*first)
+    );
+    let stats = v.stats();
+    assert_eq!((stats.hits, stats.misses), (2, 1));
+    // Past the verdict's time to live it is worked out again.
+    clock.advance(Duration::from_secs(61));
+    assert!(v.cached(ip("192.0.2.200"), "Searchbot").is_none());
+    let third = v.verify(ip("192.0.2.200"), "Searchbot").await;
+    assert_eq!(*third, *first);
+    assert!(!Arc::ptr_eq(&first, &third));
+    assert_eq!(v.stats().misses, 2);
+}
