@@ -113,6 +113,8 @@ pub struct Verifier {
     plans: Vec<Plan>,
     index: HashMap<String, u32>,
     lists: IpSet,
+    /// The bots each list serves (a feed may serve several).
+    list_bots: HashMap<ListId, Vec<u32>>,
     dns: Option<FcrdnsChecker>,
     config: VerifierConfig,
     cache: RwLock<Cache>,
@@ -129,9 +131,15 @@ impl Verifier {
         let mut b = IpSetBuilder::new();
         let mut plans = Vec::with_capacity(registry.bots().len());
         let mut index = HashMap::new();
+        let mut list_bots: HashMap<ListId, Vec<u32>> = HashMap::new();
         for (i, bot) in registry.bots().iter().enumerate() {
-            plans.push(plan(&mut b, &registry, bot)?);
-            index.insert(bot.name.clone(), u32::try_from(i).unwrap_or(u32::MAX));
+            let id = u32::try_from(i).unwrap_or(u32::MAX);
+            let p = plan(&mut b, &registry, bot)?;
+            for list in p.lists.iter().map(|&(_, l)| l).chain(p.feed) {
+                list_bots.entry(list).or_default().push(id);
+            }
+            plans.push(p);
+            index.insert(bot.name.clone(), id);
         }
         let dns = config.dns.clone().map(FcrdnsChecker::new).transpose()?;
         Ok(Verifier {
@@ -139,6 +147,7 @@ impl Verifier {
             plans,
             index,
             lists: b.build(),
+            list_bots,
             dns,
             config,
             cache: RwLock::new(Cache::default()),
@@ -243,6 +252,53 @@ impl Verifier {
         let verdict = Arc::new(self.work_out(ip, id as usize).await);
         self.store(key, &verdict);
         verdict
+    }
+
+    /// The bots `ip` may belong to, when nothing says which bot it claims
+    /// to be: those whose address lists or published ranges hold it, then
+    /// (with DNS) those whose `fcrdns_hosts` and masks accept one of its PTR
+    /// names. Bots with `fcrdns_hosts: []` are never guessed from DNS.
+    pub async fn candidates(&self, ip: IpAddr) -> Vec<&str> {
+        let ip = normalize(ip);
+        let mut ids: Vec<u32> = Vec::new();
+        for list in self.lists.lookup_ids(ip) {
+            for &id in self.list_bots.get(&list).into_iter().flatten() {
+                if !ids.contains(&id) {
+                    ids.push(id);
+                }
+            }
+        }
+        if let Some(dns) = &self.dns {
+            let names = dns.check(ip, &HostRule::any_host()).await;
+            for (i, plan) in self.plans.iter().enumerate() {
+                let id = u32::try_from(i).unwrap_or(u32::MAX);
+                let Some(rule) = &plan.rule else { continue };
+                if rule.suffixes().next().is_none() || ids.contains(&id) {
+                    continue;
+                }
+                if names.ptr_names().iter().any(|n| rule.allows(n)) {
+                    ids.push(id);
+                }
+            }
+        }
+        ids.iter()
+            .map(|&id| self.registry.bots()[id as usize].name.as_str())
+            .collect()
+    }
+
+    /// The verdict on `ip` when nothing says which bot it claims to be: the
+    /// first candidate (see [`Verifier::candidates`]) that verifies, else
+    /// the first candidate's verdict, else [`Verdict::NotABot`].
+    pub async fn identify(&self, ip: IpAddr) -> Arc<Verdict> {
+        let mut first = None;
+        for bot in self.candidates(ip).await {
+            let verdict = self.verify(ip, bot).await;
+            if matches!(*verdict, Verdict::Verified { .. }) {
+                return verdict;
+            }
+            first.get_or_insert(verdict);
+        }
+        first.unwrap_or_else(|| Arc::new(Verdict::NotABot))
     }
 
     async fn work_out(&self, ip: IpAddr, id: usize) -> Verdict {

@@ -336,3 +336,29 @@ async fn verdicts_are_cached_and_expire() {
     assert!(!Arc::ptr_eq(&first, &third));
     assert_eq!(v.stats().misses, 2);
 }
+
+#[tokio::test]
+async fn an_address_alone_is_matched_to_the_bots_it_may_belong_to() {
+    let dns = TestDns::start(zone()).await;
+    let v = verifier(&dns).await;
+    // By published ranges: both bots of the feed are candidates.
+    assert_eq!(
+        v.candidates(ip("192.0.2.7")).await,
+        ["Searchbot", "Feedbot"]
+    );
+    assert_eq!(
+        v.identify(ip("192.0.2.7")).await.to_string(),
+        "verified Searchbot by published_ranges"
+    );
+    // By reverse DNS.
+    assert_eq!(v.candidates(ip("192.0.2.200")).await, ["Searchbot"]);
+    assert_eq!(
+        v.identify(ip("192.0.2.200")).await.to_string(),
+        "verified Searchbot by fcrdns"
+    );
+    // A look-alike name is no candidate; an address list is.
+    assert_eq!(v.candidates(ip("192.0.2.201")).await, Vec::<&str>::new());
+    assert_eq!(v.identify(ip("198.51.100.8")).await.kind(), "spoofed");
+    // Nothing points at any bot.
+    assert_eq!(*v.identify(ip("10.9.9.9")).await, Verdict::NotABot);
+}
