@@ -5,12 +5,29 @@ use std::process::ExitCode;
 use anyhow::Result;
 use clap::Subcommand;
 
+use super::bots_classify::{self, ClassifyArgs};
 use super::bots_registry::{self, RegistryCommand};
 use super::bots_update::{self, UpdateArgs};
+use super::bots_verify::{self, VerifyArgs};
 
 /// Crawler verification commands.
 #[derive(Debug, Subcommand)]
 pub(crate) enum BotsCommand {
+    /// Verify that addresses belong to the crawlers they claim to be.
+    ///
+    /// Prints `IP<TAB>verdict<TAB>bot<TAB>how or why`; the verdict is one of
+    /// verified, spoofed, unknown (DNS failed or is off: never read as
+    /// spoofed), unverifiable (no method for the bot) and not-a-bot. With
+    /// no IP, reads `IP<TAB>USER-AGENT` lines from standard input and
+    /// answers them in order, many at once; a summary goes to standard
+    /// error. Exit 1 when an input line is not an address.
+    Verify(VerifyArgs),
+    /// Tell which registered bot each User-Agent claims to be.
+    ///
+    /// Prints `bot<TAB>category<TAB>user-agent` (`-` for none): a
+    /// registered bot with its category, an unregistered crawler or HTTP
+    /// library with a category only, or `-<TAB>-` for browsers and apps.
+    Classify(ClassifyArgs),
     /// Check or show the bot registry (the default one, plus your files).
     #[command(subcommand)]
     Registry(RegistryCommand),
@@ -25,6 +42,8 @@ pub(crate) enum BotsCommand {
 
 pub(crate) fn run(command: BotsCommand) -> Result<ExitCode> {
     match command {
+        BotsCommand::Verify(args) => bots_verify::run(&args),
+        BotsCommand::Classify(args) => bots_classify::run(&args),
         BotsCommand::Registry(c) => bots_registry::run(c),
         BotsCommand::Update(args) => bots_update::run(&args),
     }

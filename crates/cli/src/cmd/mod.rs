@@ -1,8 +1,10 @@
 //! One module per command or subcommand.
 
 pub(crate) mod bots;
+mod bots_classify;
 mod bots_registry;
 mod bots_update;
+mod bots_verify;
 pub(crate) mod robots;
 mod robots_check;
 mod robots_fetch;

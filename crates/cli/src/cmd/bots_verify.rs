@@ -1,0 +1,281 @@
+//! `botwarden bots verify`: is this address the crawler it claims to be?
+
+use std::collections::BTreeMap;
+use std::io::{BufRead, BufWriter, Write};
+use std::net::{IpAddr, SocketAddr};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use botwarden_verify::classify::Classifier;
+use botwarden_verify::dns::DnsConfig;
+use botwarden_verify::{Verdict, Verifier, VerifierConfig};
+use clap::{Args, ValueEnum};
+use futures_util::StreamExt;
+
+use super::bots_registry::RegistryArgs;
+
+/// Arguments of `botwarden bots verify`.
+#[derive(Debug, Args)]
+pub(crate) struct VerifyArgs {
+    /// The address (IPv4 or IPv6). Without it, lines of `IP<TAB>USER-AGENT`
+    /// (or just `IP`) are read from standard input and answered in order.
+    ip: Option<String>,
+    /// The User-Agent the request sent: it says which bot is claimed.
+    #[arg(long, value_name = "UA")]
+    ua: Option<String>,
+    /// The bot claimed, by registry name (wins over --ua). With neither,
+    /// the bots whose ranges or reverse DNS point at the address are tried.
+    #[arg(long, value_name = "NAME")]
+    bot: Option<String>,
+    #[command(flatten)]
+    registry: RegistryArgs,
+    #[command(flatten)]
+    dns: DnsArgs,
+    /// Output format (JSON: one object per line).
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+}
+
+/// How to ask DNS, shared by the commands that verify.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct DnsArgs {
+    /// The name server to ask (`ADDR` or `ADDR:PORT`) instead of the
+    /// system's.
+    #[arg(long, value_name = "ADDR", value_parser = parse_nameserver)]
+    pub(crate) nameserver: Option<SocketAddr>,
+    /// Verify by addresses and published ranges only; bots that need
+    /// reverse DNS come out `unknown`.
+    #[arg(long)]
+    pub(crate) no_dns: bool,
+    /// Seconds one DNS lookup may take.
+    #[arg(long, value_name = "SECS", default_value = "2", value_parser = parse_seconds)]
+    pub(crate) dns_timeout: Duration,
+    /// DNS lookups in flight at once.
+    #[arg(long, value_name = "N", default_value_t = 64,
+          value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub(crate) concurrency: u32,
+}
+
+impl DnsArgs {
+    /// The verifier configuration these options ask for.
+    pub(crate) fn config(&self) -> VerifierConfig {
+        if self.no_dns {
+            return VerifierConfig::offline();
+        }
+        let mut dns = match self.nameserver {
+            Some(addr) => DnsConfig::with_nameserver(addr),
+            None => DnsConfig::default(),
+        };
+        dns.timeout = self.dns_timeout;
+        dns.concurrency = self.concurrency as usize;
+        VerifierConfig::with_dns(dns)
+    }
+}
+
+fn parse_nameserver(text: &str) -> Result<SocketAddr, String> {
+    if let Ok(addr) = text.parse::<SocketAddr>() {
+        return Ok(addr);
+    }
+    text.trim_start_matches('[')
+        .trim_end_matches(']')
+        .parse::<IpAddr>()
+        .map(|ip| SocketAddr::new(ip, 53))
+        .map_err(|_| format!("'{text}' is not an address or address:port"))
+}
+
+fn parse_seconds(text: &str) -> Result<Duration, String> {
+    match text.parse::<f64>() {
+        Ok(s) if s > 0.0 && s <= 60.0 => Ok(Duration::from_secs_f64(s)),
+        _ => Err(format!("'{text}' is not a number of seconds between 0 and 60")),
+    }
+}
+
+/// Output of `bots verify`.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub(crate) enum Format {
+    /// `IP<TAB>verdict<TAB>bot<TAB>how or why`.
+    Text,
+    /// One JSON object per answer.
+    Json,
+}
+
+/// One question: an address, and what it claims.
+struct Ask {
+    ip: IpAddr,
+    ua: Option<String>,
+}
+
+/// Works out the verdict for one question.
+pub(crate) async fn decide(
+    verifier: &Verifier,
+    classifier: &Classifier,
+    ip: IpAddr,
+    ua: Option<&str>,
+    bot: Option<&str>,
+) -> Arc<Verdict> {
+    if let Some(bot) = bot {
+        return verifier.verify(ip, bot).await;
+    }
+    let Some(ua) = ua else {
+        return verifier.identify(ip).await;
+    };
+    let class = classifier.classify(ua);
+    if let Some(bot) = class.bot {
+        return verifier.verify(ip, bot.name).await;
+    }
+    if class.is_bot() {
+        let family = classifier.uap_family(ua).map(|f| f.into_owned());
+        let category = class.category.unwrap_or("crawler");
+        return Arc::new(Verdict::Unverifiable {
+            bot: family.unwrap_or_else(|| category.to_owned()),
+            reason: format!("a {category} the registry does not know"),
+        });
+    }
+    Arc::new(Verdict::NotABot)
+}
+
+/// The verdict as the documented JSON object.
+pub(crate) fn verdict_json(ip: IpAddr, ua: Option<&str>, verdict: &Verdict) -> serde_json::Value {
+    serde_json::json!({
+        "ip": ip.to_string(),
+        "user_agent": ua,
+        "bot": verdict.bot(),
+        "verdict": verdict.kind(),
+        "method": verdict.method(),
+        "reason": verdict.reason(),
+        "evidence": verdict.evidence().map_or(serde_json::Value::Null, |e| serde_json::to_value(e).unwrap_or_default()),
+    })
+}
+
+/// How or why, in a few words, for the text output.
+fn details(verdict: &Verdict) -> String {
+    match verdict {
+        Verdict::Verified { evidence, .. } => {
+            let mut parts = Vec::new();
+            if let Some(name) = &evidence.confirmed_name {
+                parts.push(format!("PTR {name} confirmed"));
+            }
+            parts.extend(evidence.matched.iter().cloned());
+            if let (Some(p), Some(feed)) = (&evidence.published_prefix, &evidence.feed) {
+                let version = evidence.feed_version.as_deref().unwrap_or("unknown");
+                parts.push(format!("{p} in {feed} ({version})"));
+            }
+            format!("{}: {}", verdict.method().unwrap_or_default(), parts.join("; "))
+        }
+        other => other.reason().unwrap_or("").to_owned(),
+    }
+}
+
+fn write_one(out: &mut impl Write, format: Format, ip: IpAddr, ua: Option<&str>, verdict: &Verdict) -> Result<()> {
+    match format {
+        Format::Text => writeln!(
+            out,
+            "{ip}\t{}\t{}\t{}",
+            verdict.kind(),
+            verdict.bot().unwrap_or("-"),
+            details(verdict)
+        )?,
+        Format::Json => {
+            serde_json::to_writer(&mut *out, &verdict_json(ip, ua, verdict))?;
+            writeln!(out)?;
+        }
+    }
+    Ok(())
+}
+
+fn parse_line(line: &str) -> Result<Option<Ask>, String> {
+    let line = line.trim_end_matches(['\r', '\n']);
+    if line.trim().is_empty() {
+        return Ok(None);
+    }
+    let (ip, ua) = match line.split_once('\t') {
+        Some((ip, ua)) => (ip, Some(ua)),
+        None => match line.trim().split_once(' ') {
+            Some((ip, ua)) => (ip, Some(ua)),
+            None => (line, None),
+        },
+    };
+    let ip = ip.trim();
+    let ip = ip
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .parse::<IpAddr>()
+        .map_err(|_| format!("'{ip}' is not an IP address"))?;
+    let ua = ua.map(str::trim).filter(|u| !u.is_empty() && *u != "-").map(str::to_owned);
+    Ok(Some(Ask { ip, ua }))
+}
+
+pub(crate) fn run(args: &VerifyArgs) -> Result<ExitCode> {
+    let registry = Arc::new(args.registry.load()?);
+    let classifier = Classifier::for_registry(&registry)
+        .context("cannot build the User-Agent classifier")?
+        .with_cache(100_000);
+    if let Some(bot) = &args.bot {
+        if registry.find(bot).is_none() {
+            bail!("no bot named '{bot}' in the registry (`botwarden bots registry show` lists them)");
+        }
+    }
+    let verifier = Verifier::new(registry, args.dns.config()).context("cannot set up verification")?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let mut out = BufWriter::new(std::io::stdout().lock());
+    if let Some(text) = &args.ip {
+        let ip = text
+            .trim_start_matches('[')
+            .trim_end_matches(']')
+            .parse::<IpAddr>()
+            .map_err(|_| anyhow::anyhow!("'{text}' is not an IP address"))?;
+        let verdict = runtime.block_on(decide(&verifier, &classifier, ip, args.ua.as_deref(), args.bot.as_deref()));
+        write_one(&mut out, args.format, ip, args.ua.as_deref(), &verdict)?;
+        out.flush()?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    // Standard input: every line answered in order, many at once.
+    let stdin = std::io::stdin().lock();
+    let mut asks = Vec::new();
+    let (mut empty, mut bad) = (0usize, 0usize);
+    let mut err = std::io::stderr().lock();
+    for (n, line) in stdin.lines().enumerate() {
+        let line = line.context("cannot read standard input")?;
+        match parse_line(&line) {
+            Ok(Some(ask)) => asks.push(ask),
+            Ok(None) => empty += 1,
+            Err(e) => {
+                bad += 1;
+                writeln!(err, "botwarden: stdin:{}: {e}; line skipped", n + 1)?;
+            }
+        }
+    }
+    let concurrency = args.dns.concurrency as usize;
+    let mut counts: BTreeMap<&'static str, usize> = BTreeMap::new();
+    runtime.block_on(async {
+        let mut answers = futures_util::stream::iter(asks.iter())
+            .map(|ask| async {
+                let verdict =
+                    decide(&verifier, &classifier, ask.ip, ask.ua.as_deref(), args.bot.as_deref()).await;
+                (ask, verdict)
+            })
+            .buffered(concurrency);
+        while let Some((ask, verdict)) = answers.next().await {
+            *counts.entry(verdict.kind()).or_default() += 1;
+            write_one(&mut out, args.format, ask.ip, ask.ua.as_deref(), &verdict)?;
+        }
+        Ok::<_, anyhow::Error>(())
+    })?;
+    out.flush()?;
+    let summary: Vec<String> = counts.iter().map(|(k, n)| format!("{n} {k}")).collect();
+    let mut parts = summary;
+    if bad > 0 {
+        parts.push(format!("{bad} skipped (not an address)"));
+    }
+    if empty > 0 {
+        parts.push(format!("{empty} empty"));
+    }
+    writeln!(err, "botwarden: {} lines: {}", asks.len() + bad + empty, parts.join(", "))?;
+    // Lines that were not addresses are the caller's error: exit 1.
+    Ok(if bad > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS })
+}
