@@ -19,8 +19,13 @@
 //! assert!(!set.contains("66.249.64.32".parse().unwrap()));
 //! ```
 
+mod classify;
 mod error;
 mod ipset;
 
+pub use classify::{
+    BotRef, CRAWLER_CATEGORY, Classification, Classifier, ClassifierBot, LIBRARY_CATEGORY,
+    MAX_CACHED_LEN, Source, UAP_CORE_REGEXES, UAP_CORE_VERSION, UaPattern,
+};
 pub use error::Error;
 pub use ipset::{Cidr, IpSet, IpSetBuilder, ListId, normalize};
