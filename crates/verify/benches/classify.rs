@@ -110,7 +110,7 @@ fn mix(shared: &std::path::Path, reference: &ua_parser::Extractor<'_>) -> Mix {
 
 /// `n` requests, a share `crawler_share` of them crawlers, each side drawn
 /// with a Zipf law over its shuffled User-Agents.
-fn zipf_stream<'m>(mix: &'m Mix, n: usize, crawler_share: f64) -> Vec<&'m str> {
+fn zipf_stream(mix: &Mix, n: usize, crawler_share: f64) -> Vec<&str> {
     let mut rng = Rng(0x2545_F491_4F6C_DD1D);
     let zb = Zipf::new(mix.browsers.len());
     let zc = Zipf::new(mix.crawlers.len());
@@ -121,20 +121,6 @@ fn zipf_stream<'m>(mix: &'m Mix, n: usize, crawler_share: f64) -> Vec<&'m str> {
             } else {
                 mix.browsers[zb.draw(&mut rng)].as_str()
             }
-        })
-        .collect()
-}
-
-/// The User-Agents of a combined-format access log, in order.
-fn log_user_agents(shared: &std::path::Path) -> Vec<String> {
-    let file = shared.join(
-        "corpus/logs/elastic__examples__Common_Data_Formats_apache_logs_apache_logs.log",
-    );
-    let text = std::fs::read_to_string(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
-    text.lines()
-        .filter_map(|l| {
-            let l = l.trim_end().strip_suffix('"')?;
-            Some(l[l.rfind('"')? + 1..].to_owned())
         })
         .collect()
 }
@@ -153,9 +139,10 @@ fn main() {
     let mut c = Criterion::default().configure_from_args();
     for share in [0.05, 0.10, 0.20] {
         // All crawlers are kept; browsers are added to reach the share.
-        let n_crawlers = ((mix.browsers.len() as f64 * share / (1.0 - share)) as usize)
-            .min(mix.crawlers.len());
-        let n_browsers = ((n_crawlers as f64 * (1.0 - share) / share) as usize).min(mix.browsers.len());
+        let n_crawlers =
+            ((mix.browsers.len() as f64 * share / (1.0 - share)) as usize).min(mix.crawlers.len());
+        let n_browsers =
+            ((n_crawlers as f64 * (1.0 - share) / share) as usize).min(mix.browsers.len());
         let mut distinct: Vec<&str> = mix.browsers[..n_browsers]
             .iter()
             .chain(&mix.crawlers[..n_crawlers])
@@ -188,8 +175,11 @@ fn main() {
 
     let stream = zipf_stream(&mix, 200_000, 0.10);
     let distinct = stream.iter().collect::<HashSet<_>>().len();
-    eprintln!("zipf stream: {} requests, {distinct} distinct", stream.len());
-    let log = log_user_agents(&shared);
+    eprintln!(
+        "zipf stream: {} requests, {distinct} distinct",
+        stream.len()
+    );
+    let log = ua_corpus::log_user_agents(&shared);
     let mut g = c.benchmark_group("cached");
     g.sample_size(10);
     g.throughput(Throughput::Elements(stream.len() as u64));

@@ -7,17 +7,19 @@
 //! ASCII case, so `[Bb]ot` and `(?i)bot` both reduce to `bot`.
 //!
 //! The analysis is sound for the regexes `ua-parser` actually compiles,
-//! which rewrite the uap-core sources a little (`\d` to `[0-9]`, `.{0,100}`
-//! to `.*`): literals come only from literal text, from classes of at most
-//! [`CLASS_LIMIT`] characters (so never from `\d`, `\w` or their negations)
-//! and from repetitions by their minimum count, which the rewriting keeps.
+//! which rewrite the uap-core sources a little (`\w` to `[A-Za-z0-9_]`,
+//! `.{0,100}` to `.*`; the caller rewrites `\d` to `[0-9]` as it does):
+//! literals come only from literal text, from classes of at most
+//! [`CLASS_LIMIT`] characters (so never from `\w`, `\D`, `\W`, in either
+//! form) and from repetitions by their minimum count, which the rewriting
+//! keeps.
 
 use std::collections::BTreeSet;
 
 use regex_syntax::hir::{Class, Hir, HirKind};
 
 /// Classes of more characters than this are "any character" to the analysis.
-const CLASS_LIMIT: u32 = 16;
+const CLASS_LIMIT: u32 = 32;
 
 /// The largest exact set kept while combining sub-expressions.
 const EXACT_LIMIT: usize = 512;
@@ -25,20 +27,30 @@ const EXACT_LIMIT: usize = 512;
 /// A set of lower-cased byte strings.
 pub(crate) type Set = BTreeSet<Vec<u8>>;
 
+/// The most sets kept in one requirement.
+const CONJUNCTION_LIMIT: usize = 4;
+
+/// The most combinations tried when an alternation's branches each have
+/// several sets.
+const COMBINATION_LIMIT: usize = 16;
+
+/// Sets of strings a match must contain: one string of each set.
+pub(crate) type Requirement = Vec<Set>;
+
 /// What the analysis knows of one sub-expression.
 struct Info {
     /// Every string the sub-expression can match, when that set is small.
     exact: Option<Set>,
-    /// Strings one of which every match contains; `None` when nothing is
-    /// known (or the empty string may match).
-    required: Option<Set>,
+    /// Sets such that every match contains one string of each.
+    required: Requirement,
 }
 
-/// Strings one of which every match of `hir` contains, or `None` when no
-/// such set is known (a regex that can match without any literal text).
-pub(crate) fn required(hir: &Hir) -> Option<Set> {
+/// Sets such that every match of `hir` contains one string of each, or
+/// an empty list when no such set is known (a regex that can match without
+/// any literal text).
+pub(crate) fn required(hir: &Hir) -> Requirement {
     let info = analyse(hir, EXACT_LIMIT);
-    best([info.exact, info.required])
+    conjunction(info.exact.into_iter().chain(info.required))
 }
 
 /// Every string `hir` can match (lower-cased), if that set is finite and at
@@ -62,24 +74,31 @@ pub(crate) fn capture(hir: &Hir, index: u32) -> Option<&Hir> {
 
 /// Whether `set` is a useful requirement: not empty, and without the empty
 /// string (which every text contains).
-fn useful(set: &Set) -> bool {
+pub(crate) fn useful(set: &Set) -> bool {
     !set.is_empty() && !set.contains(&Vec::new())
 }
 
-/// How selective a requirement is: longer shortest strings first, then fewer
+/// How selective a set is: longer shortest strings first, then fewer
 /// strings.
 fn score(set: &Set) -> (usize, std::cmp::Reverse<usize>) {
     let shortest = set.iter().map(Vec::len).min().unwrap_or(0);
     (shortest, std::cmp::Reverse(set.len()))
 }
 
-/// The most selective of the useful candidates.
-fn best(candidates: impl IntoIterator<Item = Option<Set>>) -> Option<Set> {
-    candidates
-        .into_iter()
-        .flatten()
-        .filter(useful)
-        .max_by_key(score)
+/// The useful sets among `sets`, most selective first, without repeats, at
+/// most [`CONJUNCTION_LIMIT`].
+fn conjunction(sets: impl IntoIterator<Item = Set>) -> Requirement {
+    let mut all: Vec<Set> = sets.into_iter().filter(useful).collect();
+    all.sort_by(|a, b| score(b).cmp(&score(a)).then_with(|| a.cmp(b)));
+    all.dedup();
+    // Sets of short strings beside a better one cost more searching than
+    // they save.
+    all.into_iter()
+        .enumerate()
+        .filter(|(i, set)| *i == 0 || score(set).0 >= 3)
+        .map(|(_, set)| set)
+        .take(CONJUNCTION_LIMIT)
+        .collect()
 }
 
 fn lower(bytes: &[u8]) -> Vec<u8> {
@@ -142,19 +161,24 @@ fn product(a: &Set, b: &Set, limit: usize) -> Option<Set> {
     Some(out)
 }
 
+/// A sub-expression's requirement, its exact set included.
+fn whole(info: Info) -> Requirement {
+    conjunction(info.exact.into_iter().chain(info.required))
+}
+
 fn analyse(hir: &Hir, limit: usize) -> Info {
     match hir.kind() {
         HirKind::Empty | HirKind::Look(_) => Info {
             exact: Some(Set::from([Vec::new()])),
-            required: None,
+            required: Vec::new(),
         },
         HirKind::Literal(l) => Info {
             exact: Some(Set::from([lower(&l.0)])),
-            required: None,
+            required: Vec::new(),
         },
         HirKind::Class(c) => Info {
             exact: class_strings(c).filter(|s| s.len() <= limit),
-            required: None,
+            required: Vec::new(),
         },
         HirKind::Capture(c) => analyse(&c.sub, limit),
         HirKind::Repetition(r) => {
@@ -169,11 +193,7 @@ fn analyse(hir: &Hir, limit: usize) -> Info {
                 _ => None,
             };
             // At least one copy of the sub-expression is in every match.
-            let required = if r.min >= 1 {
-                best([sub.exact, sub.required])
-            } else {
-                None
-            };
+            let required = if r.min >= 1 { whole(sub) } else { Vec::new() };
             Info { exact, required }
         }
         HirKind::Alternation(subs) => {
@@ -188,18 +208,37 @@ fn analyse(hir: &Hir, limit: usize) -> Info {
                     _ => None,
                 };
             }
-            // Every match matches one branch, so contains one of that
-            // branch's required strings.
-            let mut required = Some(Set::new());
-            for i in infos {
-                required = match (required, best([i.exact, i.required])) {
-                    (Some(mut acc), Some(r)) => {
-                        acc.extend(r);
-                        Some(acc)
-                    }
-                    _ => None,
-                };
-            }
+            // Every match matches one branch, so contains one string of
+            // each of that branch's sets: for one set chosen per branch,
+            // of their union.
+            let branches: Vec<Requirement> = infos.into_iter().map(whole).collect();
+            let combinations = branches
+                .iter()
+                .try_fold(1usize, |n, b| n.checked_mul(b.len()))
+                .unwrap_or(usize::MAX);
+            let required = if combinations == 0 {
+                Vec::new()
+            } else if combinations <= COMBINATION_LIMIT {
+                let mut unions = vec![Set::new()];
+                for b in &branches {
+                    unions = unions
+                        .iter()
+                        .flat_map(|u| {
+                            b.iter().map(move |set| {
+                                let mut u = u.clone();
+                                u.extend(set.iter().cloned());
+                                u
+                            })
+                        })
+                        .collect();
+                }
+                conjunction(unions)
+            } else {
+                conjunction([branches
+                    .into_iter()
+                    .flat_map(|mut b| b.swap_remove(0))
+                    .collect()])
+            };
             Info { exact, required }
         }
         HirKind::Concat(subs) => {
@@ -211,10 +250,10 @@ fn analyse(hir: &Hir, limit: usize) -> Info {
                     _ => None,
                 };
             }
-            // Candidates: each run of consecutive sub-expressions with
-            // exact sets (a match contains one string of the run's
-            // product), and each sub-expression's own requirement.
-            let mut candidates: Vec<Option<Set>> = Vec::new();
+            // Each run of consecutive sub-expressions with exact sets (a
+            // match contains one string of the run's product), and each
+            // sub-expression's own requirement.
+            let mut sets: Vec<Set> = Vec::new();
             let mut run: Option<Set> = None;
             for i in infos {
                 match i.exact {
@@ -224,22 +263,22 @@ fn analyse(hir: &Hir, limit: usize) -> Info {
                             Some(r) => match product(&r, &e, limit) {
                                 Some(p) => Some(p),
                                 None => {
-                                    candidates.push(Some(r));
+                                    sets.push(r);
                                     Some(e)
                                 }
                             },
                         };
                     }
                     None => {
-                        candidates.push(run.take());
-                        candidates.push(i.required);
+                        sets.extend(run.take());
+                        sets.extend(i.required);
                     }
                 }
             }
-            candidates.push(run);
+            sets.extend(run);
             Info {
                 exact,
-                required: best(candidates),
+                required: conjunction(sets),
             }
         }
     }
@@ -257,43 +296,62 @@ mod tests {
             .unwrap()
     }
 
-    fn strings(set: Option<Set>) -> Option<Vec<String>> {
-        set.map(|s| {
-            s.into_iter()
-                .map(|b| String::from_utf8(b).unwrap())
-                .collect()
-        })
+    fn strings(set: &Set) -> Vec<String> {
+        set.iter()
+            .map(|b| String::from_utf8(b.clone()).unwrap())
+            .collect()
+    }
+
+    fn req(re: &str, ci: bool) -> Vec<Vec<String>> {
+        required(&parse(re, ci)).iter().map(strings).collect()
     }
 
     #[test]
     fn required_literals_of_typical_patterns() {
-        let req = |re: &str| strings(required(&parse(re, false)));
-        assert_eq!(req(r"(Twitterbot)/(\d+)\.(\d+)"), Some(vec!["twitterbot/".into()]));
+        assert_eq!(req(r"(Twitterbot)/(\d+)\.(\d+)", false), [["twitterbot/"]]);
         assert_eq!(
-            req(r"^.{0,200}?((?:[A-Za-z][A-Za-z0-9 -]{0,50}|)[^C][^Uu][Bb]ot)\b"),
-            Some(vec!["bot".into()])
+            req(
+                r"^.{0,200}?((?:[A-Za-z][A-Za-z0-9 -]{0,50}|)[^C][^Uu][Bb]ot)\b",
+                false
+            ),
+            [["bot"]]
         );
         assert_eq!(
-            req(r"(?:[a-zA-Z]{1,30}-|)Googlebot(?:-[a-zA-Z]{1,30}|)"),
-            Some(vec!["googlebot".into()])
+            req(r"(?:[a-zA-Z]{1,30}-|)Googlebot(?:-[a-zA-Z]{1,30}|)", false),
+            [["googlebot"]]
         );
         assert_eq!(
-            req(r"/((?:Ant-|)Nutch|[A-z]+[Bb]ot|Isara)[ \-](\d+)"),
-            Some(vec!["ant-nutch".into(), "bot".into(), "isara".into(), "nutch".into()])
+            req(r"/((?:Ant-|)Nutch|[A-z]+[Bb]ot|Isara)[ \-](\d+)", false),
+            [["ant-nutch", "bot", "isara", "nutch"]]
         );
+        assert_eq!(req(r"^(.*)/(\d+)", false), [["/"]]);
         // No literal text at all.
-        assert_eq!(req(r"^(.*)/(\d+)"), Some(vec!["/".into()]));
-        assert_eq!(req(r"\w+"), None);
-        assert_eq!(req(r"(?:foo|\d+)"), None);
+        assert!(req(r"\w+", false).is_empty());
+        assert!(req(r"(?:foo|\d+)", false).is_empty());
+    }
+
+    #[test]
+    fn every_part_of_a_concatenation_is_required() {
+        // Both sides of `.{0,300}`, and for the alternation, one set per
+        // branch joined.
+        let r = req(
+            r"(?:(?:iPhone|Android).{0,300}(?:Bot-Mobile|YRSpider)|AdsBot-Google-Mobile.{0,200}iPhone)",
+            false,
+        );
+        assert!(r.contains(&vec![
+            "adsbot-google-mobile".to_owned(),
+            "bot-mobile".into(),
+            "yrspider".into()
+        ]));
+        assert!(r.contains(&vec!["android".to_owned(), "iphone".into()]));
     }
 
     #[test]
     fn case_insensitive_patterns_fold() {
-        let req = strings(required(&parse(r"(?:bot|spider)\.html", true)));
         // Unicode case folding: `s` is also the long s.
         assert_eq!(
-            req,
-            Some(vec!["bot.html".into(), "spider.html".into(), "\u{17f}pider.html".into()])
+            req(r"(?:bot|spider)\.html", true),
+            [["bot.html", "spider.html", "\u{17f}pider.html"]]
         );
     }
 
@@ -302,13 +360,8 @@ mod tests {
         let hir = parse(r"(Googlebot(?:-Image|-News|)|bingbot)/(\d+)", false);
         let group = capture(&hir, 1).unwrap();
         assert_eq!(
-            strings(exact(group, 64)),
-            Some(vec![
-                "bingbot".into(),
-                "googlebot".into(),
-                "googlebot-image".into(),
-                "googlebot-news".into()
-            ])
+            strings(&exact(group, 64).unwrap()),
+            ["bingbot", "googlebot", "googlebot-image", "googlebot-news"]
         );
         let hir = parse(r"([A-Za-z]+bot)/(\d+)", false);
         assert_eq!(exact(capture(&hir, 1).unwrap(), 64), None);

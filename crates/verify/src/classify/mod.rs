@@ -1,86 +1,10 @@
 //! User-Agent classification: which registered bot a User-Agent claims to
-//! be, and what kind of client it is.
-//!
-//! A [`Classifier`] is built from the registered bots ([`ClassifierBot`])
-//! and extra User-Agent patterns ([`UaPattern`], placed before uap-core's
-//! own). For one User-Agent it answers a [`Classification`]:
-//!
-//! - a registered bot: `bot` is set, `category` is that bot's category;
-//! - an unregistered crawler: no `bot`, `category` is [`CRAWLER_CATEGORY`];
-//! - an HTTP library or tool (curl, python-requests, Go-http-client, …): no
-//!   `bot`, `category` is [`LIBRARY_CATEGORY`];
-//! - anything else (browsers, apps): neither.
-//!
-//! The steps, in order, the first that answers winning:
-//!
-//! 1. the cache of recent User-Agents, when the classifier has one;
-//! 2. the prefilter: a User-Agent that contains none of the literal strings
-//!    that some later step needs in order to answer is not a bot;
-//! 3. the extras: the first that matches gives a family (its
-//!    `family_replacement` with `$1` substituted, or else capture group 1),
-//!    which names a registered bot;
-//! 4. uap-core's User-Agent parsers (release [`UAP_CORE_VERSION`],
-//!    embedded): the family of the first that matches, if it is a
-//!    registered bot's name — exactly, or else without ASCII case;
-//! 5. a registered bot's robots token in the User-Agent, on a word
-//!    boundary, the longest first (see below);
-//! 6. uap-core's family recognised as an HTTP library or tool, or as a
-//!    crawler (it holds `bot`, `spider`, `crawl`, `scrape`, `archiver`,
-//!    `indexer` or `slurp`, or is one of the crawlers uap-core lists by
-//!    name);
-//! 7. uap-core's device family `Spider`;
-//! 8. otherwise, not a bot.
-//!
-//! A robots token is found without regard to ASCII case where the bytes
-//! around it are not ASCII letters or digits: `Googlebot` is found in
-//! `Googlebot-Image/1.0` (and names Googlebot unless `Googlebot-Image` is
-//! a token too: the longest token found wins, then the leftmost, then the
-//! bot listed first) but not in `XGooglebot` or `Googlebot2`.
-//!
-//! # The prefilter
-//!
-//! Most User-Agents are browsers', and most of those contain nothing a bot
-//! answer could come from. When the classifier is built, every step that
-//! can answer is reduced to literal strings one of which a User-Agent must
-//! contain for the step to answer: the required literals of each extra, of
-//! each uap-core parser whose family can be a registered bot, a library or
-//! a crawler, and of each device parser whose family can be `Spider`
-//! (found by walking the regex's syntax tree), and the robots tokens. A
-//! parser whose family is its capture group needs, to answer, that group
-//! to hold a registered bot's name, a library's, a crawler's or a crawler
-//! word, so those names are its literals. One Aho-Corasick automaton,
-//! without ASCII case, searches them all. A User-Agent in which it finds
-//! none is not a bot, without running any regex; this is exact by
-//! construction (no answer is lost), which the tests check over every
-//! User-Agent corpus. Should some step have no literal at all (an extra
-//! like `(.+)bot`, say, has `bot`; one like `^(\w+)$` has none), there is
-//! no prefilter and every User-Agent takes the full path.
-//!
-//! ```
-//! use botwarden_verify::{Classifier, ClassifierBot, Source, CRAWLER_CATEGORY};
-//!
-//! let bots = [ClassifierBot {
-//!     name: "Googlebot".into(),
-//!     category: Some("search".into()),
-//!     robots_tokens: vec!["Googlebot".into()],
-//! }];
-//! let classifier = Classifier::new(&bots, &[]).unwrap().with_cache(10_000);
-//!
-//! let c = classifier.classify("Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)");
-//! assert_eq!(c.bot.map(|b| b.name), Some("Googlebot"));
-//! assert_eq!(c.category, Some("search"));
-//!
-//! let c = classifier.classify("Mozilla/5.0 (compatible; MJ12bot/v1.4.8; http://mj12bot.com/)");
-//! assert_eq!((c.bot, c.category), (None, Some(CRAWLER_CATEGORY)));
-//!
-//! let c = classifier.classify(
-//!     "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) \
-//!      Chrome/120.0.0.0 Safari/537.36",
-//! );
-//! assert!(!c.is_bot());
-//! ```
+//! be, and what kind of client it is. The steps and the prefilter are
+//! described in `classify.md`, the documentation of [`Classifier`].
 
 mod literals;
+mod prefilter;
+mod rules;
 mod template;
 mod tokens;
 mod uap;
@@ -88,13 +12,14 @@ mod uap;
 use std::borrow::Cow;
 use std::collections::HashMap;
 
-use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
 use regex_syntax::hir::Hir;
 use ua_parser::device;
 
 use crate::Error;
 use literals::Set;
-use template::{Mode, Reach, Syntax};
+use prefilter::{Prefilter, PrefilterBuilder};
+use rules::Rules;
+use template::{Mode, Reach};
 use tokens::Tokens;
 use uap::{FamilyKind, FamilyParsers, FamilySource};
 
@@ -105,6 +30,9 @@ pub const CRAWLER_CATEGORY: &str = "crawler";
 
 /// The category of an HTTP library or command-line tool.
 pub const LIBRARY_CATEGORY: &str = "library";
+
+/// The device family uap-core gives crawlers.
+const SPIDER: &str = "Spider";
 
 /// User-Agents longer than this many bytes are classified but not cached.
 pub const MAX_CACHED_LEN: usize = 1024;
@@ -152,6 +80,12 @@ pub enum Source {
     UapCrawler(usize),
     /// uap-core's device parsers gave the device family `Spider`.
     SpiderDevice,
+    /// The name of an HTTP library or automation tool that uap-core does
+    /// not know (botwarden's own list) is in the User-Agent.
+    KnownClient,
+    /// The User-Agent holds a URL (`http://`, `https://`, `www.`), as
+    /// crawlers' do to say who runs them, and browsers' never do.
+    ContactUrl,
 }
 
 /// The registered bot a User-Agent claims to be.
@@ -223,9 +157,10 @@ impl Answer {
     }
 }
 
-/// Classifies User-Agents; see the [module documentation](self) for the
-/// steps. Built once, then shared: every method takes `&self` and the type
-/// is `Send + Sync`.
+#[doc = include_str!("classify.md")]
+///
+/// Built once, then shared: every method takes `&self` and the type is
+/// `Send + Sync`.
 pub struct Classifier {
     bots: Vec<ClassifierBot>,
     /// Bot names, exact, to indexes (the first bot of a name wins).
@@ -235,12 +170,16 @@ pub struct Classifier {
     extras: Option<FamilyParsers>,
     uap: FamilyParsers,
     tokens: Tokens,
-    /// The literals of the device parsers that can give `Spider`; `None`
+    rules: Rules,
+    /// The literals of the device parsers that give `Spider`; `None`
     /// when some has none (then every User-Agent is a candidate).
-    spider_prefilter: Option<AhoCorasick>,
+    spider_prefilter: Option<Prefilter>,
+    /// The indexes of the device parsers that give `Spider`, in order.
+    spider_parsers: Vec<usize>,
+    /// uap-core's device parsers, each answering its own index as family.
     devices: device::Extractor<'static>,
     /// `None` when some step has no required literal.
-    prefilter: Option<AhoCorasick>,
+    prefilter: Option<Prefilter>,
     cache: Option<quick_cache::sync::Cache<String, Answer>>,
 }
 
@@ -250,67 +189,45 @@ impl std::fmt::Debug for Classifier {
             .field("bots", &self.bots.len())
             .field(
                 "prefilter_literals",
-                &self.prefilter.as_ref().map(AhoCorasick::patterns_len),
+                &self.prefilter.as_ref().map(Prefilter::literals),
             )
             .field("cache", &self.cache.as_ref().map(|c| c.capacity()))
             .finish_non_exhaustive()
     }
 }
 
-/// Literal sets that a step needs; `None` once one step has none.
-struct Literals(Option<Vec<Vec<u8>>>);
-
-impl Literals {
-    fn new() -> Self {
-        Self(Some(Vec::new()))
-    }
-
-    fn require(&mut self, set: Option<Set>) {
-        match (self.0.as_mut(), set) {
-            (Some(all), Some(set)) if !set.is_empty() && !set.contains(&Vec::new()) => {
-                all.extend(set);
-            }
-            _ => self.0 = None,
-        }
-    }
-
-    /// One automaton for all of them, without literals that contain a
-    /// shorter one (`googlebot` once `bot` is there).
-    fn build(self) -> Result<Option<AhoCorasick>, Error> {
-        let Some(mut all) = self.0 else {
-            return Ok(None);
-        };
-        all.sort_by(|a, b| a.len().cmp(&b.len()).then_with(|| a.cmp(b)));
-        all.dedup();
-        let mut kept: Vec<Vec<u8>> = Vec::new();
-        for lit in all {
-            if !kept
-                .iter()
-                .any(|k| lit.windows(k.len()).any(|w| w == k.as_slice()))
-            {
-                kept.push(lit);
-            }
-        }
-        let ac = AhoCorasickBuilder::new()
-            .ascii_case_insensitive(true)
-            .match_kind(MatchKind::Standard)
-            .kind(Some(AhoCorasickKind::DFA))
-            .build(&kept)
-            .map_err(|e| Error::Classifier {
-                reason: format!("prefilter: {e}"),
-            })?;
-        Ok(Some(ac))
-    }
-}
-
-/// Parses a regex as `ua-parser` does (before its own rewriting, which
-/// keeps what the analysis reads).
+/// Parses a regex for the analysis, as `ua-parser` runs it.
+///
+/// `ua-parser` rewrites `\d` to `[0-9]` (and `\w`, `\D`, `\W` to ASCII
+/// classes, and large bounded repetitions to unbounded ones) before
+/// compiling. The analysis does the first too, where it is sure to agree (a
+/// `d` after an odd run of backslashes), so that digits after a name count
+/// (`Java/1.`); the others never give literals either way.
 fn parse(regex: &str, case_insensitive: bool) -> Result<Hir, String> {
     regex_syntax::ParserBuilder::new()
         .case_insensitive(case_insensitive)
         .build()
-        .parse(regex)
+        .parse(&ascii_digits(regex))
         .map_err(|e| e.to_string())
+}
+
+/// `regex` with each `\d` escape as `[0-9]`.
+fn ascii_digits(regex: &str) -> Cow<'_, str> {
+    if !regex.contains("\\d") {
+        return Cow::Borrowed(regex);
+    }
+    let mut out = String::with_capacity(regex.len() + 8);
+    let mut backslashes = 0;
+    for c in regex.chars() {
+        if c == 'd' && backslashes % 2 == 1 {
+            out.pop();
+            out.push_str("[0-9]");
+        } else {
+            out.push(c);
+        }
+        backslashes = if c == '\\' { backslashes + 1 } else { 0 };
+    }
+    Cow::Owned(out)
 }
 
 /// How many strings a capture group may match for its family to be
@@ -347,13 +264,6 @@ fn family_is_group(replacement: Option<&str>, groups: usize) -> bool {
     }
 }
 
-/// Whether a device replacement template substitutes groups (`$1`…`$9`).
-fn has_substitution(s: &str) -> bool {
-    s.as_bytes()
-        .windows(2)
-        .any(|w| w[0] == b'$' && w[1].is_ascii_digit())
-}
-
 impl Classifier {
     /// Builds a classifier for these bots, with these extra patterns tried
     /// before uap-core's parsers.
@@ -387,7 +297,7 @@ impl Classifier {
         .map_err(|e| Error::Classifier {
             reason: format!("robots tokens: {e}"),
         })?;
-        let mut prefilter = Literals::new();
+        let mut prefilter = PrefilterBuilder::new();
         let token_literals: Set = bots
             .iter()
             .flat_map(|b| &b.robots_tokens)
@@ -395,8 +305,9 @@ impl Classifier {
             .map(|t| t.to_ascii_lowercase().into_bytes())
             .collect();
         if !token_literals.is_empty() {
-            prefilter.require(Some(token_literals));
+            prefilter.require_one_of(token_literals);
         }
+        prefilter.require_one_of(Rules::literals());
         let answers = |family: &[u8]| {
             let family = String::from_utf8_lossy(family);
             !family.is_empty()
@@ -442,18 +353,20 @@ impl Classifier {
         let extras_parsers = if extra_sources.is_empty() {
             None
         } else {
-            Some(FamilyParsers::new(extra_sources).map_err(|(index, reason)| {
-                match extras.get(index) {
-                    Some(e) => Error::InvalidUaPattern {
-                        index,
-                        regex: e.regex.clone(),
-                        reason,
-                    },
-                    None => Error::Classifier {
-                        reason: format!("extra User-Agent patterns: {reason}"),
-                    },
-                }
-            })?)
+            Some(
+                FamilyParsers::new(extra_sources).map_err(|(index, reason)| {
+                    match extras.get(index) {
+                        Some(e) => Error::InvalidUaPattern {
+                            index,
+                            regex: e.regex.clone(),
+                            reason,
+                        },
+                        None => Error::Classifier {
+                            reason: format!("extra User-Agent patterns: {reason}"),
+                        },
+                    }
+                })?,
+            )
         };
 
         // uap-core.
@@ -463,14 +376,21 @@ impl Classifier {
         let regexes = uap::regexes().map_err(uap_error)?;
         // What a family must equal (registered bots, libraries, listed
         // crawlers) or contain (crawler words) to answer.
-        let mut equal: Set = by_lower_name.keys().map(|n| n.clone().into_bytes()).collect();
+        let mut equal: Set = by_lower_name
+            .keys()
+            .map(|n| n.clone().into_bytes())
+            .collect();
         for list in [uap::LIBRARY_FAMILIES, uap::CRAWLER_FAMILIES] {
             equal.extend(list.iter().map(|n| n.as_bytes().to_vec()));
         }
         let words: Vec<(&[u8], Mode)> = equal
             .iter()
             .map(|n| (n.as_slice(), Mode::Equal))
-            .chain(uap::CRAWLER_WORDS.iter().map(|w| (w.as_bytes(), Mode::Contains)))
+            .chain(
+                uap::CRAWLER_WORDS
+                    .iter()
+                    .map(|w| (w.as_bytes(), Mode::Contains)),
+            )
             .collect();
         let mut uap_sources = Vec::new();
         for (i, p) in regexes.user_agent_parsers.iter().enumerate() {
@@ -485,15 +405,18 @@ impl Classifier {
                     if answering.is_empty() {
                         // This parser never answers.
                     } else if family_is_group(replacement, groups) {
-                        // The family is the group's text, so in the User-Agent.
-                        prefilter.require(Some(answering));
+                        // The family is the group's text, so in the
+                        // User-Agent, beside what the regex needs.
+                        let mut requirement = literals::required(&hir);
+                        requirement.insert(0, answering);
+                        prefilter.require(requirement);
                     } else {
                         prefilter.require(literals::required(&hir));
                     }
                 }
                 None => {
                     let template = replacement.filter(|r| !r.is_empty()).unwrap_or("$1");
-                    let pieces = template::pieces(template, &hir, Syntax::FamilyDollarOne);
+                    let pieces = template::pieces(template, &hir);
                     let mut in_group = Set::new();
                     let mut other = false;
                     for &(word, mode) in &words {
@@ -508,7 +431,9 @@ impl Classifier {
                     if other {
                         prefilter.require(literals::required(&hir));
                     } else if !in_group.is_empty() {
-                        prefilter.require(Some(in_group));
+                        let mut requirement = literals::required(&hir);
+                        requirement.insert(0, in_group);
+                        prefilter.require(requirement);
                     }
                 }
             }
@@ -521,45 +446,36 @@ impl Classifier {
         let uap_parsers = FamilyParsers::new(uap_sources)
             .map_err(|(i, e)| uap_error(format!("parser {i}: {e}")))?;
 
-        // Device parsers that can give `Spider`.
-        let mut spider = Literals::new();
-        for (i, p) in regexes.device_parsers.iter().enumerate() {
+        // Device parsers that give `Spider`; the device extractor answers
+        // the index of the first parser that matches.
+        let mut spider = PrefilterBuilder::new();
+        let mut spider_parsers = Vec::new();
+        let mut devices = device::Builder::new();
+        for (i, p) in regexes.device_parsers.into_iter().enumerate() {
             let ci = p.regex_flag == Some(device::Flag::IgnoreCase);
-            let hir = parse(&p.regex, ci).map_err(|e| uap_error(format!("device parser {i}: {e}")))?;
-            let groups = hir.properties().explicit_captures_len();
-            // The family: the replacement (a template when it refers to a
-            // group), or else group 1; then trimmed.
-            let template = match p.device_replacement.as_deref().filter(|r| !r.trim().is_empty()) {
-                Some(r) if !has_substitution(r) => {
-                    if r == "Spider" {
-                        let set = literals::required(&hir);
-                        spider.require(set.clone());
-                        prefilter.require(set);
-                    }
-                    continue;
-                }
-                Some(r) => r,
-                None if groups >= 1 => "$1",
-                None => continue,
-            };
-            let pieces = template::pieces(template, &hir, Syntax::Expand);
-            let needs = match template::reach(&pieces, b"spider", Mode::EqualTrimmed) {
-                Reach::Never => None,
-                Reach::InGroup => Some(Some(Set::from([b"spider".to_vec()]))),
-                Reach::Other => Some(literals::required(&hir)),
-            };
-            if let Some(set) = needs {
-                spider.require(set.clone());
-                prefilter.require(set);
+            if p.device_replacement.as_deref() == Some(SPIDER) {
+                let hir = parse(&p.regex, ci)
+                    .map_err(|e| uap_error(format!("device parser {i}: {e}")))?;
+                let requirement = literals::required(&hir);
+                spider.require(requirement.clone());
+                prefilter.require(requirement);
+                spider_parsers.push(i);
             }
+            devices = devices
+                .push(device::Parser {
+                    regex: p.regex,
+                    regex_flag: ci.then_some(device::Flag::IgnoreCase),
+                    device_replacement: Some(Cow::Owned(i.to_string())),
+                    ..Default::default()
+                })
+                .map_err(|e| uap_error(format!("device parser {i}: {e}")))?;
         }
-        let devices = regexes
-            .device_parsers
-            .into_iter()
-            .try_fold(device::Builder::new(), device::Builder::push)
-            .map_err(|e| uap_error(format!("device parsers: {e}")))?
+        let devices = devices
             .build()
             .map_err(|e| uap_error(format!("device parsers: {e}")))?;
+        let automaton = |e: aho_corasick::BuildError| Error::Classifier {
+            reason: format!("prefilter: {e}"),
+        };
 
         Ok(Self {
             by_name,
@@ -567,9 +483,11 @@ impl Classifier {
             extras: extras_parsers,
             uap: uap_parsers,
             tokens,
-            spider_prefilter: spider.build()?,
+            rules: Rules::new().map_err(automaton)?,
+            spider_prefilter: spider.build().map_err(automaton)?,
+            spider_parsers,
             devices,
-            prefilter: prefilter.build()?,
+            prefilter: prefilter.build().map_err(automaton)?,
             cache: None,
             bots,
         })
@@ -589,16 +507,17 @@ impl Classifier {
         &self.bots
     }
 
-    /// Debugging aid: the prefilter literals found in `ua`.
-    pub fn prefilter_hits(&self, ua: &str) -> Vec<String> {
-        let Some(p) = &self.prefilter else { return vec![] };
-        p.find_overlapping_iter(ua).map(|m| ua[m.start()..m.end()].to_owned()).collect()
-    }
-
     /// Whether the prefilter is on: `false` when some step has no literal
     /// (then every User-Agent runs every step).
     pub fn has_prefilter(&self) -> bool {
         self.prefilter.is_some()
+    }
+
+    /// Whether `ua` passes the prefilter, so that the classification runs
+    /// its regexes (always `true` without a prefilter). A User-Agent that
+    /// does not pass is not a bot.
+    pub fn passes_prefilter(&self, ua: &str) -> bool {
+        self.prefilter.as_ref().is_none_or(|p| p.is_match(ua))
     }
 
     /// Classifies a User-Agent (through the cache, if there is one).
@@ -647,10 +566,7 @@ impl Classifier {
     }
 
     fn decide(&self, ua: &str, prefilter: bool) -> Answer {
-        if prefilter
-            && let Some(p) = &self.prefilter
-            && !p.is_match(ua)
-        {
+        if prefilter && !self.passes_prefilter(ua) {
             return Answer::NOT_A_BOT;
         }
         if let Some((i, family)) = self.extras.as_ref().and_then(|e| e.extract(ua)) {
@@ -680,11 +596,32 @@ impl Classifier {
                 None => {}
             }
         }
-        let candidate = self.spider_prefilter.as_ref().is_none_or(|p| p.is_match(ua));
-        if candidate && self.devices.extract(ua).is_some_and(|d| d.device == "Spider") {
+        if self.spider_device(ua) {
             return Answer::unregistered(FamilyKind::Crawler, Source::SpiderDevice);
         }
+        if let Some(kind) = self.rules.name(ua) {
+            return Answer::unregistered(kind, Source::KnownClient);
+        }
+        if self.rules.url(ua) {
+            return Answer::unregistered(FamilyKind::Crawler, Source::ContactUrl);
+        }
         Answer::NOT_A_BOT
+    }
+
+    /// Whether the first of uap-core's device parsers that matches `ua` is
+    /// one that gives the family `Spider`.
+    fn spider_device(&self, ua: &str) -> bool {
+        if self
+            .spider_prefilter
+            .as_ref()
+            .is_some_and(|p| !p.is_match(ua))
+        {
+            return false;
+        }
+        self.devices
+            .extract(ua)
+            .and_then(|d| d.device.parse::<usize>().ok())
+            .is_some_and(|i| self.spider_parsers.binary_search(&i).is_ok())
     }
 
     fn resolve(&self, answer: Answer) -> Classification<'_> {

@@ -1,11 +1,13 @@
-//! What a family template (`$1`, `Samsung $1`, `$1 $2`) can resolve to,
-//! without running it: whether it can be (or contain) a given word, and if
-//! so whether the word then always lies inside one capture group, so that
-//! the User-Agent must contain the word itself.
+//! What a uap-core family template (`$1`, `$1 for ArcGIS`) can resolve
+//! to, without running it: whether it can be (or contain) a given word, and
+//! if so whether the word then always lies inside the capture group, so
+//! that the User-Agent must contain the word itself. As in `ua-parser`,
+//! only `$1` is replaced (by group 1's text, or nothing when the group did
+//! not take part).
 
 use regex_syntax::hir::Hir;
 
-use super::literals::{self, Set};
+use super::literals::{self, Set, capture};
 
 /// How many strings a capture group may match to be enumerated.
 const GROUP_LIMIT: usize = 4096;
@@ -20,68 +22,23 @@ pub(crate) enum Piece {
     Group(Option<Set>),
 }
 
-/// How templates refer to groups.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Syntax {
-    /// uap-core's user-agent families: only `$1` is replaced, as text.
-    FamilyDollarOne,
-    /// Device families: `regex::Captures::expand` (`$1`…, `${1}`, `$$`;
-    /// `$name` takes the longest run of `[0-9A-Za-z_]`).
-    Expand,
-}
-
 /// The pieces of `template` for a regex `hir`.
-pub(crate) fn pieces(template: &str, hir: &Hir, syntax: Syntax) -> Vec<Piece> {
-    let group = |name: &str| {
-        let set = name
-            .parse::<u32>()
-            .ok()
-            .and_then(|i| literals::capture(hir, i))
-            .and_then(|g| literals::exact(g, GROUP_LIMIT));
-        Piece::Group(set)
-    };
+pub(crate) fn pieces(template: &str, hir: &Hir) -> Vec<Piece> {
+    // A group that does not take part gives the empty string.
+    let group = capture(hir, 1)
+        .and_then(|g| literals::exact(g, GROUP_LIMIT))
+        .map(|mut set| {
+            set.insert(Vec::new());
+            set
+        });
     let mut out = Vec::new();
-    let mut text = Vec::new();
-    let mut i = 0;
-    // References are ASCII, so `i` stays on character boundaries.
-    while let Some(c) = template[i..].chars().next() {
-        let rest = &template[i..];
-        let reference: Option<(usize, &str)> = match syntax {
-            Syntax::FamilyDollarOne => rest.starts_with("$1").then_some((2, "1")),
-            Syntax::Expand if rest.starts_with("$$") => {
-                text.push(b'$');
-                i += 2;
-                continue;
-            }
-            Syntax::Expand if rest.starts_with("${") => rest
-                .find('}')
-                .map(|end| (end + 1, &rest[2..end])),
-            Syntax::Expand if rest.starts_with('$') => {
-                let len = rest[1..]
-                    .bytes()
-                    .take_while(|b| b.is_ascii_alphanumeric() || *b == b'_')
-                    .count();
-                (len > 0).then(|| (len + 1, &rest[1..=len]))
-            }
-            Syntax::Expand => None,
-        };
-        match reference {
-            Some((len, name)) => {
-                if !text.is_empty() {
-                    out.push(Piece::Text(std::mem::take(&mut text)));
-                }
-                out.push(group(name));
-                i += len;
-            }
-            None => {
-                let mut buf = [0; 4];
-                text.extend(c.encode_utf8(&mut buf).as_bytes().to_ascii_lowercase());
-                i += c.len_utf8();
-            }
+    for (i, text) in template.split("$1").enumerate() {
+        if i > 0 {
+            out.push(Piece::Group(group.clone()));
         }
-    }
-    if !text.is_empty() {
-        out.push(Piece::Text(text));
+        if !text.is_empty() {
+            out.push(Piece::Text(text.as_bytes().to_ascii_lowercase()));
+        }
     }
     out
 }
@@ -91,8 +48,6 @@ pub(crate) fn pieces(template: &str, hir: &Hir, syntax: Syntax) -> Vec<Piece> {
 pub(crate) enum Mode {
     /// The resolved template is the word.
     Equal,
-    /// The resolved template, less white space at its ends, is the word.
-    EqualTrimmed,
     /// The resolved template contains the word.
     Contains,
 }
@@ -120,15 +75,12 @@ pub(crate) fn reach(pieces: &[Piece], word: &[u8], mode: Mode) -> Reach {
     let n = word.len();
     let after = n + 1;
     let states = n + 2;
-    let outside_ok = |b: u8| match mode {
-        Mode::Equal => false,
-        Mode::EqualTrimmed => b.is_ascii_whitespace(),
-        Mode::Contains => true,
-    };
+    // Whether bytes may come before and after the word.
+    let outside = mode == Mode::Contains;
     // The states one byte leads to.
     let step = |s: usize, b: u8, out: &mut Vec<usize>| {
         if s == 0 {
-            if outside_ok(b) {
+            if outside {
                 out.push(0);
             }
             if word[0] == b {
@@ -138,7 +90,7 @@ pub(crate) fn reach(pieces: &[Piece], word: &[u8], mode: Mode) -> Reach {
             if word[s] == b {
                 out.push(s + 1);
             }
-        } else if outside_ok(b) {
+        } else if outside {
             out.push(after);
         }
     };
@@ -225,33 +177,44 @@ pub(crate) fn reach(pieces: &[Piece], word: &[u8], mode: Mode) -> Reach {
 mod tests {
     use super::*;
 
-    fn check(template: &str, regex: &str, syntax: Syntax, word: &str, mode: Mode) -> Reach {
+    fn check(template: &str, regex: &str, word: &str, mode: Mode) -> Reach {
         let hir = regex_syntax::Parser::new().parse(regex).unwrap();
-        reach(&pieces(template, &hir, syntax), word.as_bytes(), mode)
+        reach(&pieces(template, &hir), word.as_bytes(), mode)
     }
 
     #[test]
-    fn device_templates_and_spider() {
-        let spider = |t: &str, re: &str| check(t, re, Syntax::Expand, "spider", Mode::EqualTrimmed);
-        assert_eq!(spider("Samsung $1", r"(\w+)"), Reach::Never);
-        assert_eq!(spider("$1", r"; (\w+) Build"), Reach::InGroup);
-        assert_eq!(spider("$1 $2", r"(\w+) (\w+)"), Reach::InGroup);
-        assert_eq!(spider("$1$2", r"(\w+)(\w+)"), Reach::Other);
-        assert_eq!(spider("$1$2", r"(Acer |ACER )(\w+)"), Reach::Never);
-        assert_eq!(spider("$1", r"(Nexus|Pixel)"), Reach::Never);
-        assert_eq!(spider("Spider", r"x"), Reach::Other);
-        assert_eq!(spider(" $1 ", r"(Spider|Other)"), Reach::InGroup);
-    }
-
-    #[test]
-    fn family_templates_and_words() {
-        let ua = |t: &str, re: &str, w: &str, m: Mode| check(t, re, Syntax::FamilyDollarOne, w, m);
-        assert_eq!(ua("Firefox ($1)", r"(\w+)", "bot", Mode::Contains), Reach::InGroup);
-        assert_eq!(ua("Firefox ($1)", r"(\w+)", "googlebot", Mode::Equal), Reach::Never);
-        assert_eq!(ua("$1 for ArcGIS", r"(\w+)", "bot", Mode::Contains), Reach::InGroup);
-        assert_eq!(ua("$1 Bot", r"(\w+)", "bot", Mode::Contains), Reach::Other);
-        assert_eq!(ua("$1ot", r"(\w+)", "bot", Mode::Contains), Reach::Other);
-        assert_eq!(ua("$1", r"(\w+)", "curl", Mode::Equal), Reach::InGroup);
-        assert_eq!(ua("$1$2", r"(a)(b)", "ab", Mode::Equal), Reach::Never);
+    fn templates_and_words() {
+        assert_eq!(
+            check("Firefox ($1)", r"(\w+)", "bot", Mode::Contains),
+            Reach::InGroup
+        );
+        assert_eq!(
+            check("Firefox ($1)", r"(\w+)", "googlebot", Mode::Equal),
+            Reach::Never
+        );
+        assert_eq!(
+            check("$1 for ArcGIS", r"(\w+)", "bot", Mode::Contains),
+            Reach::InGroup
+        );
+        assert_eq!(
+            check("$1 Bot", r"(\w+)", "bot", Mode::Contains),
+            Reach::Other
+        );
+        assert_eq!(check("$1ot", r"(\w+)", "bot", Mode::Contains), Reach::Other);
+        assert_eq!(check("$1", r"(\w+)", "curl", Mode::Equal), Reach::InGroup);
+        assert_eq!(
+            check("$1", r"(Nexus|Pixel)", "curl", Mode::Equal),
+            Reach::Never
+        );
+        assert_eq!(
+            check("$1 x", r"(Nexus|Pixel)", "x", Mode::Contains),
+            Reach::Other
+        );
+        // The group may not take part: `$1$1` is then empty.
+        assert_eq!(check("$1$1", r"(ab)?", "abab", Mode::Equal), Reach::Other);
+        assert_eq!(
+            check("Apple $1 App", r"(\w+)", "curl", Mode::Equal),
+            Reach::Never
+        );
     }
 }

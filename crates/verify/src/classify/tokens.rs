@@ -48,7 +48,10 @@ impl Tokens {
     pub(crate) fn find(&self, ua: &str) -> Option<u32> {
         let searcher = self.searcher.as_ref()?;
         let bytes = ua.as_bytes();
-        let boundary = |i: Option<usize>| i.and_then(|i| bytes.get(i)).is_none_or(|b| !b.is_ascii_alphanumeric());
+        let boundary = |i: Option<usize>| {
+            i.and_then(|i| bytes.get(i))
+                .is_none_or(|b| !b.is_ascii_alphanumeric())
+        };
         // (length, start, pattern): longest, then leftmost, then first bot.
         let mut found: Option<(usize, usize, usize)> = None;
         for m in searcher.find_overlapping_iter(ua) {
@@ -91,7 +94,10 @@ mod tests {
         assert_eq!(t.find("Googlebot-Video/1.0"), Some(0));
         assert_eq!(t.find("XGooglebot/1.0"), None);
         assert_eq!(t.find("Googlebot2"), None);
-        assert_eq!(t.find("Mozilla/5.0 (compatible; bingbot/2.0); gptbot"), Some(2));
+        assert_eq!(
+            t.find("Mozilla/5.0 (compatible; bingbot/2.0); gptbot"),
+            Some(2)
+        );
         assert_eq!(t.find("Mozilla/5.0 Chrome/120.0 Safari/537.36"), None);
         assert_eq!(Tokens::new([]).unwrap().find("Googlebot"), None);
     }

@@ -328,9 +328,7 @@ impl FamilyParsers {
                 })
                 .map_err(|e| (i, describe(&e)))?;
         }
-        let extractor = builder
-            .build()
-            .map_err(|e| (usize::MAX, e.to_string()))?;
+        let extractor = builder.build().map_err(|e| (usize::MAX, e.to_string()))?;
         Ok(Self { extractor })
     }
 

@@ -2,4 +2,6 @@
 
 #![allow(clippy::print_stderr)]
 
+mod classify;
 mod published_ranges;
+mod ua_corpus;

@@ -32,6 +32,48 @@ pub fn shared(suite: &str) -> Option<PathBuf> {
     None
 }
 
+/// The workspace root.
+pub fn workspace() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// Compares `got` with the file at `path` (relative to the workspace), or
+/// rewrites the file when `BOTWARDEN_BLESS` is set.
+pub fn snapshot(path: &str, got: &str) {
+    let file = workspace().join(path);
+    if std::env::var_os("BOTWARDEN_BLESS").is_some() {
+        std::fs::write(&file, got).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        return;
+    }
+    let want = std::fs::read_to_string(&file).unwrap_or_default();
+    if want != got {
+        let first = want
+            .lines()
+            .zip(got.lines())
+            .position(|(a, b)| a != b)
+            .unwrap_or(want.lines().count().min(got.lines().count()));
+        panic!(
+            "{path} is out of date (first difference at line {}); \
+             rerun with BOTWARDEN_BLESS=1 and review the diff",
+            first + 1
+        );
+    }
+}
+
+/// The User-Agents of the real Apache access log of `corpus/logs/`, in
+/// order (10,000 requests).
+pub fn log_user_agents(shared: &Path) -> Vec<String> {
+    let file = shared
+        .join("corpus/logs/elastic__examples__Common_Data_Formats_apache_logs_apache_logs.log");
+    read(&file)
+        .lines()
+        .filter_map(|l| {
+            let l = l.trim_end().strip_suffix('"')?;
+            Some(l[l.rfind('"')? + 1..].to_owned())
+        })
+        .collect()
+}
+
 /// One case of uap-core's `tests/test_ua.yaml` or `tests/test_device.yaml`:
 /// the User-Agent and the family uap-core expects (a browser's family, or a
 /// device's).
@@ -152,7 +194,11 @@ pub fn test_bots() -> Vec<ClassifierBot> {
         bot("Bytespider", "ai-training", &["Bytespider"]),
         bot("AhrefsBot", "seo", &["AhrefsBot"]),
         bot("SemrushBot", "seo", &["SemrushBot"]),
-        bot("FacebookBot", "social", &["facebookexternalhit", "FacebookBot"]),
+        bot(
+            "FacebookBot",
+            "social",
+            &["facebookexternalhit", "FacebookBot"],
+        ),
         bot("Twitterbot", "social", &["Twitterbot"]),
         bot("UptimeRobot", "monitor", &["UptimeRobot"]),
     ]
