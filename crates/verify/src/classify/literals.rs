@@ -27,6 +27,9 @@ const EXACT_LIMIT: usize = 512;
 /// A set of lower-cased byte strings.
 pub(crate) type Set = BTreeSet<Vec<u8>>;
 
+/// Repetitions of at most this many copies are enumerated.
+const REPEAT_LIMIT: u32 = 4;
+
 /// The most sets kept in one requirement.
 const CONJUNCTION_LIMIT: usize = 4;
 
@@ -183,12 +186,30 @@ fn analyse(hir: &Hir, limit: usize) -> Info {
         HirKind::Capture(c) => analyse(&c.sub, limit),
         HirKind::Repetition(r) => {
             let sub = analyse(&r.sub, limit);
-            let exact = match (r.min, r.max, &sub.exact) {
-                (1, Some(1), Some(e)) => Some(e.clone()),
-                (0, Some(1), Some(e)) => {
-                    let mut e = e.clone();
-                    e.insert(Vec::new());
-                    Some(e)
+            // A few copies at most: every count from min to max.
+            let exact = match (r.max, &sub.exact) {
+                (Some(max), Some(e)) if max <= REPEAT_LIMIT => {
+                    let mut all = Some(Set::new());
+                    // The strings of `count` copies.
+                    let mut copies = Set::from([Vec::new()]);
+                    for count in 0..=max {
+                        if count >= r.min {
+                            all = all.and_then(|mut a| {
+                                a.extend(copies.iter().cloned());
+                                (a.len() <= limit).then_some(a)
+                            });
+                        }
+                        if count < max {
+                            match product(&copies, e, limit) {
+                                Some(p) => copies = p,
+                                None => {
+                                    all = None;
+                                    break;
+                                }
+                            }
+                        }
+                    }
+                    all
                 }
                 _ => None,
             };
@@ -365,5 +386,9 @@ mod tests {
         );
         let hir = parse(r"([A-Za-z]+bot)/(\d+)", false);
         assert_eq!(exact(capture(&hir, 1).unwrap(), 64), None);
+        let hir = parse(r"(dotnet-(?:[0-9]{1,2}|core))", false);
+        let set = exact(capture(&hir, 1).unwrap(), 512).unwrap();
+        assert_eq!(set.len(), 111);
+        assert!(set.contains(b"dotnet-core".as_slice()) && set.contains(b"dotnet-07".as_slice()));
     }
 }

@@ -643,3 +643,97 @@ impl Classifier {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn digit_escapes_become_ascii_classes() {
+        assert_eq!(ascii_digits(r"Java/\d\.(\d+)"), r"Java/[0-9]\.([0-9]+)");
+        assert_eq!(ascii_digits(r"[\d.]"), r"[[0-9].]");
+        // An escaped backslash before `d` is not an escape of `d`.
+        assert_eq!(ascii_digits(r"a\\d"), r"a\\d");
+        assert_eq!(ascii_digits(r"a\\\d"), r"a\\[0-9]");
+        assert!(matches!(ascii_digits("plain"), Cow::Borrowed("plain")));
+    }
+
+    /// The strings of the finite branches of an alternation.
+    fn branches(hir: &Hir) -> Set {
+        if let Some(set) = literals::exact(hir, FAMILY_LIMIT) {
+            return set;
+        }
+        match hir.kind() {
+            regex_syntax::hir::HirKind::Alternation(subs) => {
+                subs.iter().flat_map(branches).collect()
+            }
+            regex_syntax::hir::HirKind::Capture(c) => branches(&c.sub),
+            _ => Set::new(),
+        }
+    }
+
+    /// Every family of the lists is one that the embedded uap-core can give,
+    /// so that the lists do not go stale when the data changes.
+    #[test]
+    fn listed_families_are_uap_core_families() {
+        let regexes = uap::regexes().unwrap();
+        let mut known = Set::new();
+        for p in &regexes.user_agent_parsers {
+            let hir = parse(&p.regex, false).unwrap();
+            let groups = hir.properties().explicit_captures_len();
+            let replacement = p.family_replacement.as_deref();
+            match families(&hir, replacement, groups) {
+                Ok(Some(set)) => known.extend(set),
+                _ if family_is_group(replacement, groups) => {
+                    known.extend(branches(literals::capture(&hir, 1).unwrap()));
+                }
+                _ => {}
+            }
+        }
+        // Names from branches too wide to list (`NewsGator[^/]{0,30}`):
+        // the parsers, without case, give the name for `name/1.0`.
+        let without_case = regexes
+            .user_agent_parsers
+            .iter()
+            .try_fold(ua_parser::user_agent::Builder::new(), |b, p| {
+                b.push(ua_parser::user_agent::Parser {
+                    regex: format!("(?i){}", p.regex).into(),
+                    family_replacement: p.family_replacement.clone(),
+                    ..Default::default()
+                })
+            })
+            .unwrap()
+            .build()
+            .unwrap();
+        let missing: Vec<&str> = uap::CRAWLER_FAMILIES
+            .iter()
+            .chain(uap::LIBRARY_FAMILIES)
+            .filter(|f| !known.contains(f.as_bytes()))
+            .filter(|f| {
+                let ua = format!("{f}/1.0");
+                without_case
+                    .extract(&ua)
+                    .is_none_or(|v| !v.family.eq_ignore_ascii_case(f))
+            })
+            .copied()
+            .collect();
+        assert!(missing.is_empty(), "{missing:?}");
+    }
+
+    #[test]
+    fn a_step_without_literals_turns_the_prefilter_off() {
+        let bots = [ClassifierBot {
+            name: "Anybot".into(),
+            ..Default::default()
+        }];
+        let extras = [UaPattern {
+            regex: r"^\w+$".into(),
+            family_replacement: Some("Anybot".into()),
+        }];
+        let c = Classifier::new(&bots, &extras).unwrap();
+        assert!(!c.has_prefilter());
+        assert!(c.passes_prefilter("anything"));
+        assert_eq!(c.classify("Hello").bot.map(|b| b.name), Some("Anybot"));
+        assert!(Classifier::new(&bots, &[]).unwrap().has_prefilter());
+    }
+}

@@ -180,7 +180,6 @@ pub(crate) const CRAWLER_FAMILIES: &[&str] = &[
     "httpmonitor",
     "tlsprober",
     // Monitors, scanners and headless browsers, found elsewhere in the file.
-    "ruxit synthetic",
     "openvas scanner",
     "headlesschrome",
     "phantomjs",
