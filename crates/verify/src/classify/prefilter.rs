@@ -25,7 +25,9 @@ impl PrefilterBuilder {
     /// A step that answers only when the User-Agent meets `requirement`;
     /// an empty requirement (nothing known) turns the prefilter off.
     pub(crate) fn require(&mut self, requirement: Requirement) {
-        let requirement: Requirement = requirement.into_iter().filter(useful).collect();
+        // Met sets are counted in a byte: at most eight (any of them is
+        // a valid requirement on its own).
+        let requirement: Requirement = requirement.into_iter().filter(useful).take(8).collect();
         match &mut self.0 {
             Some(all) if !requirement.is_empty() => {
                 all.insert(requirement);
