@@ -58,4 +58,35 @@ pub enum Error {
         /// What failed.
         reason: String,
     },
+    /// An extra User-Agent pattern (placed before uap-core's parsers) that
+    /// does not compile, or whose family cannot be checked.
+    #[error("User-Agent pattern [{index}] '{regex}': {reason}")]
+    InvalidUaPattern {
+        /// Its index among the extras.
+        index: usize,
+        /// Its regex.
+        regex: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// An extra User-Agent pattern whose family names no registered bot.
+    #[error(
+        "User-Agent pattern [{index}] '{regex}' gives the family '{family}', which names no \
+         registered bot (compared without ASCII case)"
+    )]
+    UaPatternNamesNoBot {
+        /// Its index among the extras.
+        index: usize,
+        /// Its regex.
+        regex: String,
+        /// The family (lower-cased) that names no bot.
+        family: String,
+    },
+    /// A User-Agent classifier that could not be built for another reason
+    /// (the embedded uap-core data, or sizes beyond the automata's limits).
+    #[error("User-Agent classifier: {reason}")]
+    Classifier {
+        /// What went wrong.
+        reason: String,
+    },
 }

@@ -21,6 +21,7 @@
 //!
 //! The [`dns`] module checks addresses by forward-confirmed reverse DNS.
 
+pub mod classify;
 pub mod dns;
 mod error;
 mod ipset;
@@ -29,6 +30,10 @@ mod verdict;
 mod verifier;
 mod yaml;
 
+pub use classify::{
+    BotRef, CRAWLER_CATEGORY, Classification, Classifier, ClassifierBot, LIBRARY_CATEGORY,
+    MAX_CACHED_LEN, Source, UAP_CORE_REGEXES, UAP_CORE_VERSION, UaPattern,
+};
 pub use dns::{DnsConfig, Fcrdns, FcrdnsChecker, HostRule};
 pub use error::Error;
 pub use ipset::{Cidr, IpSet, IpSetBuilder, ListId, normalize};

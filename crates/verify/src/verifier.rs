@@ -333,7 +333,7 @@ impl Verifier {
                     .ranges()
                     .get(url)
                     .map_or("no copy", |f| f.version());
-                format!(" and not in its published ranges ({url}, {version})")
+                format!("; not in its published ranges either ({url}, {version})")
             })
         };
         if !bot.has_verifier() {
@@ -384,6 +384,8 @@ impl Verifier {
                 reason: format!(
                     "DNS is off, and it needs forward-confirmed reverse DNS{}",
                     not_published()
+                        .replace("; not in", ", and it is not in")
+                        .replace(" either", "")
                 ),
                 evidence,
             };

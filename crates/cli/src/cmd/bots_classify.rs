@@ -37,7 +37,12 @@ fn source(c: &Classification<'_>) -> Option<String> {
 fn write_one(out: &mut impl Write, format: Format, ua: &str, c: &Classification<'_>) -> Result<()> {
     let bot = c.bot.map(|b| b.name);
     match format {
-        Format::Text => writeln!(out, "{}\t{}\t{ua}", bot.unwrap_or("-"), c.category.unwrap_or("-"))?,
+        Format::Text => writeln!(
+            out,
+            "{}\t{}\t{ua}",
+            bot.unwrap_or("-"),
+            c.category.unwrap_or("-")
+        )?,
         Format::Json => {
             let doc = serde_json::json!({
                 "user_agent": ua,

@@ -88,7 +88,9 @@ fn parse_nameserver(text: &str) -> Result<SocketAddr, String> {
 fn parse_seconds(text: &str) -> Result<Duration, String> {
     match text.parse::<f64>() {
         Ok(s) if s > 0.0 && s <= 60.0 => Ok(Duration::from_secs_f64(s)),
-        _ => Err(format!("'{text}' is not a number of seconds between 0 and 60")),
+        _ => Err(format!(
+            "'{text}' is not a number of seconds between 0 and 60"
+        )),
     }
 }
 
@@ -136,17 +138,31 @@ pub(crate) async fn decide(
     Arc::new(Verdict::NotABot)
 }
 
-/// The verdict as the documented JSON object.
-pub(crate) fn verdict_json(ip: IpAddr, ua: Option<&str>, verdict: &Verdict) -> serde_json::Value {
-    serde_json::json!({
-        "ip": ip.to_string(),
-        "user_agent": ua,
-        "bot": verdict.bot(),
-        "verdict": verdict.kind(),
-        "method": verdict.method(),
-        "reason": verdict.reason(),
-        "evidence": verdict.evidence().map_or(serde_json::Value::Null, |e| serde_json::to_value(e).unwrap_or_default()),
-    })
+/// The verdict as the documented JSON object, fields in the documented
+/// order.
+#[derive(serde::Serialize)]
+pub(crate) struct VerdictJson<'a> {
+    ip: IpAddr,
+    user_agent: Option<&'a str>,
+    bot: Option<&'a str>,
+    verdict: &'static str,
+    method: Option<String>,
+    reason: Option<&'a str>,
+    evidence: Option<&'a botwarden_verify::Evidence>,
+}
+
+impl<'a> VerdictJson<'a> {
+    pub(crate) fn new(ip: IpAddr, ua: Option<&'a str>, verdict: &'a Verdict) -> VerdictJson<'a> {
+        VerdictJson {
+            ip,
+            user_agent: ua,
+            bot: verdict.bot(),
+            verdict: verdict.kind(),
+            method: verdict.method(),
+            reason: verdict.reason(),
+            evidence: verdict.evidence(),
+        }
+    }
 }
 
 /// How or why, in a few words, for the text output.
@@ -162,13 +178,23 @@ fn details(verdict: &Verdict) -> String {
                 let version = evidence.feed_version.as_deref().unwrap_or("unknown");
                 parts.push(format!("{p} in {feed} ({version})"));
             }
-            format!("{}: {}", verdict.method().unwrap_or_default(), parts.join("; "))
+            format!(
+                "{}: {}",
+                verdict.method().unwrap_or_default(),
+                parts.join("; ")
+            )
         }
         other => other.reason().unwrap_or("").to_owned(),
     }
 }
 
-fn write_one(out: &mut impl Write, format: Format, ip: IpAddr, ua: Option<&str>, verdict: &Verdict) -> Result<()> {
+fn write_one(
+    out: &mut impl Write,
+    format: Format,
+    ip: IpAddr,
+    ua: Option<&str>,
+    verdict: &Verdict,
+) -> Result<()> {
     match format {
         Format::Text => writeln!(
             out,
@@ -178,7 +204,7 @@ fn write_one(out: &mut impl Write, format: Format, ip: IpAddr, ua: Option<&str>,
             details(verdict)
         )?,
         Format::Json => {
-            serde_json::to_writer(&mut *out, &verdict_json(ip, ua, verdict))?;
+            serde_json::to_writer(&mut *out, &VerdictJson::new(ip, ua, verdict))?;
             writeln!(out)?;
         }
     }
@@ -203,7 +229,10 @@ fn parse_line(line: &str) -> Result<Option<Ask>, String> {
         .trim_end_matches(']')
         .parse::<IpAddr>()
         .map_err(|_| format!("'{ip}' is not an IP address"))?;
-    let ua = ua.map(str::trim).filter(|u| !u.is_empty() && *u != "-").map(str::to_owned);
+    let ua = ua
+        .map(str::trim)
+        .filter(|u| !u.is_empty() && *u != "-")
+        .map(str::to_owned);
     Ok(Some(Ask { ip, ua }))
 }
 
@@ -214,10 +243,13 @@ pub(crate) fn run(args: &VerifyArgs) -> Result<ExitCode> {
         .with_cache(100_000);
     if let Some(bot) = &args.bot {
         if registry.find(bot).is_none() {
-            bail!("no bot named '{bot}' in the registry (`botwarden bots registry show` lists them)");
+            bail!(
+                "no bot named '{bot}' in the registry (`botwarden bots registry show` lists them)"
+            );
         }
     }
-    let verifier = Verifier::new(registry, args.dns.config()).context("cannot set up verification")?;
+    let verifier =
+        Verifier::new(registry, args.dns.config()).context("cannot set up verification")?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
@@ -229,7 +261,13 @@ pub(crate) fn run(args: &VerifyArgs) -> Result<ExitCode> {
             .trim_end_matches(']')
             .parse::<IpAddr>()
             .map_err(|_| anyhow::anyhow!("'{text}' is not an IP address"))?;
-        let verdict = runtime.block_on(decide(&verifier, &classifier, ip, args.ua.as_deref(), args.bot.as_deref()));
+        let verdict = runtime.block_on(decide(
+            &verifier,
+            &classifier,
+            ip,
+            args.ua.as_deref(),
+            args.bot.as_deref(),
+        ));
         write_one(&mut out, args.format, ip, args.ua.as_deref(), &verdict)?;
         out.flush()?;
         return Ok(ExitCode::SUCCESS);
@@ -252,11 +290,18 @@ pub(crate) fn run(args: &VerifyArgs) -> Result<ExitCode> {
     }
     let concurrency = args.dns.concurrency as usize;
     let mut counts: BTreeMap<&'static str, usize> = BTreeMap::new();
+    let (verifier, classifier) = (&verifier, &classifier);
     runtime.block_on(async {
         let mut answers = futures_util::stream::iter(asks.iter())
-            .map(|ask| async {
-                let verdict =
-                    decide(&verifier, &classifier, ask.ip, ask.ua.as_deref(), args.bot.as_deref()).await;
+            .map(|ask| async move {
+                let verdict = decide(
+                    verifier,
+                    classifier,
+                    ask.ip,
+                    ask.ua.as_deref(),
+                    args.bot.as_deref(),
+                )
+                .await;
                 (ask, verdict)
             })
             .buffered(concurrency);
@@ -275,7 +320,16 @@ pub(crate) fn run(args: &VerifyArgs) -> Result<ExitCode> {
     if empty > 0 {
         parts.push(format!("{empty} empty"));
     }
-    writeln!(err, "botwarden: {} lines: {}", asks.len() + bad + empty, parts.join(", "))?;
+    writeln!(
+        err,
+        "botwarden: {} lines: {}",
+        asks.len() + bad + empty,
+        parts.join(", ")
+    )?;
     // Lines that were not addresses are the caller's error: exit 1.
-    Ok(if bad > 0 { ExitCode::from(1) } else { ExitCode::SUCCESS })
+    Ok(if bad > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
 }

@@ -2,8 +2,10 @@
 
 #![allow(clippy::print_stderr)]
 
+mod classify;
 mod dns;
 mod dns_server;
 mod published_ranges;
 mod registry;
+mod ua_corpus;
 mod verdicts;

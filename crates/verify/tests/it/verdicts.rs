@@ -155,7 +155,7 @@ async fn fcrdns_verifies_outside_the_published_ranges() {
 async fn impostors_are_spoofed_with_the_reason() {
     let dns = TestDns::start(zone()).await;
     let v = verifier(&dns).await;
-    let tail = " and not in its published ranges (https://feeds.example/searchbot.json, 2026-11-01T00:00:00)";
+    let tail = "; not in its published ranges either (https://feeds.example/searchbot.json, 2026-11-01T00:00:00)";
     assert_eq!(
         *v.verify(ip("192.0.2.201"), "Searchbot").await,
         spoofed(
@@ -299,7 +299,7 @@ async fn without_dns_bots_that_need_it_are_unknown() {
     assert_eq!(
         verdict.reason(),
         Some(
-            "DNS is off, and it needs forward-confirmed reverse DNS and not in its published ranges (https://feeds.example/searchbot.json, 2026-11-01T00:00:00)"
+            "DNS is off, and it needs forward-confirmed reverse DNS, and it is not in its published ranges (https://feeds.example/searchbot.json, 2026-11-01T00:00:00)"
         )
     );
     // Address lists still decide.

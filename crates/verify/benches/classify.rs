@@ -1,0 +1,209 @@
+//! User-Agent classification on a realistic mix: mostly browsers (uap-core's
+//! test User-Agents of ordinary browser families), with a share of crawlers
+//! (the crawler lists of `../shared/corpus/ua/derived/`). Compared, in the
+//! same run, with the `ua-parser` crate's full extraction (browser, OS and
+//! device) with the same uap-core data.
+//!
+//! - `uncached/*`: every distinct User-Agent of the mix once, no cache;
+//! - `cached/zipf`: a stream of 200,000 requests drawn from the mix with a
+//!   Zipf law (exponent 1, like the User-Agents of real access logs), through
+//!   a classifier with a cache of 10,000 User-Agents;
+//! - `cached/apache-log`: the User-Agents of a real access log
+//!   (`../shared/corpus/logs/`, 10,000 requests, 558 distinct), in order.
+//!
+//! Reads `../shared` (or `$BOTWARDEN_SHARED`).
+
+#![allow(clippy::print_stderr, missing_docs)]
+
+#[path = "../tests/it/ua_corpus.rs"]
+mod ua_corpus;
+
+use std::collections::HashSet;
+use std::hint::black_box;
+
+use botwarden_verify::{Classifier, UAP_CORE_REGEXES};
+use criterion::{Criterion, Throughput};
+
+/// A deterministic xorshift generator.
+struct Rng(u64);
+
+impl Rng {
+    fn next(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    fn unit(&mut self) -> f64 {
+        (self.next() >> 11) as f64 / (1u64 << 53) as f64
+    }
+
+    fn shuffle<T>(&mut self, v: &mut [T]) {
+        for i in (1..v.len()).rev() {
+            v.swap(i, (self.next() % (i as u64 + 1)) as usize);
+        }
+    }
+}
+
+/// Draws indexes `0..n` with probability proportional to `1 / (rank + 1)`.
+struct Zipf(Vec<f64>);
+
+impl Zipf {
+    fn new(n: usize) -> Self {
+        let mut acc = 0.0;
+        let cdf = (1..=n)
+            .map(|k| {
+                acc += 1.0 / k as f64;
+                acc
+            })
+            .collect::<Vec<_>>();
+        let total = acc;
+        Self(cdf.into_iter().map(|c| c / total).collect())
+    }
+
+    fn draw(&self, rng: &mut Rng) -> usize {
+        let u = rng.unit();
+        self.0.partition_point(|&c| c < u).min(self.0.len() - 1)
+    }
+}
+
+struct Mix {
+    browsers: Vec<String>,
+    crawlers: Vec<String>,
+}
+
+/// Distinct browser and crawler User-Agents.
+fn mix(shared: &std::path::Path, reference: &ua_parser::Extractor<'_>) -> Mix {
+    let mut seen = HashSet::new();
+    let mut browsers = Vec::new();
+    for case in ua_corpus::ua_cases(shared) {
+        if ua_corpus::BROWSER_FAMILIES.contains(&case.family.as_str())
+            && seen.insert(case.user_agent_string.clone())
+        {
+            browsers.push(case.user_agent_string);
+        }
+    }
+    for case in ua_corpus::device_cases(shared) {
+        let ua = case.user_agent_string;
+        let browser = reference
+            .ua
+            .extract(&ua)
+            .is_some_and(|v| ua_corpus::BROWSER_FAMILIES.contains(&v.family.as_ref()));
+        if case.family != "Spider" && browser && seen.insert(ua.clone()) {
+            browsers.push(ua);
+        }
+    }
+    let mut crawlers = Vec::new();
+    for list in ua_corpus::CRAWLER_LISTS {
+        for ua in ua_corpus::crawler_list(shared, list) {
+            if seen.insert(ua.clone()) {
+                crawlers.push(ua);
+            }
+        }
+    }
+    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    rng.shuffle(&mut browsers);
+    rng.shuffle(&mut crawlers);
+    Mix { browsers, crawlers }
+}
+
+/// `n` requests, a share `crawler_share` of them crawlers, each side drawn
+/// with a Zipf law over its shuffled User-Agents.
+fn zipf_stream(mix: &Mix, n: usize, crawler_share: f64) -> Vec<&str> {
+    let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+    let zb = Zipf::new(mix.browsers.len());
+    let zc = Zipf::new(mix.crawlers.len());
+    (0..n)
+        .map(|_| {
+            if rng.unit() < crawler_share {
+                mix.crawlers[zc.draw(&mut rng)].as_str()
+            } else {
+                mix.browsers[zb.draw(&mut rng)].as_str()
+            }
+        })
+        .collect()
+}
+
+fn main() {
+    let Some(shared) = ua_corpus::shared("classification benchmark") else {
+        return;
+    };
+    let regexes: ua_parser::Regexes<'_> =
+        serde_saphyr::from_str(UAP_CORE_REGEXES).expect("embedded regexes parse");
+    let reference = ua_parser::Extractor::try_from(regexes).expect("embedded regexes compile");
+    let mix = mix(&shared, &reference);
+    let bots = ua_corpus::test_bots();
+    let classifier = Classifier::new(&bots, &[]).expect("test registry builds");
+
+    let mut c = Criterion::default().configure_from_args();
+    for share in [0.05, 0.10, 0.20] {
+        // All crawlers are kept; browsers are added to reach the share.
+        let n_crawlers =
+            ((mix.browsers.len() as f64 * share / (1.0 - share)) as usize).min(mix.crawlers.len());
+        let n_browsers =
+            ((n_crawlers as f64 * (1.0 - share) / share) as usize).min(mix.browsers.len());
+        let mut distinct: Vec<&str> = mix.browsers[..n_browsers]
+            .iter()
+            .chain(&mix.crawlers[..n_crawlers])
+            .map(String::as_str)
+            .collect();
+        Rng(7).shuffle(&mut distinct);
+        eprintln!(
+            "uncached mix {:.0}%: {n_browsers} browsers + {n_crawlers} crawlers",
+            share * 100.0
+        );
+        let mut g = c.benchmark_group(format!("uncached-{:.0}pct-crawlers", share * 100.0));
+        g.sample_size(10);
+        g.throughput(Throughput::Elements(distinct.len() as u64));
+        g.bench_function("botwarden", |b| {
+            b.iter(|| {
+                for ua in &distinct {
+                    black_box(classifier.classify_uncached(black_box(ua)));
+                }
+            });
+        });
+        g.bench_function("ua-parser-full", |b| {
+            b.iter(|| {
+                for ua in &distinct {
+                    black_box(reference.extract(black_box(ua)));
+                }
+            });
+        });
+        g.finish();
+    }
+
+    let stream = zipf_stream(&mix, 200_000, 0.10);
+    let distinct = stream.iter().collect::<HashSet<_>>().len();
+    eprintln!(
+        "zipf stream: {} requests, {distinct} distinct",
+        stream.len()
+    );
+    let log = ua_corpus::log_user_agents(&shared);
+    let mut g = c.benchmark_group("cached");
+    g.sample_size(10);
+    g.throughput(Throughput::Elements(stream.len() as u64));
+    g.bench_function("zipf-10pct-crawlers", |b| {
+        let cached = Classifier::new(&bots, &[])
+            .expect("test registry builds")
+            .with_cache(10_000);
+        b.iter(|| {
+            for ua in &stream {
+                black_box(cached.classify(black_box(ua)));
+            }
+        });
+    });
+    g.throughput(Throughput::Elements(log.len() as u64));
+    g.bench_function("apache-log", |b| {
+        let cached = Classifier::new(&bots, &[])
+            .expect("test registry builds")
+            .with_cache(10_000);
+        b.iter(|| {
+            for ua in &log {
+                black_box(cached.classify(black_box(ua)));
+            }
+        });
+    });
+    g.finish();
+    c.final_summary();
+}
