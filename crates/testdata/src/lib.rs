@@ -24,6 +24,7 @@
 //! URL; every other profile must disallow it. `robots_base64` replaces
 //! `robots` for bodies that are not UTF-8.
 
+pub mod dns;
 use std::path::{Path, PathBuf};
 
 use base64::Engine as _;

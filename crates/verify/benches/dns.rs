@@ -12,12 +12,7 @@ use std::time::{Duration, Instant};
 use botwarden_verify::dns::{DnsConfig, FcrdnsChecker, HostRule};
 use criterion::{Criterion, Throughput};
 
-// The test server serves more than the benchmark uses.
-#[allow(dead_code)]
-#[path = "../tests/it/dns_server.rs"]
-mod dns_server;
-
-use dns_server::{TestDns, Zone};
+use botwarden_testdata::dns::{TestDns, Zone};
 
 const ADDRESSES: u32 = 10_000;
 

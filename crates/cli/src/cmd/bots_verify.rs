@@ -188,6 +188,7 @@ fn details(verdict: &Verdict) -> String {
     }
 }
 
+/// Writes one answer; the address as verified (IPv4-mapped IPv6 as IPv4).
 fn write_one(
     out: &mut impl Write,
     format: Format,
@@ -195,6 +196,7 @@ fn write_one(
     ua: Option<&str>,
     verdict: &Verdict,
 ) -> Result<()> {
+    let ip = botwarden_verify::normalize(ip);
     match format {
         Format::Text => writeln!(
             out,

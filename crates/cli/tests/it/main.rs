@@ -1,6 +1,7 @@
 //! Integration tests of the `botwarden` binary.
 
 mod bots_registry;
+mod bots_verify;
 mod robots_check;
 mod robots_fetch;
 mod robots_fix;

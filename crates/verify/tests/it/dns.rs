@@ -14,7 +14,7 @@ use botwarden_verify::dns::{
 };
 use hickory_proto::rr::RecordType;
 
-use crate::dns_server::{BlackHole, TestDns, Zone};
+use botwarden_testdata::dns::{BlackHole, TestDns, Zone};
 
 const NO_MASKS: [&str; 0] = [];
 

@@ -4,7 +4,6 @@
 
 mod classify;
 mod dns;
-mod dns_server;
 mod published_ranges;
 mod registry;
 mod ua_corpus;

@@ -10,7 +10,7 @@ use botwarden_verify::registry::{Feed, Registry, RegistryBuilder};
 use botwarden_verify::{Evidence, Method, Verdict, Verifier, VerifierConfig};
 use hickory_proto::rr::RecordType;
 
-use crate::dns_server::{BlackHole, TestDns, Zone};
+use botwarden_testdata::dns::{BlackHole, TestDns, Zone};
 
 const FEED: &str = "https://feeds.example/searchbot.json";
 

@@ -24,7 +24,7 @@ use hickory_server::zone_handler::MessageResponseBuilder;
 
 /// The records a [`TestDns`] serves.
 #[derive(Debug, Clone)]
-pub(crate) struct Zone {
+pub struct Zone {
     records: HashMap<LowerName, Vec<Record>>,
     servfail: HashSet<LowerName>,
     ttl: u32,
@@ -40,7 +40,7 @@ impl Default for Zone {
 
 /// The owner name of `name_or_ip`: the reverse name of an address, else
 /// the name itself (absolute).
-pub(crate) fn owner(name_or_ip: &str) -> Name {
+pub fn owner(name_or_ip: &str) -> Name {
     let mut name = match name_or_ip.parse::<IpAddr>() {
         Ok(ip) => Name::from(ip),
         Err(_) => Name::from_ascii(name_or_ip).expect("a valid test name"),
@@ -52,7 +52,7 @@ pub(crate) fn owner(name_or_ip: &str) -> Name {
 impl Zone {
     /// An empty zone; records get a TTL of one hour and negative answers a
     /// TTL of one minute unless changed.
-    pub(crate) fn new() -> Self {
+    pub fn new() -> Self {
         Self {
             records: HashMap::new(),
             servfail: HashSet::new(),
@@ -63,19 +63,19 @@ impl Zone {
     }
 
     /// The TTL of the records added after this call.
-    pub(crate) fn ttl(mut self, secs: u32) -> Self {
+    pub fn ttl(mut self, secs: u32) -> Self {
         self.ttl = secs;
         self
     }
 
     /// The negative TTL (SOA minimum) of NXDOMAIN and NODATA answers.
-    pub(crate) fn negative_ttl(mut self, secs: u32) -> Self {
+    pub fn negative_ttl(mut self, secs: u32) -> Self {
         self.negative_ttl = secs;
         self
     }
 
     /// Waits this long before answering each query.
-    pub(crate) fn delay(mut self, delay: Duration) -> Self {
+    pub fn delay(mut self, delay: Duration) -> Self {
         self.delay = delay;
         self
     }
@@ -88,7 +88,7 @@ impl Zone {
     }
 
     /// PTR records of an address, in this order.
-    pub(crate) fn ptr(self, ip: &str, names: &[&str]) -> Self {
+    pub fn ptr(self, ip: &str, names: &[&str]) -> Self {
         let ip: IpAddr = ip.parse().expect("a test address");
         names.iter().fold(self, |zone, name| {
             zone.add(Name::from(ip), RData::PTR(PTR(owner(name))))
@@ -96,7 +96,7 @@ impl Zone {
     }
 
     /// A records of a name, in this order.
-    pub(crate) fn a(self, name: &str, ips: &[&str]) -> Self {
+    pub fn a(self, name: &str, ips: &[&str]) -> Self {
         ips.iter().fold(self, |zone, ip| {
             zone.add(
                 owner(name),
@@ -106,7 +106,7 @@ impl Zone {
     }
 
     /// AAAA records of a name, in this order.
-    pub(crate) fn aaaa(self, name: &str, ips: &[&str]) -> Self {
+    pub fn aaaa(self, name: &str, ips: &[&str]) -> Self {
         ips.iter().fold(self, |zone, ip| {
             zone.add(
                 owner(name),
@@ -117,7 +117,7 @@ impl Zone {
 
     /// Every query of this name (or of the reverse name of this address)
     /// is answered SERVFAIL.
-    pub(crate) fn servfail(mut self, name_or_ip: &str) -> Self {
+    pub fn servfail(mut self, name_or_ip: &str) -> Self {
         self.servfail.insert(LowerName::new(&owner(name_or_ip)));
         self
     }
@@ -136,7 +136,7 @@ struct State {
 
 /// A DNS server on 127.0.0.1 (UDP and TCP on one port picked free), running
 /// until dropped.
-pub(crate) struct TestDns {
+pub struct TestDns {
     addr: SocketAddr,
     state: Arc<State>,
     _server: Server<Handler>,
@@ -144,7 +144,7 @@ pub(crate) struct TestDns {
 
 impl TestDns {
     /// Starts serving `zone` on the current Tokio runtime.
-    pub(crate) async fn start(zone: Zone) -> Self {
+    pub async fn start(zone: Zone) -> Self {
         let (udp, tcp) = bind_pair();
         let addr = udp.local_addr().expect("bound");
         let state = Arc::new(State {
@@ -168,23 +168,23 @@ impl TestDns {
     }
 
     /// Where it listens (UDP and TCP).
-    pub(crate) fn addr(&self) -> SocketAddr {
+    pub fn addr(&self) -> SocketAddr {
         self.addr
     }
 
     /// Queries received, all names and types, UDP and TCP.
-    pub(crate) fn queries(&self) -> usize {
+    pub fn queries(&self) -> usize {
         self.state.total.load(Ordering::SeqCst)
     }
 
     /// Queries received over TCP.
-    pub(crate) fn tcp_queries(&self) -> usize {
+    pub fn tcp_queries(&self) -> usize {
         self.state.tcp.load(Ordering::SeqCst)
     }
 
     /// Queries received for one name (or the reverse name of an address) and
     /// type.
-    pub(crate) fn queries_for(&self, name_or_ip: &str, rtype: RecordType) -> usize {
+    pub fn queries_for(&self, name_or_ip: &str, rtype: RecordType) -> usize {
         let key = (LowerName::new(&owner(name_or_ip)), rtype);
         self.state
             .queries
@@ -196,12 +196,12 @@ impl TestDns {
     }
 
     /// The most queries it was answering at one time.
-    pub(crate) fn max_in_flight(&self) -> usize {
+    pub fn max_in_flight(&self) -> usize {
         self.state.max_in_flight.load(Ordering::SeqCst)
     }
 
     /// Serves another zone from now on.
-    pub(crate) fn set_zone(&self, zone: Zone) {
+    pub fn set_zone(&self, zone: Zone) {
         *self.state.zone.write().expect("not poisoned") = zone;
     }
 }
@@ -221,7 +221,7 @@ fn bind_pair() -> (std::net::UdpSocket, std::net::TcpListener) {
 }
 
 /// A loopback port, UDP and TCP, that takes queries and never answers.
-pub(crate) struct BlackHole {
+pub struct BlackHole {
     addr: SocketAddr,
     _udp: std::net::UdpSocket,
     _tcp: std::net::TcpListener,
@@ -229,7 +229,7 @@ pub(crate) struct BlackHole {
 
 impl BlackHole {
     /// Binds the port.
-    pub(crate) fn start() -> Self {
+    pub fn start() -> Self {
         let (udp, tcp) = bind_pair();
         Self {
             addr: udp.local_addr().expect("bound"),
@@ -239,7 +239,7 @@ impl BlackHole {
     }
 
     /// The port's address.
-    pub(crate) fn addr(&self) -> SocketAddr {
+    pub fn addr(&self) -> SocketAddr {
         self.addr
     }
 }
@@ -365,5 +365,36 @@ async fn send<'a, R: ResponseHandler>(
             }
             .into()
         }
+    }
+}
+
+/// A [`TestDns`] on a runtime of its own, for tests that are not async
+/// (those that run the `botwarden` binary against it).
+pub struct BackgroundDns {
+    dns: TestDns,
+    _runtime: tokio::runtime::Runtime,
+}
+
+impl BackgroundDns {
+    /// Starts serving `zone` on a new runtime with one worker thread.
+    pub fn start(zone: Zone) -> Self {
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(1)
+            .enable_all()
+            .build()
+            .expect("a Tokio runtime for the test DNS server");
+        let dns = runtime.block_on(TestDns::start(zone));
+        Self {
+            dns,
+            _runtime: runtime,
+        }
+    }
+}
+
+impl std::ops::Deref for BackgroundDns {
+    type Target = TestDns;
+
+    fn deref(&self) -> &TestDns {
+        &self.dns
     }
 }

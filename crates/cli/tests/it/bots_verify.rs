@@ -1,0 +1,234 @@
+//! `botwarden bots verify` and `botwarden bots classify`, with a real DNS
+//! server on loopback answering for a test zone.
+
+use botwarden_testdata::dns::{BackgroundDns, Zone};
+use serde_json::Value;
+
+use crate::{TempFile, botwarden};
+
+const REGISTRY: &str = "\
+bots:
+  - name: Searchbot
+    category: search
+    robots_tokens: [Searchbot]
+    fcrdns_hosts: [searchbot.example]
+";
+
+fn zone() -> Zone {
+    Zone::new()
+        .ptr("192.0.2.200", &["crawl-1.searchbot.example"])
+        .a("crawl-1.searchbot.example", &["192.0.2.200"])
+        .ptr("192.0.2.201", &["crawl-1.searchbot.example.evil.example"])
+        .a("crawl-1.searchbot.example.evil.example", &["192.0.2.201"])
+        .ptr("2001:db8::7", &["crawl-7.searchbot.example"])
+        .aaaa("crawl-7.searchbot.example", &["2001:db8::7"])
+        .servfail("192.0.2.203")
+}
+
+fn run(args: &[&str], stdin: &str) -> (i32, String, String) {
+    let out = botwarden(args, stdin.as_bytes());
+    (
+        out.status.code().expect("an exit code"),
+        String::from_utf8(out.stdout).expect("UTF-8"),
+        String::from_utf8(out.stderr).expect("UTF-8"),
+    )
+}
+
+#[test]
+fn one_address_against_the_test_zone() {
+    let dns = BackgroundDns::start(zone());
+    let registry = TempFile::new("r.yaml", REGISTRY.as_bytes());
+    let ns = dns.addr().to_string();
+    let base = [
+        "bots",
+        "verify",
+        "--no-default-registry",
+        "--registry",
+        registry.arg(),
+        "--nameserver",
+        &ns,
+    ];
+    let with = |extra: &[&str]| {
+        let mut args = base.to_vec();
+        args.extend_from_slice(extra);
+        run(&args, "")
+    };
+    let (code, stdout, stderr) = with(&[
+        "192.0.2.200",
+        "--ua",
+        "Mozilla/5.0 (compatible; Searchbot/2.1)",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        stdout,
+        "192.0.2.200\tverified\tSearchbot\tfcrdns: PTR crawl-1.searchbot.example confirmed\n"
+    );
+    let (_, stdout, _) = with(&["192.0.2.201", "--bot", "Searchbot"]);
+    assert_eq!(
+        stdout,
+        "192.0.2.201\tspoofed\tSearchbot\tPTR crawl-1.searchbot.example.evil.example does not end with an allowed host (searchbot.example)\n"
+    );
+    // IPv6, given as an IPv4-mapped or plain address, and in brackets.
+    let (_, stdout, _) = with(&["[2001:db8::7]", "--bot", "searchbot"]);
+    assert!(
+        stdout.starts_with("2001:db8::7\tverified\tSearchbot\t"),
+        "{stdout}"
+    );
+    // An unknown bot name is a usage error.
+    let (code, _, stderr) = with(&["192.0.2.200", "--bot", "Nobot"]);
+    assert_eq!(code, 2);
+    assert!(stderr.contains("no bot named 'Nobot'"), "{stderr}");
+    let (code, _, stderr) = with(&["not-an-ip"]);
+    assert_eq!(code, 2);
+    assert!(
+        stderr.contains("'not-an-ip' is not an IP address"),
+        "{stderr}"
+    );
+}
+
+#[test]
+fn lines_from_standard_input_in_order_as_json() {
+    let dns = BackgroundDns::start(zone());
+    let registry = TempFile::new("r.yaml", REGISTRY.as_bytes());
+    let ns = dns.addr().to_string();
+    let input = "\
+192.0.2.200\tSearchbot/2.1 (+https://searchbot.example/bot)
+192.0.2.201\tSearchbot/2.1 (+https://searchbot.example/bot)
+192.0.2.203\tSearchbot/2.1
+192.0.2.9\tMozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36
+192.0.2.9\tOddCrawler/0.1 (+https://odd.example/crawler)
+192.0.2.200
+garbage\tSearchbot/2.1
+
+::ffff:192.0.2.200\tSearchbot/2.1
+";
+    let (code, stdout, stderr) = run(
+        &[
+            "bots",
+            "verify",
+            "--no-default-registry",
+            "--registry",
+            registry.arg(),
+            "--nameserver",
+            &ns,
+            "--format",
+            "json",
+        ],
+        input,
+    );
+    // A line that is no address is reported, counted, and makes the exit 1.
+    assert_eq!(code, 1, "{stderr}");
+    assert!(
+        stderr.contains("stdin:7: 'garbage' is not an IP address; line skipped"),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("9 lines: 1 not-a-bot, 1 spoofed, 1 unknown, 1 unverifiable, 3 verified, 1 skipped (not an address), 1 empty"),
+        "{stderr}"
+    );
+    let rows: Vec<Value> = stdout
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let verdicts: Vec<(&str, &str)> = rows
+        .iter()
+        .map(|r| (r["ip"].as_str().unwrap(), r["verdict"].as_str().unwrap()))
+        .collect();
+    assert_eq!(
+        verdicts,
+        [
+            ("192.0.2.200", "verified"),
+            ("192.0.2.201", "spoofed"),
+            ("192.0.2.203", "unknown"),
+            ("192.0.2.9", "not-a-bot"),
+            ("192.0.2.9", "unverifiable"),
+            ("192.0.2.200", "verified"),
+            ("192.0.2.200", "verified"),
+        ]
+    );
+    // The documented fields, in order.
+    let keys: Vec<&str> = rows[0]
+        .as_object()
+        .unwrap()
+        .keys()
+        .map(String::as_str)
+        .collect();
+    let mut sorted = vec![
+        "bot",
+        "evidence",
+        "ip",
+        "method",
+        "reason",
+        "user_agent",
+        "verdict",
+    ];
+    sorted.sort_unstable();
+    let mut got = keys.clone();
+    got.sort_unstable();
+    assert_eq!(got, sorted);
+    assert_eq!(rows[0]["method"], "fcrdns");
+    assert_eq!(
+        rows[0]["evidence"]["confirmed_name"],
+        "crawl-1.searchbot.example"
+    );
+    assert_eq!(rows[0]["evidence"]["forward"][0], "192.0.2.200");
+    assert_eq!(
+        rows[2]["reason"],
+        "the PTR lookup of 192.0.2.203 failed: the server answered SERVFAIL"
+    );
+    assert_eq!(rows[3]["bot"], Value::Null);
+    assert_eq!(rows[4]["reason"], "a crawler the registry does not know");
+    // An address without a User-Agent is matched by its reverse DNS.
+    assert_eq!(rows[5]["user_agent"], Value::Null);
+    assert_eq!(rows[5]["bot"], "Searchbot");
+}
+
+#[test]
+fn the_default_registry_verifies_by_published_ranges_offline() {
+    let input = "66.249.66.1\tMozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)\n\
+                 203.0.113.9\tMozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)\n\
+                 20.171.206.1\tMozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)\n\
+                 203.0.113.9\tMozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)\n";
+    let (code, stdout, stderr) = run(&["bots", "verify", "--no-dns"], input);
+    assert_eq!(code, 0, "{stderr}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert!(lines[0].starts_with("66.249.66.1\tverified\tGooglebot\tpublished_ranges: 66.249.66.0/27 in https://developers.google.com/static/search/apis/ipranges/googlebot.json"), "{stdout}");
+    assert!(
+        lines[1].starts_with("203.0.113.9\tunknown\tGooglebot\tDNS is off"),
+        "{stdout}"
+    );
+    assert!(
+        lines[2].starts_with("20.171.206.1\tverified\tGPTBot\tpublished_ranges: "),
+        "{stdout}"
+    );
+    assert!(lines[3].starts_with("203.0.113.9\tspoofed\tGPTBot\t203.0.113.9 is not in its published ranges (https://openai.com/gptbot.json"), "{stdout}");
+}
+
+#[test]
+fn classify_names_the_bot_and_category() {
+    let (code, stdout, _) = run(
+        &[
+            "bots",
+            "classify",
+            "Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)",
+            "Mozilla/5.0 (iPhone; CPU iPhone OS 17_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like Gecko) Version/17.0 Mobile/15E148 Safari/604.1",
+            "python-requests/2.31.0",
+        ],
+        "",
+    );
+    assert_eq!(code, 0);
+    let rows: Vec<Vec<&str>> = stdout
+        .lines()
+        .map(|l| l.splitn(3, '\t').collect())
+        .collect();
+    assert_eq!(rows[0][..2], ["bingbot", "search"]);
+    assert_eq!(rows[1][..2], ["-", "-"]);
+    assert_eq!(rows[2][..2], ["-", "library"]);
+    let (_, stdout, _) = run(
+        &["bots", "classify", "--format", "json"],
+        "Twitterbot/1.0\n",
+    );
+    let doc: Value = serde_json::from_str(stdout.trim()).unwrap();
+    assert_eq!(doc["bot"], "Twitterbot");
+    assert_eq!(doc["user_agent"], "Twitterbot/1.0");
+}
