@@ -84,7 +84,7 @@ pub enum Source {
     /// not know (botwarden's own list) is in the User-Agent.
     KnownClient,
     /// The User-Agent holds a URL (`http://`, `https://`, `www.`), as
-    /// crawlers' do to say who runs them, and browsers' never do.
+    /// crawlers' do to say who runs them, and browsers' almost never do.
     ContactUrl,
 }
 
