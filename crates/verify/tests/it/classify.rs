@@ -425,7 +425,7 @@ fn uap_core_crawlers_are_bots_and_its_browsers_are_not() {
 /// Ordinary browsers: uap-core's test User-Agents of browser families,
 /// and its device test User-Agents whose family (by ua-parser) is a
 /// browser's and whose device is not `Spider`.
-fn browsers(shared: &Path) -> Vec<Case> {
+pub(crate) fn browsers(shared: &Path) -> Vec<Case> {
     let reference = reference();
     let mut seen = HashSet::new();
     let mut out = Vec::new();
@@ -457,7 +457,7 @@ fn browsers(shared: &Path) -> Vec<Case> {
 }
 
 /// Browser User-Agents classified as bots on purpose, with the reason.
-const BROWSER_EXCEPTIONS: &[(&str, &str)] = &[
+pub(crate) const BROWSER_EXCEPTIONS: &[(&str, &str)] = &[
     (
         "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko; Google Web Preview) \
      Chrome/27.0 .1453 Safari/537.36.",
@@ -516,7 +516,7 @@ fn no_browser_is_a_bot() {
 /// most are named bots for the registry), and the Spider list's two misses
 /// are the Google-InspectionTool cases that uap-core added after the
 /// embedded release.
-const RECALL_FLOORS: [(&str, f64); 3] = [
+pub(crate) const RECALL_FLOORS: [(&str, f64); 3] = [
     ("crawler_uas_monperrus_instances.txt", 82.0),
     ("crawler_uas_arcjet_accepted_instances.txt", 90.0),
     ("crawler_uas_uap_core_device_family_Spider.txt", 97.0),
