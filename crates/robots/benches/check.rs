@@ -43,7 +43,7 @@ fn large_file() -> String {
             let _ = writeln!(out, "User-agent: bot{}", char::from(b'a' + g));
         }
         for _ in 0..500 {
-            let kind = if rng.next() % 3 == 0 {
+            let kind = if rng.next().is_multiple_of(3) {
                 "Allow"
             } else {
                 "Disallow"

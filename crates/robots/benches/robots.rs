@@ -427,7 +427,7 @@ fn synthetic(target: usize) -> String {
     while s.len() < target {
         let _ = writeln!(s, "# group {i}");
         let _ = writeln!(s, "User-agent: bot{}", i % 5000);
-        if i % 3 == 0 {
+        if i.is_multiple_of(3) {
             let _ = writeln!(s, "User-agent: crawler-{i}");
         }
         for j in 0..16 {
@@ -438,7 +438,7 @@ fn synthetic(target: usize) -> String {
                 _ => writeln!(s, "Disallow: /p{i}/{j} # old"),
             };
         }
-        if i % 10 == 0 {
+        if i.is_multiple_of(10) {
             let _ = writeln!(
                 s,
                 "Crawl-delay: 5\nSitemap: https://www.example.com/s{i}.xml"

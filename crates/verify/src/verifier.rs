@@ -307,24 +307,24 @@ impl Verifier {
         let name = bot.name.clone();
         let mut evidence = Evidence::default();
         // Published ranges verify by themselves.
-        if let Some(feed) = plan.feed {
-            if self.lists.list_contains(feed, ip) {
-                let url = bot.ranges_url.clone().unwrap_or_default();
-                if let Some(f) = self.registry.ranges().get(&url) {
-                    evidence.published_prefix = f
-                        .prefixes
-                        .iter()
-                        .find(|c| c.contains(ip))
-                        .map(|c| format!("{}/{}", c.network, c.len));
-                    evidence.feed_version = Some(f.version().to_owned());
-                }
-                evidence.feed = Some(url);
-                return Verdict::Verified {
-                    bot: name,
-                    methods: vec![Method::PublishedRanges],
-                    evidence,
-                };
+        if let Some(feed) = plan.feed
+            && self.lists.list_contains(feed, ip)
+        {
+            let url = bot.ranges_url.clone().unwrap_or_default();
+            if let Some(f) = self.registry.ranges().get(&url) {
+                evidence.published_prefix = f
+                    .prefixes
+                    .iter()
+                    .find(|c| c.contains(ip))
+                    .map(|c| format!("{}/{}", c.network, c.len));
+                evidence.feed_version = Some(f.version().to_owned());
             }
+            evidence.feed = Some(url);
+            return Verdict::Verified {
+                bot: name,
+                methods: vec![Method::PublishedRanges],
+                evidence,
+            };
         }
         let not_published = || {
             bot.ranges_url.as_ref().map_or(String::new(), |url| {

@@ -243,12 +243,10 @@ pub(crate) fn run(args: &VerifyArgs) -> Result<ExitCode> {
     let classifier = Classifier::for_registry(&registry)
         .context("cannot build the User-Agent classifier")?
         .with_cache(100_000);
-    if let Some(bot) = &args.bot {
-        if registry.find(bot).is_none() {
-            bail!(
-                "no bot named '{bot}' in the registry (`botwarden bots registry show` lists them)"
-            );
-        }
+    if let Some(bot) = &args.bot
+        && registry.find(bot).is_none()
+    {
+        bail!("no bot named '{bot}' in the registry (`botwarden bots registry show` lists them)");
     }
     let verifier =
         Verifier::new(registry, args.dns.config()).context("cannot set up verification")?;

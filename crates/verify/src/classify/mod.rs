@@ -606,10 +606,10 @@ impl Classifier {
             }
         }
         let uap = self.uap.extract(ua);
-        if let Some((i, family)) = &uap {
-            if let Some(bot) = self.registered(family) {
-                return Answer::bot(bot, Source::UapFamily(*i));
-            }
+        if let Some((i, family)) = &uap
+            && let Some(bot) = self.registered(family)
+        {
+            return Answer::bot(bot, Source::UapFamily(*i));
         }
         if let Some(bot) = self.tokens.find(ua) {
             return Answer::bot(bot, Source::RobotsToken);

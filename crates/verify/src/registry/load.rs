@@ -199,10 +199,10 @@ impl Ctx<'_> {
         let mut out = Vec::with_capacity(items.len());
         for (i, item) in items.iter().enumerate() {
             let here = format!("{path}[{i}]");
-            if let Some(text) = self.string(&here, item) {
-                if let Some(v) = check(self, &here, item.at, &text) {
-                    out.push(v);
-                }
+            if let Some(text) = self.string(&here, item)
+                && let Some(v) = check(self, &here, item.at, &text)
+            {
+                out.push(v);
             }
         }
         Some(out)
@@ -408,16 +408,14 @@ fn read_bot(cx: &mut Ctx<'_>, path: &str, node: &Node) -> Option<Bot> {
             }
             "ranges_format" => {
                 format_at = Some(key_at);
-                if let Some(text) = cx.string(&here, value) {
-                    if text != RangesFormat::GoogleJson.as_str() {
-                        cx.error(
-                            &here,
-                            value.at,
-                            format!(
-                                "unknown ranges format `{text}`; the one format is `google-json`"
-                            ),
-                        );
-                    }
+                if let Some(text) = cx.string(&here, value)
+                    && text != RangesFormat::GoogleJson.as_str()
+                {
+                    cx.error(
+                        &here,
+                        value.at,
+                        format!("unknown ranges format `{text}`; the one format is `google-json`"),
+                    );
                 }
             }
             "robots_tokens" => {
@@ -491,14 +489,14 @@ fn cross_checks(cx: &mut Ctx<'_>, path: &str, bot: &Bot, places: &Places) {
             Some(_) => {}
         }
     }
-    if let Some(format_at) = places.format {
-        if bot.ranges_url.is_none() {
-            cx.error(
-                &join(path, "ranges_format"),
-                format_at,
-                "`ranges_format` without `ranges_url`".to_owned(),
-            );
-        }
+    if let Some(format_at) = places.format
+        && bot.ranges_url.is_none()
+    {
+        cx.error(
+            &join(path, "ranges_format"),
+            format_at,
+            "`ranges_format` without `ranges_url`".to_owned(),
+        );
     }
     if let Some(hosts) = &bot.fcrdns_hosts {
         for (i, host) in hosts.iter().enumerate() {
