@@ -381,12 +381,18 @@ impl Verifier {
         let Some(dns) = &self.dns else {
             return Verdict::Unknown {
                 bot: name,
-                reason: format!(
-                    "DNS is off, and it needs forward-confirmed reverse DNS{}",
-                    not_published()
-                        .replace("; not in", ", and it is not in")
-                        .replace(" either", "")
-                ),
+                reason: match bot.ranges_url.as_deref() {
+                    Some(url) => format!(
+                        "{ip} is not in its published ranges ({url}, {}); DNS is off, so reverse DNS could not decide",
+                        self.registry
+                            .ranges()
+                            .get(url)
+                            .map_or("no copy", |f| f.version())
+                    ),
+                    None => {
+                        "DNS is off, and it is verified by forward-confirmed reverse DNS".to_owned()
+                    }
+                },
                 evidence,
             };
         };

@@ -89,15 +89,9 @@ impl RegistryArgs {
             writeln!(err, "botwarden: {note}")?;
         }
         // The default registry's own warnings are for `registry check`.
-        let builtin = |p: &&Problem| {
-            matches!(
-                &*p.file,
-                registry::DEFAULT_REGISTRY_NAME | registry::DEFAULT_EXTRAS_NAME
-            )
-        };
         for p in problems
             .iter()
-            .filter(|p| p.severity == Severity::Warning && !builtin(p))
+            .filter(|p| p.severity == Severity::Warning && !is_builtin(p))
         {
             writeln!(err, "{p}")?;
         }
@@ -111,6 +105,14 @@ impl RegistryArgs {
             }
         }
     }
+}
+
+/// Whether a problem is in the default registry or extras.
+fn is_builtin(p: &Problem) -> bool {
+    matches!(
+        &*p.file,
+        registry::DEFAULT_REGISTRY_NAME | registry::DEFAULT_EXTRAS_NAME
+    )
 }
 
 /// `bots registry` subcommands.
@@ -196,7 +198,12 @@ fn check(args: &CheckArgs) -> Result<ExitCode> {
         ranges_dir: None,
     };
     let (builder, _) = registry_args.builder()?;
-    let (registry, problems) = builder.build();
+    let (registry, mut problems) = builder.build();
+    // Files given: their problems only (the default registry's own
+    // warnings are shown when it is checked alone).
+    if !args.files.is_empty() {
+        problems.retain(|p| !is_builtin(p));
+    }
     let errors = problems
         .iter()
         .filter(|p| p.severity == Severity::Error)

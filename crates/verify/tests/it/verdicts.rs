@@ -299,7 +299,7 @@ async fn without_dns_bots_that_need_it_are_unknown() {
     assert_eq!(
         verdict.reason(),
         Some(
-            "DNS is off, and it needs forward-confirmed reverse DNS, and it is not in its published ranges (https://feeds.example/searchbot.json, 2026-11-01T00:00:00)"
+            "192.0.2.200 is not in its published ranges (https://feeds.example/searchbot.json, 2026-11-01T00:00:00); DNS is off, so reverse DNS could not decide"
         )
     );
     // Address lists still decide.
