@@ -7,6 +7,7 @@
 
 use std::hint::black_box;
 use std::net::{IpAddr, Ipv4Addr};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use botwarden_verify::dns::{DnsConfig, FcrdnsChecker, HostRule};
@@ -48,14 +49,28 @@ async fn check_all(checker: &FcrdnsChecker, rule: &HostRule, ips: &[IpAddr]) -> 
 
 /// Runs the group with criterion's command-line options.
 fn main() {
-    let rt = tokio::runtime::Builder::new_multi_thread()
-        .enable_all()
-        .build()
-        .expect("runtime");
     let ips: Vec<IpAddr> = (0..ADDRESSES)
         .map(|i| IpAddr::V4(Ipv4Addr::from(u32::from(Ipv4Addr::new(198, 18, 0, 0)) + i)))
         .collect();
-    let dns = rt.block_on(TestDns::start(zone(&ips)));
+    // The server runs on a thread of its own, the checks on another.
+    let (tx, rx) = std::sync::mpsc::channel();
+    let zone = zone(&ips);
+    std::thread::spawn(move || {
+        let rt = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .expect("server runtime");
+        rt.block_on(async {
+            let dns = Arc::new(TestDns::start(zone).await);
+            tx.send(Arc::clone(&dns)).expect("bench waits");
+            std::future::pending::<()>().await;
+        });
+    });
+    let dns = rx.recv().expect("server started");
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .expect("runtime");
     let config = DnsConfig::with_nameserver(dns.addr());
     let rule = HostRule::new(["googlebot.com"], [""; 0]).expect("valid rule");
 
