@@ -161,7 +161,7 @@ struct Inner {
     config: DnsConfig,
     slots: Semaphore,
     ptr: TtlCache<IpAddr, Answer<Arc<[PtrName]>>>,
-    forward: TtlCache<(String, Family), Answer<Arc<[IpAddr]>>>,
+    forward: TtlCache<ForwardKey, Answer<Arc<[IpAddr]>>>,
 }
 
 impl fmt::Debug for FcrdnsChecker {
@@ -195,7 +195,7 @@ enum Answer<T> {
 struct PtrName {
     name: Name,
     shown: String,
-    plain: Option<String>,
+    plain: Option<Arc<str>>,
 }
 
 impl PtrName {
@@ -215,9 +215,16 @@ impl PtrName {
             let ascii = name.to_lowercase().to_ascii();
             ascii.strip_suffix('.').map(str::to_owned).unwrap_or(ascii)
         });
-        Self { name, shown, plain }
+        Self {
+            name,
+            shown,
+            plain: plain.map(Arc::from),
+        }
     }
 }
+
+/// A forward lookup: the plain name and the address family.
+type ForwardKey = (Arc<str>, Family);
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 enum Family {
@@ -349,15 +356,18 @@ impl FcrdnsChecker {
             );
             let mut addresses = Vec::new();
             let mut failed = None;
-            for (answer, query) in [
-                (v4, Query::A(candidate.shown.clone())),
-                (v6, Query::Aaaa(candidate.shown.clone())),
-            ] {
+            for (answer, family) in [(v4, Family::V4), (v6, Family::V6)] {
                 match answer {
                     Answer::Records(list) => addresses.extend(list.iter().copied()),
                     Answer::Negative(_) => {}
                     Answer::Failed(failure) => {
-                        failed.get_or_insert(UnknownReason { query, failure });
+                        failed.get_or_insert_with(|| UnknownReason {
+                            query: match family {
+                                Family::V4 => Query::A(candidate.shown.clone()),
+                                Family::V6 => Query::Aaaa(candidate.shown.clone()),
+                            },
+                            failure,
+                        });
                     }
                 }
             }
@@ -391,7 +401,7 @@ impl FcrdnsChecker {
 impl Inner {
     /// The A or AAAA addresses of a name, cached.
     async fn addresses(&self, name: &PtrName, family: Family) -> Answer<Arc<[IpAddr]>> {
-        let key = (name.plain.clone().unwrap_or_default(), family);
+        let key = (name.plain.clone().unwrap_or_else(|| Arc::from("")), family);
         self.forward
             .get_or_fetch(key, &*self.config.clock, || {
                 let rtype = match family {
