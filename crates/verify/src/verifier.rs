@@ -15,6 +15,7 @@
 
 use std::collections::HashMap;
 use std::net::IpAddr;
+use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, PoisonError, RwLock};
 use std::time::{Duration, Instant};
 
@@ -98,11 +99,11 @@ pub struct VerdictStats {
 
 type Key = (IpAddr, u32);
 
+/// Verdicts by (address, bot); a fast hasher, as the keys are not chosen
+/// by an attacker who sees the hashes (the seed is random per process).
 #[derive(Debug, Default)]
 struct Cache {
-    map: HashMap<Key, (Arc<Verdict>, Instant)>,
-    hits: u64,
-    misses: u64,
+    map: HashMap<Key, (Arc<Verdict>, Instant), foldhash::fast::RandomState>,
 }
 
 /// Verifies addresses against a registry. Cheap to share (`&self` methods,
@@ -118,6 +119,8 @@ pub struct Verifier {
     dns: Option<FcrdnsChecker>,
     config: VerifierConfig,
     cache: RwLock<Cache>,
+    hits: AtomicU64,
+    misses: AtomicU64,
 }
 
 impl Verifier {
@@ -151,6 +154,8 @@ impl Verifier {
             dns,
             config,
             cache: RwLock::new(Cache::default()),
+            hits: AtomicU64::new(0),
+            misses: AtomicU64::new(0),
         })
     }
 
@@ -169,10 +174,9 @@ impl Verifier {
     /// The verdict cache's counters.
     #[must_use]
     pub fn stats(&self) -> VerdictStats {
-        let cache = self.cache.read().unwrap_or_else(PoisonError::into_inner);
         VerdictStats {
-            hits: cache.hits,
-            misses: cache.misses,
+            hits: self.hits.load(Ordering::Relaxed),
+            misses: self.misses.load(Ordering::Relaxed),
         }
     }
 
@@ -195,8 +199,7 @@ impl Verifier {
                 .map(|(v, _)| v.clone())
         };
         if found.is_some() {
-            let mut cache = self.cache.write().unwrap_or_else(PoisonError::into_inner);
-            cache.hits += 1;
+            self.hits.fetch_add(1, Ordering::Relaxed);
         }
         found
     }
@@ -207,8 +210,11 @@ impl Verifier {
             _ => self.config.verdict_ttl,
         };
         let now = self.config.clock.now();
+        self.misses.fetch_add(1, Ordering::Relaxed);
+        if ttl.is_zero() || self.config.cache_capacity == 0 {
+            return;
+        }
         let mut cache = self.cache.write().unwrap_or_else(PoisonError::into_inner);
-        cache.misses += 1;
         if ttl.is_zero() || self.config.cache_capacity == 0 {
             return;
         }
