@@ -90,8 +90,16 @@ impl Ctx<'_> {
             .count()
     }
 
-    /// The root mapping's entries, or `None` after reporting why not.
-    fn root<'n>(&mut self, root: Option<&'n Node>, list_key: &str) -> Option<&'n [(Node, Node)]> {
+    /// The entries of the file's root mapping, or `None` after reporting
+    /// why not (not YAML, empty, not a mapping).
+    fn document(&mut self, text: &str, list_key: &str) -> Option<Vec<(Node, Node)>> {
+        let root = match yaml::parse(text) {
+            Ok(root) => root,
+            Err(e) => {
+                self.error("", e.at, format!("not valid YAML: {}", e.message));
+                return None;
+            }
+        };
         let Some(root) = root else {
             self.error(
                 "",
@@ -100,14 +108,12 @@ impl Ctx<'_> {
             );
             return None;
         };
-        let Kind::Map(entries) = &root.kind else {
+        let kind = root.kind_name();
+        let Kind::Map(entries) = root.kind else {
             self.error(
                 "",
                 root.at,
-                format!(
-                    "expected a mapping with `{list_key}:`, found {}",
-                    root.kind_name()
-                ),
+                format!("expected a mapping with `{list_key}:`, found {kind}"),
             );
             return None;
         };
@@ -270,19 +276,12 @@ pub(super) fn registry(file: &Arc<str>, text: &str) -> (Vec<Bot>, Vec<Problem>) 
         file,
         problems: Vec::new(),
     };
-    let root = match yaml::parse(text) {
-        Ok(root) => root,
-        Err(e) => {
-            cx.error("", e.at, format!("not valid YAML: {}", e.message));
-            return (Vec::new(), cx.problems);
-        }
-    };
-    let Some(entries) = cx.root(root.as_ref(), "bots") else {
+    let Some(entries) = cx.document(text, "bots") else {
         return (Vec::new(), cx.problems);
     };
     let mut bots = Vec::new();
     let mut names: HashMap<String, Position> = HashMap::new();
-    for (key, node, _) in cx.fields("", entries, &["bots"]) {
+    for (key, node, _) in cx.fields("", &entries, &["bots"]) {
         let Some(items) = cx.list(key, node) else {
             continue;
         };
@@ -696,18 +695,11 @@ pub(super) fn extras(file: &Arc<str>, text: &str) -> (Vec<UaExtra>, Vec<Problem>
         file,
         problems: Vec::new(),
     };
-    let root = match yaml::parse(text) {
-        Ok(root) => root,
-        Err(e) => {
-            cx.error("", e.at, format!("not valid YAML: {}", e.message));
-            return (Vec::new(), cx.problems);
-        }
-    };
-    let Some(entries) = cx.root(root.as_ref(), "user_agent_parsers") else {
+    let Some(entries) = cx.document(text, "user_agent_parsers") else {
         return (Vec::new(), cx.problems);
     };
     let mut out = Vec::new();
-    for (key, node, _) in cx.fields("", entries, &["user_agent_parsers"]) {
+    for (key, node, _) in cx.fields("", &entries, &["user_agent_parsers"]) {
         let Some(items) = cx.list(key, node) else {
             continue;
         };
