@@ -171,3 +171,68 @@ fn profiles(id: &str, url: &str, allowed: Allowed) -> Vec<&'static str> {
             .collect(),
     }
 }
+
+/// The workspace root.
+#[must_use]
+pub fn workspace() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// `../shared` beside the project (or `$BOTWARDEN_SHARED`), when its
+/// `needs` folder is there. When it is absent the calling suite is skipped
+/// loudly, and fails under CI.
+///
+/// # Panics
+/// Under CI (`CI=true`) when the folder is absent.
+#[must_use]
+pub fn shared(suite: &str, needs: &str) -> Option<PathBuf> {
+    let dir = std::env::var_os("BOTWARDEN_SHARED")
+        .map_or_else(|| workspace().join("../shared"), PathBuf::from);
+    if dir.join(needs).is_dir() {
+        return Some(dir);
+    }
+    let msg = format!(
+        "\n!!! {suite}: shared data not found at {} — this suite did NOT run.\n\
+         !!! Put the project's shared/ folder beside the repository or set BOTWARDEN_SHARED.\n",
+        dir.display()
+    );
+    assert!(std::env::var("CI").as_deref() != Ok("true"), "{msg}");
+    #[allow(clippy::print_stderr)]
+    {
+        eprintln!("{msg}");
+    }
+    None
+}
+
+/// Whether generated files should be rewritten instead of compared
+/// (`BOTWARDEN_BLESS` set).
+#[must_use]
+pub fn bless() -> bool {
+    std::env::var_os("BOTWARDEN_BLESS").is_some()
+}
+
+/// Compares `got` with the file at `path` (relative to the workspace), or
+/// rewrites the file when blessing.
+///
+/// # Panics
+/// When they differ, naming the file and the first differing line.
+pub fn snapshot(path: &str, got: &str) {
+    let file = workspace().join(path);
+    if bless() {
+        std::fs::write(&file, got).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        return;
+    }
+    let want = std::fs::read_to_string(&file).unwrap_or_default();
+    if want != got {
+        let first = want
+            .lines()
+            .zip(got.lines())
+            .position(|(a, b)| a != b)
+            .unwrap_or(want.lines().count().min(got.lines().count()));
+        panic!(
+            "{path} is out of date (first difference at line {}); \
+             rerun with BOTWARDEN_BLESS=1 and review the diff",
+            first + 1
+        );
+    }
+}

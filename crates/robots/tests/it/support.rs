@@ -5,55 +5,11 @@ use std::path::{Path, PathBuf};
 use base64::Engine as _;
 use serde::Deserialize;
 
-/// The workspace root.
-pub(crate) fn workspace() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
+pub(crate) use botwarden_testdata::{snapshot, workspace};
 
-/// `../shared` beside the project (or `$BOTWARDEN_SHARED`). When it is
-/// absent the calling suite is skipped loudly, and fails under CI.
+/// `../shared` with its conformance vectors (see [`botwarden_testdata::shared`]).
 pub(crate) fn shared(suite: &str) -> Option<PathBuf> {
-    let dir = std::env::var_os("BOTWARDEN_SHARED")
-        .map_or_else(|| workspace().join("../shared"), PathBuf::from);
-    if dir.join("vectors").is_dir() {
-        return Some(dir);
-    }
-    let msg = format!(
-        "\n!!! {suite}: shared data not found at {} — this suite did NOT run.\n\
-         !!! Put the project's shared/ folder beside the repository or set BOTWARDEN_SHARED.\n",
-        dir.display()
-    );
-    assert!(std::env::var("CI").as_deref() != Ok("true"), "{msg}");
-    eprintln!("{msg}");
-    None
-}
-
-/// Whether snapshot files should be rewritten instead of compared.
-pub(crate) fn bless() -> bool {
-    std::env::var_os("BOTWARDEN_BLESS").is_some()
-}
-
-/// Compares `got` with the file at `path` (relative to the workspace), or
-/// rewrites the file when blessing.
-pub(crate) fn snapshot(path: &str, got: &str) {
-    let file = workspace().join(path);
-    if bless() {
-        std::fs::write(&file, got).expect("write snapshot");
-        return;
-    }
-    let want = std::fs::read_to_string(&file).unwrap_or_default();
-    if want != got {
-        let first = want
-            .lines()
-            .zip(got.lines())
-            .position(|(a, b)| a != b)
-            .unwrap_or(want.lines().count().min(got.lines().count()));
-        panic!(
-            "{path} is out of date (first difference at line {}); \
-             rerun with BOTWARDEN_BLESS=1 and review the diff",
-            first + 1
-        );
-    }
+    botwarden_testdata::shared(suite, "vectors")
 }
 
 /// One robots.txt conformance vector.

@@ -20,8 +20,9 @@ use botwarden_verify::{
 
 use crate::ua_corpus::{
     BROWSER_FAMILIES, CRAWLER_LISTS, Case, crawler_list, device_cases, log_user_agents, shared,
-    snapshot, test_bots, ua_cases,
+    test_bots, ua_cases,
 };
+use botwarden_testdata::{snapshot, workspace};
 
 fn classifier() -> Classifier {
     Classifier::new(&test_bots(), &[]).expect("the test registry builds")
@@ -376,10 +377,9 @@ fn uap_core_crawlers_are_bots_and_its_browsers_are_not() {
         .collect();
     // The cases whose expected family the embedded uap-core release does not
     // give (recorded by the test above) are judged by that release.
-    let recorded = std::fs::read_to_string(
-        crate::ua_corpus::workspace().join("testdata/conformance/uap-core-tests.tsv"),
-    )
-    .expect("the recorded disagreements");
+    let recorded =
+        std::fs::read_to_string(workspace().join("testdata/conformance/uap-core-tests.tsv"))
+            .expect("the recorded disagreements");
     let newer: HashSet<&str> = recorded
         .lines()
         .filter(|l| !l.starts_with('#'))

@@ -10,54 +10,9 @@ use std::path::{Path, PathBuf};
 use botwarden_verify::ClassifierBot;
 use serde::Deserialize;
 
-/// The shared folder, or `None` (loudly; a failure under CI) when absent.
+/// `../shared` with its User-Agent corpora (see [`botwarden_testdata::shared`]).
 pub fn shared(suite: &str) -> Option<PathBuf> {
-    let dir = std::env::var_os("BOTWARDEN_SHARED").map_or_else(
-        || PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../shared"),
-        PathBuf::from,
-    );
-    if dir.join("corpus/ua").is_dir() {
-        return Some(dir);
-    }
-    let msg = format!(
-        "\n!!! {suite}: shared data not found at {} — this suite did NOT run.\n\
-         !!! Put the project's shared/ folder beside the repository or set BOTWARDEN_SHARED.\n",
-        dir.display()
-    );
-    assert!(std::env::var("CI").as_deref() != Ok("true"), "{msg}");
-    #[allow(clippy::print_stderr)]
-    {
-        eprintln!("{msg}");
-    }
-    None
-}
-
-/// The workspace root.
-pub fn workspace() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-/// Compares `got` with the file at `path` (relative to the workspace), or
-/// rewrites the file when `BOTWARDEN_BLESS` is set.
-pub fn snapshot(path: &str, got: &str) {
-    let file = workspace().join(path);
-    if std::env::var_os("BOTWARDEN_BLESS").is_some() {
-        std::fs::write(&file, got).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
-        return;
-    }
-    let want = std::fs::read_to_string(&file).unwrap_or_default();
-    if want != got {
-        let first = want
-            .lines()
-            .zip(got.lines())
-            .position(|(a, b)| a != b)
-            .unwrap_or(want.lines().count().min(got.lines().count()));
-        panic!(
-            "{path} is out of date (first difference at line {}); \
-             rerun with BOTWARDEN_BLESS=1 and review the diff",
-            first + 1
-        );
-    }
+    botwarden_testdata::shared(suite, "corpus/ua")
 }
 
 /// The User-Agents of the real Apache access log of `corpus/logs/`, in
