@@ -101,7 +101,7 @@ impl RegistryArgs {
                 for p in problems.iter().filter(|p| p.severity == Severity::Error) {
                     writeln!(err, "{p}")?;
                 }
-                bail!("the registry has errors; `botwarden bots registry check` lists them")
+                bail!("the registry has the errors above; fix them, or leave the file out")
             }
         }
     }
