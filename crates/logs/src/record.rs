@@ -1,0 +1,46 @@
+//! One parsed access-log line.
+
+use std::net::IpAddr;
+
+/// A point in time as a log wrote it: seconds since the Unix epoch (UTC)
+/// and the UTC offset the log used, in seconds east of UTC.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub struct Timestamp {
+    /// Seconds since 1970-01-01T00:00:00Z.
+    pub unix: i64,
+    /// The zone offset of the written time, in seconds east of UTC.
+    pub offset: i32,
+}
+
+/// The fields of one request, borrowed from the line they were parsed from.
+///
+/// Quoted fields are kept as written (with the server's `\"` and `\xHH`
+/// escapes); a field the format does not have, or that the log wrote as
+/// `-`, is `None`.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Record<'a> {
+    /// The connection's peer address (`%h`/`%a`, `$remote_addr`).
+    pub remote: IpAddr,
+    /// The `X-Forwarded-For` header (or nginx `$http_x_forwarded_for`), as
+    /// written.
+    pub forwarded_for: Option<&'a str>,
+    /// The request time.
+    pub time: Option<Timestamp>,
+    /// The request method (`GET`).
+    pub method: Option<&'a str>,
+    /// The request target (`/robots.txt`), query included.
+    pub path: Option<&'a str>,
+    /// The protocol (`HTTP/1.1`).
+    pub protocol: Option<&'a str>,
+    /// The final status code.
+    pub status: Option<u16>,
+    /// Response bytes (`%b`, `%B`, `%O`, `$body_bytes_sent`,
+    /// `$bytes_sent`); `-` is 0.
+    pub bytes: u64,
+    /// The `Referer` header.
+    pub referer: Option<&'a str>,
+    /// The `User-Agent` header.
+    pub user_agent: Option<&'a str>,
+    /// The virtual host (`%v`, `$host`, `$server_name`).
+    pub vhost: Option<&'a str>,
+}

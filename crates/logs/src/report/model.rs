@@ -1,0 +1,265 @@
+//! The report's data: what `botwarden logs analyze --report json` prints.
+//!
+//! The shape is stable within a `schema` version: fields may be added,
+//! none is renamed or removed without raising it. Times are RFC 3339 in
+//! UTC; counts are requests unless named otherwise.
+
+use std::collections::BTreeMap;
+
+use serde::{Deserialize, Serialize};
+
+/// The schema version of [`Report`].
+pub const SCHEMA: u32 = 1;
+
+/// Everything one analysis found.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Report {
+    /// [`SCHEMA`].
+    pub schema: u32,
+    /// When the report was made (RFC 3339, UTC).
+    pub generated: String,
+    /// Whether addresses were verified with DNS (`false` under `--no-dns`:
+    /// published ranges and address lists only).
+    pub dns: bool,
+    /// One entry per input, in the order given.
+    pub inputs: Vec<InputSummary>,
+    /// Line accounting over all inputs.
+    pub lines: LineCounts,
+    /// Up to a few bad lines per reason, with where they are.
+    pub samples: Vec<BadLine>,
+    /// The first and last request time seen.
+    pub period: Option<Period>,
+    /// Totals over all parsed requests.
+    pub totals: Totals,
+    /// Requests per verdict kind (`verified`, `spoofed`, `unknown`,
+    /// `unverifiable`, `not-a-bot`).
+    pub verdicts: BTreeMap<String, VerdictCount>,
+    /// One row per bot and verdict, most requests first.
+    pub bots: Vec<BotRow>,
+    /// Addresses that claimed a registered bot and failed its verification,
+    /// most requests first.
+    pub spoofed: Vec<SpoofedIp>,
+    /// Crawlers that are not in the registry (named by their User-Agent
+    /// family), most requests first.
+    pub unknown_crawlers: Vec<UnknownCrawler>,
+    /// Requests over time per bot.
+    pub timeline: Timeline,
+    /// Requests per HTTP status code, over all requests.
+    pub status_codes: BTreeMap<u16, u64>,
+    /// Verification work done.
+    pub verification: VerificationStats,
+}
+
+/// One input file (or standard input).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct InputSummary {
+    /// The path as given, or `-` for standard input.
+    pub name: String,
+    /// The format its lines were read with (a preset name or the format
+    /// string).
+    pub format: String,
+    /// Whether it was gzip-compressed.
+    pub gzip: bool,
+    /// Its line counts.
+    pub lines: LineCounts,
+    /// Why reading stopped early, if it did (the lines before still count).
+    pub error: Option<String>,
+}
+
+/// How lines were accounted for: `read == parsed + skipped + failed`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct LineCounts {
+    /// Lines read.
+    pub read: u64,
+    /// Lines that gave a request.
+    pub parsed: u64,
+    /// Lines that are not requests by design (blank lines, comments).
+    pub skipped: u64,
+    /// Lines that did not match the format.
+    pub failed: u64,
+    /// Skipped lines per reason.
+    pub skip_reasons: BTreeMap<String, u64>,
+    /// Failed lines per reason.
+    pub fail_reasons: BTreeMap<String, u64>,
+}
+
+/// A line that was skipped or failed.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BadLine {
+    /// The input's name.
+    pub file: String,
+    /// The 1-based line number.
+    pub line: u64,
+    /// The 1-based column (in bytes) where parsing stopped, if known.
+    pub column: Option<u32>,
+    /// The reason, as counted in [`LineCounts`].
+    pub reason: String,
+    /// The line, cut to 300 bytes, invalid UTF-8 replaced.
+    pub text: String,
+}
+
+/// A time span (RFC 3339, UTC).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Period {
+    /// The earliest request time.
+    pub first: String,
+    /// The latest request time.
+    pub last: String,
+}
+
+/// Totals over all parsed requests.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Totals {
+    /// Requests.
+    pub requests: u64,
+    /// Response bytes.
+    pub bytes: u64,
+    /// Distinct client addresses.
+    pub ips: u64,
+    /// Requests whose User-Agent is a bot or crawler.
+    pub bot_requests: u64,
+    /// Distinct User-Agents.
+    pub user_agents: u64,
+}
+
+/// Requests and addresses of one verdict kind.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct VerdictCount {
+    /// Requests.
+    pub requests: u64,
+    /// Distinct addresses.
+    pub ips: u64,
+}
+
+/// Status codes grouped by class.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct StatusClasses {
+    /// 1xx and 2xx.
+    pub ok: u64,
+    /// 3xx.
+    pub redirect: u64,
+    /// 4xx.
+    pub client_error: u64,
+    /// 5xx.
+    pub server_error: u64,
+    /// No status, or one outside 100–599.
+    pub other: u64,
+}
+
+/// One bot under one verdict.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct BotRow {
+    /// The bot's registry name, or its User-Agent family when it is not
+    /// registered.
+    pub bot: String,
+    /// Its category (`search`, `ai-training`, …, or `crawler` when it is
+    /// not registered).
+    pub category: Option<String>,
+    /// The verdict kind.
+    pub verdict: String,
+    /// Requests.
+    pub requests: u64,
+    /// Distinct addresses.
+    pub ips: u64,
+    /// Response bytes.
+    pub bytes: u64,
+    /// Status classes.
+    pub status: StatusClasses,
+    /// First request seen (RFC 3339, UTC).
+    pub first_seen: Option<String>,
+    /// Last request seen (RFC 3339, UTC).
+    pub last_seen: Option<String>,
+    /// Its requests for `/robots.txt`.
+    pub robots_txt: RobotsFetches,
+    /// The paths it requested most, most first.
+    pub top_paths: Vec<PathCount>,
+}
+
+/// Requests for `/robots.txt`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RobotsFetches {
+    /// Requests.
+    pub requests: u64,
+    /// Requests per status code.
+    pub status: BTreeMap<u16, u64>,
+}
+
+/// A path and how often it was requested.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct PathCount {
+    /// The path, query included, as logged.
+    pub path: String,
+    /// Requests (a lower bound when `approximate`).
+    pub requests: u64,
+    /// Whether the count may be low: paths are counted in bounded memory,
+    /// and a path first seen late may have lost earlier requests.
+    pub approximate: bool,
+}
+
+/// An address that claimed a bot and failed its verification.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SpoofedIp {
+    /// The address.
+    pub ip: String,
+    /// The bot it claimed.
+    pub claimed: String,
+    /// Why verification failed.
+    pub reason: String,
+    /// Requests.
+    pub requests: u64,
+    /// First request seen (RFC 3339, UTC).
+    pub first_seen: Option<String>,
+    /// Last request seen (RFC 3339, UTC).
+    pub last_seen: Option<String>,
+    /// One of the User-Agents it sent.
+    pub user_agent: String,
+}
+
+/// A crawler that is not in the registry.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UnknownCrawler {
+    /// Its User-Agent family.
+    pub name: String,
+    /// Requests.
+    pub requests: u64,
+    /// Distinct addresses.
+    pub ips: u64,
+    /// One of its User-Agents.
+    pub user_agent: String,
+}
+
+/// Requests over time, in fixed buckets.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Timeline {
+    /// The first bucket's start (RFC 3339, UTC); `None` when no request had
+    /// a time.
+    pub start: Option<String>,
+    /// The bucket width in seconds (chosen so that the period fits in at
+    /// most 200 buckets: 1 minute, 5, 15, 1 hour, 6, 1 day, 1 week).
+    pub bucket_seconds: u64,
+    /// One series per bot and verdict (the same rows as
+    /// [`Report::bots`]), plus `humans` for requests that are not bots.
+    pub series: Vec<Series>,
+}
+
+/// One line of the timeline.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Series {
+    /// The bot (or `humans`).
+    pub bot: String,
+    /// The verdict kind.
+    pub verdict: String,
+    /// Requests per bucket, from [`Timeline::start`].
+    pub counts: Vec<u64>,
+}
+
+/// Verification work.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct VerificationStats {
+    /// Distinct (address, claimed bot) pairs verified.
+    pub pairs: u64,
+    /// DNS lookups sent (PTR and forward).
+    pub dns_lookups: u64,
+    /// Seconds spent waiting for verification after the last line was read.
+    pub wait_seconds: f64,
+}
