@@ -22,6 +22,10 @@ enum Command {
     /// Crawlers: the registry, User-Agent classification, verification.
     #[command(subcommand)]
     Bots(cmd::bots::BotsCommand),
+    /// Access logs: which requests come from genuine crawlers, and lists
+    /// web servers read.
+    #[command(subcommand)]
+    Logs(cmd::logs::LogsCommand),
 }
 
 fn main() -> ExitCode {
@@ -29,6 +33,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Robots(c) => cmd::robots::run(c),
         Command::Bots(c) => cmd::bots::run(c),
+        Command::Logs(c) => cmd::logs::run(c),
     };
     match result {
         Ok(code) => code,

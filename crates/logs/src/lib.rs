@@ -6,7 +6,9 @@
 //! `botwarden-verify` ([`analyze`]), and produces a [`report`] and the
 //! lists that web servers read at request time ([`export`]).
 
+pub mod analyze;
 pub mod export;
 pub mod format;
+pub mod input;
 pub mod record;
 pub mod report;

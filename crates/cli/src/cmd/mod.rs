@@ -2,9 +2,11 @@
 
 pub(crate) mod bots;
 mod bots_classify;
-mod bots_registry;
+pub(crate) mod bots_registry;
 mod bots_update;
-mod bots_verify;
+pub(crate) mod bots_verify;
+pub(crate) mod logs;
+mod logs_analyze;
 pub(crate) mod robots;
 mod robots_check;
 mod robots_fetch;

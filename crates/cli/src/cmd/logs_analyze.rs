@@ -1,0 +1,228 @@
+//! `botwarden logs analyze`.
+
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result};
+use botwarden_logs::analyze::{Analysis, Analyzer, FormatChoice, Options, Progress};
+use botwarden_logs::format::LogFormat;
+use botwarden_logs::input;
+use botwarden_verify::classify::Classifier;
+use botwarden_verify::{Cidr, Verifier};
+use clap::{Args, ValueEnum};
+
+use super::bots_registry::RegistryArgs;
+use super::bots_verify::DnsArgs;
+
+/// Options of `logs analyze`.
+#[derive(Debug, Args)]
+pub(crate) struct AnalyzeArgs {
+    /// Log files, quoted glob patterns, or `-` for standard input.
+    #[arg(required = true, value_name = "FILE")]
+    inputs: Vec<String>,
+    /// The log format: `auto` (pick per file), a preset (`common`,
+    /// `combined`, `vhost_combined`, `nginx`, `json`, …), an Apache
+    /// `LogFormat` string, an nginx `log_format` string, or
+    /// `json:field=name,…`.
+    #[arg(long, value_name = "FORMAT", default_value = "auto")]
+    format: String,
+    #[command(flatten)]
+    registry: RegistryArgs,
+    #[command(flatten)]
+    dns: DnsArgs,
+    /// A proxy (address or CIDR) whose `X-Forwarded-For` is trusted;
+    /// repeat for more. Requests from them are counted for the right-most
+    /// forwarded address that is not a trusted proxy.
+    #[arg(long = "trust-proxy", value_name = "CIDR", value_parser = parse_cidr)]
+    trusted_proxies: Vec<Cidr>,
+    /// The report's form.
+    #[arg(long, value_enum, default_value_t = ReportKind::Text)]
+    report: ReportKind,
+    /// Where to write the report (standard output by default).
+    #[arg(short, long, value_name = "FILE")]
+    output: Option<PathBuf>,
+    /// Paths listed per bot.
+    #[arg(long, value_name = "N", default_value_t = 10)]
+    top_paths: usize,
+    /// Files read at once [default: the number of CPUs].
+    #[arg(long, value_name = "N")]
+    threads: Option<usize>,
+    /// Keep reading the files as they grow (and across rotation) until
+    /// interrupted; exports are rewritten as new crawlers are verified.
+    #[arg(long)]
+    follow: bool,
+    /// In follow mode, how often exports are rewritten when something
+    /// changed.
+    #[arg(long, value_name = "SECS", default_value = "5", value_parser = parse_secs)]
+    export_interval: Duration,
+    /// No progress bar, even on a terminal.
+    #[arg(long)]
+    no_progress: bool,
+}
+
+/// The report's form.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum ReportKind {
+    /// Tables for a terminal.
+    Text,
+    /// The documented JSON shape.
+    Json,
+    /// One self-contained HTML file with charts.
+    Html,
+    /// No report (for exports only).
+    None,
+}
+
+fn parse_cidr(text: &str) -> Result<Cidr, String> {
+    let text = text.trim();
+    let full = if text.contains('/') {
+        text.to_owned()
+    } else if text.contains(':') {
+        format!("{text}/128")
+    } else {
+        format!("{text}/32")
+    };
+    Cidr::parse(&full).map_err(|e| e.to_string())
+}
+
+fn parse_secs(text: &str) -> Result<Duration, String> {
+    text.parse::<f64>()
+        .ok()
+        .filter(|s| s.is_finite() && *s > 0.0)
+        .map(Duration::from_secs_f64)
+        .ok_or_else(|| format!("'{text}' is not a positive number of seconds"))
+}
+
+pub(crate) fn run(args: &AnalyzeArgs) -> Result<ExitCode> {
+    let inputs = input::expand(&args.inputs)?;
+    let format = if args.format == "auto" {
+        FormatChoice::Auto
+    } else {
+        FormatChoice::Fixed(
+            LogFormat::from_spec(&args.format)
+                .with_context(|| format!("--format {}", args.format))?,
+        )
+    };
+    let registry = Arc::new(args.registry.load()?);
+    let classifier = Arc::new(
+        Classifier::for_registry(&registry)
+            .context("cannot build the User-Agent classifier")?
+            .with_cache(100_000),
+    );
+    let verifier =
+        Arc::new(Verifier::new(registry, args.dns.config()).context("cannot set up verification")?);
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let mut options = Options {
+        format,
+        trusted_proxies: args.trusted_proxies.clone(),
+        top_paths: args.top_paths,
+        follow: args.follow,
+        ..Options::default()
+    };
+    if let Some(n) = args.threads {
+        options.threads = n.max(1);
+    }
+    let stop = options.stop.clone();
+    if args.follow {
+        let stop = stop.clone();
+        runtime.spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                stop.store(true, Ordering::Relaxed);
+            }
+        });
+    }
+    let total_bytes: Option<u64> = inputs.iter().map(|i| i.size()).sum();
+    let analyzer = Analyzer::new(classifier, verifier, runtime.handle().clone());
+    let run = analyzer.start(inputs, options);
+    let bar = (!args.no_progress && std::io::stderr().is_terminal())
+        .then(|| progress_bar(total_bytes, args.follow));
+    let mut last_export = Instant::now();
+    let mut exported_generation = u64::MAX;
+    while !run.is_finished() {
+        std::thread::sleep(Duration::from_millis(100));
+        if let Some(bar) = &bar {
+            update_bar(bar, run.progress());
+        }
+        if args.follow && last_export.elapsed() >= args.export_interval {
+            let generation = run.progress().generation.load(Ordering::Relaxed);
+            if generation != exported_generation {
+                exported_generation = generation;
+                // Exports are wired here.
+            }
+            last_export = Instant::now();
+        }
+    }
+    if let Some(bar) = bar {
+        bar.finish_and_clear();
+    }
+    let analysis = run.finish();
+    write_report(args, &analysis)?;
+    let failed_inputs = analysis
+        .report
+        .inputs
+        .iter()
+        .filter(|i| i.error.is_some())
+        .count();
+    Ok(if failed_inputs > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+fn progress_bar(total: Option<u64>, follow: bool) -> indicatif::ProgressBar {
+    let bar = match total {
+        Some(t) if !follow => indicatif::ProgressBar::new(t),
+        _ => indicatif::ProgressBar::new_spinner(),
+    };
+    let style = if total.is_some() && !follow {
+        "{bar:30} {bytes}/{total_bytes} {msg} [{elapsed}, {eta} left]"
+    } else {
+        "{spinner} {bytes} {msg} [{elapsed}]"
+    };
+    if let Ok(s) = indicatif::ProgressStyle::with_template(style) {
+        bar.set_style(s);
+    }
+    bar.set_draw_target(indicatif::ProgressDrawTarget::stderr_with_hz(4));
+    bar
+}
+
+fn update_bar(bar: &indicatif::ProgressBar, p: &Progress) {
+    bar.set_position(p.bytes.load(Ordering::Relaxed));
+    bar.set_message(format!(
+        "{} lines, {}/{} verified",
+        p.lines.load(Ordering::Relaxed),
+        p.verdicts.load(Ordering::Relaxed),
+        p.pairs.load(Ordering::Relaxed),
+    ));
+}
+
+fn write_report(args: &AnalyzeArgs, analysis: &Analysis) -> Result<()> {
+    let text = match args.report {
+        ReportKind::None => return Ok(()),
+        ReportKind::Json => {
+            let mut s = serde_json::to_string_pretty(&analysis.report)?;
+            s.push('\n');
+            s
+        }
+        ReportKind::Text | ReportKind::Html => serde_json::to_string_pretty(&analysis.report)?,
+    };
+    match &args.output {
+        Some(path) => std::fs::write(path, text)
+            .with_context(|| format!("cannot write {}", path.display()))?,
+        None => {
+            let mut out = std::io::stdout().lock();
+            out.write_all(text.as_bytes())?;
+            out.flush()?;
+        }
+    }
+    Ok(())
+}
