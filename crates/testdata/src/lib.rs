@@ -25,6 +25,7 @@
 //! `robots` for bodies that are not UTF-8.
 
 pub mod dns;
+pub mod loggen;
 use std::path::{Path, PathBuf};
 
 use base64::Engine as _;
