@@ -185,7 +185,11 @@ fn cards(out: &mut String, r: &Report) -> fmt::Result {
             "bots",
             "Bot requests",
             group(t.bot_requests),
-            format!("{} of requests", share_text(t.bot_requests, t.requests)),
+            if t.requests == 0 {
+                "no requests".to_owned()
+            } else {
+                format!("{} of requests", share_text(t.bot_requests, t.requests))
+            },
         ),
         ("ok", "Verified", group(ok.requests), addresses(ok.ips)),
         ("bad", "Spoofed", group(bad.requests), addresses(bad.ips)),
@@ -217,9 +221,10 @@ fn cards(out: &mut String, r: &Report) -> fmt::Result {
     ];
     writeln!(out, r#"<section class="cards" aria-label="Summary">"#)?;
     for (class, k, v, s) in cards {
+        let zero = if v == "0" { " zero" } else { "" };
         writeln!(
             out,
-            r#"<div class="card c-{class}"><div class="k">{k}</div><div class="v">{}</div><div class="s">{}</div></div>"#,
+            r#"<div class="card c-{class}{zero}"><div class="k">{k}</div><div class="v">{}</div><div class="s">{}</div></div>"#,
             Esc(&v),
             Esc(&s)
         )?;
@@ -423,11 +428,18 @@ fn timeline(out: &mut String, r: &Report) -> fmt::Result {
     let n = series.first().map_or(0, |s| s.counts.len());
     writeln!(out, r#"<section class="panel" id="timeline">"#)?;
     writeln!(out, "<h2>Crawl volume</h2>")?;
-    writeln!(
-        out,
-        r#"<p class="sub">Bot requests per {} (UTC), stacked by bot and verdict.</p>"#,
-        bucket_name(tl.bucket_seconds)
-    )?;
+    if tl.bucket_seconds == 0 {
+        writeln!(
+            out,
+            r#"<p class="sub">Bot requests over time (UTC), stacked by bot and verdict.</p>"#
+        )?;
+    } else {
+        writeln!(
+            out,
+            r#"<p class="sub">Bot requests per {} (UTC), stacked by bot and verdict.</p>"#,
+            bucket_name(tl.bucket_seconds)
+        )?;
+    }
     writeln!(out, "<figure>")?;
     if n == 0 {
         writeln!(out, r#"<p class="empty">No bot request with a time.</p>"#)?;

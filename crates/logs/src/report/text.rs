@@ -266,10 +266,10 @@ impl Text<'_> {
         let dns = if r.dns {
             "addresses verified with DNS"
         } else {
-            "no DNS: published ranges and address lists only"
+            "no DNS: published ranges and lists only"
         };
         let meta = format!(
-            "generated {} · {dns} · schema {} · times in UTC",
+            "generated {} UTC · {dns} · schema {}",
             time(&r.generated, true),
             r.schema
         );
@@ -277,7 +277,7 @@ impl Text<'_> {
         self.line(&meta);
         match &r.period {
             Some(p) => self.line(&format!(
-                "period {} – {}",
+                "period {} – {} UTC",
                 time(&p.first, true),
                 time(&p.last, true)
             )),

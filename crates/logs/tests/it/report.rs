@@ -333,6 +333,7 @@ fn text_typical_golden() {
 fn text_empty_golden() {
     let got = render_text(&empty(), &TextOptions::default());
     snapshot(&format!("{DATA}/report-empty.txt"), &got);
+    assert!(got.lines().all(|l| l.chars().count() <= 100), "{got}");
 }
 
 #[test]
@@ -729,6 +730,9 @@ fn html_renders_in_chromium() {
     let page = dir.join("report.html");
     let png = dir.join("report.png");
     std::fs::write(&page, render_html(&typical())).unwrap();
+    // Beside it, for looking at by hand: the empty and the hostile report.
+    std::fs::write(dir.join("empty.html"), render_html(&empty())).unwrap();
+    std::fs::write(dir.join("hostile.html"), render_html(&hostile())).unwrap();
     let mut child = Command::new(&bin)
         .args([
             "--headless",
