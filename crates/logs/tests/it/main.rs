@@ -1,1 +1,2 @@
 //! Integration tests of botwarden-logs.
+mod report;

@@ -1,0 +1,1138 @@
+//! The HTML rendering of a [`Report`]: one self-contained page.
+//!
+//! The page loads nothing: its style is inline, its charts are SVG drawn
+//! here, it has no script, and its Content-Security-Policy forbids
+//! anything else. Every string from the report is escaped, and its control
+//! and bidirectional-override characters are replaced, so that what a log
+//! wrote (User-Agents, paths, names) is shown, never interpreted.
+
+use std::fmt::{self, Write as _};
+
+use super::model::{BotRow, Report, Series};
+use super::text::{
+    bytes, civil_from_days, days_from_civil, fmt_unix, group, is_unsafe_char, parse_time,
+    share as share_text, time, verdict_order,
+};
+
+const CSS: &str = include_str!("report.css");
+
+/// The page's Content-Security-Policy: nothing may load, inline style only.
+const CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
+
+/// Timeline series drawn on their own; the rest are summed as "other".
+const TOP_SERIES: usize = 8;
+
+/// Status codes drawn as bars at most (the most frequent, in code order).
+const MAX_STATUS_BARS: usize = 20;
+
+/// Renders `report` as one HTML page that opens offline: a summary, SVG
+/// charts of crawl volume over time, verdict shares and status codes, and
+/// tables of bots, top paths, spoofed addresses, unknown crawlers and line
+/// accounting.
+///
+/// The output depends on the report only.
+#[must_use]
+pub fn render_html(report: &Report) -> String {
+    let mut out = String::with_capacity(64 * 1024);
+    page(&mut out, report).expect("writing to a String cannot fail");
+    out
+}
+
+/// `part` as a share of `whole`, escaped (it may read `<0.1%`).
+fn share(part: u64, whole: u64) -> String {
+    Esc(&share_text(part, whole)).to_string()
+}
+
+/// Escapes a string for HTML text and attribute values, replacing
+/// control and bidirectional-override characters with U+FFFD.
+struct Esc<'a>(&'a str);
+
+impl fmt::Display for Esc<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let s = self.0;
+        let mut from = 0;
+        for (i, c) in s.char_indices() {
+            let rep = match c {
+                '&' => "&amp;",
+                '<' => "&lt;",
+                '>' => "&gt;",
+                '"' => "&quot;",
+                '\'' => "&#39;",
+                c if is_unsafe_char(c) => "\u{fffd}",
+                _ => continue,
+            };
+            f.write_str(&s[from..i])?;
+            f.write_str(rep)?;
+            from = i + c.len_utf8();
+        }
+        f.write_str(&s[from..])
+    }
+}
+
+/// The CSS class suffix of a verdict kind (fixed names: report strings
+/// never become class names).
+fn verdict_class(v: &str) -> &'static str {
+    match v {
+        "verified" => "ok",
+        "spoofed" => "bad",
+        "unverifiable" => "warn",
+        "not-a-bot" => "human",
+        _ => "unknown",
+    }
+}
+
+struct Badge<'a>(&'a str);
+
+impl fmt::Display for Badge<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            r#"<span class="badge b-{}">{}</span>"#,
+            verdict_class(self.0),
+            Esc(self.0)
+        )
+    }
+}
+
+fn page(out: &mut String, r: &Report) -> fmt::Result {
+    let period = r.period.as_ref().map_or_else(
+        || "no request had a time".to_owned(),
+        |p| format!("{} – {} UTC", time(&p.first, true), time(&p.last, true)),
+    );
+    writeln!(out, "<!DOCTYPE html>")?;
+    writeln!(out, r#"<html lang="en">"#)?;
+    writeln!(out, "<head>")?;
+    writeln!(out, r#"<meta charset="utf-8">"#)?;
+    writeln!(
+        out,
+        r#"<meta http-equiv="Content-Security-Policy" content="{CSP}">"#
+    )?;
+    writeln!(out, r#"<meta name="referrer" content="no-referrer">"#)?;
+    writeln!(
+        out,
+        r#"<meta name="viewport" content="width=device-width, initial-scale=1">"#
+    )?;
+    writeln!(out, r#"<meta name="generator" content="botwarden">"#)?;
+    writeln!(
+        out,
+        "<title>Crawler report · {} · botwarden</title>",
+        Esc(&period)
+    )?;
+    writeln!(out, "<style>\n{CSS}</style>")?;
+    writeln!(out, "</head>")?;
+    writeln!(out, "<body>")?;
+    writeln!(out, r#"<header class="top"><div class="wrap">"#)?;
+    writeln!(out, r#"<div class="brand">botwarden</div>"#)?;
+    writeln!(out, "<h1>Crawler report</h1>")?;
+    let dns = if r.dns {
+        "addresses verified with DNS"
+    } else {
+        "no DNS: published ranges and address lists only"
+    };
+    writeln!(
+        out,
+        r#"<p class="meta"><b>{}</b> · {} input{} · {dns} · generated {} UTC</p>"#,
+        Esc(&period),
+        group(r.inputs.len() as u64),
+        if r.inputs.len() == 1 { "" } else { "s" },
+        Esc(&time(&r.generated, true)),
+    )?;
+    writeln!(out, "</div></header>")?;
+    writeln!(out, r#"<main class="wrap">"#)?;
+    cards(out, r)?;
+    timeline(out, r)?;
+    writeln!(out, r#"<div class="grid2">"#)?;
+    verdicts(out, r)?;
+    status_codes(out, r)?;
+    writeln!(out, "</div>")?;
+    bots(out, r)?;
+    top_paths(out, r)?;
+    spoofed(out, r)?;
+    unknown(out, r)?;
+    lines(out, r)?;
+    let v = &r.verification;
+    writeln!(
+        out,
+        "<footer>{} (address, bot) pairs verified with {} DNS lookups; {:.1} s waited \
+         after the last line · report schema {} · botwarden</footer>",
+        group(v.pairs),
+        group(v.dns_lookups),
+        v.wait_seconds,
+        r.schema
+    )?;
+    writeln!(out, "</main>")?;
+    writeln!(out, "</body>")?;
+    writeln!(out, "</html>")
+}
+
+fn cards(out: &mut String, r: &Report) -> fmt::Result {
+    let t = &r.totals;
+    let verdict = |k: &str| r.verdicts.get(k).cloned().unwrap_or_default();
+    let (ok, bad, unk) = (verdict("verified"), verdict("spoofed"), verdict("unknown"));
+    let addresses = |n: u64| format!("{} address{}", group(n), if n == 1 { "" } else { "es" });
+    let cards = [
+        (
+            "total",
+            "Requests",
+            group(t.requests),
+            format!(
+                "{} · {} user agents",
+                addresses(t.ips),
+                group(t.user_agents)
+            ),
+        ),
+        (
+            "bots",
+            "Bot requests",
+            group(t.bot_requests),
+            if t.requests == 0 {
+                "no requests".to_owned()
+            } else {
+                format!("{} of requests", share_text(t.bot_requests, t.requests))
+            },
+        ),
+        ("ok", "Verified", group(ok.requests), addresses(ok.ips)),
+        ("bad", "Spoofed", group(bad.requests), addresses(bad.ips)),
+        (
+            "unknown",
+            "Unknown",
+            group(unk.requests),
+            match r.unknown_crawlers.len() {
+                1 => "1 family".to_owned(),
+                n => format!("{} families", group(n as u64)),
+            },
+        ),
+        (
+            "total",
+            "Data served",
+            bytes(t.bytes),
+            "response bytes".to_owned(),
+        ),
+        (
+            if r.lines.failed > 0 { "warn" } else { "total" },
+            "Lines read",
+            group(r.lines.read),
+            format!(
+                "{} failed · {} skipped",
+                group(r.lines.failed),
+                group(r.lines.skipped)
+            ),
+        ),
+    ];
+    writeln!(out, r#"<section class="cards" aria-label="Summary">"#)?;
+    for (class, k, v, s) in cards {
+        let zero = if v == "0" { " zero" } else { "" };
+        writeln!(
+            out,
+            r#"<div class="card c-{class}{zero}"><div class="k">{k}</div><div class="v">{}</div><div class="s">{}</div></div>"#,
+            Esc(&v),
+            Esc(&s)
+        )?;
+    }
+    writeln!(out, "</section>")
+}
+
+/// A timeline series as drawn.
+struct Drawn {
+    bot: String,
+    verdict: String,
+    counts: Vec<u64>,
+    total: u64,
+}
+
+/// The bots' series, largest first, the ones after [`TOP_SERIES`] summed
+/// into "other"; and the human requests left out.
+fn drawn_series(series: &[Series]) -> (Vec<Drawn>, u64) {
+    let n = series.iter().map(|s| s.counts.len()).max().unwrap_or(0);
+    let mut humans = 0;
+    let mut all: Vec<Drawn> = Vec::new();
+    for s in series {
+        let total: u64 = s.counts.iter().sum();
+        if s.bot == "humans" {
+            humans += total;
+            continue;
+        }
+        if total == 0 {
+            continue;
+        }
+        let mut counts = s.counts.clone();
+        counts.resize(n, 0);
+        all.push(Drawn {
+            bot: s.bot.clone(),
+            verdict: s.verdict.clone(),
+            counts,
+            total,
+        });
+    }
+    all.sort_by(|a, b| {
+        b.total
+            .cmp(&a.total)
+            .then_with(|| a.bot.cmp(&b.bot))
+            .then_with(|| a.verdict.cmp(&b.verdict))
+    });
+    if all.len() > TOP_SERIES + 1 {
+        let rest = all.split_off(TOP_SERIES);
+        let mut counts = vec![0; n];
+        for s in &rest {
+            for (c, v) in counts.iter_mut().zip(&s.counts) {
+                *c += v;
+            }
+        }
+        all.push(Drawn {
+            bot: format!("other ({} series)", rest.len()),
+            verdict: String::new(),
+            total: counts.iter().sum(),
+            counts,
+        });
+    }
+    (all, humans)
+}
+
+/// A step of 1, 2, 2.5 or 5 times a power of ten giving about `ticks`
+/// intervals up to `max`, and the axis top it gives.
+fn nice_axis(max: u64, ticks: u64) -> (u64, u64) {
+    let raw = max.div_ceil(ticks).max(1);
+    let mut mag = 1;
+    while mag * 10 <= raw {
+        mag *= 10;
+    }
+    let step = [1, 2, 5, 10]
+        .iter()
+        .map(|f| f * mag)
+        .find(|s| *s >= raw)
+        .unwrap_or(10 * mag);
+    (step, max.div_ceil(step).max(1) * step)
+}
+
+/// `1234` as `1.2k`, for axis labels.
+fn compact(n: u64) -> String {
+    #[allow(clippy::cast_precision_loss)]
+    let f = n as f64;
+    let (v, unit) = match n {
+        0..1_000 => return n.to_string(),
+        1_000..1_000_000 => (f / 1e3, "k"),
+        1_000_000..1_000_000_000 => (f / 1e6, "M"),
+        _ => (f / 1e9, "G"),
+    };
+    let s = format!("{v:.1}");
+    format!("{}{unit}", s.strip_suffix(".0").unwrap_or(&s))
+}
+
+fn bucket_name(secs: u64) -> String {
+    match secs {
+        60 => "minute".to_owned(),
+        3600 => "hour".to_owned(),
+        86_400 => "day".to_owned(),
+        604_800 => "week".to_owned(),
+        s if s % 86_400 == 0 => format!("{} days", s / 86_400),
+        s if s % 3600 == 0 => format!("{} hours", s / 3600),
+        s if s % 60 == 0 => format!("{} minutes", s / 60),
+        s => format!("{s} seconds"),
+    }
+}
+
+const MONTHS: [&str; 12] = [
+    "Jan", "Feb", "Mar", "Apr", "May", "Jun", "Jul", "Aug", "Sep", "Oct", "Nov", "Dec",
+];
+
+fn month_name(m: i64) -> &'static str {
+    usize::try_from(m - 1)
+        .ok()
+        .and_then(|i| MONTHS.get(i))
+        .copied()
+        .unwrap_or("?")
+}
+
+/// A tick on the time axis: where, its label, and a second line (the date
+/// or year) where it changes.
+struct Tick {
+    at: i64,
+    label: String,
+    second: Option<String>,
+}
+
+/// Ticks in UTC for `[start, end)`: whole minutes, hours, days, weeks
+/// (from Monday) or months, at most about eight.
+fn time_ticks(start: i64, end: i64) -> Vec<Tick> {
+    const STEPS: [i64; 12] = [
+        60, 300, 900, 1800, 3600, 10_800, 21_600, 43_200, 86_400, 172_800, 604_800, 1_209_600,
+    ];
+    const DAY: i64 = 86_400;
+    let span = (end - start).max(1);
+    let mut times = Vec::new();
+    let mut daily = false;
+    let mut monthly = false;
+    if let Some(&step) = STEPS.iter().find(|&&s| span / s <= 8) {
+        // 1970-01-05 was a Monday.
+        let origin = if step >= 7 * DAY { 4 * DAY } else { 0 };
+        let mut t = (start - origin).div_euclid(step) * step + origin;
+        if t < start {
+            t += step;
+        }
+        while t < end {
+            times.push(t);
+            t += step;
+        }
+        daily = step >= DAY;
+    } else {
+        monthly = true;
+        let months = [1, 3, 6, 12]
+            .into_iter()
+            .find(|m| span / (m * 30 * DAY) <= 8)
+            .unwrap_or(12 * (span / (8 * 365 * DAY) + 1));
+        let (mut y, mut m, d) = civil_from_days(start.div_euclid(DAY));
+        let at_start = d == 1 && start.rem_euclid(DAY) == 0;
+        if !at_start {
+            m += 1;
+        }
+        loop {
+            if m > 12 {
+                y += 1;
+                m -= 12;
+            }
+            if (m - 1) % months == 0 {
+                let t = days_from_civil(y, m, 1) * DAY;
+                if t >= end {
+                    break;
+                }
+                times.push(t);
+            }
+            m += 1;
+        }
+    }
+    let mut ticks = Vec::with_capacity(times.len());
+    let mut last: Option<(i64, i64, i64)> = None;
+    for at in times {
+        let (y, m, d) = civil_from_days(at.div_euclid(DAY));
+        let (label, second) = if monthly {
+            let year = (last.is_none() || m == 1).then(|| y.to_string());
+            (month_name(m).to_owned(), year)
+        } else if daily {
+            let year = (last.is_none_or(|(ly, _, _)| ly != y)).then(|| y.to_string());
+            (format!("{} {d}", month_name(m)), year)
+        } else {
+            let s = at.rem_euclid(DAY);
+            let date =
+                (last.is_none_or(|l| l != (y, m, d))).then(|| format!("{} {d}", month_name(m)));
+            (format!("{:02}:{:02}", s / 3600, s / 60 % 60), date)
+        };
+        last = Some((y, m, d));
+        ticks.push(Tick { at, label, second });
+    }
+    ticks
+}
+
+fn timeline(out: &mut String, r: &Report) -> fmt::Result {
+    let tl = &r.timeline;
+    let (series, humans) = drawn_series(&tl.series);
+    let n = series.first().map_or(0, |s| s.counts.len());
+    writeln!(out, r#"<section class="panel" id="timeline">"#)?;
+    writeln!(out, "<h2>Crawl volume</h2>")?;
+    if tl.bucket_seconds == 0 {
+        writeln!(
+            out,
+            r#"<p class="sub">Bot requests over time (UTC), stacked by bot and verdict.</p>"#
+        )?;
+    } else {
+        writeln!(
+            out,
+            r#"<p class="sub">Bot requests per {} (UTC), stacked by bot and verdict.</p>"#,
+            bucket_name(tl.bucket_seconds)
+        )?;
+    }
+    writeln!(out, "<figure>")?;
+    if n == 0 {
+        writeln!(out, r#"<p class="empty">No bot request with a time.</p>"#)?;
+    } else {
+        timeline_svg(out, tl.start.as_deref(), tl.bucket_seconds, &series)?;
+    }
+    let total: usize = tl.series.iter().filter(|s| s.bot != "humans").count();
+    write!(out, "<figcaption>")?;
+    if total > series.len() {
+        write!(
+            out,
+            "The {TOP_SERIES} largest of {total} series, the rest summed as “other”. "
+        )?;
+    }
+    writeln!(
+        out,
+        "Requests that are not bots ({}) are not shown.</figcaption>",
+        group(humans)
+    )?;
+    writeln!(out, "</figure>")?;
+    if n > 0 {
+        writeln!(out, r#"<ul class="legend">"#)?;
+        for (i, s) in series.iter().enumerate() {
+            write!(
+                out,
+                r#"<li><span class="sw s{}"></span>{}"#,
+                swatch(i, s),
+                Esc(&s.bot)
+            )?;
+            if !s.verdict.is_empty() {
+                write!(out, " {}", Badge(&s.verdict))?;
+            }
+            writeln!(out, r#" <span class="n">{}</span></li>"#, group(s.total))?;
+        }
+        writeln!(out, "</ul>")?;
+    }
+    writeln!(out, "</section>")
+}
+
+/// The colour index of drawn series `i` ("other" is grey).
+fn swatch(i: usize, s: &Drawn) -> usize {
+    if s.verdict.is_empty() { 8 } else { i.min(7) }
+}
+
+fn timeline_svg(
+    out: &mut String,
+    start: Option<&str>,
+    bucket: u64,
+    series: &[Drawn],
+) -> fmt::Result {
+    const W: f64 = 1000.0;
+    const H: f64 = 300.0;
+    const ML: f64 = 56.0;
+    const MR: f64 = 24.0;
+    const MT: f64 = 12.0;
+    const MB: f64 = 44.0;
+    let (pw, ph) = (W - ML - MR, H - MT - MB);
+    let n = series[0].counts.len();
+    let mut stack = vec![0u64; n];
+    for s in series {
+        for (t, c) in stack.iter_mut().zip(&s.counts) {
+            *t += c;
+        }
+    }
+    let peak = stack.iter().copied().max().unwrap_or(0);
+    let (step, top) = nice_axis(peak, 4);
+    #[allow(clippy::cast_precision_loss)]
+    let (nf, topf) = (n as f64, top as f64);
+    #[allow(clippy::cast_precision_loss)]
+    let y = |v: u64| MT + ph - v as f64 / topf * ph;
+    #[allow(clippy::cast_precision_loss)]
+    let x = |i: usize| ML + (i as f64 + 0.5) * pw / nf;
+    writeln!(
+        out,
+        r#"<svg id="timeline-chart" viewBox="0 0 {W} {H}" role="img" aria-labelledby="timeline-title">"#
+    )?;
+    writeln!(
+        out,
+        r#"<title id="timeline-title">Bot requests over time, stacked by bot and verdict</title>"#
+    )?;
+    // Grid and value axis.
+    let mut v = 0;
+    while v <= top {
+        let yv = y(v);
+        writeln!(
+            out,
+            r#"<line class="grid" x1="{ML}" x2="{:.1}" y1="{yv:.1}" y2="{yv:.1}"/><text x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"#,
+            ML + pw,
+            ML - 8.0,
+            yv + 4.0,
+            compact(v)
+        )?;
+        v += step;
+    }
+    // Areas, largest at the bottom.
+    let mut lower = vec![0u64; n];
+    for (k, s) in series.iter().enumerate() {
+        let upper: Vec<u64> = lower.iter().zip(&s.counts).map(|(a, b)| a + b).collect();
+        let mut d = format!("M{ML:.1},{:.1}", y(upper[0]));
+        for (i, &u) in upper.iter().enumerate() {
+            write!(d, "L{:.1},{:.1}", x(i), y(u))?;
+        }
+        write!(d, "L{:.1},{:.1}", ML + pw, y(upper[n - 1]))?;
+        write!(d, "L{:.1},{:.1}", ML + pw, y(lower[n - 1]))?;
+        for (i, &l) in lower.iter().enumerate().rev() {
+            write!(d, "L{:.1},{:.1}", x(i), y(l))?;
+        }
+        write!(d, "L{ML:.1},{:.1}Z", y(lower[0]))?;
+        let label = if s.verdict.is_empty() {
+            s.bot.clone()
+        } else {
+            format!("{} ({})", s.bot, s.verdict)
+        };
+        writeln!(
+            out,
+            r#"<path class="series area s{}" data-series="{}" d="{d}"><title>{}: {} requests</title></path>"#,
+            swatch(k, s),
+            Esc(&label),
+            Esc(&label),
+            group(s.total)
+        )?;
+        lower = upper;
+    }
+    writeln!(
+        out,
+        r#"<line class="axis" x1="{ML}" x2="{:.1}" y1="{:.1}" y2="{:.1}"/>"#,
+        ML + pw,
+        MT + ph,
+        MT + ph
+    )?;
+    // Time axis.
+    let start = start.and_then(parse_time);
+    let bucket = i64::try_from(bucket.max(1)).unwrap_or(i64::MAX / 1024);
+    if let Some(t0) = start {
+        let end = t0.saturating_add(bucket.saturating_mul(i64::try_from(n).unwrap_or(0)));
+        #[allow(clippy::cast_precision_loss)]
+        let span = (end - t0) as f64;
+        for tick in time_ticks(t0, end) {
+            #[allow(clippy::cast_precision_loss)]
+            let tx = ML + (tick.at - t0) as f64 / span * pw;
+            write!(
+                out,
+                r#"<line class="axis" x1="{tx:.1}" x2="{tx:.1}" y1="{:.1}" y2="{:.1}"/><text x="{tx:.1}" y="{:.1}" text-anchor="middle">{}"#,
+                MT + ph,
+                MT + ph + 5.0,
+                MT + ph + 18.0,
+                tick.label
+            )?;
+            if let Some(second) = tick.second {
+                write!(
+                    out,
+                    r#"<tspan x="{tx:.1}" dy="14" class="lbl">{second}</tspan>"#
+                )?;
+            }
+            writeln!(out, "</text>")?;
+        }
+    }
+    // One hover target per bucket with its numbers.
+    #[allow(clippy::cast_precision_loss)]
+    let bw = pw / nf;
+    for (i, &sum) in stack.iter().enumerate() {
+        #[allow(clippy::cast_precision_loss)]
+        let bx = ML + i as f64 * bw;
+        let when = start.map_or_else(
+            || format!("bucket {}", i + 1),
+            |t0| {
+                let at = t0.saturating_add(bucket.saturating_mul(i64::try_from(i).unwrap_or(0)));
+                format!("{} UTC", fmt_unix(at, false))
+            },
+        );
+        write!(
+            out,
+            r#"<rect class="hit" x="{bx:.2}" y="{MT}" width="{bw:.2}" height="{ph}"><title>{when}: {} bot requests"#,
+            group(sum)
+        )?;
+        for s in series {
+            if s.counts[i] > 0 {
+                write!(out, "\n{}", Esc(&s.bot))?;
+                if !s.verdict.is_empty() {
+                    write!(out, " ({})", Esc(&s.verdict))?;
+                }
+                write!(out, ": {}", group(s.counts[i]))?;
+            }
+        }
+        writeln!(out, "</title></rect>")?;
+    }
+    writeln!(out, "</svg>")
+}
+
+fn verdicts(out: &mut String, r: &Report) -> fmt::Result {
+    const W: f64 = 480.0;
+    const ROW: f64 = 34.0;
+    const LABEL: f64 = 104.0;
+    const VALUE: f64 = 128.0;
+    writeln!(out, r#"<section class="panel" id="verdicts">"#)?;
+    writeln!(out, "<h2>Verdicts</h2>")?;
+    writeln!(
+        out,
+        r#"<p class="sub">Share of all requests per verdict.</p>"#
+    )?;
+    let rows = verdict_order(r);
+    if rows.is_empty() {
+        writeln!(out, r#"<p class="empty">No requests.</p>"#)?;
+        return writeln!(out, "</section>");
+    }
+    let total = r
+        .totals
+        .requests
+        .max(rows.iter().map(|(_, c)| c.requests).sum());
+    let bw = W - LABEL - VALUE;
+    #[allow(clippy::cast_precision_loss)]
+    let h = rows.len() as f64 * ROW;
+    writeln!(out, "<figure>")?;
+    writeln!(
+        out,
+        r#"<svg id="verdict-chart" viewBox="0 0 {W} {h}" role="img" aria-labelledby="verdict-title">"#
+    )?;
+    writeln!(
+        out,
+        r#"<title id="verdict-title">Requests per verdict</title>"#
+    )?;
+    for (i, (v, c)) in rows.iter().enumerate() {
+        #[allow(clippy::cast_precision_loss)]
+        let (y, len) = (
+            i as f64 * ROW,
+            if total == 0 {
+                0.0
+            } else {
+                c.requests as f64 / total as f64 * bw
+            },
+        );
+        writeln!(
+            out,
+            r#"<g><title>{}: {} requests ({}) from {} addresses</title><text class="lbl" x="0" y="{:.1}">{}</text><rect class="track" x="{LABEL}" y="{:.1}" width="{bw}" height="18" rx="3"/><rect class="f-{}" x="{LABEL}" y="{:.1}" width="{len:.1}" height="18" rx="3"/><text class="val" x="{:.1}" y="{:.1}">{} · {}</text></g>"#,
+            Esc(v),
+            group(c.requests),
+            share(c.requests, total),
+            group(c.ips),
+            y + 21.0,
+            Esc(v),
+            y + 8.0,
+            verdict_class(v),
+            y + 8.0,
+            LABEL + bw + 10.0,
+            y + 21.0,
+            group(c.requests),
+            share(c.requests, total)
+        )?;
+    }
+    writeln!(out, "</svg>")?;
+    writeln!(
+        out,
+        "<figcaption>Requests per verdict as a share of all {} requests.</figcaption>",
+        group(total)
+    )?;
+    writeln!(out, "</figure>")?;
+    writeln!(out, r#"<div class="scroll"><table>"#)?;
+    writeln!(
+        out,
+        r#"<thead><tr><th>Verdict</th><th class="num">Requests</th><th class="num">Share</th><th class="num">Addresses</th></tr></thead><tbody>"#
+    )?;
+    for (v, c) in &rows {
+        writeln!(
+            out,
+            r#"<tr><td>{}</td><td class="num">{}</td><td class="num">{}</td><td class="num">{}</td></tr>"#,
+            Badge(v),
+            group(c.requests),
+            share(c.requests, total),
+            group(c.ips)
+        )?;
+    }
+    writeln!(out, "</tbody></table></div>")?;
+    writeln!(out, "</section>")
+}
+
+fn status_class(code: u16) -> &'static str {
+    match code {
+        100..=299 => "ok",
+        300..=399 => "redirect",
+        400..=499 => "warn",
+        500..=599 => "bad",
+        _ => "unknown",
+    }
+}
+
+fn status_codes(out: &mut String, r: &Report) -> fmt::Result {
+    const W: f64 = 480.0;
+    const H: f64 = 220.0;
+    const ML: f64 = 44.0;
+    const MT: f64 = 18.0;
+    const MB: f64 = 26.0;
+    writeln!(out, r#"<section class="panel" id="status">"#)?;
+    writeln!(out, "<h2>Status codes</h2>")?;
+    writeln!(out, r#"<p class="sub">Responses to all requests.</p>"#)?;
+    if r.status_codes.is_empty() {
+        writeln!(out, r#"<p class="empty">No requests.</p>"#)?;
+        return writeln!(out, "</section>");
+    }
+    let total: u64 = r.status_codes.values().sum();
+    let mut codes: Vec<(u16, u64)> = r.status_codes.iter().map(|(c, n)| (*c, *n)).collect();
+    if codes.len() > MAX_STATUS_BARS {
+        codes.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+        codes.truncate(MAX_STATUS_BARS);
+        codes.sort_unstable();
+    }
+    let peak = codes.iter().map(|c| c.1).max().unwrap_or(0);
+    let (step, top) = nice_axis(peak, 4);
+    let (pw, ph) = (W - ML, H - MT - MB);
+    #[allow(clippy::cast_precision_loss)]
+    let y = |v: u64| MT + ph - v as f64 / top as f64 * ph;
+    #[allow(clippy::cast_precision_loss)]
+    let slot = pw / codes.len() as f64;
+    let bw = (slot * 0.7).min(44.0);
+    writeln!(out, "<figure>")?;
+    writeln!(
+        out,
+        r#"<svg id="status-chart" viewBox="0 0 {W} {H}" role="img" aria-labelledby="status-title">"#
+    )?;
+    writeln!(
+        out,
+        r#"<title id="status-title">Requests per status code</title>"#
+    )?;
+    let mut v = 0;
+    while v <= top {
+        let yv = y(v);
+        writeln!(
+            out,
+            r#"<line class="grid" x1="{ML}" x2="{W}" y1="{yv:.1}" y2="{yv:.1}"/><text x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"#,
+            ML - 8.0,
+            yv + 4.0,
+            compact(v)
+        )?;
+        v += step;
+    }
+    for (i, (code, n)) in codes.iter().enumerate() {
+        #[allow(clippy::cast_precision_loss)]
+        let cx = ML + (i as f64 + 0.5) * slot;
+        let yv = y(*n);
+        write!(
+            out,
+            r#"<g><title>{code}: {} requests ({})</title><rect class="f-{}" x="{:.1}" y="{yv:.1}" width="{bw:.1}" height="{:.1}" rx="2"/><text class="lbl" x="{cx:.1}" y="{:.1}" text-anchor="middle">{code}</text>"#,
+            group(*n),
+            share(*n, total),
+            status_class(*code),
+            cx - bw / 2.0,
+            MT + ph - yv,
+            H - 8.0
+        )?;
+        if slot >= 30.0 {
+            write!(
+                out,
+                r#"<text class="val" x="{cx:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
+                yv - 5.0,
+                compact(*n)
+            )?;
+        }
+        writeln!(out, "</g>")?;
+    }
+    writeln!(
+        out,
+        r#"<line class="axis" x1="{ML}" x2="{W}" y1="{:.1}" y2="{:.1}"/>"#,
+        MT + ph,
+        MT + ph
+    )?;
+    writeln!(out, "</svg>")?;
+    write!(
+        out,
+        "<figcaption>Responses per status code: 2xx green, 3xx blue, 4xx amber, 5xx red."
+    )?;
+    if r.status_codes.len() > codes.len() {
+        write!(
+            out,
+            " The {} most frequent of {} codes; the table lists all.",
+            codes.len(),
+            r.status_codes.len()
+        )?;
+    }
+    writeln!(out, "</figcaption>")?;
+    writeln!(out, "</figure>")?;
+    writeln!(out, r#"<div class="scroll"><table>"#)?;
+    writeln!(
+        out,
+        r#"<thead><tr><th>Status</th><th class="num">Requests</th><th class="num">Share</th></tr></thead><tbody>"#
+    )?;
+    for (code, n) in &r.status_codes {
+        writeln!(
+            out,
+            r#"<tr><td>{code}</td><td class="num">{}</td><td class="num">{}</td></tr>"#,
+            group(*n),
+            share(*n, total)
+        )?;
+    }
+    writeln!(out, "</tbody></table></div>")?;
+    writeln!(out, "</section>")
+}
+
+fn num_cell(out: &mut String, n: u64) -> fmt::Result {
+    if n == 0 {
+        write!(out, r#"<td class="num zero">0</td>"#)
+    } else {
+        write!(out, r#"<td class="num">{}</td>"#, group(n))
+    }
+}
+
+fn time_cell(out: &mut String, t: Option<&str>) -> fmt::Result {
+    match t {
+        Some(t) => write!(out, r#"<td class="t">{}</td>"#, Esc(&time(t, false))),
+        None => write!(out, r#"<td class="t">–</td>"#),
+    }
+}
+
+fn bots(out: &mut String, r: &Report) -> fmt::Result {
+    writeln!(out, r#"<section class="panel" id="bots">"#)?;
+    writeln!(out, "<h2>Bots</h2>")?;
+    writeln!(
+        out,
+        r#"<p class="sub">One row per bot and verdict, most requests first. Status classes count requests; times are UTC.</p>"#
+    )?;
+    if r.bots.is_empty() {
+        writeln!(out, r#"<p class="empty">No bot requests.</p>"#)?;
+        return writeln!(out, "</section>");
+    }
+    let other = r.bots.iter().any(|b| b.status.other > 0);
+    let top = r.bots.iter().map(|b| b.requests).max().unwrap_or(0).max(1);
+    writeln!(out, r#"<div class="scroll"><table class="wide">"#)?;
+    write!(
+        out,
+        r#"<thead><tr><th>Bot</th><th>Category</th><th>Verdict</th><th class="num">Requests</th><th class="num">IPs</th><th class="num">Bytes</th><th class="num">2xx</th><th class="num">3xx</th><th class="num">4xx</th><th class="num">5xx</th>"#
+    )?;
+    if other {
+        write!(out, r#"<th class="num">Other</th>"#)?;
+    }
+    writeln!(
+        out,
+        r#"<th class="num">robots.txt</th><th>First seen</th><th>Last seen</th></tr></thead><tbody>"#
+    )?;
+    for b in &r.bots {
+        #[allow(clippy::cast_precision_loss)]
+        let p = b.requests as f64 * 100.0 / top as f64;
+        write!(
+            out,
+            r#"<tr><td class="strong">{}</td><td>{}</td><td>{}</td><td class="num bar" style="--p:{p:.1}%">{}</td>"#,
+            Esc(&b.bot),
+            Esc(b.category.as_deref().unwrap_or("")),
+            Badge(&b.verdict),
+            group(b.requests)
+        )?;
+        num_cell(out, b.ips)?;
+        write!(out, r#"<td class="num">{}</td>"#, bytes(b.bytes))?;
+        num_cell(out, b.status.ok)?;
+        num_cell(out, b.status.redirect)?;
+        num_cell(out, b.status.client_error)?;
+        num_cell(out, b.status.server_error)?;
+        if other {
+            num_cell(out, b.status.other)?;
+        }
+        robots_cell(out, b)?;
+        time_cell(out, b.first_seen.as_deref())?;
+        time_cell(out, b.last_seen.as_deref())?;
+        writeln!(out, "</tr>")?;
+    }
+    writeln!(out, "</tbody></table></div>")?;
+    writeln!(out, "</section>")
+}
+
+fn robots_cell(out: &mut String, b: &BotRow) -> fmt::Result {
+    let rt = &b.robots_txt;
+    if rt.requests == 0 {
+        return write!(out, r#"<td class="num zero">0</td>"#);
+    }
+    let list: Vec<String> = rt
+        .status
+        .iter()
+        .map(|(code, n)| format!("{code}: {}", group(*n)))
+        .collect();
+    write!(
+        out,
+        r#"<td class="num"><span title="{}">{}</span> <span class="mono">({})</span></td>"#,
+        list.join(", "),
+        group(rt.requests),
+        rt.status
+            .keys()
+            .map(u16::to_string)
+            .collect::<Vec<_>>()
+            .join(" ")
+    )
+}
+
+fn top_paths(out: &mut String, r: &Report) -> fmt::Result {
+    let bots: Vec<&BotRow> = r.bots.iter().filter(|b| !b.top_paths.is_empty()).collect();
+    if bots.is_empty() {
+        return Ok(());
+    }
+    writeln!(out, r#"<section class="panel" id="paths">"#)?;
+    writeln!(out, "<h2>Top paths</h2>")?;
+    writeln!(
+        out,
+        r#"<p class="sub">The paths each bot requested most. ≥ marks a lower bound: paths are counted in bounded memory.</p>"#
+    )?;
+    writeln!(out, r#"<div class="paths">"#)?;
+    for b in bots {
+        writeln!(
+            out,
+            r#"<div class="box"><h3>{} {}</h3><ol>"#,
+            Esc(&b.bot),
+            Badge(&b.verdict)
+        )?;
+        for p in &b.top_paths {
+            writeln!(
+                out,
+                r#"<li><span class="c">{}{}</span><span class="p">{}</span></li>"#,
+                if p.approximate { "≥" } else { "" },
+                group(p.requests),
+                Esc(&p.path)
+            )?;
+        }
+        writeln!(out, "</ol></div>")?;
+    }
+    writeln!(out, "</div>")?;
+    writeln!(out, "</section>")
+}
+
+fn spoofed(out: &mut String, r: &Report) -> fmt::Result {
+    writeln!(out, r#"<section class="panel" id="spoofed">"#)?;
+    writeln!(out, "<h2>Spoofed addresses</h2>")?;
+    writeln!(
+        out,
+        r#"<p class="sub">Addresses that claimed a registered bot and failed its verification.</p>"#
+    )?;
+    if r.spoofed.is_empty() {
+        writeln!(out, r#"<p class="empty">None.</p>"#)?;
+        return writeln!(out, "</section>");
+    }
+    writeln!(out, r#"<div class="scroll"><table>"#)?;
+    writeln!(
+        out,
+        r#"<thead><tr><th>Address</th><th>Claimed</th><th>Reason</th><th class="num">Requests</th><th>First seen</th><th>Last seen</th><th>User-Agent</th></tr></thead><tbody>"#
+    )?;
+    for s in &r.spoofed {
+        write!(
+            out,
+            r#"<tr><td class="mono">{}</td><td class="strong">{}</td><td>{}</td>"#,
+            Esc(&s.ip),
+            Esc(&s.claimed),
+            Esc(&s.reason)
+        )?;
+        num_cell(out, s.requests)?;
+        time_cell(out, s.first_seen.as_deref())?;
+        time_cell(out, s.last_seen.as_deref())?;
+        writeln!(out, r#"<td class="ua">{}</td></tr>"#, Esc(&s.user_agent))?;
+    }
+    writeln!(out, "</tbody></table></div>")?;
+    writeln!(out, "</section>")
+}
+
+fn unknown(out: &mut String, r: &Report) -> fmt::Result {
+    writeln!(out, r#"<section class="panel" id="unknown">"#)?;
+    writeln!(out, "<h2>Unknown crawlers</h2>")?;
+    writeln!(
+        out,
+        r#"<p class="sub">Crawlers that are not in the registry, by User-Agent family.</p>"#
+    )?;
+    if r.unknown_crawlers.is_empty() {
+        writeln!(out, r#"<p class="empty">None.</p>"#)?;
+        return writeln!(out, "</section>");
+    }
+    writeln!(out, r#"<div class="scroll"><table>"#)?;
+    writeln!(
+        out,
+        r#"<thead><tr><th>Crawler</th><th class="num">Requests</th><th class="num">Addresses</th><th>User-Agent</th></tr></thead><tbody>"#
+    )?;
+    for u in &r.unknown_crawlers {
+        write!(out, r#"<tr><td class="strong">{}</td>"#, Esc(&u.name))?;
+        num_cell(out, u.requests)?;
+        num_cell(out, u.ips)?;
+        writeln!(out, r#"<td class="ua">{}</td></tr>"#, Esc(&u.user_agent))?;
+    }
+    writeln!(out, "</tbody></table></div>")?;
+    writeln!(out, "</section>")
+}
+
+fn reasons(
+    out: &mut String,
+    what: &str,
+    reasons: &std::collections::BTreeMap<String, u64>,
+) -> fmt::Result {
+    if reasons.is_empty() {
+        return Ok(());
+    }
+    write!(out, r#"<p class="reasons">{what}: "#)?;
+    for (i, (k, n)) in reasons.iter().enumerate() {
+        if i > 0 {
+            write!(out, " · ")?;
+        }
+        write!(out, "<code>{}</code> {}", Esc(k), group(*n))?;
+    }
+    writeln!(out, "</p>")
+}
+
+fn lines(out: &mut String, r: &Report) -> fmt::Result {
+    let l = &r.lines;
+    writeln!(out, r#"<section class="panel" id="lines">"#)?;
+    writeln!(out, "<h2>Inputs and lines</h2>")?;
+    writeln!(
+        out,
+        r#"<p class="acct"><b>{}</b> lines read = <b>{}</b> parsed + <b>{}</b> skipped + <b>{}</b> failed</p>"#,
+        group(l.read),
+        group(l.parsed),
+        group(l.skipped),
+        group(l.failed)
+    )?;
+    reasons(out, "Skipped", &l.skip_reasons)?;
+    reasons(out, "Failed", &l.fail_reasons)?;
+    if !r.inputs.is_empty() {
+        writeln!(out, r#"<div class="scroll"><table>"#)?;
+        writeln!(
+            out,
+            r#"<thead><tr><th>Input</th><th>Format</th><th>gzip</th><th class="num">Read</th><th class="num">Parsed</th><th class="num">Skipped</th><th class="num">Failed</th><th>Stopped by</th></tr></thead><tbody>"#
+        )?;
+        for i in &r.inputs {
+            write!(
+                out,
+                r#"<tr><td class="mono">{}</td><td class="mono">{}</td><td>{}</td>"#,
+                Esc(&i.name),
+                Esc(&i.format),
+                if i.gzip { "yes" } else { "no" }
+            )?;
+            num_cell(out, i.lines.read)?;
+            num_cell(out, i.lines.parsed)?;
+            num_cell(out, i.lines.skipped)?;
+            num_cell(out, i.lines.failed)?;
+            writeln!(
+                out,
+                "<td>{}</td></tr>",
+                Esc(i.error.as_deref().unwrap_or(""))
+            )?;
+        }
+        writeln!(out, "</tbody></table></div>")?;
+    }
+    if !r.samples.is_empty() {
+        writeln!(out, "<h3>Bad lines (samples)</h3>")?;
+        writeln!(out, r#"<div class="scroll"><table>"#)?;
+        writeln!(
+            out,
+            r#"<thead><tr><th>Where</th><th>Reason</th><th>Line</th></tr></thead><tbody>"#
+        )?;
+        for b in &r.samples {
+            let col = b.column.map(|c| format!(":{c}")).unwrap_or_default();
+            writeln!(
+                out,
+                r#"<tr><td class="mono">{}:{}{col}</td><td><code>{}</code></td><td class="line">{}</td></tr>"#,
+                Esc(&b.file),
+                b.line,
+                Esc(&b.reason),
+                Esc(&b.text)
+            )?;
+        }
+        writeln!(out, "</tbody></table></div>")?;
+    }
+    writeln!(out, "</section>")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn escapes() {
+        assert_eq!(
+            Esc("<a href=\"x\">'&'</a>\u{1b}").to_string(),
+            "&lt;a href=&quot;x&quot;&gt;&#39;&amp;&#39;&lt;/a&gt;\u{fffd}"
+        );
+    }
+
+    #[test]
+    fn axes() {
+        assert_eq!(nice_axis(0, 4), (1, 1));
+        assert_eq!(nice_axis(7, 4), (2, 8));
+        assert_eq!(nice_axis(1234, 4), (500, 1500));
+        assert_eq!(compact(1500), "1.5k");
+        assert_eq!(compact(2_000_000), "2M");
+        let day = parse_time("2026-11-20T00:00:00Z").unwrap();
+        let ticks = time_ticks(day, day + 86_400);
+        let labels: Vec<&str> = ticks.iter().map(|t| t.label.as_str()).collect();
+        assert_eq!(
+            labels,
+            [
+                "00:00", "03:00", "06:00", "09:00", "12:00", "15:00", "18:00", "21:00"
+            ]
+        );
+        assert_eq!(ticks[0].second.as_deref(), Some("Nov 20"));
+        let ticks = time_ticks(day, day + 400 * 86_400);
+        assert_eq!(ticks[0].label, "Jan");
+        assert_eq!(ticks[0].second.as_deref(), Some("2027"));
+    }
+}

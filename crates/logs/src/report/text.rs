@@ -1,0 +1,894 @@
+//! The terminal rendering of a [`Report`]: aligned plain-text tables.
+//!
+//! The helpers at the end (number, byte, share and time formatting, and
+//! the cleaning of log-supplied strings) are shared with the HTML
+//! rendering.
+
+use std::borrow::Cow;
+
+use super::model::{BotRow, Report};
+
+/// How [`render_text`] lays a report out.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TextOptions {
+    /// Colour headings and verdicts with ANSI escapes (for a terminal).
+    pub color: bool,
+    /// Rows per table at most; a last line counts the rows left out.
+    /// `0` shows every row.
+    pub max_rows: usize,
+    /// Paths shown per bot under "Top paths"; `0` leaves the section out.
+    pub top_paths: usize,
+}
+
+impl Default for TextOptions {
+    /// No colour, 20 rows per table, 5 paths per bot.
+    fn default() -> Self {
+        Self {
+            color: false,
+            max_rows: 20,
+            top_paths: 5,
+        }
+    }
+}
+
+/// The line width the tables aim for.
+const WIDTH: usize = 100;
+/// Spaces before every table row.
+const INDENT: usize = 2;
+/// Spaces between columns.
+const GAP: usize = 2;
+/// The narrowest a shrinking column gets.
+const MIN_FLEX: usize = 12;
+
+const BOLD: &str = "1";
+const DIM: &str = "2";
+
+/// Renders `report` as terminal text: the line accounting, period and
+/// totals, verdict shares, one table per kind of finding, and the status
+/// codes.
+///
+/// Strings that come from the logs (paths, User-Agents, names) have their
+/// control characters replaced, so that a log cannot move the cursor or
+/// recolour the terminal.
+#[must_use]
+pub fn render_text(report: &Report, opts: &TextOptions) -> String {
+    let mut t = Text {
+        out: String::new(),
+        opts,
+    };
+    t.header(report);
+    t.lines(report);
+    t.totals(report);
+    t.verdicts(report);
+    t.bots(report);
+    t.activity(report);
+    t.spoofed(report);
+    t.unknown(report);
+    t.top_paths(report);
+    t.status_codes(report);
+    t.verification(report);
+    t.out
+}
+
+/// A column of a table.
+struct Col {
+    head: &'static str,
+    right: bool,
+    max: usize,
+    /// Shrinks (down to [`MIN_FLEX`]) when the table is wider than [`WIDTH`].
+    flex: bool,
+}
+
+const fn left(head: &'static str, max: usize) -> Col {
+    Col {
+        head,
+        right: false,
+        max,
+        flex: false,
+    }
+}
+
+const fn right(head: &'static str) -> Col {
+    Col {
+        head,
+        right: true,
+        max: 24,
+        flex: false,
+    }
+}
+
+const fn flex(head: &'static str) -> Col {
+    Col {
+        head,
+        right: false,
+        max: WIDTH,
+        flex: true,
+    }
+}
+
+/// A table cell: its text (already cleaned) and an optional ANSI style.
+struct Cell {
+    text: String,
+    sgr: Option<&'static str>,
+}
+
+impl Cell {
+    fn plain(text: impl Into<String>) -> Self {
+        Self {
+            text: text.into(),
+            sgr: None,
+        }
+    }
+
+    fn log(text: &str) -> Self {
+        Self::plain(clean(text))
+    }
+
+    fn num(n: u64) -> Self {
+        Self::plain(group(n))
+    }
+
+    fn verdict(v: &str) -> Self {
+        Self {
+            text: clean(v).into_owned(),
+            sgr: Some(verdict_sgr(v)),
+        }
+    }
+}
+
+fn verdict_sgr(v: &str) -> &'static str {
+    match v {
+        "verified" => "32",
+        "spoofed" => "1;31",
+        "unverifiable" => "33",
+        "not-a-bot" => "34",
+        _ => "90",
+    }
+}
+
+struct Text<'a> {
+    out: String,
+    opts: &'a TextOptions,
+}
+
+impl Text<'_> {
+    fn paint<'s>(&self, sgr: &str, s: &'s str) -> Cow<'s, str> {
+        if self.opts.color && !s.is_empty() {
+            Cow::Owned(format!("\x1b[{sgr}m{s}\x1b[0m"))
+        } else {
+            Cow::Borrowed(s)
+        }
+    }
+
+    fn line(&mut self, s: &str) {
+        self.out.push_str(s.trim_end());
+        self.out.push('\n');
+    }
+
+    fn heading(&mut self, title: &str) {
+        self.out.push('\n');
+        let rule = "─".repeat(chars(title));
+        let head = self.paint(BOLD, title).into_owned();
+        self.line(&head);
+        self.line(&rule);
+    }
+
+    fn note(&mut self, s: &str) {
+        let s = format!("{:INDENT$}{}", "", self.paint(DIM, s));
+        self.line(&s);
+    }
+
+    /// How many of `n` rows to show.
+    fn limit(&self, n: usize) -> usize {
+        if self.opts.max_rows == 0 {
+            n
+        } else {
+            n.min(self.opts.max_rows)
+        }
+    }
+
+    fn more(&mut self, shown: usize, total: usize) {
+        if total > shown {
+            let n = total - shown;
+            let s = if n == 1 { "" } else { "s" };
+            self.note(&format!("… {n} more row{s}"));
+        }
+    }
+
+    /// Writes an aligned table (see [`Self::table_lines`]).
+    fn table(&mut self, cols: &[Col], rows: &[Vec<Cell>]) {
+        for line in self.table_lines(cols, rows) {
+            self.line(&line);
+        }
+    }
+
+    /// Lays out a table: its header line (unless every heading is empty),
+    /// then one line per row. Columns are as wide as their widest cell (up
+    /// to their maximum); when the table is wider than [`WIDTH`], its
+    /// flexible column shrinks. Cells wider than their column end in `…`.
+    fn table_lines(&self, cols: &[Col], rows: &[Vec<Cell>]) -> Vec<String> {
+        let mut w: Vec<usize> = cols.iter().map(|c| chars(c.head)).collect();
+        for row in rows {
+            for ((w, cell), col) in w.iter_mut().zip(row).zip(cols) {
+                *w = (*w).max(chars(&cell.text).min(col.max));
+            }
+        }
+        let total = INDENT + w.iter().sum::<usize>() + GAP * cols.len().saturating_sub(1);
+        if total > WIDTH
+            && let Some(f) = cols.iter().position(|c| c.flex)
+        {
+            let others = total - w[f];
+            w[f] = w[f].min(WIDTH.saturating_sub(others).max(MIN_FLEX));
+        }
+        let mut lines = Vec::with_capacity(rows.len() + 1);
+        if cols.iter().any(|c| !c.head.is_empty()) {
+            let heads: Vec<Cell> = cols
+                .iter()
+                .map(|c| Cell {
+                    text: c.head.to_owned(),
+                    sgr: Some(BOLD),
+                })
+                .collect();
+            lines.push(self.row(cols, &w, &heads));
+        }
+        for row in rows {
+            lines.push(self.row(cols, &w, row));
+        }
+        lines
+    }
+
+    fn row(&self, cols: &[Col], w: &[usize], cells: &[Cell]) -> String {
+        let mut s = " ".repeat(INDENT);
+        for (i, ((cell, col), &w)) in cells.iter().zip(cols).zip(w).enumerate() {
+            if i > 0 {
+                s.push_str(&" ".repeat(GAP));
+            }
+            let text = fit(&cell.text, w);
+            let pad = " ".repeat(w - chars(&text));
+            let text = match cell.sgr {
+                Some(sgr) => self.paint(sgr, &text).into_owned(),
+                None => text,
+            };
+            if col.right {
+                s.push_str(&pad);
+                s.push_str(&text);
+            } else {
+                s.push_str(&text);
+                s.push_str(&pad);
+            }
+        }
+        s.trim_end().to_owned()
+    }
+
+    fn header(&mut self, r: &Report) {
+        let title = self.paint(BOLD, "botwarden access-log report").into_owned();
+        self.line(&title);
+        let dns = if r.dns {
+            "addresses verified with DNS"
+        } else {
+            "no DNS: published ranges and lists only"
+        };
+        let meta = format!(
+            "generated {} UTC · {dns} · schema {}",
+            time(&r.generated, true),
+            r.schema
+        );
+        let meta = self.paint(DIM, &meta).into_owned();
+        self.line(&meta);
+        match &r.period {
+            Some(p) => self.line(&format!(
+                "period {} – {} UTC",
+                time(&p.first, true),
+                time(&p.last, true)
+            )),
+            None => self.line("period: no request had a time"),
+        }
+    }
+
+    fn lines(&mut self, r: &Report) {
+        self.heading("Lines");
+        let l = &r.lines;
+        self.line(&format!(
+            "{:INDENT$}read {} = parsed {} + skipped {} + failed {}",
+            "",
+            group(l.read),
+            group(l.parsed),
+            group(l.skipped),
+            group(l.failed)
+        ));
+        for (what, reasons) in [("skipped", &l.skip_reasons), ("failed", &l.fail_reasons)] {
+            if reasons.is_empty() {
+                continue;
+            }
+            let list: Vec<String> = reasons
+                .iter()
+                .map(|(k, n)| format!("{} {}", clean(k), group(*n)))
+                .collect();
+            self.line(&format!("{:INDENT$}{what}: {}", "", list.join(", ")));
+        }
+        if !r.inputs.is_empty() {
+            self.out.push('\n');
+            let cols = [
+                flex("input"),
+                left("format", 24),
+                left("gzip", 4),
+                right("read"),
+                right("parsed"),
+                right("skipped"),
+                right("failed"),
+                left("stopped by", 40),
+            ];
+            let shown = self.limit(r.inputs.len());
+            let rows: Vec<Vec<Cell>> = r.inputs[..shown]
+                .iter()
+                .map(|i| {
+                    vec![
+                        Cell::log(&i.name),
+                        Cell::log(&i.format),
+                        Cell::plain(if i.gzip { "yes" } else { "no" }),
+                        Cell::num(i.lines.read),
+                        Cell::num(i.lines.parsed),
+                        Cell::num(i.lines.skipped),
+                        Cell::num(i.lines.failed),
+                        Cell::log(i.error.as_deref().unwrap_or("")),
+                    ]
+                })
+                .collect();
+            self.table(&cols, &rows);
+            self.more(shown, r.inputs.len());
+        }
+        if !r.samples.is_empty() {
+            self.out.push('\n');
+            self.line(&format!("{:INDENT$}bad lines (samples):", ""));
+            let shown = self.limit(r.samples.len());
+            for b in &r.samples[..shown] {
+                let col = b.column.map(|c| format!(":{c}")).unwrap_or_default();
+                let s = format!(
+                    "{}:{}{col}: {}: {}",
+                    clean(&b.file),
+                    b.line,
+                    clean(&b.reason),
+                    clean(&b.text)
+                );
+                let s = fit(&s, WIDTH - 2 * INDENT);
+                self.line(&format!("{:w$}{s}", "", w = 2 * INDENT));
+            }
+            self.more(shown, r.samples.len());
+        }
+    }
+
+    fn totals(&mut self, r: &Report) {
+        self.heading("Totals");
+        let t = &r.totals;
+        let cols = [left("", 20), right(""), left("", 40)];
+        let rows = vec![
+            vec![
+                Cell::plain("requests"),
+                Cell::num(t.requests),
+                Cell::plain(""),
+            ],
+            vec![
+                Cell::plain("bot requests"),
+                Cell::num(t.bot_requests),
+                Cell::plain(share(t.bot_requests, t.requests)),
+            ],
+            vec![Cell::plain("addresses"), Cell::num(t.ips), Cell::plain("")],
+            vec![
+                Cell::plain("user agents"),
+                Cell::num(t.user_agents),
+                Cell::plain(""),
+            ],
+            vec![
+                Cell::plain("bytes"),
+                Cell::plain(bytes(t.bytes)),
+                Cell::plain(""),
+            ],
+        ];
+        self.table(&cols, &rows);
+    }
+
+    fn verdicts(&mut self, r: &Report) {
+        self.heading("Verdicts");
+        if r.verdicts.is_empty() {
+            self.note("no requests");
+            return;
+        }
+        let cols = [
+            left("verdict", 20),
+            right("requests"),
+            right("share"),
+            right("IPs"),
+        ];
+        let rows: Vec<Vec<Cell>> = verdict_order(r)
+            .into_iter()
+            .map(|(v, c)| {
+                vec![
+                    Cell::verdict(v),
+                    Cell::num(c.requests),
+                    Cell::plain(share(c.requests, r.totals.requests)),
+                    Cell::num(c.ips),
+                ]
+            })
+            .collect();
+        self.table(&cols, &rows);
+    }
+
+    fn bots(&mut self, r: &Report) {
+        self.heading("Bots");
+        if r.bots.is_empty() {
+            self.note("no bot requests");
+            return;
+        }
+        let other = r.bots.iter().any(|b| b.status.other > 0);
+        let mut cols = vec![
+            flex("bot"),
+            left("category", 14),
+            left("verdict", 12),
+            right("requests"),
+            right("IPs"),
+            right("bytes"),
+            right("2xx"),
+            right("3xx"),
+            right("4xx"),
+            right("5xx"),
+        ];
+        if other {
+            cols.push(right("other"));
+        }
+        let shown = self.limit(r.bots.len());
+        let rows: Vec<Vec<Cell>> = r.bots[..shown]
+            .iter()
+            .map(|b| {
+                let mut row = vec![
+                    Cell::log(&b.bot),
+                    Cell::log(b.category.as_deref().unwrap_or("")),
+                    Cell::verdict(&b.verdict),
+                    Cell::num(b.requests),
+                    Cell::num(b.ips),
+                    Cell::plain(bytes(b.bytes)),
+                    Cell::num(b.status.ok),
+                    Cell::num(b.status.redirect),
+                    Cell::num(b.status.client_error),
+                    Cell::num(b.status.server_error),
+                ];
+                if other {
+                    row.push(Cell::num(b.status.other));
+                }
+                row
+            })
+            .collect();
+        self.table(&cols, &rows);
+        self.more(shown, r.bots.len());
+    }
+
+    fn activity(&mut self, r: &Report) {
+        if r.bots.is_empty() {
+            return;
+        }
+        self.heading("Bot activity");
+        let cols = [
+            flex("bot"),
+            left("verdict", 12),
+            right("robots.txt"),
+            left("robots.txt statuses", 30),
+            left("first seen", 20),
+            left("last seen", 20),
+        ];
+        let shown = self.limit(r.bots.len());
+        let rows: Vec<Vec<Cell>> = r.bots[..shown]
+            .iter()
+            .map(|b| {
+                vec![
+                    Cell::log(&b.bot),
+                    Cell::verdict(&b.verdict),
+                    Cell::num(b.robots_txt.requests),
+                    Cell::plain(robots_statuses(b)),
+                    Cell::plain(opt_time(b.first_seen.as_deref())),
+                    Cell::plain(opt_time(b.last_seen.as_deref())),
+                ]
+            })
+            .collect();
+        self.table(&cols, &rows);
+        self.more(shown, r.bots.len());
+    }
+
+    fn spoofed(&mut self, r: &Report) {
+        self.heading("Spoofed addresses");
+        if r.spoofed.is_empty() {
+            self.note("none");
+            return;
+        }
+        let cols = [
+            left("address", 39),
+            left("claimed", 20),
+            right("requests"),
+            left("first seen", 20),
+            left("last seen", 20),
+            flex("reason"),
+        ];
+        let shown = self.limit(r.spoofed.len());
+        let rows: Vec<Vec<Cell>> = r.spoofed[..shown]
+            .iter()
+            .map(|s| {
+                vec![
+                    Cell::log(&s.ip),
+                    Cell::log(&s.claimed),
+                    Cell::num(s.requests),
+                    Cell::plain(opt_time(s.first_seen.as_deref())),
+                    Cell::plain(opt_time(s.last_seen.as_deref())),
+                    Cell::log(&s.reason),
+                ]
+            })
+            .collect();
+        let mut lines = self.table_lines(&cols, &rows).into_iter();
+        if let Some(head) = lines.next() {
+            self.line(&head);
+        }
+        for (line, s) in lines.zip(&r.spoofed) {
+            self.line(&line);
+            let ua = fit(&clean(&s.user_agent), WIDTH - 2 * INDENT - 4);
+            let ua = format!("{:w$}UA: {ua}", "", w = 2 * INDENT);
+            let ua = self.paint(DIM, &ua).into_owned();
+            self.line(&ua);
+        }
+        self.more(shown, r.spoofed.len());
+    }
+
+    fn unknown(&mut self, r: &Report) {
+        self.heading("Unknown crawlers");
+        if r.unknown_crawlers.is_empty() {
+            self.note("none");
+            return;
+        }
+        let cols = [
+            left("crawler", 30),
+            right("requests"),
+            right("IPs"),
+            flex("user agent"),
+        ];
+        let shown = self.limit(r.unknown_crawlers.len());
+        let rows: Vec<Vec<Cell>> = r.unknown_crawlers[..shown]
+            .iter()
+            .map(|u| {
+                vec![
+                    Cell::log(&u.name),
+                    Cell::num(u.requests),
+                    Cell::num(u.ips),
+                    Cell::log(&u.user_agent),
+                ]
+            })
+            .collect();
+        self.table(&cols, &rows);
+        self.more(shown, r.unknown_crawlers.len());
+    }
+
+    fn top_paths(&mut self, r: &Report) {
+        let n = self.opts.top_paths;
+        let bots: Vec<&BotRow> = r.bots.iter().filter(|b| !b.top_paths.is_empty()).collect();
+        if n == 0 || bots.is_empty() {
+            return;
+        }
+        self.heading("Top paths");
+        let shown = self.limit(bots.len());
+        let mut approximate = false;
+        for (i, b) in bots[..shown].iter().enumerate() {
+            if i > 0 {
+                self.out.push('\n');
+            }
+            let head = format!(
+                "{:INDENT$}{} ({})",
+                "",
+                clean(&b.bot),
+                self.paint(verdict_sgr(&b.verdict), &clean(&b.verdict))
+            );
+            self.line(&head);
+            let cols = [left("", 0), right(""), flex("")];
+            let rows: Vec<Vec<Cell>> = b
+                .top_paths
+                .iter()
+                .take(n)
+                .map(|p| {
+                    approximate |= p.approximate;
+                    let mark = if p.approximate { "≥" } else { "" };
+                    vec![
+                        Cell::plain(""),
+                        Cell::plain(format!("{mark}{}", group(p.requests))),
+                        Cell::log(&p.path),
+                    ]
+                })
+                .collect();
+            self.table(&cols, &rows);
+        }
+        self.more(shown, bots.len());
+        if approximate {
+            self.note("≥ a lower bound: paths are counted in bounded memory");
+        }
+    }
+
+    fn status_codes(&mut self, r: &Report) {
+        self.heading("Status codes");
+        if r.status_codes.is_empty() {
+            self.note("no requests");
+            return;
+        }
+        let total: u64 = r.status_codes.values().sum();
+        let top = r.status_codes.values().copied().max().unwrap_or(0);
+        let cols = [
+            left("status", 6),
+            right("requests"),
+            right("share"),
+            left("", 40),
+        ];
+        let shown = self.limit(r.status_codes.len());
+        let rows: Vec<Vec<Cell>> = r
+            .status_codes
+            .iter()
+            .take(shown)
+            .map(|(code, &n)| {
+                vec![
+                    Cell::plain(code.to_string()),
+                    Cell::num(n),
+                    Cell::plain(share(n, total)),
+                    Cell::plain(bar(n, top, 40)),
+                ]
+            })
+            .collect();
+        self.table(&cols, &rows);
+        self.more(shown, r.status_codes.len());
+    }
+
+    fn verification(&mut self, r: &Report) {
+        self.heading("Verification");
+        let v = &r.verification;
+        self.line(&format!(
+            "{:INDENT$}{} (address, bot) pairs verified with {} DNS lookups; \
+             {:.1} s waited after the last line",
+            "",
+            group(v.pairs),
+            group(v.dns_lookups),
+            v.wait_seconds
+        ));
+    }
+}
+
+fn robots_statuses(b: &BotRow) -> String {
+    let list: Vec<String> = b
+        .robots_txt
+        .status
+        .iter()
+        .map(|(code, n)| format!("{code}×{}", group(*n)))
+        .collect();
+    list.join(" ")
+}
+
+/// A bar of `width` cells at most, for `n` out of `top`.
+fn bar(n: u64, top: u64, width: u64) -> String {
+    if top == 0 || n == 0 {
+        return String::new();
+    }
+    let cells = (n * width).div_ceil(top).max(1);
+    "█".repeat(usize::try_from(cells).unwrap_or(0))
+}
+
+/// Characters in `s` (the width this module assumes).
+pub(super) fn chars(s: &str) -> usize {
+    s.chars().count()
+}
+
+/// `s` cut to `width` characters, ending in `…` when cut.
+pub(super) fn fit(s: &str, width: usize) -> String {
+    if chars(s) <= width {
+        return s.to_owned();
+    }
+    let mut out: String = s.chars().take(width.saturating_sub(1)).collect();
+    out.push('…');
+    out
+}
+
+/// Whether `c` must not reach a terminal or a page as is: control
+/// characters, and the bidirectional overrides and isolates that make
+/// text read differently from what it is.
+pub(super) fn is_unsafe_char(c: char) -> bool {
+    c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+/// `s` with [`is_unsafe_char`] characters replaced by U+FFFD.
+pub(super) fn clean(s: &str) -> Cow<'_, str> {
+    if s.chars().any(is_unsafe_char) {
+        Cow::Owned(
+            s.chars()
+                .map(|c| if is_unsafe_char(c) { '\u{fffd}' } else { c })
+                .collect(),
+        )
+    } else {
+        Cow::Borrowed(s)
+    }
+}
+
+/// `n` with thousands separators: `1,234,567`.
+pub(super) fn group(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, d) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(d);
+    }
+    out
+}
+
+/// A byte count in binary units: `512 B`, `1.5 KiB`, `12.0 MiB`.
+pub(super) fn bytes(n: u64) -> String {
+    const UNITS: [&str; 6] = ["KiB", "MiB", "GiB", "TiB", "PiB", "EiB"];
+    if n < 1024 {
+        return format!("{n} B");
+    }
+    #[allow(clippy::cast_precision_loss)]
+    let mut v = n as f64 / 1024.0;
+    let mut unit = 0;
+    while v >= 1023.95 && unit + 1 < UNITS.len() {
+        v /= 1024.0;
+        unit += 1;
+    }
+    format!("{v:.1} {}", UNITS[unit])
+}
+
+/// `part` as a share of `whole`: `30.2%`, `<0.1%`, or `–` when `whole`
+/// is 0.
+pub(super) fn share(part: u64, whole: u64) -> String {
+    if whole == 0 {
+        return "–".to_owned();
+    }
+    #[allow(clippy::cast_precision_loss)]
+    let p = part as f64 * 100.0 / whole as f64;
+    if part > 0 && p < 0.05 {
+        "<0.1%".to_owned()
+    } else {
+        format!("{p:.1}%")
+    }
+}
+
+/// The canonical order of the verdict kinds; others follow by name.
+pub(super) fn verdict_rank(v: &str) -> usize {
+    match v {
+        "verified" => 0,
+        "spoofed" => 1,
+        "unverifiable" => 2,
+        "unknown" => 3,
+        "not-a-bot" => 4,
+        _ => 5,
+    }
+}
+
+/// The report's verdicts in canonical order.
+pub(super) fn verdict_order(r: &Report) -> Vec<(&str, &super::model::VerdictCount)> {
+    let mut v: Vec<_> = r.verdicts.iter().map(|(k, c)| (k.as_str(), c)).collect();
+    v.sort_by_key(|(k, _)| verdict_rank(k));
+    v
+}
+
+/// Seconds since the Unix epoch of an RFC 3339 time
+/// (`2026-11-20T13:00:00Z`, fractions and offsets allowed).
+pub(super) fn parse_time(s: &str) -> Option<i64> {
+    let b = s.as_bytes();
+    let num = |from: usize, len: usize| -> Option<i64> {
+        let part = s.get(from..from + len)?;
+        if part.bytes().all(|c| c.is_ascii_digit()) {
+            part.parse().ok()
+        } else {
+            None
+        }
+    };
+    if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || !matches!(b[10], b'T' | b't' | b' ') {
+        return None;
+    }
+    let (y, mo, d) = (num(0, 4)?, num(5, 2)?, num(8, 2)?);
+    let (h, mi, sec) = (num(11, 2)?, num(14, 2)?, num(17, 2)?);
+    if b[13] != b':' || b[16] != b':' || !(1..=12).contains(&mo) || !(1..=31).contains(&d) {
+        return None;
+    }
+    let mut rest = &s[19..];
+    if let Some(frac) = rest.strip_prefix('.') {
+        let digits = frac.bytes().take_while(u8::is_ascii_digit).count();
+        rest = &frac[digits..];
+    }
+    let offset = match rest.as_bytes() {
+        [b'Z' | b'z'] => 0,
+        [sign @ (b'+' | b'-'), _, _, b':', _, _] => {
+            let oh: i64 = rest.get(1..3)?.parse().ok()?;
+            let om: i64 = rest.get(4..6)?.parse().ok()?;
+            let o = oh * 3600 + om * 60;
+            if *sign == b'-' { -o } else { o }
+        }
+        _ => return None,
+    };
+    Some(days_from_civil(y, mo, d) * 86_400 + h * 3600 + mi * 60 + sec - offset)
+}
+
+/// Days since 1970-01-01 of a proleptic Gregorian date.
+pub(super) fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
+    let y = if m <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = (m + 9) % 12;
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    era * 146_097 + doe - 719_468
+}
+
+/// The date (year, month, day) of a day count since 1970-01-01.
+pub(super) fn civil_from_days(z: i64) -> (i64, i64, i64) {
+    let z = z + 719_468;
+    let era = z.div_euclid(146_097);
+    let doe = z - era * 146_097;
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let d = doy - (153 * mp + 2) / 5 + 1;
+    let m = if mp < 10 { mp + 3 } else { mp - 9 };
+    (yoe + era * 400 + i64::from(m <= 2), m, d)
+}
+
+/// `2026-11-20 13:05` (or with `:07` seconds) for Unix seconds, in UTC.
+pub(super) fn fmt_unix(t: i64, seconds: bool) -> String {
+    let (y, m, d) = civil_from_days(t.div_euclid(86_400));
+    let s = t.rem_euclid(86_400);
+    let (h, mi, sec) = (s / 3600, s / 60 % 60, s % 60);
+    if seconds {
+        format!("{y:04}-{m:02}-{d:02} {h:02}:{mi:02}:{sec:02}")
+    } else {
+        format!("{y:04}-{m:02}-{d:02} {h:02}:{mi:02}")
+    }
+}
+
+/// An RFC 3339 time for people, in UTC (the string as given, cleaned,
+/// when it does not parse).
+pub(super) fn time(s: &str, seconds: bool) -> String {
+    match parse_time(s) {
+        Some(t) => fmt_unix(t, seconds),
+        None => clean(s).into_owned(),
+    }
+}
+
+fn opt_time(s: Option<&str>) -> String {
+    s.map(|s| time(s, false)).unwrap_or_default()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn times_round_trip() {
+        assert_eq!(parse_time("1970-01-01T00:00:00Z"), Some(0));
+        assert_eq!(parse_time("2000-03-01T00:00:00Z"), Some(951_868_800));
+        assert_eq!(
+            parse_time("2026-11-20T14:00:00.5+01:00"),
+            parse_time("2026-11-20T13:00:00Z")
+        );
+        assert_eq!(parse_time("yesterday"), None);
+        let t = parse_time("2024-02-29T23:59:58Z").unwrap();
+        assert_eq!(fmt_unix(t, true), "2024-02-29 23:59:58");
+        for z in [-800_000, -1, 0, 59, 11_016, 20_000, 2_000_000] {
+            let (y, m, d) = civil_from_days(z);
+            assert_eq!(days_from_civil(y, m, d), z);
+        }
+    }
+
+    #[test]
+    fn numbers() {
+        assert_eq!(group(0), "0");
+        assert_eq!(group(999), "999");
+        assert_eq!(group(1_000), "1,000");
+        assert_eq!(group(1_234_567), "1,234,567");
+        assert_eq!(bytes(1023), "1023 B");
+        assert_eq!(bytes(1536), "1.5 KiB");
+        assert_eq!(bytes(1024 * 1024 - 1), "1.0 MiB");
+        assert_eq!(share(1, 3), "33.3%");
+        assert_eq!(share(1, 100_000), "<0.1%");
+        assert_eq!(share(1, 0), "–");
+        assert_eq!(fit("abcdef", 4), "abc…");
+        assert_eq!(clean("a\x1b[2Jb\u{202e}"), "a\u{fffd}[2Jb\u{fffd}");
+    }
+}
