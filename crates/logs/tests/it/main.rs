@@ -1,1 +1,4 @@
 //! Integration tests of botwarden-logs.
+
+mod export;
+mod servers;
