@@ -1,2 +1,5 @@
 //! Integration tests of botwarden-logs.
 mod report;
+
+mod export;
+mod servers;

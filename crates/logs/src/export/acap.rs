@@ -1,0 +1,333 @@
+//! The ACAP file tree: one empty file per address, replaced as a whole.
+
+use std::collections::BTreeSet;
+use std::fs::{self, DirBuilder, File, OpenOptions};
+use std::io;
+use std::os::unix::fs::{DirBuilderExt as _, OpenOptionsExt as _};
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use super::atomic::{parent_dir, sync_dir, unique};
+use super::{ExportError, Listed, Standing, bot_slug, remote_addr_text, resolve};
+
+/// The file botwarden puts at the top of every tree it writes. A plain
+/// directory holding it may be replaced.
+pub const MARKER: &str = ".botwarden-acap";
+
+/// How old generations are kept after a swap.
+///
+/// A reader that followed the old link just before a swap is still looking
+/// up names in the old generation; removing it at once could make such a
+/// lookup miss. So a generation is removed only once it has been replaced
+/// for `retain`, and the newest `keep_previous` old ones stay regardless.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct AcapOptions {
+    /// Old generations kept whatever their age.
+    pub keep_previous: usize,
+    /// How long a replaced generation stays before it may be removed.
+    pub retain: Duration,
+}
+
+impl Default for AcapOptions {
+    /// One previous generation, and every generation replaced less than
+    /// ten seconds ago.
+    fn default() -> Self {
+        Self {
+            keep_previous: 1,
+            retain: Duration::from_secs(10),
+        }
+    }
+}
+
+/// What [`write_acap_tree`] wrote.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AcapSummary {
+    /// The generation directory the tree's symbolic link now points to.
+    pub generation: PathBuf,
+    /// Addresses in `all-ok-bots`.
+    pub verified: usize,
+    /// Addresses in `suspect-bots`.
+    pub spoofed: usize,
+    /// Addresses in `other-bots`.
+    pub other: usize,
+    /// Per-bot directories written.
+    pub bots: usize,
+}
+
+/// Writes the ACAP tree at `dir` and swaps it in atomically.
+///
+/// The tree holds empty files named by [`remote_addr_text`]:
+/// `all-ok-bots/<ip>` for every verified address, `<bot>/<ip>` for the
+/// verified addresses of each bot (directory named by [`bot_slug`]),
+/// `suspect-bots/<ip>` for spoofed addresses, `other-bots/<ip>` for
+/// addresses of crawlers that cannot be verified. Each address has one
+/// standing (see [`resolve`](super::resolve)). The three fixed directories
+/// always exist, even when empty.
+///
+/// `dir` is a symbolic link to a sibling generation directory
+/// `.NAME.gen-<n>`. A new generation is built whole, a new link to it is
+/// made under a temporary name and renamed over `dir`, and old generations
+/// are removed as [`AcapOptions::default`] says (see
+/// [`write_acap_tree_with`]). Readers see the old tree or the new one, and
+/// addresses no longer listed disappear.
+///
+/// What `dir` may be beforehand:
+///
+/// - missing: created (with its parent directories);
+/// - a link to a generation directory in the same parent: replaced;
+/// - an empty directory, or a directory holding [`MARKER`]: moved aside as
+///   an old generation and replaced by the link (this first swap is not
+///   atomic: for an instant `dir` does not exist);
+/// - anything else (a file, another directory, a link elsewhere): refused.
+///
+/// Concurrent writers of one tree take turns (a lock file
+/// `.NAME.lock` next to the tree).
+///
+/// # Errors
+///
+/// [`ExportError::Refused`] when `dir` is something botwarden did not
+/// write; [`ExportError::Io`] naming the path when the file system fails.
+/// A half-built generation is removed; the current tree stays in place.
+pub fn write_acap_tree(dir: &Path, entries: &[Listed]) -> Result<AcapSummary, ExportError> {
+    write_acap_tree_with(dir, entries, &AcapOptions::default())
+}
+
+/// [`write_acap_tree`] with a choice of how long old generations stay.
+///
+/// # Errors
+///
+/// As [`write_acap_tree`].
+pub fn write_acap_tree_with(
+    dir: &Path,
+    entries: &[Listed],
+    options: &AcapOptions,
+) -> Result<AcapSummary, ExportError> {
+    let Some(name) = dir.file_name().map(|n| n.to_string_lossy().into_owned()) else {
+        return Err(ExportError::refused(
+            dir,
+            "does not end in a directory name",
+        ));
+    };
+    let parent = parent_dir(dir);
+    fs::create_dir_all(&parent).map_err(|e| ExportError::io(&parent, "create the directory", e))?;
+    let lock_path = parent.join(format!(".{name}.lock"));
+    let lock = OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .mode(0o644)
+        .open(&lock_path)
+        .map_err(|e| ExportError::io(&lock_path, "open the lock file", e))?;
+    lock.lock()
+        .map_err(|e| ExportError::io(&lock_path, "lock", e))?;
+
+    let gen_prefix = format!(".{name}.gen-");
+    let current = inspect(dir, &gen_prefix)?;
+    let mut generations = list_generations(&parent, &gen_prefix)?;
+    let mut next = generations.iter().max().map_or(1, |n| n + 1);
+    if current == Current::PlainDir {
+        let aside = parent.join(format!("{gen_prefix}{next}"));
+        fs::rename(dir, &aside).map_err(|e| ExportError::io(dir, "move aside the directory", e))?;
+        generations.push(next);
+        next += 1;
+    }
+
+    let gen_name = format!("{gen_prefix}{next}");
+    let gen_path = parent.join(&gen_name);
+    let summary = match build(&gen_path, entries) {
+        Ok(summary) => summary,
+        Err(e) => {
+            let _ = fs::remove_dir_all(&gen_path);
+            return Err(e);
+        }
+    };
+
+    let link_tmp = parent.join(format!(".{name}.link-{}", unique()));
+    let swap = std::os::unix::fs::symlink(&gen_name, &link_tmp)
+        .map_err(|e| ExportError::io(&link_tmp, "create the symbolic link", e))
+        .and_then(|()| {
+            fs::rename(&link_tmp, dir)
+                .map_err(|e| ExportError::io(dir, "rename the new symbolic link to", e))
+        });
+    if let Err(e) = swap {
+        let _ = fs::remove_file(&link_tmp);
+        let _ = fs::remove_dir_all(&gen_path);
+        return Err(e);
+    }
+    sync_dir(&parent)?;
+
+    prune(&parent, &gen_prefix, generations, next, options)?;
+    drop(lock);
+    Ok(AcapSummary {
+        generation: gen_path,
+        ..summary
+    })
+}
+
+#[derive(Debug, PartialEq, Eq)]
+enum Current {
+    Missing,
+    Link,
+    PlainDir,
+}
+
+fn inspect(dir: &Path, gen_prefix: &str) -> Result<Current, ExportError> {
+    let meta = match fs::symlink_metadata(dir) {
+        Ok(meta) => meta,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Current::Missing),
+        Err(e) => return Err(ExportError::io(dir, "read the metadata of", e)),
+    };
+    if meta.file_type().is_symlink() {
+        let target =
+            fs::read_link(dir).map_err(|e| ExportError::io(dir, "read the symbolic link", e))?;
+        let ours = target
+            .to_str()
+            .and_then(|t| t.strip_prefix(gen_prefix))
+            .is_some_and(|n| !n.is_empty() && n.bytes().all(|b| b.is_ascii_digit()));
+        if ours {
+            return Ok(Current::Link);
+        }
+        return Err(ExportError::refused(
+            dir,
+            format!(
+                "is a symbolic link to {}, not to a botwarden generation ({gen_prefix}<n>); \
+                 export to the directory it points to, or remove the link",
+                target.display()
+            ),
+        ));
+    }
+    if meta.is_dir() {
+        let mut names =
+            fs::read_dir(dir).map_err(|e| ExportError::io(dir, "list the directory", e))?;
+        let empty = names.next().is_none();
+        if empty || dir.join(MARKER).exists() {
+            return Ok(Current::PlainDir);
+        }
+        return Err(ExportError::refused(
+            dir,
+            format!(
+                "is a directory botwarden did not write (it is not empty and has no {MARKER} file); \
+                 move it away or choose another path"
+            ),
+        ));
+    }
+    Err(ExportError::refused(
+        dir,
+        "exists and is not a directory; move it away or choose another path",
+    ))
+}
+
+/// Removes the old generations `options` lets go. A generation was
+/// replaced when the next one was built: its successor's modification time.
+fn prune(
+    parent: &Path,
+    gen_prefix: &str,
+    mut old: Vec<u64>,
+    current: u64,
+    options: &AcapOptions,
+) -> Result<(), ExportError> {
+    let path = |n: u64| parent.join(format!("{gen_prefix}{n}"));
+    old.sort_unstable();
+    let now = SystemTime::now();
+    let keep_from = old.len().saturating_sub(options.keep_previous);
+    for (i, &n) in old.iter().enumerate().take(keep_from) {
+        let successor = old.get(i + 1).copied().unwrap_or(current);
+        let replaced = fs::metadata(path(successor)).and_then(|m| m.modified());
+        let old_enough = replaced
+            .ok()
+            .and_then(|at| now.duration_since(at).ok())
+            .is_some_and(|age| age >= options.retain);
+        if old_enough {
+            let p = path(n);
+            fs::remove_dir_all(&p)
+                .map_err(|e| ExportError::io(&p, "remove the old generation", e))?;
+        }
+    }
+    Ok(())
+}
+
+fn list_generations(parent: &Path, gen_prefix: &str) -> Result<Vec<u64>, ExportError> {
+    let read =
+        fs::read_dir(parent).map_err(|e| ExportError::io(parent, "list the directory", e))?;
+    let mut found = Vec::new();
+    for entry in read {
+        let entry = entry.map_err(|e| ExportError::io(parent, "list the directory", e))?;
+        let name = entry.file_name();
+        let Some(name) = name.to_str() else { continue };
+        if let Some(n) = name
+            .strip_prefix(gen_prefix)
+            .and_then(|n| n.parse::<u64>().ok())
+        {
+            found.push(n);
+        }
+    }
+    Ok(found)
+}
+
+fn build(gen_path: &Path, entries: &[Listed]) -> Result<AcapSummary, ExportError> {
+    let resolved = resolve(entries);
+    let mut dirs: std::collections::BTreeMap<String, BTreeSet<String>> = Default::default();
+    for fixed in ["all-ok-bots", "other-bots", "suspect-bots"] {
+        dirs.insert(fixed.to_owned(), BTreeSet::new());
+    }
+    let mut summary = AcapSummary {
+        generation: gen_path.to_path_buf(),
+        verified: 0,
+        spoofed: 0,
+        other: 0,
+        bots: 0,
+    };
+    for entry in &resolved {
+        let ip = remote_addr_text(entry.ip);
+        let fixed = match entry.standing {
+            Standing::Verified => {
+                summary.verified += 1;
+                for bot in &entry.bots {
+                    dirs.entry(bot_slug(bot).into_owned())
+                        .or_default()
+                        .insert(ip.clone());
+                }
+                "all-ok-bots"
+            }
+            Standing::Spoofed => {
+                summary.spoofed += 1;
+                "suspect-bots"
+            }
+            Standing::Other => {
+                summary.other += 1;
+                "other-bots"
+            }
+        };
+        dirs.entry(fixed.to_owned()).or_default().insert(ip);
+    }
+    summary.bots = dirs.len() - 3;
+
+    let mut builder = DirBuilder::new();
+    builder.mode(0o755);
+    builder
+        .create(gen_path)
+        .map_err(|e| ExportError::io(gen_path, "create the directory", e))?;
+    touch(&gen_path.join(MARKER))?;
+    for (sub, ips) in &dirs {
+        let sub_path = gen_path.join(sub);
+        builder
+            .create(&sub_path)
+            .map_err(|e| ExportError::io(&sub_path, "create the directory", e))?;
+        for ip in ips {
+            touch(&sub_path.join(ip))?;
+        }
+        sync_dir(&sub_path)?;
+    }
+    sync_dir(gen_path)?;
+    Ok(summary)
+}
+
+fn touch(path: &Path) -> Result<(), ExportError> {
+    OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o644)
+        .open(path)
+        .map(|_: File| ())
+        .map_err(|e| ExportError::io(path, "create the file", e))
+}
