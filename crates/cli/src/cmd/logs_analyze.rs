@@ -9,8 +9,10 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
 use botwarden_logs::analyze::{Analysis, Analyzer, FormatChoice, Options, Progress};
+use botwarden_logs::export::{Listed, Targets};
 use botwarden_logs::format::LogFormat;
 use botwarden_logs::input;
+use botwarden_logs::report::{TextOptions, render_html, render_text};
 use botwarden_verify::classify::Classifier;
 use botwarden_verify::{Cidr, Verifier};
 use clap::{Args, ValueEnum};
@@ -39,9 +41,9 @@ pub(crate) struct AnalyzeArgs {
     /// forwarded address that is not a trusted proxy.
     #[arg(long = "trust-proxy", value_name = "CIDR", value_parser = parse_cidr)]
     trusted_proxies: Vec<Cidr>,
-    /// The report's form.
-    #[arg(long, value_enum, default_value_t = ReportKind::Text)]
-    report: ReportKind,
+    /// The report's form [default: text for `analyze`, none for `export`].
+    #[arg(long, value_enum)]
+    report: Option<ReportKind>,
     /// Where to write the report (standard output by default).
     #[arg(short, long, value_name = "FILE")]
     output: Option<PathBuf>,
@@ -62,6 +64,49 @@ pub(crate) struct AnalyzeArgs {
     /// No progress bar, even on a terminal.
     #[arg(long)]
     no_progress: bool,
+    #[command(flatten)]
+    exports: ExportArgs,
+}
+
+/// Where to write the lists web servers read. Each is replaced atomically.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct ExportArgs {
+    /// The ACAP file tree: DIR/all-ok-bots/IP, DIR/BOT/IP,
+    /// DIR/other-bots/IP, DIR/suspect-bots/IP (empty files).
+    #[arg(long, value_name = "DIR")]
+    export_acap: Option<PathBuf>,
+    /// An Apache RewriteMap text file (`IP BOT`, `IP spoofed`).
+    #[arg(long, value_name = "FILE")]
+    export_apache_map: Option<PathBuf>,
+    /// An nginx `geo` include.
+    #[arg(long, value_name = "FILE")]
+    export_nginx_geo: Option<PathBuf>,
+    /// A HAProxy map for `map_ip`.
+    #[arg(long, value_name = "FILE")]
+    export_haproxy: Option<PathBuf>,
+    /// Verified crawler addresses, one per line.
+    #[arg(long, value_name = "FILE")]
+    export_verified: Option<PathBuf>,
+    /// Addresses that pretend to be a registered crawler, one per line.
+    #[arg(long, value_name = "FILE")]
+    export_spoofed: Option<PathBuf>,
+    /// Every listed address with its bot and standing, as JSON lines.
+    #[arg(long, value_name = "FILE")]
+    export_json: Option<PathBuf>,
+}
+
+impl ExportArgs {
+    fn targets(&self) -> Targets {
+        Targets {
+            acap: self.export_acap.clone(),
+            apache_map: self.export_apache_map.clone(),
+            nginx_geo: self.export_nginx_geo.clone(),
+            haproxy_map: self.export_haproxy.clone(),
+            verified_list: self.export_verified.clone(),
+            spoofed_list: self.export_spoofed.clone(),
+            json: self.export_json.clone(),
+        }
+    }
 }
 
 /// The report's form.
@@ -97,7 +142,17 @@ fn parse_secs(text: &str) -> Result<Duration, String> {
         .ok_or_else(|| format!("'{text}' is not a positive number of seconds"))
 }
 
-pub(crate) fn run(args: &AnalyzeArgs) -> Result<ExitCode> {
+/// Runs `logs analyze` (`export_only` false) or `logs export`.
+pub(crate) fn run(args: &AnalyzeArgs, export_only: bool) -> Result<ExitCode> {
+    let targets = args.exports.targets();
+    if export_only && targets.is_empty() {
+        anyhow::bail!("logs export needs at least one --export-… option");
+    }
+    let report = args.report.unwrap_or(if export_only {
+        ReportKind::None
+    } else {
+        ReportKind::Text
+    });
     let inputs = input::expand(&args.inputs)?;
     let format = if args.format == "auto" {
         FormatChoice::Auto
@@ -155,7 +210,9 @@ pub(crate) fn run(args: &AnalyzeArgs) -> Result<ExitCode> {
             let generation = run.progress().generation.load(Ordering::Relaxed);
             if generation != exported_generation {
                 exported_generation = generation;
-                // Exports are wired here.
+                if !targets.is_empty() {
+                    export(&targets, &run.listed(), bar.as_ref());
+                }
             }
             last_export = Instant::now();
         }
@@ -164,18 +221,43 @@ pub(crate) fn run(args: &AnalyzeArgs) -> Result<ExitCode> {
         bar.finish_and_clear();
     }
     let analysis = run.finish();
-    write_report(args, &analysis)?;
+    let mut code = ExitCode::SUCCESS;
+    if !targets.is_empty() && !export(&targets, &analysis.listed, None) {
+        code = ExitCode::from(1);
+    }
+    write_report(args, report, &analysis)?;
     let failed_inputs = analysis
         .report
         .inputs
         .iter()
         .filter(|i| i.error.is_some())
         .count();
-    Ok(if failed_inputs > 0 {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
+    if failed_inputs > 0 {
+        code = ExitCode::from(1);
+    }
+    Ok(code)
+}
+
+/// Writes the exports; a failure is reported and the run goes on (in
+/// follow mode the next round tries again). True when all were written.
+fn export(targets: &Targets, listed: &[Listed], bar: Option<&indicatif::ProgressBar>) -> bool {
+    let say = |msg: String| match bar {
+        Some(b) => b.println(msg),
+        #[allow(clippy::print_stderr)]
+        None => eprintln!("{msg}"),
+    };
+    match targets.write(listed) {
+        Ok(lines) => {
+            for l in lines {
+                say(format!("botwarden: export {l}"));
+            }
+            true
+        }
+        Err(e) => {
+            say(format!("botwarden: export failed: {e}"));
+            false
+        }
+    }
 }
 
 fn progress_bar(total: Option<u64>, follow: bool) -> indicatif::ProgressBar {
@@ -205,15 +287,26 @@ fn update_bar(bar: &indicatif::ProgressBar, p: &Progress) {
     ));
 }
 
-fn write_report(args: &AnalyzeArgs, analysis: &Analysis) -> Result<()> {
-    let text = match args.report {
+fn write_report(args: &AnalyzeArgs, report: ReportKind, analysis: &Analysis) -> Result<()> {
+    let text = match report {
         ReportKind::None => return Ok(()),
         ReportKind::Json => {
             let mut s = serde_json::to_string_pretty(&analysis.report)?;
             s.push('\n');
             s
         }
-        ReportKind::Text | ReportKind::Html => serde_json::to_string_pretty(&analysis.report)?,
+        ReportKind::Html => render_html(&analysis.report),
+        ReportKind::Text => {
+            let color = args.output.is_none() && std::io::stdout().is_terminal();
+            render_text(
+                &analysis.report,
+                &TextOptions {
+                    color,
+                    top_paths: args.top_paths.min(5),
+                    ..TextOptions::default()
+                },
+            )
+        }
     };
     match &args.output {
         Some(path) => std::fs::write(path, text)

@@ -22,6 +22,7 @@ mod atomic;
 mod error;
 mod name;
 mod snippet;
+mod targets;
 mod text;
 
 pub use acap::{AcapOptions, AcapSummary, MARKER, write_acap_tree, write_acap_tree_with};
@@ -33,6 +34,7 @@ pub use snippet::{
     ApacheLookup, BasicAuth, Server, SnippetContext, SnippetOptions, SnippetPart, snippet,
     snippet_parts,
 };
+pub use targets::Targets;
 pub use text::{
     ListFilter, apache_rewrite_map, haproxy_map, json_list, map_value, nginx_geo, plain_list,
 };
