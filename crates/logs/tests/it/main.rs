@@ -3,3 +3,4 @@ mod report;
 
 mod export;
 mod servers;
+mod analyze;
