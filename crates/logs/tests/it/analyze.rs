@@ -221,7 +221,11 @@ fn crawlers_verified_by_dns_once_per_address() {
         .collect();
     assert_eq!(google, [("verified", 526, 3), ("spoofed", 3, 3)]);
     for ip in ["200.141.109.74", "188.35.22.24", "177.37.188.215"] {
-        assert_eq!(listed(&analysis, ip), [("Googlebot".to_owned(), Standing::Spoofed)]);
+        assert!(
+            listed(&analysis, ip).contains(&("Googlebot".to_owned(), Standing::Spoofed)),
+            "{ip}: {:?}",
+            listed(&analysis, ip)
+        );
     }
     let verification = &analysis.report.verification;
     assert!(verification.pairs > 100, "{verification:?}");
