@@ -70,7 +70,10 @@ fn source_lines(dir: &Path) -> BTreeMap<String, u64> {
     let text = std::fs::read_to_string(dir.join("SOURCES.tsv")).expect("SOURCES.tsv");
     let mut lines = text.lines();
     let header: Vec<&str> = lines.next().expect("a header").split('\t').collect();
-    let col = header.iter().position(|h| *h == "lines").expect("a lines column");
+    let col = header
+        .iter()
+        .position(|h| *h == "lines")
+        .expect("a lines column");
     lines
         .map(|l| {
             let f: Vec<&str> = l.split('\t').collect();
@@ -82,13 +85,31 @@ fn source_lines(dir: &Path) -> BTreeMap<String, u64> {
 fn assert_adds_up(report: &Report) {
     for input in &report.inputs {
         let l = &input.lines;
-        assert_eq!(l.read, l.parsed + l.skipped + l.failed, "{}: {l:?}", input.name);
-        assert_eq!(l.skipped, l.skip_reasons.values().sum::<u64>(), "{}", input.name);
-        assert_eq!(l.failed, l.fail_reasons.values().sum::<u64>(), "{}", input.name);
+        assert_eq!(
+            l.read,
+            l.parsed + l.skipped + l.failed,
+            "{}: {l:?}",
+            input.name
+        );
+        assert_eq!(
+            l.skipped,
+            l.skip_reasons.values().sum::<u64>(),
+            "{}",
+            input.name
+        );
+        assert_eq!(
+            l.failed,
+            l.fail_reasons.values().sum::<u64>(),
+            "{}",
+            input.name
+        );
     }
     let l = &report.lines;
     assert_eq!(l.read, l.parsed + l.skipped + l.failed);
-    assert_eq!(l.read, report.inputs.iter().map(|i| i.lines.read).sum::<u64>());
+    assert_eq!(
+        l.read,
+        report.inputs.iter().map(|i| i.lines.read).sum::<u64>()
+    );
     assert_eq!(report.totals.requests, l.parsed);
     let by_verdict: u64 = report.verdicts.values().map(|v| v.requests).sum();
     assert_eq!(by_verdict, report.totals.requests);
@@ -144,7 +165,10 @@ fn every_line_of_the_real_logs_is_accounted_for() {
     // Every bad line sample points at its file and line.
     for s in &report.samples {
         let text = std::fs::read_to_string(&s.file).expect("the sampled file");
-        let line = text.lines().nth(s.line as usize - 1).expect("the sampled line");
+        let line = text
+            .lines()
+            .nth(s.line as usize - 1)
+            .expect("the sampled line");
         assert!(line.starts_with(s.text.trim_end()), "{s:?}");
     }
 }
@@ -155,10 +179,9 @@ fn googlebot_from_googles_ranges_is_verified_and_an_impostor_is_flagged() {
     // No PTR for the impostor: NXDOMAIN.
     let dns = BackgroundDns::start(Zone::new());
     let s = setup(Some(dns.addr()));
-    let analysis = s.analyzer.run(
-        vec![corpus_file(&dir, FAKE_GOOGLEBOT)],
-        Options::default(),
-    );
+    let analysis = s
+        .analyzer
+        .run(vec![corpus_file(&dir, FAKE_GOOGLEBOT)], Options::default());
     assert_adds_up(&analysis.report);
     assert_eq!(
         listed(&analysis, "66.249.66.1"),
@@ -260,7 +283,11 @@ fn garbage_binary_and_truncated_lines_are_counted_with_their_place() {
     let report = &analysis.report;
     assert_adds_up(report);
     let l = &report.lines;
-    assert_eq!((l.read, l.parsed, l.skipped, l.failed), (7, 3, 1, 3), "{l:?}");
+    assert_eq!(
+        (l.read, l.parsed, l.skipped, l.failed),
+        (7, 3, 1, 3),
+        "{l:?}"
+    );
     assert_eq!(l.fail_reasons.get("line-too-long"), Some(&1), "{l:?}");
     let places: Vec<(u64, &str)> = report
         .samples
@@ -269,7 +296,12 @@ fn garbage_binary_and_truncated_lines_are_counted_with_their_place() {
         .collect();
     assert_eq!(places.len(), 3, "{places:?}");
     assert_eq!(places.iter().map(|p| p.0).collect::<Vec<_>>(), [3, 4, 6]);
-    assert!(report.samples.iter().all(|s| s.file == path.display().to_string()));
+    assert!(
+        report
+            .samples
+            .iter()
+            .all(|s| s.file == path.display().to_string())
+    );
 }
 
 /// gzip (found by its magic bytes), globs, and several files at once give
@@ -298,7 +330,11 @@ fn gzip_and_globs_and_parallel_files() {
     );
     assert_adds_up(&both.report);
     assert_eq!(
-        both.report.inputs.iter().map(|i| i.gzip).collect::<Vec<_>>(),
+        both.report
+            .inputs
+            .iter()
+            .map(|i| i.gzip)
+            .collect::<Vec<_>>(),
         [false, true]
     );
     let one = |name: &str| {
@@ -331,7 +367,12 @@ fn missing_file_does_not_stop_the_others() {
         Options::default(),
     );
     let inputs = &analysis.report.inputs;
-    assert!(inputs[0].error.as_deref().is_some_and(|e| e.contains("cannot open")));
+    assert!(
+        inputs[0]
+            .error
+            .as_deref()
+            .is_some_and(|e| e.contains("cannot open"))
+    );
     assert_eq!(inputs[1].error, None);
     assert_eq!(inputs[1].lines.read, 7);
 }
@@ -367,7 +408,10 @@ fn follow_survives_rotation() {
         panic!("never read {lines} lines");
     };
     wait_for(1);
-    let mut f = std::fs::OpenOptions::new().append(true).open(&path).expect("open");
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&path)
+        .expect("open");
     f.write_all(line("66.249.66.2").as_bytes()).expect("append");
     // A line written in two pieces is read once, whole.
     let second = line("66.249.66.3");
@@ -377,7 +421,8 @@ fn follow_survives_rotation() {
     f.write_all(&second.as_bytes()[20..]).expect("append");
     wait_for(3);
     std::fs::rename(&path, tmp.join("access.log.1")).expect("rotate");
-    f.write_all(line("66.249.66.4").as_bytes()).expect("a late line in the old file");
+    f.write_all(line("66.249.66.4").as_bytes())
+        .expect("a late line in the old file");
     drop(f);
     std::fs::write(&path, line("66.249.66.5") + &line("66.249.66.6")).expect("new file");
     wait_for(6);

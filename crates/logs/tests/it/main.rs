@@ -1,6 +1,6 @@
 //! Integration tests of botwarden-logs.
 mod report;
 
+mod analyze;
 mod export;
 mod servers;
-mod analyze;

@@ -1,0 +1,316 @@
+//! `botwarden logs …` end to end: the binary on real logs, its reports and
+//! exports, and a 1 GiB log in bounded memory.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use super::{TempFile, botwarden};
+
+fn corpus() -> Option<PathBuf> {
+    botwarden_testdata::shared("logs cli", "corpus/logs").map(|d| d.join("corpus/logs"))
+}
+
+const ELASTIC: &str = "elastic__examples__Common_Data_Formats_apache_logs_apache_logs.log";
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+#[test]
+fn analyze_prints_a_report_that_adds_up() {
+    let Some(dir) = corpus() else { return };
+    let log = dir.join(ELASTIC);
+    let out = botwarden(
+        &[
+            "logs",
+            "analyze",
+            "--no-dns",
+            "--report",
+            "json",
+            log.to_str().expect("UTF-8"),
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let lines = &report["lines"];
+    assert_eq!(lines["read"], 10_000);
+    assert_eq!(
+        lines["read"].as_u64(),
+        Some(
+            lines["parsed"].as_u64().unwrap_or(0)
+                + lines["skipped"].as_u64().unwrap_or(0)
+                + lines["failed"].as_u64().unwrap_or(0)
+        )
+    );
+    assert_eq!(report["schema"], 1);
+    let googlebot = report["bots"]
+        .as_array()
+        .expect("bots")
+        .iter()
+        .find(|b| b["bot"] == "Googlebot" && b["verdict"] == "verified")
+        .expect("Googlebot verified by its ranges");
+    assert_eq!(googlebot["ips"], 3);
+
+    // The same as text, from standard input.
+    let body = std::fs::read(&log).expect("read the log");
+    let out = botwarden(&["logs", "analyze", "--no-dns", "-"], &body);
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let report = text(&out.stdout);
+    assert!(report.contains("read 10,000 = parsed"), "{report}");
+    assert!(report.contains("Googlebot"), "{report}");
+}
+
+#[test]
+fn html_report_goes_to_a_file() {
+    let Some(dir) = corpus() else { return };
+    let out_file = TempFile::new("report.html", b"");
+    let log = dir.join(ELASTIC);
+    let out = botwarden(
+        &[
+            "logs",
+            "analyze",
+            "--no-dns",
+            "--report",
+            "html",
+            "-o",
+            out_file.arg(),
+            log.to_str().expect("UTF-8"),
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    assert!(out.stdout.is_empty());
+    let html = std::fs::read_to_string(&out_file.path).expect("the report");
+    assert!(
+        html.starts_with("<!DOCTYPE html>"),
+        "{}",
+        &html[..100.min(html.len())]
+    );
+    assert!(html.contains("Googlebot"));
+    assert!(html.contains("<svg"));
+}
+
+#[test]
+fn export_writes_every_list() {
+    let Some(dir) = corpus() else { return };
+    let tmp = TempFile::new("placeholder", b"");
+    let base = tmp.path.parent().expect("a folder").to_path_buf();
+    let p = |name: &str| base.join(name).to_str().expect("UTF-8").to_owned();
+    let log = dir.join(ELASTIC);
+    let out = botwarden(
+        &[
+            "logs",
+            "export",
+            "--no-dns",
+            "--export-acap",
+            &p("acap"),
+            "--export-apache-map",
+            &p("apache.map"),
+            "--export-nginx-geo",
+            &p("geo.conf"),
+            "--export-haproxy",
+            &p("haproxy.map"),
+            "--export-verified",
+            &p("verified.txt"),
+            "--export-spoofed",
+            &p("spoofed.txt"),
+            "--export-json",
+            &p("listed.json"),
+            log.to_str().expect("UTF-8"),
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    // No report unless asked for.
+    assert!(out.stdout.is_empty(), "{}", text(&out.stdout));
+    for ip in ["66.249.73.135", "66.249.73.185", "66.249.74.55"] {
+        assert!(base.join("acap/all-ok-bots").join(ip).is_file(), "{ip}");
+        assert!(base.join("acap/Googlebot").join(ip).is_file(), "{ip}");
+    }
+    let verified = std::fs::read_to_string(base.join("verified.txt")).expect("the list");
+    assert_eq!(
+        verified.lines().collect::<Vec<_>>(),
+        ["66.249.73.135", "66.249.73.185", "66.249.74.55"]
+    );
+    let map = std::fs::read_to_string(base.join("apache.map")).expect("the map");
+    assert!(
+        map.lines()
+            .any(|l| l == "66.249.73.135 Googlebot,Googlebot-Image"),
+        "{map}"
+    );
+    let geo = std::fs::read_to_string(base.join("geo.conf")).expect("the geo include");
+    assert!(geo.contains("66.249.73.135"), "{geo}");
+    let haproxy = std::fs::read_to_string(base.join("haproxy.map")).expect("the map");
+    assert!(
+        haproxy
+            .lines()
+            .any(|l| l == "66.249.73.135 Googlebot,Googlebot-Image"),
+        "{haproxy}"
+    );
+    let json = std::fs::read_to_string(base.join("listed.json")).expect("the JSON");
+    let first: serde_json::Value =
+        serde_json::from_str(json.lines().next().expect("a line")).expect("JSON");
+    assert!(
+        first.get("ip").is_some() && first.get("standing").is_some(),
+        "{first}"
+    );
+    let stderr = text(&out.stderr);
+    assert!(stderr.contains("3 verified"), "{stderr}");
+
+    // Without any --export-… there is nothing to do.
+    let out = botwarden(
+        &["logs", "export", "--no-dns", log.to_str().expect("UTF-8")],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out.stderr).contains("--export"),
+        "{}",
+        text(&out.stderr)
+    );
+}
+
+#[test]
+fn an_unreadable_input_is_reported_and_the_others_still_count() {
+    let Some(dir) = corpus() else { return };
+    let log = dir.join(ELASTIC);
+    let out = botwarden(
+        &[
+            "logs",
+            "analyze",
+            "--no-dns",
+            "--report",
+            "json",
+            "/nonexistent/botwarden/a.log",
+            log.to_str().expect("UTF-8"),
+        ],
+        b"",
+    );
+    // A path that is not there is refused before anything is read.
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out.stderr).contains("/nonexistent/botwarden/a.log"));
+
+    // A file that cannot be read as gzip fails alone.
+    let bad = TempFile::new("bad.log.gz", b"\x1f\x8b\x08\x00garbage");
+    let out = botwarden(
+        &[
+            "logs",
+            "analyze",
+            "--no-dns",
+            "--report",
+            "json",
+            bad.arg(),
+            log.to_str().expect("UTF-8"),
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert!(
+        report["inputs"][0]["error"].is_string(),
+        "{}",
+        report["inputs"][0]
+    );
+    assert_eq!(report["inputs"][1]["lines"]["read"], 10_000);
+}
+
+#[test]
+fn snippets_name_the_exports() {
+    for (server, needle) in [
+        ("apache", "/srv/acap/all-ok-bots/%{REMOTE_ADDR}"),
+        ("nginx", "/srv/geo.conf"),
+        ("haproxy", "/srv/haproxy.map"),
+    ] {
+        let out = botwarden(
+            &[
+                "logs",
+                "snippet",
+                server,
+                "--acap-dir",
+                "/srv/acap",
+                "--nginx-geo",
+                "/srv/geo.conf",
+                "--haproxy-map",
+                "/srv/haproxy.map",
+            ],
+            b"",
+        );
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        let snippet = text(&out.stdout);
+        assert!(snippet.contains(needle), "{server}: {snippet}");
+    }
+}
+
+/// Peak resident memory of a running process, in KiB, as the kernel
+/// keeps it (`VmHWM`).
+fn peak_rss_kib(pid: u32) -> Option<u64> {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).ok()?;
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmHWM:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+}
+
+/// A 1 GiB log goes through in memory bounded by its distinct addresses
+/// and User-Agents, not by its size.
+#[test]
+fn a_gigabyte_log_in_bounded_memory() {
+    let Ok(seeds) = botwarden_testdata::loggen::shared_seeds() else {
+        assert!(corpus().is_none(), "the seed logs are there but unreadable");
+        return;
+    };
+    let tmp = TempFile::new("big.log", b"");
+    let options = botwarden_testdata::loggen::Options {
+        lines: 4_400_000,
+        ips: 20_000,
+        garbage_every: 100_000,
+        ..botwarden_testdata::loggen::Options::default()
+    };
+    {
+        let mut f = std::io::BufWriter::new(std::fs::File::create(&tmp.path).expect("create"));
+        botwarden_testdata::loggen::generate(&seeds, &options, &mut f).expect("generate");
+        f.flush().expect("flush");
+    }
+    let size = std::fs::metadata(&tmp.path).expect("size").len();
+    assert!(size >= 1 << 30, "{size} bytes");
+    let report_path = tmp.path.with_file_name("report.json");
+    let mut child = Command::new(env!("CARGO_BIN_EXE_botwarden"))
+        .args(["logs", "analyze", "--no-dns", "--report", "json", "-o"])
+        .arg(&report_path)
+        .arg(&tmp.path)
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start botwarden");
+    let pid = child.id();
+    let mut peak = 0;
+    loop {
+        if let Some(kib) = peak_rss_kib(pid) {
+            peak = peak.max(kib);
+        }
+        if child.try_wait().expect("wait").is_some() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().expect("wait");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(&report_path).expect("the report")).expect("JSON");
+    let lines = &report["lines"];
+    assert_eq!(lines["read"], options.lines);
+    assert_eq!(
+        lines["failed"],
+        options.lines / options.garbage_every - lines["skipped"].as_u64().unwrap_or(0)
+    );
+    // 1 GiB read; the process never held more than a small part of it.
+    assert!(peak > 0, "no memory reading");
+    assert!(
+        peak < 256 * 1024,
+        "peak RSS {peak} KiB for a {size}-byte log"
+    );
+    let _ = Path::new(&report_path);
+}
