@@ -90,7 +90,7 @@ pub(crate) struct ExportArgs {
     /// Addresses that pretend to be a registered crawler, one per line.
     #[arg(long, value_name = "FILE")]
     export_spoofed: Option<PathBuf>,
-    /// Every listed address with its bot and standing, as JSON lines.
+    /// Every listed address with its bot and standing, as a JSON array.
     #[arg(long, value_name = "FILE")]
     export_json: Option<PathBuf>,
 }

@@ -23,7 +23,7 @@ pub struct Targets {
     pub verified_list: Option<PathBuf>,
     /// Spoofing addresses, one per line.
     pub spoofed_list: Option<PathBuf>,
-    /// Every listed address as JSON lines.
+    /// Every listed address as a JSON array.
     pub json: Option<PathBuf>,
 }
 
