@@ -151,11 +151,16 @@ fn export_writes_every_list() {
         "{haproxy}"
     );
     let json = std::fs::read_to_string(base.join("listed.json")).expect("the JSON");
-    let first: serde_json::Value =
-        serde_json::from_str(json.lines().next().expect("a line")).expect("JSON");
+    let listed: serde_json::Value = serde_json::from_str(&json).expect("JSON");
     assert!(
-        first.get("ip").is_some() && first.get("standing").is_some(),
-        "{first}"
+        listed
+            .as_array()
+            .expect("an array")
+            .iter()
+            .any(|e| e["ip"] == "66.249.74.55"
+                && e["bot"] == "Googlebot"
+                && e["standing"] == "verified"),
+        "{json}"
     );
     let stderr = text(&out.stderr);
     assert!(stderr.contains("3 verified"), "{stderr}");
