@@ -1,1 +1,3 @@
 //! Integration tests of botwarden-logs.
+
+mod format;
