@@ -516,7 +516,8 @@ impl Pattern {
                 }
                 TimeForm::Clf if !matches!(next, Some(Item::Lit(l)) if l.starts_with(']')) => {
                     // Unbracketed: the fixed width, space included.
-                    return if b.len() >= pos + 26 {
+                    // (A time is ASCII: a longer character there is junk.)
+                    return if b.get(pos..pos + 26).is_some_and(|t| t.is_ascii()) {
                         Ok(pos + 26)
                     } else {
                         Err(err(Reason::BadTime, pos))
@@ -584,7 +585,10 @@ impl Pattern {
                 Item::Field(f) => f,
             };
             let mut end = self.extent(b, pos, idx, f)?;
-            let v = &line[pos..end];
+            // Fixed-width and measured extents may fall inside a character.
+            let v = line
+                .get(pos..end)
+                .ok_or_else(|| err(Reason::Mismatch, pos))?;
             match &f.kind {
                 Kind::Remote => {
                     rec.remote =
@@ -631,7 +635,7 @@ impl Pattern {
                         && path_end == pos
                         && !v.is_empty()
                     {
-                        rec.path = Some(&line[start..end]);
+                        rec.path = line.get(start..end).or(rec.path);
                     }
                 }
                 Kind::Protocol => rec.protocol = opt(v).or(rec.protocol),

@@ -1101,3 +1101,16 @@ fn combined_parse_speed() {
         );
     }
 }
+
+#[test]
+fn fixed_width_times_never_split_a_character() {
+    let f = fmt("$remote_addr $time_local $status");
+    assert!(f.parse("192.0.2.1 10/Oct/2000:13:55:36 -0700 200").is_ok());
+    for line in [
+        "192.0.2.1 10/Oct/2000:13:55:36 -070é 200",
+        "192.0.2.1 ééééééééééééé",
+        "192.0.2.1 é",
+    ] {
+        assert_eq!(fail(&f, line), (Reason::BadTime, 11), "{line}");
+    }
+}
