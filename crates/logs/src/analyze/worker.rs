@@ -29,6 +29,23 @@ const STOP_CHECK: u64 = 1 << 14;
 /// Lines looked at to pick a format.
 const DETECT_LINES: usize = 32;
 
+/// The presets tried, richest first, on lines the chosen format cannot
+/// read (auto mode only).
+const FALLBACKS: [&str; 5] = [
+    "vhost_combined",
+    "combined",
+    "vhost_common",
+    "common",
+    "json",
+];
+
+/// The formats a worker reads an input with.
+struct Formats<'f> {
+    richer: Option<&'f LogFormat>,
+    primary: Option<&'f LogFormat>,
+    fallbacks: &'f [LogFormat],
+}
+
 /// The verdict kinds, in report order.
 pub(crate) const KINDS: [&str; 5] = [
     "verified",
@@ -373,9 +390,33 @@ impl Worker<'_> {
             Some(f) => f.name().to_owned(),
             None => "unknown".to_owned(),
         };
+        // In auto mode a line the chosen preset cannot read is tried with
+        // the others, so that files mixing formats lose nothing.
+        let fallbacks: Vec<LogFormat> = match &self.options.format {
+            FormatChoice::Fixed(_) => Vec::new(),
+            FormatChoice::Auto => FALLBACKS
+                .iter()
+                .filter(|n| format.as_ref().is_none_or(|f| f.name() != **n))
+                .filter_map(|n| LogFormat::from_spec(n).ok())
+                .collect(),
+        };
+        // Presets read extra trailing fields, so `common` reads a combined
+        // line without its User-Agent: a common log tries combined first.
+        let richer = match (&self.options.format, format.as_ref().map(LogFormat::name)) {
+            (FormatChoice::Auto, Some("common")) => LogFormat::from_spec("combined").ok(),
+            (FormatChoice::Auto, Some("vhost_common")) => {
+                LogFormat::from_spec("vhost_combined").ok()
+            }
+            _ => None,
+        };
+        let formats = Formats {
+            richer: richer.as_ref(),
+            primary: format.as_ref(),
+            fallbacks: &fallbacks,
+        };
         for l in std::mem::take(&mut head) {
             lineno += 1;
-            self.line(&name, lineno, Some(&l), format.as_ref(), &mut result);
+            self.line(&name, lineno, Some(&l), &formats, &mut result);
         }
         if result.error.is_some() {
             return result;
@@ -395,7 +436,7 @@ impl Worker<'_> {
                         Line::Text(t) => Some(t),
                         Line::TooLong => None,
                     };
-                    self.line(&name, lineno, text, format.as_ref(), &mut result);
+                    self.line(&name, lineno, text, &formats, &mut result);
                     if lineno % STOP_CHECK == 0 {
                         self.report_progress(lineno, &mut reported);
                         if self.options.stop.load(Ordering::Relaxed) {
@@ -429,7 +470,7 @@ impl Worker<'_> {
                                 Line::Text(t) => Some(t),
                                 Line::TooLong => None,
                             };
-                            self.line(&name, lineno, text, format.as_ref(), &mut result);
+                            self.line(&name, lineno, text, &formats, &mut result);
                         }
                         match input.open() {
                             Ok((r, _)) => {
@@ -465,7 +506,7 @@ impl Worker<'_> {
         name: &str,
         lineno: u64,
         bytes: Option<&[u8]>,
-        format: Option<&LogFormat>,
+        formats: &Formats<'_>,
         result: &mut InputResult,
     ) {
         result.counts.read += 1;
@@ -477,25 +518,48 @@ impl Worker<'_> {
             self.fail(result, name, lineno, None, "line-too-long", b"");
             return;
         };
-        let Some(format) = format else {
-            if bytes.iter().all(u8::is_ascii_whitespace) {
-                self.skip(result, "blank");
-            } else {
-                self.fail(result, name, lineno, None, "unknown-format", bytes);
-            }
-            return;
-        };
         let text: Cow<'_, str> = match std::str::from_utf8(bytes) {
             Ok(t) => Cow::Borrowed(t),
             Err(_) => String::from_utf8_lossy(bytes),
         };
-        match format.parse(&text) {
-            Ok(record) => {
-                result.counts.parsed += 1;
-                self.record(&record);
+        if let Some(format) = formats.richer
+            && let Ok(record) = format.parse(&text)
+        {
+            result.counts.parsed += 1;
+            self.record(&record);
+            return;
+        }
+        let first = match formats.primary {
+            Some(format) => match format.parse(&text) {
+                Ok(record) => {
+                    result.counts.parsed += 1;
+                    self.record(&record);
+                    return;
+                }
+                Err(e) if e.skipped() => {
+                    self.skip(result, e.reason.as_str());
+                    return;
+                }
+                Err(e) => Some(e),
+            },
+            None => None,
+        };
+        for format in formats.fallbacks {
+            match format.parse(&text) {
+                Ok(record) => {
+                    result.counts.parsed += 1;
+                    self.record(&record);
+                    return;
+                }
+                Err(e) if e.skipped() => {
+                    self.skip(result, e.reason.as_str());
+                    return;
+                }
+                Err(_) => {}
             }
-            Err(e) if e.skipped() => self.skip(result, e.reason.as_str()),
-            Err(e) => self.fail(
+        }
+        match first {
+            Some(e) => self.fail(
                 result,
                 name,
                 lineno,
@@ -503,6 +567,7 @@ impl Worker<'_> {
                 e.reason.as_str(),
                 bytes,
             ),
+            None => self.fail(result, name, lineno, None, "unknown-format", bytes),
         }
     }
 

@@ -1,84 +1,401 @@
 //! Log formats: presets, Apache `LogFormat` and nginx `log_format` strings, JSON lines.
-//! (Stand-in until the real parser lands.)
-#![allow(missing_docs)]
-use crate::record::Record;
+//!
+//! A [`LogFormat`] is compiled once from a spec ([`LogFormat::from_spec`])
+//! and then parses lines into [`Record`]s that borrow from the line, without
+//! allocating. `crates/logs/docs/formats.md` lists the presets, what every
+//! directive and variable maps to, and the reasons a line is skipped or
+//! fails.
+//!
+//! ```
+//! use botwarden_logs::format::LogFormat;
+//!
+//! let format = LogFormat::from_spec("combined").unwrap();
+//! let line = r#"192.0.2.1 - - [10/Oct/2000:13:55:36 -0700] "GET /robots.txt HTTP/1.1" 200 2326 "-" "ExampleBot/1.0""#;
+//! let record = format.parse(line).unwrap();
+//! assert_eq!(record.path, Some("/robots.txt"));
+//! assert_eq!(record.time.unwrap().unix, 971_211_336);
+//! ```
 
+mod fields;
+mod json;
+mod pattern;
+mod time;
+
+use std::fmt;
+use std::net::IpAddr;
+use std::sync::Arc;
+
+use crate::record::{Record, Timestamp};
+use json::JsonFormat;
+use pattern::Pattern;
+
+/// The Apache common log format.
+const COMMON: &str = r#"%h %l %u %t "%r" %>s %b"#;
+/// The Apache (and nginx default) combined log format.
+const COMBINED: &str = r#"%h %l %u %t "%r" %>s %b "%{Referer}i" "%{User-Agent}i""#;
+/// Apache's `vhost_combined`.
+const VHOST_COMBINED: &str = r#"%v:%p %h %l %u %t "%r" %>s %O "%{Referer}i" "%{User-Agent}i""#;
+/// Apache's `vhost_common` (from the Debian/Ubuntu configuration).
+const VHOST_COMMON: &str = r#"%v:%p %h %l %u %t "%r" %>s %O"#;
+
+/// The presets: name, Apache format (`None` for JSON), richness rank for
+/// [`LogFormat::detect`] (higher is richer).
+const PRESETS: [(&str, Option<&str>, u8); 6] = [
+    ("common", Some(COMMON), 1),
+    ("combined", Some(COMBINED), 3),
+    ("vhost_common", Some(VHOST_COMMON), 2),
+    ("vhost_combined", Some(VHOST_COMBINED), 4),
+    ("nginx", Some(COMBINED), 3),
+    ("json", None, 0),
+];
+
+/// A compiled log format. Cheap to clone and to share across threads.
 #[derive(Debug, Clone)]
 pub struct LogFormat {
-    name: String,
+    name: Arc<str>,
+    inner: Arc<Inner>,
 }
+
 #[derive(Debug)]
-pub struct FormatError(pub String);
-impl std::fmt::Display for FormatError {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(&self.0)
+enum Inner {
+    Pattern(Pattern),
+    Json(JsonFormat),
+}
+
+impl LogFormat {
+    /// A preset name, an Apache `LogFormat` string, an nginx `log_format`
+    /// string, or a JSON spec (`json`, `json:field=name,...`).
+    ///
+    /// A spec with nginx variables (`$remote_addr`) and no Apache
+    /// directives, or starting with `log_format`, is an nginx format;
+    /// otherwise one with `%` directives is an Apache format. Presets accept
+    /// extra fields after their last one; formats given as strings must
+    /// match the whole line (trailing blanks aside).
+    ///
+    /// # Errors
+    /// When the spec is none of these, or is malformed: an unterminated
+    /// `%{` or `${`, a directive cut short, no client address field, an
+    /// unknown JSON record field.
+    pub fn from_spec(spec: &str) -> Result<LogFormat, FormatError> {
+        let trimmed = spec.trim();
+        if let Some((name, apache, _)) = PRESETS.iter().find(|(n, _, _)| *n == trimmed) {
+            let inner = match apache {
+                Some(f) => Inner::Pattern(pattern::compile_apache(f, true)?),
+                None => Inner::Json(JsonFormat::compile("json")?),
+            };
+            return Ok(LogFormat::new(name, inner));
+        }
+        if trimmed == "json" || trimmed.starts_with("json:") {
+            return Ok(LogFormat::new(
+                trimmed,
+                Inner::Json(JsonFormat::compile(trimmed)?),
+            ));
+        }
+        let inner = match flavour(trimmed) {
+            Some(Flavour::Nginx) => Inner::Pattern(pattern::compile_nginx(trimmed, false)?),
+            Some(Flavour::Apache) => Inner::Pattern(pattern::compile_apache(trimmed, false)?),
+            None => {
+                return Err(FormatError::new(
+                    spec,
+                    None,
+                    "not a preset, an Apache LogFormat, an nginx log_format or a json spec",
+                ));
+            }
+        };
+        Ok(LogFormat::new(trimmed, inner))
     }
-}
-impl std::error::Error for FormatError {}
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Reason {
-    Blank,
-    Mismatch,
-    BadAddress,
-}
-impl Reason {
-    pub fn as_str(&self) -> &'static str {
-        match self {
-            Reason::Blank => "blank",
-            Reason::Mismatch => "mismatch",
-            Reason::BadAddress => "bad-address",
+
+    fn new(name: &str, inner: Inner) -> LogFormat {
+        LogFormat {
+            name: name.into(),
+            inner: Arc::new(inner),
         }
     }
-}
-#[derive(Debug)]
-pub struct ParseError {
-    pub reason: Reason,
-    pub column: u32,
-}
-impl ParseError {
-    pub fn skipped(&self) -> bool {
-        self.reason == Reason::Blank
-    }
-}
-impl LogFormat {
-    pub fn from_spec(spec: &str) -> Result<LogFormat, FormatError> {
-        Ok(LogFormat {
-            name: spec.to_owned(),
-        })
-    }
+
+    /// The preset name or the string the format was made from (for
+    /// reports).
+    #[must_use]
     pub fn name(&self) -> &str {
         &self.name
     }
-    pub fn detect(_s: &[&str]) -> Option<LogFormat> {
-        Some(LogFormat {
-            name: "combined".into(),
-        })
+
+    /// The names of the presets [`LogFormat::from_spec`] knows.
+    #[must_use]
+    pub fn presets() -> Vec<&'static str> {
+        PRESETS.iter().map(|(n, _, _)| *n).collect()
     }
+
+    /// Parses one line, given without its line terminator (a trailing `\r`
+    /// is tolerated).
+    ///
+    /// # Errors
+    /// A blank line or a `#` comment is [skipped](ParseError::skipped); any
+    /// other line the format does not describe fails with the [`Reason`]
+    /// and the column where parsing stopped.
     pub fn parse<'a>(&self, line: &'a str) -> Result<Record<'a>, ParseError> {
-        let e = |reason| ParseError { reason, column: 1 };
-        if line.trim().is_empty() {
-            return Err(e(Reason::Blank));
+        let line = line.strip_suffix('\r').unwrap_or(line);
+        let first = line.bytes().position(|c| !matches!(c, b' ' | b'\t'));
+        match first.map(|i| line.as_bytes()[i]) {
+            None => return Err(ParseError::at(Reason::Blank, 0)),
+            Some(b'#') => return Err(ParseError::at(Reason::Comment, 0)),
+            Some(_) => {}
         }
-        let (ip, rest) = line.split_once(' ').ok_or(e(Reason::Mismatch))?;
-        let remote = ip.parse().map_err(|_| e(Reason::BadAddress))?;
-        let q: Vec<&str> = rest.split('"').collect();
-        if q.len() < 7 {
-            return Err(e(Reason::Mismatch));
+        match &*self.inner {
+            Inner::Pattern(p) => p.parse(line),
+            Inner::Json(j) => j.parse(line),
         }
-        let mut req = q[1].split(' ');
-        let mut sb = q[2].split_whitespace();
+    }
+
+    /// The preset that parses most of these sample lines, or `None` when
+    /// none parses any.
+    ///
+    /// Presets accept extra trailing fields, so a poorer preset parses
+    /// whatever a richer one does (`common` parses combined lines): a
+    /// richer preset wins when it parses nearly as many lines as the best
+    /// (all but 2%), so that one truncated line in a sample of a hundred
+    /// does not turn a combined log into a common one.
+    #[must_use]
+    pub fn detect(sample: &[&str]) -> Option<LogFormat> {
+        let candidates: Vec<(LogFormat, usize, u8)> = PRESETS
+            .iter()
+            .filter(|(name, _, _)| *name != "nginx")
+            .filter_map(|(name, _, rank)| {
+                let format = LogFormat::from_spec(name).ok()?;
+                let parsed = sample.iter().filter(|l| format.parse(l).is_ok()).count();
+                Some((format, parsed, *rank))
+            })
+            .collect();
+        let best = candidates.iter().map(|c| c.1).max()?;
+        if best == 0 {
+            return None;
+        }
+        let slack = best / 50;
+        candidates
+            .into_iter()
+            .filter(|c| c.1 + slack >= best)
+            .max_by_key(|c| (c.2, c.1))
+            .map(|c| c.0)
+    }
+}
+
+enum Flavour {
+    Apache,
+    Nginx,
+}
+
+/// Tells an Apache format from an nginx one.
+fn flavour(spec: &str) -> Option<Flavour> {
+    if spec.starts_with("log_format") {
+        return Some(Flavour::Nginx);
+    }
+    if spec.starts_with("LogFormat") || spec.starts_with("CustomLog") {
+        return Some(Flavour::Apache);
+    }
+    let b = spec.as_bytes();
+    let count =
+        |sigil: u8, ok: fn(u8) -> bool| b.windows(2).filter(|w| w[0] == sigil && ok(w[1])).count();
+    let nginx = count(b'$', |c| c.is_ascii_alphabetic() || c == b'{' || c == b'_');
+    let apache = count(b'%', |c| {
+        c.is_ascii_alphabetic() || b"{<>!0123456789".contains(&c)
+    });
+    match (apache, nginx) {
+        (0, 0) => None,
+        (a, n) if n > a => Some(Flavour::Nginx),
+        _ => Some(Flavour::Apache),
+    }
+}
+
+/// The record under construction, with the address still optional.
+#[derive(Debug, Default)]
+struct Builder<'a> {
+    remote: Option<IpAddr>,
+    forwarded_for: Option<&'a str>,
+    time: Option<Timestamp>,
+    method: Option<&'a str>,
+    path: Option<&'a str>,
+    protocol: Option<&'a str>,
+    status: Option<u16>,
+    bytes: u64,
+    referer: Option<&'a str>,
+    user_agent: Option<&'a str>,
+    vhost: Option<&'a str>,
+}
+
+impl<'a> Builder<'a> {
+    fn finish(self) -> Result<Record<'a>, ParseError> {
+        let Some(remote) = self.remote else {
+            return Err(ParseError::at(Reason::MissingField, 0));
+        };
         Ok(Record {
             remote,
-            forwarded_for: None,
-            time: None,
-            method: req.next(),
-            path: req.next(),
-            protocol: req.next(),
-            status: sb.next().and_then(|s| s.parse().ok()),
-            bytes: sb.next().and_then(|s| s.parse().ok()).unwrap_or(0),
-            referer: Some(q[3]),
-            user_agent: Some(q[5]),
-            vhost: None,
+            forwarded_for: self.forwarded_for,
+            time: self.time,
+            method: self.method,
+            path: self.path,
+            protocol: self.protocol,
+            status: self.status,
+            bytes: self.bytes,
+            referer: self.referer,
+            user_agent: self.user_agent,
+            vhost: self.vhost,
         })
     }
 }
+
+/// Why a line gave no record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
+#[non_exhaustive]
+pub enum Reason {
+    /// An empty or all-blank line (skipped, not a failure).
+    Blank,
+    /// A line starting with `#` (skipped, not a failure).
+    Comment,
+    /// The format's literal text (a space, a quote, a bracket) was
+    /// expected here, or the line went on after the format ended.
+    Mismatch,
+    /// The client address is not an IPv4 or IPv6 address.
+    BadAddress,
+    /// The time is malformed or out of range (30 February, hour 25).
+    BadTime,
+    /// The status is not three digits (100–999) or `-`.
+    BadStatus,
+    /// The byte count is not digits or `-`.
+    BadBytes,
+    /// The request field holds raw control bytes, which servers escape: the
+    /// line is corrupt. (A request line that is merely not HTTP is kept,
+    /// with no method, path or protocol.)
+    BadRequestLine,
+    /// A quoted field, a bracketed time or a JSON string never ends.
+    Unterminated,
+    /// The line is not one JSON object.
+    NotJson,
+    /// A JSON line has no client address member.
+    MissingField,
+}
+
+impl Reason {
+    /// Every reason, in declaration order.
+    pub const ALL: [Reason; 11] = [
+        Reason::Blank,
+        Reason::Comment,
+        Reason::Mismatch,
+        Reason::BadAddress,
+        Reason::BadTime,
+        Reason::BadStatus,
+        Reason::BadBytes,
+        Reason::BadRequestLine,
+        Reason::Unterminated,
+        Reason::NotJson,
+        Reason::MissingField,
+    ];
+
+    /// The kebab-case name reports count lines under (`bad-address`).
+    #[must_use]
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            Reason::Blank => "blank",
+            Reason::Comment => "comment",
+            Reason::Mismatch => "mismatch",
+            Reason::BadAddress => "bad-address",
+            Reason::BadTime => "bad-time",
+            Reason::BadStatus => "bad-status",
+            Reason::BadBytes => "bad-bytes",
+            Reason::BadRequestLine => "bad-request-line",
+            Reason::Unterminated => "unterminated",
+            Reason::NotJson => "not-json",
+            Reason::MissingField => "missing-field",
+        }
+    }
+
+    /// Whether lines with this reason are skipped by design rather than
+    /// failed.
+    #[must_use]
+    pub fn skipped(&self) -> bool {
+        matches!(self, Reason::Blank | Reason::Comment)
+    }
+}
+
+impl fmt::Display for Reason {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+/// A line that gave no record: why, and where.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub struct ParseError {
+    /// Why.
+    pub reason: Reason,
+    /// The 1-based byte column where parsing stopped: the start of the
+    /// field that was wrong, the place a literal was expected, or the
+    /// opening quote or bracket that was never closed.
+    pub column: u32,
+}
+
+impl ParseError {
+    /// At a 0-based byte offset.
+    fn at(reason: Reason, offset: usize) -> ParseError {
+        ParseError {
+            reason,
+            column: u32::try_from(offset.saturating_add(1)).unwrap_or(u32::MAX),
+        }
+    }
+
+    /// Whether the line is not a request by design (blank or a comment),
+    /// rather than a failure.
+    #[must_use]
+    pub fn skipped(&self) -> bool {
+        self.reason.skipped()
+    }
+}
+
+impl fmt::Display for ParseError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "column {}: {}", self.column, self.reason)
+    }
+}
+
+impl std::error::Error for ParseError {}
+
+/// A spec that could not be compiled.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FormatError {
+    spec: String,
+    position: Option<usize>,
+    what: &'static str,
+}
+
+impl FormatError {
+    fn new(spec: &str, position: Option<usize>, what: &'static str) -> FormatError {
+        FormatError {
+            spec: spec.to_owned(),
+            position,
+            what,
+        }
+    }
+
+    /// The spec as given.
+    #[must_use]
+    pub fn spec(&self) -> &str {
+        &self.spec
+    }
+
+    /// The 0-based byte position in the spec of what is wrong, when one
+    /// place is.
+    #[must_use]
+    pub fn position(&self) -> Option<usize> {
+        self.position
+    }
+}
+
+impl fmt::Display for FormatError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "log format {:?}: {}", self.spec, self.what)?;
+        if let Some(p) = self.position {
+            write!(f, " at byte {p}")?;
+        }
+        Ok(())
+    }
+}
+
+impl std::error::Error for FormatError {}

@@ -173,33 +173,80 @@ fn every_line_of_the_real_logs_is_accounted_for() {
     }
 }
 
+/// fail2ban's fake-Googlebot log: its impostor line has the virtual host
+/// first (`%v %h …`), its other lines are in fail2ban's own test layout
+/// (a fourth `-` field and a time without a zone), and its comments are
+/// skipped.
 #[test]
-fn googlebot_from_googles_ranges_is_verified_and_an_impostor_is_flagged() {
+fn an_impostor_in_a_custom_format_is_flagged() {
     let Some(dir) = corpus() else { return };
     // No PTR for the impostor: NXDOMAIN.
     let dns = BackgroundDns::start(Zone::new());
     let s = setup(Some(dns.addr()));
-    let analysis = s
-        .analyzer
-        .run(vec![corpus_file(&dir, FAKE_GOOGLEBOT)], Options::default());
-    assert_adds_up(&analysis.report);
+    let format =
+        LogFormat::from_spec(r#"%v %h %l %u %t "%r" %>s %b "%{Referer}i" "%{User-Agent}i""#)
+            .expect("an Apache LogFormat");
+    let analysis = s.analyzer.run(
+        vec![corpus_file(&dir, FAKE_GOOGLEBOT)],
+        Options {
+            format: FormatChoice::Fixed(format),
+            ..Options::default()
+        },
+    );
+    let report = &analysis.report;
+    assert_adds_up(report);
+    let l = &report.lines;
     assert_eq!(
-        listed(&analysis, "66.249.66.1"),
-        [("Googlebot".to_owned(), Standing::Verified)]
+        (l.read, l.parsed, l.skipped, l.failed),
+        (7, 1, 4, 2),
+        "{l:?}"
+    );
+    assert_eq!(l.skip_reasons.get("comment"), Some(&4));
+    assert_eq!(l.fail_reasons.get("bad-address"), Some(&2));
+    assert_eq!(
+        report.samples.iter().map(|s| s.line).collect::<Vec<_>>(),
+        [3, 5]
     );
     assert_eq!(
         listed(&analysis, "192.0.2.222"),
         [("Googlebot".to_owned(), Standing::Spoofed)]
     );
-    let spoofed = &analysis.report.spoofed;
-    assert!(
-        spoofed
-            .iter()
-            .any(|s| s.ip == "192.0.2.222" && s.claimed == "Googlebot"),
-        "{spoofed:?}"
+    let spoofed = &report.spoofed;
+    assert_eq!(spoofed.len(), 1, "{spoofed:?}");
+    assert_eq!(
+        (
+            spoofed[0].ip.as_str(),
+            spoofed[0].claimed.as_str(),
+            spoofed[0].requests
+        ),
+        ("192.0.2.222", "Googlebot", 1)
     );
-    // The address in Google's ranges needed no DNS.
-    assert_eq!(dns.queries_for("66.249.66.1", RecordType::PTR), 0);
+    assert!(!spoofed[0].reason.is_empty());
+    assert_eq!(dns.queries_for("192.0.2.222", RecordType::PTR), 1);
+}
+
+/// In auto mode a file that mixes formats loses no line any preset reads.
+#[test]
+fn mixed_formats_in_one_file() {
+    let tmp = tempdir("mixed");
+    let path = tmp.join("mixed.log");
+    let ua = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
+    let text = format!(
+        "66.249.66.1 - - [31/Jan/2015:14:29:44 +0000] \"GET / HTTP/1.1\" 200 814 \"-\" \"{ua}\"\n\
+         66.249.66.2 - - [31/Jan/2015:14:29:45 +0000] \"GET /a HTTP/1.1\" 200 814\n\
+         www.example.org:443 66.249.66.3 - - [31/Jan/2015:14:29:46 +0000] \"GET /b HTTP/1.1\" 200 1 \"-\" \"{ua}\"\n\
+         {{\"remote_addr\": \"66.249.66.4\", \"status\": 200, \"http_user_agent\": \"{ua}\"}}\n\
+         nothing like a log line\n"
+    );
+    std::fs::write(&path, text).expect("write");
+    let s = setup(None);
+    let analysis = s.analyzer.run(vec![Input::Path(path)], Options::default());
+    let report = &analysis.report;
+    assert_adds_up(report);
+    let l = &report.lines;
+    assert_eq!((l.read, l.parsed, l.failed), (5, 4, 1), "{l:?}");
+    assert_eq!(report.samples[0].line, 5);
+    assert_eq!(analysis.listed.len(), 3, "{:?}", analysis.listed);
 }
 
 #[test]

@@ -1,6 +1,7 @@
 //! Integration tests of botwarden-logs.
-mod report;
 
 mod analyze;
 mod export;
+mod format;
+mod report;
 mod servers;

@@ -1,0 +1,1116 @@
+//! `botwarden_logs::format`: presets, Apache and nginx format strings, JSON
+//! lines, timestamps, and the shared log corpus.
+
+use std::net::IpAddr;
+
+use botwarden_logs::format::{LogFormat, ParseError, Reason};
+use botwarden_logs::record::{Record, Timestamp};
+use proptest::prelude::*;
+
+fn fmt(spec: &str) -> LogFormat {
+    LogFormat::from_spec(spec).unwrap_or_else(|e| panic!("{e}"))
+}
+
+fn ip(s: &str) -> IpAddr {
+    s.parse().unwrap()
+}
+
+fn fail(format: &LogFormat, line: &str) -> (Reason, u32) {
+    match format.parse(line) {
+        Ok(r) => panic!("parsed {line:?} as {r:?}"),
+        Err(ParseError { reason, column }) => (reason, column),
+    }
+}
+
+/// Unix seconds of a civil UTC time, by jiff (an independent reference).
+fn utc(s: &str) -> i64 {
+    s.parse::<jiff::Timestamp>().unwrap().as_second()
+}
+
+// ---------------------------------------------------------------- corpus
+
+/// One corpus file: the format used, lines parsed, lines skipped, and every
+/// failed line as (line number, reason, column).
+struct Expect {
+    file: &'static str,
+    format: Option<&'static str>,
+    parsed: usize,
+    skipped: usize,
+    failed: &'static [(usize, &'static str, u32)],
+}
+
+const ERROR_LOG_2_2: &str = "bad-address";
+
+const CORPUS: &[Expect] = &[
+    // 9999 combined lines; one Googlebot line whose User-Agent was cut
+    // off before its closing quote.
+    Expect {
+        file: "elastic__examples__Common_Data_Formats_apache_logs_apache_logs.log",
+        format: Some("combined"),
+        parsed: 9999,
+        skipped: 0,
+        failed: &[(8899, "unterminated", 111)],
+    },
+    // "# failJSON" annotations and blank lines are skipped; the last line
+    // puts a virtual host name before the address.
+    Expect {
+        file: "fail2ban__fail2ban__fail2ban_tests_files_logs_apache-badbots.log",
+        format: Some("combined"),
+        parsed: 3,
+        skipped: 7,
+        failed: &[(11, "bad-address", 1)],
+    },
+    // Apache error logs, not access logs: nothing parses, detect says so.
+    Expect {
+        file: "fail2ban__fail2ban__fail2ban_tests_files_logs_apache-botsearch.log",
+        format: None,
+        parsed: 0,
+        skipped: 24,
+        failed: &[
+            (2, ERROR_LOG_2_2, 1),
+            (5, ERROR_LOG_2_2, 1),
+            (7, ERROR_LOG_2_2, 1),
+            (9, ERROR_LOG_2_2, 1),
+            (11, ERROR_LOG_2_2, 1),
+            (14, ERROR_LOG_2_2, 1),
+            (17, ERROR_LOG_2_2, 1),
+            (19, ERROR_LOG_2_2, 1),
+            (21, ERROR_LOG_2_2, 1),
+            (23, ERROR_LOG_2_2, 1),
+            (25, ERROR_LOG_2_2, 1),
+            (27, ERROR_LOG_2_2, 1),
+            (29, ERROR_LOG_2_2, 1),
+            (31, ERROR_LOG_2_2, 1),
+            (33, ERROR_LOG_2_2, 1),
+            (35, ERROR_LOG_2_2, 1),
+            (37, ERROR_LOG_2_2, 1),
+            (40, ERROR_LOG_2_2, 1),
+            (43, ERROR_LOG_2_2, 1),
+        ],
+    },
+    // A custom format with an extra field and a time without offset
+    // (`[31/Jan/2015:14:29:44 ]`), and a virtual host before the address.
+    Expect {
+        file: "fail2ban__fail2ban__fail2ban_tests_files_logs_apache-fakegooglebot.log",
+        format: None,
+        parsed: 0,
+        skipped: 4,
+        failed: &[
+            (3, "bad-time", 17),
+            (5, "bad-time", 19),
+            (7, "bad-address", 1),
+        ],
+    },
+    Expect {
+        file: "fail2ban__fail2ban__fail2ban_tests_files_logs_apache-noscript.log",
+        format: None,
+        parsed: 0,
+        skipped: 18,
+        failed: &[
+            (2, ERROR_LOG_2_2, 1),
+            (4, ERROR_LOG_2_2, 1),
+            (7, ERROR_LOG_2_2, 1),
+            (9, ERROR_LOG_2_2, 1),
+            (11, ERROR_LOG_2_2, 1),
+            (13, ERROR_LOG_2_2, 1),
+            (15, ERROR_LOG_2_2, 1),
+            (18, ERROR_LOG_2_2, 1),
+            (20, ERROR_LOG_2_2, 1),
+            (22, ERROR_LOG_2_2, 1),
+            (25, ERROR_LOG_2_2, 1),
+            (28, ERROR_LOG_2_2, 1),
+            (31, ERROR_LOG_2_2, 1),
+        ],
+    },
+    Expect {
+        file: "fail2ban__fail2ban__fail2ban_tests_files_logs_apache-overflows.log",
+        format: None,
+        parsed: 0,
+        skipped: 24,
+        failed: &[
+            (3, ERROR_LOG_2_2, 1),
+            (5, ERROR_LOG_2_2, 1),
+            (7, ERROR_LOG_2_2, 1),
+            (11, ERROR_LOG_2_2, 1),
+            (13, ERROR_LOG_2_2, 1),
+            (19, ERROR_LOG_2_2, 1),
+            (23, ERROR_LOG_2_2, 1),
+            (27, ERROR_LOG_2_2, 1),
+            (30, ERROR_LOG_2_2, 1),
+            (33, ERROR_LOG_2_2, 1),
+            (35, ERROR_LOG_2_2, 1),
+        ],
+    },
+    // Empty requests (`""`), an RDP probe, `HELP`: all still requests.
+    Expect {
+        file: "fail2ban__fail2ban__fail2ban_tests_files_logs_nginx-bad-request.log",
+        format: Some("combined"),
+        parsed: 8,
+        skipped: 15,
+        failed: &[],
+    },
+    // Access lines parse; nginx error-log lines (plain and through the
+    // journal) do not.
+    Expect {
+        file: "fail2ban__fail2ban__fail2ban_tests_files_logs_nginx-botsearch.log",
+        format: Some("combined"),
+        parsed: 8,
+        skipped: 29,
+        failed: &[
+            (26, "bad-address", 1),
+            (29, "bad-address", 1),
+            (32, "bad-address", 1),
+            (35, "bad-address", 1),
+            (40, "bad-address", 1),
+            (43, "bad-address", 1),
+        ],
+    },
+    // nginx combined plus "$http_x_forwarded_for": a preset takes the
+    // trailing field in its stride.
+    Expect {
+        file: "tstack__lnav__test_logfile_shop_access_log.0.log",
+        format: Some("combined"),
+        parsed: 1000,
+        skipped: 0,
+        failed: &[],
+    },
+];
+
+#[test]
+fn shared_corpus_parses_with_exact_counts() {
+    let Some(shared) = botwarden_testdata::shared("format corpus", "corpus/logs") else {
+        return;
+    };
+    let dir = shared.join("corpus/logs");
+    let sources = std::fs::read_to_string(dir.join("SOURCES.tsv")).unwrap();
+    let listed: Vec<&str> = sources
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.split('\t').next())
+        .collect();
+    assert_eq!(
+        listed.len(),
+        CORPUS.len(),
+        "every file of SOURCES.tsv has its expectations"
+    );
+    for e in CORPUS {
+        assert!(listed.contains(&e.file), "{} is not in SOURCES.tsv", e.file);
+        let bytes = std::fs::read(dir.join(e.file)).unwrap();
+        let text = String::from_utf8_lossy(&bytes);
+        let lines: Vec<&str> = text.lines().collect();
+        let detected = LogFormat::detect(&lines);
+        assert_eq!(
+            detected.as_ref().map(LogFormat::name),
+            e.format,
+            "{}: detect",
+            e.file
+        );
+        let format = detected.unwrap_or_else(|| fmt("combined"));
+        let (mut parsed, mut skipped, mut failed) = (0, 0, Vec::new());
+        for (i, line) in lines.iter().enumerate() {
+            match format.parse(line) {
+                Ok(_) => parsed += 1,
+                Err(err) if err.skipped() => skipped += 1,
+                Err(err) => failed.push((i + 1, err.reason.as_str(), err.column)),
+            }
+        }
+        assert_eq!((parsed, skipped), (e.parsed, e.skipped), "{}", e.file);
+        assert_eq!(failed, e.failed, "{}", e.file);
+    }
+}
+
+#[test]
+fn corpus_fields_are_read() {
+    let Some(shared) = botwarden_testdata::shared("format corpus", "corpus/logs") else {
+        return;
+    };
+    let path = shared.join("corpus/logs/tstack__lnav__test_logfile_shop_access_log.0.log");
+    let text = std::fs::read_to_string(path).unwrap();
+    let first = text.lines().next().unwrap();
+    let r = fmt("nginx").parse(first).unwrap();
+    assert_eq!(r.remote, ip("54.36.149.41"));
+    // 22/Jan/2019:03:56:14 +0330
+    assert_eq!(
+        r.time,
+        Some(Timestamp {
+            unix: utc("2019-01-22T00:26:14Z"),
+            offset: 12_600
+        })
+    );
+    assert_eq!(r.method, Some("GET"));
+    assert!(r.path.unwrap().starts_with("/filter/27|13%20"));
+    assert_eq!(r.status, Some(200));
+    assert_eq!(r.bytes, 30_577);
+    assert_eq!(r.referer, None);
+    assert_eq!(
+        r.user_agent,
+        Some("Mozilla/5.0 (compatible; AhrefsBot/6.1; +http://ahrefs.com/robot/)")
+    );
+    // The preset does not know the trailing field is X-Forwarded-For.
+    assert_eq!(r.forwarded_for, None);
+    let with_xff = fmt(
+        r#"$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent" "$http_x_forwarded_for""#,
+    );
+    for line in text.lines() {
+        with_xff.parse(line).unwrap();
+    }
+}
+
+// ---------------------------------------------------------------- Apache
+
+const APACHE_DOC_LINE: &str =
+    r#"127.0.0.1 - frank [10/Oct/2000:13:55:36 -0700] "GET /apache_pb.gif HTTP/1.0" 200 2326"#;
+
+#[test]
+fn apache_common_from_the_docs() {
+    let r = fmt("common").parse(APACHE_DOC_LINE).unwrap();
+    assert_eq!(
+        r,
+        Record {
+            remote: ip("127.0.0.1"),
+            forwarded_for: None,
+            time: Some(Timestamp {
+                unix: 971_211_336,
+                offset: -25_200
+            }),
+            method: Some("GET"),
+            path: Some("/apache_pb.gif"),
+            protocol: Some("HTTP/1.0"),
+            status: Some(200),
+            bytes: 2326,
+            referer: None,
+            user_agent: None,
+            vhost: None,
+        }
+    );
+    // The same format written out, and pasted from httpd.conf.
+    assert_eq!(
+        fmt(r#"%h %l %u %t "%r" %>s %b"#).parse(APACHE_DOC_LINE),
+        Ok(r.clone())
+    );
+    let pasted = fmt(r#"LogFormat "%h %l %u %t \"%r\" %>s %b" common"#);
+    assert_eq!(pasted.parse(APACHE_DOC_LINE), Ok(r));
+}
+
+#[test]
+fn apache_combined_from_the_docs() {
+    let line = format!(
+        "{APACHE_DOC_LINE} \"http://www.example.com/start.html\" \"Mozilla/4.08 [en] (Win98; I ;Nav)\""
+    );
+    let r = fmt("combined").parse(&line).unwrap();
+    assert_eq!(r.referer, Some("http://www.example.com/start.html"));
+    assert_eq!(r.user_agent, Some("Mozilla/4.08 [en] (Win98; I ;Nav)"));
+    assert_eq!(r.bytes, 2326);
+    // Sites append fields; the presets let them.
+    let longer = format!("{line} \"-\" 0.123 rt=0.004");
+    assert_eq!(fmt("combined").parse(&longer), Ok(r.clone()));
+    // A format given as a string does not.
+    let exact = fmt(r#"%h %l %u %t "%r" %>s %b "%{Referer}i" "%{User-agent}i""#);
+    assert_eq!(exact.parse(&line), Ok(r));
+    assert_eq!(
+        fail(&exact, &longer),
+        (Reason::Mismatch, u32::try_from(line.len()).unwrap() + 1)
+    );
+    // Trailing blanks and a CR are tolerated.
+    assert!(exact.parse(&format!("{line}  \r")).is_ok());
+}
+
+#[test]
+fn apache_vhost_presets() {
+    let line = r#"www.example.com:443 192.0.2.7 - - [01/Feb/2024:00:00:00 +0000] "GET / HTTP/2.0" 200 512 "-" "curl/8.5.0""#;
+    let r = fmt("vhost_combined").parse(line).unwrap();
+    assert_eq!(r.vhost, Some("www.example.com"));
+    assert_eq!(r.remote, ip("192.0.2.7"));
+    assert_eq!(r.user_agent, Some("curl/8.5.0"));
+    assert_eq!(r.bytes, 512);
+    let r = fmt("vhost_common").parse(line).unwrap();
+    assert_eq!((r.vhost, r.user_agent), (Some("www.example.com"), None));
+    assert_eq!(LogFormat::detect(&[line]).unwrap().name(), "vhost_combined");
+}
+
+#[test]
+fn apache_directives() {
+    // %a, %{c}a, %v, %D, %{msec}t, %m %U%q %H, %s, %B, headers with
+    // conditions, an opaque cookie.
+    let f = fmt(
+        r#"%a %{c}a %v [%{msec}t] "%m %U%q %H" %s %B %D "%400,501{User-Agent}i" "%{x-forwarded-for}i" %{sid}C"#,
+    );
+    let line = r#"2001:db8::1 10.0.0.1 shop.example [1700000000123] "POST /cart?id=7 HTTP/1.1" 302 - 1234 "-" "203.0.113.9, 10.0.0.2" abc"#;
+    let r = f.parse(line).unwrap();
+    assert_eq!(r.remote, ip("2001:db8::1"));
+    assert_eq!(r.vhost, Some("shop.example"));
+    assert_eq!(
+        r.time,
+        Some(Timestamp {
+            unix: 1_700_000_000,
+            offset: 0
+        })
+    );
+    assert_eq!(
+        (r.method, r.path, r.protocol),
+        (Some("POST"), Some("/cart?id=7"), Some("HTTP/1.1"))
+    );
+    assert_eq!((r.status, r.bytes), (Some(302), 0));
+    assert_eq!(r.user_agent, None);
+    assert_eq!(r.forwarded_for, Some("203.0.113.9, 10.0.0.2"));
+
+    // %U without a query.
+    let plain = line.replace("/cart?id=7", "/cart");
+    let r = f.parse(&plain).unwrap();
+    assert_eq!(r.path, Some("/cart"));
+
+    // A final status wins over the original one wherever it is.
+    let f = fmt("%h %s %>s");
+    assert_eq!(f.parse("192.0.2.1 200 404").unwrap().status, Some(404));
+    // %% is a literal percent sign.
+    let f = fmt("%h 100%% %b");
+    assert_eq!(f.parse("192.0.2.1 100% 5").unwrap().bytes, 5);
+    assert_eq!(fail(&f, "192.0.2.1 100 5"), (Reason::Mismatch, 10));
+}
+
+#[test]
+fn apache_time_formats() {
+    let f = fmt("%h %{sec}t %{usec}t");
+    let r = f.parse("192.0.2.1 1700000000 1700000000123456").unwrap();
+    assert_eq!(r.time.unwrap().unix, 1_700_000_000);
+
+    // strftime formats, spaces included, with begin:/end:.
+    let f = fmt(r#"%h [%{%Y-%m-%d %H:%M:%S %z}t] "%r""#);
+    let r = f
+        .parse(r#"192.0.2.1 [2024-02-29 23:59:59 +0100] "GET / HTTP/1.1""#)
+        .unwrap();
+    assert_eq!(
+        r.time,
+        Some(Timestamp {
+            unix: utc("2024-02-29T22:59:59Z"),
+            offset: 3600
+        })
+    );
+    assert_eq!(r.path, Some("/"));
+    let f = fmt("%h %{end:%d/%b/%Y:%H:%M:%S}t %>s");
+    let r = f.parse("192.0.2.1 01/mar/2023:01:02:03 204").unwrap();
+    assert_eq!(
+        r.time,
+        Some(Timestamp {
+            unix: utc("2023-03-01T01:02:03Z"),
+            offset: 0
+        })
+    );
+    assert_eq!(r.status, Some(204));
+    assert_eq!(
+        fail(&f, "192.0.2.1 31/Feb/2023:01:02:03 204"),
+        (Reason::BadTime, 11)
+    );
+}
+
+#[test]
+fn apache_escapes_in_quoted_fields() {
+    let f = fmt("combined");
+    let line = r#"192.0.2.1 - - [10/Oct/2000:13:55:36 -0700] "GET /a\"b\\ HTTP/1.1" 200 1 "-" "say \"hi\" \\""#;
+    let r = f.parse(line).unwrap();
+    assert_eq!(r.path, Some(r#"/a\"b\\"#));
+    assert_eq!(r.user_agent, Some(r#"say \"hi\" \\"#));
+    // Old servers wrote quotes unescaped: the field ends at the quote the
+    // format's next literal follows.
+    let line =
+        r#"192.0.2.1 - - [10/Oct/2000:13:55:36 -0700] "GET /a"b HTTP/1.1" 200 1 "x "y" z" "ua""#;
+    let r = f.parse(line).unwrap();
+    assert_eq!(r.path, Some(r#"/a"b"#));
+    assert_eq!(r.referer, Some(r#"x "y" z"#));
+    assert_eq!(r.user_agent, Some("ua"));
+}
+
+#[test]
+fn request_lines_that_are_not_http() {
+    let f = fmt("common");
+    type Pieces = (
+        Option<&'static str>,
+        Option<&'static str>,
+        Option<&'static str>,
+    );
+    let cases: &[(&str, Pieces)] = &[
+        ("-", (None, None, None)),
+        ("", (None, None, None)),
+        ("HELP", (None, None, None)),
+        (r"\x16\x03\x01\x02", (None, None, None)),
+        (r"\x16\x03\x01 \x02", (None, None, None)),
+        ("GET /old", (Some("GET"), Some("/old"), None)),
+        (
+            "GET /a b c HTTP/1.1",
+            (Some("GET"), Some("/a b c"), Some("HTTP/1.1")),
+        ),
+        (
+            "CONNECT 123.123.123.123:443 HTTP/1.1",
+            (
+                Some("CONNECT"),
+                Some("123.123.123.123:443"),
+                Some("HTTP/1.1"),
+            ),
+        ),
+    ];
+    for (req, pieces) in cases {
+        let line = format!(r#"192.0.2.1 - - [10/Oct/2000:13:55:36 -0700] "{req}" 400 0"#);
+        let r = f.parse(&line).unwrap_or_else(|e| panic!("{req:?}: {e}"));
+        assert_eq!((r.method, r.path, r.protocol), *pieces, "{req:?}");
+    }
+    // Raw control bytes are corruption, not a request.
+    let line = "192.0.2.1 - - [10/Oct/2000:13:55:36 -0700] \"GET /\u{0}x HTTP/1.1\" 400 0";
+    assert_eq!(fail(&f, line), (Reason::BadRequestLine, 45));
+}
+
+// ---------------------------------------------------------------- nginx
+
+const NGINX_MAIN: &str = r#"log_format main '$remote_addr - $remote_user [$time_local] "$request" '
+                  '$status $body_bytes_sent "$http_referer" '
+                  '"$http_user_agent" "$http_x_forwarded_for"';"#;
+
+#[test]
+fn nginx_main_from_the_docs() {
+    let f = fmt(NGINX_MAIN);
+    assert_eq!(f.name(), NGINX_MAIN);
+    let line = r#"203.0.113.5 - alice [05/Mar/2024:08:09:10 +0000] "GET /index.html?q=1 HTTP/1.1" 200 612 "https://example.org/" "Mozilla/5.0 (X11; Linux x86_64)" "198.51.100.2""#;
+    let r = f.parse(line).unwrap();
+    assert_eq!(
+        r,
+        Record {
+            remote: ip("203.0.113.5"),
+            forwarded_for: Some("198.51.100.2"),
+            time: Some(Timestamp {
+                unix: utc("2024-03-05T08:09:10Z"),
+                offset: 0
+            }),
+            method: Some("GET"),
+            path: Some("/index.html?q=1"),
+            protocol: Some("HTTP/1.1"),
+            status: Some(200),
+            bytes: 612,
+            referer: Some("https://example.org/"),
+            user_agent: Some("Mozilla/5.0 (X11; Linux x86_64)"),
+            vhost: None,
+        }
+    );
+    // nginx's default escaping writes a quote as \x22.
+    let line = r#"203.0.113.5 - - [05/Mar/2024:08:09:10 +0000] "GET /\x22 HTTP/1.1" 400 0 "-" "a\x22b" "-""#;
+    let r = f.parse(line).unwrap();
+    assert_eq!(
+        (r.path, r.user_agent, r.forwarded_for),
+        (Some(r"/\x22"), Some(r"a\x22b"), None)
+    );
+    // The preset `nginx` is the default combined format.
+    let combined =
+        r#"203.0.113.5 - - [05/Mar/2024:08:09:10 +0000] "GET / HTTP/1.1" 200 612 "-" "curl/8""#;
+    assert_eq!(
+        fmt("nginx").parse(combined),
+        fmt("combined").parse(combined)
+    );
+}
+
+#[test]
+fn nginx_variables_and_syntax() {
+    let f = fmt(
+        r#"${remote_addr}|$time_iso8601|$msec|$host|$request_method|$request_uri|$server_protocol|$status|$bytes_sent|$request_time|$upstream_addr|$http_user_agent"#,
+    );
+    let line = "::ffff:192.0.2.1|2024-01-02T03:04:05+05:30|1704144845.123|example.com|GET|/x?y|HTTP/2.0|499|0|0.001|10.0.0.1:8080|-";
+    let r = f.parse(line).unwrap();
+    assert_eq!(r.remote, ip("::ffff:192.0.2.1"));
+    assert_eq!(
+        r.time,
+        Some(Timestamp {
+            unix: utc("2024-01-01T21:34:05Z"),
+            offset: 19_800
+        })
+    );
+    assert_eq!(r.vhost, Some("example.com"));
+    assert_eq!(
+        (r.method, r.path, r.protocol),
+        (Some("GET"), Some("/x?y"), Some("HTTP/2.0"))
+    );
+    assert_eq!((r.status, r.bytes, r.user_agent), (Some(499), 0, None));
+
+    let f = fmt("$msec $remote_addr");
+    assert_eq!(
+        f.parse("1704144845.123 192.0.2.1")
+            .unwrap()
+            .time
+            .unwrap()
+            .unix,
+        1_704_144_845
+    );
+
+    // escape=json and double-quoted pieces.
+    let f = fmt(r#"log_format j escape=json "$remote_addr \"$http_user_agent\" $status";"#);
+    let r = f.parse(r#"192.0.2.1 "a \"quoted\" \\ agent" 200"#).unwrap();
+    assert_eq!(r.user_agent, Some(r#"a \"quoted\" \\ agent"#));
+    // A lone `$` is text.
+    let f = fmt("$remote_addr $ $status");
+    assert_eq!(f.parse("192.0.2.1 $ 201").unwrap().status, Some(201));
+}
+
+// ---------------------------------------------------------------- JSON
+
+#[test]
+fn json_lines_default_names() {
+    let f = fmt("json");
+    let line = r#"{"time_iso8601":"2024-01-02T03:04:05+00:00","remote_addr":"192.0.2.1","request":"GET /robots.txt HTTP/1.1","status":"200","body_bytes_sent":123,"http_referer":"","http_user_agent":"Mozilla\/5.0 (compatible; Bingbot\/2.0)","nested":{"a":[1,{"b":"}"}]},"host":"example.com","http_x_forwarded_for":"-"}"#;
+    let r = f.parse(line).unwrap();
+    assert_eq!(
+        r,
+        Record {
+            remote: ip("192.0.2.1"),
+            forwarded_for: None,
+            time: Some(Timestamp {
+                unix: utc("2024-01-02T03:04:05Z"),
+                offset: 0
+            }),
+            method: Some("GET"),
+            path: Some("/robots.txt"),
+            protocol: Some("HTTP/1.1"),
+            status: Some(200),
+            bytes: 123,
+            referer: None,
+            user_agent: Some(r"Mozilla\/5.0 (compatible; Bingbot\/2.0)"),
+            vhost: Some("example.com"),
+        }
+    );
+    // Other names, numbers, epoch milliseconds, separate method and path
+    // that beat the request line, the preferred name winning.
+    let line = r#" { "@timestamp": 1700000000123, "client_ip": "2001:db8::2", "ip": "192.0.2.9", "method": "HEAD", "request": "GET / HTTP/1.0", "url": "/x", "status_code": 404, "size": "-", "ua": null, "ok": true } "#;
+    let r = f.parse(line).unwrap();
+    assert_eq!(r.remote, ip("2001:db8::2"));
+    assert_eq!(r.time.unwrap().unix, 1_700_000_000);
+    assert_eq!(
+        (r.method, r.path, r.protocol),
+        (Some("HEAD"), Some("/x"), Some("HTTP/1.0"))
+    );
+    assert_eq!((r.status, r.bytes, r.user_agent), (Some(404), 0, None));
+}
+
+#[test]
+fn json_spec_names() {
+    let f = fmt("json:remote=peer,time=when,user_agent=agent_string");
+    let r = f.parse(r#"{"peer":"192.0.2.1","when":"10/Oct/2000:13:55:36 -0700","agent_string":"x","remote_addr":"192.0.2.2"}"#).unwrap();
+    assert_eq!(r.remote, ip("192.0.2.1"));
+    assert_eq!(r.time.unwrap().unix, 971_211_336);
+    assert_eq!(r.user_agent, Some("x"));
+    assert_eq!(
+        f.name(),
+        "json:remote=peer,time=when,user_agent=agent_string"
+    );
+    // Without the renamed member, the default name no longer counts.
+    assert_eq!(
+        fail(&f, r#"{"remote_addr":"192.0.2.2"}"#),
+        (Reason::MissingField, 28)
+    );
+}
+
+#[test]
+fn json_failures() {
+    let f = fmt("json");
+    let cases: &[(&str, Reason, u32)] = &[
+        ("192.0.2.1 - - [x]", Reason::NotJson, 1),
+        (r#"{"remote_addr":"192.0.2.1""#, Reason::NotJson, 27),
+        (r#"{"remote_addr":"192.0.2.1"#, Reason::Unterminated, 16),
+        (r#"{"remote_addr":"192.0.2.1",}"#, Reason::NotJson, 28),
+        (r#"{"remote_addr":"192.0.2.1"} x"#, Reason::NotJson, 29),
+        (
+            r#"{"remote_addr":"192.0.2.1","a":[1,2"#,
+            Reason::Unterminated,
+            36,
+        ),
+        (
+            r#"{"remote_addr":"192.0.2.1","a":tru}"#,
+            Reason::NotJson,
+            32,
+        ),
+        (r#"{"remote_addr":"host.example"}"#, Reason::BadAddress, 17),
+        (
+            r#"{"remote_addr":"192.0.2.1","status":"20x"}"#,
+            Reason::BadStatus,
+            38,
+        ),
+        (
+            r#"{"remote_addr":"192.0.2.1","bytes":1.5}"#,
+            Reason::BadBytes,
+            36,
+        ),
+        (
+            r#"{"remote_addr":"192.0.2.1","time":"yesterday"}"#,
+            Reason::BadTime,
+            36,
+        ),
+        (r#"{"status":200}"#, Reason::MissingField, 15),
+        ("{}", Reason::MissingField, 3),
+        (r#"{"a":"\"#, Reason::Unterminated, 6),
+    ];
+    for (line, reason, column) in cases {
+        assert_eq!(fail(&f, line), (*reason, *column), "{line}");
+    }
+}
+
+// ---------------------------------------------------------------- failures
+
+#[test]
+fn skipped_and_failed_lines() {
+    let f = fmt("combined");
+    let good = r#"192.0.2.1 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200 5 "-" "x""#;
+    let cases: &[(&str, Reason, u32)] = &[
+        ("", Reason::Blank, 1),
+        ("  \t", Reason::Blank, 1),
+        ("\r", Reason::Blank, 1),
+        ("#Fields: date time", Reason::Comment, 1),
+        ("   # note", Reason::Comment, 1),
+        ("\0\0\0", Reason::BadAddress, 1),
+        ("192.0.2.1", Reason::Mismatch, 10),
+        ("192.0.2.1 - -", Reason::Mismatch, 14),
+        (
+            "192.0.2.1 - - [10/Oct/2000:13:55:36 -0700",
+            Reason::Unterminated,
+            15,
+        ),
+        (
+            "192.0.2.1 - - [10/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.1",
+            Reason::Unterminated,
+            44,
+        ),
+        (
+            "192.0.2.1 - - [10/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.1\" 200",
+            Reason::Mismatch,
+            64,
+        ),
+        (
+            "192.0.2.1 - - [10/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.1\" 200 5 \"-\"",
+            Reason::Mismatch,
+            70,
+        ),
+        (
+            "300.0.2.1 - - [10/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.1\" 200 5 \"-\" \"x\"",
+            Reason::BadAddress,
+            1,
+        ),
+        (
+            "fe80::1%eth0 - - [10/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.1\" 200 5 \"-\" \"x\"",
+            Reason::BadAddress,
+            1,
+        ),
+        (
+            "192.0.2.1 - - [10/Foo/2000:13:55:36 -0700] \"GET / HTTP/1.1\" 200 5 \"-\" \"x\"",
+            Reason::BadTime,
+            15,
+        ),
+        (
+            "192.0.2.1 - - [10/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.1\" 20 5 \"-\" \"x\"",
+            Reason::BadStatus,
+            61,
+        ),
+        (
+            "192.0.2.1 - - [10/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.1\" 200 5k \"-\" \"x\"",
+            Reason::BadBytes,
+            65,
+        ),
+        (
+            "192.0.2.1 - - 10/Oct/2000:13:55:36 -0700\"GET / HTTP/1.1\" 200 5 \"-\" \"x\"",
+            Reason::Mismatch,
+            41,
+        ),
+        (
+            "192.0.2.1 - - [10/Oct/2000:13:55:36 -0700] GET / HTTP/1.1 200 5 \"-\" \"x\"",
+            Reason::Mismatch,
+            43,
+        ),
+        // A JSON line where an access line was expected.
+        (r#"{"remote_addr":"192.0.2.1"}"#, Reason::BadAddress, 1),
+    ];
+    for (line, reason, column) in cases {
+        let got = fail(&f, line);
+        assert_eq!(got, (*reason, *column), "{line:?}");
+    }
+    assert!(f.parse(good).is_ok());
+    // `%t` without its brackets is read too (the fixed-width form).
+    let bare = good.replace(['[', ']'], "");
+    assert_eq!(f.parse(&bare).unwrap().time.unwrap().unix, 971_211_336);
+    assert!(
+        ParseError {
+            reason: Reason::Comment,
+            column: 1
+        }
+        .skipped()
+    );
+    assert!(
+        !ParseError {
+            reason: Reason::Mismatch,
+            column: 1
+        }
+        .skipped()
+    );
+    assert_eq!(
+        ParseError {
+            reason: Reason::BadAddress,
+            column: 17
+        }
+        .to_string(),
+        "column 17: bad-address"
+    );
+    let names: Vec<&str> = Reason::ALL.iter().map(Reason::as_str).collect();
+    assert_eq!(
+        names,
+        [
+            "blank",
+            "comment",
+            "mismatch",
+            "bad-address",
+            "bad-time",
+            "bad-status",
+            "bad-bytes",
+            "bad-request-line",
+            "unterminated",
+            "not-json",
+            "missing-field"
+        ]
+    );
+}
+
+#[test]
+fn long_and_odd_lines() {
+    let f = fmt("combined");
+    let ua = "A".repeat(1 << 20);
+    let line = format!(
+        r#"192.0.2.1 - - [10/Oct/2000:13:55:36 -0700] "GET /{} HTTP/1.1" 200 5 "-" "{ua}""#,
+        "p".repeat(100_000)
+    );
+    let r = f.parse(&line).unwrap();
+    assert_eq!(r.user_agent.map(str::len), Some(1 << 20));
+    let open =
+        format!(r#"192.0.2.1 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200 5 "-" "{ua}"#);
+    assert_eq!(fail(&f, &open), (Reason::Unterminated, 71));
+    // Two lines glued together (a lost newline): the first one's last
+    // quote is followed by more text, which the preset takes as extra
+    // fields.
+    let glued = format!("{line}{line}");
+    assert!(f.parse(&glued).is_ok());
+    // Non-ASCII text and U+FFFD from lossy conversion in quoted fields.
+    let line = "192.0.2.1 - - [10/Oct/2000:13:55:36 -0700] \"GET /\u{fffd}é HTTP/1.1\" 200 5 \"-\" \"Ünïcode\"";
+    assert_eq!(f.parse(line).unwrap().path, Some("/\u{fffd}é"));
+    // A NUL inside a header is kept as written.
+    let line = "192.0.2.1 - - [10/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.1\" 200 5 \"-\" \"a\0b\"";
+    assert_eq!(f.parse(line).unwrap().user_agent, Some("a\0b"));
+}
+
+#[test]
+fn mixed_formats_and_detect() {
+    let combined = r#"192.0.2.1 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200 5 "-" "x""#;
+    let common = r#"192.0.2.1 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200 5"#;
+    let json = r#"{"remote_addr":"192.0.2.1","status":200}"#;
+    // One common line in 60 combined ones: a near tie, the richer wins.
+    let mut sample = vec![combined; 60];
+    sample.push(common);
+    assert_eq!(LogFormat::detect(&sample).unwrap().name(), "combined");
+    // In a small sample, a strict majority.
+    assert_eq!(
+        LogFormat::detect(&[combined, combined, common])
+            .unwrap()
+            .name(),
+        "common"
+    );
+    assert_eq!(
+        LogFormat::detect(&[combined, combined]).unwrap().name(),
+        "combined"
+    );
+    assert_eq!(
+        LogFormat::detect(&[json, json, combined]).unwrap().name(),
+        "json"
+    );
+    assert_eq!(
+        LogFormat::detect(&["# only a comment", ""]).map(|f| f.name().to_owned()),
+        None
+    );
+    assert!(LogFormat::detect(&[]).is_none());
+    let f = fmt("json");
+    assert_eq!(fail(&f, combined), (Reason::NotJson, 1));
+}
+
+// ---------------------------------------------------------------- time
+
+#[test]
+fn clf_timestamps() {
+    let f = fmt("%h %t");
+    let t = |s: &str| {
+        f.parse(&format!("192.0.2.1 [{s}]"))
+            .map(|r| r.time.unwrap())
+    };
+    let ok: &[(&str, &str, i32)] = &[
+        ("29/Feb/2024:00:00:00 +0000", "2024-02-29T00:00:00Z", 0),
+        ("29/Feb/2000:12:00:00 +0000", "2000-02-29T12:00:00Z", 0),
+        ("01/jan/1970:00:00:00 +0000", "1970-01-01T00:00:00Z", 0),
+        ("31/DEC/1969:23:59:59 +0000", "1969-12-31T23:59:59Z", 0),
+        ("01/Mar/2024:00:30:00 +0100", "2024-02-29T23:30:00Z", 3600),
+        ("28/Feb/2023:23:00:00 -0130", "2023-03-01T00:30:00Z", -5400),
+        ("30/Dec/9999:12:00:00 +1400", "9999-12-29T22:00:00Z", 50_400),
+        ("30/Jun/2015:23:59:60 +0000", "2015-07-01T00:00:00Z", 0),
+    ];
+    for (s, want, offset) in ok {
+        assert_eq!(
+            t(s),
+            Ok(Timestamp {
+                unix: utc(want),
+                offset: *offset
+            }),
+            "{s}"
+        );
+    }
+    for bad in [
+        "29/Feb/2023:00:00:00 +0000",
+        "29/Feb/1900:00:00:00 +0000",
+        "30/Feb/2024:00:00:00 +0000",
+        "31/Apr/2024:00:00:00 +0000",
+        "00/Jan/2024:00:00:00 +0000",
+        "10/Oct/2000:25:00:00 +0000",
+        "10/Oct/2000:13:60:00 +0000",
+        "10/Oct/2000:13:55:61 +0000",
+        "10/Oct/2000:13:55:36 +2400",
+        "10/Oct/2000:13:55:36 0700",
+        "10/Oct/2000:13:55:36",
+        "1/Oct/2000:13:55:36 +0000",
+        "10/Oct/2000:13:55:36 +0000 ",
+        "10/Octo/2000:13:55:36 +0000",
+        "１0/Oct/2000:13:55:36 +000",
+    ] {
+        assert_eq!(
+            t(bad),
+            Err(ParseError {
+                reason: Reason::BadTime,
+                column: 11
+            }),
+            "{bad}"
+        );
+    }
+}
+
+#[test]
+fn iso_and_epoch_timestamps() {
+    let f = fmt("$remote_addr $time_iso8601");
+    let t = |s: &str| f.parse(&format!("192.0.2.1 {s}")).map(|r| r.time.unwrap());
+    let ok: &[(&str, &str, i32)] = &[
+        ("2024-02-29T23:59:59+00:00", "2024-02-29T23:59:59Z", 0),
+        ("2024-02-29T23:59:59Z", "2024-02-29T23:59:59Z", 0),
+        ("2024-02-29t23:59:59.123456789z", "2024-02-29T23:59:59Z", 0),
+        (
+            "2024-02-29T23:59:59,5-0500",
+            "2024-03-01T04:59:59Z",
+            -18_000,
+        ),
+        ("2024-02-29T23:59:59+05", "2024-02-29T18:59:59Z", 18_000),
+        ("2024-02-29T23:59:59", "2024-02-29T23:59:59Z", 0),
+        ("1600-03-01T00:00:00Z", "1600-03-01T00:00:00Z", 0),
+    ];
+    for (s, want, offset) in ok {
+        assert_eq!(
+            t(s),
+            Ok(Timestamp {
+                unix: utc(want),
+                offset: *offset
+            }),
+            "{s}"
+        );
+    }
+    for bad in [
+        "2023-02-29T00:00:00Z",
+        "2024-13-01T00:00:00Z",
+        "2024-01-01T24:00:00Z",
+        "2024-01-01T00:00:00.Z",
+        "2024-01-01T00:00:00+1",
+        "2024-01-01",
+        "24-01-01T00:00:00Z",
+    ] {
+        assert_eq!(t(bad).map_err(|e| e.reason), Err(Reason::BadTime), "{bad}");
+    }
+    let f = fmt("$remote_addr $msec");
+    let t = |s: &str| {
+        f.parse(&format!("192.0.2.1 {s}"))
+            .map(|r| r.time.unwrap().unix)
+    };
+    assert_eq!(t("1700000000.999"), Ok(1_700_000_000));
+    assert_eq!(t("0"), Ok(0));
+    for bad in ["1700000000.", ".5", "17e9", "-1", "1234567890123456789"] {
+        assert_eq!(t(bad).map_err(|e| e.reason), Err(Reason::BadTime), "{bad}");
+    }
+}
+
+// ---------------------------------------------------------------- spec errors
+
+#[test]
+fn format_errors() {
+    let cases: &[(&str, Option<usize>)] = &[
+        ("%h %{User-Agent", Some(3)),
+        ("%h %", Some(3)),
+        ("%h %>", Some(3)),
+        ("%h %{x}", Some(3)),
+        ("%u %t", None),
+        ("$remote_addr ${status", Some(13)),
+        ("$status $request", None),
+        ("log_format x escape=xml '$remote_addr'", Some(13)),
+        ("log_format x '$remote_addr", Some(13)),
+        ("json:agent=ua", Some(5)),
+        ("json:remote", Some(5)),
+        ("json:remote=", Some(5)),
+        ("jsonish", None),
+        ("plain text", None),
+        ("", None),
+    ];
+    for (spec, pos) in cases {
+        let err = LogFormat::from_spec(spec).expect_err(spec);
+        assert_eq!(err.position(), *pos, "{spec}: {err}");
+        assert_eq!(err.spec(), *spec);
+        assert!(err.to_string().contains(&format!("{spec:?}")), "{err}");
+    }
+    let err = LogFormat::from_spec("%h %{User-Agent").unwrap_err();
+    assert_eq!(
+        err.to_string(),
+        r#"log format "%h %{User-Agent": unterminated %{ at byte 3"#
+    );
+    // Unknown directives and variables are opaque fields, not errors.
+    let f = fmt("%h %Z %{foo}x $bar");
+    assert!(f.parse("192.0.2.1 a b $bar").is_ok());
+    let f = fmt("$remote_addr $foo ${bar}");
+    assert!(f.parse("192.0.2.1 a b").is_ok());
+    for preset in LogFormat::presets() {
+        assert_eq!(fmt(preset).name(), preset);
+    }
+}
+
+#[test]
+fn formats_are_shared_across_threads() {
+    fn check<T: Send + Sync + Clone>() {}
+    check::<LogFormat>();
+    let f = fmt("combined");
+    let line = r#"192.0.2.1 - - [10/Oct/2000:13:55:36 -0700] "GET / HTTP/1.1" 200 5 "-" "x""#;
+    std::thread::scope(|s| {
+        for _ in 0..2 {
+            let f = f.clone();
+            s.spawn(move || assert!(f.parse(line).is_ok()));
+        }
+    });
+}
+
+// ---------------------------------------------------------------- proptest
+
+/// Text Apache could write inside a quoted field: printable ASCII with
+/// `"` and `\` escaped, or `-`.
+fn quoted_text() -> impl Strategy<Value = String> {
+    prop_oneof![
+        Just("-".to_owned()),
+        "[ -~]{1,40}".prop_map(|s| s.replace('\\', "\\\\").replace('"', "\\\"")),
+    ]
+}
+
+prop_compose! {
+    fn arb_line()(
+        v4 in any::<[u8; 4]>(),
+        v6 in any::<[u16; 8]>(),
+        use_v6 in any::<bool>(),
+        unix in 0i64..253_402_300_799,
+        offset_min in -(14 * 60i32)..=(14 * 60),
+        method in "[A-Z]{1,7}",
+        path in "/[!-~]{0,30}",
+        protocol in prop_oneof![Just("HTTP/1.0"), Just("HTTP/1.1"), Just("HTTP/2.0")],
+        status in 100u16..=999,
+        bytes in prop_oneof![Just(None), (0u64..u64::MAX / 2).prop_map(Some)],
+        referer in quoted_text(),
+        ua in quoted_text(),
+    ) -> (String, IpAddr, Timestamp, String, String, &'static str, u16, u64, String, String) {
+        let remote = if use_v6 {
+            IpAddr::from(std::net::Ipv6Addr::from(v6))
+        } else {
+            IpAddr::from(v4)
+        };
+        let offset = offset_min * 60;
+        let path = path.replace('\\', "%5C").replace('"', "\\\"");
+        let local = jiff::Timestamp::from_second(unix).unwrap()
+            .to_zoned(jiff::tz::TimeZone::fixed(jiff::tz::Offset::from_seconds(offset).unwrap()));
+        let when = local.strftime("%d/%b/%Y:%H:%M:%S %z").to_string();
+        let bytes_text = bytes.map_or("-".to_owned(), |b| b.to_string());
+        let line = format!(r#"{remote} - - [{when}] "{method} {path} {protocol}" {status} {bytes_text} "{referer}" "{ua}""#);
+        (line, remote, Timestamp { unix, offset }, method, path, protocol, status, bytes.unwrap_or(0), referer, ua)
+    }
+}
+
+proptest! {
+    #[test]
+    fn combined_lines_round_trip(
+        (line, remote, time, method, path, protocol, status, bytes, referer, ua) in arb_line()
+    ) {
+        let r = fmt("combined").parse(&line).map_err(|e| TestCaseError::fail(format!("{line}: {e}")))?;
+        let none_if_dash = |s: &str| (s != "-").then(|| s.to_owned());
+        prop_assert_eq!(r.remote, remote);
+        prop_assert_eq!(r.time, Some(time));
+        prop_assert_eq!(r.method, Some(method.as_str()));
+        prop_assert_eq!(r.path, Some(path.as_str()));
+        prop_assert_eq!(r.protocol, Some(protocol));
+        prop_assert_eq!(r.status, Some(status));
+        prop_assert_eq!(r.bytes, bytes);
+        prop_assert_eq!(r.referer.map(str::to_owned), none_if_dash(&referer));
+        prop_assert_eq!(r.user_agent.map(str::to_owned), none_if_dash(&ua));
+    }
+
+    #[test]
+    fn any_text_gives_a_record_or_an_error(line in "\\PC{0,200}") {
+        for spec in ["combined", "common", "vhost_combined", "json"] {
+            if let Err(e) = fmt(spec).parse(&line) {
+                prop_assert!(e.column >= 1 && e.column as usize <= line.len() + 1);
+            }
+        }
+    }
+}
+
+// ---------------------------------------------------------------- speed
+
+/// The parse cost of a combined line, over the shared 10 000-line Apache
+/// log: `cargo test --release -p botwarden-logs -- --ignored --nocapture
+/// combined_parse_speed`.
+#[test]
+#[ignore = "a measurement, run in release mode"]
+fn combined_parse_speed() {
+    let Some(shared) = botwarden_testdata::shared("format speed", "corpus/logs") else {
+        return;
+    };
+    let path = shared
+        .join("corpus/logs/elastic__examples__Common_Data_Formats_apache_logs_apache_logs.log");
+    let text = std::fs::read_to_string(path).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let f = fmt("combined");
+    let rounds = 30;
+    let mut best = f64::MAX;
+    for _ in 0..10 {
+        let start = std::time::Instant::now();
+        let mut bytes = 0u64;
+        for _ in 0..rounds {
+            for line in &lines {
+                if let Ok(r) = f.parse(std::hint::black_box(line)) {
+                    bytes = bytes.wrapping_add(r.bytes);
+                }
+            }
+        }
+        std::hint::black_box(bytes);
+        let ns = start.elapsed().as_secs_f64() * 1e9 / (rounds * lines.len()) as f64;
+        best = best.min(ns);
+    }
+    #[allow(clippy::print_stderr)]
+    {
+        eprintln!(
+            "combined: {best:.0} ns/line (best of 10 rounds of {rounds} x {} lines)",
+            lines.len()
+        );
+    }
+}
+
+#[test]
+fn fixed_width_times_never_split_a_character() {
+    let f = fmt("$remote_addr $time_local $status");
+    assert!(f.parse("192.0.2.1 10/Oct/2000:13:55:36 -0700 200").is_ok());
+    for line in [
+        "192.0.2.1 10/Oct/2000:13:55:36 -070é 200",
+        "192.0.2.1 ééééééééééééé",
+        "192.0.2.1 é",
+    ] {
+        assert_eq!(fail(&f, line), (Reason::BadTime, 11), "{line}");
+    }
+}
