@@ -8,44 +8,111 @@ use foldhash::HashMap;
 /// exact unless the traffic is spread very thin.
 pub(crate) const CAPACITY: usize = 256;
 
+/// A Space-Saving sketch: counters in a binary min-heap (by count) with
+/// each path's slot found through a hash map, so that a hit costs one
+/// lookup and a short sift, and a miss replaces the minimum in O(log n).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct TopK {
-    entries: HashMap<Box<str>, (u64, u64)>,
+    index: HashMap<Box<str>, u32>,
+    /// Per slot: count, overcount, path.
+    slots: Vec<(u64, u64, Box<str>)>,
+    /// Slots in heap order.
+    heap: Vec<u32>,
+    /// Per slot: its place in `heap`.
+    pos: Vec<u32>,
 }
 
 impl TopK {
     pub(crate) fn add(&mut self, path: &str, n: u64) {
-        if let Some(e) = self.entries.get_mut(path) {
-            e.0 += n;
+        if let Some(&slot) = self.index.get(path) {
+            self.slots[slot as usize].0 += n;
+            self.sift_down(self.pos[slot as usize] as usize);
             return;
         }
-        if self.entries.len() < CAPACITY {
-            self.entries.insert(path.into(), (n, 0));
+        if self.slots.len() < CAPACITY {
+            let slot = self.slots.len() as u32;
+            let key: Box<str> = path.into();
+            self.slots.push((n, 0, key.clone()));
+            self.index.insert(key, slot);
+            self.pos.push(self.heap.len() as u32);
+            self.heap.push(slot);
+            self.sift_up(self.heap.len() - 1);
             return;
         }
-        let Some((victim, &(count, _))) = self.entries.iter().min_by_key(|(_, (c, _))| *c) else {
-            return;
-        };
-        let victim = victim.clone();
-        self.entries.remove(&victim);
-        self.entries.insert(path.into(), (count + n, count));
+        // Replace the least counted path; the newcomer inherits its count
+        // as a possible overcount.
+        let slot = self.heap[0];
+        let (count, _, old) = &self.slots[slot as usize];
+        let count = *count;
+        self.index.remove(old);
+        let key: Box<str> = path.into();
+        self.index.insert(key.clone(), slot);
+        self.slots[slot as usize] = (count + n, count, key);
+        self.sift_down(0);
+    }
+
+    fn count_at(&self, i: usize) -> u64 {
+        self.slots[self.heap[i] as usize].0
+    }
+
+    fn swap(&mut self, a: usize, b: usize) {
+        self.heap.swap(a, b);
+        self.pos[self.heap[a] as usize] = a as u32;
+        self.pos[self.heap[b] as usize] = b as u32;
+    }
+
+    fn sift_up(&mut self, mut i: usize) {
+        while i > 0 {
+            let parent = (i - 1) / 2;
+            if self.count_at(parent) <= self.count_at(i) {
+                break;
+            }
+            self.swap(parent, i);
+            i = parent;
+        }
+    }
+
+    fn sift_down(&mut self, mut i: usize) {
+        let n = self.heap.len();
+        loop {
+            let (l, r) = (2 * i + 1, 2 * i + 2);
+            let mut least = i;
+            if l < n && self.count_at(l) < self.count_at(least) {
+                least = l;
+            }
+            if r < n && self.count_at(r) < self.count_at(least) {
+                least = r;
+            }
+            if least == i {
+                return;
+            }
+            self.swap(i, least);
+            i = least;
+        }
+    }
+
+    fn entries(&self) -> impl Iterator<Item = (&str, u64, u64)> {
+        self.slots.iter().map(|(c, e, p)| (&**p, *c, *e))
     }
 
     pub(crate) fn merge(&mut self, other: &TopK) {
-        for (path, &(count, err)) in &other.entries {
-            if let Some(e) = self.entries.get_mut(path) {
-                e.0 += count;
-                e.1 += err;
-            } else {
-                self.entries.insert(path.clone(), (count, err));
+        let mut all: HashMap<&str, (u64, u64)> = HashMap::default();
+        for (p, c, e) in self.entries().chain(other.entries()) {
+            let v = all.entry(p).or_default();
+            v.0 += c;
+            v.1 += e;
+        }
+        let mut all: Vec<(&str, (u64, u64))> = all.into_iter().collect();
+        all.sort_by(|a, b| b.1.0.cmp(&a.1.0).then_with(|| a.0.cmp(b.0)));
+        all.truncate(CAPACITY);
+        let mut merged = TopK::default();
+        for (p, (c, e)) in all {
+            merged.add(p, c);
+            if let Some(&slot) = merged.index.get(p) {
+                merged.slots[slot as usize].1 = e;
             }
         }
-        if self.entries.len() > CAPACITY {
-            let mut all: Vec<_> = self.entries.drain().collect();
-            all.sort_by(|a, b| b.1.0.cmp(&a.1.0).then_with(|| a.0.cmp(&b.0)));
-            all.truncate(CAPACITY);
-            self.entries = all.into_iter().collect();
-        }
+        *self = merged;
     }
 
     /// The `n` most counted paths: (path, count, whether approximate).
@@ -53,9 +120,8 @@ impl TopK {
     /// approximate.
     pub(crate) fn top(&self, n: usize) -> Vec<(String, u64, bool)> {
         let mut all: Vec<_> = self
-            .entries
-            .iter()
-            .map(|(p, &(c, e))| (p.to_string(), c - e, e > 0))
+            .entries()
+            .map(|(p, c, e)| (p.to_owned(), c - e, e > 0))
             .collect();
         all.sort_by(|a, b| b.1.cmp(&a.1).then_with(|| a.0.cmp(&b.0)));
         all.truncate(n);
@@ -78,6 +144,20 @@ mod tests {
         let top = t.top(3);
         assert_eq!(top[0], ("/p99".to_owned(), 100, false));
         assert_eq!(top[2], ("/p97".to_owned(), 98, false));
+    }
+
+    #[test]
+    fn merge_adds_counts() {
+        let mut a = TopK::default();
+        let mut b = TopK::default();
+        a.add("/x", 3);
+        b.add("/x", 4);
+        b.add("/y", 1);
+        a.merge(&b);
+        assert_eq!(
+            a.top(5),
+            [("/x".to_owned(), 7, false), ("/y".to_owned(), 1, false)]
+        );
     }
 
     #[test]

@@ -679,20 +679,19 @@ impl Worker<'_> {
             return;
         };
         let shared = self.shared;
-        if !self.agg.pairs.contains_key(&(ip, claim)) {
-            if let Some(v) = self.unregistered.get(&claim) {
-                if shared.verdict(ip, claim).is_none() {
-                    shared.publish(ip, claim, v.clone());
+        let unregistered = &self.unregistered;
+        let pair = match self.agg.pairs.entry((ip, claim)) {
+            std::collections::hash_map::Entry::Occupied(o) => o.into_mut(),
+            std::collections::hash_map::Entry::Vacant(v) => {
+                if let Some(verdict) = unregistered.get(&claim) {
+                    if shared.verdict(ip, claim).is_none() {
+                        shared.publish(ip, claim, verdict.clone());
+                    }
+                } else {
+                    shared.submit(ip, claim, shared.claim_info(claim).name);
                 }
-            } else {
-                shared.submit(ip, claim, shared.claim_info(claim).name);
+                v.insert(Pair::new(record.user_agent.unwrap_or("")))
             }
-            self.agg
-                .pairs
-                .insert((ip, claim), Pair::new(record.user_agent.unwrap_or("")));
-        }
-        let Some(pair) = self.agg.pairs.get_mut(&(ip, claim)) else {
-            return;
         };
         pair.requests += 1;
         pair.bytes += record.bytes;
