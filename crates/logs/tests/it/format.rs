@@ -1063,45 +1063,6 @@ proptest! {
 
 // ---------------------------------------------------------------- speed
 
-/// The parse cost of a combined line, over the shared 10 000-line Apache
-/// log: `cargo test --release -p botwarden-logs -- --ignored --nocapture
-/// combined_parse_speed`.
-#[test]
-#[ignore = "a measurement, run in release mode"]
-fn combined_parse_speed() {
-    let Some(shared) = botwarden_testdata::shared("format speed", "corpus/logs") else {
-        return;
-    };
-    let path = shared
-        .join("corpus/logs/elastic__examples__Common_Data_Formats_apache_logs_apache_logs.log");
-    let text = std::fs::read_to_string(path).unwrap();
-    let lines: Vec<&str> = text.lines().collect();
-    let f = fmt("combined");
-    let rounds = 30;
-    let mut best = f64::MAX;
-    for _ in 0..10 {
-        let start = std::time::Instant::now();
-        let mut bytes = 0u64;
-        for _ in 0..rounds {
-            for line in &lines {
-                if let Ok(r) = f.parse(std::hint::black_box(line)) {
-                    bytes = bytes.wrapping_add(r.bytes);
-                }
-            }
-        }
-        std::hint::black_box(bytes);
-        let ns = start.elapsed().as_secs_f64() * 1e9 / (rounds * lines.len()) as f64;
-        best = best.min(ns);
-    }
-    #[allow(clippy::print_stderr)]
-    {
-        eprintln!(
-            "combined: {best:.0} ns/line (best of 10 rounds of {rounds} x {} lines)",
-            lines.len()
-        );
-    }
-}
-
 #[test]
 fn fixed_width_times_never_split_a_character() {
     let f = fmt("$remote_addr $time_local $status");
