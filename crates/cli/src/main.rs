@@ -25,7 +25,7 @@ enum Command {
     /// Access logs: which requests come from genuine crawlers, and lists
     /// web servers read.
     #[command(subcommand)]
-    Logs(cmd::logs::LogsCommand),
+    Logs(Box<cmd::logs::LogsCommand>),
 }
 
 fn main() -> ExitCode {
@@ -33,7 +33,7 @@ fn main() -> ExitCode {
     let result = match cli.command {
         Command::Robots(c) => cmd::robots::run(c),
         Command::Bots(c) => cmd::bots::run(c),
-        Command::Logs(c) => cmd::logs::run(c),
+        Command::Logs(c) => cmd::logs::run(*c),
     };
     match result {
         Ok(code) => code,

@@ -6,6 +6,8 @@
 //!
 //! `cargo bench -p botwarden-logs --bench analyze`
 
+#![allow(missing_docs)]
+
 use std::io::Write;
 use std::sync::Arc;
 
@@ -52,7 +54,10 @@ fn bench(c: &mut Criterion) {
     group.sample_size(10);
     group.throughput(Throughput::Elements(LINES));
     for (name, format) in [
-        ("analyze/combined", FormatChoice::Fixed(LogFormat::from_spec("combined").expect("a preset"))),
+        (
+            "analyze/combined",
+            FormatChoice::Fixed(LogFormat::from_spec("combined").expect("a preset")),
+        ),
         ("analyze/auto", FormatChoice::Auto),
     ] {
         group.bench_function(name, |b| {

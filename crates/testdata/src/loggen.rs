@@ -154,7 +154,7 @@ fn civil(days: i64) -> (i64, usize, i64) {
 fn pool_ip(rng_seed: u64, i: u32) -> String {
     let mut r = Rng(rng_seed ^ (u64::from(i) + 1).wrapping_mul(0x9e37_79b9_7f4a_7c15));
     let v = r.next();
-    if i % 20 == 0 {
+    if i.is_multiple_of(20) {
         format!(
             "2001:db8:{:x}:{:x}::{:x}",
             (v >> 48) & 0xffff,
@@ -189,7 +189,7 @@ pub fn generate(seeds: &[Seed], options: &Options, out: &mut dyn Write) -> io::R
     let mut date_cache: (i64, String) = (i64::MIN, String::new());
     for n in 0..options.lines {
         t_ms += rng.below(2 * gap_ms + 1);
-        if options.garbage_every > 0 && n % options.garbage_every == options.garbage_every - 1 {
+        if options.garbage_every > 0 && (n + 1).is_multiple_of(options.garbage_every) {
             let junk = match rng.below(4) {
                 0 => "\u{16}\u{3}\u{1}\u{0}garbage".to_owned(),
                 1 => "not a log line at all".to_owned(),

@@ -185,9 +185,8 @@ pub(crate) fn run(args: &AnalyzeArgs, export_only: bool) -> Result<ExitCode> {
     if let Some(n) = args.threads {
         options.threads = n.max(1);
     }
-    let stop = options.stop.clone();
     if args.follow {
-        let stop = stop.clone();
+        let stop = options.stop.clone();
         runtime.spawn(async move {
             if tokio::signal::ctrl_c().await.is_ok() {
                 stop.store(true, Ordering::Relaxed);

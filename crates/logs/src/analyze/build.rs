@@ -88,24 +88,23 @@ pub(super) fn report(
     lookups: u64,
 ) -> Analysis {
     // Every verdict is in: fold the pending requests into their rows.
-    let mut verdicts = HashMap::default();
     for (&(ip, claim), pair) in agg.pairs.iter_mut() {
-        let verdict = shared.verdict(ip, claim);
-        let kind = match (&pair.kind, &verdict) {
-            (Some(k), _) => *k,
-            (None, Some(v)) => kind_index(v),
-            // Not reached: every pair handed out is answered before the
-            // report is made. Count it as inconclusive rather than lose it.
-            (None, None) => 2,
+        let kind = match pair.kind {
+            Some(k) => k,
+            None => match shared.verdict(ip, claim) {
+                Some(v) => kind_index(&v),
+                // Not reached: every pair handed out is answered before
+                // the report is made. Count it as inconclusive rather than
+                // lose it.
+                None => 2,
+            },
         };
         pair.kind = Some(kind);
         if let Some(pending) = pair.pending.take() {
             agg.rows.entry((claim, kind)).or_default().absorb(&pending);
         }
-        if let Some(v) = verdict {
-            verdicts.insert((ip, claim), v);
-        }
     }
+    let claims = shared.claims();
 
     let mut sums: HashMap<(u32, u8), RowSum> = HashMap::default();
     let mut spoofed = Vec::new();
@@ -121,10 +120,10 @@ pub(super) fn report(
         kind_ips[kind as usize].insert(ip);
         kind_requests[kind as usize] += pair.requests;
         bot_requests += pair.requests;
-        let info = shared.claim_info(claim);
+        let info = &claims[claim as usize];
         if kind == 1 {
-            let reason = verdicts
-                .get(&(ip, claim))
+            let reason = shared
+                .verdict(ip, claim)
                 .and_then(|v| v.reason().map(str::to_owned))
                 .unwrap_or_default();
             spoofed.push(SpoofedIp {
@@ -154,7 +153,7 @@ pub(super) fn report(
     let mut unknown_crawlers: Vec<UnknownCrawler> = unknown
         .into_iter()
         .map(|(claim, (requests, ips, user_agent))| UnknownCrawler {
-            name: shared.claim_info(claim).name.to_string(),
+            name: claims[claim as usize].name.to_string(),
             requests,
             ips,
             user_agent,
@@ -171,7 +170,7 @@ pub(super) fn report(
     let mut bots: Vec<(BotRow, (u32, u8))> = keyed
         .drain(..)
         .map(|(key, sum)| {
-            let info = shared.claim_info(key.0);
+            let info = &claims[key.0 as usize];
             let row = agg.rows.get(&key).unwrap_or(&empty_row);
             let top_paths = row
                 .paths

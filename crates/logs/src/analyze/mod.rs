@@ -146,9 +146,18 @@ impl Claims {
     }
 }
 
+/// What workers send the verification task.
+#[derive(Debug)]
+enum Msg {
+    /// Pairs to verify, sent in batches to wake the task less often.
+    Jobs(Vec<Job>),
+    /// Every worker is done.
+    End,
+}
+
 /// A pair handed to verification.
 #[derive(Debug)]
-struct Job {
+pub(crate) struct Job {
     ip: IpAddr,
     claim: u32,
     name: Arc<str>,
@@ -161,7 +170,7 @@ pub(crate) struct Shared {
     pub(crate) claims: Mutex<Claims>,
     pub(crate) verdicts: RwLock<HashMap<(IpAddr, u32), Arc<Verdict>>>,
     pub(crate) progress: Arc<Progress>,
-    jobs: mpsc::UnboundedSender<Job>,
+    jobs: mpsc::UnboundedSender<Msg>,
 }
 
 impl Shared {
@@ -170,6 +179,15 @@ impl Shared {
             .lock()
             .unwrap_or_else(PoisonError::into_inner)
             .intern(name, category, registered)
+    }
+
+    /// Every claim, by id.
+    pub(crate) fn claims(&self) -> Vec<ClaimInfo> {
+        self.claims
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .list
+            .clone()
     }
 
     pub(crate) fn claim_info(&self, id: u32) -> ClaimInfo {
@@ -197,11 +215,16 @@ impl Shared {
         self.progress.generation.fetch_add(1, Ordering::Relaxed);
     }
 
-    /// Hands a registered bot's pair to verification.
-    pub(crate) fn submit(&self, ip: IpAddr, claim: u32, name: Arc<str>) {
-        self.progress.pairs.fetch_add(1, Ordering::Relaxed);
+    /// Hands registered bots' pairs to verification.
+    pub(crate) fn submit(&self, jobs: &mut Vec<Job>) {
+        if jobs.is_empty() {
+            return;
+        }
+        self.progress
+            .pairs
+            .fetch_add(jobs.len() as u64, Ordering::Relaxed);
         // The receiver lives until every worker is done.
-        let _ = self.jobs.send(Job { ip, claim, name });
+        let _ = self.jobs.send(Msg::Jobs(std::mem::take(jobs)));
     }
 
     /// Every listed address, sorted.
@@ -322,26 +345,29 @@ impl Analyzer {
         let verifier = self.verifier.clone();
         let dns = self.dns;
         let thread_shared = shared.clone();
-        let handle = std::thread::spawn(move || {
-            let started = Instant::now();
-            let results = worker::run_all(&thread_shared, &inputs, &options);
-            let read_done = Instant::now();
-            // Every worker has dropped its sender clone; drop ours so the
-            // verification task sees the end of its jobs.
-            let shared = thread_shared;
-            drop_sender(&shared);
-            let _ = done_rx.blocking_recv();
-            let wait = read_done.elapsed();
-            let lookups = verifier
-                .dns()
-                .map(|d| {
-                    let s = d.stats();
-                    s.ptr.misses + s.forward.misses
-                })
-                .unwrap_or(0);
-            let _ = started;
-            build::report(&shared, &inputs, results, &options, dns, wait, lookups)
-        });
+        let handle = std::thread::Builder::new()
+            .name("botwarden-analyze".to_owned())
+            .spawn(move || {
+                let started = Instant::now();
+                let results = worker::run_all(&thread_shared, &inputs, &options);
+                let read_done = Instant::now();
+                // Every worker has dropped its sender clone; drop ours so the
+                // verification task sees the end of its jobs.
+                let shared = thread_shared;
+                drop_sender(&shared);
+                let _ = done_rx.blocking_recv();
+                let wait = read_done.elapsed();
+                let lookups = verifier
+                    .dns()
+                    .map(|d| {
+                        let s = d.stats();
+                        s.ptr.misses + s.forward.misses
+                    })
+                    .unwrap_or(0);
+                let _ = started;
+                build::report(&shared, &inputs, results, &options, dns, wait, lookups)
+            })
+            .expect("a thread for the analysis");
         Run {
             shared,
             handle: Some(handle),
@@ -349,40 +375,33 @@ impl Analyzer {
     }
 }
 
-/// Closes the job channel once the workers are done. The sender lives in
-/// `Shared`, which outlives the workers, so it is closed explicitly.
+/// Tells the verification task that no more jobs come. The sender lives
+/// in `Shared`, which outlives the workers, so the end is sent explicitly.
 fn drop_sender(shared: &Shared) {
-    // An unbounded sender has no close; a sentinel job with an unused
-    // claim id tells the loop to stop.
-    let _ = shared.jobs.send(Job {
-        ip: IpAddr::from([0, 0, 0, 0]),
-        claim: u32::MAX,
-        name: "".into(),
-    });
+    let _ = shared.jobs.send(Msg::End);
 }
 
 async fn verify_loop(
     verifier: Arc<Verifier>,
     shared: Arc<Shared>,
-    mut rx: mpsc::UnboundedReceiver<Job>,
+    mut rx: mpsc::UnboundedReceiver<Msg>,
     done: tokio::sync::oneshot::Sender<()>,
 ) {
     let mut seen: HashSet<(IpAddr, u32)> = HashSet::new();
     let mut tasks = tokio::task::JoinSet::new();
-    while let Some(job) = rx.recv().await {
-        if job.claim == u32::MAX {
-            break;
-        }
+    while let Some(Msg::Jobs(jobs)) = rx.recv().await {
         while tasks.try_join_next().is_some() {}
-        if !seen.insert((job.ip, job.claim)) {
-            continue;
+        for job in jobs {
+            if !seen.insert((job.ip, job.claim)) {
+                continue;
+            }
+            let verifier = verifier.clone();
+            let shared = shared.clone();
+            tasks.spawn(async move {
+                let verdict = verifier.verify(job.ip, &job.name).await;
+                shared.publish(job.ip, job.claim, verdict);
+            });
         }
-        let verifier = verifier.clone();
-        let shared = shared.clone();
-        tasks.spawn(async move {
-            let verdict = verifier.verify(job.ip, &job.name).await;
-            shared.publish(job.ip, job.claim, verdict);
-        });
     }
     while tasks.join_next().await.is_some() {}
     let _ = done.send(());

@@ -2,6 +2,8 @@
 //! algorithm: when full, a new path replaces the least counted one and
 //! inherits its count as a possible overcount).
 
+use std::hash::BuildHasher;
+
 use foldhash::HashMap;
 
 /// Paths kept per sketch; the report shows far fewer, so the top ones are
@@ -13,9 +15,12 @@ pub(crate) const CAPACITY: usize = 256;
 /// lookup and a short sift, and a miss replaces the minimum in O(log n).
 #[derive(Debug, Clone, Default)]
 pub(crate) struct TopK {
-    index: HashMap<Box<str>, u32>,
-    /// Per slot: count, overcount, path.
-    slots: Vec<(u64, u64, Box<str>)>,
+    /// Slots by the 64-bit hash of their path (two paths with the same
+    /// hash would share a counter: at one in 2^64 per pair, never seen).
+    index: HashMap<u64, u32>,
+    /// Per slot: count, overcount, path (its buffer reused on
+    /// replacement).
+    slots: Vec<(u64, u64, String)>,
     /// Slots in heap order.
     heap: Vec<u32>,
     /// Per slot: its place in `heap`.
@@ -23,17 +28,21 @@ pub(crate) struct TopK {
 }
 
 impl TopK {
+    fn hash(path: &str) -> u64 {
+        foldhash::fast::FixedState::with_seed(0x746f_706b).hash_one(path)
+    }
+
     pub(crate) fn add(&mut self, path: &str, n: u64) {
-        if let Some(&slot) = self.index.get(path) {
+        let hash = TopK::hash(path);
+        if let Some(&slot) = self.index.get(&hash) {
             self.slots[slot as usize].0 += n;
             self.sift_down(self.pos[slot as usize] as usize);
             return;
         }
         if self.slots.len() < CAPACITY {
             let slot = self.slots.len() as u32;
-            let key: Box<str> = path.into();
-            self.slots.push((n, 0, key.clone()));
-            self.index.insert(key, slot);
+            self.slots.push((n, 0, path.to_owned()));
+            self.index.insert(hash, slot);
             self.pos.push(self.heap.len() as u32);
             self.heap.push(slot);
             self.sift_up(self.heap.len() - 1);
@@ -42,12 +51,14 @@ impl TopK {
         // Replace the least counted path; the newcomer inherits its count
         // as a possible overcount.
         let slot = self.heap[0];
-        let (count, _, old) = &self.slots[slot as usize];
-        let count = *count;
-        self.index.remove(old);
-        let key: Box<str> = path.into();
-        self.index.insert(key.clone(), slot);
-        self.slots[slot as usize] = (count + n, count, key);
+        let entry = &mut self.slots[slot as usize];
+        self.index.remove(&TopK::hash(&entry.2));
+        self.index.insert(hash, slot);
+        let count = entry.0;
+        entry.0 = count + n;
+        entry.1 = count;
+        entry.2.clear();
+        entry.2.push_str(path);
         self.sift_down(0);
     }
 
@@ -108,7 +119,7 @@ impl TopK {
         let mut merged = TopK::default();
         for (p, (c, e)) in all {
             merged.add(p, c);
-            if let Some(&slot) = merged.index.get(p) {
+            if let Some(&slot) = merged.index.get(&TopK::hash(p)) {
                 merged.slots[slot as usize].1 = e;
             }
         }

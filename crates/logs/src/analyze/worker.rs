@@ -12,7 +12,7 @@ use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 use super::hist::Hist;
 use super::topk::TopK;
-use super::{FormatChoice, Options, PENDING_PATHS, Shared};
+use super::{FormatChoice, Job, Options, PENDING_PATHS, Shared};
 use crate::format::LogFormat;
 use crate::input::{Input, Line, LineReader};
 use crate::record::Record;
@@ -107,6 +107,9 @@ pub(crate) struct Pair {
     pub(crate) ua: Box<str>,
     pub(crate) kind: Option<u8>,
     pub(crate) pending: Option<Box<Pending>>,
+    /// The count of published verdicts when this pending pair last looked
+    /// for its own; it looks again only when that count has moved.
+    pub(crate) looked_at: u64,
 }
 
 impl Pair {
@@ -122,6 +125,7 @@ impl Pair {
             ua: ua.into(),
             kind: None,
             pending: Some(Box::default()),
+            looked_at: u64::MAX,
         }
     }
 
@@ -276,6 +280,8 @@ struct Worker<'s> {
     /// The claims of this worker that are unregistered crawlers, by id,
     /// with their ready verdict.
     unregistered: HashMap<u32, Arc<Verdict>>,
+    /// Pairs not yet handed to verification.
+    batch: Vec<Job>,
 }
 
 /// Reads every input on up to `options.threads` threads and merges what
@@ -292,25 +298,29 @@ pub(crate) fn run_all(
     std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads)
             .map(|_| {
-                scope.spawn(|| {
-                    let mut worker = Worker {
-                        shared,
-                        options,
-                        agg: Agg::default(),
-                        ua_cache: HashMap::new(),
-                        hasher: foldhash::fast::FixedState::with_seed(0x6c6f6773),
-                        unregistered: HashMap::new(),
-                    };
-                    let mut done = Vec::new();
-                    loop {
-                        let i = next.fetch_add(1, Ordering::Relaxed);
-                        let Some(input) = inputs.get(i) else { break };
-                        let result = worker.input(input);
-                        shared.progress.inputs_done.fetch_add(1, Ordering::Relaxed);
-                        done.push((i, result));
-                    }
-                    (done, worker.agg)
-                })
+                std::thread::Builder::new()
+                    .name("botwarden-read".to_owned())
+                    .spawn_scoped(scope, || {
+                        let mut worker = Worker {
+                            shared,
+                            options,
+                            agg: Agg::default(),
+                            ua_cache: HashMap::new(),
+                            hasher: foldhash::fast::FixedState::with_seed(0x6c6f6773),
+                            unregistered: HashMap::new(),
+                            batch: Vec::new(),
+                        };
+                        let mut done = Vec::new();
+                        loop {
+                            let i = next.fetch_add(1, Ordering::Relaxed);
+                            let Some(input) = inputs.get(i) else { break };
+                            let result = worker.input(input);
+                            shared.progress.inputs_done.fetch_add(1, Ordering::Relaxed);
+                            done.push((i, result));
+                        }
+                        (done, worker.agg)
+                    })
+                    .expect("a thread to read inputs")
             })
             .collect();
         for h in handles {
@@ -325,7 +335,7 @@ pub(crate) fn run_all(
             }
         }
     });
-    let mut total = Agg::default();
+    let mut total = aggs.pop().unwrap_or_default();
     for agg in aggs {
         total.merge(agg);
     }
@@ -437,7 +447,7 @@ impl Worker<'_> {
                         Line::TooLong => None,
                     };
                     self.line(&name, lineno, text, &formats, &mut result);
-                    if lineno % STOP_CHECK == 0 {
+                    if lineno.is_multiple_of(STOP_CHECK) {
                         self.report_progress(lineno, &mut reported);
                         if self.options.stop.load(Ordering::Relaxed) {
                             if !follow {
@@ -494,7 +504,8 @@ impl Worker<'_> {
         }
     }
 
-    fn report_progress(&self, lineno: u64, reported: &mut u64) {
+    fn report_progress(&mut self, lineno: u64, reported: &mut u64) {
+        self.shared.submit(&mut self.batch);
         let p = &self.shared.progress;
         p.lines.fetch_add(lineno - *reported, Ordering::Relaxed);
         *reported = lineno;
@@ -688,7 +699,14 @@ impl Worker<'_> {
                         shared.publish(ip, claim, verdict.clone());
                     }
                 } else {
-                    shared.submit(ip, claim, shared.claim_info(claim).name);
+                    self.batch.push(Job {
+                        ip,
+                        claim,
+                        name: shared.claim_info(claim).name,
+                    });
+                    if self.batch.len() >= 64 {
+                        shared.submit(&mut self.batch);
+                    }
                 }
                 v.insert(Pair::new(record.user_agent.unwrap_or("")))
             }
@@ -708,6 +726,11 @@ impl Worker<'_> {
             }
         }
         if pair.kind.is_none()
+            && pair.looked_at
+                != std::mem::replace(
+                    &mut pair.looked_at,
+                    shared.progress.verdicts.load(Ordering::Relaxed),
+                )
             && let Some(v) = shared.verdict(ip, claim)
         {
             let kind = kind_index(&v);
