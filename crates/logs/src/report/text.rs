@@ -342,16 +342,13 @@ impl Text<'_> {
             self.line(&format!("{:INDENT$}bad lines (samples):", ""));
             let shown = self.limit(r.samples.len());
             for b in &r.samples[..shown] {
+                // The place is never cut (editors and terminals jump to
+                // `file:line:col`); the line's text fills what is left.
                 let col = b.column.map(|c| format!(":{c}")).unwrap_or_default();
-                let s = format!(
-                    "{}:{}{col}: {}: {}",
-                    clean(&b.file),
-                    b.line,
-                    clean(&b.reason),
-                    clean(&b.text)
-                );
-                let s = fit(&s, WIDTH - 2 * INDENT);
-                self.line(&format!("{:w$}{s}", "", w = 2 * INDENT));
+                let place = format!("{}:{}{col}: {}: ", clean(&b.file), b.line, clean(&b.reason));
+                let room = (WIDTH - 2 * INDENT).saturating_sub(place.chars().count()).max(20);
+                let text = fit(&clean(&b.text), room);
+                self.line(&format!("{:w$}{place}{text}", "", w = 2 * INDENT));
             }
             self.more(shown, r.samples.len());
         }
