@@ -282,6 +282,10 @@ struct Worker<'s> {
     unregistered: HashMap<u32, Arc<Verdict>>,
     /// Pairs not yet handed to verification.
     batch: Vec<Job>,
+    /// Pairs whose verdict this worker has not seen yet.
+    pending: Vec<(IpAddr, u32)>,
+    /// The count of published verdicts at the last sweep of `pending`.
+    swept_at: u64,
 }
 
 /// Reads every input on up to `options.threads` threads and merges what
@@ -309,6 +313,8 @@ pub(crate) fn run_all(
                             hasher: foldhash::fast::FixedState::with_seed(0x6c6f6773),
                             unregistered: HashMap::new(),
                             batch: Vec::new(),
+                            pending: Vec::new(),
+                            swept_at: 0,
                         };
                         let mut done = Vec::new();
                         loop {
@@ -506,9 +512,40 @@ impl Worker<'_> {
 
     fn report_progress(&mut self, lineno: u64, reported: &mut u64) {
         self.shared.submit(&mut self.batch);
+        self.sweep();
         let p = &self.shared.progress;
         p.lines.fetch_add(lineno - *reported, Ordering::Relaxed);
         *reported = lineno;
+    }
+
+    /// Folds the pending requests of every pair whose verdict has arrived
+    /// into that verdict's row, so that pairs seen once do not hold their
+    /// pending record to the end.
+    fn sweep(&mut self) {
+        let published = self.shared.progress.verdicts.load(Ordering::Relaxed);
+        if published == self.swept_at {
+            return;
+        }
+        self.swept_at = published;
+        let shared = self.shared;
+        let agg = &mut self.agg;
+        self.pending.retain(|&(ip, claim)| {
+            let Some(pair) = agg.pairs.get_mut(&(ip, claim)) else {
+                return false;
+            };
+            if pair.kind.is_some() {
+                return false;
+            }
+            let Some(v) = shared.verdict(ip, claim) else {
+                return true;
+            };
+            let kind = kind_index(&v);
+            pair.kind = Some(kind);
+            if let Some(pending) = pair.pending.take() {
+                agg.rows.entry((claim, kind)).or_default().absorb(&pending);
+            }
+            false
+        });
     }
 
     /// Accounts for one line (`None`: too long to keep).
@@ -708,6 +745,7 @@ impl Worker<'_> {
                         shared.submit(&mut self.batch);
                     }
                 }
+                self.pending.push((ip, claim));
                 v.insert(Pair::new(record.user_agent.unwrap_or("")))
             }
         };

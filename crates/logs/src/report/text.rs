@@ -346,7 +346,9 @@ impl Text<'_> {
                 // `file:line:col`); the line's text fills what is left.
                 let col = b.column.map(|c| format!(":{c}")).unwrap_or_default();
                 let place = format!("{}:{}{col}: {}: ", clean(&b.file), b.line, clean(&b.reason));
-                let room = (WIDTH - 2 * INDENT).saturating_sub(place.chars().count()).max(20);
+                let room = (WIDTH - 2 * INDENT)
+                    .saturating_sub(place.chars().count())
+                    .max(20);
                 let text = fit(&clean(&b.text), room);
                 self.line(&format!("{:w$}{place}{text}", "", w = 2 * INDENT));
             }

@@ -505,3 +505,39 @@ fn tempdir(name: &str) -> PathBuf {
     std::fs::create_dir_all(&dir).expect("a temporary directory");
     dir
 }
+
+/// Behind a trusted proxy the client is the right-most forwarded address
+/// that is not a proxy; an untrusted peer's header is ignored.
+#[test]
+fn forwarded_for_is_used_only_from_trusted_proxies() {
+    let tmp = tempdir("xff");
+    let path = tmp.join("proxied.log");
+    let ua = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
+    let text = format!(
+        "10.0.0.5 - - [31/Jan/2015:14:29:44 +0000] \"GET / HTTP/1.1\" 200 814 \"-\" \"{ua}\" \"203.0.113.7, 66.249.66.1, 10.0.0.9\"\n\
+         192.0.2.50 - - [31/Jan/2015:14:29:45 +0000] \"GET / HTTP/1.1\" 200 814 \"-\" \"{ua}\" \"66.249.66.2\"\n"
+    );
+    std::fs::write(&path, text).expect("write");
+    let format = LogFormat::from_spec(
+        r#"$remote_addr - $remote_user [$time_local] "$request" $status $body_bytes_sent "$http_referer" "$http_user_agent" "$http_x_forwarded_for""#,
+    )
+    .expect("an nginx log_format");
+    let s = setup(None);
+    let analysis = s.analyzer.run(
+        vec![Input::Path(path)],
+        Options {
+            format: FormatChoice::Fixed(format),
+            trusted_proxies: vec![botwarden_verify::Cidr::parse("10.0.0.0/8").expect("a CIDR")],
+            ..Options::default()
+        },
+    );
+    assert_adds_up(&analysis.report);
+    assert_eq!(
+        listed(&analysis, "66.249.66.1"),
+        [("Googlebot".to_owned(), Standing::Verified)]
+    );
+    // Not from a trusted proxy: its own address counts, not the header's.
+    assert!(listed(&analysis, "66.249.66.2").is_empty());
+    assert!(listed(&analysis, "10.0.0.5").is_empty());
+    assert_eq!(analysis.report.totals.ips, 2);
+}
