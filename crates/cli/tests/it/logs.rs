@@ -63,6 +63,37 @@ fn analyze_prints_a_report_that_adds_up() {
     assert!(report.contains("Googlebot"), "{report}");
 }
 
+/// The same input gives the same report in every process (hash maps are
+/// seeded per process, so their order must not reach the report); only the
+/// generation time and the time spent waiting differ.
+#[test]
+fn reports_do_not_depend_on_the_process() {
+    let Some(dir) = corpus() else { return };
+    let log = dir.join(ELASTIC);
+    let run = || {
+        let out = botwarden(
+            &[
+                "logs",
+                "analyze",
+                "--no-dns",
+                "--report",
+                "json",
+                log.to_str().expect("UTF-8"),
+            ],
+            b"",
+        );
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        let mut report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        report["generated"] = serde_json::Value::Null;
+        report["verification"]["wait_seconds"] = serde_json::Value::Null;
+        report
+    };
+    let first = run();
+    for _ in 0..3 {
+        assert_eq!(run(), first);
+    }
+}
+
 #[test]
 fn html_report_goes_to_a_file() {
     let Some(dir) = corpus() else { return };

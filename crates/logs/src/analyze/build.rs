@@ -108,7 +108,10 @@ pub(super) fn report(
 
     let mut sums: HashMap<(u32, u8), RowSum> = HashMap::default();
     let mut spoofed = Vec::new();
-    let mut unknown: HashMap<u32, (u64, u64, String)> = HashMap::default();
+    // Per unregistered claim: requests, addresses, and the User-Agent of
+    // its busiest address (ties: the smallest), so that the report does not
+    // depend on the order pairs are visited in.
+    let mut unknown: HashMap<u32, (u64, u64, (u64, &str))> = HashMap::default();
     let mut all_ips: HashSet<IpAddr> = agg.humans.ips.iter().copied().collect();
     let mut kind_ips: [HashSet<IpAddr>; 5] = Default::default();
     let mut kind_requests = [0u64; 5];
@@ -139,9 +142,13 @@ pub(super) fn report(
         if !info.registered {
             let e = unknown
                 .entry(claim)
-                .or_insert_with(|| (0, 0, pair.ua.to_string()));
+                .or_insert_with(|| (0, 0, (pair.requests, &pair.ua)));
             e.0 += pair.requests;
             e.1 += 1;
+            let (top, ua) = e.2;
+            if pair.requests > top || (pair.requests == top && *pair.ua < *ua) {
+                e.2 = (pair.requests, &pair.ua);
+            }
         }
     }
     spoofed.sort_by(|a, b| {
@@ -152,11 +159,11 @@ pub(super) fn report(
     });
     let mut unknown_crawlers: Vec<UnknownCrawler> = unknown
         .into_iter()
-        .map(|(claim, (requests, ips, user_agent))| UnknownCrawler {
+        .map(|(claim, (requests, ips, (_, user_agent)))| UnknownCrawler {
             name: claims[claim as usize].name.to_string(),
             requests,
             ips,
-            user_agent,
+            user_agent: user_agent.to_owned(),
         })
         .collect();
     unknown_crawlers.sort_by(|a, b| {
