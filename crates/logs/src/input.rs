@@ -154,6 +154,16 @@ pub enum Line<'a> {
     TooLong,
 }
 
+impl<'a> Line<'a> {
+    /// The line's bytes, or `None` for a line too long to keep.
+    pub fn text(self) -> Option<&'a [u8]> {
+        match self {
+            Line::Text(t) => Some(t),
+            Line::TooLong => None,
+        }
+    }
+}
+
 /// Splits a reader into lines, reading large chunks and handing out
 /// slices of its buffer. A last line without a newline is still a line.
 /// Memory stays within [`MAX_LINE`] plus one chunk whatever the input.

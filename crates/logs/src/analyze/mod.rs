@@ -348,7 +348,6 @@ impl Analyzer {
         let handle = std::thread::Builder::new()
             .name("botwarden-analyze".to_owned())
             .spawn(move || {
-                let started = Instant::now();
                 let results = worker::run_all(&thread_shared, &inputs, &options);
                 let read_done = Instant::now();
                 // Every worker has dropped its sender clone; drop ours so the
@@ -364,7 +363,6 @@ impl Analyzer {
                         s.ptr.misses + s.forward.misses
                     })
                     .unwrap_or(0);
-                let _ = started;
                 build::report(&shared, &inputs, results, &options, dns, wait, lookups)
             })
             .expect("a thread for the analysis");

@@ -286,6 +286,8 @@ struct Worker<'s> {
     pending: Vec<(IpAddr, u32)>,
     /// The count of published verdicts at the last sweep of `pending`.
     swept_at: u64,
+    /// Bytes read since the progress counters were last updated.
+    unreported_bytes: u64,
 }
 
 /// Reads every input on up to `options.threads` threads and merges what
@@ -315,6 +317,7 @@ pub(crate) fn run_all(
                             batch: Vec::new(),
                             pending: Vec::new(),
                             swept_at: 0,
+                            unreported_bytes: 0,
                         };
                         let mut done = Vec::new();
                         loop {
@@ -448,10 +451,7 @@ impl Worker<'_> {
             match line {
                 Some(l) => {
                     lineno += 1;
-                    let text = match l {
-                        Line::Text(t) => Some(t),
-                        Line::TooLong => None,
-                    };
+                    let text = l.text();
                     self.line(&name, lineno, text, &formats, &mut result);
                     if lineno.is_multiple_of(STOP_CHECK) {
                         self.report_progress(lineno, &mut reported);
@@ -482,10 +482,7 @@ impl Worker<'_> {
                         // Finish the old file, then start on the new one.
                         while let Ok(Some(l)) = lines.next_line_with(true) {
                             lineno += 1;
-                            let text = match l {
-                                Line::Text(t) => Some(t),
-                                Line::TooLong => None,
-                            };
+                            let text = l.text();
                             self.line(&name, lineno, text, &formats, &mut result);
                         }
                         match input.open() {
@@ -515,6 +512,10 @@ impl Worker<'_> {
         self.sweep();
         let p = &self.shared.progress;
         p.lines.fetch_add(lineno - *reported, Ordering::Relaxed);
+        p.bytes.fetch_add(
+            std::mem::take(&mut self.unreported_bytes),
+            Ordering::Relaxed,
+        );
         *reported = lineno;
     }
 
@@ -558,10 +559,7 @@ impl Worker<'_> {
         result: &mut InputResult,
     ) {
         result.counts.read += 1;
-        self.shared
-            .progress
-            .bytes
-            .fetch_add(bytes.map_or(0, |b| b.len() as u64 + 1), Ordering::Relaxed);
+        self.unreported_bytes += bytes.map_or(0, |b| b.len() as u64 + 1);
         let Some(bytes) = bytes else {
             self.fail(result, name, lineno, None, "line-too-long", b"");
             return;

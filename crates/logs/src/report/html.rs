@@ -634,11 +634,11 @@ fn verdicts(out: &mut String, r: &Report) -> fmt::Result {
     const ROW: f64 = 34.0;
     const LABEL: f64 = 104.0;
     const VALUE: f64 = 128.0;
-    writeln!(out, r#"<section class="panel" id="verdicts">"#)?;
-    writeln!(out, "<h2>Verdicts</h2>")?;
-    writeln!(
+    panel(
         out,
-        r#"<p class="sub">Share of all requests per verdict.</p>"#
+        "verdicts",
+        "Verdicts",
+        "Share of all requests per verdict.",
     )?;
     let rows = verdict_order(r);
     if rows.is_empty() {
@@ -731,9 +731,7 @@ fn status_codes(out: &mut String, r: &Report) -> fmt::Result {
     const ML: f64 = 44.0;
     const MT: f64 = 18.0;
     const MB: f64 = 26.0;
-    writeln!(out, r#"<section class="panel" id="status">"#)?;
-    writeln!(out, "<h2>Status codes</h2>")?;
-    writeln!(out, r#"<p class="sub">Responses to all requests.</p>"#)?;
+    panel(out, "status", "Status codes", "Responses to all requests.")?;
     if r.status_codes.is_empty() {
         writeln!(out, r#"<p class="empty">No requests.</p>"#)?;
         return writeln!(out, "</section>");
@@ -852,11 +850,11 @@ fn time_cell(out: &mut String, t: Option<&str>) -> fmt::Result {
 }
 
 fn bots(out: &mut String, r: &Report) -> fmt::Result {
-    writeln!(out, r#"<section class="panel" id="bots">"#)?;
-    writeln!(out, "<h2>Bots</h2>")?;
-    writeln!(
+    panel(
         out,
-        r#"<p class="sub">One row per bot and verdict, most requests first. Status classes count requests; times are UTC.</p>"#
+        "bots",
+        "Bots",
+        "One row per bot and verdict, most requests first. Status classes count requests; times are UTC.",
     )?;
     if r.bots.is_empty() {
         writeln!(out, r#"<p class="empty">No bot requests.</p>"#)?;
@@ -933,11 +931,11 @@ fn top_paths(out: &mut String, r: &Report) -> fmt::Result {
     if bots.is_empty() {
         return Ok(());
     }
-    writeln!(out, r#"<section class="panel" id="paths">"#)?;
-    writeln!(out, "<h2>Top paths</h2>")?;
-    writeln!(
+    panel(
         out,
-        r#"<p class="sub">The paths each bot requested most. ≥ marks a lower bound: paths are counted in bounded memory.</p>"#
+        "paths",
+        "Top paths",
+        "The paths each bot requested most. ≥ marks a lower bound: paths are counted in bounded memory.",
     )?;
     writeln!(out, r#"<div class="paths">"#)?;
     for b in bots {
@@ -963,11 +961,11 @@ fn top_paths(out: &mut String, r: &Report) -> fmt::Result {
 }
 
 fn spoofed(out: &mut String, r: &Report) -> fmt::Result {
-    writeln!(out, r#"<section class="panel" id="spoofed">"#)?;
-    writeln!(out, "<h2>Spoofed addresses</h2>")?;
-    writeln!(
+    panel(
         out,
-        r#"<p class="sub">Addresses that claimed a registered bot and failed its verification.</p>"#
+        "spoofed",
+        "Spoofed addresses",
+        "Addresses that claimed a registered bot and failed its verification.",
     )?;
     if r.spoofed.is_empty() {
         writeln!(out, r#"<p class="empty">None.</p>"#)?;
@@ -996,11 +994,11 @@ fn spoofed(out: &mut String, r: &Report) -> fmt::Result {
 }
 
 fn unknown(out: &mut String, r: &Report) -> fmt::Result {
-    writeln!(out, r#"<section class="panel" id="unknown">"#)?;
-    writeln!(out, "<h2>Unknown crawlers</h2>")?;
-    writeln!(
+    panel(
         out,
-        r#"<p class="sub">Crawlers that are not in the registry, by User-Agent family.</p>"#
+        "unknown",
+        "Unknown crawlers",
+        "Crawlers that are not in the registry, by User-Agent family.",
     )?;
     if r.unknown_crawlers.is_empty() {
         writeln!(out, r#"<p class="empty">None.</p>"#)?;
@@ -1100,6 +1098,14 @@ fn lines(out: &mut String, r: &Report) -> fmt::Result {
         writeln!(out, "</tbody></table></div>")?;
     }
     writeln!(out, "</section>")
+}
+
+/// Opens a report section: its anchor, heading and one-line description
+/// (all fixed text of ours, written as is).
+fn panel(out: &mut String, id: &str, title: &str, sub: &str) -> fmt::Result {
+    writeln!(out, r#"<section class="panel" id="{id}">"#)?;
+    writeln!(out, "<h2>{title}</h2>")?;
+    writeln!(out, r#"<p class="sub">{sub}</p>"#)
 }
 
 #[cfg(test)]
