@@ -84,8 +84,8 @@ pub enum InputError {
     /// A glob pattern that matched no file.
     #[error("{0}: no file matches")]
     NoMatch(String),
-    /// A path that is not there.
-    #[error("{path}: {source}")]
+    /// A path that is not there (the cause follows in the error's chain).
+    #[error("{path}")]
     Missing {
         /// The path.
         path: String,

@@ -157,10 +157,7 @@ pub(crate) fn run(args: &AnalyzeArgs, export_only: bool) -> Result<ExitCode> {
     let format = if args.format == "auto" {
         FormatChoice::Auto
     } else {
-        FormatChoice::Fixed(
-            LogFormat::from_spec(&args.format)
-                .with_context(|| format!("--format {}", args.format))?,
-        )
+        FormatChoice::Fixed(LogFormat::from_spec(&args.format).context("--format")?)
     };
     let registry = Arc::new(args.registry.load()?);
     let classifier = Arc::new(
