@@ -30,11 +30,11 @@ enum Command {
 
 fn main() -> ExitCode {
     let cli = Cli::parse();
-    let result = match cli.command {
+    let result = stdout_open().and_then(|()| match cli.command {
         Command::Robots(c) => cmd::robots::run(c),
         Command::Bots(c) => cmd::bots::run(c),
         Command::Logs(c) => cmd::logs::run(*c),
-    };
+    });
     match result {
         Ok(code) => code,
         Err(e) => {
@@ -45,4 +45,31 @@ fn main() -> ExitCode {
             ExitCode::from(2)
         }
     }
+}
+
+/// Standard output must be open. When a process starts with descriptor 1
+/// closed (`>&-`), Rust's standard library puts `/dev/null` there, opened
+/// for reading and writing, so every answer would vanish and the command
+/// exit 0. A shell's `>/dev/null` opens it for writing only, so the two are
+/// told apart by the access mode (Linux: `/proc/self/fdinfo/1`).
+fn stdout_open() -> anyhow::Result<()> {
+    #[cfg(target_os = "linux")]
+    {
+        let target = std::fs::read_link("/proc/self/fd/1");
+        let info = std::fs::read_to_string("/proc/self/fdinfo/1");
+        if let (Ok(target), Ok(info)) = (target, info) {
+            let flags = info
+                .lines()
+                .find_map(|l| l.strip_prefix("flags:"))
+                .and_then(|f| u32::from_str_radix(f.trim(), 8).ok());
+            // O_ACCMODE is 0o3, O_RDWR 0o2.
+            if target == std::path::Path::new("/dev/null") && flags.is_some_and(|f| f & 0o3 == 0o2)
+            {
+                anyhow::bail!(
+                    "standard output is closed; redirect it to a file or to /dev/null instead"
+                );
+            }
+        }
+    }
+    Ok(())
 }

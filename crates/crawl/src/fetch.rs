@@ -8,6 +8,11 @@ use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
 use botwarden_robots::{FetchLimits, FetchOutcome, FetchResult};
+use hickory_resolver::TokioResolver;
+use hickory_resolver::config::{
+    ConnectionConfig, NameServerConfig, ResolveHosts, ResolverConfig, ResolverOpts,
+};
+use hickory_resolver::net::runtime::TokioRuntimeProvider;
 use reqwest::dns::{Addrs, Name, Resolve, Resolving};
 use reqwest::header::{self, HeaderMap};
 use url::Url;
@@ -29,6 +34,7 @@ pub struct FetcherBuilder {
     limits: FetchLimits,
     allow_private: bool,
     user_agent: String,
+    nameserver: Option<SocketAddr>,
 }
 
 impl Default for FetcherBuilder {
@@ -45,6 +51,7 @@ impl FetcherBuilder {
             limits: FetchLimits::CHECKER,
             allow_private: false,
             user_agent: USER_AGENT.to_owned(),
+            nameserver: None,
         }
     }
 
@@ -106,14 +113,25 @@ impl FetcherBuilder {
         self
     }
 
+    /// The name server that resolves host names (UDP, then TCP), instead of
+    /// the system's (`/etc/resolv.conf` and `/etc/hosts`).
+    #[must_use]
+    pub fn nameserver(mut self, addr: Option<SocketAddr>) -> FetcherBuilder {
+        self.nameserver = addr;
+        self
+    }
+
     /// The fetcher.
+    ///
+    /// Must be called inside a Tokio runtime when a name server is set.
     pub fn build(&self) -> Result<Fetcher, Error> {
         let guard = Guard {
             allow_private: self.allow_private,
             #[cfg(test)]
             only: None,
         };
-        Fetcher::with_guard(self.limits, guard, &self.user_agent)
+        let lookup = Lookup::new(self.nameserver, self.limits.timeout)?;
+        Fetcher::with_guard(self.limits, guard, lookup, &self.user_agent)
     }
 }
 
@@ -139,12 +157,80 @@ impl Guard {
     }
 }
 
+/// How host names become addresses.
+///
+/// hickory's asynchronous resolver, so that a lookup ends when the fetch's
+/// time is up and leaves no thread behind (the system's `getaddrinfo` runs
+/// on a blocking thread that nothing can stop, and a process waits for it
+/// at exit). The system's resolver only when its configuration cannot be
+/// read.
+#[derive(Clone)]
+enum Lookup {
+    Hickory(Arc<TokioResolver>),
+    System,
+}
+
+impl fmt::Debug for Lookup {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(match self {
+            Lookup::Hickory(_) => "Lookup::Hickory",
+            Lookup::System => "Lookup::System",
+        })
+    }
+}
+
+impl Lookup {
+    fn new(nameserver: Option<SocketAddr>, timeout: Duration) -> Result<Lookup, Error> {
+        let (config, mut opts) = match nameserver {
+            Some(addr) => {
+                let mut udp = ConnectionConfig::udp();
+                udp.port = addr.port();
+                let mut tcp = ConnectionConfig::tcp();
+                tcp.port = addr.port();
+                let server = NameServerConfig::new(addr.ip(), true, vec![udp, tcp]);
+                (
+                    ResolverConfig::from_name_servers(vec![server]),
+                    ResolverOpts::default(),
+                )
+            }
+            None => match hickory_resolver::system_conf::read_system_conf() {
+                Ok((config, mut opts)) => {
+                    opts.use_hosts_file = ResolveHosts::Always;
+                    (config, opts)
+                }
+                Err(_) => return Ok(Lookup::System),
+            },
+        };
+        opts.timeout = opts.timeout.min(timeout).max(Duration::from_millis(1));
+        let resolver = TokioResolver::builder_with_config(config, TokioRuntimeProvider::default())
+            .with_options(opts)
+            .build()
+            .map_err(|e| Error::Client {
+                message: format!("cannot set up name resolution: {e}"),
+            })?;
+        Ok(Lookup::Hickory(Arc::new(resolver)))
+    }
+
+    async fn addresses(&self, host: &str) -> Result<Vec<SocketAddr>, BoxError> {
+        match self {
+            Lookup::Hickory(resolver) => {
+                let lookup = resolver.lookup_ip(host).await?;
+                Ok(lookup.iter().map(|ip| SocketAddr::new(ip, 0)).collect())
+            }
+            Lookup::System => Ok(tokio::net::lookup_host((host, 0)).await?.collect()),
+        }
+    }
+}
+
+type BoxError = Box<dyn std::error::Error + Send + Sync>;
+
 /// Resolves names, refuses restricted addresses, and hands the addresses it
 /// checked to the connection: what was checked is what is connected to, so
 /// a second DNS answer cannot switch the address.
 #[derive(Debug)]
 struct GuardedResolver {
     guard: Guard,
+    lookup: Lookup,
 }
 
 /// The resolver's refusal, found again in the client's error chain.
@@ -166,10 +252,10 @@ impl std::error::Error for RefusedAddress {}
 impl Resolve for GuardedResolver {
     fn resolve(&self, name: Name) -> Resolving {
         let guard = self.guard;
+        let lookup = self.lookup.clone();
         let host = name.as_str().to_owned();
         Box::pin(async move {
-            let addrs: Vec<SocketAddr> =
-                tokio::net::lookup_host((host.as_str(), 0)).await?.collect();
+            let addrs = lookup.addresses(&host).await?;
             let refused = addrs
                 .iter()
                 .find_map(|a| guard.refuses(a.ip()).map(|kind| (a.ip(), kind)));
@@ -199,13 +285,18 @@ impl Fetcher {
         FetcherBuilder::new()
     }
 
-    fn with_guard(limits: FetchLimits, guard: Guard, user_agent: &str) -> Result<Fetcher, Error> {
+    fn with_guard(
+        limits: FetchLimits,
+        guard: Guard,
+        lookup: Lookup,
+        user_agent: &str,
+    ) -> Result<Fetcher, Error> {
         let client = reqwest::Client::builder()
             .user_agent(user_agent)
             .redirect(reqwest::redirect::Policy::none())
             .no_proxy()
             .use_rustls_tls()
-            .dns_resolver(Arc::new(GuardedResolver { guard }))
+            .dns_resolver(Arc::new(GuardedResolver { guard, lookup }))
             .pool_idle_timeout(Duration::from_secs(30))
             .build()
             .map_err(|e| Error::Client { message: chain(&e) })?;
@@ -235,11 +326,20 @@ impl Fetcher {
 
     /// [`Fetcher::fetch`] for a parsed URL.
     pub async fn fetch_url(&self, url: Url) -> Result<FetchReport, Error> {
+        self.fetch_within(url, self.limits.timeout).await
+    }
+
+    /// [`Fetcher::fetch_url`] in `limit` instead of the configured time: what
+    /// is left of a budget shared with earlier requests.
+    pub(crate) async fn fetch_within(
+        &self,
+        url: Url,
+        limit: Duration,
+    ) -> Result<FetchReport, Error> {
         let url = without_fragment(url);
         check_scheme(&url)?;
         self.check_literal(&url)?;
         let mut run = Run::new(url);
-        let limit = self.limits.timeout;
         match tokio::time::timeout(limit, self.run(&mut run)).await {
             Ok(Ok(())) => {}
             // A refusal before anything was sent is the caller's error.
@@ -893,7 +993,8 @@ mod tests {
             allow_private: false,
             only: Some(IpAddr::V4(Ipv4Addr::LOCALHOST)),
         };
-        Fetcher::with_guard(FetchLimits::CHECKER, guard, USER_AGENT).expect("client")
+        Fetcher::with_guard(FetchLimits::CHECKER, guard, Lookup::System, USER_AGENT)
+            .expect("client")
     }
 
     #[tokio::test]

@@ -3,7 +3,7 @@
 
 use std::collections::hash_map::RandomState;
 use std::hash::{BuildHasher, Hasher};
-use std::time::SystemTime;
+use std::time::{Duration, Instant, SystemTime};
 
 use botwarden_robots::{AvailabilityDecision, AvailabilityPolicy, FetchOutcome, FetchResult};
 use url::Url;
@@ -52,6 +52,9 @@ pub struct MissingProbe {
     pub url: Url,
     /// Its final status, or `None` when no answer came.
     pub status: Option<u16>,
+    /// The time it was given: what the robots.txt request left of the
+    /// fetch's time limit (zero: not sent).
+    pub time_left: Duration,
 }
 
 /// A site's robots.txt, fetched.
@@ -88,14 +91,20 @@ impl RobotsFetch {
 impl Fetcher {
     /// Fetches the robots.txt of the site `site` names ([`robots_url`]).
     /// When it answers with a 5xx, also requests a random path that does not
-    /// exist ([`MissingProbe`]).
+    /// exist ([`MissingProbe`]), in what is left of the same time limit: the
+    /// configured timeout bounds both requests together. With no time left
+    /// the probe is not sent and its status is `None`.
     ///
     /// Errors as [`Fetcher::fetch`] does: only when nothing could be sent.
     pub async fn fetch_robots(&self, site: &str) -> Result<RobotsFetch, Error> {
         let robots_url = robots_url(site)?;
+        let started = Instant::now();
         let report = self.fetch_url(robots_url.clone()).await?;
         let missing_probe = match report.result {
-            FetchResult::Status(500..=599) => Some(self.probe_missing(&robots_url).await),
+            FetchResult::Status(500..=599) => {
+                let left = self.limits().timeout.saturating_sub(started.elapsed());
+                Some(self.probe_missing(&robots_url, left).await)
+            }
             _ => None,
         };
         Ok(RobotsFetch {
@@ -106,17 +115,28 @@ impl Fetcher {
         })
     }
 
-    async fn probe_missing(&self, robots_url: &Url) -> MissingProbe {
+    async fn probe_missing(&self, robots_url: &Url, left: Duration) -> MissingProbe {
         let mut url = robots_url.clone();
         url.set_path(&format!("/botwarden-missing-{:016x}.txt", random()));
-        let status = match self.fetch_url(url.clone()).await {
+        if left.is_zero() {
+            return MissingProbe {
+                url,
+                status: None,
+                time_left: left,
+            };
+        }
+        let status = match self.fetch_within(url.clone(), left).await {
             Ok(report) => match report.result {
                 FetchResult::Status(s) => Some(s),
                 _ => None,
             },
             Err(_) => None,
         };
-        MissingProbe { url, status }
+        MissingProbe {
+            url,
+            status,
+            time_left: left,
+        }
     }
 }
 
@@ -135,6 +155,9 @@ fn random() -> u64 {
 /// async (the `check` and `fix` commands): a fetcher set up by `builder`, on
 /// a runtime of its own. Not to be called from inside an async runtime.
 ///
+/// Returns when the answer is known: nothing left running on the runtime
+/// (a connection being closed, a lookup) delays the return.
+///
 /// The body is in `report.body` (decoded, at most `max_bytes`);
 /// `report.utf8_body()` transcodes a UTF-16 body.
 pub fn fetch_robots_txt(site: &str, builder: &FetcherBuilder) -> Result<RobotsFetch, Error> {
@@ -144,10 +167,12 @@ pub fn fetch_robots_txt(site: &str, builder: &FetcherBuilder) -> Result<RobotsFe
         .map_err(|e| Error::Client {
             message: format!("cannot start the async runtime: {e}"),
         })?;
-    runtime.block_on(async {
+    let answer = runtime.block_on(async {
         let fetcher = builder.build()?;
         fetcher.fetch_robots(site).await
-    })
+    });
+    runtime.shutdown_background();
+    answer
 }
 
 #[cfg(test)]

@@ -2,6 +2,7 @@
 //! robot makes of the answer.
 
 use std::io::{BufWriter, Write};
+use std::net::SocketAddr;
 use std::process::ExitCode;
 use std::time::Duration;
 
@@ -33,10 +34,15 @@ pub(crate) struct FetchArgs {
     #[arg(long, value_name = "N", default_value_t = FetchLimits::CHECKER.max_bytes as u64,
           value_parser = clap::value_parser!(u64).range(1..))]
     max_bytes: u64,
-    /// Seconds for the whole fetch, redirects and body included; a warning
-    /// comes after half of it.
+    /// Seconds for the whole fetch: name resolution, redirects, body, and
+    /// the probe for a missing path after a 5xx; a warning comes after half
+    /// of it.
     #[arg(long, value_name = "SECS", default_value = "10", value_parser = parse_seconds)]
     timeout: Duration,
+    /// The name server that resolves the site's name (ADDR:PORT), instead
+    /// of the system's.
+    #[arg(long, value_name = "ADDR:PORT")]
+    nameserver: Option<SocketAddr>,
 }
 
 fn parse_policy(name: &str) -> Result<&'static AvailabilityPolicy, String> {
@@ -61,7 +67,8 @@ pub(crate) fn run(args: &FetchArgs) -> Result<ExitCode> {
         .allow_private(args.allow_private)
         .max_bytes(max_bytes)
         .timeout(args.timeout)
-        .warn_after(args.timeout / 2);
+        .warn_after(args.timeout / 2)
+        .nameserver(args.nameserver);
     let robots = match fetch_robots_txt(&args.url, &builder) {
         Ok(robots) => robots,
         Err(e @ Error::Refused { .. }) => bail!("{e}; pass --allow-private to fetch it anyway"),
@@ -164,9 +171,11 @@ pub(crate) fn text(
     }
     writeln!(out, "elapsed           {} ms", r.elapsed.as_millis())?;
     if let Some(probe) = &robots.missing_probe {
-        let status = probe
-            .status
-            .map_or_else(|| "no answer".to_owned(), status_text);
+        let status = match probe.status {
+            Some(status) => status_text(status),
+            None if probe.time_left.is_zero() => "not sent: no time left".to_owned(),
+            None => format!("no answer in the {} ms left", probe.time_left.as_millis()),
+        };
         writeln!(out, "missing path      {}: {status}", probe.url)?;
     }
     for warning in &r.warnings {
@@ -227,6 +236,7 @@ struct Hop<'a> {
 struct Probe<'a> {
     url: &'a str,
     status: Option<u16>,
+    time_left_ms: u128,
 }
 
 #[derive(Serialize)]
@@ -285,6 +295,7 @@ fn json(
         missing_probe: robots.missing_probe.as_ref().map(|p| Probe {
             url: p.url.as_str(),
             status: p.status,
+            time_left_ms: p.time_left.as_millis(),
         }),
         availability: decisions,
     };

@@ -16,6 +16,13 @@ pub(crate) struct Source {
     pub(crate) fetched: Option<RobotsFetch>,
 }
 
+/// The most bytes read from a robots.txt file or standard input: 64 times
+/// the 500 KiB that Google reads and RFC 9309 requires a parser to take.
+/// Larger input (a device such as `/dev/zero`, an endless pipe, a file that
+/// is not a robots.txt) is refused, not cut: a checker that quietly read
+/// part of it would speak of a file nobody gave it.
+pub(crate) const MAX_INPUT: u64 = 32 << 20;
+
 /// Whether an argument names a URL rather than a file.
 pub(crate) fn is_url(arg: &str) -> bool {
     let lower = arg.to_ascii_lowercase();
@@ -57,9 +64,7 @@ impl Source {
     /// Reads a robots.txt from a path or `-` (standard input).
     pub(crate) fn read(file: &str) -> Result<Source> {
         if file == "-" {
-            let mut body = Vec::new();
-            std::io::stdin()
-                .read_to_end(&mut body)
+            let body = read_capped(std::io::stdin().lock())
                 .context("cannot read robots.txt from standard input")?;
             return Ok(Source {
                 name: "<stdin>".to_owned(),
@@ -67,7 +72,7 @@ impl Source {
                 fetched: None,
             });
         }
-        let body = match std::fs::read(file) {
+        let body = match std::fs::File::open(file).and_then(read_capped) {
             Ok(body) => body,
             Err(e) => {
                 // `example.com` is more likely a site than a file.
@@ -86,6 +91,23 @@ impl Source {
             fetched: None,
         })
     }
+}
+
+/// Reads at most [`MAX_INPUT`] bytes; more is an error.
+fn read_capped(input: impl Read) -> std::io::Result<Vec<u8>> {
+    let mut body = Vec::new();
+    input.take(MAX_INPUT + 1).read_to_end(&mut body)?;
+    if body.len() as u64 > MAX_INPUT {
+        return Err(std::io::Error::new(
+            std::io::ErrorKind::FileTooLarge,
+            format!(
+                "larger than {} MiB, more than any robot reads \
+                 (Google reads the first 500 KiB)",
+                MAX_INPUT >> 20
+            ),
+        ));
+    }
+    Ok(body)
 }
 
 /// Parses a `--profile` value.

@@ -325,3 +325,109 @@ fn usage_errors_exit_2() {
         "{stderr}"
     );
 }
+
+/// Runs `botwarden` and waits for it to exit by itself; a process still
+/// running after `patience` is killed and the test fails. (A guard against
+/// a hang, far above what the command should take; not a measurement.)
+fn run_to_exit(args: &[&str], patience: Duration) -> (i32, String, String) {
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_botwarden"))
+        .args(args)
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .expect("start botwarden");
+    let started = std::time::Instant::now();
+    loop {
+        if child.try_wait().expect("wait").is_some() {
+            break;
+        }
+        if started.elapsed() > patience {
+            let _ = child.kill();
+            let _ = child.wait();
+            panic!("botwarden {args:?} was still running after {patience:?}");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().expect("output");
+    (
+        out.status.code().expect("an exit code"),
+        String::from_utf8(out.stdout).expect("UTF-8"),
+        String::from_utf8(out.stderr).expect("UTF-8"),
+    )
+}
+
+#[test]
+fn names_are_resolved_by_the_given_name_server() {
+    let site = serve(|path| match path {
+        "/robots.txt" => reply(200, &[("Content-Type", "text/plain")], ROBOTS),
+        _ => reply(404, &[], ""),
+    });
+    let dns = botwarden_testdata::dns::BackgroundDns::start(
+        botwarden_testdata::dns::Zone::new().a("site.test", &["127.0.0.1"]),
+    );
+    let nameserver = dns.addr().to_string();
+    let json = run_json(&[
+        "robots",
+        "fetch",
+        &format!("http://site.test:{}/", site.port()),
+        "--nameserver",
+        &nameserver,
+    ]);
+    assert_eq!(json["status"], 200, "{json}");
+    assert_eq!(decision(&json, "rfc9309"), "parse");
+}
+
+#[test]
+fn a_name_server_that_never_answers_ends_within_the_timeout() {
+    // Name resolution is part of the time limit, and nothing left running
+    // keeps the process alive once it has answered.
+    let silent = botwarden_testdata::dns::BlackHole::start();
+    let nameserver = silent.addr().to_string();
+    let (code, stdout, stderr) = run_to_exit(
+        &[
+            "robots",
+            "fetch",
+            "http://slow.test/",
+            "--timeout",
+            "1",
+            "--nameserver",
+            &nameserver,
+            "--format",
+            "json",
+        ],
+        Duration::from_secs(30),
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let json: Value = serde_json::from_str(&stdout).expect("JSON");
+    assert!(json["status"].is_null(), "no answer: {json}");
+    assert!(json["error"].is_string(), "the failure is named: {json}");
+    assert_eq!(decision(&json, "rfc9309"), "full-disallow");
+}
+
+#[test]
+fn the_missing_path_probe_shares_the_time_limit() {
+    // robots.txt answers 500 after 600 ms; the probe for a missing path then
+    // gets what is left of the 1 s limit, not a second full second.
+    let addr = serve(|path| {
+        if path == "/robots.txt" {
+            std::thread::sleep(Duration::from_millis(600));
+            reply(500, &[], "")
+        } else {
+            std::thread::sleep(Duration::from_secs(5));
+            String::new()
+        }
+    });
+    let json = run_json(&[
+        "robots",
+        "fetch",
+        &format!("http://{addr}/"),
+        "--timeout",
+        "1",
+    ]);
+    assert_eq!(json["status"], 500, "{json}");
+    let probe = &json["missing_probe"];
+    assert!(probe["status"].is_null(), "{probe}");
+    let left = probe["time_left_ms"].as_u64().expect("time_left_ms");
+    assert!(left <= 400, "the probe had {left} ms, more than was left");
+}
