@@ -128,10 +128,10 @@ pub(crate) async fn decide(
         return verifier.verify(ip, bot.name).await;
     }
     if class.is_bot() {
-        let family = classifier.uap_family(ua).map(|f| f.into_owned());
+        let name = classifier.client_name(ua).map(|f| f.into_owned());
         let category = class.category.unwrap_or("crawler");
         return Arc::new(Verdict::Unverifiable {
-            bot: family.unwrap_or_else(|| category.to_owned()),
+            bot: name.unwrap_or_else(|| category.to_owned()),
             reason: format!("a {category} the registry does not know"),
         });
     }

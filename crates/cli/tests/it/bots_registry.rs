@@ -196,3 +196,47 @@ fn update_fetches_each_feed_once_and_stores_it() {
     assert_eq!(code, 1);
     assert!(stdout.contains("keeping 2 prefixes"), "{stdout}");
 }
+
+/// Nine levels of ten nested aliases: under 1 KB, 10^9 nodes expanded.
+fn laughs(list_key: &str) -> String {
+    let mut text = String::from("a0: &a0 [x, x, x, x, x, x, x, x, x, x]\n");
+    for i in 1..10 {
+        let refs = vec![format!("*a{}", i - 1); 10].join(", ");
+        text.push_str(&format!("a{i}: &a{i} [{refs}]\n"));
+    }
+    text.push_str(&format!("{list_key}: *a9\n"));
+    text
+}
+
+#[test]
+fn nested_aliases_are_refused_at_the_alias_that_crosses_the_bound() {
+    for key in ["bots", "user_agent_parsers"] {
+        let text = laughs(key);
+        assert!(text.len() < 1024);
+        let file = TempFile::new("laughs.yaml", text.as_bytes());
+        let (code, stdout, _) = run(&["bots", "registry", "check", file.arg()]);
+        assert_eq!(code, 1, "{stdout}");
+        assert!(
+            stdout.starts_with(&format!(
+                "{}:6:15: error: the alias here expands to 111111 nodes nested 6 deep, so the \
+                 document would hold more than 250000 nodes with its aliases expanded",
+                file.arg()
+            )),
+            "{stdout}"
+        );
+        // The same file given to any command stops it, naming the place.
+        let (code, _, stderr) = run(&[
+            "bots",
+            "verify",
+            "--no-dns",
+            "--registry",
+            file.arg(),
+            "192.0.2.1",
+        ]);
+        assert_eq!(code, 2);
+        assert!(
+            stderr.contains(&format!("{}:6:15: error:", file.arg())),
+            "{stderr}"
+        );
+    }
+}

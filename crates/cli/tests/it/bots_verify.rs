@@ -232,3 +232,56 @@ fn classify_names_the_bot_and_category() {
     assert_eq!(doc["bot"], "Twitterbot");
     assert_eq!(doc["user_agent"], "Twitterbot/1.0");
 }
+
+#[test]
+fn unregistered_clients_of_the_bundled_log_are_named_by_their_product() {
+    let Some(shared) = botwarden_testdata::shared("bots verify names", "corpus/logs") else {
+        return;
+    };
+    let log = shared
+        .join("corpus/logs/elastic__examples__Common_Data_Formats_apache_logs_apache_logs.log");
+    let text = std::fs::read_to_string(&log).expect("the bundled log");
+    // `IP<TAB>User-Agent` of every request.
+    let input: String = text
+        .lines()
+        .filter_map(|l| {
+            Some(format!(
+                "{}\t{}\n",
+                l.split(' ').next()?,
+                l.split('"').nth(5)?
+            ))
+        })
+        .collect();
+    let (code, stdout, stderr) = run(&["bots", "verify", "--no-dns"], &input);
+    assert_eq!(code, 0, "{stderr}");
+    let named = |needle: &str| -> &str {
+        let (line, answer) = input
+            .lines()
+            .zip(stdout.lines())
+            .find(|(line, _)| line.contains(needle))
+            .unwrap_or_else(|| panic!("no {needle:?} in the log"));
+        let fields: Vec<&str> = answer.split('\t').collect();
+        assert_eq!(fields[1], "unverifiable", "{line}: {answer}");
+        fields[2]
+    };
+    // uap-core's families for these are `crawler`, `Firefox`, `robot`,
+    // `favicon` and `Chrome`.
+    assert_eq!(named("UniversalFeedParser/"), "UniversalFeedParser");
+    assert_eq!(named("FlipboardProxy/"), "FlipboardProxy");
+    assert_eq!(named("aggregator:Spinn3r"), "Spinn3r");
+    assert_eq!(named("Google favicon"), "Google favicon");
+    assert_eq!(named("Google Web Preview"), "Google Web Preview");
+    for answer in stdout
+        .lines()
+        .filter(|a| a.contains("the registry does not know"))
+    {
+        let name = answer.split('\t').nth(2).unwrap();
+        assert!(
+            ![
+                "crawler", "robot", "Firefox", "Chrome", "favicon", "library"
+            ]
+            .contains(&name),
+            "{answer}"
+        );
+    }
+}

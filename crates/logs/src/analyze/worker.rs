@@ -678,7 +678,7 @@ impl Worker<'_> {
             UaClass::Claim(self.shared.claim(bot.name, c.category, true))
         } else if c.is_bot() {
             let category = c.category.unwrap_or("crawler");
-            let family = classifier.uap_family(ua);
+            let family = classifier.client_name(ua);
             let name = family.as_deref().unwrap_or(category);
             let id = self.shared.claim(name, Some(category), false);
             self.unregistered.entry(id).or_insert_with(|| {

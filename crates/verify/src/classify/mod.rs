@@ -3,6 +3,7 @@
 //! described in `classify.md`, the documentation of [`Classifier`].
 
 mod literals;
+mod name;
 mod prefilter;
 mod rules;
 mod template;
@@ -580,6 +581,20 @@ impl Classifier {
     /// or `None` when none matches (uap-core's `Other`).
     pub fn uap_family<'s>(&'s self, ua: &'s str) -> Option<Cow<'s, str>> {
         self.uap.extract(ua).map(|(_, family)| family)
+    }
+
+    /// The name of the client a User-Agent speaks for, for one the
+    /// registry does not know: the product token that carries its identity
+    /// (the first product unless it is a browser's or a library's; else a
+    /// product or comment entry holding a crawler word, after
+    /// `compatible;`, or before a contact URL; else the contact URL's
+    /// host), or else uap-core's family. `None` when neither names
+    /// anything. The rules are in `classify.md`.
+    pub fn client_name<'s>(&'s self, ua: &'s str) -> Option<Cow<'s, str>> {
+        if let Some(name) = name::product_name(ua) {
+            return Some(Cow::Borrowed(name));
+        }
+        self.uap_family(ua).filter(|f| !f.trim().is_empty())
     }
 
     /// The registered bot of this family: by exact name, or else without

@@ -14,7 +14,14 @@ pub const UAP_CORE_REGEXES: &str = include_str!("../../data/uap-core/regexes.yam
 
 /// The embedded uap-core parsers.
 pub(crate) fn regexes() -> Result<ua_parser::Regexes<'static>, String> {
-    serde_saphyr::from_str(UAP_CORE_REGEXES).map_err(|e| e.to_string())
+    parse_regexes(UAP_CORE_REGEXES)
+}
+
+/// uap-core parsers from a `regexes.yaml` text, read with the bounds of
+/// every YAML the crate reads (see `yaml.rs`).
+pub(crate) fn parse_regexes(text: &str) -> Result<ua_parser::Regexes<'_>, String> {
+    serde_saphyr::from_str_with_options(text, crate::yaml::serde_options())
+        .map_err(|e| e.to_string())
 }
 
 /// Words that make a family a crawler's (compared without ASCII case):
@@ -409,6 +416,20 @@ mod tests {
         assert_eq!(family_kind("Chrome"), None);
         assert_eq!(family_kind("Mobile Safari"), None);
         assert_eq!(family_kind("Windows-Update-Agent"), None);
+    }
+
+    #[test]
+    fn regexes_are_read_within_the_yaml_bounds() {
+        let mut text = String::from("a0: &a0 [{regex: x}, {regex: x}]\n");
+        for i in 1..10 {
+            let refs = vec![format!("*a{}", i - 1); 10].join(", ");
+            text.push_str(&format!("a{i}: &a{i} [{refs}]\n"));
+        }
+        text.push_str("user_agent_parsers: *a9\n");
+        let Err(err) = parse_regexes(&text) else {
+            panic!("read past the bounds")
+        };
+        assert!(err.contains("alias replay limit exceeded"), "{err}");
     }
 
     #[test]

@@ -95,6 +95,10 @@ impl Ctx<'_> {
     fn document(&mut self, text: &str, list_key: &str) -> Option<Vec<(Node, Node)>> {
         let root = match yaml::parse(text) {
             Ok(root) => root,
+            Err(e) if e.limit => {
+                self.error("", e.at, e.message);
+                return None;
+            }
             Err(e) => {
                 self.error("", e.at, format!("not valid YAML: {}", e.message));
                 return None;

@@ -3,6 +3,7 @@
 #![allow(clippy::print_stderr)]
 
 mod classify;
+mod client_names;
 mod default_registry;
 mod dns;
 mod published_ranges;

@@ -29,6 +29,37 @@ pub fn log_user_agents(shared: &Path) -> Vec<String> {
         .collect()
 }
 
+/// The User-Agents of every access log of `corpus/logs/` (the third
+/// quoted field of each line: request, referer, User-Agent), with the
+/// log's file name, in order; `-` and empty fields left out.
+pub fn bundled_log_user_agents(shared: &Path) -> Vec<(String, String)> {
+    let dir = shared.join("corpus/logs");
+    let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+        .map(|e| e.expect("a directory entry").path())
+        .filter(|p| p.extension().is_some_and(|x| x == "log"))
+        .collect();
+    files.sort();
+    let mut out = Vec::new();
+    for file in files {
+        let name = file
+            .file_name()
+            .expect("a file name")
+            .to_string_lossy()
+            .into_owned();
+        let bytes = std::fs::read(&file).unwrap_or_else(|e| panic!("{}: {e}", file.display()));
+        for line in String::from_utf8_lossy(&bytes).lines() {
+            if let Some(ua) = line.split('"').nth(5)
+                && !ua.is_empty()
+                && ua != "-"
+            {
+                out.push((name.clone(), ua.to_owned()));
+            }
+        }
+    }
+    out
+}
+
 /// One case of uap-core's `tests/test_ua.yaml` or `tests/test_device.yaml`:
 /// the User-Agent and the family uap-core expects (a browser's family, or a
 /// device's).
