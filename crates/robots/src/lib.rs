@@ -43,7 +43,8 @@ pub use directive::{DirectiveName, KNOWN_UNUSED, Spelling, classify_key};
 pub use equivalence::{Difference, Equivalence, Explanation, PROBE_ROBOTS, compare};
 pub use fix::{Change, ChangeKind, Fixed, fix};
 pub use lint::{
-    Diagnostic, Edit, Fix, LINTS, Lint, Severity, apply_fixes, check, example_path, lint,
+    Diagnostic, Edit, Fix, Folded, LINTS, Lint, Severity, apply_fixes, check, example_path, fold,
+    lint,
 };
 pub use matrix::{Cell, DEFAULT_AGENTS, Matrix, Row};
 pub use parse::{ByteIssue, Directive, Line, LineEnding, LineKind, RobotsTxt, Separator, Span};

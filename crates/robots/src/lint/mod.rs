@@ -6,6 +6,8 @@
 //! all. A finding is data, a [`Diagnostic`]: code, severity, span, message,
 //! help, and where one exists a machine-applicable [`Fix`].
 
+use std::collections::{BTreeSet, HashMap};
+
 use crate::directive::DirectiveName;
 use crate::parse::{Line, LineKind, RobotsTxt, Separator, Span};
 use crate::profile::Profile;
@@ -83,6 +85,11 @@ pub struct Diagnostic {
     pub help: Option<String>,
     /// A fix, where one can be applied mechanically.
     pub fix: Option<Fix>,
+    /// The earlier line (1-based) this finding follows from, when another
+    /// line is its root cause: a rule that strict robots never reach
+    /// because an earlier rule matches first, a repeat of an earlier line.
+    /// [`fold`] shows such findings with the finding on that line.
+    pub cause: Option<u32>,
 }
 
 impl Diagnostic {
@@ -93,7 +100,14 @@ impl Diagnostic {
             message: message.into(),
             help: None,
             fix: None,
+            cause: None,
         }
+    }
+
+    /// Marks the finding as following from an earlier line.
+    pub(crate) fn caused_by(mut self, line: u32) -> Diagnostic {
+        self.cause = Some(line);
+        self
     }
 
     pub(crate) fn help(mut self, help: impl Into<String>) -> Diagnostic {
@@ -381,6 +395,31 @@ impl Context<'_> {
             .collect()
     }
 
+    /// For each of `rules`, the first earlier rule (an index into `rules`)
+    /// whose non-empty value is a prefix of its value as strict robots
+    /// compare them, literally (`*` and `$` included): strict robots obey
+    /// the first rule that matches, so they never reach the later one.
+    pub(crate) fn strict_covers(rules: &[RuleLine]) -> Vec<Option<usize>> {
+        let mut first: HashMap<&str, usize> = HashMap::new();
+        // Only prefixes as long as some earlier value are looked up.
+        let mut lengths: BTreeSet<usize> = BTreeSet::new();
+        let mut out = Vec::with_capacity(rules.len());
+        for (k, r) in rules.iter().enumerate() {
+            let v = r.value.as_str();
+            let cover = lengths
+                .range(..=v.len())
+                .filter(|&&n| v.is_char_boundary(n))
+                .filter_map(|&n| first.get(&v[..n]).copied())
+                .min();
+            out.push(cover);
+            if !v.is_empty() {
+                first.entry(v).or_insert(k);
+                lengths.insert(v.len());
+            }
+        }
+        out
+    }
+
     /// The product token a `user-agent` line names, as RFC 9309 robots
     /// read it (lower case), or `None` for `*`.
     pub(crate) fn token(&self, index: usize) -> Option<String> {
@@ -531,6 +570,10 @@ pub(crate) fn profile_list(names: &[&str]) -> String {
         [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
     }
 }
+
+mod fold;
+
+pub use fold::{Folded, fold};
 
 #[cfg(test)]
 mod tests;

@@ -49,7 +49,8 @@ pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                         cx.line(r.index).number
                     ),
                 )
-                .help("keep the rule that was meant"),
+                .help("keep the rule that was meant")
+                .caused_by(cx.line(other.index).number),
             );
         }
     }

@@ -28,7 +28,8 @@ pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         out.push(
             Diagnostic::new(&LINT, cx.line_span(i), format!("Yandex reads only the first `Host` (line {})", cx.line(first).number))
                 .help("keep one `Host` line")
-                .fix("remove the line", vec![Edit { span: cx.line_with_ending(i), replacement: String::new() }]),
+                .fix("remove the line", vec![Edit { span: cx.line_with_ending(i), replacement: String::new() }])
+                .caused_by(cx.line(first).number),
         );
     }
 }

@@ -1,6 +1,6 @@
 //! R035 `rule-shadowed`: a rule that another rule makes useless.
 
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 
 use crate::lint::{Context, Diagnostic, Edit, RuleLine};
 
@@ -31,8 +31,12 @@ pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     let literal = |v: &str| !v.contains('*') && !v.ends_with('$');
     for block in &cx.blocks {
         // Earlier rules by (value, kind), to find repeats and covering
-        // prefixes without comparing every pair.
+        // prefixes without comparing every pair; the lengths of the earlier
+        // literal values of each kind, so that only prefixes that one of
+        // them could equal are looked up (a long rule costs its length
+        // times the number of distinct lengths, not its length squared).
         let mut earlier: HashMap<(&str, bool), &RuleLine> = HashMap::new();
+        let mut lengths: [BTreeSet<usize>; 2] = Default::default();
         let rules = cx.rules(block);
         for r in &rules {
             if r.value.is_empty() {
@@ -43,17 +47,17 @@ pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                 out.push(
                     Diagnostic::new(&LINT, cx.line_span(r.index), format!("this rule repeats line {}", line(same)))
                         .help("remove the repeated rule")
-                        .fix("remove the repeated rule", vec![Edit { span: cx.line_with_ending(r.index), replacement: String::new() }]),
+                        .fix("remove the repeated rule", vec![Edit { span: cx.line_with_ending(r.index), replacement: String::new() }])
+                        .caused_by(line(same)),
                 );
                 continue;
             }
-            // An earlier rule of the other kind whose literal value is a
-            // proper prefix of this one.
-            let cover = r
-                .value
-                .char_indices()
-                .skip(1)
-                .filter_map(|(at, _)| earlier.get(&(&r.value[..at], !r.allow)))
+            // The shortest earlier rule of the other kind whose literal
+            // value is a proper prefix of this one.
+            let cover = lengths[usize::from(!r.allow)]
+                .range(1..r.value.len())
+                .filter(|&&n| r.value.is_char_boundary(n))
+                .filter_map(|&n| earlier.get(&(&r.value[..n], !r.allow)))
                 .find(|o| literal(&o.value));
             if let Some(o) = cover {
                 out.push(
@@ -62,10 +66,14 @@ pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                         cx.line_span(r.index),
                         format!("strict robots never reach this rule: line {} matches every path it does first; robots that pick the longest match do obey it", line(o)),
                     )
-                    .help("put the more specific rule first"),
+                    .help("put the more specific rule first")
+                    .caused_by(line(o)),
                 );
             }
             earlier.entry((r.value.as_str(), r.allow)).or_insert(r);
+            if literal(&r.value) {
+                lengths[usize::from(r.allow)].insert(r.value.len());
+            }
         }
     }
 }

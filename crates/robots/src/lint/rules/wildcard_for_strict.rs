@@ -25,16 +25,24 @@ declare_lint! {
 
 pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     for block in &cx.blocks {
-        for r in cx.rules(block) {
+        let rules = cx.rules(block);
+        let covers = Context::strict_covers(&rules);
+        for (r, cover) in rules.iter().zip(covers) {
             if !r.value.contains('*') && !r.value.ends_with('$') {
                 continue;
             }
             let verb = if r.allow { "allows" } else { "disallows" };
-            out.push(Diagnostic::new(
+            let mut d = Diagnostic::new(
                 &LINT,
                 cx.line_span(r.index),
                 format!("strict (1994/1997) robots read `*` and `$` literally: for them this rule {verb} only paths that start with `{}`", r.value),
-            ));
+            );
+            // Strict robots never reach a rule that an earlier one covers:
+            // the note follows from that line.
+            if let Some(c) = cover {
+                d = d.caused_by(cx.line(rules[c].index).number);
+            }
+            out.push(d);
         }
     }
 }
