@@ -32,13 +32,17 @@ use std::collections::HashSet;
 use std::fmt::Write as _;
 use std::hint::black_box;
 use std::panic::{AssertUnwindSafe, catch_unwind};
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::time::{Duration, Instant, SystemTime};
 
 use botwarden_robots::{Profile, Reason, Robots, RobotsTxt, TokenChain};
 use criterion::{Criterion, SamplingMode, Throughput};
 use robotstxt::DefaultMatcher;
 use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
+
+mod support;
+
+use support::{Doc, fmt_time, load_corpus, path_from_pattern, percentile, workspace};
 
 /// Counts every allocation, so the memory of a compiled file is measured,
 /// not estimated. The counters are atomic adds: every contender pays them.
@@ -62,103 +66,6 @@ const GENERIC_PATHS: &[&str] = &[
 /// this many, so that it does not dominate the run.
 const ROBOTSTXT_SUBSET: usize = 16;
 
-// ---------------------------------------------------------------- corpus
-
-/// One robots.txt file of the corpus.
-struct Doc {
-    corpus: &'static str,
-    name: String,
-    bytes: Vec<u8>,
-    /// The bytes as text (lossy), for robotstxt, which takes `&str`.
-    text: String,
-}
-
-fn workspace() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
-}
-
-fn env_dir(var: &str, default: PathBuf) -> PathBuf {
-    std::env::var_os(var).map_or(default, PathBuf::from)
-}
-
-fn read_dir_files(dir: &Path, corpus: &'static str, skip: &[&str], out: &mut Vec<Doc>) -> bool {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return false;
-    };
-    let mut paths: Vec<PathBuf> = entries
-        .filter_map(Result::ok)
-        .map(|e| e.path())
-        .filter(|p| p.is_file())
-        .filter(|p| {
-            p.file_name()
-                .and_then(|n| n.to_str())
-                .is_none_or(|n| !skip.contains(&n))
-        })
-        .collect();
-    paths.sort();
-    for p in paths {
-        let bytes = std::fs::read(&p).unwrap_or_else(|e| panic!("reading {}: {e}", p.display()));
-        let text = String::from_utf8_lossy(&bytes).into_owned();
-        out.push(Doc {
-            corpus,
-            name: p
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default(),
-            bytes,
-            text,
-        });
-    }
-    true
-}
-
-fn load_corpus() -> Vec<Doc> {
-    let shared = env_dir("BOTWARDEN_SHARED", workspace().join("../shared"));
-    let protego = env_dir(
-        "BOTWARDEN_PROTEGO_CORPUS",
-        workspace().join("target/protego-corpus/protego-0.7.0/tests/test_data"),
-    );
-    let skip = ["SOURCES.tsv", "FEATURES.tsv"];
-    let sources: [(&'static str, PathBuf); 3] = [
-        ("robots", shared.join("corpus/robots")),
-        ("robots-tricky", shared.join("corpus/robots-tricky")),
-        ("protego", protego),
-    ];
-    let mut docs = Vec::new();
-    eprintln!("==> bench-robots corpus");
-    for (corpus, dir) in sources {
-        let before = docs.len();
-        if read_dir_files(&dir, corpus, &skip, &mut docs) {
-            let files = &docs[before..];
-            let bytes: usize = files.iter().map(|d| d.bytes.len()).sum();
-            eprintln!(
-                "    FOUND {corpus:<14} {:>5} files {:>11} bytes  {}",
-                files.len(),
-                bytes,
-                dir.display()
-            );
-        } else {
-            eprintln!(
-                "    MISSING {corpus:<12} {} (run scripts/bench-robots, or set {})",
-                dir.display(),
-                if corpus == "protego" {
-                    "BOTWARDEN_PROTEGO_CORPUS"
-                } else {
-                    "BOTWARDEN_SHARED"
-                }
-            );
-        }
-    }
-    let total: usize = docs.iter().map(|d| d.bytes.len()).sum();
-    eprintln!(
-        "    TOTAL {} files, {total} bytes ({:.1} MB)",
-        docs.len(),
-        total as f64 / 1e6
-    );
-    assert!(!docs.is_empty(), "no corpus found: nothing to benchmark");
-    docs
-}
-
 // ---------------------------------------------------------------- peers
 
 /// robotstxt's answer, or `None` if it panicked.
@@ -178,31 +85,6 @@ fn quiet_panics<T>(f: impl FnOnce() -> T) -> T {
 }
 
 // ---------------------------------------------------------------- URLs
-
-/// A concrete path that a rule's pattern matches (or nearly): `*` becomes
-/// a short word, a final `$` is dropped; every other rule also gets a
-/// deeper path or a query.
-fn path_from_pattern(pattern: &str, k: usize) -> String {
-    let anchored = pattern.ends_with('$');
-    let body = pattern.strip_suffix('$').unwrap_or(pattern);
-    let mut path = String::with_capacity(body.len() + 16);
-    if !body.starts_with('/') {
-        path.push('/');
-    }
-    path.push_str(&body.replace('*', "x1"));
-    if !anchored {
-        match k % 3 {
-            1 => path.push_str(if path.ends_with('/') {
-                "page.html"
-            } else {
-                "/page.html"
-            }),
-            2 => path.push_str("?id=7&ref=home"),
-            _ => {}
-        }
-    }
-    path
-}
 
 /// The URLs asked of one file: paths from up to [`URLS_FROM_RULES`] of its
 /// rules (spread over the file) and the generic ones.
@@ -236,14 +118,6 @@ fn live_bytes<T>(f: impl FnOnce() -> T) -> (T, i64) {
     let out = f();
     let c = region.change();
     (out, c.bytes_allocated as i64 - c.bytes_deallocated as i64)
-}
-
-fn percentile(sorted: &[f64], p: f64) -> f64 {
-    if sorted.is_empty() {
-        return f64::NAN;
-    }
-    let i = ((sorted.len() - 1) as f64 * p).round() as usize;
-    sorted[i]
 }
 
 /// Ratios of heap bytes to file bytes, per file and in total, printed as
@@ -481,18 +355,6 @@ fn criterion_dir() -> PathBuf {
     target.join("criterion")
 }
 
-fn fmt_time(ns: f64) -> String {
-    if ns < 1e3 {
-        format!("{ns:.1} ns")
-    } else if ns < 1e6 {
-        format!("{:.2} µs", ns / 1e3)
-    } else if ns < 1e9 {
-        format!("{:.2} ms", ns / 1e6)
-    } else {
-        format!("{:.2} s", ns / 1e9)
-    }
-}
-
 /// The medians criterion wrote in this run, as a Markdown table.
 fn summary(registered: &[Registered], started: SystemTime) -> String {
     let dir = criterion_dir();
@@ -575,7 +437,7 @@ fn main() {
         texting_ok.iter().filter(|&&ok| !ok).count(),
     );
     for (d, _) in docs.iter().zip(&robotstxt_ok).filter(|(_, ok)| !**ok) {
-        eprintln!("      robotstxt panics on {}/{}", d.corpus, d.name);
+        eprintln!("      robotstxt panics on {}", d.path.display());
     }
     for (d, _) in docs.iter().zip(&texting_ok).filter(|(_, ok)| !**ok) {
         eprintln!("      texting_robots rejects {}/{}", d.corpus, d.name);

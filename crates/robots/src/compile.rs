@@ -1,38 +1,171 @@
 //! Compiling a parsed file for one profile: reading its directives the way
 //! the profile does (limits, spellings, grouping), then indexing groups by
-//! token and building their rule sets.
+//! token and building their rule sets — every group's ([`Robots`]), or only
+//! those one robot's token chain can select ([`RobotMatcher`]).
 
 use crate::directive::DirectiveName;
-use crate::parse::{LineKind, RobotsTxt, Separator, Span, split_line};
+use crate::parse::{LineKind, RawLines, RobotsTxt, Separator, Span, has_bom, split_line};
 use crate::path::normalize_pattern;
 use crate::profile::{AgentMatch, Beyond, Grouping, Profile, RuleChoice};
 use crate::robots::{
-    AgentRec, Cut, GroupRec, Located, NO_VALUES, Robots, TextRec, TokenRec, Values,
+    AgentRec, Applies, Cut, GroupRec, Located, NO_VALUES, RobotMatcher, Robots, TextRec, TokenRec,
+    Values,
 };
 use crate::ruleset::{Order, Range32, Rule, RuleSet, Tables, to_u32};
-use crate::token::is_token_byte;
+use crate::token::{TokenChain, is_token_byte};
 use crate::values::{CleanParam, RequestRate, VisitTime, parse_crawl_delay};
 
 const BOM: [u8; 3] = [0xEF, 0xBB, 0xBF];
 
 impl Robots {
-    /// Compiles a parsed file for `profile`.
+    /// Compiles a parsed file for `profile`: every group, every rule, every
+    /// file-wide value. [`RobotMatcher`] compiles only what one robot reads.
     #[must_use]
     pub fn new(txt: &RobotsTxt, profile: &Profile) -> Robots {
-        let mut b = Builder::new(profile, txt);
-        b.read(txt);
-        let mut robots = b.finish();
-        index(&mut robots);
-        robots.tables.shrink_to_fit();
-        robots.sets.shrink_to_fit();
-        robots.tokens.shrink_to_fit();
-        robots
+        let (mut agents, mut rules) = (0, 0);
+        for (_, d) in txt.directives() {
+            agents += usize::from(d.name == DirectiveName::UserAgent);
+            rules += usize::from(d.name.is_rule());
+        }
+        let mut b = Builder::new(profile, None);
+        b.agents.reserve_exact(agents);
+        b.tables.rules.reserve_exact(rules);
+        b.tables.text.reserve(txt.bytes().len() / 2);
+        b.read(
+            txt.bytes(),
+            txt.has_bom(),
+            txt.lines().iter().map(|l| (l.number, l.span, l.kind)),
+        );
+        b.into_robots()
+    }
+
+    /// Parses and compiles a robots.txt body for `profile`, as
+    /// [`Robots::new`] does, without keeping the lossless tree.
+    #[must_use]
+    pub fn parse(body: impl Into<Vec<u8>>, profile: &Profile) -> Robots {
+        let body = body.into();
+        let mut b = Builder::new(profile, None);
+        b.tables.text.reserve(body.len() / 2);
+        b.read(&body, has_bom(&body), stream(&body));
+        b.into_robots()
     }
 }
 
+/// The lines of a body with what they hold, as [`RobotsTxt::parse`] reads
+/// them, one at a time.
+fn stream(body: &[u8]) -> impl Iterator<Item = (u32, Span, LineKind)> + '_ {
+    RawLines::new(body).map(|(number, span, _)| (number, span, split_line(body, span).kind))
+}
+
+impl RobotMatcher {
+    /// Reads `body` as `profile` does and compiles only the groups that
+    /// `chain` can select: the groups naming one of its tokens (or a
+    /// fallback of the profile's), and the `*` groups. Other groups are
+    /// read (their user-agent lines decide where groups start and end, and
+    /// their rules are counted so that rule indices are the ones
+    /// [`Robots`] gives) but not compiled. No lossless tree is built.
+    ///
+    /// Answers are those of `Robots::parse(body, profile).matcher(chain)`,
+    /// reasons included.
+    #[must_use]
+    pub fn parse(body: impl AsRef<[u8]>, profile: &Profile, chain: &TokenChain) -> RobotMatcher {
+        let body = body.as_ref();
+        let mut b = Builder::new(profile, Some(Want::new(profile, chain)));
+        b.read(body, has_bom(body), stream(body));
+        b.into_robot()
+    }
+
+    /// As [`RobotMatcher::parse`], from a file already parsed.
+    #[must_use]
+    pub fn new(txt: &RobotsTxt, profile: &Profile, chain: &TokenChain) -> RobotMatcher {
+        let mut b = Builder::new(profile, Some(Want::new(profile, chain)));
+        b.read(
+            txt.bytes(),
+            txt.has_bom(),
+            txt.lines().iter().map(|l| (l.number, l.span, l.kind)),
+        );
+        b.into_robot()
+    }
+}
+
+/// No candidate level: the group names none of the chain's tokens.
+const NO_LEVEL: u32 = u32::MAX;
+
+/// What a compile for one robot keeps: the groups its token chain can
+/// select.
+struct Want<'c> {
+    /// Product-token profiles: each token of the chain (lower case) then
+    /// its fallbacks, in the order they are tried. Substring profiles: the
+    /// chain's tokens (lower case) in order.
+    tokens: Vec<&'c str>,
+}
+
+impl<'c> Want<'c> {
+    fn new(profile: &Profile, chain: &'c TokenChain) -> Want<'c> {
+        let mut tokens = Vec::with_capacity(chain.lower().len());
+        for token in chain.lower() {
+            tokens.push(token.as_str());
+            if profile.agent_match == AgentMatch::ProductToken {
+                for fallback in profile.fallbacks_of(token) {
+                    tokens.push(fallback);
+                }
+            }
+        }
+        Want { tokens }
+    }
+
+    /// The first level (index into `tokens`) that a user-agent value names,
+    /// or `NO_LEVEL`.
+    fn level(&self, profile: &Profile, value: &[u8]) -> u32 {
+        match profile.agent_match {
+            AgentMatch::ProductToken => {
+                let end = value
+                    .iter()
+                    .position(|&b| !is_token_byte(b))
+                    .unwrap_or(value.len());
+                let token = &value[..end];
+                self.tokens
+                    .iter()
+                    .position(|t| t.as_bytes().eq_ignore_ascii_case(token))
+                    .map_or(NO_LEVEL, to_u32)
+            }
+            AgentMatch::Substring => {
+                let lower = String::from_utf8_lossy(value).to_lowercase();
+                self.tokens
+                    .iter()
+                    .position(|t| t.split('/').next().unwrap_or_default().contains(&*lower))
+                    .map_or(NO_LEVEL, to_u32)
+            }
+        }
+    }
+}
+
+/// Whether a user-agent value names every robot under `profile`.
+fn is_star_agent(profile: &Profile, value: &[u8]) -> bool {
+    match profile.agent_match {
+        AgentMatch::ProductToken => {
+            value.first() == Some(&b'*')
+                && value
+                    .get(1)
+                    .is_none_or(|&b| b.is_ascii_whitespace() || b == 0x0b)
+        }
+        AgentMatch::Substring => String::from_utf8_lossy(value).to_lowercase() == "*",
+    }
+}
+
+/// Per group, in a compile for one robot: the lowest level it names and
+/// whether it names `*`.
+#[derive(Debug, Clone, Copy)]
+struct Mark {
+    level: u32,
+    star: bool,
+}
+
 /// Reads a profile's directives into groups, rules and file-wide values.
-struct Builder<'p> {
+struct Builder<'p, 'c> {
     profile: &'p Profile,
+    /// `Some` when compiling for one robot only.
+    want: Option<Want<'c>>,
     tables: Tables,
     groups: Vec<GroupRec>,
     agents: Vec<AgentRec>,
@@ -48,23 +181,22 @@ struct Builder<'p> {
     in_body: bool,
     /// Per group: whether it is kept (1994 records without rules are not).
     kept: Vec<bool>,
+    /// Index of the next rule, counting the rules not compiled.
+    next_rule: u32,
+    /// One robot only: per group, what it names.
+    marks: Vec<Mark>,
+    /// One robot only: the index each compiled rule has in a full compile.
+    global: Vec<u32>,
 }
 
-impl<'p> Builder<'p> {
-    fn new(profile: &'p Profile, txt: &RobotsTxt) -> Builder<'p> {
-        let (mut agents, mut rules) = (0, 0);
-        for (_, d) in txt.directives() {
-            agents += usize::from(d.name == DirectiveName::UserAgent);
-            rules += usize::from(d.name.is_rule());
-        }
-        let mut tables = Tables::default();
-        tables.rules.reserve_exact(rules);
-        tables.text.reserve(txt.bytes().len() / 2);
+impl<'p, 'c> Builder<'p, 'c> {
+    fn new(profile: &'p Profile, want: Option<Want<'c>>) -> Builder<'p, 'c> {
         Builder {
             profile,
-            tables,
+            want,
+            tables: Tables::default(),
             groups: Vec::new(),
-            agents: Vec::with_capacity(agents),
+            agents: Vec::new(),
             values: Vec::new(),
             sitemaps: Vec::new(),
             hosts: Vec::new(),
@@ -73,14 +205,22 @@ impl<'p> Builder<'p> {
             current: None,
             in_body: false,
             kept: Vec::new(),
+            next_rule: 0,
+            marks: Vec::new(),
+            global: Vec::new(),
         }
     }
 
     /// Reads every line as the profile does, applying its limits: size,
-    /// line length, NUL, partial BOM.
-    fn read(&mut self, txt: &RobotsTxt) {
+    /// line length, NUL, partial BOM. `lines` are the body's lines after
+    /// any full BOM, with what each holds.
+    fn read(
+        &mut self,
+        bytes: &[u8],
+        has_bom: bool,
+        lines: impl Iterator<Item = (u32, Span, LineKind)>,
+    ) {
         let profile = self.profile;
-        let bytes = txt.bytes();
         let limit = profile.size_limit;
         if let Some(l) = limit
             && l.beyond == Beyond::IgnoreFile
@@ -92,8 +232,11 @@ impl<'p> Builder<'p> {
         let truncate_at = limit
             .filter(|l| l.beyond == Beyond::Truncate)
             .map(|l| l.bytes);
-        for line in txt.lines() {
-            let mut span = line.span;
+        // One scan of the whole body instead of one per line.
+        let nul = profile.nul_ends_line && memchr::memchr(0, bytes).is_some();
+        let partial_bom = profile.partial_bom && !has_bom;
+        for (number, line_span, kind) in lines {
+            let mut span = line_span;
             if let Some(at) = truncate_at {
                 if span.start >= at {
                     self.cut = Some(Cut::Truncated { at });
@@ -104,15 +247,13 @@ impl<'p> Builder<'p> {
                     self.cut = Some(Cut::Truncated { at });
                 }
             }
-            if profile.nul_ends_line
-                && let Some(nul) = memchr::memchr(0, &bytes[span.range()])
-            {
-                span.end = span.start + nul;
+            if nul && let Some(n) = memchr::memchr(0, &bytes[span.range()]) {
+                span.end = span.start + n;
             }
-            let skip_bom = profile.partial_bom && !txt.has_bom() && span.start < BOM.len();
+            let skip_bom = partial_bom && span.start < BOM.len();
             let too_long = profile.line_limit.is_some_and(|l| span.len() > l);
-            if span == line.span && !skip_bom && !too_long {
-                self.line(line.number, line.kind, bytes);
+            if span == line_span && !skip_bom && !too_long {
+                self.line(number, kind, bytes);
                 continue;
             }
             // The profile sees another line than the file holds: split its
@@ -125,7 +266,7 @@ impl<'p> Builder<'p> {
                 own.truncate(l);
             }
             let kind = split_line(&own, Span::new(0, own.len())).kind;
-            self.line(line.number, kind, &own);
+            self.line(number, kind, &own);
         }
         self.end_group();
     }
@@ -183,26 +324,53 @@ impl<'p> Builder<'p> {
                             values: NO_VALUES,
                         });
                         self.kept.push(false);
+                        if self.want.is_some() {
+                            self.marks.push(Mark {
+                                level: NO_LEVEL,
+                                star: false,
+                            });
+                        }
                         self.current = Some(self.groups.len() - 1);
                         self.groups.len() - 1
                     }
                 };
-                let agent = self.agent(value, line);
-                self.agents.push(agent);
-                self.groups[g].agents.end = to_u32(self.agents.len());
+                if let Some(want) = &self.want {
+                    // One robot: only what the group names matters.
+                    let profile = self.profile;
+                    let mark = &mut self.marks[g];
+                    if is_star_agent(profile, value) {
+                        mark.star = true;
+                    } else {
+                        mark.level = mark.level.min(want.level(profile, value));
+                    }
+                } else {
+                    let agent = self.agent(value, line);
+                    self.agents.push(agent);
+                    self.groups[g].agents.end = to_u32(self.agents.len());
+                }
             }
             DirectiveName::Allow | DirectiveName::Disallow => {
                 if let Some(g) = self.current {
-                    self.push_rule(g, name == DirectiveName::Allow, value, line);
+                    let allow = name == DirectiveName::Allow;
+                    if self.compiles(g) {
+                        self.push_rule(g, allow, value, line);
+                    } else {
+                        self.skip_rule(allow, value);
+                    }
                     self.in_body = true;
                 }
             }
             DirectiveName::CrawlDelay | DirectiveName::RequestRate | DirectiveName::VisitTime => {
                 if let Some(g) = self.current {
+                    // Kept for every group: a later user-agent line can
+                    // still make this group one the robot obeys.
                     self.set_value(g, name, &String::from_utf8_lossy(value), line);
                     self.in_body |= self.profile.grouping != Grouping::Rules;
                 }
             }
+            // File-wide values: one robot's answers do not need them.
+            DirectiveName::Sitemap | DirectiveName::Host | DirectiveName::CleanParam
+                if self.want.is_some() => {}
             DirectiveName::Sitemap => {
                 let text = self.push_text(value);
                 self.sitemaps.push(TextRec { text, line });
@@ -259,17 +427,42 @@ impl<'p> Builder<'p> {
         }
     }
 
-    fn push_rule(&mut self, group: usize, allow: bool, value: &[u8], line: u32) {
-        let pattern = normalize_pattern(value, self.profile.path_form);
-        // Google: `/dir/index.htm…` also allows `/dir/` exactly.
-        let directory = (allow && self.profile.index_html_is_directory)
+    /// Whether the rules of group `g` are compiled: always, unless
+    /// compiling for one robot and the group names none of its tokens and
+    /// not `*`.
+    fn compiles(&self, g: usize) -> bool {
+        self.want.is_none() || self.marks[g].level != NO_LEVEL || self.marks[g].star
+    }
+
+    /// Google: `/dir/index.htm…` in an `allow` also allows `/dir/` exactly.
+    /// Where the directory ends in the normalised pattern, if it does.
+    fn directory_end(&self, allow: bool, pattern: &[u8]) -> Option<usize> {
+        (allow && self.profile.index_html_is_directory)
             .then(|| pattern.iter().rposition(|&b| b == b'/'))
             .flatten()
             .filter(|&s| pattern[s..].starts_with(b"/index.htm"))
+    }
+
+    fn push_rule(&mut self, group: usize, allow: bool, value: &[u8], line: u32) {
+        let pattern = normalize_pattern(value, self.profile.path_form);
+        let directory = self
+            .directory_end(allow, &pattern)
             .map(|s| [&pattern[..=s], b"$"].concat());
         self.add_rule(group, allow, &pattern, line, false);
         if let Some(dir) = directory {
             self.add_rule(group, allow, &dir, line, true);
+        }
+    }
+
+    /// Counts a rule that is not compiled, so that the next ones keep the
+    /// indices of a full compile.
+    fn skip_rule(&mut self, allow: bool, value: &[u8]) {
+        self.next_rule += 1;
+        if allow && self.profile.index_html_is_directory {
+            let pattern = normalize_pattern(value, self.profile.path_form);
+            if self.directory_end(allow, &pattern).is_some() {
+                self.next_rule += 1;
+            }
         }
     }
 
@@ -281,6 +474,10 @@ impl<'p> Builder<'p> {
             allow,
             derived,
         });
+        if self.want.is_some() {
+            self.global.push(self.next_rule);
+        }
+        self.next_rule += 1;
         self.groups[group].rules.end = to_u32(self.tables.rules.len());
     }
 
@@ -307,12 +504,108 @@ impl<'p> Builder<'p> {
 
     /// Drops 1994 records that hold user-agent lines only (their rules and
     /// agents are kept in the tables but unreachable; there are none for
-    /// such records) and gives back the file.
-    fn finish(mut self) -> Robots {
+    /// such records).
+    fn drop_unkept(&mut self) {
         if self.profile.grouping == Grouping::BlankLineRecords {
             let mut kept = self.kept.iter();
             self.groups.retain(|_| kept.next().copied().unwrap_or(true));
+            if self.want.is_some() {
+                let mut kept = self.kept.iter();
+                self.marks.retain(|_| kept.next().copied().unwrap_or(true));
+            }
         }
+    }
+
+    /// The file compiled in full: every group's rule set and the token
+    /// index.
+    fn into_robots(self) -> Robots {
+        let mut robots = self.finish();
+        index(&mut robots);
+        robots.tables.shrink_to_fit();
+        robots.sets.shrink_to_fit();
+        robots.tokens.shrink_to_fit();
+        robots
+    }
+
+    /// The groups the robot obeys, as [`Robots::matcher`] selects them, and
+    /// their merged rule set.
+    fn into_robot(mut self) -> RobotMatcher {
+        self.drop_unkept();
+        let profile = *self.profile;
+        let marks = &self.marks;
+        let substring = profile.agent_match == AgentMatch::Substring;
+        // Substring profiles read the first record only, and never a `*`
+        // record for a token.
+        let by_token = |m: &Mark| {
+            if substring && m.star {
+                NO_LEVEL
+            } else {
+                m.level
+            }
+        };
+        let best = marks.iter().map(by_token).min().unwrap_or(NO_LEVEL);
+        let want = self.want.as_ref();
+        let (applies, chosen): (Applies, Vec<usize>) = if best != NO_LEVEL {
+            let token = want.map_or("", |w| w.tokens[best as usize]);
+            let chosen = (0..marks.len()).filter(|&g| by_token(&marks[g]) == best);
+            (
+                Applies::Token(token.to_owned()),
+                if substring {
+                    chosen.take(1).collect()
+                } else {
+                    chosen.collect()
+                },
+            )
+        } else {
+            let chosen = (0..marks.len()).filter(|&g| marks[g].star);
+            let chosen: Vec<usize> = if substring {
+                chosen.take(1).collect()
+            } else {
+                chosen.collect()
+            };
+            if chosen.is_empty() {
+                (Applies::Nothing, chosen)
+            } else {
+                (Applies::Star, chosen)
+            }
+        };
+        let ids: Vec<u32> = chosen
+            .iter()
+            .flat_map(|&g| {
+                let r = self.groups[g].rules;
+                r.start..r.end
+            })
+            .collect();
+        let set = (!chosen.is_empty())
+            .then(|| self.tables.set(&ids, profile.wildcards, order_of(&profile)));
+        let groups = chosen
+            .iter()
+            .map(|&g| {
+                let rec = self.groups[g];
+                let values = self
+                    .values
+                    .get(rec.values as usize)
+                    .copied()
+                    .unwrap_or_default();
+                (rec.line, values)
+            })
+            .collect();
+        self.tables.shrink_to_fit();
+        self.global.shrink_to_fit();
+        RobotMatcher {
+            profile,
+            tables: self.tables,
+            global: self.global,
+            set,
+            applies,
+            groups,
+            cut: self.cut,
+        }
+    }
+
+    /// The file as read, before indexing.
+    fn finish(mut self) -> Robots {
+        self.drop_unkept();
         self.groups.shrink_to_fit();
         self.agents.shrink_to_fit();
         self.values.shrink_to_fit();
@@ -336,14 +629,18 @@ impl<'p> Builder<'p> {
     }
 }
 
+fn order_of(profile: &Profile) -> Order {
+    match profile.rule_choice {
+        RuleChoice::LongestMatch => Order::Longest,
+        RuleChoice::FirstMatch => Order::First,
+    }
+}
+
 /// Builds the rule sets (group `i` owns set `i`, merged sets follow) and the
 /// lookup from tokens to them.
 fn index(robots: &mut Robots) {
     let profile = robots.profile;
-    let order = match profile.rule_choice {
-        RuleChoice::LongestMatch => Order::Longest,
-        RuleChoice::FirstMatch => Order::First,
-    };
+    let order = order_of(&profile);
     let compile = |tables: &mut Tables, ids: &[u32]| tables.set(ids, profile.wildcards, order);
     let tables = &mut robots.tables;
     let mut sets: Vec<RuleSet> = Vec::with_capacity(robots.groups.len() + 1);

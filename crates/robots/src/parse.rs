@@ -231,26 +231,58 @@ pub(crate) fn split_line(bytes: &[u8], span: Span) -> LineParts {
     }
 }
 
+/// Whether a body starts with the UTF-8 byte order mark.
+pub(crate) fn has_bom(bytes: &[u8]) -> bool {
+    bytes.starts_with(&[0xEF, 0xBB, 0xBF])
+}
+
+/// The lines of a body, after a byte order mark: number, span (without the
+/// line ending) and ending. What [`RobotsTxt::parse`] splits, for readers
+/// that need no tree.
+pub(crate) struct RawLines<'a> {
+    bytes: &'a [u8],
+    pos: usize,
+    number: u32,
+}
+
+impl<'a> RawLines<'a> {
+    pub(crate) fn new(bytes: &'a [u8]) -> RawLines<'a> {
+        RawLines {
+            bytes,
+            pos: if has_bom(bytes) { 3 } else { 0 },
+            number: 0,
+        }
+    }
+}
+
+impl Iterator for RawLines<'_> {
+    type Item = (u32, Span, LineEnding);
+
+    #[inline]
+    fn next(&mut self) -> Option<Self::Item> {
+        let pos = self.pos;
+        let rest = self.bytes.get(pos..).filter(|r| !r.is_empty())?;
+        let (len, ending, advance) = match memchr::memchr2(b'\n', b'\r', rest) {
+            Some(i) if rest[i] == b'\n' => (i, LineEnding::Lf, i + 1),
+            Some(i) if rest.get(i + 1) == Some(&b'\n') => (i, LineEnding::CrLf, i + 2),
+            Some(i) => (i, LineEnding::Cr, i + 1),
+            None => (rest.len(), LineEnding::None, rest.len()),
+        };
+        self.number = self.number.saturating_add(1);
+        self.pos = pos + advance;
+        Some((self.number, Span::new(pos, pos + len), ending))
+    }
+}
+
 impl RobotsTxt {
     /// Parses a robots.txt body. Never fails; see [`RobotsTxt::byte_issues`]
     /// and the [`LineKind`] of each line for what could not be read.
     #[must_use]
     pub fn parse(bytes: impl Into<Vec<u8>>) -> RobotsTxt {
         let bytes = bytes.into();
-        let bom = bytes.starts_with(&[0xEF, 0xBB, 0xBF]);
+        let bom = has_bom(&bytes);
         let mut lines = Vec::with_capacity(bytes.len() / 24 + 1);
-        let mut pos = if bom { 3 } else { 0 };
-        let mut number: u32 = 0;
-        while pos < bytes.len() {
-            let rest = &bytes[pos..];
-            let (len, ending, advance) = match memchr::memchr2(b'\n', b'\r', rest) {
-                Some(i) if rest[i] == b'\n' => (i, LineEnding::Lf, i + 1),
-                Some(i) if rest.get(i + 1) == Some(&b'\n') => (i, LineEnding::CrLf, i + 2),
-                Some(i) => (i, LineEnding::Cr, i + 1),
-                None => (rest.len(), LineEnding::None, rest.len()),
-            };
-            number = number.saturating_add(1);
-            let span = Span::new(pos, pos + len);
+        for (number, span, ending) in RawLines::new(&bytes) {
             let parts = split_line(&bytes, span);
             lines.push(Line {
                 number,
@@ -259,7 +291,6 @@ impl RobotsTxt {
                 kind: parts.kind,
                 comment: parts.comment,
             });
-            pos += advance;
         }
         let issues = byte_issues(&bytes);
         RobotsTxt {

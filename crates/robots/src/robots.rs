@@ -3,7 +3,6 @@
 
 use std::borrow::Cow;
 
-use crate::parse::RobotsTxt;
 use crate::path::{normalize_path, path_of};
 use crate::profile::{AgentMatch, Profile};
 use crate::ruleset::{Range32, Rule, RuleSet, Tables};
@@ -195,12 +194,6 @@ pub struct Robots {
 }
 
 impl Robots {
-    /// Parses and compiles a robots.txt body for `profile`.
-    #[must_use]
-    pub fn parse(body: impl Into<Vec<u8>>, profile: &Profile) -> Robots {
-        Robots::new(&RobotsTxt::parse(body), profile)
-    }
-
     /// The profile this file was compiled for.
     #[must_use]
     pub fn profile(&self) -> &Profile {
@@ -511,32 +504,7 @@ impl<'r> Matcher<'r> {
     #[must_use]
     pub fn check_path(&self, path: &[u8]) -> Decision {
         let robots = self.robots;
-        if robots.profile.robots_txt_allowed && is_robots_txt(path) {
-            return Decision {
-                allowed: true,
-                reason: Reason::RobotsTxt,
-            };
-        }
-        let Some(set) = self.set else {
-            return Decision {
-                allowed: true,
-                reason: Reason::NoGroup,
-            };
-        };
-        let path = normalize_path(path, robots.profile.path_form);
-        match robots.tables.decide(set, &path) {
-            Some(v) => Decision {
-                allowed: v.allowed,
-                reason: Reason::Rule {
-                    index: v.rule,
-                    line: robots.tables.rules[v.rule as usize].line,
-                },
-            },
-            None => Decision {
-                allowed: true,
-                reason: Reason::NoRuleMatched,
-            },
-        }
+        decide(&robots.profile, &robots.tables, self.set, path, |rule| rule)
     }
 
     /// The first valid `crawl-delay` among the groups the robot obeys.
@@ -555,6 +523,174 @@ impl<'r> Matcher<'r> {
     #[must_use]
     pub fn visit_time(&self) -> Option<Located<VisitTime>> {
         self.groups().find_map(|g| g.visit_time())
+    }
+}
+
+/// The decision for `path` under `set` (`None`: no group applies); `index`
+/// gives the index a rule of `tables` is known by.
+#[inline]
+fn decide(
+    profile: &Profile,
+    tables: &Tables,
+    set: Option<RuleSet>,
+    path: &[u8],
+    index: impl Fn(u32) -> u32,
+) -> Decision {
+    if profile.robots_txt_allowed && is_robots_txt(path) {
+        return Decision {
+            allowed: true,
+            reason: Reason::RobotsTxt,
+        };
+    }
+    let Some(set) = set else {
+        return Decision {
+            allowed: true,
+            reason: Reason::NoGroup,
+        };
+    };
+    let path = normalize_path(path, profile.path_form);
+    match tables.decide(set, &path) {
+        Some(v) => Decision {
+            allowed: v.allowed,
+            reason: Reason::Rule {
+                index: index(v.rule),
+                line: tables.rules[v.rule as usize].line,
+            },
+        },
+        None => Decision {
+            allowed: true,
+            reason: Reason::NoRuleMatched,
+        },
+    }
+}
+
+/// One robot's reading of a robots.txt file, compiled straight from the
+/// body: only the groups its token chain can select are compiled, so a
+/// one-off question pays for little more than reading the file once.
+/// [`Robots`] compiles every group, for checking a file or asking about
+/// many robots.
+///
+/// Its answers are those of [`Robots::matcher`] for the same chain, reasons
+/// and rule indices included.
+///
+/// ```
+/// use botwarden_robots::{Profile, Reason, RobotMatcher, TokenChain};
+/// let body = "User-agent: *\nDisallow: /\n\nUser-agent: examplebot\nDisallow: /private\n";
+/// let bot = TokenChain::parse("examplebot");
+/// let matcher = RobotMatcher::parse(body, &Profile::RFC9309, &bot);
+/// assert!(matcher.is_allowed("https://example.com/public"));
+/// let d = matcher.check("/private/x");
+/// assert!(!d.allowed);
+/// assert_eq!(d.reason, Reason::Rule { index: 1, line: 5 });
+/// assert_eq!(matcher.rule(1).map(|r| r.to_string()).as_deref(), Some("Disallow: /private"));
+/// ```
+#[derive(Debug, Clone)]
+pub struct RobotMatcher {
+    pub(crate) profile: Profile,
+    /// The rules of the groups that could apply, and the set compiled from
+    /// those that do.
+    pub(crate) tables: Tables,
+    /// For each rule of `tables`, its index in a full compile.
+    pub(crate) global: Vec<u32>,
+    pub(crate) set: Option<RuleSet>,
+    pub(crate) applies: Applies,
+    /// The groups the robot obeys, in file order: line and values.
+    pub(crate) groups: Vec<(u32, Values)>,
+    pub(crate) cut: Option<Cut>,
+}
+
+impl RobotMatcher {
+    /// The profile this file was read with.
+    #[must_use]
+    pub fn profile(&self) -> &Profile {
+        &self.profile
+    }
+
+    /// Which groups apply.
+    #[must_use]
+    pub fn applies(&self) -> &Applies {
+        &self.applies
+    }
+
+    /// The line of the first `user-agent` of each group the robot obeys, in
+    /// file order.
+    pub fn group_lines(&self) -> impl ExactSizeIterator<Item = u32> + '_ {
+        self.groups.iter().map(|g| g.0)
+    }
+
+    /// The decision for `url` (a full URL or a path).
+    #[must_use]
+    pub fn check(&self, url: &str) -> Decision {
+        self.check_path(path_of(url).as_bytes())
+    }
+
+    /// Whether the robot may fetch `url` (a full URL or a path).
+    #[must_use]
+    pub fn is_allowed(&self, url: &str) -> bool {
+        self.check(url).allowed
+    }
+
+    /// The decision for a path that is already the path, parameters and
+    /// query of a URL (as [`path_of`] gives), not yet normalised.
+    #[must_use]
+    pub fn check_path(&self, path: &[u8]) -> Decision {
+        decide(&self.profile, &self.tables, self.set, path, |rule| {
+            self.global[rule as usize]
+        })
+    }
+
+    /// A rule that can decide for this robot, by the index a
+    /// [`Reason::Rule`] gives (the index [`Robots::rule`] knows it by).
+    /// `None` for rules of groups that do not apply.
+    #[must_use]
+    pub fn rule(&self, index: u32) -> Option<RuleInfo<'_>> {
+        let local = self.global.binary_search(&index).ok()?;
+        let r = &self.tables.rules[local];
+        Some(RuleInfo {
+            allow: r.allow,
+            pattern: Cow::Borrowed(r.pattern.str(&self.tables.text)),
+            line: r.line,
+            priority: r.priority(),
+            derived: r.derived,
+        })
+    }
+
+    /// The first valid `crawl-delay` among the groups the robot obeys.
+    #[must_use]
+    pub fn crawl_delay(&self) -> Option<Located<f64>> {
+        self.groups.iter().find_map(|g| g.1.crawl_delay)
+    }
+
+    /// The first valid `request-rate` among the groups the robot obeys.
+    #[must_use]
+    pub fn request_rate(&self) -> Option<Located<RequestRate>> {
+        self.groups.iter().find_map(|g| g.1.request_rate)
+    }
+
+    /// The first valid `visit-time` among the groups the robot obeys.
+    #[must_use]
+    pub fn visit_time(&self) -> Option<Located<VisitTime>> {
+        self.groups.iter().find_map(|g| g.1.visit_time)
+    }
+
+    /// Whether, and where, the profile stopped reading a body over its size
+    /// limit.
+    #[must_use]
+    pub fn cut(&self) -> Option<Cut> {
+        self.cut
+    }
+
+    /// Bytes of heap this matcher holds, for memory accounting.
+    #[must_use]
+    pub fn heap_size(&self) -> usize {
+        let applies = match &self.applies {
+            Applies::Token(t) => t.capacity(),
+            Applies::Star | Applies::Nothing => 0,
+        };
+        self.tables.heap_size()
+            + self.global.capacity() * size_of::<u32>()
+            + self.groups.capacity() * size_of::<(u32, Values)>()
+            + applies
     }
 }
 

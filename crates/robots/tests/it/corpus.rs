@@ -7,7 +7,9 @@
 //! lines' bytes and endings, after the BOM, give back the input) and
 //! numbers lines 1, 2, 3, ...; decisions are deterministic (two
 //! compilations, `Robots::check`, `Matcher::check` and `Matcher::check_path`
-//! agree) and a deciding rule names its own line.
+//! agree), a deciding rule names its own line, and a compile for one robot
+//! (`RobotMatcher`, from the tree and from the bytes) gives the same
+//! decisions, reasons, groups and values as the full compile.
 //!
 //! Time is measured and printed (the slowest file of each corpus), never
 //! asserted.
@@ -19,7 +21,9 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use botwarden_robots::{Cut, Decision, Profile, Reason, Robots, RobotsTxt, TokenChain, path_of};
+use botwarden_robots::{
+    Cut, Decision, Profile, Reason, RobotMatcher, Robots, RobotsTxt, TokenChain, path_of,
+};
 
 use crate::support::{files, protego, shared};
 
@@ -143,11 +147,21 @@ fn check_file(name: &str, body: &[u8]) -> Duration {
             let matcher = robots.matcher(chain);
             let other = again.matcher(chain);
             assert_eq!(matcher.applies(), other.applies(), "{name} {profile}");
-            let _ = (
-                matcher.crawl_delay(),
-                matcher.request_rate(),
-                matcher.visit_time(),
-            );
+            // Compiled for this robot only, from the tree and from the bytes.
+            let one = RobotMatcher::new(&txt, profile, chain);
+            let streamed = RobotMatcher::parse(body, profile, chain);
+            for lazy in [&one, &streamed] {
+                let what = format!("{name} [{profile}] {chain}: one robot's compile");
+                assert_eq!(lazy.applies(), matcher.applies(), "{what}");
+                assert!(
+                    lazy.group_lines().eq(matcher.groups().map(|g| g.line())),
+                    "{what}: groups differ"
+                );
+                assert_eq!(lazy.crawl_delay(), matcher.crawl_delay(), "{what}");
+                assert_eq!(lazy.request_rate(), matcher.request_rate(), "{what}");
+                assert_eq!(lazy.visit_time(), matcher.visit_time(), "{what}");
+                assert_eq!(lazy.cut(), robots.cut(), "{what}");
+            }
             for url in &urls {
                 let d = robots.check(chain, url);
                 let what = format!("{name} [{profile}] {chain} {url:?}");
@@ -158,6 +172,16 @@ fn check_file(name: &str, body: &[u8]) -> Duration {
                     "{what}: Matcher::check_path differs"
                 );
                 assert_eq!(d, other.check(url), "{what}: two compilations differ");
+                assert_eq!(d, one.check(url), "{what}: one robot's compile differs");
+                assert_eq!(
+                    d,
+                    streamed.check(url),
+                    "{what}: one robot's compile differs"
+                );
+                if let Reason::Rule { index, .. } = d.reason {
+                    assert_eq!(one.rule(index), Some(robots.rule(index)), "{what}");
+                    assert_eq!(streamed.rule(index), Some(robots.rule(index)), "{what}");
+                }
                 assert_reason(&what, &robots, d, url);
             }
         }

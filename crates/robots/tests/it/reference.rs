@@ -27,7 +27,8 @@
 //! everything after that is the reference's.
 
 use botwarden_robots::{
-    PathForm, Profile, Reason, Robots, TokenChain, normalize_path, normalize_pattern, path_of,
+    PathForm, Profile, Reason, RobotMatcher, Robots, RobotsTxt, TokenChain, normalize_path,
+    normalize_pattern, path_of,
 };
 use proptest::prelude::*;
 use proptest::test_runner::Config;
@@ -415,6 +416,8 @@ const AGENTS: &[&str] = &[
     "*bot",
     "",
     "oba",
+    "msnbot",
+    "Yandex",
 ];
 
 const TOKENS: &[&str] = &[
@@ -588,8 +591,79 @@ fn compare(case: &Case, reading: Reading) -> Result<(), TestCaseError> {
     Ok(())
 }
 
+/// Chains for the comparison of the two compiles: the reference's tokens
+/// and ones the bing and yandex profiles fall back from.
+const LAZY_TOKENS: &[&str] = &[
+    "foo",
+    "FOOBOT",
+    "bar",
+    "foo-bar",
+    "baz_qux",
+    "foobar/2.0",
+    "bingbot",
+    "msnbot",
+    "YandexImages",
+    "yandex",
+    "",
+];
+
+/// A compile for one robot answers as the full compile does, under every
+/// profile: decisions with their reasons, the rule a reason names, the
+/// groups and their values.
+fn compare_compiles(case: &Case, chain: &[&str]) -> Result<(), TestCaseError> {
+    let chain = TokenChain::new(chain.iter().copied());
+    let txt = RobotsTxt::parse(case.body.as_str());
+    for profile in Profile::ALL {
+        let robots = Robots::new(&txt, profile);
+        let matcher = robots.matcher(&chain);
+        for lazy in [
+            RobotMatcher::new(&txt, profile, &chain),
+            RobotMatcher::parse(&case.body, profile, &chain),
+        ] {
+            prop_assert_eq!(
+                lazy.applies(),
+                matcher.applies(),
+                "{}\n{}",
+                profile,
+                case.body
+            );
+            prop_assert!(
+                lazy.group_lines().eq(matcher.groups().map(|g| g.line())),
+                "{}: groups\n{}",
+                profile,
+                case.body
+            );
+            prop_assert_eq!(lazy.crawl_delay(), matcher.crawl_delay());
+            for path in &case.paths {
+                let want = matcher.check(path);
+                prop_assert_eq!(
+                    lazy.check(path),
+                    want,
+                    "{} {} {:?}\n--- body ---\n{}",
+                    profile,
+                    chain,
+                    path,
+                    case.body
+                );
+                if let Reason::Rule { index, .. } = want.reason {
+                    prop_assert_eq!(lazy.rule(index), Some(robots.rule(index)));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
 proptest! {
     #![proptest_config(config())]
+
+    #[test]
+    fn one_robot_compile_agrees_with_full_compile(
+        case in case(),
+        chain in prop::collection::vec(prop::sample::select(LAZY_TOKENS), 0..3),
+    ) {
+        compare_compiles(&case, &chain)?;
+    }
 
     #[test]
     fn longest_match_agrees_with_reference(case in case()) {
