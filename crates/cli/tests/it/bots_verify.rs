@@ -285,3 +285,35 @@ fn unregistered_clients_of_the_bundled_log_are_named_by_their_product() {
         );
     }
 }
+
+#[test]
+fn a_list_spanning_every_address_verifies_nobody() {
+    for list in [
+        "cidr_list: [0.0.0.0/0]",
+        "cidr_list: ['::/0']",
+        "ip_ranges: [{min: 0.0.0.0, max: 255.255.255.255}]",
+    ] {
+        let text = format!("bots:\n  - name: WideBot\n    {list}\n");
+        let registry = TempFile::new("wide.yaml", text.as_bytes());
+        let (code, stdout, stderr) = run(
+            &[
+                "bots",
+                "verify",
+                "8.8.8.8",
+                "--bot",
+                "WideBot",
+                "--no-dns",
+                "--registry",
+                registry.arg(),
+            ],
+            "",
+        );
+        assert_eq!(code, 2, "{list}: {stdout}");
+        assert_eq!(stdout, "", "{list}");
+        assert!(
+            stderr.contains(&format!("{}:3:", registry.arg()))
+                && stderr.contains("wider than any operator publishes for its crawlers"),
+            "{list}: {stderr}"
+        );
+    }
+}

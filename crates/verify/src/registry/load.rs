@@ -6,7 +6,7 @@ use std::net::IpAddr;
 use std::sync::Arc;
 
 use super::{Bot, Category, IpRange, Origin, Problem, RangesFormat, Severity, UaExtra};
-use crate::ipset::{Cidr, normalize};
+use crate::ipset::{Cidr, Span, normalize};
 use crate::yaml::{self, Kind, Node, Position};
 
 /// The keys a bot entry may have: bottica's, then the extensions.
@@ -376,15 +376,20 @@ fn read_bot(cx: &mut Ctx<'_>, path: &str, node: &Node) -> Option<Bot> {
             }
             "ip_list" => bot.ip_list = cx.strings(&here, value, Ctx::ip),
             "cidr_list" => {
+                let name = bot.name.clone();
                 bot.cidr_list = cx.strings(&here, value, |cx, p, at, s| match Cidr::parse(s) {
-                    Ok(c) => Some(c),
+                    Ok(c) => {
+                        let (first, last) = c.bounds();
+                        let span = Span::of(first, last);
+                        width(cx, p, at, &format!("`{c}`"), span, &name).then_some(c)
+                    }
                     Err(e) => {
                         cx.error(p, at, e.to_string());
                         None
                     }
                 });
             }
-            "ip_ranges" => bot.ip_ranges = ranges(cx, &here, value),
+            "ip_ranges" => bot.ip_ranges = ranges(cx, &here, value, &bot.name),
             "category" => {
                 if let Some(text) = cx.string(&here, value) {
                     bot.category = Category::from_name(&text);
@@ -640,7 +645,33 @@ fn web_url(cx: &mut Ctx<'_>, path: &str, at: Position, text: &str) -> Option<Str
     }
 }
 
-fn ranges(cx: &mut Ctx<'_>, path: &str, node: &Node) -> Option<Vec<IpRange>> {
+/// Checks how wide a block or range is: wider than any operator publishes
+/// is an error (and `false`), suspiciously wide a warning.
+fn width(cx: &mut Ctx<'_>, path: &str, at: Position, what: &str, span: Span, bot: &str) -> bool {
+    if span.too_wide() {
+        cx.error(
+            path,
+            at,
+            format!(
+                "{what} spans {span}: wider than any operator publishes for its crawlers (a /{} at most), so anyone there would pass as `{bot}`",
+                span.widest()
+            ),
+        );
+        return false;
+    }
+    if span.wide() {
+        cx.warning(
+            path,
+            at,
+            format!(
+                "{what} spans {span}: wider than operators usually publish for their crawlers; check that all of it is `{bot}`'s"
+            ),
+        );
+    }
+    true
+}
+
+fn ranges(cx: &mut Ctx<'_>, path: &str, node: &Node, bot: &str) -> Option<Vec<IpRange>> {
     let items = cx.list(path, node)?;
     let mut out = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
@@ -686,7 +717,14 @@ fn ranges(cx: &mut Ctx<'_>, path: &str, node: &Node) -> Option<Vec<IpRange>> {
                 item.at,
                 format!("min `{min}` is greater than max `{max}`"),
             );
-        } else {
+        } else if width(
+            cx,
+            &here,
+            item.at,
+            &format!("`{min}` – `{max}`"),
+            Span::of(min, max),
+            bot,
+        ) {
             out.push(IpRange { min, max });
         }
     }

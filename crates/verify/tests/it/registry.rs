@@ -465,3 +465,63 @@ fn the_schema_agrees_with_the_reader() {
     written.sort_unstable();
     assert_eq!(written, keys);
 }
+
+#[test]
+fn address_lists_wider_than_operators_publish_are_refused() {
+    let text = "\
+bots:
+  - name: WideBot
+    cidr_list: [0.0.0.0/0, '::/0', 0.0.0.0/7, '2000::/18', '::ffff:0:0/96']
+  - name: RangeBot
+    ip_ranges:
+      - {min: 0.0.0.0, max: 255.255.255.255}
+      - {min: '::', max: 'ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff'}
+      - {min: 10.0.0.0, max: 11.0.0.0}
+  - name: BroadBot
+    cidr_list: [10.0.0.0/8, 172.16.0.0/12, '2001:db8::/32', '2000::/19']
+    ip_ranges:
+      - {min: 192.0.0.0, max: 192.15.255.255}
+  - name: NarrowBot
+    cidr_list: [10.0.0.0/13, '2001:db8::/33']
+    ip_ranges:
+      - {min: 192.0.0.0, max: 192.7.255.255}
+";
+    let got = brief(&problems(text));
+    let refused = "wider than any operator publishes for its crawlers";
+    let want = [
+        format!("error 3 bots[0].cidr_list[0]: `0.0.0.0/0` spans 4,294,967,296 addresses (a /0): {refused} (a /8 at most), so anyone there would pass as `WideBot`"),
+        format!("error 3 bots[0].cidr_list[1]: `::/0` spans 2^128 addresses (a /0): {refused} (a /19 at most), so anyone there would pass as `WideBot`"),
+        format!("error 3 bots[0].cidr_list[2]: `0.0.0.0/7` spans 33,554,432 addresses (a /7): {refused} (a /8 at most), so anyone there would pass as `WideBot`"),
+        format!("error 3 bots[0].cidr_list[3]: `2000::/18` spans 2^110 addresses (a /18): {refused} (a /19 at most), so anyone there would pass as `WideBot`"),
+        // An IPv4-mapped block is the IPv4 block.
+        format!("error 3 bots[0].cidr_list[4]: `0.0.0.0/0` spans 4,294,967,296 addresses (a /0): {refused} (a /8 at most), so anyone there would pass as `WideBot`"),
+        format!("error 6 bots[1].ip_ranges[0]: `0.0.0.0` – `255.255.255.255` spans 4,294,967,296 addresses (a /0): {refused} (a /8 at most), so anyone there would pass as `RangeBot`"),
+        format!("error 7 bots[1].ip_ranges[1]: `::` – `ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff` spans 2^128 addresses (a /0): {refused} (a /19 at most), so anyone there would pass as `RangeBot`"),
+        format!("error 8 bots[1].ip_ranges[2]: `10.0.0.0` – `11.0.0.0` spans 16,777,217 addresses (more than a /8): {refused} (a /8 at most), so anyone there would pass as `RangeBot`"),
+        "warning 10 bots[2].cidr_list[0]: `10.0.0.0/8` spans 16,777,216 addresses (a /8): wider than operators usually publish for their crawlers; check that all of it is `BroadBot`'s".to_owned(),
+        "warning 10 bots[2].cidr_list[1]: `172.16.0.0/12` spans 1,048,576 addresses (a /12): wider than operators usually publish for their crawlers; check that all of it is `BroadBot`'s".to_owned(),
+        "warning 10 bots[2].cidr_list[2]: `2001:db8::/32` spans 2^96 addresses (a /32): wider than operators usually publish for their crawlers; check that all of it is `BroadBot`'s".to_owned(),
+        "warning 10 bots[2].cidr_list[3]: `2000::/19` spans 2^109 addresses (a /19): wider than operators usually publish for their crawlers; check that all of it is `BroadBot`'s".to_owned(),
+        "warning 12 bots[2].ip_ranges[0]: `192.0.0.0` – `192.15.255.255` spans 1,048,576 addresses (a /12): wider than operators usually publish for their crawlers; check that all of it is `BroadBot`'s".to_owned(),
+    ];
+    assert_eq!(got, want);
+    // The wide bots are left out and the registry refused: nothing verifies
+    // 8.8.8.8 as WideBot.
+    let mut b = RegistryBuilder::new();
+    b.add_registry("wide.yaml", text);
+    assert!(b.build().0.is_none());
+}
+
+#[test]
+fn published_feeds_wider_than_operators_publish_are_refused() {
+    use botwarden_verify::registry::Feed;
+    let body = br#"{"prefixes": [{"ipv4Prefix": "192.0.2.0/24"}, {"ipv4Prefix": "0.0.0.0/0"}, {"ipv6Prefix": "::/0"}, {"ipv4Prefix": "10.0.0.0/8"}]}"#;
+    let err = Feed::parse_google_json("https://feed.example/r.json", body).unwrap_err();
+    assert_eq!(
+        err.problems,
+        [
+            "prefixes[1].ipv4Prefix: `0.0.0.0/0` spans 4,294,967,296 addresses (a /0): wider than any operator publishes for its crawlers (a /8 at most)",
+            "prefixes[2].ipv6Prefix: `::/0` spans 2^128 addresses (a /0): wider than any operator publishes for its crawlers (a /19 at most)",
+        ]
+    );
+}
