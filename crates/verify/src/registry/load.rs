@@ -360,6 +360,8 @@ fn read_bot(cx: &mut Ctx<'_>, path: &str, node: &Node) -> Option<Bot> {
     let mut masks_at = None;
     let mut format_at = None;
     let mut host_places = Vec::new();
+    let mut hosts_written = 0;
+    let mut hosts_at = None;
     let mut mask_places = Vec::new();
     for &(key, value, key_at) in &fields {
         let here = join(path, key);
@@ -369,6 +371,10 @@ fn read_bot(cx: &mut Ctx<'_>, path: &str, node: &Node) -> Option<Bot> {
                 let hosts = cx.strings(&here, value, |cx, p, at, s| {
                     host(cx, p, at, s, false).map(|h| (h, at))
                 });
+                hosts_at = Some(key_at);
+                if let Kind::Seq(items) = &value.kind {
+                    hosts_written = items.len();
+                }
                 if let Some(hosts) = hosts {
                     host_places = hosts.iter().map(|&(_, at)| at).collect();
                     bot.fcrdns_hosts = Some(hosts.into_iter().map(|(h, _)| h).collect());
@@ -447,6 +453,8 @@ fn read_bot(cx: &mut Ctx<'_>, path: &str, node: &Node) -> Option<Bot> {
         masks: masks_at,
         format: format_at,
         hosts: host_places,
+        hosts_written,
+        hosts_at,
         each_mask: mask_places,
     };
     cross_checks(cx, path, &bot, &places);
@@ -469,7 +477,12 @@ struct Places {
     bot: Position,
     masks: Option<Position>,
     format: Option<Position>,
+    /// Where each accepted `fcrdns_hosts` entry is.
     hosts: Vec<Position>,
+    /// How many entries `fcrdns_hosts` has as written, refused ones too.
+    hosts_written: usize,
+    /// Where the `fcrdns_hosts` key is.
+    hosts_at: Option<Position>,
     each_mask: Vec<Position>,
 }
 
@@ -525,7 +538,17 @@ fn cross_checks(cx: &mut Ctx<'_>, path: &str, bot: &Bot, places: &Places) {
                 }
             }
         }
-        if hosts.is_empty() && bot.rdns_masks.is_empty() {
+        if hosts.is_empty() && places.hosts_written > 0 {
+            let refused = match places.hosts_written {
+                1 => "its only entry was refused".to_owned(),
+                n => format!("all {n} of its entries were refused"),
+            };
+            cx.warning(
+                &join(path, "fcrdns_hosts"),
+                places.hosts_at.unwrap_or(at),
+                format!("`fcrdns_hosts` has no host left: {refused}, so the bot is left out; it is not taken for `fcrdns_hosts: []`, which would accept any forward-confirmed host name"),
+            );
+        } else if hosts.is_empty() && bot.rdns_masks.is_empty() {
             cx.warning(
                 &join(path, "fcrdns_hosts"),
                 at,
@@ -546,6 +569,14 @@ pub(crate) fn suffix_on_label(name: &str, suffix: &str) -> bool {
 fn host(cx: &mut Ctx<'_>, path: &str, at: Position, text: &str, mask: bool) -> Option<String> {
     let name = text.trim().trim_end_matches('.').to_ascii_lowercase();
     let what = if mask { "mask" } else { "host name" };
+    if name.is_empty() && !text.trim().is_empty() {
+        cx.error(
+            path,
+            at,
+            format!("`{text}` is the DNS root: every host name would pass"),
+        );
+        return None;
+    }
     if name.is_empty() {
         cx.error(path, at, format!("an empty {what}"));
         return None;

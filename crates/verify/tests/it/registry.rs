@@ -525,3 +525,30 @@ fn published_feeds_wider_than_operators_publish_are_refused() {
         ]
     );
 }
+
+#[test]
+fn refused_host_lists_are_not_called_empty() {
+    let text = "\
+bots:
+  - name: TldBot
+    fcrdns_hosts: [com]
+  - name: RootBot
+    fcrdns_hosts: ['.']
+  - name: TwoBot
+    fcrdns_hosts: [com, 'https://x.example/']
+  - name: AnyBot
+    fcrdns_hosts: []
+";
+    let got = brief(&problems(text));
+    let want = [
+        "warning 3 bots[0].fcrdns_hosts: `fcrdns_hosts` has no host left: its only entry was refused, so the bot is left out; it is not taken for `fcrdns_hosts: []`, which would accept any forward-confirmed host name",
+        "error 3 bots[0].fcrdns_hosts[0]: `com` is a top-level domain: every host name under it would pass",
+        "warning 5 bots[1].fcrdns_hosts: `fcrdns_hosts` has no host left: its only entry was refused, so the bot is left out; it is not taken for `fcrdns_hosts: []`, which would accept any forward-confirmed host name",
+        "error 5 bots[1].fcrdns_hosts[0]: `.` is the DNS root: every host name would pass",
+        "warning 7 bots[2].fcrdns_hosts: `fcrdns_hosts` has no host left: all 2 of its entries were refused, so the bot is left out; it is not taken for `fcrdns_hosts: []`, which would accept any forward-confirmed host name",
+        "error 7 bots[2].fcrdns_hosts[0]: `com` is a top-level domain: every host name under it would pass",
+        "error 7 bots[2].fcrdns_hosts[1]: `https://x.example/` is a URL; write the host name alone (`googlebot.com`)",
+        "warning 8 bots[3].fcrdns_hosts: `fcrdns_hosts: []` accepts any forward-confirmed host name; pair it with IP lists or masks if the operator documents them",
+    ];
+    assert_eq!(got, want);
+}
