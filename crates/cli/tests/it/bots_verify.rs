@@ -317,3 +317,65 @@ fn a_list_spanning_every_address_verifies_nobody() {
         );
     }
 }
+
+#[test]
+fn a_public_suffix_as_host_is_refused_before_dns_can_confirm_anyone() {
+    // Anyone who registers attacker.co.uk can make this pair of records.
+    let dns = BackgroundDns::start(
+        Zone::new()
+            .ptr("192.0.2.66", &["crawl.attacker.co.uk"])
+            .a("crawl.attacker.co.uk", &["192.0.2.66"]),
+    );
+    let ns = dns.addr().to_string();
+    let registry = TempFile::new(
+        "psl.yaml",
+        b"bots:\n  - name: Googlebot\n    category: search\n    fcrdns_hosts: [co.uk]\n",
+    );
+    let (code, stdout, stderr) = run(
+        &[
+            "bots",
+            "verify",
+            "192.0.2.66",
+            "--bot",
+            "Googlebot",
+            "--nameserver",
+            &ns,
+            "--registry",
+            registry.arg(),
+        ],
+        "",
+    );
+    assert_eq!(code, 2, "{stdout}");
+    assert_eq!(stdout, "");
+    assert!(
+        stderr.contains(&format!(
+            "{}:4:20: error: bots[0].fcrdns_hosts[0]: `co.uk` is a public suffix",
+            registry.arg()
+        )),
+        "{stderr}"
+    );
+    // The same records under the operator's own domain verify.
+    let own = TempFile::new(
+        "own.yaml",
+        b"bots:\n  - name: Mybot\n    category: search\n    fcrdns_hosts: [attacker.co.uk]\n",
+    );
+    let (code, stdout, stderr) = run(
+        &[
+            "bots",
+            "verify",
+            "192.0.2.66",
+            "--bot",
+            "Mybot",
+            "--nameserver",
+            &ns,
+            "--registry",
+            own.arg(),
+        ],
+        "",
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.starts_with("192.0.2.66\tverified\tMybot\t"),
+        "{stdout}"
+    );
+}

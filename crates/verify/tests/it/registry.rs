@@ -552,3 +552,81 @@ bots:
     ];
     assert_eq!(got, want);
 }
+
+#[test]
+fn public_suffixes_are_not_trusted_host_names() {
+    let text = "\
+bots:
+  - name: Googlebot
+    category: monitor
+    fcrdns_hosts: [co.uk, in-addr.arpa, github.io, googlebot.com, bbc.co.uk, foo.ck]
+  - name: Masked
+    fcrdns_hosts: []
+    rdns_masks: ['crawl-*.co.uk', '*.com', 'crawl-*.mybot.co.uk', '*', 'a.*.example.com']
+";
+    let got = brief(&problems(text));
+    let anyone = "anyone can register a name under it";
+    let private = " (of the Public Suffix List's private section: the names under it belong to different customers)";
+    let want = [
+        format!("error 4 bots[0].fcrdns_hosts[0]: `co.uk` is a public suffix: {anyone} (`attacker.co.uk`) and pass as `Googlebot`"),
+        format!("error 4 bots[0].fcrdns_hosts[1]: `in-addr.arpa` is a public suffix: {anyone} (`attacker.in-addr.arpa`) and pass as `Googlebot`"),
+        format!("error 4 bots[0].fcrdns_hosts[2]: `github.io` is a public suffix{private}: {anyone} (`attacker.github.io`) and pass as `Googlebot`"),
+        // A wildcard rule of the list (`*.ck`).
+        format!("error 4 bots[0].fcrdns_hosts[5]: `foo.ck` is a public suffix: {anyone} (`attacker.foo.ck`) and pass as `Googlebot`"),
+        "error 7 bots[1].rdns_masks[0]: mask `crawl-*.co.uk` leaves a label open right under the public suffix `co.uk`: anyone can register a name that matches (`crawl-attacker.co.uk`) and pass as `Masked`".to_owned(),
+        "error 7 bots[1].rdns_masks[1]: mask `*.com` leaves a label open right under the public suffix `com`: anyone can register a name that matches (`attacker.com`) and pass as `Masked`".to_owned(),
+        "error 7 bots[1].rdns_masks[3]: `*` is a single label: a mask names the host's own domain too (`crawl-*.example.com`)".to_owned(),
+    ];
+    assert_eq!(got, want);
+}
+
+#[test]
+fn names_with_control_characters_are_refused() {
+    let text = "\
+bots:
+  - name: \"Evil\\u0007bot\"
+  - name: \"Two\\nLines\"
+  - name: \"Rev\\u202Etob\"
+  - name: Fine
+    operator: \"Acme\\tLtd\"
+  - name: Café-bot
+";
+    let got = brief(&problems(text));
+    assert_eq!(
+        got,
+        [
+            "error 2 bots[0].name: the name \"Evil\\u{7}bot\" holds the control character U+0007; names are shown in reports and logs, so they hold none",
+            "error 3 bots[1].name: the name \"Two\\nLines\" holds the control character U+000A; names are shown in reports and logs, so they hold none",
+            "error 4 bots[2].name: the name \"Rev\\u{202e}tob\" holds the control character U+202E; names are shown in reports and logs, so they hold none",
+            "error 6 bots[3].operator: the operator \"Acme\\tLtd\" holds the control character U+0009; it is shown in reports, so it holds none",
+        ]
+    );
+}
+
+#[test]
+fn an_entry_that_replaces_another_says_what_it_drops() {
+    let mut b = RegistryBuilder::with_defaults();
+    b.add_registry(
+        "mine.yaml",
+        "bots:\n  - name: Mybot\n    ip_list: [192.0.2.1]\n  - name: Googlebot\n    category: search\n    cidr_list: [192.0.2.0/24]\n",
+    );
+    b.add_registry(
+        "later.yaml",
+        "bots:\n  - name: Mybot\n    ip_list: [192.0.2.2]\n    operator: Me\n",
+    );
+    let (registry, problems) = b.build();
+    assert!(registry.is_some());
+    let mine: Vec<String> = problems
+        .iter()
+        .filter(|p| &*p.file != "<default registry>" && &*p.file != "<default uap_extras>")
+        .map(ToString::to_string)
+        .collect();
+    let googlebot = Registry::builtin().get("Googlebot").unwrap().origin.clone();
+    assert_eq!(
+        mine,
+        [
+            format!("mine.yaml:4:5: warning: bots[1]: `Googlebot` replaces the built-in entry ({googlebot}) as a whole (fields are not merged): its `fcrdns_hosts`, `rdns_masks`, `ranges_url`, `robots_tokens`, `operator`, `url` are dropped"),
+            "later.yaml:2:5: warning: bots[0]: `Mybot` replaces the entry of mine.yaml:2:5 as a whole; fields are not merged".to_owned(),
+        ]
+    );
+}
