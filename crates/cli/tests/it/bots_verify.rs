@@ -379,3 +379,46 @@ fn a_public_suffix_as_host_is_refused_before_dns_can_confirm_anyone() {
         "{stdout}"
     );
 }
+
+#[test]
+fn a_confirming_ptr_name_far_down_the_list_is_never_called_spoofed() {
+    let names: Vec<String> = (1..=40)
+        .map(|i| format!("crawl-{i}.searchbot.example"))
+        .collect();
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    let dns = BackgroundDns::start(
+        Zone::new()
+            .ptr("192.0.2.90", &refs[..9])
+            .a(&names[8], &["192.0.2.90"])
+            .ptr("192.0.2.91", &refs)
+            .a(&names[38], &["192.0.2.91"]),
+    );
+    let registry = TempFile::new("r.yaml", REGISTRY.as_bytes());
+    let ns = dns.addr().to_string();
+    let (code, stdout, stderr) = run(
+        &[
+            "bots",
+            "verify",
+            "--no-default-registry",
+            "--registry",
+            registry.arg(),
+            "--nameserver",
+            &ns,
+            "--bot",
+            "Searchbot",
+        ],
+        "192.0.2.90\n192.0.2.91\n",
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    // The ninth name confirms the first address.
+    assert_eq!(
+        lines[0],
+        "192.0.2.90\tverified\tSearchbot\tfcrdns: PTR crawl-9.searchbot.example confirmed"
+    );
+    // The second's confirming name is past the names checked: unknown.
+    assert!(
+        lines[1].starts_with("192.0.2.91\tunknown\tSearchbot\t40 PTR names end with an allowed host; the first 32 do not resolve back"),
+        "{stdout}"
+    );
+}
