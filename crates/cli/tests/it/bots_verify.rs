@@ -422,3 +422,55 @@ fn a_confirming_ptr_name_far_down_the_list_is_never_called_spoofed() {
         "{stdout}"
     );
 }
+
+#[test]
+fn a_line_that_is_not_utf8_is_answered_on_its_own() {
+    let input: &[u8] =
+        b"66.249.66.1\tMozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)\n\
+        192.0.2.9\tOdd\xffBot/1.0 (+https://odd.example/bot)\n\
+        \xfe\xfe\tx\n\
+        192.0.2.10\tcurl/8.5.0\n";
+    let out = botwarden(&["bots", "verify", "--no-dns"], input);
+    let stdout = String::from_utf8(out.stdout).expect("UTF-8 out");
+    let stderr = String::from_utf8(out.stderr).expect("UTF-8 err");
+    // The line that is no address makes the exit 1; the others are answered.
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 3, "{stdout}");
+    assert!(
+        lines[0].starts_with("66.249.66.1\tverified\tGooglebot\t"),
+        "{stdout}"
+    );
+    assert_eq!(
+        lines[1],
+        "192.0.2.9\tunverifiable\tOdd\u{fffd}Bot\ta crawler the registry does not know"
+    );
+    assert_eq!(
+        lines[2],
+        "192.0.2.10\tunverifiable\tcurl\ta library the registry does not know"
+    );
+    for want in [
+        "botwarden: stdin:2: not UTF-8 (bad byte at column 14); read with U+FFFD in its place",
+        "botwarden: stdin:3: not UTF-8 (bad byte at column 1); read with U+FFFD in its place",
+        "botwarden: stdin:3: '\u{fffd}\u{fffd}' is not an IP address; line skipped",
+        "botwarden: 4 lines: 2 unverifiable, 1 verified, 1 skipped (not an address), 2 not UTF-8 (read with U+FFFD)",
+    ] {
+        assert!(stderr.contains(want), "{want}\n{stderr}");
+    }
+    // `bots classify` reads its lines the same way.
+    let out = botwarden(
+        &["bots", "classify"],
+        b"Odd\xffBot/1.0 (+https://odd.example/bot)\ncurl/8.5.0\n",
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let stdout = String::from_utf8(out.stdout).expect("UTF-8 out");
+    assert_eq!(
+        stdout,
+        "-\tcrawler\tOdd\u{fffd}Bot/1.0 (+https://odd.example/bot)\n-\tlibrary\tcurl/8.5.0\n"
+    );
+    let stderr = String::from_utf8(out.stderr).expect("UTF-8 err");
+    assert!(
+        stderr.contains("stdin:1: not UTF-8 (bad byte at column 4)"),
+        "{stderr}"
+    );
+}
