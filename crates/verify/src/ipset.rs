@@ -194,7 +194,7 @@ impl std::fmt::Display for Span {
                 let digits = (self.span + 1).to_string();
                 let mut grouped = String::new();
                 for (i, c) in digits.chars().enumerate() {
-                    if i > 0 && (digits.len() - i) % 3 == 0 {
+                    if i > 0 && (digits.len() - i).is_multiple_of(3) {
                         grouped.push(',');
                     }
                     grouped.push(c);
