@@ -61,6 +61,18 @@ impl AddressKind {
     }
 }
 
+impl AddressKind {
+    /// The article its name takes: `an unspecified address`, `a private
+    /// address`.
+    #[must_use]
+    pub const fn article(self) -> &'static str {
+        match self {
+            AddressKind::Unspecified => "an",
+            _ => "a",
+        }
+    }
+}
+
 impl fmt::Display for AddressKind {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())
@@ -140,6 +152,29 @@ fn v6_kind(ip: Ipv6Addr) -> Option<AddressKind> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn each_kind_takes_its_article() {
+        use AddressKind::*;
+        for kind in [
+            Unspecified,
+            Loopback,
+            Private,
+            SharedCgnat,
+            LinkLocal,
+            UniqueLocal,
+            Documentation,
+            Benchmarking,
+            Broadcast,
+            Multicast,
+            Reserved,
+        ] {
+            // `unique-local` is said with a consonant sound.
+            let vowel = kind.name().starts_with(['a', 'e', 'i', 'o'])
+                || (kind.name().starts_with('u') && !kind.name().starts_with("uni"));
+            assert_eq!(kind.article(), if vowel { "an" } else { "a" }, "{kind}");
+        }
+    }
 
     #[test]
     fn kinds() {

@@ -92,9 +92,9 @@ pub enum Error {
 fn refusal(host: &str, addr: &IpAddr, kind: AddressKind) -> String {
     let literal = host.trim_start_matches('[').trim_end_matches(']');
     if literal.parse::<IpAddr>().ok() == Some(*addr) {
-        format!("{host} is a {kind} address")
+        format!("{host} is {} {kind} address", kind.article())
     } else {
-        format!("{host} is {addr}, a {kind} address")
+        format!("{host} is {addr}, {} {kind} address", kind.article())
     }
 }
 

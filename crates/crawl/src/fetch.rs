@@ -243,7 +243,14 @@ struct RefusedAddress {
 
 impl fmt::Display for RefusedAddress {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "{} is {}, a {} address", self.host, self.addr, self.kind)
+        write!(
+            f,
+            "{} is {}, {} {} address",
+            self.host,
+            self.addr,
+            self.kind.article(),
+            self.kind
+        )
     }
 }
 

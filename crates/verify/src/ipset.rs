@@ -114,6 +114,111 @@ impl std::fmt::Display for Cidr {
     }
 }
 
+/// The widest block an operator publishes for its crawlers, as a prefix
+/// length for IPv4: a list wider than a /8 would let anyone through.
+pub(crate) const WIDEST_V4: u8 = 8;
+/// The widest block, as a prefix length for IPv6 (/19).
+pub(crate) const WIDEST_V6: u8 = 19;
+/// Blocks at least as wide as an IPv4 /12 are suspicious: few operators
+/// publish one.
+pub(crate) const WIDE_V4: u8 = 12;
+/// Blocks at least as wide as an IPv6 /32 are suspicious.
+pub(crate) const WIDE_V6: u8 = 32;
+
+/// How many addresses a block or range spans, against what operators
+/// publish. A range counts as the block of its size.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Span {
+    v4: bool,
+    /// `last - first`: the size less one, so that every IPv6 address fits.
+    span: u128,
+}
+
+impl Span {
+    /// The span of `first..=last`, both of one family, `first <= last`.
+    pub(crate) fn of(first: IpAddr, last: IpAddr) -> Span {
+        match (normalize(first), normalize(last)) {
+            (IpAddr::V4(a), IpAddr::V4(b)) => Span {
+                v4: true,
+                span: u128::from(u32::from(b).saturating_sub(u32::from(a))),
+            },
+            (a, b) => Span {
+                v4: false,
+                span: v6_bits(b).saturating_sub(v6_bits(a)),
+            },
+        }
+    }
+
+    fn bits(self) -> u32 {
+        if self.v4 { 32 } else { 128 }
+    }
+
+    /// The base-2 logarithm of the size, rounded down, and whether the size
+    /// is a power of two.
+    fn log(self) -> (u32, bool) {
+        match self.span.checked_add(1) {
+            None => (128, true),
+            Some(size) => (127 - size.leading_zeros(), size.is_power_of_two()),
+        }
+    }
+
+    /// Wider than any operator publishes (wider than [`WIDEST_V4`] or
+    /// [`WIDEST_V6`]).
+    pub(crate) fn too_wide(self) -> bool {
+        let widest = u32::from(if self.v4 { WIDEST_V4 } else { WIDEST_V6 });
+        let (log, exact) = self.log();
+        let most = self.bits() - widest;
+        log > most || (log == most && !exact)
+    }
+
+    /// At least as wide as [`WIDE_V4`] or [`WIDE_V6`].
+    pub(crate) fn wide(self) -> bool {
+        let wide = u32::from(if self.v4 { WIDE_V4 } else { WIDE_V6 });
+        self.log().0 >= self.bits() - wide
+    }
+
+    /// The widest prefix length allowed for this family.
+    pub(crate) fn widest(self) -> u8 {
+        if self.v4 { WIDEST_V4 } else { WIDEST_V6 }
+    }
+}
+
+impl std::fmt::Display for Span {
+    /// `16,777,216 addresses (a /8)`, `2^109 addresses (a /19)`,
+    /// `16,777,217 addresses (more than a /8)`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (log, exact) = self.log();
+        let prefix = self.bits() - log;
+        match (self.v4, exact) {
+            (true, _) => {
+                let digits = (self.span + 1).to_string();
+                let mut grouped = String::new();
+                for (i, c) in digits.chars().enumerate() {
+                    if i > 0 && (digits.len() - i).is_multiple_of(3) {
+                        grouped.push(',');
+                    }
+                    grouped.push(c);
+                }
+                write!(f, "{grouped} addresses")?;
+            }
+            (false, true) => write!(f, "2^{log} addresses")?,
+            (false, false) => write!(f, "more than 2^{log} addresses")?,
+        }
+        if exact {
+            write!(f, " (a /{prefix})")
+        } else {
+            write!(f, " (more than a /{prefix})")
+        }
+    }
+}
+
+fn v6_bits(ip: IpAddr) -> u128 {
+    match ip {
+        IpAddr::V4(v4) => u128::from(v4.to_ipv6_mapped()),
+        IpAddr::V6(v6) => u128::from(v6),
+    }
+}
+
 fn block_u32(addr: u32, len: u8) -> (u32, u32) {
     let host = u32::MAX.checked_shr(u32::from(len)).unwrap_or(0);
     (addr & !host, addr | host)
@@ -494,5 +599,35 @@ mod tests {
             b.add_ip(l, "10.0.0.256"),
             Err(Error::InvalidIp { .. })
         ));
+    }
+
+    #[test]
+    fn spans_against_what_operators_publish() {
+        let span = |c: &str| {
+            let (lo, hi) = Cidr::parse(c).unwrap().bounds();
+            Span::of(lo, hi)
+        };
+        let all = span("0.0.0.0/0");
+        assert!(all.too_wide());
+        assert_eq!(all.to_string(), "4,294,967,296 addresses (a /0)");
+        assert!(span("0.0.0.0/7").too_wide());
+        assert!(!span("10.0.0.0/8").too_wide() && span("10.0.0.0/8").wide());
+        assert!(span("10.0.0.0/12").wide() && !span("10.0.0.0/13").wide());
+        assert!(span("::/0").too_wide());
+        assert_eq!(span("::/0").to_string(), "2^128 addresses (a /0)");
+        assert!(span("2000::/18").too_wide() && !span("2000::/19").too_wide());
+        assert!(span("2001:db8::/32").wide() && !span("2001:db8::/33").wide());
+        // A range counts as the block of its size.
+        let ip = |t: &str| t.parse::<IpAddr>().unwrap();
+        let r = Span::of(ip("10.0.0.0"), ip("11.0.0.0"));
+        assert!(r.too_wide());
+        assert_eq!(r.to_string(), "16,777,217 addresses (more than a /8)");
+        assert!(!Span::of(ip("10.0.0.0"), ip("10.255.255.255")).too_wide());
+        assert!(Span::of(ip("::"), ip("ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff")).too_wide());
+        assert_eq!(
+            Span::of(ip("2001:db8::"), ip("2001:db9::")).to_string(),
+            "more than 2^96 addresses (more than a /32)"
+        );
+        assert!(!Span::of(ip("192.0.2.1"), ip("192.0.2.1")).wide());
     }
 }

@@ -414,11 +414,11 @@ mod tests {
     #[test]
     fn aliased_text_is_bounded_in_bytes() {
         let long = "x".repeat(1 << 20);
-        let text = format!("a: &a '{long}'\nb: [{}]\n", vec!["*a"; 70].join(", "));
+        let text = format!("a: &a '{long}'\nb: [{}]\n", ["*a"; 70].join(", "));
         let err = parse(&text).unwrap_err();
         assert!(err.limit && err.message.contains("64 MiB"), "{err:?}");
         // Below the bound, aliases still expand.
-        let text = format!("a: &a '{long}'\nb: [{}]\n", vec!["*a"; 10].join(", "));
+        let text = format!("a: &a '{long}'\nb: [{}]\n", ["*a"; 10].join(", "));
         assert!(parse(&text).is_ok());
     }
 

@@ -1,6 +1,6 @@
 //! `botwarden bots classify`: which bot a User-Agent claims to be.
 
-use std::io::{BufRead, BufWriter, Write};
+use std::io::{BufWriter, Write};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
@@ -8,6 +8,7 @@ use botwarden_verify::classify::{Classification, Classifier};
 use clap::{Args, ValueEnum};
 
 use super::bots_registry::RegistryArgs;
+use super::bots_verify::{for_each_line, not_utf8_note};
 
 /// Arguments of `botwarden bots classify`.
 #[derive(Debug, Args)]
@@ -64,11 +65,13 @@ pub(crate) fn run(args: &ClassifyArgs) -> Result<ExitCode> {
         .with_cache(100_000);
     let mut out = BufWriter::new(std::io::stdout().lock());
     if args.user_agents.is_empty() {
-        for line in std::io::stdin().lock().lines() {
-            let line = line.context("cannot read standard input")?;
-            let ua = line.trim_end_matches('\r');
-            write_one(&mut out, args.format, ua, &classifier.classify(ua))?;
-        }
+        let mut err = std::io::stderr().lock();
+        for_each_line(std::io::stdin().lock(), |n, ua, invalid| {
+            if let Some(at) = invalid {
+                writeln!(err, "botwarden: stdin:{n}: {}", not_utf8_note(at))?;
+            }
+            write_one(&mut out, args.format, ua, &classifier.classify(ua))
+        })?;
     } else {
         for ua in &args.user_agents {
             write_one(&mut out, args.format, ua, &classifier.classify(ua))?;

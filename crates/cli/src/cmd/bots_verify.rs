@@ -213,6 +213,44 @@ fn write_one(
     Ok(())
 }
 
+/// Calls `each` with every line of `input` (numbered from 1, without its
+/// line end), one at a time. A line that is not UTF-8 is given with each
+/// bad sequence replaced by U+FFFD, with the 1-based column of the first bad
+/// byte; it does not stop the others.
+pub(crate) fn for_each_line(
+    mut input: impl BufRead,
+    mut each: impl FnMut(usize, &str, Option<usize>) -> Result<()>,
+) -> Result<()> {
+    let mut buf = Vec::new();
+    let mut n = 0;
+    loop {
+        buf.clear();
+        if input
+            .read_until(b'\n', &mut buf)
+            .context("cannot read standard input")?
+            == 0
+        {
+            return Ok(());
+        }
+        n += 1;
+        let bytes = buf.strip_suffix(b"\n").unwrap_or(&buf);
+        let bytes = bytes.strip_suffix(b"\r").unwrap_or(bytes);
+        match std::str::from_utf8(bytes) {
+            Ok(line) => each(n, line, None)?,
+            Err(e) => each(
+                n,
+                &String::from_utf8_lossy(bytes),
+                Some(e.valid_up_to() + 1),
+            )?,
+        }
+    }
+}
+
+/// What is said of a line that is not UTF-8, its first bad byte at `at`.
+pub(crate) fn not_utf8_note(at: usize) -> String {
+    format!("not UTF-8 (bad byte at column {at}); read with U+FFFD in its place")
+}
+
 fn parse_line(line: &str) -> Result<Option<Ask>, String> {
     let line = line.trim_end_matches(['\r', '\n']);
     if line.trim().is_empty() {
@@ -273,21 +311,24 @@ pub(crate) fn run(args: &VerifyArgs) -> Result<ExitCode> {
         return Ok(ExitCode::SUCCESS);
     }
     // Standard input: every line answered in order, many at once.
-    let stdin = std::io::stdin().lock();
     let mut asks = Vec::new();
-    let (mut empty, mut bad) = (0usize, 0usize);
+    let (mut empty, mut bad, mut not_utf8) = (0usize, 0usize, 0usize);
     let mut err = std::io::stderr().lock();
-    for (n, line) in stdin.lines().enumerate() {
-        let line = line.context("cannot read standard input")?;
-        match parse_line(&line) {
+    for_each_line(std::io::stdin().lock(), |n, line, invalid| {
+        if let Some(at) = invalid {
+            not_utf8 += 1;
+            writeln!(err, "botwarden: stdin:{n}: {}", not_utf8_note(at))?;
+        }
+        match parse_line(line) {
             Ok(Some(ask)) => asks.push(ask),
             Ok(None) => empty += 1,
             Err(e) => {
                 bad += 1;
-                writeln!(err, "botwarden: stdin:{}: {e}; line skipped", n + 1)?;
+                writeln!(err, "botwarden: stdin:{n}: {e}; line skipped")?;
             }
         }
-    }
+        Ok(())
+    })?;
     let concurrency = args.dns.concurrency as usize;
     let mut counts: BTreeMap<&'static str, usize> = BTreeMap::new();
     let (verifier, classifier) = (&verifier, &classifier);
@@ -316,6 +357,9 @@ pub(crate) fn run(args: &VerifyArgs) -> Result<ExitCode> {
     let mut parts = summary;
     if bad > 0 {
         parts.push(format!("{bad} skipped (not an address)"));
+    }
+    if not_utf8 > 0 {
+        parts.push(format!("{not_utf8} not UTF-8 (read with U+FFFD)"));
     }
     if empty > 0 {
         parts.push(format!("{empty} empty"));

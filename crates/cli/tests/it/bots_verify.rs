@@ -285,3 +285,192 @@ fn unregistered_clients_of_the_bundled_log_are_named_by_their_product() {
         );
     }
 }
+
+#[test]
+fn a_list_spanning_every_address_verifies_nobody() {
+    for list in [
+        "cidr_list: [0.0.0.0/0]",
+        "cidr_list: ['::/0']",
+        "ip_ranges: [{min: 0.0.0.0, max: 255.255.255.255}]",
+    ] {
+        let text = format!("bots:\n  - name: WideBot\n    {list}\n");
+        let registry = TempFile::new("wide.yaml", text.as_bytes());
+        let (code, stdout, stderr) = run(
+            &[
+                "bots",
+                "verify",
+                "8.8.8.8",
+                "--bot",
+                "WideBot",
+                "--no-dns",
+                "--registry",
+                registry.arg(),
+            ],
+            "",
+        );
+        assert_eq!(code, 2, "{list}: {stdout}");
+        assert_eq!(stdout, "", "{list}");
+        assert!(
+            stderr.contains(&format!("{}:3:", registry.arg()))
+                && stderr.contains("wider than any operator publishes for its crawlers"),
+            "{list}: {stderr}"
+        );
+    }
+}
+
+#[test]
+fn a_public_suffix_as_host_is_refused_before_dns_can_confirm_anyone() {
+    // Anyone who registers attacker.co.uk can make this pair of records.
+    let dns = BackgroundDns::start(
+        Zone::new()
+            .ptr("192.0.2.66", &["crawl.attacker.co.uk"])
+            .a("crawl.attacker.co.uk", &["192.0.2.66"]),
+    );
+    let ns = dns.addr().to_string();
+    let registry = TempFile::new(
+        "psl.yaml",
+        b"bots:\n  - name: Googlebot\n    category: search\n    fcrdns_hosts: [co.uk]\n",
+    );
+    let (code, stdout, stderr) = run(
+        &[
+            "bots",
+            "verify",
+            "192.0.2.66",
+            "--bot",
+            "Googlebot",
+            "--nameserver",
+            &ns,
+            "--registry",
+            registry.arg(),
+        ],
+        "",
+    );
+    assert_eq!(code, 2, "{stdout}");
+    assert_eq!(stdout, "");
+    assert!(
+        stderr.contains(&format!(
+            "{}:4:20: error: bots[0].fcrdns_hosts[0]: `co.uk` is a public suffix",
+            registry.arg()
+        )),
+        "{stderr}"
+    );
+    // The same records under the operator's own domain verify.
+    let own = TempFile::new(
+        "own.yaml",
+        b"bots:\n  - name: Mybot\n    category: search\n    fcrdns_hosts: [attacker.co.uk]\n",
+    );
+    let (code, stdout, stderr) = run(
+        &[
+            "bots",
+            "verify",
+            "192.0.2.66",
+            "--bot",
+            "Mybot",
+            "--nameserver",
+            &ns,
+            "--registry",
+            own.arg(),
+        ],
+        "",
+    );
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.starts_with("192.0.2.66\tverified\tMybot\t"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_confirming_ptr_name_far_down_the_list_is_never_called_spoofed() {
+    let names: Vec<String> = (1..=40)
+        .map(|i| format!("crawl-{i}.searchbot.example"))
+        .collect();
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    let dns = BackgroundDns::start(
+        Zone::new()
+            .ptr("192.0.2.90", &refs[..9])
+            .a(&names[8], &["192.0.2.90"])
+            .ptr("192.0.2.91", &refs)
+            .a(&names[38], &["192.0.2.91"]),
+    );
+    let registry = TempFile::new("r.yaml", REGISTRY.as_bytes());
+    let ns = dns.addr().to_string();
+    let (code, stdout, stderr) = run(
+        &[
+            "bots",
+            "verify",
+            "--no-default-registry",
+            "--registry",
+            registry.arg(),
+            "--nameserver",
+            &ns,
+            "--bot",
+            "Searchbot",
+        ],
+        "192.0.2.90\n192.0.2.91\n",
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    // The ninth name confirms the first address.
+    assert_eq!(
+        lines[0],
+        "192.0.2.90\tverified\tSearchbot\tfcrdns: PTR crawl-9.searchbot.example confirmed"
+    );
+    // The second's confirming name is past the names checked: unknown.
+    assert!(
+        lines[1].starts_with("192.0.2.91\tunknown\tSearchbot\t40 PTR names end with an allowed host; the first 32 do not resolve back"),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn a_line_that_is_not_utf8_is_answered_on_its_own() {
+    let input: &[u8] =
+        b"66.249.66.1\tMozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)\n\
+        192.0.2.9\tOdd\xffBot/1.0 (+https://odd.example/bot)\n\
+        \xfe\xfe\tx\n\
+        192.0.2.10\tcurl/8.5.0\n";
+    let out = botwarden(&["bots", "verify", "--no-dns"], input);
+    let stdout = String::from_utf8(out.stdout).expect("UTF-8 out");
+    let stderr = String::from_utf8(out.stderr).expect("UTF-8 err");
+    // The line that is no address makes the exit 1; the others are answered.
+    assert_eq!(out.status.code(), Some(1), "{stderr}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    assert_eq!(lines.len(), 3, "{stdout}");
+    assert!(
+        lines[0].starts_with("66.249.66.1\tverified\tGooglebot\t"),
+        "{stdout}"
+    );
+    assert_eq!(
+        lines[1],
+        "192.0.2.9\tunverifiable\tOdd\u{fffd}Bot\ta crawler the registry does not know"
+    );
+    assert_eq!(
+        lines[2],
+        "192.0.2.10\tunverifiable\tcurl\ta library the registry does not know"
+    );
+    for want in [
+        "botwarden: stdin:2: not UTF-8 (bad byte at column 14); read with U+FFFD in its place",
+        "botwarden: stdin:3: not UTF-8 (bad byte at column 1); read with U+FFFD in its place",
+        "botwarden: stdin:3: '\u{fffd}\u{fffd}' is not an IP address; line skipped",
+        "botwarden: 4 lines: 2 unverifiable, 1 verified, 1 skipped (not an address), 2 not UTF-8 (read with U+FFFD)",
+    ] {
+        assert!(stderr.contains(want), "{want}\n{stderr}");
+    }
+    // `bots classify` reads its lines the same way.
+    let out = botwarden(
+        &["bots", "classify"],
+        b"Odd\xffBot/1.0 (+https://odd.example/bot)\ncurl/8.5.0\n",
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let stdout = String::from_utf8(out.stdout).expect("UTF-8 out");
+    assert_eq!(
+        stdout,
+        "-\tcrawler\tOdd\u{fffd}Bot/1.0 (+https://odd.example/bot)\n-\tlibrary\tcurl/8.5.0\n"
+    );
+    let stderr = String::from_utf8(out.stderr).expect("UTF-8 err");
+    assert!(
+        stderr.contains("stdin:1: not UTF-8 (bad byte at column 4)"),
+        "{stderr}"
+    );
+}

@@ -93,3 +93,22 @@ async fn only_http_urls() {
         "{error:?}"
     );
 }
+
+#[tokio::test]
+async fn a_refusal_takes_the_article_its_kind_needs() {
+    let (listener, port) = listener();
+    let fetcher = Fetcher::builder().build().expect("fetcher");
+    let url = format!("http://0.0.0.0:{port}/robots.txt");
+    let error = fetcher.fetch(&url).await.expect_err("refused");
+    assert_eq!(
+        error.to_string(),
+        format!("refusing to fetch {url}: 0.0.0.0 is an unspecified address")
+    );
+    let url = format!("http://127.0.0.1:{port}/robots.txt");
+    let error = fetcher.fetch(&url).await.expect_err("refused");
+    assert_eq!(
+        error.to_string(),
+        format!("refusing to fetch {url}: 127.0.0.1 is a loopback address")
+    );
+    assert_no_connection(&listener);
+}

@@ -300,7 +300,7 @@ fn two_thousand_stars_against_a_six_kilobyte_url() {
             assert_eq!(
                 d.allowed,
                 !want_disallowed,
-                "[{profile}] Disallow: {}… ({} bytes) against a {}-byte path",
+                "[{profile}] Disallow: {}… ({} bytes) against a path of {} bytes",
                 &pattern[..12],
                 pattern.len(),
                 path.len()

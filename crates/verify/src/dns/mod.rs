@@ -7,7 +7,8 @@
 //!    IPv4), keeping all names;
 //! 2. the candidate names are those ending with an allowed suffix on a label
 //!    boundary and, when masks are given, matching a mask;
-//! 3. A and AAAA lookups of each candidate (at most [`MAX_CANDIDATES`]);
+//! 3. A and AAAA lookups of each candidate, all at once (within the
+//!    concurrency bound), for at most [`MAX_CANDIDATES`] candidates;
 //! 4. confirmed when the address is among the answers.
 //!
 //! A definitive negative answer (NXDOMAIN, NODATA, no acceptable name,
@@ -15,7 +16,10 @@
 //! (SERVFAIL, REFUSED, timeout, network error) gives [`Fcrdns::Unknown`],
 //! which is never to be read as a failure. When several candidates are
 //! checked, one confirmation wins, and otherwise one failed lookup makes the
-//! outcome unknown.
+//! outcome unknown. An address with more candidates than are checked, none
+//! of those checked confirming it, is unknown too
+//! ([`UnknownReason::Unchecked`]), never failed: a name left unchecked might
+//! have confirmed it.
 //!
 //! # Resolver
 //!
@@ -87,8 +91,12 @@ use crate::{Error, normalize};
 use cache::TtlCache;
 
 /// At most this many acceptable PTR names of one address are forward
-/// checked; further names are kept as evidence only.
-pub const MAX_CANDIDATES: usize = 8;
+/// checked (their A and AAAA lookups sent at once, within
+/// [`DnsConfig::concurrency`]). A PTR answer holds one or two names in
+/// practice; the bound keeps an address whose owner publishes thousands from
+/// costing thousands of lookups. When more are left and none of those
+/// checked confirms, the outcome is [`Fcrdns::Unknown`].
+pub const MAX_CANDIDATES: usize = 32;
 
 /// Settings of an [`FcrdnsChecker`].
 ///
@@ -307,7 +315,7 @@ impl FcrdnsChecker {
             }
             Answer::Failed(failure) => {
                 return Fcrdns::Unknown {
-                    reason: UnknownReason {
+                    reason: UnknownReason::Lookup {
                         query: Query::Ptr(ip),
                         failure,
                     },
@@ -347,13 +355,23 @@ impl FcrdnsChecker {
             };
         }
 
+        let unchecked: Vec<String> = candidates
+            .iter()
+            .skip(MAX_CANDIDATES)
+            .map(|c| c.shown.clone())
+            .collect();
+        let lookups = candidates.iter().take(MAX_CANDIDATES).map(|&c| async move {
+            let (v4, v6) = tokio::join!(
+                inner.addresses(c, Family::V4),
+                inner.addresses(c, Family::V6)
+            );
+            (c, v4, v6)
+        });
+        let answers = futures_util::future::join_all(lookups).await;
+        let checked = answers.len();
         let mut unknown = None;
         let mut forward = Vec::new();
-        for candidate in candidates.into_iter().take(MAX_CANDIDATES) {
-            let (v4, v6) = tokio::join!(
-                inner.addresses(candidate, Family::V4),
-                inner.addresses(candidate, Family::V6)
-            );
+        for (candidate, v4, v6) in answers {
             let mut addresses = Vec::new();
             let mut failed = None;
             for (answer, family) in [(v4, Family::V4), (v6, Family::V6)] {
@@ -361,7 +379,7 @@ impl FcrdnsChecker {
                     Answer::Records(list) => addresses.extend(list.iter().copied()),
                     Answer::Negative(_) => {}
                     Answer::Failed(failure) => {
-                        failed.get_or_insert_with(|| UnknownReason {
+                        failed.get_or_insert_with(|| UnknownReason::Lookup {
                             query: match family {
                                 Family::V4 => Query::A(candidate.shown.clone()),
                                 Family::V6 => Query::Aaaa(candidate.shown.clone()),
@@ -387,6 +405,12 @@ impl FcrdnsChecker {
                     addresses,
                 }),
             }
+        }
+        if unknown.is_none() && !unchecked.is_empty() {
+            unknown = Some(UnknownReason::Unchecked {
+                checked,
+                names: unchecked,
+            });
         }
         match unknown {
             Some(reason) => Fcrdns::Unknown { reason, ptr_names },

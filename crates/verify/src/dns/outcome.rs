@@ -183,22 +183,49 @@ impl fmt::Display for Negative {
     }
 }
 
-/// Which lookup failed and how, for an [`Fcrdns::Unknown`] outcome.
+/// Why nothing can be concluded, for an [`Fcrdns::Unknown`] outcome.
 #[derive(Debug, Clone, PartialEq, Eq)]
-pub struct UnknownReason {
-    /// The lookup.
-    pub query: Query,
-    /// How it failed.
-    pub failure: DnsFailure,
+#[non_exhaustive]
+pub enum UnknownReason {
+    /// A lookup failed.
+    Lookup {
+        /// The lookup.
+        query: Query,
+        /// How it failed.
+        failure: DnsFailure,
+    },
+    /// The address has more acceptable PTR names than are checked
+    /// ([`MAX_CANDIDATES`](super::MAX_CANDIDATES)), and none of those
+    /// checked resolves back to it: one left unchecked might.
+    Unchecked {
+        /// How many names were checked.
+        checked: usize,
+        /// The names left unchecked, in the order answered.
+        names: Vec<String>,
+    },
 }
 
 impl fmt::Display for UnknownReason {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        match &self.failure {
-            DnsFailure::Timeout(after) => {
-                write!(f, "the {} timed out after {after:?}", self.query)
+        match self {
+            Self::Lookup {
+                query,
+                failure: DnsFailure::Timeout(after),
+            } => write!(f, "the {query} timed out after {after:?}"),
+            Self::Lookup { query, failure } => write!(f, "the {query} failed: {failure}"),
+            Self::Unchecked { checked, names } => {
+                let total = checked + names.len();
+                write!(
+                    f,
+                    "{total} PTR names end with an allowed host; the first {checked} do not resolve back to the address, and the other {} ({}",
+                    names.len(),
+                    names[0]
+                )?;
+                if names.len() > 1 {
+                    f.write_str(", …")?;
+                }
+                write!(f, ") were left unchecked (at most {checked} are checked)")
             }
-            failure => write!(f, "the {} failed: {failure}", self.query),
         }
     }
 }

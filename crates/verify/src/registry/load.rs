@@ -6,7 +6,7 @@ use std::net::IpAddr;
 use std::sync::Arc;
 
 use super::{Bot, Category, IpRange, Origin, Problem, RangesFormat, Severity, UaExtra};
-use crate::ipset::{Cidr, normalize};
+use crate::ipset::{Cidr, Span, normalize};
 use crate::yaml::{self, Kind, Node, Position};
 
 /// The keys a bot entry may have: bottica's, then the extensions.
@@ -275,7 +275,7 @@ fn distance(a: &str, b: &str) -> usize {
 }
 
 /// Reads a registry file: the bots without errors, and every problem.
-pub(super) fn registry(file: &Arc<str>, text: &str) -> (Vec<Bot>, Vec<Problem>) {
+pub(super) fn registry(file: &Arc<str>, text: &str) -> (Vec<(usize, Bot)>, Vec<Problem>) {
     let mut cx = Ctx {
         file,
         problems: Vec::new(),
@@ -308,7 +308,7 @@ pub(super) fn registry(file: &Arc<str>, text: &str) -> (Vec<Bot>, Vec<Problem>) 
             }
             names.insert(bot.name.clone(), bot.origin.at);
             if cx.errors() == before {
-                bots.push(bot);
+                bots.push((i, bot));
             }
         }
     }
@@ -342,6 +342,17 @@ fn read_bot(cx: &mut Ctx<'_>, path: &str, node: &Node) -> Option<Bot> {
     };
     let name = cx.string(&join(path, "name"), name_node)?;
     let name = name.trim().to_owned();
+    if let Some(c) = name.chars().find(|&c| is_control(c)) {
+        cx.error(
+            &join(path, "name"),
+            name_node.at,
+            format!(
+                "the name {name:?} holds the control character U+{:04X}; names are shown in reports and logs, so they hold none",
+                u32::from(c)
+            ),
+        );
+        return None;
+    }
     if name.is_empty() {
         cx.error(
             &join(path, "name"),
@@ -360,15 +371,22 @@ fn read_bot(cx: &mut Ctx<'_>, path: &str, node: &Node) -> Option<Bot> {
     let mut masks_at = None;
     let mut format_at = None;
     let mut host_places = Vec::new();
+    let mut hosts_written = 0;
+    let mut hosts_at = None;
     let mut mask_places = Vec::new();
     for &(key, value, key_at) in &fields {
         let here = join(path, key);
         match key {
             "name" => {}
             "fcrdns_hosts" => {
+                let name = bot.name.clone();
                 let hosts = cx.strings(&here, value, |cx, p, at, s| {
-                    host(cx, p, at, s, false).map(|h| (h, at))
+                    host(cx, p, at, s, false, &name).map(|h| (h, at))
                 });
+                hosts_at = Some(key_at);
+                if let Kind::Seq(items) = &value.kind {
+                    hosts_written = items.len();
+                }
                 if let Some(hosts) = hosts {
                     host_places = hosts.iter().map(|&(_, at)| at).collect();
                     bot.fcrdns_hosts = Some(hosts.into_iter().map(|(h, _)| h).collect());
@@ -376,15 +394,20 @@ fn read_bot(cx: &mut Ctx<'_>, path: &str, node: &Node) -> Option<Bot> {
             }
             "ip_list" => bot.ip_list = cx.strings(&here, value, Ctx::ip),
             "cidr_list" => {
+                let name = bot.name.clone();
                 bot.cidr_list = cx.strings(&here, value, |cx, p, at, s| match Cidr::parse(s) {
-                    Ok(c) => Some(c),
+                    Ok(c) => {
+                        let (first, last) = c.bounds();
+                        let span = Span::of(first, last);
+                        width(cx, p, at, &format!("`{c}`"), span, &name).then_some(c)
+                    }
                     Err(e) => {
                         cx.error(p, at, e.to_string());
                         None
                     }
                 });
             }
-            "ip_ranges" => bot.ip_ranges = ranges(cx, &here, value),
+            "ip_ranges" => bot.ip_ranges = ranges(cx, &here, value, &bot.name),
             "category" => {
                 if let Some(text) = cx.string(&here, value) {
                     bot.category = Category::from_name(&text);
@@ -398,7 +421,21 @@ fn read_bot(cx: &mut Ctx<'_>, path: &str, node: &Node) -> Option<Bot> {
                     }
                 }
             }
-            "operator" => bot.operator = cx.string(&here, value),
+            "operator" => {
+                bot.operator = cx.string(&here, value);
+                if let Some(op) = &bot.operator
+                    && let Some(c) = op.chars().find(|&c| is_control(c))
+                {
+                    cx.error(
+                        &here,
+                        value.at,
+                        format!(
+                            "the operator {op:?} holds the control character U+{:04X}; it is shown in reports, so it holds none",
+                            u32::from(c)
+                        ),
+                    );
+                }
+            }
             "url" => {
                 bot.url = cx
                     .string(&here, value)
@@ -426,9 +463,10 @@ fn read_bot(cx: &mut Ctx<'_>, path: &str, node: &Node) -> Option<Bot> {
             }
             "rdns_masks" => {
                 masks_at = Some(key_at);
+                let name = bot.name.clone();
                 let masks = cx
                     .strings(&here, value, |cx, p, at, s| {
-                        host(cx, p, at, s, true).map(|h| (h, at))
+                        host(cx, p, at, s, true, &name).map(|h| (h, at))
                     })
                     .unwrap_or_default();
                 mask_places = masks.iter().map(|&(_, at)| at).collect();
@@ -442,6 +480,8 @@ fn read_bot(cx: &mut Ctx<'_>, path: &str, node: &Node) -> Option<Bot> {
         masks: masks_at,
         format: format_at,
         hosts: host_places,
+        hosts_written,
+        hosts_at,
         each_mask: mask_places,
     };
     cross_checks(cx, path, &bot, &places);
@@ -459,12 +499,24 @@ fn read_bot(cx: &mut Ctx<'_>, path: &str, node: &Node) -> Option<Bot> {
     Some(bot)
 }
 
+/// A control character, or one that reorders text on display (the
+/// bidirectional marks, embeddings, overrides and isolates).
+fn is_control(c: char) -> bool {
+    c.is_control()
+        || matches!(c, '\u{200E}' | '\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
+}
+
 /// Where a bot's fields are, for the checks between fields.
 struct Places {
     bot: Position,
     masks: Option<Position>,
     format: Option<Position>,
+    /// Where each accepted `fcrdns_hosts` entry is.
     hosts: Vec<Position>,
+    /// How many entries `fcrdns_hosts` has as written, refused ones too.
+    hosts_written: usize,
+    /// Where the `fcrdns_hosts` key is.
+    hosts_at: Option<Position>,
     each_mask: Vec<Position>,
 }
 
@@ -520,7 +572,17 @@ fn cross_checks(cx: &mut Ctx<'_>, path: &str, bot: &Bot, places: &Places) {
                 }
             }
         }
-        if hosts.is_empty() && bot.rdns_masks.is_empty() {
+        if hosts.is_empty() && places.hosts_written > 0 {
+            let refused = match places.hosts_written {
+                1 => "its only entry was refused".to_owned(),
+                n => format!("all {n} of its entries were refused"),
+            };
+            cx.warning(
+                &join(path, "fcrdns_hosts"),
+                places.hosts_at.unwrap_or(at),
+                format!("`fcrdns_hosts` has no host left: {refused}, so the bot is left out; it is not taken for `fcrdns_hosts: []`, which would accept any forward-confirmed host name"),
+            );
+        } else if hosts.is_empty() && bot.rdns_masks.is_empty() {
             cx.warning(
                 &join(path, "fcrdns_hosts"),
                 at,
@@ -538,9 +600,43 @@ pub(crate) fn suffix_on_label(name: &str, suffix: &str) -> bool {
 }
 
 /// A host name (or a mask with `*`), lowercased, without a trailing dot.
-fn host(cx: &mut Ctx<'_>, path: &str, at: Position, text: &str, mask: bool) -> Option<String> {
+/// Whether `name` (lower case) is a public suffix of the Public Suffix
+/// List, a name under which anyone may register one: of its ICANN section
+/// (`co.uk`, `in-addr.arpa`) or of its private section (`github.io`).
+pub(crate) fn public_suffix(name: &str) -> Option<psl::Type> {
+    let suffix = psl::suffix(name.as_bytes())?;
+    let typ = suffix.typ()?;
+    (suffix.trim().as_bytes() == name.as_bytes()).then_some(typ)
+}
+
+/// How the Public Suffix List files a suffix, for messages.
+fn section(typ: psl::Type) -> &'static str {
+    match typ {
+        psl::Type::Icann => "",
+        psl::Type::Private => {
+            " (of the Public Suffix List's private section: the names under it belong to different customers)"
+        }
+    }
+}
+
+fn host(
+    cx: &mut Ctx<'_>,
+    path: &str,
+    at: Position,
+    text: &str,
+    mask: bool,
+    bot: &str,
+) -> Option<String> {
     let name = text.trim().trim_end_matches('.').to_ascii_lowercase();
     let what = if mask { "mask" } else { "host name" };
+    if name.is_empty() && !text.trim().is_empty() {
+        cx.error(
+            path,
+            at,
+            format!("`{text}` is the DNS root: every host name would pass"),
+        );
+        return None;
+    }
     if name.is_empty() {
         cx.error(path, at, format!("an empty {what}"));
         return None;
@@ -589,12 +685,49 @@ fn host(cx: &mut Ctx<'_>, path: &str, at: Position, text: &str, mask: bool) -> O
         }
     }
     if !name.contains('.') {
-        cx.error(
-            path,
-            at,
-            format!("`{text}` is a top-level domain: every host name under it would pass"),
-        );
+        let message = if mask {
+            format!(
+                "`{text}` is a single label: a mask names the host's own domain too (`crawl-*.example.com`)"
+            )
+        } else {
+            format!("`{text}` is a top-level domain: every host name under it would pass")
+        };
+        cx.error(path, at, message);
         return None;
+    }
+    if !mask {
+        if let Some(typ) = public_suffix(&name) {
+            cx.error(
+                path,
+                at,
+                format!(
+                    "`{name}` is a public suffix{}: anyone can register a name under it (`attacker.{name}`) and pass as `{bot}`",
+                    section(typ)
+                ),
+            );
+            return None;
+        }
+    } else if let Some(cut) = name.rfind('*') {
+        // The labels after the last one with a `*` are fixed; if they are a
+        // public suffix, the wildcard label is anyone's to register.
+        let fixed = name[cut..].split_once('.').map_or("", |(_, rest)| rest);
+        let open = if fixed.is_empty() {
+            None
+        } else {
+            public_suffix(fixed)
+        };
+        if let Some(typ) = open {
+            let example = name.replacen('*', "attacker", 1).replace('*', "1");
+            cx.error(
+                path,
+                at,
+                format!(
+                    "mask `{name}` leaves a label open right under the public suffix `{fixed}`{}: anyone can register a name that matches (`{example}`) and pass as `{bot}`",
+                    section(typ)
+                ),
+            );
+            return None;
+        }
     }
     Some(name)
 }
@@ -640,7 +773,33 @@ fn web_url(cx: &mut Ctx<'_>, path: &str, at: Position, text: &str) -> Option<Str
     }
 }
 
-fn ranges(cx: &mut Ctx<'_>, path: &str, node: &Node) -> Option<Vec<IpRange>> {
+/// Checks how wide a block or range is: wider than any operator publishes
+/// is an error (and `false`), suspiciously wide a warning.
+fn width(cx: &mut Ctx<'_>, path: &str, at: Position, what: &str, span: Span, bot: &str) -> bool {
+    if span.too_wide() {
+        cx.error(
+            path,
+            at,
+            format!(
+                "{what} spans {span}: wider than any operator publishes for its crawlers (a /{} at most), so anyone there would pass as `{bot}`",
+                span.widest()
+            ),
+        );
+        return false;
+    }
+    if span.wide() {
+        cx.warning(
+            path,
+            at,
+            format!(
+                "{what} spans {span}: wider than operators usually publish for their crawlers; check that all of it is `{bot}`'s"
+            ),
+        );
+    }
+    true
+}
+
+fn ranges(cx: &mut Ctx<'_>, path: &str, node: &Node, bot: &str) -> Option<Vec<IpRange>> {
     let items = cx.list(path, node)?;
     let mut out = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
@@ -686,7 +845,14 @@ fn ranges(cx: &mut Ctx<'_>, path: &str, node: &Node) -> Option<Vec<IpRange>> {
                 item.at,
                 format!("min `{min}` is greater than max `{max}`"),
             );
-        } else {
+        } else if width(
+            cx,
+            &here,
+            item.at,
+            &format!("`{min}` – `{max}`"),
+            Span::of(min, max),
+            bot,
+        ) {
             out.push(IpRange { min, max });
         }
     }

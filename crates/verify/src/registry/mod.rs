@@ -348,9 +348,12 @@ impl RegistryBuilder {
         self.files.push(file.clone());
         let (bots, problems) = load::registry(&file, text);
         self.problems.extend(problems);
-        for bot in bots {
+        for (n, bot) in bots {
             match self.index.get(&bot.name) {
-                Some(&i) => self.bots[i] = bot,
+                Some(&i) => {
+                    self.problems.push(replacement(n, &self.bots[i], &bot));
+                    self.bots[i] = bot;
+                }
                 None => {
                     self.index.insert(bot.name.clone(), self.bots.len());
                     self.bots.push(bot);
@@ -417,6 +420,72 @@ impl RegistryBuilder {
             ranges: self.ranges,
         });
         (registry, self.problems)
+    }
+}
+
+/// The warning that the entry `new` (the `n`th of its file) replaces `old`
+/// of an earlier file as a whole, naming what `old` had that `new` drops.
+fn replacement(n: usize, old: &Bot, new: &Bot) -> Problem {
+    let mut dropped = Vec::new();
+    let mut lost = |field: &'static str, had: bool, has: bool| {
+        if had && !has {
+            dropped.push(format!("`{field}`"));
+        }
+    };
+    lost(
+        "fcrdns_hosts",
+        old.fcrdns_hosts.is_some(),
+        new.fcrdns_hosts.is_some(),
+    );
+    lost(
+        "rdns_masks",
+        !old.rdns_masks.is_empty(),
+        !new.rdns_masks.is_empty(),
+    );
+    lost("ip_list", old.ip_list.is_some(), new.ip_list.is_some());
+    lost(
+        "ip_ranges",
+        old.ip_ranges.is_some(),
+        new.ip_ranges.is_some(),
+    );
+    lost(
+        "cidr_list",
+        old.cidr_list.is_some(),
+        new.cidr_list.is_some(),
+    );
+    lost(
+        "ranges_url",
+        old.ranges_url.is_some(),
+        new.ranges_url.is_some(),
+    );
+    lost(
+        "robots_tokens",
+        !old.robots_tokens.is_empty(),
+        !new.robots_tokens.is_empty(),
+    );
+    lost("category", old.category.is_some(), new.category.is_some());
+    lost("operator", old.operator.is_some(), new.operator.is_some());
+    lost("url", old.url.is_some(), new.url.is_some());
+    let what = if old.origin.file.as_ref() == DEFAULT_REGISTRY_NAME {
+        format!("the built-in entry ({})", old.origin)
+    } else {
+        format!("the entry of {}", old.origin)
+    };
+    let tail = if dropped.is_empty() {
+        "; fields are not merged".to_owned()
+    } else {
+        format!(
+            " (fields are not merged): its {} {} dropped",
+            dropped.join(", "),
+            if dropped.len() == 1 { "is" } else { "are" }
+        )
+    };
+    Problem {
+        severity: Severity::Warning,
+        file: new.origin.file.clone(),
+        path: format!("bots[{n}]"),
+        at: new.origin.at,
+        message: format!("`{}` replaces {what} as a whole{tail}", new.name),
     }
 }
 

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
-use crate::ipset::Cidr;
+use crate::ipset::{Cidr, Span};
 
 /// One feed: its URL, when it was made and fetched, and its prefixes.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -73,10 +73,17 @@ impl Feed {
                 continue;
             };
             match Cidr::parse(text) {
-                Ok(c) if c.network.is_ipv4() == (key == "ipv4Prefix") => out.push(c),
-                Ok(_) => problems.push(format!(
+                Ok(c) if c.network.is_ipv4() != (key == "ipv4Prefix") => problems.push(format!(
                     "prefixes[{i}].{key}: `{text}` is of the other address family"
                 )),
+                Ok(c) if Span::of(c.bounds().0, c.bounds().1).too_wide() => {
+                    let span = Span::of(c.bounds().0, c.bounds().1);
+                    problems.push(format!(
+                        "prefixes[{i}].{key}: `{text}` spans {span}: wider than any operator publishes for its crawlers (a /{} at most)",
+                        span.widest()
+                    ));
+                }
+                Ok(c) => out.push(c),
                 Err(e) => problems.push(format!("prefixes[{i}].{key}: {e}")),
             }
         }

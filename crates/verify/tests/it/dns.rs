@@ -287,7 +287,7 @@ async fn servfail_is_unknown() {
     assert_eq!(
         outcome,
         Fcrdns::Unknown {
-            reason: UnknownReason {
+            reason: UnknownReason::Lookup {
                 query: Query::Ptr(ip("66.249.66.12")),
                 failure: DnsFailure::ServFail,
             },
@@ -306,7 +306,7 @@ async fn servfail_is_unknown() {
     assert_eq!(
         checker.check(ip("66.249.66.13"), &googlebot()).await,
         Fcrdns::Unknown {
-            reason: UnknownReason {
+            reason: UnknownReason::Lookup {
                 query: Query::A("crawl-13.googlebot.com".to_owned()),
                 failure: DnsFailure::ServFail,
             },
@@ -335,7 +335,7 @@ async fn silent_server_is_unknown_after_the_timeout() {
     assert_eq!(
         outcome,
         Fcrdns::Unknown {
-            reason: UnknownReason {
+            reason: UnknownReason::Lookup {
                 query: Query::Ptr(ip("66.249.66.15")),
                 failure: DnsFailure::Timeout(timeout),
             },
@@ -751,4 +751,71 @@ async fn system_configuration_is_read_when_no_server_is_given() {
     } else {
         assert!(matches!(built, Err(Error::DnsSetup { .. })), "{built:?}");
     }
+}
+
+/// `count` PTR names under googlebot.com for `addr`, the one at `genuine`
+/// (counting from 1) resolving back to it.
+fn many_names(addr: &str, count: usize, genuine: usize) -> (Zone, Vec<String>) {
+    let names: Vec<String> = (1..=count)
+        .map(|i| format!("crawl-{i}.googlebot.com"))
+        .collect();
+    let refs: Vec<&str> = names.iter().map(String::as_str).collect();
+    let zone = Zone::new().ptr(addr, &refs).a(&names[genuine - 1], &[addr]);
+    (zone, names)
+}
+
+#[tokio::test]
+async fn a_confirming_name_ninth_among_the_ptr_names_is_found() {
+    let (zone, names) = many_names("66.249.66.40", 9, 9);
+    let dns = TestDns::start(zone).await;
+    let outcome = checker(&dns).check(ip("66.249.66.40"), &googlebot()).await;
+    assert!(outcome.is_confirmed(), "{outcome}");
+    assert_eq!(
+        outcome,
+        Fcrdns::Confirmed {
+            name: names[8].clone(),
+            ptr_names: names.clone(),
+            forward: ips(&["66.249.66.40"]),
+        }
+    );
+    // Every name is looked up, each once.
+    for name in &names {
+        assert_eq!(dns.queries_for(name, RecordType::A), 1, "{name}");
+    }
+}
+
+#[tokio::test]
+async fn names_past_the_bound_make_the_outcome_unknown_never_failed() {
+    use botwarden_verify::dns::MAX_CANDIDATES;
+    // The last of the names checked confirms.
+    let (zone, _) = many_names("66.249.66.41", MAX_CANDIDATES + 8, MAX_CANDIDATES);
+    let dns = TestDns::start(zone).await;
+    let outcome = checker(&dns).check(ip("66.249.66.41"), &googlebot()).await;
+    assert!(outcome.is_confirmed(), "{outcome}");
+
+    // The confirming name is past the bound: nothing can be concluded.
+    let (zone, names) = many_names("66.249.66.42", MAX_CANDIDATES + 8, MAX_CANDIDATES + 3);
+    let dns = TestDns::start(zone).await;
+    let outcome = checker(&dns).check(ip("66.249.66.42"), &googlebot()).await;
+    assert_eq!(
+        outcome,
+        Fcrdns::Unknown {
+            reason: UnknownReason::Unchecked {
+                checked: MAX_CANDIDATES,
+                names: names[MAX_CANDIDATES..].to_vec(),
+            },
+            ptr_names: names.clone(),
+        }
+    );
+    assert_eq!(
+        outcome.to_string(),
+        format!(
+            "unknown: {} PTR names end with an allowed host; the first {MAX_CANDIDATES} do not resolve back to the address, and the other 8 (crawl-{}.googlebot.com, …) were left unchecked (at most {MAX_CANDIDATES} are checked)",
+            MAX_CANDIDATES + 8,
+            MAX_CANDIDATES + 1
+        )
+    );
+    // The names past the bound are never looked up.
+    assert_eq!(dns.queries_for(&names[MAX_CANDIDATES], RecordType::A), 0);
+    assert_eq!(dns.queries_for(&names[0], RecordType::A), 1);
 }

@@ -465,3 +465,168 @@ fn the_schema_agrees_with_the_reader() {
     written.sort_unstable();
     assert_eq!(written, keys);
 }
+
+#[test]
+fn address_lists_wider_than_operators_publish_are_refused() {
+    let text = "\
+bots:
+  - name: WideBot
+    cidr_list: [0.0.0.0/0, '::/0', 0.0.0.0/7, '2000::/18', '::ffff:0:0/96']
+  - name: RangeBot
+    ip_ranges:
+      - {min: 0.0.0.0, max: 255.255.255.255}
+      - {min: '::', max: 'ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff'}
+      - {min: 10.0.0.0, max: 11.0.0.0}
+  - name: BroadBot
+    cidr_list: [10.0.0.0/8, 172.16.0.0/12, '2001:db8::/32', '2000::/19']
+    ip_ranges:
+      - {min: 192.0.0.0, max: 192.15.255.255}
+  - name: NarrowBot
+    cidr_list: [10.0.0.0/13, '2001:db8::/33']
+    ip_ranges:
+      - {min: 192.0.0.0, max: 192.7.255.255}
+";
+    let got = brief(&problems(text));
+    let refused = "wider than any operator publishes for its crawlers";
+    let want = [
+        format!("error 3 bots[0].cidr_list[0]: `0.0.0.0/0` spans 4,294,967,296 addresses (a /0): {refused} (a /8 at most), so anyone there would pass as `WideBot`"),
+        format!("error 3 bots[0].cidr_list[1]: `::/0` spans 2^128 addresses (a /0): {refused} (a /19 at most), so anyone there would pass as `WideBot`"),
+        format!("error 3 bots[0].cidr_list[2]: `0.0.0.0/7` spans 33,554,432 addresses (a /7): {refused} (a /8 at most), so anyone there would pass as `WideBot`"),
+        format!("error 3 bots[0].cidr_list[3]: `2000::/18` spans 2^110 addresses (a /18): {refused} (a /19 at most), so anyone there would pass as `WideBot`"),
+        // An IPv4-mapped block is the IPv4 block.
+        format!("error 3 bots[0].cidr_list[4]: `0.0.0.0/0` spans 4,294,967,296 addresses (a /0): {refused} (a /8 at most), so anyone there would pass as `WideBot`"),
+        format!("error 6 bots[1].ip_ranges[0]: `0.0.0.0` – `255.255.255.255` spans 4,294,967,296 addresses (a /0): {refused} (a /8 at most), so anyone there would pass as `RangeBot`"),
+        format!("error 7 bots[1].ip_ranges[1]: `::` – `ffff:ffff:ffff:ffff:ffff:ffff:ffff:ffff` spans 2^128 addresses (a /0): {refused} (a /19 at most), so anyone there would pass as `RangeBot`"),
+        format!("error 8 bots[1].ip_ranges[2]: `10.0.0.0` – `11.0.0.0` spans 16,777,217 addresses (more than a /8): {refused} (a /8 at most), so anyone there would pass as `RangeBot`"),
+        "warning 10 bots[2].cidr_list[0]: `10.0.0.0/8` spans 16,777,216 addresses (a /8): wider than operators usually publish for their crawlers; check that all of it is `BroadBot`'s".to_owned(),
+        "warning 10 bots[2].cidr_list[1]: `172.16.0.0/12` spans 1,048,576 addresses (a /12): wider than operators usually publish for their crawlers; check that all of it is `BroadBot`'s".to_owned(),
+        "warning 10 bots[2].cidr_list[2]: `2001:db8::/32` spans 2^96 addresses (a /32): wider than operators usually publish for their crawlers; check that all of it is `BroadBot`'s".to_owned(),
+        "warning 10 bots[2].cidr_list[3]: `2000::/19` spans 2^109 addresses (a /19): wider than operators usually publish for their crawlers; check that all of it is `BroadBot`'s".to_owned(),
+        "warning 12 bots[2].ip_ranges[0]: `192.0.0.0` – `192.15.255.255` spans 1,048,576 addresses (a /12): wider than operators usually publish for their crawlers; check that all of it is `BroadBot`'s".to_owned(),
+    ];
+    assert_eq!(got, want);
+    // The wide bots are left out and the registry refused: nothing verifies
+    // 8.8.8.8 as WideBot.
+    let mut b = RegistryBuilder::new();
+    b.add_registry("wide.yaml", text);
+    assert!(b.build().0.is_none());
+}
+
+#[test]
+fn published_feeds_wider_than_operators_publish_are_refused() {
+    use botwarden_verify::registry::Feed;
+    let body = br#"{"prefixes": [{"ipv4Prefix": "192.0.2.0/24"}, {"ipv4Prefix": "0.0.0.0/0"}, {"ipv6Prefix": "::/0"}, {"ipv4Prefix": "10.0.0.0/8"}]}"#;
+    let err = Feed::parse_google_json("https://feed.example/r.json", body).unwrap_err();
+    assert_eq!(
+        err.problems,
+        [
+            "prefixes[1].ipv4Prefix: `0.0.0.0/0` spans 4,294,967,296 addresses (a /0): wider than any operator publishes for its crawlers (a /8 at most)",
+            "prefixes[2].ipv6Prefix: `::/0` spans 2^128 addresses (a /0): wider than any operator publishes for its crawlers (a /19 at most)",
+        ]
+    );
+}
+
+#[test]
+fn refused_host_lists_are_not_called_empty() {
+    let text = "\
+bots:
+  - name: TldBot
+    fcrdns_hosts: [com]
+  - name: RootBot
+    fcrdns_hosts: ['.']
+  - name: TwoBot
+    fcrdns_hosts: [com, 'https://x.example/']
+  - name: AnyBot
+    fcrdns_hosts: []
+";
+    let got = brief(&problems(text));
+    let want = [
+        "warning 3 bots[0].fcrdns_hosts: `fcrdns_hosts` has no host left: its only entry was refused, so the bot is left out; it is not taken for `fcrdns_hosts: []`, which would accept any forward-confirmed host name",
+        "error 3 bots[0].fcrdns_hosts[0]: `com` is a top-level domain: every host name under it would pass",
+        "warning 5 bots[1].fcrdns_hosts: `fcrdns_hosts` has no host left: its only entry was refused, so the bot is left out; it is not taken for `fcrdns_hosts: []`, which would accept any forward-confirmed host name",
+        "error 5 bots[1].fcrdns_hosts[0]: `.` is the DNS root: every host name would pass",
+        "warning 7 bots[2].fcrdns_hosts: `fcrdns_hosts` has no host left: all 2 of its entries were refused, so the bot is left out; it is not taken for `fcrdns_hosts: []`, which would accept any forward-confirmed host name",
+        "error 7 bots[2].fcrdns_hosts[0]: `com` is a top-level domain: every host name under it would pass",
+        "error 7 bots[2].fcrdns_hosts[1]: `https://x.example/` is a URL; write the host name alone (`googlebot.com`)",
+        "warning 8 bots[3].fcrdns_hosts: `fcrdns_hosts: []` accepts any forward-confirmed host name; pair it with IP lists or masks if the operator documents them",
+    ];
+    assert_eq!(got, want);
+}
+
+#[test]
+fn public_suffixes_are_not_trusted_host_names() {
+    let text = "\
+bots:
+  - name: Googlebot
+    category: monitor
+    fcrdns_hosts: [co.uk, in-addr.arpa, github.io, googlebot.com, bbc.co.uk, foo.ck]
+  - name: Masked
+    fcrdns_hosts: []
+    rdns_masks: ['crawl-*.co.uk', '*.com', 'crawl-*.mybot.co.uk', '*', 'a.*.example.com']
+";
+    let got = brief(&problems(text));
+    let anyone = "anyone can register a name under it";
+    let private = " (of the Public Suffix List's private section: the names under it belong to different customers)";
+    let want = [
+        format!("error 4 bots[0].fcrdns_hosts[0]: `co.uk` is a public suffix: {anyone} (`attacker.co.uk`) and pass as `Googlebot`"),
+        format!("error 4 bots[0].fcrdns_hosts[1]: `in-addr.arpa` is a public suffix: {anyone} (`attacker.in-addr.arpa`) and pass as `Googlebot`"),
+        format!("error 4 bots[0].fcrdns_hosts[2]: `github.io` is a public suffix{private}: {anyone} (`attacker.github.io`) and pass as `Googlebot`"),
+        // A wildcard rule of the list (`*.ck`).
+        format!("error 4 bots[0].fcrdns_hosts[5]: `foo.ck` is a public suffix: {anyone} (`attacker.foo.ck`) and pass as `Googlebot`"),
+        "error 7 bots[1].rdns_masks[0]: mask `crawl-*.co.uk` leaves a label open right under the public suffix `co.uk`: anyone can register a name that matches (`crawl-attacker.co.uk`) and pass as `Masked`".to_owned(),
+        "error 7 bots[1].rdns_masks[1]: mask `*.com` leaves a label open right under the public suffix `com`: anyone can register a name that matches (`attacker.com`) and pass as `Masked`".to_owned(),
+        "error 7 bots[1].rdns_masks[3]: `*` is a single label: a mask names the host's own domain too (`crawl-*.example.com`)".to_owned(),
+    ];
+    assert_eq!(got, want);
+}
+
+#[test]
+fn names_with_control_characters_are_refused() {
+    let text = "\
+bots:
+  - name: \"Evil\\u0007bot\"
+  - name: \"Two\\nLines\"
+  - name: \"Rev\\u202Etob\"
+  - name: Fine
+    operator: \"Acme\\tLtd\"
+  - name: Café-bot
+";
+    let got = brief(&problems(text));
+    assert_eq!(
+        got,
+        [
+            "error 2 bots[0].name: the name \"Evil\\u{7}bot\" holds the control character U+0007; names are shown in reports and logs, so they hold none",
+            "error 3 bots[1].name: the name \"Two\\nLines\" holds the control character U+000A; names are shown in reports and logs, so they hold none",
+            "error 4 bots[2].name: the name \"Rev\\u{202e}tob\" holds the control character U+202E; names are shown in reports and logs, so they hold none",
+            "error 6 bots[3].operator: the operator \"Acme\\tLtd\" holds the control character U+0009; it is shown in reports, so it holds none",
+        ]
+    );
+}
+
+#[test]
+fn an_entry_that_replaces_another_says_what_it_drops() {
+    let mut b = RegistryBuilder::with_defaults();
+    b.add_registry(
+        "mine.yaml",
+        "bots:\n  - name: Mybot\n    ip_list: [192.0.2.1]\n  - name: Googlebot\n    category: search\n    cidr_list: [192.0.2.0/24]\n",
+    );
+    b.add_registry(
+        "later.yaml",
+        "bots:\n  - name: Mybot\n    ip_list: [192.0.2.2]\n    operator: Me\n",
+    );
+    let (registry, problems) = b.build();
+    assert!(registry.is_some());
+    let mine: Vec<String> = problems
+        .iter()
+        .filter(|p| &*p.file != "<default registry>" && &*p.file != "<default uap_extras>")
+        .map(ToString::to_string)
+        .collect();
+    let googlebot = Registry::builtin().get("Googlebot").unwrap().origin.clone();
+    assert_eq!(
+        mine,
+        [
+            format!("mine.yaml:4:5: warning: bots[1]: `Googlebot` replaces the built-in entry ({googlebot}) as a whole (fields are not merged): its `fcrdns_hosts`, `rdns_masks`, `ranges_url`, `robots_tokens`, `operator`, `url` are dropped"),
+            "later.yaml:2:5: warning: bots[0]: `Mybot` replaces the entry of mine.yaml:2:5 as a whole; fields are not merged".to_owned(),
+        ]
+    );
+}
