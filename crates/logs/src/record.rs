@@ -12,6 +12,34 @@ pub struct Timestamp {
     pub offset: i32,
 }
 
+/// Who made a request, as the log names it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Client<'a> {
+    /// An IPv4 or IPv6 address (a port or zone written with it dropped).
+    Addr(IpAddr),
+    /// A host name written where the address belongs: Apache's `%h` with
+    /// `HostnameLookups On`. Published ranges and reverse DNS need the
+    /// address, so such a client cannot be verified.
+    Name(&'a str),
+}
+
+impl Client<'_> {
+    /// The address, when the log gave one.
+    #[must_use]
+    pub fn ip(&self) -> Option<IpAddr> {
+        match self {
+            Client::Addr(ip) => Some(*ip),
+            Client::Name(_) => None,
+        }
+    }
+}
+
+impl From<IpAddr> for Client<'_> {
+    fn from(ip: IpAddr) -> Self {
+        Client::Addr(ip)
+    }
+}
+
 /// The fields of one request, borrowed from the line they were parsed from.
 ///
 /// Quoted fields are kept as written (with the server's `\"` and `\xHH`
@@ -19,8 +47,9 @@ pub struct Timestamp {
 /// `-`, is `None`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Record<'a> {
-    /// The connection's peer address (`%h`/`%a`, `$remote_addr`).
-    pub remote: IpAddr,
+    /// The connection's peer (`%h`/`%a`, `$remote_addr`): its address, or
+    /// the host name the server wrote instead.
+    pub remote: Client<'a>,
     /// The `X-Forwarded-For` header (or nginx `$http_x_forwarded_for`), as
     /// written.
     pub forwarded_for: Option<&'a str>,
@@ -43,4 +72,9 @@ pub struct Record<'a> {
     pub user_agent: Option<&'a str>,
     /// The virtual host (`%v`, `$host`, `$server_name`).
     pub vhost: Option<&'a str>,
+    /// The line was cut short (presets only): it ends inside a quoted field
+    /// (the request or a later one), as lines cut by a length limit on the
+    /// way do. That field runs to the end of the line; the fields after it
+    /// are absent.
+    pub truncated: bool,
 }

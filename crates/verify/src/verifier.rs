@@ -11,18 +11,23 @@
 //! - a DNS failure or timeout, or DNS turned off, gives `unknown`, never
 //!   `spoofed`;
 //! - a bot with no method gives `unverifiable`, as does a bot whose only
-//!   method is a feed of which no copy is known.
+//!   method is a feed of which no copy is known;
+//! - verified [as of](Verifier::verify_as_of) a time before a feed was made
+//!   (an old log's request), an address outside the feed is `unknown`, not
+//!   `spoofed`: the feed cannot tell which addresses the bot used then;
+//! - a client known only by a host name (a log written with Apache's
+//!   `HostnameLookups On`) is `unverifiable` ([`Verifier::verify_name`]).
 
 use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, PoisonError, RwLock};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use crate::dns::{Clock, DnsConfig, Fcrdns, FcrdnsChecker, HostRule, SystemClock};
 use crate::error::Error;
 use crate::ipset::{IpSet, IpSetBuilder, ListId, normalize};
-use crate::registry::{Bot, Registry};
+use crate::registry::{Bot, Feed, Registry};
 use crate::verdict::{Evidence, Method, Verdict};
 
 /// Settings of a [`Verifier`].
@@ -260,6 +265,93 @@ impl Verifier {
         verdict
     }
 
+    /// The verdict on `ip` claiming to be `bot` for a request made at
+    /// `as_of` (for logs: the request's time).
+    ///
+    /// The same as [`Verifier::verify`], except when `as_of` is earlier
+    /// than the version of the feed that decides (its creation time, else
+    /// when it was fetched): an address a bot verified by its published
+    /// ranges alone is not in, is then [`Verdict::Unknown`] with a reason
+    /// naming both dates instead of spoofed, as the bot may well have used
+    /// it then. Verdicts reached by reverse DNS or by the registry's address
+    /// lists, and addresses inside the feed, are as [`Verifier::verify`]
+    /// gives them; so are feeds whose version is not a time.
+    pub async fn verify_as_of(&self, ip: IpAddr, bot: &str, as_of: SystemTime) -> Arc<Verdict> {
+        let verdict = self.verify(ip, bot).await;
+        let Verdict::Spoofed {
+            bot: name,
+            evidence,
+            ..
+        } = &*verdict
+        else {
+            return verdict;
+        };
+        let Some(&id) = self.index.get(name.as_str()) else {
+            return verdict;
+        };
+        let entry = &self.registry.bots()[id as usize];
+        if entry.has_verifier() || self.plans[id as usize].feed.is_none() {
+            return verdict;
+        }
+        let Some(feed) = self.feed_after(entry, as_of) else {
+            return verdict;
+        };
+        Arc::new(Verdict::Unknown {
+            bot: name.clone(),
+            reason: format!(
+                "{ip} is not in its published ranges ({}, {}), but that list is newer than \
+                 the request ({}): it cannot tell which addresses the bot used then",
+                feed.url,
+                feed.version(),
+                time_text(as_of)
+            ),
+            evidence: Evidence {
+                feed: Some(feed.url.clone()),
+                feed_version: Some(feed.version().to_owned()),
+                ..evidence.clone()
+            },
+        })
+    }
+
+    /// The published feed of the bot named `bot` when it is newer than
+    /// `as_of`: a log from before that time was written when the feed may
+    /// have listed other addresses. `None` for a bot without a feed, with
+    /// no copy of it, or whose feed version is not a time.
+    #[must_use]
+    pub fn feed_newer_than(&self, bot: &str, as_of: SystemTime) -> Option<&Feed> {
+        let bot = self.registry.get(bot).or_else(|| self.registry.find(bot))?;
+        self.feed_after(bot, as_of)
+    }
+
+    fn feed_after(&self, bot: &Bot, as_of: SystemTime) -> Option<&Feed> {
+        let feed = self.registry.ranges().get(bot.ranges_url.as_deref()?)?;
+        (feed_time(feed)? > as_of).then_some(feed)
+    }
+
+    /// The verdict on a client a log names by host name instead of by
+    /// address (Apache's `%h` with `HostnameLookups On`), claiming to be
+    /// `bot`: [`Verdict::Unverifiable`], with the reason. Published ranges,
+    /// address lists and forward-confirmed reverse DNS all start from the
+    /// address, which such a log does not keep; a name can be made up by
+    /// whoever controls the reverse zone of the address.
+    #[must_use]
+    pub fn verify_name(&self, host: &str, bot: &str) -> Verdict {
+        let Some(entry) = self.registry.get(bot).or_else(|| self.registry.find(bot)) else {
+            return Verdict::Unverifiable {
+                bot: bot.to_owned(),
+                reason: "no bot of that name in the registry".to_owned(),
+            };
+        };
+        Verdict::Unverifiable {
+            bot: entry.name.clone(),
+            reason: format!(
+                "the log names the client {host:?} instead of giving its address \
+                 (HostnameLookups): verification needs the address; log %a, or turn \
+                 HostnameLookups off"
+            ),
+        }
+    }
+
     /// The bots `ip` may belong to, when nothing says which bot it claims
     /// to be: those whose address lists or published ranges hold it, then
     /// (with DNS) those whose `fcrdns_hosts` and masks accept one of its PTR
@@ -431,6 +523,31 @@ impl Verifier {
     }
 }
 
+/// When a feed was made (its creation time, else its fetch time), when
+/// that is an RFC 3339 time or one without an offset (taken as UTC, as
+/// Google writes `2024-04-25T23:00:50.000000`).
+fn feed_time(feed: &Feed) -> Option<SystemTime> {
+    let text = feed.created.as_deref().or(feed.fetched.as_deref())?;
+    let ts = match text.parse::<jiff::Timestamp>() {
+        Ok(ts) => ts,
+        Err(_) => text
+            .parse::<jiff::civil::DateTime>()
+            .ok()?
+            .to_zoned(jiff::tz::TimeZone::UTC)
+            .ok()?
+            .timestamp(),
+    };
+    Some(SystemTime::from(ts))
+}
+
+/// A time as RFC 3339 in UTC, to the second.
+fn time_text(t: SystemTime) -> String {
+    jiff::Timestamp::try_from(t)
+        .ok()
+        .and_then(|ts| ts.round(jiff::Unit::Second).ok())
+        .map_or_else(|| format!("{t:?}"), |ts| ts.to_string())
+}
+
 /// The entries of `method` in the bot's entry that contain `ip`, as text.
 fn matched_entries(bot: &Bot, method: Method, ip: IpAddr) -> Vec<String> {
     match method {
@@ -501,4 +618,184 @@ fn plan(b: &mut IpSetBuilder, registry: &Registry, bot: &Bot) -> Result<Plan, Er
         None => None,
     };
     Ok(Plan { lists, rule, feed })
+}
+
+#[cfg(test)]
+mod tests {
+    use std::time::UNIX_EPOCH;
+
+    use botwarden_testdata::dns::{TestDns, Zone};
+
+    use super::*;
+    use crate::registry::RegistryBuilder;
+
+    const FEED: &str = "https://feeds.example/bots.json";
+
+    /// A feed made on 2026-11-01 (no offset: UTC), read by a bot that
+    /// has only it and by one that also has reverse DNS.
+    fn registry(created: &str) -> Arc<Registry> {
+        let mut b = RegistryBuilder::new();
+        b.add_registry(
+            "test.yaml",
+            "bots:\n  - name: Feedbot\n    ranges_url: https://feeds.example/bots.json\n  \
+             - name: Dnsbot\n    fcrdns_hosts: [dnsbot.example]\n    \
+             ranges_url: https://feeds.example/bots.json\n  \
+             - name: Listbot\n    cidr_list: [203.0.113.0/24]\n    \
+             ranges_url: https://feeds.example/bots.json\n",
+        );
+        let body = format!(r#"{{{created} "prefixes": [{{"ipv4Prefix": "192.0.2.0/28"}}]}}"#);
+        b.ranges_mut().insert(
+            crate::registry::Feed::parse_google_json(FEED, body.as_bytes()).expect("a feed"),
+        );
+        let (registry, problems) = b.build();
+        Arc::new(registry.unwrap_or_else(|| panic!("{problems:?}")))
+    }
+
+    fn at(unix: u64) -> SystemTime {
+        UNIX_EPOCH + Duration::from_secs(unix)
+    }
+
+    /// 2015-05-17T10:05:03Z, and 2027-01-01T00:00:00Z.
+    const OLD: u64 = 1_431_857_103;
+    const LATER: u64 = 1_798_761_600;
+
+    fn ip(text: &str) -> IpAddr {
+        text.parse().expect("an address")
+    }
+
+    #[tokio::test]
+    async fn old_requests_outside_the_ranges_are_unknown_not_spoofed() {
+        let v = Verifier::new(
+            registry(r#""creationTime": "2026-11-01T00:00:00","#),
+            VerifierConfig::offline(),
+        )
+        .expect("a verifier");
+        let outside = ip("198.51.100.7");
+        // Today, and after the feed was made: spoofed.
+        assert_eq!(v.verify(outside, "Feedbot").await.kind(), "spoofed");
+        assert_eq!(
+            v.verify_as_of(outside, "Feedbot", at(LATER)).await.kind(),
+            "spoofed"
+        );
+        // Before: the feed cannot tell.
+        let old = v.verify_as_of(outside, "Feedbot", at(OLD)).await;
+        let Verdict::Unknown {
+            bot,
+            reason,
+            evidence,
+        } = &*old
+        else {
+            panic!("{old}");
+        };
+        assert_eq!(bot, "Feedbot");
+        assert_eq!(
+            reason,
+            "198.51.100.7 is not in its published ranges (https://feeds.example/bots.json, \
+             2026-11-01T00:00:00), but that list is newer than the request \
+             (2015-05-17T10:05:03Z): it cannot tell which addresses the bot used then"
+        );
+        assert_eq!(evidence.feed.as_deref(), Some(FEED));
+        assert_eq!(
+            evidence.feed_version.as_deref(),
+            Some("2026-11-01T00:00:00")
+        );
+        // The cached verdict for today is untouched.
+        assert_eq!(v.verify(outside, "Feedbot").await.kind(), "spoofed");
+        // Inside the ranges: verified, whenever.
+        assert_eq!(
+            v.verify_as_of(ip("192.0.2.3"), "Feedbot", at(OLD))
+                .await
+                .kind(),
+            "verified"
+        );
+        // The registry's own address lists have no date: they decide.
+        assert_eq!(
+            v.verify_as_of(outside, "Listbot", at(OLD)).await.kind(),
+            "spoofed"
+        );
+        assert_eq!(
+            v.feed_newer_than("Feedbot", at(OLD))
+                .map(|f| f.url.as_str()),
+            Some(FEED)
+        );
+        assert_eq!(
+            v.feed_newer_than("feedbot", at(OLD))
+                .map(|f| f.url.as_str()),
+            Some(FEED)
+        );
+        assert!(v.feed_newer_than("Feedbot", at(LATER)).is_none());
+        assert!(v.feed_newer_than("Nobot", at(OLD)).is_none());
+    }
+
+    #[tokio::test]
+    async fn reverse_dns_verdicts_do_not_depend_on_the_date() {
+        // No PTR record at all: NXDOMAIN.
+        let dns = TestDns::start(Zone::new()).await;
+        let mut config = crate::dns::DnsConfig::with_nameserver(dns.addr());
+        config.timeout = Duration::from_secs(2);
+        let v = Verifier::new(
+            registry(r#""creationTime": "2026-11-01T00:00:00+00:00","#),
+            VerifierConfig::with_dns(config),
+        )
+        .expect("a verifier");
+        let verdict = v.verify_as_of(ip("198.51.100.8"), "Dnsbot", at(OLD)).await;
+        assert_eq!(verdict.kind(), "spoofed", "{verdict}");
+        assert!(
+            verdict
+                .reason()
+                .is_some_and(|r| r.starts_with("no PTR record for 198.51.100.8")),
+            "{verdict}"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_feed_without_a_date_judges_every_request() {
+        // Neither a creation time nor a fetch time: undated.
+        let v = Verifier::new(registry(""), VerifierConfig::offline()).expect("a verifier");
+        assert_eq!(
+            v.verify_as_of(ip("198.51.100.7"), "Feedbot", at(OLD))
+                .await
+                .kind(),
+            "spoofed"
+        );
+        assert!(v.feed_newer_than("Feedbot", at(OLD)).is_none());
+        // A fetch time stands for the creation time.
+        let mut feed = v.registry().ranges().get(FEED).expect("the feed").clone();
+        feed.fetched = Some("2026-11-20T13:05:07Z".to_owned());
+        let mut b = RegistryBuilder::new();
+        b.add_registry(
+            "test.yaml",
+            "bots:\n  - name: Feedbot\n    ranges_url: https://feeds.example/bots.json\n",
+        );
+        b.ranges_mut().insert(feed);
+        let registry = Arc::new(b.build().0.expect("a registry"));
+        let v = Verifier::new(registry, VerifierConfig::offline()).expect("a verifier");
+        assert_eq!(
+            v.verify_as_of(ip("198.51.100.7"), "Feedbot", at(OLD))
+                .await
+                .kind(),
+            "unknown"
+        );
+    }
+
+    #[test]
+    fn host_names_are_unverifiable_with_the_reason() {
+        let v = Verifier::new(
+            registry(r#""creationTime": "2026-11-01T00:00:00","#),
+            VerifierConfig::offline(),
+        )
+        .expect("a verifier");
+        let verdict = v.verify_name("crawl-66-249-66-1.googlebot.com", "dnsbot");
+        assert_eq!(
+            verdict,
+            Verdict::Unverifiable {
+                bot: "Dnsbot".to_owned(),
+                reason: "the log names the client \"crawl-66-249-66-1.googlebot.com\" instead \
+                         of giving its address (HostnameLookups): verification needs the \
+                         address; log %a, or turn HostnameLookups off"
+                    .to_owned(),
+            }
+        );
+        assert_eq!(v.verify_name("a.example", "Nobot").kind(), "unverifiable");
+    }
 }

@@ -135,10 +135,28 @@ pub(crate) fn run(command: LogsCommand) -> Result<ExitCode> {
                     haproxy_userlist: args.auth_userlist,
                 }),
             };
+            let text = snippet(server, &options)
+                .map_err(|e| anyhow::anyhow!("{} {:?}: {}", flag(e.option), e.value, e.reason))?;
             let mut out = std::io::stdout().lock();
-            out.write_all(snippet(server, &options).as_bytes())?;
+            out.write_all(text.as_bytes())?;
             out.flush()?;
             Ok(ExitCode::SUCCESS)
         }
+    }
+}
+
+/// The command-line option of a snippet option.
+fn flag(option: &str) -> &'static str {
+    match option {
+        "acap_dir" => "--acap-dir",
+        "apache_map" => "--apache-map",
+        "nginx_geo" => "--nginx-geo",
+        "haproxy_map" => "--haproxy-map",
+        "verified_robots" => "--verified-robots",
+        "basic_auth.path" => "--auth-path",
+        "basic_auth.realm" => "--auth-realm",
+        "basic_auth.user_file" => "--auth-user-file",
+        "basic_auth.haproxy_userlist" => "--auth-userlist",
+        _ => "an option",
     }
 }

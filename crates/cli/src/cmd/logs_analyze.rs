@@ -8,7 +8,9 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
-use botwarden_logs::analyze::{Analysis, Analyzer, FormatChoice, Options, Progress};
+use botwarden_logs::analyze::{
+    Analysis, Analyzer, FormatChoice, Options, Progress, trusted_proxy_warnings,
+};
 use botwarden_logs::export::{Listed, Targets};
 use botwarden_logs::format::LogFormat;
 use botwarden_logs::input;
@@ -153,6 +155,12 @@ pub(crate) fn run(args: &AnalyzeArgs, export_only: bool) -> Result<ExitCode> {
     } else {
         ReportKind::Text
     });
+    for warning in trusted_proxy_warnings(&args.trusted_proxies) {
+        #[allow(clippy::print_stderr)]
+        {
+            eprintln!("botwarden: warning: --trust-proxy {warning}");
+        }
+    }
     let inputs = input::expand(&args.inputs)?;
     let format = if args.format == "auto" {
         FormatChoice::Auto

@@ -280,6 +280,148 @@ fn snippets_name_the_exports() {
     }
 }
 
+/// An option with a line break would inject configuration: refused, with
+/// the option named, and nothing printed.
+#[test]
+fn snippet_options_with_a_line_break_are_refused() {
+    for (server, option, value) in [
+        (
+            "apache",
+            "--auth-path",
+            "/private\nRewriteRule ^ - [E=BOTWARDEN_VERIFIED:1]",
+        ),
+        ("nginx", "--acap-dir", "/srv/acap\n}"),
+        ("haproxy", "--auth-realm", "R\r\nhttp-request allow"),
+        ("nginx", "--verified-robots", "/srv/$host.txt"),
+    ] {
+        let out = botwarden(&["logs", "snippet", server, option, value], b"");
+        assert_eq!(out.status.code(), Some(2), "{server} {option}");
+        assert!(out.stdout.is_empty(), "{}", text(&out.stdout));
+        let err = text(&out.stderr);
+        assert!(err.contains(option), "{err}");
+        assert!(
+            err.contains("control character") || err.contains("variable"),
+            "{err}"
+        );
+    }
+}
+
+/// Trusting every address as a proxy lets any client pick the address it
+/// is counted as: said on standard error, and the analysis goes on.
+#[test]
+fn trusting_every_address_as_a_proxy_is_warned_about() {
+    let log = TempFile::new(
+        "proxied.log",
+        b"10.0.0.5 - - [31/Jan/2015:14:29:44 +0000] \"GET / HTTP/1.1\" 200 814 \"-\" \"x\"\n",
+    );
+    for (cidr, warned) in [
+        ("0.0.0.0/0", true),
+        ("::/0", true),
+        ("64.0.0.0/2", true),
+        ("10.0.0.0/8", false),
+        ("fc00::/7", false),
+        ("192.0.2.7", false),
+    ] {
+        let out = botwarden(
+            &[
+                "logs",
+                "analyze",
+                "--no-dns",
+                "--report",
+                "json",
+                "--trust-proxy",
+                cidr,
+                log.arg(),
+            ],
+            b"",
+        );
+        assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+        let err = text(&out.stderr);
+        assert_eq!(
+            err.contains(&format!("botwarden: warning: --trust-proxy {cidr}")),
+            warned,
+            "{cidr}: {err}"
+        );
+        let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+        assert_eq!(report["lines"]["parsed"], 1);
+    }
+}
+
+/// From the command line: a log with host names in `%h` and one in
+/// Apache's own `vhost_combined` (no port) are read whole.
+#[test]
+fn host_names_and_apache_vhost_logs_are_read_whole() {
+    let googlebot = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
+    let named = TempFile::new(
+        "named.log",
+        format!(
+            "crawl-66-249-66-1.googlebot.com - - [20/Nov/2026:10:00:00 +0000] \"GET / HTTP/1.1\" 200 5 \"-\" \"{googlebot}\"\n\
+             proxy-3.example.net - - [20/Nov/2026:10:00:01 +0000] \"GET / HTTP/1.1\" 200 5 \"-\" \"Mozilla/5.0\"\n"
+        )
+        .as_bytes(),
+    );
+    let vhost = TempFile::new(
+        "vhost.log",
+        format!(
+            "www.example.org 66.249.66.1 - - [20/Nov/2026:10:00:00 +0000] \"GET / HTTP/1.1\" 200 5 \"-\" \"{googlebot}\"\n\
+             www.example.org 192.0.2.1 - - [20/Nov/2026:10:00:01 +0000] \"GET / HTTP/1.1\" 200 5 \"-\" \"Mozilla/5.0\" 17 \"-\"\n"
+        )
+        .as_bytes(),
+    );
+    let out = botwarden(
+        &[
+            "logs",
+            "analyze",
+            "--no-dns",
+            "--report",
+            "json",
+            named.arg(),
+            vhost.arg(),
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(report["lines"]["read"], 4);
+    assert_eq!(report["lines"]["parsed"], 4);
+    assert_eq!(report["inputs"][1]["format"], "vhost_combined");
+    assert_eq!(report["totals"]["host_names"], 2);
+    assert_eq!(report["totals"]["host_name_requests"], 2);
+    assert_eq!(
+        report["host_names"][0]["name"],
+        "crawl-66-249-66-1.googlebot.com"
+    );
+    assert_eq!(report["host_names"][0]["claimed"], "Googlebot");
+    assert!(
+        report["host_names"][0]["reason"]
+            .as_str()
+            .is_some_and(|r| r.contains("HostnameLookups")),
+        "{}",
+        report["host_names"]
+    );
+    let rows: Vec<(String, String)> = report["bots"]
+        .as_array()
+        .expect("bots")
+        .iter()
+        .map(|b| (b["bot"].to_string(), b["verdict"].to_string()))
+        .collect();
+    assert_eq!(
+        rows,
+        [
+            ("\"Googlebot\"".to_owned(), "\"verified\"".to_owned()),
+            ("\"Googlebot\"".to_owned(), "\"unverifiable\"".to_owned()),
+        ]
+    );
+    // The text report says it too.
+    let out = botwarden(&["logs", "analyze", "--no-dns", named.arg()], b"");
+    let report = text(&out.stdout);
+    assert!(report.contains("Bots named by host name"), "{report}");
+    assert!(
+        report.contains("crawl-66-249-66-1.googlebot.com"),
+        "{report}"
+    );
+}
+
 /// Peak resident memory of a running process, in KiB, as the kernel
 /// keeps it (`VmHWM`).
 fn peak_rss_kib(pid: u32) -> Option<u64> {
@@ -338,9 +480,13 @@ fn a_gigabyte_log_in_bounded_memory() {
         serde_json::from_slice(&std::fs::read(&report_path).expect("the report")).expect("JSON");
     let lines = &report["lines"];
     assert_eq!(lines["read"], options.lines);
+    // The garbage lines: blank ones are skipped, those cut inside their
+    // request are requests cut short, the rest fail.
+    let truncated = lines["truncated"].as_u64().unwrap_or(0);
+    assert!(truncated > 0, "{lines}");
     assert_eq!(
         lines["failed"],
-        options.lines / options.garbage_every - lines["skipped"].as_u64().unwrap_or(0)
+        options.lines / options.garbage_every - lines["skipped"].as_u64().unwrap_or(0) - truncated
     );
     // 1 GiB read; the process never held more than a small part of it.
     assert!(peak > 0, "no memory reading");

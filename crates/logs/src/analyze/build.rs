@@ -5,16 +5,21 @@ use std::net::IpAddr;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use foldhash::{HashMap, HashSet};
+use foldhash::HashMap;
 
 use super::hist::report_level;
-use super::worker::{Agg, InputResult, KINDS, Pair, Row, kind_index};
-use super::{Analysis, Options, Shared};
+use super::worker::{Agg, InputResult, KINDS, NamedPair, Pair, Row, settle, unregistered_verdict};
+use super::{Analysis, ClaimInfo, Options, PENDING, Shared};
 use crate::input::Input;
 use crate::report::model::{
-    BotRow, InputSummary, LineCounts, PathCount, Period, Report, RobotsFetches, SCHEMA, Series,
-    SpoofedIp, StatusClasses, Timeline, Totals, UnknownCrawler, VerdictCount, VerificationStats,
+    BotRow, InputSummary, LineCounts, NamedClient, NewerFeed, PathCount, Period, Report,
+    RobotsFetches, SCHEMA, Series, SpoofedIp, StatusClasses, Timeline, Totals, UnknownCrawler,
+    VerdictCount, VerificationStats,
 };
+
+/// The indexes of `spoofed` and `unknown` in [`KINDS`].
+const SPOOFED: u8 = 1;
+const UNKNOWN: u8 = 2;
 
 /// RFC 3339 in UTC for Unix seconds.
 pub(crate) fn rfc3339(unix: i64) -> Option<String> {
@@ -36,45 +41,12 @@ fn add_counts(into: &mut LineCounts, from: &LineCounts) {
     into.parsed += from.parsed;
     into.skipped += from.skipped;
     into.failed += from.failed;
+    into.truncated += from.truncated;
     for (k, v) in &from.skip_reasons {
         *into.skip_reasons.entry(k.clone()).or_default() += v;
     }
     for (k, v) in &from.fail_reasons {
         *into.fail_reasons.entry(k.clone()).or_default() += v;
-    }
-}
-
-/// Sums over the pairs of one bot row.
-#[derive(Default)]
-struct RowSum {
-    requests: u64,
-    ips: u64,
-    bytes: u64,
-    status: [u64; 5],
-    first: i64,
-    last: i64,
-    robots: u64,
-    robots_status: BTreeMap<u16, u64>,
-}
-
-impl RowSum {
-    fn add(&mut self, p: &Pair) {
-        if self.requests == 0 {
-            self.first = i64::MAX;
-            self.last = i64::MIN;
-        }
-        self.requests += p.requests;
-        self.ips += 1;
-        self.bytes += p.bytes;
-        for i in 0..5 {
-            self.status[i] += p.status[i];
-        }
-        self.first = self.first.min(p.first);
-        self.last = self.last.max(p.last);
-        self.robots += p.robots;
-        for &(code, n) in &p.robots_status {
-            *self.robots_status.entry(code).or_default() += n;
-        }
     }
 }
 
@@ -90,78 +62,140 @@ pub(super) fn report(
     // Every verdict is in: fold the pending requests into their rows.
     for (&(ip, claim), pair) in agg.pairs.iter_mut() {
         let kind = match pair.kind {
-            Some(k) => k,
-            None => match shared.verdict(ip, claim) {
-                Some(v) => kind_index(&v),
+            PENDING => match shared.verdict(ip, claim) {
+                Some(k) => k,
                 // Not reached: every pair handed out is answered before
                 // the report is made. Count it as inconclusive rather than
                 // lose it.
-                None => 2,
+                None => UNKNOWN,
             },
+            k => k,
         };
-        pair.kind = Some(kind);
-        if let Some(pending) = pair.pending.take() {
-            agg.rows.entry((claim, kind)).or_default().absorb(&pending);
-        }
+        settle(pair, kind, &mut agg.rows, claim);
     }
     let claims = shared.claims();
 
-    let mut sums: HashMap<(u32, u8), RowSum> = HashMap::default();
-    let mut spoofed = Vec::new();
-    // Per unregistered claim: requests, addresses, and the User-Agent of
-    // its busiest address (ties: the smallest), so that the report does not
-    // depend on the order pairs are visited in.
-    let mut unknown: HashMap<u32, (u64, u64, (u64, &str))> = HashMap::default();
-    let mut all_ips: HashSet<IpAddr> = agg.humans.ips.iter().copied().collect();
-    let mut kind_ips: [HashSet<IpAddr>; 5] = Default::default();
-    let mut kind_requests = [0u64; 5];
-    let mut bot_requests = 0;
+    // Distinct clients per row, per verdict kind and in all; addresses and
+    // host names are counted apart (sorted lists rather than hash sets,
+    // which would take three times the room).
+    let mut row_ips: HashMap<(u32, u8), u64> = HashMap::default();
+    let mut kind_ips: Vec<(u8, IpAddr)> = Vec::with_capacity(agg.pairs.len());
+    let mut spoofed_pairs: Vec<(IpAddr, u32, &Pair)> = Vec::new();
+    // Per unregistered claim: addresses, and the User-Agent of its busiest
+    // client (ties: the smallest), so that the report does not depend on
+    // the order pairs are visited in.
+    let mut unknown: HashMap<u32, (u64, (u64, &str))> = HashMap::default();
     for (&(ip, claim), pair) in &agg.pairs {
-        let kind = pair.kind.unwrap_or(2);
-        sums.entry((claim, kind)).or_default().add(pair);
-        all_ips.insert(ip);
-        kind_ips[kind as usize].insert(ip);
-        kind_requests[kind as usize] += pair.requests;
-        bot_requests += pair.requests;
-        let info = &claims[claim as usize];
-        if kind == 1 {
-            let reason = shared
-                .verdict(ip, claim)
-                .and_then(|v| v.reason().map(str::to_owned))
-                .unwrap_or_default();
-            spoofed.push(SpoofedIp {
-                ip: ip.to_string(),
+        *row_ips.entry((claim, pair.kind)).or_default() += 1;
+        kind_ips.push((pair.kind, ip));
+        if pair.kind == SPOOFED {
+            spoofed_pairs.push((ip, claim, pair));
+        }
+        if !claims[claim as usize].registered {
+            busiest(&mut unknown, claim, pair.requests, &pair.ua);
+        }
+    }
+    let mut kind_names: Vec<(u8, &str)> = Vec::new();
+    let mut named_pairs: Vec<(&str, &NamedPair)> = Vec::new();
+    for (name, pairs) in &agg.named {
+        for pair in pairs {
+            *row_ips.entry((pair.claim, pair.kind)).or_default() += 1;
+            kind_names.push((pair.kind, name));
+            named_pairs.push((name, pair));
+            if !claims[pair.claim as usize].registered {
+                busiest(&mut unknown, pair.claim, pair.requests, &pair.ua);
+            }
+        }
+    }
+    let mut all_ips: Vec<IpAddr> = kind_ips.iter().map(|&(_, ip)| ip).collect();
+    all_ips.extend(agg.humans.ips.iter().copied());
+    let distinct_ips = count_distinct(&mut all_ips);
+    drop(all_ips);
+    let mut all_names: Vec<&str> = kind_names.iter().map(|&(_, n)| n).collect();
+    all_names.extend(agg.humans.names.iter().map(|n| &**n));
+    let distinct_names = count_distinct(&mut all_names);
+    drop(all_names);
+    kind_ips.sort_unstable();
+    kind_ips.dedup();
+    kind_names.sort_unstable();
+    kind_names.dedup();
+    let mut kind_clients = [0u64; 5];
+    for &(kind, _) in &kind_ips {
+        kind_clients[usize::from(kind).min(4)] += 1;
+    }
+    for &(kind, _) in &kind_names {
+        kind_clients[usize::from(kind).min(4)] += 1;
+    }
+    drop(kind_ips);
+    drop(kind_names);
+
+    // The busiest spoofed addresses; the rest are counted.
+    spoofed_pairs.sort_unstable_by(|a, b| {
+        b.2.requests
+            .cmp(&a.2.requests)
+            .then_with(|| claims[a.1 as usize].name.cmp(&claims[b.1 as usize].name))
+            .then_with(|| a.0.cmp(&b.0))
+    });
+    let spoofed_omitted = spoofed_pairs.len().saturating_sub(options.max_listed) as u64;
+    spoofed_pairs.truncate(options.max_listed);
+    let spoofed: Vec<SpoofedIp> = spoofed_pairs
+        .iter()
+        .map(|&(ip, claim, pair)| SpoofedIp {
+            ip: ip.to_string(),
+            claimed: claims[claim as usize].name.to_string(),
+            reason: shared.reason(ip, claim).unwrap_or_default(),
+            requests: pair.requests,
+            first_seen: seen(pair.first),
+            last_seen: seen(pair.last),
+            user_agent: pair.ua.to_string(),
+        })
+        .collect();
+    drop(spoofed_pairs);
+
+    named_pairs.sort_unstable_by(|a, b| {
+        b.1.requests
+            .cmp(&a.1.requests)
+            .then_with(|| {
+                claims[a.1.claim as usize]
+                    .name
+                    .cmp(&claims[b.1.claim as usize].name)
+            })
+            .then_with(|| a.0.cmp(b.0))
+    });
+    let host_names_omitted = named_pairs.len().saturating_sub(options.max_listed) as u64;
+    named_pairs.truncate(options.max_listed);
+    let host_names: Vec<NamedClient> = named_pairs
+        .iter()
+        .map(|&(name, pair)| {
+            let info = &claims[pair.claim as usize];
+            let verdict = if info.registered {
+                shared.verifier.verify_name(name, &info.name)
+            } else {
+                unregistered_verdict(info)
+            };
+            NamedClient {
+                name: name.to_owned(),
                 claimed: info.name.to_string(),
-                reason,
+                reason: verdict.reason().unwrap_or_default().to_owned(),
                 requests: pair.requests,
                 first_seen: seen(pair.first),
                 last_seen: seen(pair.last),
                 user_agent: pair.ua.to_string(),
-            });
-        }
-        if !info.registered {
-            let e = unknown
-                .entry(claim)
-                .or_insert_with(|| (0, 0, (pair.requests, &pair.ua)));
-            e.0 += pair.requests;
-            e.1 += 1;
-            let (top, ua) = e.2;
-            if pair.requests > top || (pair.requests == top && *pair.ua < *ua) {
-                e.2 = (pair.requests, &pair.ua);
             }
-        }
-    }
-    spoofed.sort_by(|a, b| {
-        b.requests
-            .cmp(&a.requests)
-            .then_with(|| a.claimed.cmp(&b.claimed))
-            .then_with(|| a.ip.cmp(&b.ip))
-    });
+        })
+        .collect();
+    drop(named_pairs);
+
     let mut unknown_crawlers: Vec<UnknownCrawler> = unknown
         .into_iter()
-        .map(|(claim, (requests, ips, (_, user_agent)))| UnknownCrawler {
+        .map(|(claim, (ips, (_, user_agent)))| UnknownCrawler {
             name: claims[claim as usize].name.to_string(),
-            requests,
+            requests: agg
+                .rows
+                .iter()
+                .filter(|((c, _), _)| *c == claim)
+                .map(|(_, r)| r.counts.requests)
+                .sum(),
             ips,
             user_agent: user_agent.to_owned(),
         })
@@ -172,13 +206,18 @@ pub(super) fn report(
             .then_with(|| a.name.cmp(&b.name))
     });
 
-    let empty_row = Row::default();
-    let mut keyed: Vec<((u32, u8), RowSum)> = sums.into_iter().collect();
+    let mut kind_requests = [0u64; 5];
+    let mut keyed: Vec<((u32, u8), &Row)> = agg
+        .rows
+        .iter()
+        .filter(|(_, row)| row.counts.requests > 0)
+        .map(|(k, r)| (*k, r))
+        .collect();
     let mut bots: Vec<(BotRow, (u32, u8))> = keyed
         .drain(..)
-        .map(|(key, sum)| {
+        .map(|(key, row)| {
             let info = &claims[key.0 as usize];
-            let row = agg.rows.get(&key).unwrap_or(&empty_row);
+            kind_requests[usize::from(key.1).min(4)] += row.counts.requests;
             let top_paths = row
                 .paths
                 .top(options.top_paths)
@@ -189,15 +228,16 @@ pub(super) fn report(
                     approximate: approx || row.approximate,
                 })
                 .collect();
-            let s = sum.status;
+            let c = &row.counts;
+            let s = c.status;
             (
                 BotRow {
                     bot: info.name.to_string(),
                     category: info.category.clone(),
-                    verdict: KINDS[key.1 as usize].to_owned(),
-                    requests: sum.requests,
-                    ips: sum.ips,
-                    bytes: sum.bytes,
+                    verdict: KINDS[usize::from(key.1).min(4)].to_owned(),
+                    requests: c.requests,
+                    ips: row_ips.get(&key).copied().unwrap_or(0),
+                    bytes: c.bytes,
                     status: StatusClasses {
                         ok: s[0],
                         redirect: s[1],
@@ -205,11 +245,11 @@ pub(super) fn report(
                         server_error: s[3],
                         other: s[4],
                     },
-                    first_seen: seen(sum.first),
-                    last_seen: seen(sum.last),
+                    first_seen: seen(c.first),
+                    last_seen: seen(c.last),
                     robots_txt: RobotsFetches {
-                        requests: sum.robots,
-                        status: sum.robots_status,
+                        requests: c.robots,
+                        status: c.robots_status.iter().copied().collect(),
                     },
                     top_paths,
                 },
@@ -223,6 +263,7 @@ pub(super) fn report(
             .then_with(|| a.0.bot.cmp(&b.0.bot))
             .then_with(|| a.1.1.cmp(&b.1.1))
     });
+    let bot_requests: u64 = kind_requests.iter().sum();
 
     let period = (agg.first <= agg.last).then(|| Period {
         first: rfc3339(agg.first).unwrap_or_default(),
@@ -235,13 +276,13 @@ pub(super) fn report(
             .iter()
             .filter_map(|(row, key)| {
                 let r = agg.rows.get(key)?;
-                if r.hist.is_empty() {
+                if r.counts.hist.is_empty() {
                     return None;
                 }
                 Some(Series {
                     bot: row.bot.clone(),
                     verdict: row.verdict.clone(),
-                    counts: r.hist.series(level, start, n),
+                    counts: r.counts.hist.series(level, start, n),
                 })
             })
             .collect();
@@ -264,9 +305,12 @@ pub(super) fn report(
     let mut verdict_counts = BTreeMap::new();
     for (i, kind) in KINDS.iter().enumerate() {
         let (requests, ips) = if i == 4 {
-            (agg.humans.requests, agg.humans.ips.len() as u64)
+            (
+                agg.humans.requests,
+                (agg.humans.ips.len() + agg.humans.names.len()) as u64,
+            )
         } else {
-            (kind_requests[i], kind_ips[i].len() as u64)
+            (kind_requests[i], kind_clients[i])
         };
         if requests > 0 {
             verdict_counts.insert((*kind).to_owned(), VerdictCount { requests, ips });
@@ -304,17 +348,23 @@ pub(super) fn report(
         inputs: summaries,
         lines,
         samples,
+        newer_feeds: newer_feeds(shared, &claims, &agg, period.is_some().then_some(agg.first)),
         period,
         totals: Totals {
             requests: agg.requests,
             bytes: agg.bytes,
-            ips: all_ips.len() as u64,
+            ips: distinct_ips + distinct_names,
             bot_requests,
             user_agents: agg.ua_hashes.len() as u64,
+            host_names: distinct_names,
+            host_name_requests: agg.named_requests,
         },
         verdicts: verdict_counts,
         bots: bots.into_iter().map(|(row, _)| row).collect(),
         spoofed,
+        spoofed_omitted,
+        host_names,
+        host_names_omitted,
         unknown_crawlers,
         timeline,
         status_codes: agg.status_codes,
@@ -328,4 +378,64 @@ pub(super) fn report(
         report,
         listed: shared.listed(),
     }
+}
+
+/// Counts the distinct items of a list (sorting it).
+fn count_distinct<T: Ord>(items: &mut Vec<T>) -> u64 {
+    items.sort_unstable();
+    items.dedup();
+    items.len() as u64
+}
+
+/// Notes a client of an unregistered crawler: one more client, and its
+/// User-Agent if it is the busiest so far.
+fn busiest<'a>(
+    unknown: &mut HashMap<u32, (u64, (u64, &'a str))>,
+    claim: u32,
+    requests: u64,
+    ua: &'a str,
+) {
+    let e = unknown.entry(claim).or_insert((0, (requests, ua)));
+    e.0 += 1;
+    let (top, top_ua) = e.1;
+    if requests > top || (requests == top && ua < top_ua) {
+        e.1 = (requests, ua);
+    }
+}
+
+/// The published range lists of the registered bots claimed in the log
+/// that are newer than its first request.
+fn newer_feeds(
+    shared: &Shared,
+    claims: &[ClaimInfo],
+    agg: &Agg,
+    first: Option<i64>,
+) -> Vec<NewerFeed> {
+    let Some(as_of) = first.and_then(super::unix_time) else {
+        return Vec::new();
+    };
+    let mut by_url: BTreeMap<String, NewerFeed> = BTreeMap::new();
+    let mut claimed: Vec<u32> = agg.rows.keys().map(|&(claim, _)| claim).collect();
+    claimed.sort_unstable();
+    claimed.dedup();
+    for claim in claimed {
+        let info = &claims[claim as usize];
+        if !info.registered {
+            continue;
+        }
+        let Some(feed) = shared.verifier.feed_newer_than(&info.name, as_of) else {
+            continue;
+        };
+        let entry = by_url.entry(feed.url.clone()).or_insert_with(|| NewerFeed {
+            url: feed.url.clone(),
+            version: feed.version().to_owned(),
+            bots: Vec::new(),
+        });
+        entry.bots.push(info.name.to_string());
+    }
+    let mut out: Vec<NewerFeed> = by_url.into_values().collect();
+    for f in &mut out {
+        f.bots.sort();
+    }
+    out
 }

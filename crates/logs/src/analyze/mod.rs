@@ -5,24 +5,36 @@
 //! distinct User-Agent once, and keeps counters per (address, claimed bot)
 //! pair. The first time a worker sees a pair that claims a registered bot,
 //! it hands the pair to the verification task, which runs on the caller's
-//! Tokio runtime, asks DNS at most once per pair however many workers see
-//! it, and publishes the verdict. Workers never wait for a verdict: a
-//! pair's requests are kept aside (counts per time bucket and up to
-//! [`PENDING_PATHS`] paths) until its verdict is known, then folded into
-//! that verdict's totals.
+//! Tokio runtime, at most [`VERIFY_IN_FLIGHT`] verifications at once, asks
+//! DNS at most once per pair however many workers see it, and publishes
+//! the verdict. Workers never wait for a verdict: a pair's requests are
+//! kept aside (counts per time bucket and up to [`PENDING_PATHS`] paths)
+//! until its verdict is known, then folded into that bot and verdict's
+//! totals.
+//!
+//! Memory: once its verdict is known, a pair keeps only its address, bot,
+//! verdict, request count, first and last time and a shared User-Agent
+//! (about 130 bytes with the hash tables' slack, ~200 bytes in all with
+//! the verdict table); what it requested is in its bot and verdict's
+//! totals. `crates/logs/docs/report.md` (Memory) gives the bounds.
+//!
+//! Clients a log names by host name (Apache's `HostnameLookups On`) are
+//! counted like addresses; a bot claim from one is `unverifiable`
+//! ([`Verifier::verify_name`]).
 
 mod build;
 mod hist;
 mod topk;
 mod worker;
 
+use std::collections::VecDeque;
 use std::net::IpAddr;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
-use std::time::{Duration, Instant};
+use std::time::{Duration, Instant, SystemTime};
 
 use botwarden_verify::{Cidr, Classifier, Verdict, Verifier};
-use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
+use foldhash::{HashMap, HashMapExt};
 use tokio::sync::mpsc;
 
 use crate::export::{Listed, Standing};
@@ -34,6 +46,11 @@ use crate::report::Report;
 /// still count everywhere but in the top-paths lists, which are then
 /// marked approximate.
 pub const PENDING_PATHS: usize = 64;
+
+/// Verifications running at once; pairs past these wait in a queue (about
+/// 40 bytes each), so that a log with millions of addresses does not start
+/// millions of lookups.
+pub const VERIFY_IN_FLIGHT: usize = 256;
 
 /// How to read the inputs.
 #[derive(Debug, Clone, Default)]
@@ -52,7 +69,8 @@ pub struct Options {
     pub format: FormatChoice,
     /// Proxies whose `X-Forwarded-For` is trusted: when a request comes
     /// from one of them, its client is the right-most forwarded address
-    /// that is not a trusted proxy.
+    /// that is not a trusted proxy. See [`trusted_proxy_warnings`] for
+    /// ranges too wide to trust.
     pub trusted_proxies: Vec<Cidr>,
     /// Inputs read at once.
     pub threads: usize,
@@ -67,6 +85,10 @@ pub struct Options {
     pub poll: Duration,
     /// Set to end a run early (and to end following).
     pub stop: Arc<AtomicBool>,
+    /// Most entries in the report's `spoofed` and `host_names` lists (the
+    /// busiest first; the rest are counted in `spoofed_omitted` and
+    /// `host_names_omitted`, and every address is still in the exports).
+    pub max_listed: usize,
 }
 
 impl Default for Options {
@@ -80,6 +102,7 @@ impl Default for Options {
             follow: false,
             poll: Duration::from_millis(250),
             stop: Arc::new(AtomicBool::new(false)),
+            max_listed: 1_000,
         }
     }
 }
@@ -160,15 +183,80 @@ enum Msg {
 pub(crate) struct Job {
     ip: IpAddr,
     claim: u32,
-    name: Arc<str>,
+    /// The time of the pair's first request (Unix seconds): verification
+    /// is as of then.
+    as_of: Option<i64>,
+}
+
+/// A verdict as the analysis keeps it: its kind (an index into
+/// [`worker::KINDS`], or [`PENDING`]) and, for a spoofed one, its reason
+/// (an index into [`Reasons`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Outcome {
+    pub(crate) kind: u8,
+    reason: u32,
+}
+
+/// The kind of a pair handed to verification and not answered yet.
+pub(crate) const PENDING: u8 = u8::MAX;
+
+/// No reason kept.
+const NO_REASON: u32 = u32::MAX;
+
+/// Stands for the address in an interned reason.
+const ADDRESS_MARK: char = '\u{1}';
+
+/// The reasons of spoofed verdicts, interned with the address taken out:
+/// a botnet's thousands of verdicts share a handful of sentences ("… is
+/// not in its published ranges …") that differ only by the address.
+#[derive(Debug, Default)]
+pub(crate) struct Reasons {
+    list: Vec<(Arc<str>, bool)>,
+    index: HashMap<Arc<str>, u32>,
+}
+
+impl Reasons {
+    fn intern(&mut self, ip: IpAddr, reason: &str) -> u32 {
+        // Taking the address out is undone exactly by putting it back,
+        // unless the mark was there already: then the text is kept whole.
+        let marked = !reason.contains(ADDRESS_MARK);
+        let text: Arc<str> = if marked {
+            reason
+                .replace(&ip.to_string(), &ADDRESS_MARK.to_string())
+                .into()
+        } else {
+            reason.into()
+        };
+        if let Some(&id) = self.index.get(&text)
+            && self.list[id as usize].1 == marked
+        {
+            return id;
+        }
+        let id = u32::try_from(self.list.len()).unwrap_or(NO_REASON - 1);
+        self.list.push((text.clone(), marked));
+        self.index.insert(text, id);
+        id
+    }
+
+    fn text(&self, ip: IpAddr, id: u32) -> Option<String> {
+        let (text, marked) = self.list.get(id as usize)?;
+        Some(if *marked {
+            text.replace(ADDRESS_MARK, &ip.to_string())
+        } else {
+            text.to_string()
+        })
+    }
 }
 
 /// What workers and the verification task share.
 #[derive(Debug)]
 pub(crate) struct Shared {
     pub(crate) classifier: Arc<Classifier>,
+    pub(crate) verifier: Arc<Verifier>,
     pub(crate) claims: Mutex<Claims>,
-    pub(crate) verdicts: RwLock<HashMap<(IpAddr, u32), Arc<Verdict>>>,
+    /// Every pair handed to verification, pending or answered.
+    verdicts: RwLock<HashMap<(IpAddr, u32), Outcome>>,
+    reasons: Mutex<Reasons>,
     pub(crate) progress: Arc<Progress>,
     jobs: mpsc::UnboundedSender<Msg>,
 }
@@ -198,21 +286,66 @@ impl Shared {
             .clone()
     }
 
-    pub(crate) fn verdict(&self, ip: IpAddr, claim: u32) -> Option<Arc<Verdict>> {
+    /// The verdict's kind for a pair, once answered.
+    pub(crate) fn verdict(&self, ip: IpAddr, claim: u32) -> Option<u8> {
         self.verdicts
             .read()
             .unwrap_or_else(PoisonError::into_inner)
             .get(&(ip, claim))
-            .cloned()
+            .map(|o| o.kind)
+            .filter(|&k| k != PENDING)
     }
 
-    pub(crate) fn publish(&self, ip: IpAddr, claim: u32, verdict: Arc<Verdict>) {
-        self.verdicts
+    /// The reason of a pair's spoofed verdict.
+    pub(crate) fn reason(&self, ip: IpAddr, claim: u32) -> Option<String> {
+        let outcome = *self
+            .verdicts
+            .read()
+            .unwrap_or_else(PoisonError::into_inner)
+            .get(&(ip, claim))?;
+        self.reasons
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .text(ip, outcome.reason)
+    }
+
+    /// Marks a pair as being verified; false when it already was.
+    fn begin(&self, ip: IpAddr, claim: u32) -> bool {
+        let mut map = self
+            .verdicts
+            .write()
+            .unwrap_or_else(PoisonError::into_inner);
+        match map.entry((ip, claim)) {
+            std::collections::hash_map::Entry::Occupied(_) => false,
+            std::collections::hash_map::Entry::Vacant(v) => {
+                v.insert(Outcome {
+                    kind: PENDING,
+                    reason: NO_REASON,
+                });
+                true
+            }
+        }
+    }
+
+    pub(crate) fn publish(&self, ip: IpAddr, claim: u32, verdict: &Verdict) {
+        let kind = worker::kind_index(verdict);
+        let reason = match verdict {
+            Verdict::Spoofed { reason, .. } => self
+                .reasons
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .intern(ip, reason),
+            _ => NO_REASON,
+        };
+        let old = self
+            .verdicts
             .write()
             .unwrap_or_else(PoisonError::into_inner)
-            .insert((ip, claim), verdict);
-        self.progress.verdicts.fetch_add(1, Ordering::Relaxed);
-        self.progress.generation.fetch_add(1, Ordering::Relaxed);
+            .insert((ip, claim), Outcome { kind, reason });
+        if old.is_none_or(|o| o.kind == PENDING) {
+            self.progress.verdicts.fetch_add(1, Ordering::Relaxed);
+            self.progress.generation.fetch_add(1, Ordering::Relaxed);
+        }
     }
 
     /// Hands registered bots' pairs to verification.
@@ -233,12 +366,9 @@ impl Shared {
         let verdicts = self.verdicts.read().unwrap_or_else(PoisonError::into_inner);
         let mut out: Vec<Listed> = verdicts
             .iter()
-            .filter_map(|(&(ip, claim), verdict)| {
-                let standing = standing(verdict)?;
-                let bot = match verdict.bot() {
-                    Some(b) => b.to_owned(),
-                    None => claims.list[claim as usize].name.to_string(),
-                };
+            .filter_map(|(&(ip, claim), outcome)| {
+                let standing = kind_standing(outcome.kind)?;
+                let bot = claims.list[claim as usize].name.to_string();
                 Some(Listed { ip, bot, standing })
             })
             .collect();
@@ -246,6 +376,45 @@ impl Shared {
         out.dedup();
         out
     }
+}
+
+/// How exports list a verdict kind (an index into [`worker::KINDS`]).
+fn kind_standing(kind: u8) -> Option<Standing> {
+    match kind {
+        0 => Some(Standing::Verified),
+        1 => Some(Standing::Spoofed),
+        3 => Some(Standing::Other),
+        _ => None,
+    }
+}
+
+/// Warnings about trusted proxy ranges so wide that any client could choose
+/// the address it is counted and verified as: shorter than /8 for IPv4 (more
+/// than 1/256 of all addresses) or /7 for IPv6 (`fc00::/7`, the unique local
+/// range, is fine). Each warning starts with the range.
+#[must_use]
+pub fn trusted_proxy_warnings(proxies: &[Cidr]) -> Vec<String> {
+    proxies
+        .iter()
+        .filter_map(|c| {
+            let v4 = c.network.is_ipv4();
+            (c.len < if v4 { 8 } else { 7 }).then(|| {
+                format!(
+                    "{}/{} covers {} of all {} addresses: a client there can be counted \
+                     and verified as any address it writes in X-Forwarded-For (a \
+                     crawler's, to pass as verified); trust only your own proxies",
+                    c.network,
+                    c.len,
+                    if c.len == 0 {
+                        "every one"
+                    } else {
+                        "a large share"
+                    },
+                    if v4 { "IPv4" } else { "IPv6" }
+                )
+            })
+        })
+        .collect()
 }
 
 /// How exports list a verdict; `None` for verdicts they leave out.
@@ -330,8 +499,10 @@ impl Analyzer {
         let (tx, rx) = mpsc::unbounded_channel();
         let shared = Arc::new(Shared {
             classifier: self.classifier.clone(),
+            verifier: self.verifier.clone(),
             claims: Mutex::new(Claims::default()),
             verdicts: RwLock::new(HashMap::new()),
+            reasons: Mutex::new(Reasons::default()),
             progress: Arc::new(Progress::default()),
             jobs: tx,
         });
@@ -385,22 +556,47 @@ async fn verify_loop(
     mut rx: mpsc::UnboundedReceiver<Msg>,
     done: tokio::sync::oneshot::Sender<()>,
 ) {
-    let mut seen: HashSet<(IpAddr, u32)> = HashSet::new();
+    let mut queue: VecDeque<Job> = VecDeque::new();
     let mut tasks = tokio::task::JoinSet::new();
-    while let Some(Msg::Jobs(jobs)) = rx.recv().await {
-        while tasks.try_join_next().is_some() {}
-        for job in jobs {
-            if !seen.insert((job.ip, job.claim)) {
+    let mut open = true;
+    loop {
+        while tasks.len() < VERIFY_IN_FLIGHT
+            && let Some(job) = queue.pop_front()
+        {
+            if !shared.begin(job.ip, job.claim) {
                 continue;
             }
+            let name = shared.claim_info(job.claim).name;
             let verifier = verifier.clone();
             let shared = shared.clone();
             tasks.spawn(async move {
-                let verdict = verifier.verify(job.ip, &job.name).await;
-                shared.publish(job.ip, job.claim, verdict);
+                let verdict = match job.as_of.and_then(unix_time) {
+                    Some(at) => verifier.verify_as_of(job.ip, &name, at).await,
+                    None => verifier.verify(job.ip, &name).await,
+                };
+                shared.publish(job.ip, job.claim, &verdict);
             });
         }
+        if !open && queue.is_empty() && tasks.is_empty() {
+            break;
+        }
+        tokio::select! {
+            msg = rx.recv(), if open => match msg {
+                Some(Msg::Jobs(jobs)) => queue.extend(jobs),
+                Some(Msg::End) | None => open = false,
+            },
+            Some(_) = tasks.join_next(), if !tasks.is_empty() => {}
+        }
     }
-    while tasks.join_next().await.is_some() {}
     let _ = done.send(());
+}
+
+/// Unix seconds as a system time.
+fn unix_time(unix: i64) -> Option<SystemTime> {
+    let secs = Duration::from_secs(unix.unsigned_abs());
+    if unix >= 0 {
+        SystemTime::UNIX_EPOCH.checked_add(secs)
+    } else {
+        SystemTime::UNIX_EPOCH.checked_sub(secs)
+    }
 }

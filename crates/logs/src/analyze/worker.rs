@@ -7,15 +7,15 @@ use std::net::IpAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use botwarden_verify::Verdict;
+use botwarden_verify::{Verdict, normalize};
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 use super::hist::Hist;
 use super::topk::TopK;
-use super::{FormatChoice, Job, Options, PENDING_PATHS, Shared};
+use super::{ClaimInfo, FormatChoice, Job, Options, PENDING, PENDING_PATHS, Shared};
 use crate::format::LogFormat;
 use crate::input::{Input, Line, LineReader};
-use crate::record::Record;
+use crate::record::{Client, Record};
 use crate::report::model::{BadLine, LineCounts};
 
 /// Distinct User-Agents remembered per worker with their classification;
@@ -86,17 +86,10 @@ pub(crate) struct InputResult {
     pub(crate) error: Option<String>,
 }
 
-/// Requests of a pair whose verdict is not known yet.
-#[derive(Debug, Default)]
-pub(crate) struct Pending {
-    pub(crate) hist: Hist,
-    pub(crate) paths: Vec<(Box<str>, u64)>,
-    pub(crate) overflow: bool,
-}
-
-/// Counters of one (address, claim) pair.
-#[derive(Debug)]
-pub(crate) struct Pair {
+/// Counters of requests: a bot and verdict's totals, or a pair's while its
+/// verdict is pending.
+#[derive(Debug, Clone)]
+pub(crate) struct Counts {
     pub(crate) requests: u64,
     pub(crate) bytes: u64,
     pub(crate) status: [u64; 5],
@@ -104,17 +97,12 @@ pub(crate) struct Pair {
     pub(crate) last: i64,
     pub(crate) robots: u64,
     pub(crate) robots_status: Vec<(u16, u64)>,
-    pub(crate) ua: Box<str>,
-    pub(crate) kind: Option<u8>,
-    pub(crate) pending: Option<Box<Pending>>,
-    /// The count of published verdicts when this pending pair last looked
-    /// for its own; it looks again only when that count has moved.
-    pub(crate) looked_at: u64,
+    pub(crate) hist: Hist,
 }
 
-impl Pair {
-    fn new(ua: &str) -> Pair {
-        Pair {
+impl Default for Counts {
+    fn default() -> Counts {
+        Counts {
             requests: 0,
             bytes: 0,
             status: [0; 5],
@@ -122,14 +110,31 @@ impl Pair {
             last: i64::MIN,
             robots: 0,
             robots_status: Vec::new(),
-            ua: ua.into(),
-            kind: None,
-            pending: Some(Box::default()),
-            looked_at: u64::MAX,
+            hist: Hist::default(),
+        }
+    }
+}
+
+impl Counts {
+    fn add(&mut self, record: &Record<'_>, time: Option<i64>) {
+        self.requests += 1;
+        self.bytes += record.bytes;
+        self.status[status_class(record.status)] += 1;
+        if let Some(t) = time {
+            self.first = self.first.min(t);
+            self.last = self.last.max(t);
+            self.hist.add(t, 1);
+        }
+        let path = record.path.unwrap_or("");
+        if path == "/robots.txt" || path.starts_with("/robots.txt?") {
+            self.robots += 1;
+            if let Some(code) = record.status {
+                add_code(&mut self.robots_status, code, 1);
+            }
         }
     }
 
-    pub(crate) fn merge(&mut self, other: Pair) {
+    pub(crate) fn merge(&mut self, other: &Counts) {
         self.requests += other.requests;
         self.bytes += other.bytes;
         for i in 0..5 {
@@ -138,15 +143,80 @@ impl Pair {
         self.first = self.first.min(other.first);
         self.last = self.last.max(other.last);
         self.robots += other.robots;
-        for (code, n) in other.robots_status {
+        for &(code, n) in &other.robots_status {
             add_code(&mut self.robots_status, code, n);
         }
-        if self.kind.is_none() {
+        self.hist.merge(&other.hist);
+    }
+}
+
+/// Requests of a pair whose verdict is not known yet.
+#[derive(Debug, Default)]
+pub(crate) struct Pending {
+    pub(crate) counts: Counts,
+    pub(crate) paths: Vec<(Box<str>, u64)>,
+    pub(crate) overflow: bool,
+    /// The count of published verdicts when this pair last looked for its
+    /// own; it looks again only when that count has moved.
+    looked_at: u64,
+}
+
+/// One (address, claim) pair. Once its verdict is known, its requests
+/// are counted in its bot and verdict's [`Row`]; it keeps only what the
+/// lists of spoofed addresses and unknown crawlers show.
+#[derive(Debug)]
+pub(crate) struct Pair {
+    pub(crate) requests: u64,
+    pub(crate) first: i64,
+    pub(crate) last: i64,
+    /// The first User-Agent it sent (shared with the User-Agent cache).
+    pub(crate) ua: Arc<str>,
+    /// An index into [`KINDS`], or [`PENDING`].
+    pub(crate) kind: u8,
+    pub(crate) pending: Option<Box<Pending>>,
+}
+
+impl Pair {
+    fn new(ua: Arc<str>, kind: u8) -> Pair {
+        Pair {
+            requests: 0,
+            first: i64::MAX,
+            last: i64::MIN,
+            ua,
+            kind,
+            pending: (kind == PENDING).then(|| {
+                Box::new(Pending {
+                    looked_at: u64::MAX,
+                    ..Pending::default()
+                })
+            }),
+        }
+    }
+
+    fn add(&mut self, time: Option<i64>) {
+        self.requests += 1;
+        if let Some(t) = time {
+            self.first = self.first.min(t);
+            self.last = self.last.max(t);
+        }
+    }
+
+    /// Adds the same pair as counted by another worker. The User-Agent
+    /// kept is the smaller, so that the report does not depend on which
+    /// worker read what.
+    pub(crate) fn merge(&mut self, other: Pair) {
+        self.requests += other.requests;
+        self.first = self.first.min(other.first);
+        self.last = self.last.max(other.last);
+        if other.ua < self.ua {
+            self.ua = other.ua;
+        }
+        if self.kind == PENDING {
             self.kind = other.kind;
         }
         match (&mut self.pending, other.pending) {
             (Some(mine), Some(theirs)) => {
-                mine.hist.merge(&theirs.hist);
+                mine.counts.merge(&theirs.counts);
                 for (p, n) in theirs.paths {
                     add_path(mine, &p, n);
                 }
@@ -158,10 +228,38 @@ impl Pair {
     }
 }
 
+/// A client the log names by host name, and the claim it made: its verdict
+/// is known at once (unverifiable), so it keeps only what the report lists.
+#[derive(Debug)]
+pub(crate) struct NamedPair {
+    pub(crate) claim: u32,
+    pub(crate) requests: u64,
+    pub(crate) first: i64,
+    pub(crate) last: i64,
+    pub(crate) ua: Arc<str>,
+    pub(crate) kind: u8,
+}
+
+impl NamedPair {
+    pub(crate) fn merge(&mut self, other: NamedPair) {
+        self.requests += other.requests;
+        self.first = self.first.min(other.first);
+        self.last = self.last.max(other.last);
+        if other.ua < self.ua {
+            self.ua = other.ua;
+        }
+    }
+}
+
 fn add_code(codes: &mut Vec<(u16, u64)>, code: u16, n: u64) {
     match codes.iter_mut().find(|(c, _)| *c == code) {
         Some(e) => e.1 += n,
-        None => codes.push((code, n)),
+        None => {
+            if codes.is_empty() {
+                codes.reserve_exact(1);
+            }
+            codes.push((code, n));
+        }
     }
 }
 
@@ -169,27 +267,37 @@ fn add_path(pending: &mut Pending, path: &str, n: u64) {
     if let Some(e) = pending.paths.iter_mut().find(|(p, _)| &**p == path) {
         e.1 += n;
     } else if pending.paths.len() < PENDING_PATHS {
+        if pending.paths.is_empty() {
+            // Most pairs of a large log make one or two requests.
+            pending.paths.reserve_exact(1);
+        }
         pending.paths.push((path.into(), n));
     } else {
         pending.overflow = true;
     }
 }
 
-/// Totals for one bot under one verdict that do not add up from pairs.
+/// The totals of one bot under one verdict.
 #[derive(Debug, Default)]
 pub(crate) struct Row {
-    pub(crate) hist: Hist,
+    pub(crate) counts: Counts,
     pub(crate) paths: TopK,
     pub(crate) approximate: bool,
 }
 
 impl Row {
     pub(crate) fn absorb(&mut self, pending: &Pending) {
-        self.hist.merge(&pending.hist);
+        self.counts.merge(&pending.counts);
         for (p, n) in &pending.paths {
             self.paths.add(p, *n);
         }
         self.approximate |= pending.overflow;
+    }
+
+    pub(crate) fn merge(&mut self, other: &Row) {
+        self.counts.merge(&other.counts);
+        self.paths.merge(&other.paths);
+        self.approximate |= other.approximate;
     }
 }
 
@@ -197,6 +305,8 @@ impl Row {
 #[derive(Debug)]
 pub(crate) struct Agg {
     pub(crate) pairs: HashMap<(IpAddr, u32), Pair>,
+    /// Per host name, the claims made from it.
+    pub(crate) named: HashMap<Arc<str>, Vec<NamedPair>>,
     pub(crate) rows: HashMap<(u32, u8), Row>,
     pub(crate) humans: Humans,
     pub(crate) status_codes: BTreeMap<u16, u64>,
@@ -205,6 +315,8 @@ pub(crate) struct Agg {
     pub(crate) last: i64,
     pub(crate) requests: u64,
     pub(crate) bytes: u64,
+    /// Requests whose client the log gives by host name.
+    pub(crate) named_requests: u64,
 }
 
 /// Requests that claim no bot.
@@ -214,12 +326,14 @@ pub(crate) struct Humans {
     pub(crate) bytes: u64,
     pub(crate) hist: Hist,
     pub(crate) ips: HashSet<IpAddr>,
+    pub(crate) names: HashSet<Box<str>>,
 }
 
 impl Default for Agg {
     fn default() -> Agg {
         Agg {
             pairs: HashMap::new(),
+            named: HashMap::new(),
             rows: HashMap::new(),
             humans: Humans::default(),
             status_codes: BTreeMap::new(),
@@ -228,6 +342,7 @@ impl Default for Agg {
             last: i64::MIN,
             requests: 0,
             bytes: 0,
+            named_requests: 0,
         }
     }
 }
@@ -242,16 +357,23 @@ impl Agg {
                 }
             }
         }
+        for (name, pairs) in other.named {
+            let mine = self.named.entry(name).or_default();
+            for pair in pairs {
+                match mine.iter_mut().find(|p| p.claim == pair.claim) {
+                    Some(p) => p.merge(pair),
+                    None => mine.push(pair),
+                }
+            }
+        }
         for (key, row) in other.rows {
-            let mine = self.rows.entry(key).or_default();
-            mine.hist.merge(&row.hist);
-            mine.paths.merge(&row.paths);
-            mine.approximate |= row.approximate;
+            self.rows.entry(key).or_default().merge(&row);
         }
         self.humans.requests += other.humans.requests;
         self.humans.bytes += other.humans.bytes;
         self.humans.hist.merge(&other.humans.hist);
         self.humans.ips.extend(other.humans.ips);
+        self.humans.names.extend(other.humans.names);
         for (code, n) in other.status_codes {
             *self.status_codes.entry(code).or_default() += n;
         }
@@ -260,6 +382,7 @@ impl Agg {
         self.last = self.last.max(other.last);
         self.requests += other.requests;
         self.bytes += other.bytes;
+        self.named_requests += other.named_requests;
     }
 }
 
@@ -275,11 +398,12 @@ struct Worker<'s> {
     shared: &'s Shared,
     options: &'s Options,
     agg: Agg,
-    ua_cache: HashMap<Box<str>, UaClass>,
+    /// Classified User-Agents; the key is shared with the pairs that sent
+    /// it.
+    ua_cache: HashMap<Arc<str>, UaClass>,
     hasher: foldhash::fast::FixedState,
-    /// The claims of this worker that are unregistered crawlers, by id,
-    /// with their ready verdict.
-    unregistered: HashMap<u32, Arc<Verdict>>,
+    /// The claims of this worker that are unregistered crawlers, by id.
+    unregistered: HashSet<u32>,
     /// Pairs not yet handed to verification.
     batch: Vec<Job>,
     /// Pairs whose verdict this worker has not seen yet.
@@ -313,7 +437,7 @@ pub(crate) fn run_all(
                             agg: Agg::default(),
                             ua_cache: HashMap::new(),
                             hasher: foldhash::fast::FixedState::with_seed(0x6c6f6773),
-                            unregistered: HashMap::new(),
+                            unregistered: HashSet::new(),
                             batch: Vec::new(),
                             pending: Vec::new(),
                             swept_at: 0,
@@ -377,7 +501,8 @@ impl Worker<'_> {
         let mut reported: u64 = 0;
 
         // Pick the format.
-        let mut head: Vec<Vec<u8>> = Vec::new();
+        // The first lines, `None` for one too long to keep.
+        let mut head: Vec<Option<Vec<u8>>> = Vec::new();
         let format = match &self.options.format {
             FormatChoice::Fixed(f) => Some(f.clone()),
             FormatChoice::Auto => {
@@ -386,8 +511,8 @@ impl Worker<'_> {
                         break;
                     }
                     match lines.next_line_with(!follow) {
-                        Ok(Some(Line::Text(t))) => head.push(t.to_vec()),
-                        Ok(Some(Line::TooLong)) => head.push(Vec::new()),
+                        Ok(Some(Line::Text(t))) => head.push(Some(t.to_vec())),
+                        Ok(Some(Line::TooLong)) => head.push(None),
                         Ok(None) => break,
                         Err(e) => {
                             result.error = Some(format!("read error: {e}"));
@@ -395,8 +520,11 @@ impl Worker<'_> {
                         }
                     }
                 }
-                let texts: Vec<Cow<'_, str>> =
-                    head.iter().map(|l| String::from_utf8_lossy(l)).collect();
+                let texts: Vec<Cow<'_, str>> = head
+                    .iter()
+                    .flatten()
+                    .map(|l| String::from_utf8_lossy(l))
+                    .collect();
                 let sample: Vec<&str> = texts
                     .iter()
                     .map(|t| t.as_ref())
@@ -435,7 +563,7 @@ impl Worker<'_> {
         };
         for l in std::mem::take(&mut head) {
             lineno += 1;
-            self.line(&name, lineno, Some(&l), &formats, &mut result);
+            self.line(&name, lineno, l.as_deref(), &formats, &mut result);
         }
         if result.error.is_some() {
             return result;
@@ -534,19 +662,16 @@ impl Worker<'_> {
             let Some(pair) = agg.pairs.get_mut(&(ip, claim)) else {
                 return false;
             };
-            if pair.kind.is_some() {
+            if pair.kind != PENDING {
                 return false;
             }
-            let Some(v) = shared.verdict(ip, claim) else {
+            let Some(kind) = shared.verdict(ip, claim) else {
                 return true;
             };
-            let kind = kind_index(&v);
-            pair.kind = Some(kind);
-            if let Some(pending) = pair.pending.take() {
-                agg.rows.entry((claim, kind)).or_default().absorb(&pending);
-            }
+            settle(pair, kind, &mut agg.rows, claim);
             false
         });
+        self.pending.shrink_to(self.pending.len() * 2);
     }
 
     /// Accounts for one line (`None`: too long to keep).
@@ -572,6 +697,7 @@ impl Worker<'_> {
             && let Ok(record) = format.parse(&text)
         {
             result.counts.parsed += 1;
+            result.counts.truncated += u64::from(record.truncated);
             self.record(&record);
             return;
         }
@@ -579,6 +705,7 @@ impl Worker<'_> {
             Some(format) => match format.parse(&text) {
                 Ok(record) => {
                     result.counts.parsed += 1;
+                    result.counts.truncated += u64::from(record.truncated);
                     self.record(&record);
                     return;
                 }
@@ -594,6 +721,7 @@ impl Worker<'_> {
             match format.parse(&text) {
                 Ok(record) => {
                     result.counts.parsed += 1;
+                    result.counts.truncated += u64::from(record.truncated);
                     self.record(&record);
                     return;
                 }
@@ -644,32 +772,38 @@ impl Worker<'_> {
         }
     }
 
-    /// The client address of a record: the peer, or when the peer is a
-    /// trusted proxy, the right-most forwarded address that is not one.
-    fn client(&self, record: &Record<'_>) -> IpAddr {
-        let proxies = &self.options.trusted_proxies;
-        if proxies.is_empty() || !proxies.iter().any(|c| c.contains(record.remote)) {
-            return record.remote;
-        }
-        let Some(xff) = record.forwarded_for else {
+    /// The client of a record: the peer, or when the peer is a trusted
+    /// proxy, the right-most forwarded address that is not one. An
+    /// IPv4-mapped IPv6 address is its IPv4 address.
+    fn client<'r>(&self, record: &Record<'r>) -> Client<'r> {
+        let Client::Addr(peer) = record.remote else {
             return record.remote;
         };
-        let mut client = record.remote;
+        let peer = normalize(peer);
+        let proxies = &self.options.trusted_proxies;
+        if proxies.is_empty() || !proxies.iter().any(|c| c.contains(peer)) {
+            return Client::Addr(peer);
+        }
+        let Some(xff) = record.forwarded_for else {
+            return Client::Addr(peer);
+        };
+        let mut client = peer;
         for part in xff.rsplit(',') {
-            let Ok(ip) = part.trim().parse::<IpAddr>() else {
+            let Some(ip) = forwarded_address(part.trim()) else {
                 break;
             };
-            client = ip;
-            if !proxies.iter().any(|c| c.contains(ip)) {
+            client = normalize(ip);
+            if !proxies.iter().any(|c| c.contains(client)) {
                 break;
             }
         }
-        client
+        Client::Addr(client)
     }
 
-    fn classify(&mut self, ua: &str) -> UaClass {
-        if let Some(&c) = self.ua_cache.get(ua) {
-            return c;
+    /// The class of a User-Agent, and the shared copy of it that pairs keep.
+    fn classify(&mut self, ua: &str) -> (UaClass, Arc<str>) {
+        if let Some((text, &c)) = self.ua_cache.get_key_value(ua) {
+            return (c, text.clone());
         }
         self.agg.ua_hashes.insert(self.hasher.hash_one(ua));
         let classifier = &self.shared.classifier;
@@ -681,24 +815,20 @@ impl Worker<'_> {
             let family = classifier.client_name(ua);
             let name = family.as_deref().unwrap_or(category);
             let id = self.shared.claim(name, Some(category), false);
-            self.unregistered.entry(id).or_insert_with(|| {
-                Arc::new(Verdict::Unverifiable {
-                    bot: name.to_owned(),
-                    reason: format!("a {category} the registry does not know"),
-                })
-            });
+            self.unregistered.insert(id);
             UaClass::Claim(id)
         } else {
             UaClass::Human
         };
+        let text: Arc<str> = ua.into();
         if self.ua_cache.len() < UA_CACHE {
-            self.ua_cache.insert(ua.into(), class);
+            self.ua_cache.insert(text.clone(), class);
         }
-        class
+        (class, text)
     }
 
     fn record(&mut self, record: &Record<'_>) {
-        let ip = self.client(record);
+        let client = self.client(record);
         let agg = &mut self.agg;
         agg.requests += 1;
         agg.bytes += record.bytes;
@@ -710,9 +840,12 @@ impl Worker<'_> {
             agg.first = agg.first.min(t);
             agg.last = agg.last.max(t);
         }
-        let class = match record.user_agent {
+        if let Client::Name(_) = client {
+            agg.named_requests += 1;
+        }
+        let (class, ua) = match record.user_agent {
             Some(ua) => self.classify(ua),
-            None => UaClass::Human,
+            None => (UaClass::Human, Arc::from("")),
         };
         let UaClass::Claim(claim) = class else {
             let h = &mut self.agg.humans;
@@ -721,85 +854,155 @@ impl Worker<'_> {
             if let Some(t) = time {
                 h.hist.add(t, 1);
             }
-            h.ips.insert(ip);
+            match client {
+                Client::Addr(ip) => {
+                    h.ips.insert(ip);
+                }
+                Client::Name(name) => {
+                    if !h.names.contains(name) {
+                        h.names.insert(name.into());
+                    }
+                }
+            }
             return;
         };
+        match client {
+            Client::Addr(ip) => self.claimed(ip, claim, ua, record, time),
+            Client::Name(name) => self.named(name, claim, ua, record, time),
+        }
+    }
+
+    /// A request from an address that claims a bot.
+    fn claimed(
+        &mut self,
+        ip: IpAddr,
+        claim: u32,
+        ua: Arc<str>,
+        record: &Record<'_>,
+        time: Option<i64>,
+    ) {
         let shared = self.shared;
-        let unregistered = &self.unregistered;
         let pair = match self.agg.pairs.entry((ip, claim)) {
             std::collections::hash_map::Entry::Occupied(o) => o.into_mut(),
             std::collections::hash_map::Entry::Vacant(v) => {
-                if let Some(verdict) = unregistered.get(&claim) {
+                if self.unregistered.contains(&claim) {
+                    // Known at once: an unregistered crawler cannot be
+                    // verified.
                     if shared.verdict(ip, claim).is_none() {
-                        shared.publish(ip, claim, verdict.clone());
+                        let name = shared.claim_info(claim);
+                        shared.publish(ip, claim, &unregistered_verdict(&name));
                     }
+                    v.insert(Pair::new(ua, UNVERIFIABLE))
                 } else {
                     self.batch.push(Job {
                         ip,
                         claim,
-                        name: shared.claim_info(claim).name,
+                        as_of: time,
                     });
                     if self.batch.len() >= 64 {
                         shared.submit(&mut self.batch);
                     }
+                    self.pending.push((ip, claim));
+                    v.insert(Pair::new(ua, PENDING))
                 }
-                self.pending.push((ip, claim));
-                v.insert(Pair::new(record.user_agent.unwrap_or("")))
             }
         };
-        pair.requests += 1;
-        pair.bytes += record.bytes;
-        pair.status[status_class(record.status)] += 1;
-        if let Some(t) = time {
-            pair.first = pair.first.min(t);
-            pair.last = pair.last.max(t);
-        }
-        let path = record.path.unwrap_or("");
-        if path == "/robots.txt" || path.starts_with("/robots.txt?") {
-            pair.robots += 1;
-            if let Some(code) = record.status {
-                add_code(&mut pair.robots_status, code, 1);
-            }
-        }
-        if pair.kind.is_none()
-            && pair.looked_at
-                != std::mem::replace(
-                    &mut pair.looked_at,
-                    shared.progress.verdicts.load(Ordering::Relaxed),
-                )
-            && let Some(v) = shared.verdict(ip, claim)
+        pair.add(time);
+        if pair.kind == PENDING
+            && let Some(pending) = &mut pair.pending
         {
-            let kind = kind_index(&v);
-            pair.kind = Some(kind);
-            if let Some(pending) = pair.pending.take() {
-                self.agg
-                    .rows
-                    .entry((claim, kind))
-                    .or_default()
-                    .absorb(&pending);
+            let published = shared.progress.verdicts.load(Ordering::Relaxed);
+            if pending.looked_at != published {
+                pending.looked_at = published;
+                if let Some(kind) = shared.verdict(ip, claim) {
+                    settle(pair, kind, &mut self.agg.rows, claim);
+                }
             }
         }
-        match pair.kind {
-            Some(kind) => {
-                let row = self.agg.rows.entry((claim, kind)).or_default();
-                if let Some(t) = time {
-                    row.hist.add(t, 1);
-                }
-                if record.path.is_some() {
-                    row.paths.add(path, 1);
+        match &mut pair.pending {
+            Some(pending) if pair.kind == PENDING => {
+                pending.counts.add(record, time);
+                if let Some(path) = record.path {
+                    add_path(pending, path, 1);
                 }
             }
-            None => {
-                let pending = pair.pending.get_or_insert_with(Box::default);
-                if let Some(t) = time {
-                    pending.hist.add(t, 1);
-                }
-                if record.path.is_some() {
-                    add_path(pending, path, 1);
+            _ => {
+                let row = self.agg.rows.entry((claim, pair.kind)).or_default();
+                row.counts.add(record, time);
+                if let Some(path) = record.path {
+                    row.paths.add(path, 1);
                 }
             }
         }
     }
+
+    /// A request from a client the log names by host name, claiming a bot:
+    /// unverifiable, counted at once.
+    fn named(
+        &mut self,
+        name: &str,
+        claim: u32,
+        ua: Arc<str>,
+        record: &Record<'_>,
+        time: Option<i64>,
+    ) {
+        let pairs = match self.agg.named.get_mut(name) {
+            Some(pairs) => pairs,
+            None => self.agg.named.entry(Arc::from(name)).or_default(),
+        };
+        let at = match pairs.iter().position(|p| p.claim == claim) {
+            Some(at) => at,
+            None => {
+                pairs.push(NamedPair {
+                    claim,
+                    requests: 0,
+                    first: i64::MAX,
+                    last: i64::MIN,
+                    ua,
+                    kind: UNVERIFIABLE,
+                });
+                pairs.len() - 1
+            }
+        };
+        let pair = &mut pairs[at];
+        pair.requests += 1;
+        if let Some(t) = time {
+            pair.first = pair.first.min(t);
+            pair.last = pair.last.max(t);
+        }
+        let row = self.agg.rows.entry((claim, pair.kind)).or_default();
+        row.counts.add(record, time);
+        if let Some(path) = record.path {
+            row.paths.add(path, 1);
+        }
+    }
+}
+
+/// The index of `unverifiable` in [`KINDS`].
+pub(crate) const UNVERIFIABLE: u8 = 3;
+
+/// The verdict on any address claiming an unregistered crawler.
+pub(crate) fn unregistered_verdict(claim: &ClaimInfo) -> Verdict {
+    let category = claim.category.as_deref().unwrap_or("crawler");
+    Verdict::Unverifiable {
+        bot: claim.name.to_string(),
+        reason: format!("a {category} the registry does not know"),
+    }
+}
+
+/// Gives a pending pair its verdict's kind and moves what it kept aside
+/// into that bot and verdict's row.
+pub(crate) fn settle(pair: &mut Pair, kind: u8, rows: &mut HashMap<(u32, u8), Row>, claim: u32) {
+    pair.kind = kind;
+    if let Some(pending) = pair.pending.take() {
+        rows.entry((claim, kind)).or_default().absorb(&pending);
+    }
+}
+
+/// An address in an `X-Forwarded-For` list, read as the client address
+/// fields are (a port, brackets or a zone allowed).
+fn forwarded_address(text: &str) -> Option<IpAddr> {
+    crate::format::address(text)
 }
 
 fn bump(map: &mut BTreeMap<String, u64>, reason: &str) -> u64 {

@@ -3,7 +3,7 @@
 use std::collections::BTreeSet;
 use std::fs::{self, DirBuilder, File, OpenOptions};
 use std::io;
-use std::os::unix::fs::{DirBuilderExt as _, OpenOptionsExt as _};
+use std::os::unix::fs::{DirBuilderExt as _, MetadataExt as _, OpenOptionsExt as _};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
@@ -111,13 +111,7 @@ pub fn write_acap_tree_with(
     let parent = parent_dir(dir);
     fs::create_dir_all(&parent).map_err(|e| ExportError::io(&parent, "create the directory", e))?;
     let lock_path = parent.join(format!(".{name}.lock"));
-    let lock = OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .mode(0o644)
-        .open(&lock_path)
-        .map_err(|e| ExportError::io(&lock_path, "open the lock file", e))?;
+    let lock = open_lock(&lock_path)?;
     lock.lock()
         .map_err(|e| ExportError::io(&lock_path, "lock", e))?;
 
@@ -162,6 +156,58 @@ pub fn write_acap_tree_with(
         generation: gen_path,
         ..summary
     })
+}
+
+/// Opens (or creates) the lock file without ever following a symbolic
+/// link: a link there could make the export create or open a file
+/// elsewhere.
+fn open_lock(path: &Path) -> Result<File, ExportError> {
+    let refuse_link = || {
+        ExportError::refused(
+            path,
+            "is a symbolic link; the lock file must be a plain file (remove the link)",
+        )
+    };
+    // `create_new` (O_CREAT | O_EXCL) never follows a link: it fails on one.
+    let file = match OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .mode(0o644)
+        .open(path)
+    {
+        Ok(file) => return Ok(file),
+        Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
+            let meta = fs::symlink_metadata(path)
+                .map_err(|e| ExportError::io(path, "read the metadata of", e))?;
+            if meta.file_type().is_symlink() {
+                return Err(refuse_link());
+            }
+            if !meta.is_file() {
+                return Err(ExportError::refused(
+                    path,
+                    "is not a plain file; the lock file must be one (move it away)",
+                ));
+            }
+            // Read-only and without O_CREAT: this open creates nothing.
+            OpenOptions::new()
+                .read(true)
+                .open(path)
+                .map_err(|e| ExportError::io(path, "open the lock file", e))?
+        }
+        Err(e) => return Err(ExportError::io(path, "create the lock file", e)),
+    };
+    // The name may have been swapped for a link between the two looks: the
+    // file opened must be the one that is there now.
+    let opened = file
+        .metadata()
+        .map_err(|e| ExportError::io(path, "read the metadata of", e))?;
+    let there =
+        fs::symlink_metadata(path).map_err(|e| ExportError::io(path, "read the metadata of", e))?;
+    if there.file_type().is_symlink() || (there.dev(), there.ino()) != (opened.dev(), opened.ino())
+    {
+        return Err(refuse_link());
+    }
+    Ok(file)
 }
 
 #[derive(Debug, PartialEq, Eq)]

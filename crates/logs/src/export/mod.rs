@@ -31,8 +31,8 @@ pub use atomic::write_atomic;
 pub use error::ExportError;
 pub use name::{RESERVED_NAMES, bot_slug};
 pub use snippet::{
-    ApacheLookup, BasicAuth, Server, SnippetContext, SnippetOptions, SnippetPart, snippet,
-    snippet_parts,
+    ApacheLookup, BasicAuth, Server, SnippetContext, SnippetError, SnippetOptions, SnippetPart,
+    snippet, snippet_parts,
 };
 pub use targets::Targets;
 pub use text::{

@@ -98,6 +98,89 @@ pub struct SnippetPart {
     pub text: String,
 }
 
+/// An option [`snippet`] refuses: a value that would change the meaning
+/// of the configuration around it rather than be part of it.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("{option} {value:?}: {reason}")]
+pub struct SnippetError {
+    /// The option, by its field in [`SnippetOptions`] (`acap_dir`,
+    /// `basic_auth.path`, …).
+    pub option: &'static str,
+    /// The value as given.
+    pub value: String,
+    /// What is wrong with it.
+    pub reason: String,
+}
+
+impl SnippetOptions {
+    /// Checks the options for a snippet for `server`: none may hold a
+    /// control character (a line break would start a new configuration
+    /// line, and the servers' quoting has no escape for one), whichever
+    /// server is asked for; for nginx, the values it expands variables in
+    /// (`verified_robots`, `nginx_geo`, the password file and the realm)
+    /// may not hold `$`; and the authentication path must start with `/`.
+    ///
+    /// # Errors
+    /// The first bad option, named by its field.
+    pub fn check(&self, server: Server) -> Result<(), SnippetError> {
+        let paths = [
+            ("acap_dir", &self.acap_dir, false),
+            ("apache_map", &self.apache_map, false),
+            ("nginx_geo", &self.nginx_geo, true),
+            ("haproxy_map", &self.haproxy_map, false),
+            ("verified_robots", &self.verified_robots, true),
+        ];
+        let nginx = server == Server::Nginx;
+        for (option, path, expanded) in paths {
+            check_text(option, &path.to_string_lossy(), nginx && expanded)?;
+        }
+        if let Some(auth) = &self.basic_auth {
+            check_text("basic_auth.path", &auth.path, false)?;
+            check_text("basic_auth.realm", &auth.realm, nginx)?;
+            check_text(
+                "basic_auth.user_file",
+                &auth.user_file.to_string_lossy(),
+                nginx,
+            )?;
+            check_text("basic_auth.haproxy_userlist", &auth.haproxy_userlist, false)?;
+            if !auth.path.starts_with('/') {
+                return Err(SnippetError {
+                    option: "basic_auth.path",
+                    value: auth.path.clone(),
+                    reason: "a URL path starts with /".to_owned(),
+                });
+            }
+        }
+        Ok(())
+    }
+}
+
+/// Refuses control characters (a newline, carriage return, NUL, any other
+/// C0 or C1 control, DEL), and `$` when nginx would expand it.
+fn check_text(option: &'static str, value: &str, no_dollar: bool) -> Result<(), SnippetError> {
+    let refuse = |reason: String| SnippetError {
+        option,
+        value: value.to_owned(),
+        reason,
+    };
+    if let Some(c) = value.chars().find(|c| c.is_control()) {
+        return Err(refuse(format!(
+            "holds the control character U+{:04X}{}; configuration values cannot",
+            u32::from(c),
+            match c {
+                '\n' | '\r' => ", which would start a new configuration line",
+                _ => "",
+            }
+        )));
+    }
+    if no_dollar && value.contains('$') {
+        return Err(refuse(
+            "holds `$`, which nginx would read as the start of a variable".to_owned(),
+        ));
+    }
+    Ok(())
+}
+
 /// Configuration for `server` that uses the exports: spoofed crawlers get
 /// 403, verified crawlers get [`SnippetOptions::verified_robots`] as
 /// `/robots.txt` and skip basic authentication, everyone else gets the
@@ -105,17 +188,25 @@ pub struct SnippetPart {
 ///
 /// The text is the parts of [`snippet_parts`], one after the other; nginx
 /// has two (`http` and `server` context), the others one.
-#[must_use]
-pub fn snippet(server: Server, opts: &SnippetOptions) -> String {
-    let parts = snippet_parts(server, opts);
+///
+/// # Errors
+/// An option [`SnippetOptions::check`] refuses for `server`.
+pub fn snippet(server: Server, opts: &SnippetOptions) -> Result<String, SnippetError> {
+    let parts = snippet_parts(server, opts)?;
     let texts: Vec<_> = parts.into_iter().map(|p| p.text).collect();
-    texts.join("\n")
+    Ok(texts.join("\n"))
 }
 
 /// The parts of [`snippet`], each with the context it goes in.
-#[must_use]
-pub fn snippet_parts(server: Server, opts: &SnippetOptions) -> Vec<SnippetPart> {
-    match server {
+///
+/// # Errors
+/// An option [`SnippetOptions::check`] refuses for `server`.
+pub fn snippet_parts(
+    server: Server,
+    opts: &SnippetOptions,
+) -> Result<Vec<SnippetPart>, SnippetError> {
+    opts.check(server)?;
+    Ok(match server {
         Server::Apache => vec![SnippetPart {
             context: SnippetContext::ApacheServer,
             text: apache(opts),
@@ -136,7 +227,7 @@ pub fn snippet_parts(server: Server, opts: &SnippetOptions) -> Vec<SnippetPart> 
                 text: haproxy(opts),
             }]
         }
-    }
+    })
 }
 
 /// A double-quoted Apache or nginx argument.

@@ -210,7 +210,7 @@ fn fill<'a>(
         let e = |reason| ParseError::at(reason, at);
         match slot {
             Slot::Remote => {
-                rec.remote = Some(fields::address(v).ok_or_else(|| e(Reason::BadAddress))?);
+                rec.remote = Some(fields::client(v).ok_or_else(|| e(Reason::BadAddress))?);
             }
             Slot::ForwardedFor => rec.forwarded_for = opt(v),
             Slot::Time => {
@@ -230,12 +230,9 @@ fn fill<'a>(
         }
     }
     // A whole request line fills what separate members did not.
-    if let Some((_, value, at)) = got[Slot::Request as usize]
+    if let Some((_, value, _)) = got[Slot::Request as usize]
         && let Some(v) = value.text()
     {
-        if fields::has_control(v) {
-            return Err(ParseError::at(Reason::BadRequestLine, at));
-        }
         let r = fields::request_line(v);
         rec.method = rec.method.or(r.method);
         rec.path = rec.path.or(r.path);

@@ -22,10 +22,9 @@ mod pattern;
 mod time;
 
 use std::fmt;
-use std::net::IpAddr;
 use std::sync::Arc;
 
-use crate::record::{Record, Timestamp};
+use crate::record::{Client, Record, Timestamp};
 use json::JsonFormat;
 use pattern::Pattern;
 
@@ -33,10 +32,12 @@ use pattern::Pattern;
 const COMMON: &str = r#"%h %l %u %t "%r" %>s %b"#;
 /// The Apache (and nginx default) combined log format.
 const COMBINED: &str = r#"%h %l %u %t "%r" %>s %b "%{Referer}i" "%{User-Agent}i""#;
-/// Apache's `vhost_combined`.
-const VHOST_COMBINED: &str = r#"%v:%p %h %l %u %t "%r" %>s %O "%{Referer}i" "%{User-Agent}i""#;
-/// Apache's `vhost_common` (from the Debian/Ubuntu configuration).
-const VHOST_COMMON: &str = r#"%v:%p %h %l %u %t "%r" %>s %O"#;
+/// `vhost_combined`: Apache's `%v %h …` and Debian's `%v:%p %h …` alike
+/// (the `%v` of a vhost preset takes an optional `:port`).
+const VHOST_COMBINED: &str = r#"%v %h %l %u %t "%r" %>s %O "%{Referer}i" "%{User-Agent}i""#;
+/// `vhost_common`: Apache's `%v %h %l %u %t "%r" %>s %b` and Debian's
+/// `%v:%p …` alike.
+const VHOST_COMMON: &str = r#"%v %h %l %u %t "%r" %>s %O"#;
 
 /// The presets: name, Apache format (`None` for JSON), richness rank for
 /// [`LogFormat::detect`] (higher is richer).
@@ -80,7 +81,7 @@ impl LogFormat {
         let trimmed = spec.trim();
         if let Some((name, apache, _)) = PRESETS.iter().find(|(n, _, _)| *n == trimmed) {
             let inner = match apache {
-                Some(f) => Inner::Pattern(pattern::compile_apache(f, true)?),
+                Some(f) => Inner::Pattern(pattern::compile_apache(f, true)?.with_vhost_port()),
                 None => Inner::Json(JsonFormat::compile("json")?),
             };
             return Ok(LogFormat::new(name, inner));
@@ -205,10 +206,18 @@ fn flavour(spec: &str) -> Option<Flavour> {
     }
 }
 
+/// An IPv4 or IPv6 address as logs write client addresses: IPv6 in
+/// brackets or not, with a port (`192.0.2.1:51234`, `[2001:db8::1]:443`)
+/// or a zone (`fe80::1%eth0`), which are dropped.
+#[must_use]
+pub fn address(text: &str) -> Option<std::net::IpAddr> {
+    fields::address(text)
+}
+
 /// The record under construction, with the address still optional.
 #[derive(Debug, Default)]
 struct Builder<'a> {
-    remote: Option<IpAddr>,
+    remote: Option<Client<'a>>,
     forwarded_for: Option<&'a str>,
     time: Option<Timestamp>,
     method: Option<&'a str>,
@@ -219,6 +228,7 @@ struct Builder<'a> {
     referer: Option<&'a str>,
     user_agent: Option<&'a str>,
     vhost: Option<&'a str>,
+    truncated: bool,
 }
 
 impl<'a> Builder<'a> {
@@ -238,6 +248,7 @@ impl<'a> Builder<'a> {
             referer: self.referer,
             user_agent: self.user_agent,
             vhost: self.vhost,
+            truncated: self.truncated,
         })
     }
 }
@@ -261,10 +272,6 @@ pub enum Reason {
     BadStatus,
     /// The byte count is not digits or `-`.
     BadBytes,
-    /// The request field holds raw control bytes, which servers escape: the
-    /// line is corrupt. (A request line that is merely not HTTP is kept,
-    /// with no method, path or protocol.)
-    BadRequestLine,
     /// A quoted field, a bracketed time or a JSON string never ends.
     Unterminated,
     /// The line is not one JSON object.
@@ -275,7 +282,7 @@ pub enum Reason {
 
 impl Reason {
     /// Every reason, in declaration order.
-    pub const ALL: [Reason; 11] = [
+    pub const ALL: [Reason; 10] = [
         Reason::Blank,
         Reason::Comment,
         Reason::Mismatch,
@@ -283,7 +290,6 @@ impl Reason {
         Reason::BadTime,
         Reason::BadStatus,
         Reason::BadBytes,
-        Reason::BadRequestLine,
         Reason::Unterminated,
         Reason::NotJson,
         Reason::MissingField,
@@ -300,7 +306,6 @@ impl Reason {
             Reason::BadTime => "bad-time",
             Reason::BadStatus => "bad-status",
             Reason::BadBytes => "bad-bytes",
-            Reason::BadRequestLine => "bad-request-line",
             Reason::Unterminated => "unterminated",
             Reason::NotJson => "not-json",
             Reason::MissingField => "missing-field",

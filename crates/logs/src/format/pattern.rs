@@ -1,7 +1,7 @@
 //! Apache `LogFormat` and nginx `log_format` strings, compiled into a list
 //! of literals and fields, and the line parser that walks that list.
 
-use memchr::memchr;
+use memchr::{memchr, memchr2};
 
 use super::fields::{self, has_control, opt};
 use super::time;
@@ -42,6 +42,9 @@ pub(crate) enum Kind {
     Referer,
     UserAgent,
     Vhost,
+    /// A virtual host optionally followed by `:port` (dropped): the vhost
+    /// presets, which read Apache's `%v` and Debian's `%v:%p` alike.
+    VhostPort,
     Opaque,
 }
 
@@ -61,7 +64,7 @@ impl Kind {
             Kind::Bytes => 8,
             Kind::Referer => 9,
             Kind::UserAgent => 10,
-            Kind::Vhost => 11,
+            Kind::Vhost | Kind::VhostPort => 11,
             Kind::Request => 12,
             Kind::Opaque => return None,
         })
@@ -90,6 +93,12 @@ pub(crate) struct Pattern {
     /// Accept anything after the last item when it starts with a space
     /// (presets: sites append fields).
     lenient_tail: bool,
+    /// Presets: the index of the request field. A line that ends inside a
+    /// quoted field from there on (its closing quote never comes) is a
+    /// request cut short, as a line-length limit on the way (syslog's)
+    /// leaves it: the open field takes the rest of the line and the fields
+    /// after it are absent.
+    truncate_from: Option<usize>,
 }
 
 /// Collects literal text and fields into items.
@@ -160,10 +169,38 @@ impl ItemsBuilder {
                 f.quoted = before && after;
             }
         }
+        let truncate_from = if lenient_tail {
+            items.iter().position(|i| {
+                matches!(
+                    i,
+                    Item::Field(Field {
+                        kind: Kind::Request,
+                        ..
+                    })
+                )
+            })
+        } else {
+            None
+        };
         Ok(Pattern {
             items,
             lenient_tail,
+            truncate_from,
         })
+    }
+}
+
+impl Pattern {
+    /// Reads the first `%v` field as a virtual host with an optional
+    /// `:port` (for the vhost presets).
+    pub(crate) fn with_vhost_port(mut self) -> Pattern {
+        if let Some(f) = self.items.iter_mut().find_map(|i| match i {
+            Item::Field(f) if f.kind == Kind::Vhost => Some(f),
+            _ => None,
+        }) {
+            f.kind = Kind::VhostPort;
+        }
+        self
     }
 }
 
@@ -469,7 +506,7 @@ impl Pattern {
     fn tail_ok(&self, b: &[u8], at: usize) -> bool {
         match b.get(at) {
             None => true,
-            Some(b' ') if self.lenient_tail => true,
+            Some(b' ' | b'\t') if self.lenient_tail => true,
             Some(_) => b[at..].iter().all(|c| *c == b' ' || *c == b'\t'),
         }
     }
@@ -534,7 +571,9 @@ impl Pattern {
             Some(Item::Lit(l)) => Ok(find_lit(b, pos, l.as_bytes())
                 .or_else(|| memchr(l.as_bytes()[0], &b[pos..]).map(|i| pos + i))
                 .unwrap_or(b.len())),
-            None if self.lenient_tail => Ok(memchr(b' ', &b[pos..]).map_or(b.len(), |i| pos + i)),
+            None if self.lenient_tail => {
+                Ok(memchr2(b' ', b'\t', &b[pos..]).map_or(b.len(), |i| pos + i))
+            }
             None => {
                 let trail = b[pos..]
                     .iter()
@@ -584,7 +623,20 @@ impl Pattern {
                 }
                 Item::Field(f) => f,
             };
-            let mut end = self.extent(b, pos, idx, f)?;
+            let mut end = match self.extent(b, pos, idx, f) {
+                Ok(end) => end,
+                // A quoted field with no closing quote at all: the line was
+                // cut inside it; it runs to the end.
+                Err(e)
+                    if f.quoted
+                        && e.reason == Reason::Unterminated
+                        && self.truncate_from.is_some_and(|from| idx >= from) =>
+                {
+                    rec.truncated = true;
+                    b.len()
+                }
+                Err(e) => return Err(e),
+            };
             // Fixed-width and measured extents may fall inside a character.
             let v = line
                 .get(pos..end)
@@ -592,7 +644,7 @@ impl Pattern {
             match &f.kind {
                 Kind::Remote => {
                     rec.remote =
-                        Some(fields::address(v).ok_or_else(|| err(Reason::BadAddress, pos))?);
+                        Some(fields::client(v).ok_or_else(|| err(Reason::BadAddress, pos))?);
                 }
                 Kind::Time(form) => {
                     if v != "-" || matches!(form, TimeForm::Strftime(_)) {
@@ -611,18 +663,15 @@ impl Pattern {
                     }
                 }
                 Kind::Request => {
-                    if has_control(v) {
-                        return Err(err(Reason::BadRequestLine, pos));
-                    }
                     let r = fields::request_line(v);
                     rec.method = rec.method.or(r.method);
                     rec.path = rec.path.or(r.path);
                     rec.protocol = rec.protocol.or(r.protocol);
                 }
+                // Raw control bytes: servers escape them, so the field is
+                // mangled; the request still happened.
+                Kind::Method | Kind::Path if has_control(v) => {}
                 Kind::Method | Kind::Path => {
-                    if has_control(v) {
-                        return Err(err(Reason::BadRequestLine, pos));
-                    }
                     if f.kind == Kind::Method {
                         rec.method = opt(v).or(rec.method);
                     } else {
@@ -649,9 +698,19 @@ impl Pattern {
                 Kind::UserAgent => rec.user_agent = opt(v),
                 Kind::ForwardedFor => rec.forwarded_for = opt(v),
                 Kind::Vhost => rec.vhost = opt(v),
+                Kind::VhostPort => {
+                    let host = match v.rsplit_once(':') {
+                        Some((h, p)) if !p.is_empty() && p.bytes().all(|c| c.is_ascii_digit()) => h,
+                        _ => v,
+                    };
+                    rec.vhost = opt(host);
+                }
                 Kind::Opaque => {}
             }
             pos = end;
+            if rec.truncated {
+                return rec.finish();
+            }
         }
         if !self.tail_ok(b, pos) {
             return Err(err(Reason::Mismatch, pos));

@@ -107,13 +107,20 @@ fn offset_of(b: &[u8]) -> Option<i32> {
 }
 
 /// The common log format time, `10/Oct/2000:13:55:36 -0700`, with or
-/// without its brackets.
+/// without its brackets. The exact 26-byte form is read first; then the
+/// variants real servers write: fractional seconds
+/// (`13:55:36.123`, HAProxy), no zone (`13:55:36`, taken as UTC), a zone
+/// written `+05:30`, `+05`, `Z`, `UTC` or `GMT`, and a one-digit day.
 pub(crate) fn parse_clf(s: &str) -> Option<Timestamp> {
     let mut b = s.as_bytes();
     if let [b'[', inner @ .., b']'] = b {
         b = inner;
     }
-    // dd/Mon/yyyy:HH:MM:SS +zzzz
+    clf_exact(b).or_else(|| clf_lenient(b))
+}
+
+/// `dd/Mon/yyyy:HH:MM:SS +zzzz`, exactly.
+fn clf_exact(b: &[u8]) -> Option<Timestamp> {
     if b.len() != 26
         || b[2] != b'/'
         || b[6] != b'/'
@@ -131,6 +138,54 @@ pub(crate) fn parse_clf(s: &str) -> Option<Timestamp> {
     let min = digits(&b[15..17])?;
     let sec = digits(&b[18..20])?;
     let offset = offset_of(&b[21..26])?;
+    let local = civil_to_unix(i64::from(year), month, day, hour, min, sec)?;
+    Some(Timestamp {
+        unix: local - i64::from(offset),
+        offset,
+    })
+}
+
+/// The variants of [`clf_exact`] that [`parse_clf`] also reads.
+fn clf_lenient(b: &[u8]) -> Option<Timestamp> {
+    let b = b.trim_ascii();
+    let day_len = b.iter().position(|&c| c == b'/')?;
+    if !(1..=2).contains(&day_len) {
+        return None;
+    }
+    let day = digits(&b[..day_len])?;
+    let b = &b[day_len..];
+    // /Mon/yyyy:HH:MM:SS
+    if b.len() < 18
+        || b[0] != b'/'
+        || b[4] != b'/'
+        || b[9] != b':'
+        || b[12] != b':'
+        || b[15] != b':'
+    {
+        return None;
+    }
+    let month = month_of(&b[1..4])?;
+    let year = digits(&b[5..9])?;
+    let hour = digits(&b[10..12])?;
+    let min = digits(&b[13..15])?;
+    let sec = digits(&b[16..18])?;
+    let mut rest = &b[18..];
+    if let [b'.' | b',', frac @ ..] = rest {
+        let n = frac.iter().take_while(|c| c.is_ascii_digit()).count();
+        if n == 0 {
+            return None;
+        }
+        rest = &frac[n..];
+    }
+    let zone = rest.trim_ascii_start();
+    if !rest.is_empty() && zone.len() == rest.len() {
+        // Something glued to the seconds.
+        return None;
+    }
+    let offset = match zone {
+        [] | b"Z" | b"z" | b"UTC" | b"GMT" | b"utc" | b"gmt" => 0,
+        _ => offset_of(zone)?,
+    };
     let local = civil_to_unix(i64::from(year), month, day, hour, min, sec)?;
     Some(Timestamp {
         unix: local - i64::from(offset),
@@ -252,6 +307,41 @@ pub(crate) fn parse_strftime(format: &str, s: &str) -> Option<(Timestamp, usize)
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn common_log_times_as_servers_write_them() {
+        let t = |s: &str| parse_clf(s).map(|t| (t.unix, t.offset));
+        let exact = Some((971_211_336, -7 * 3600));
+        assert_eq!(t("[10/Oct/2000:13:55:36 -0700]"), exact);
+        assert_eq!(t("10/Oct/2000:13:55:36 -0700"), exact);
+        assert_eq!(t("[10/Oct/2000:13:55:36.123 -0700]"), exact);
+        assert_eq!(t("[10/Oct/2000:13:55:36 -07:00]"), exact);
+        assert_eq!(t("[10/Oct/2000:13:55:36 -07]"), exact);
+        assert_eq!(t("[10/Oct/2000:20:55:36]"), Some((971_211_336, 0)));
+        assert_eq!(t("[10/Oct/2000:20:55:36 ]"), Some((971_211_336, 0)));
+        assert_eq!(t("[10/Oct/2000:20:55:36.584]"), Some((971_211_336, 0)));
+        assert_eq!(t("[10/Oct/2000:20:55:36 UTC]"), Some((971_211_336, 0)));
+        assert_eq!(t("[10/Oct/2000:20:55:36 GMT]"), Some((971_211_336, 0)));
+        assert_eq!(t("[10/Oct/2000:20:55:36 Z]"), Some((971_211_336, 0)));
+        assert_eq!(
+            t("[1/Oct/2000:20:55:36 +0000]").map(|t| t.0),
+            Some(970_433_736)
+        );
+        for bad in [
+            "[10/Oct/2000:13:55:36 -0700 x]",
+            "[10/Oct/2000:13:55:36x]",
+            "[10/Oct/2000:13:55:36 CEST]",
+            "[10/Foo/2000:13:55:36 -0700]",
+            "[100/Oct/2000:13:55:36 -0700]",
+            "[10/Oct/2000:25:55:36 -0700]",
+            "[10/Oct/2000:13:55:3]",
+            "[10/Oct/2000:13:55:36.]",
+            "[]",
+            "-",
+        ] {
+            assert_eq!(t(bad), None, "{bad}");
+        }
+    }
 
     #[test]
     fn days_match_known_dates() {

@@ -148,7 +148,9 @@ fn page(out: &mut String, r: &Report) -> fmt::Result {
     bots(out, r)?;
     top_paths(out, r)?;
     spoofed(out, r)?;
+    host_names(out, r)?;
     unknown(out, r)?;
+    newer_feeds(out, r)?;
     lines(out, r)?;
     let v = &r.verification;
     writeln!(
@@ -990,6 +992,80 @@ fn spoofed(out: &mut String, r: &Report) -> fmt::Result {
         writeln!(out, r#"<td class="ua">{}</td></tr>"#, Esc(&s.user_agent))?;
     }
     writeln!(out, "</tbody></table></div>")?;
+    more(out, r.spoofed_omitted, "addresses")?;
+    writeln!(out, "</section>")
+}
+
+/// A note on the rows a list left out.
+fn more(out: &mut String, omitted: u64, what: &str) -> fmt::Result {
+    if omitted == 0 {
+        return Ok(());
+    }
+    writeln!(
+        out,
+        r#"<p class="empty">… and {} more {what}, fewer requests each (the exports list them all).</p>"#,
+        group(omitted)
+    )
+}
+
+fn host_names(out: &mut String, r: &Report) -> fmt::Result {
+    if r.host_names.is_empty() {
+        return Ok(());
+    }
+    panel(
+        out,
+        "host-names",
+        "Bots named by host name",
+        "Clients the log names by host name instead of address (HostnameLookups) that claimed a bot: they cannot be verified.",
+    )?;
+    writeln!(out, r#"<div class="scroll"><table>"#)?;
+    writeln!(
+        out,
+        r#"<thead><tr><th>Host name</th><th>Claimed</th><th>Reason</th><th class="num">Requests</th><th>First seen</th><th>Last seen</th><th>User-Agent</th></tr></thead><tbody>"#
+    )?;
+    for h in &r.host_names {
+        write!(
+            out,
+            r#"<tr><td class="mono">{}</td><td class="strong">{}</td><td>{}</td>"#,
+            Esc(&h.name),
+            Esc(&h.claimed),
+            Esc(&h.reason)
+        )?;
+        num_cell(out, h.requests)?;
+        time_cell(out, h.first_seen.as_deref())?;
+        time_cell(out, h.last_seen.as_deref())?;
+        writeln!(out, r#"<td class="ua">{}</td></tr>"#, Esc(&h.user_agent))?;
+    }
+    writeln!(out, "</tbody></table></div>")?;
+    more(out, r.host_names_omitted, "host names")?;
+    writeln!(out, "</section>")
+}
+
+fn newer_feeds(out: &mut String, r: &Report) -> fmt::Result {
+    if r.newer_feeds.is_empty() {
+        return Ok(());
+    }
+    panel(
+        out,
+        "newer-feeds",
+        "Range lists newer than the log",
+        "Published address ranges made after the log began: a request from before a list, outside it, is unknown rather than spoofed.",
+    )?;
+    writeln!(out, r#"<div class="scroll"><table>"#)?;
+    writeln!(
+        out,
+        r#"<thead><tr><th>List</th><th>Version</th><th>Bots</th></tr></thead><tbody>"#
+    )?;
+    for f in &r.newer_feeds {
+        writeln!(
+            out,
+            r#"<tr><td class="mono">{}</td><td>{}</td><td>{}</td></tr>"#,
+            Esc(&f.url),
+            Esc(&f.version),
+            Esc(&f.bots.join(", "))
+        )?;
+    }
+    writeln!(out, "</tbody></table></div>")?;
     writeln!(out, "</section>")
 }
 
@@ -1049,6 +1125,13 @@ fn lines(out: &mut String, r: &Report) -> fmt::Result {
         group(l.skipped),
         group(l.failed)
     )?;
+    if l.truncated > 0 {
+        writeln!(
+            out,
+            r#"<p class="reasons">Cut short (parsed as far as they go): {}</p>"#,
+            group(l.truncated)
+        )?;
+    }
     reasons(out, "Skipped", &l.skip_reasons)?;
     reasons(out, "Failed", &l.fail_reasons)?;
     if !r.inputs.is_empty() {

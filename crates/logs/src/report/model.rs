@@ -29,6 +29,11 @@ pub struct Report {
     pub samples: Vec<BadLine>,
     /// The first and last request time seen.
     pub period: Option<Period>,
+    /// Published range lists of the bots claimed in the log that are newer
+    /// than its first request: older requests outside them are `unknown`
+    /// rather than `spoofed`, as the lists may have changed since.
+    #[serde(default)]
+    pub newer_feeds: Vec<NewerFeed>,
     /// Totals over all parsed requests.
     pub totals: Totals,
     /// Requests per verdict kind (`verified`, `spoofed`, `unknown`,
@@ -39,6 +44,17 @@ pub struct Report {
     /// Addresses that claimed a registered bot and failed its verification,
     /// most requests first.
     pub spoofed: Vec<SpoofedIp>,
+    /// Spoofed addresses left out of [`Report::spoofed`] (past the
+    /// analysis's `max_listed`); the exports list them all.
+    #[serde(default)]
+    pub spoofed_omitted: u64,
+    /// Clients the log names by host name instead of address that claimed
+    /// a bot, most requests first: unverifiable, with the reason.
+    #[serde(default)]
+    pub host_names: Vec<NamedClient>,
+    /// Such clients left out of [`Report::host_names`].
+    #[serde(default)]
+    pub host_names_omitted: u64,
     /// Crawlers that are not in the registry (named by their User-Agent
     /// family), most requests first.
     pub unknown_crawlers: Vec<UnknownCrawler>,
@@ -81,6 +97,11 @@ pub struct LineCounts {
     pub skip_reasons: BTreeMap<String, u64>,
     /// Failed lines per reason.
     pub fail_reasons: BTreeMap<String, u64>,
+    /// Parsed lines that were cut short (they end inside a quoted field,
+    /// the request or a later one): requests whose missing fields are
+    /// unknown. Counted in `parsed` too.
+    #[serde(default)]
+    pub truncated: u64,
 }
 
 /// A line that was skipped or failed.
@@ -114,20 +135,28 @@ pub struct Totals {
     pub requests: u64,
     /// Response bytes.
     pub bytes: u64,
-    /// Distinct client addresses.
+    /// Distinct clients: addresses, and host names where the log gives
+    /// names instead.
     pub ips: u64,
     /// Requests whose User-Agent is a bot or crawler.
     pub bot_requests: u64,
     /// Distinct User-Agents.
     pub user_agents: u64,
+    /// Distinct clients the log names by host name instead of address
+    /// (Apache's `HostnameLookups On`); included in `ips`.
+    #[serde(default)]
+    pub host_names: u64,
+    /// Requests from those clients.
+    #[serde(default)]
+    pub host_name_requests: u64,
 }
 
-/// Requests and addresses of one verdict kind.
+/// Requests and clients of one verdict kind.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct VerdictCount {
     /// Requests.
     pub requests: u64,
-    /// Distinct addresses.
+    /// Distinct clients (addresses, or host names).
     pub ips: u64,
 }
 
@@ -159,7 +188,7 @@ pub struct BotRow {
     pub verdict: String,
     /// Requests.
     pub requests: u64,
-    /// Distinct addresses.
+    /// Distinct clients (addresses, or host names).
     pub ips: u64,
     /// Response bytes.
     pub bytes: u64,
@@ -213,6 +242,36 @@ pub struct SpoofedIp {
     pub last_seen: Option<String>,
     /// One of the User-Agents it sent.
     pub user_agent: String,
+}
+
+/// A client named by host name that claimed a bot.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NamedClient {
+    /// The host name, as logged.
+    pub name: String,
+    /// The bot it claimed.
+    pub claimed: String,
+    /// Why it cannot be verified.
+    pub reason: String,
+    /// Requests.
+    pub requests: u64,
+    /// First request seen (RFC 3339, UTC).
+    pub first_seen: Option<String>,
+    /// Last request seen (RFC 3339, UTC).
+    pub last_seen: Option<String>,
+    /// One of the User-Agents it sent.
+    pub user_agent: String,
+}
+
+/// A published range list newer than the log.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct NewerFeed {
+    /// The list's URL.
+    pub url: String,
+    /// Its version: its creation time, else when it was fetched.
+    pub version: String,
+    /// The bots claimed in the log that it verifies.
+    pub bots: Vec<String>,
 }
 
 /// A crawler that is not in the registry.

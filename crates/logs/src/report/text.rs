@@ -63,7 +63,9 @@ pub fn render_text(report: &Report, opts: &TextOptions) -> String {
     t.bots(report);
     t.activity(report);
     t.spoofed(report);
+    t.host_names(report);
     t.unknown(report);
+    t.newer_feeds(report);
     t.top_paths(report);
     t.status_codes(report);
     t.verification(report);
@@ -296,6 +298,13 @@ impl Text<'_> {
             group(l.skipped),
             group(l.failed)
         ));
+        if l.truncated > 0 {
+            self.line(&format!(
+                "{:INDENT$}cut short: {} (parsed as far as they go)",
+                "",
+                group(l.truncated)
+            ));
+        }
         for (what, reasons) in [("skipped", &l.skip_reasons), ("failed", &l.fail_reasons)] {
             if reasons.is_empty() {
                 continue;
@@ -372,6 +381,19 @@ impl Text<'_> {
                 Cell::plain(share(t.bot_requests, t.requests)),
             ],
             vec![Cell::plain("addresses"), Cell::num(t.ips), Cell::plain("")],
+        ];
+        let mut rows = rows;
+        if t.host_names > 0 {
+            rows.push(vec![
+                Cell::plain("host names"),
+                Cell::num(t.host_names),
+                Cell::plain(format!(
+                    "clients logged by name, {} requests",
+                    group(t.host_name_requests)
+                )),
+            ]);
+        }
+        rows.extend([
             vec![
                 Cell::plain("user agents"),
                 Cell::num(t.user_agents),
@@ -382,7 +404,7 @@ impl Text<'_> {
                 Cell::plain(bytes(t.bytes)),
                 Cell::plain(""),
             ],
-        ];
+        ]);
         self.table(&cols, &rows);
     }
 
@@ -530,7 +552,67 @@ impl Text<'_> {
             let ua = self.paint(DIM, &ua).into_owned();
             self.line(&ua);
         }
-        self.more(shown, r.spoofed.len());
+        self.more(
+            shown,
+            r.spoofed.len().saturating_add(omitted(r.spoofed_omitted)),
+        );
+    }
+
+    fn host_names(&mut self, r: &Report) {
+        if r.host_names.is_empty() {
+            return;
+        }
+        self.heading("Bots named by host name (unverifiable)");
+        let cols = [
+            left("host name", 40),
+            left("claimed", 20),
+            right("requests"),
+            left("first seen", 20),
+            left("last seen", 20),
+        ];
+        let shown = self.limit(r.host_names.len());
+        let rows: Vec<Vec<Cell>> = r.host_names[..shown]
+            .iter()
+            .map(|h| {
+                vec![
+                    Cell::log(&h.name),
+                    Cell::log(&h.claimed),
+                    Cell::num(h.requests),
+                    Cell::plain(opt_time(h.first_seen.as_deref())),
+                    Cell::plain(opt_time(h.last_seen.as_deref())),
+                ]
+            })
+            .collect();
+        self.table(&cols, &rows);
+        self.more(
+            shown,
+            r.host_names
+                .len()
+                .saturating_add(omitted(r.host_names_omitted)),
+        );
+        self.note("verification needs the address, which the log does not keep (HostnameLookups);");
+        self.note("log %a, or turn HostnameLookups off");
+    }
+
+    fn newer_feeds(&mut self, r: &Report) {
+        if r.newer_feeds.is_empty() {
+            return;
+        }
+        self.heading("Range lists newer than the log");
+        self.note("requests before a list was made, outside it, are unknown rather than spoofed");
+        let cols = [flex("list"), left("version", 26), left("bots", 30)];
+        let rows: Vec<Vec<Cell>> = r
+            .newer_feeds
+            .iter()
+            .map(|f| {
+                vec![
+                    Cell::log(&f.url),
+                    Cell::log(&f.version),
+                    Cell::log(&f.bots.join(", ")),
+                ]
+            })
+            .collect();
+        self.table(&cols, &rows);
     }
 
     fn unknown(&mut self, r: &Report) {
@@ -852,6 +934,11 @@ pub(super) fn time(s: &str, seconds: bool) -> String {
 
 fn opt_time(s: Option<&str>) -> String {
     s.map(|s| time(s, false)).unwrap_or_default()
+}
+
+/// A count of rows left out of a report list, as a length.
+fn omitted(n: u64) -> usize {
+    usize::try_from(n).unwrap_or(usize::MAX)
 }
 
 #[cfg(test)]

@@ -545,7 +545,7 @@ fn write_atomic_errors_name_the_path() {
 #[test]
 fn snippets_name_the_exports() {
     let opts = SnippetOptions::default();
-    let apache = snippet(Server::Apache, &opts);
+    let apache = snippet(Server::Apache, &opts).expect("valid options");
     assert!(
         apache.contains("RewriteCond \"/var/lib/botwarden/acap/suspect-bots/%{REMOTE_ADDR}\" -f")
     );
@@ -556,14 +556,15 @@ fn snippets_name_the_exports() {
     };
     assert!(
         snippet(Server::Apache, &map)
+            .expect("valid options")
             .contains("RewriteMap botwarden \"txt:/var/lib/botwarden/apache-rewritemap.txt\"")
     );
-    let nginx = snippet(Server::Nginx, &opts);
-    let parts = snippet_parts(Server::Nginx, &opts);
+    let nginx = snippet(Server::Nginx, &opts).expect("valid options");
+    let parts = snippet_parts(Server::Nginx, &opts).expect("valid options");
     assert_eq!(parts.len(), 2);
     assert_eq!(nginx, format!("{}\n{}", parts[0].text, parts[1].text));
     assert!(nginx.contains("include \"/var/lib/botwarden/nginx-geo.conf\";"));
-    let haproxy = snippet(Server::Haproxy, &opts);
+    let haproxy = snippet(Server::Haproxy, &opts).expect("valid options");
     assert!(haproxy.contains("src,map_ip(/var/lib/botwarden/haproxy.map)"));
     let no_auth = SnippetOptions {
         basic_auth: None,
@@ -571,16 +572,156 @@ fn snippets_name_the_exports() {
     };
     for server in [Server::Apache, Server::Nginx, Server::Haproxy] {
         assert!(
-            !snippet(server, &no_auth).contains("auth_basic $"),
+            !snippet(server, &no_auth)
+                .expect("valid options")
+                .contains("auth_basic $"),
             "{server:?}"
         );
         assert!(
-            !snippet(server, &no_auth).contains("AuthType"),
+            !snippet(server, &no_auth)
+                .expect("valid options")
+                .contains("AuthType"),
             "{server:?}"
         );
         assert!(
-            !snippet(server, &no_auth).contains("http-request auth"),
+            !snippet(server, &no_auth)
+                .expect("valid options")
+                .contains("http-request auth"),
             "{server:?}"
         );
     }
+}
+
+/// An option with a line break would write a line of its own into the
+/// server's configuration: every option is checked, for every server.
+#[test]
+fn snippet_options_cannot_inject_configuration() {
+    let injected = "/\nRewriteRule ^ - [E=BOTWARDEN_VERIFIED:1]";
+    let cases: Vec<(&str, SnippetOptions)> = vec![
+        (
+            "acap_dir",
+            SnippetOptions {
+                acap_dir: injected.into(),
+                ..SnippetOptions::default()
+            },
+        ),
+        (
+            "apache_map",
+            SnippetOptions {
+                apache_map: "/m\r\nx".into(),
+                ..SnippetOptions::default()
+            },
+        ),
+        (
+            "nginx_geo",
+            SnippetOptions {
+                nginx_geo: "/g.conf\n}".into(),
+                ..SnippetOptions::default()
+            },
+        ),
+        (
+            "haproxy_map",
+            SnippetOptions {
+                haproxy_map: "/h.map\u{0}".into(),
+                ..SnippetOptions::default()
+            },
+        ),
+        (
+            "verified_robots",
+            SnippetOptions {
+                verified_robots: "/r.txt\u{85}".into(),
+                ..SnippetOptions::default()
+            },
+        ),
+    ];
+    let auth = |f: &dyn Fn(&mut botwarden_logs::export::BasicAuth)| {
+        let mut opts = SnippetOptions::default();
+        f(opts.basic_auth.as_mut().expect("auth by default"));
+        opts
+    };
+    let mut cases = cases;
+    cases.push(("basic_auth.path", auth(&|a| a.path = injected.to_owned())));
+    cases.push((
+        "basic_auth.realm",
+        auth(&|a| a.realm = "R\n  Require all granted".to_owned()),
+    ));
+    cases.push((
+        "basic_auth.user_file",
+        auth(&|a| a.user_file = "/p\n".into()),
+    ));
+    cases.push((
+        "basic_auth.haproxy_userlist",
+        auth(&|a| a.haproxy_userlist = "u\tx\ny".to_owned()),
+    ));
+    for (option, opts) in &cases {
+        for server in [Server::Apache, Server::Nginx, Server::Haproxy] {
+            let err = snippet(server, opts).expect_err(option);
+            assert_eq!(err.option, *option, "{server:?}: {err}");
+            assert!(err.to_string().starts_with(option), "{err}");
+            assert!(err.to_string().contains("control character"), "{err}");
+            assert!(snippet_parts(server, opts).is_err());
+        }
+    }
+    let err = snippet(Server::Nginx, &auth(&|a| a.path = "private".to_owned()))
+        .expect_err("a relative path");
+    assert_eq!(err.option, "basic_auth.path");
+    // nginx expands variables in these values; the other servers do not.
+    let dollar = SnippetOptions {
+        verified_robots: "/srv/$host.txt".into(),
+        ..SnippetOptions::default()
+    };
+    let err = snippet(Server::Nginx, &dollar).expect_err("a $ for nginx");
+    assert_eq!(err.option, "verified_robots");
+    assert!(err.to_string().contains("variable"), "{err}");
+    assert!(snippet(Server::Apache, &dollar).is_ok());
+    assert!(snippet(Server::Haproxy, &dollar).is_ok());
+    let err = snippet(Server::Nginx, &auth(&|a| a.realm = "Pay $5".to_owned()))
+        .expect_err("a $ in the realm");
+    assert_eq!(err.option, "basic_auth.realm");
+    // Without authentication there are no authentication options to check.
+    let no_auth = SnippetOptions {
+        basic_auth: None,
+        ..auth(&|a| a.path = injected.to_owned())
+    };
+    assert!(snippet(Server::Apache, &no_auth).is_ok());
+    let err = snippet(
+        Server::Nginx,
+        &SnippetOptions {
+            apache_map: "/m\nx".into(),
+            ..SnippetOptions::default()
+        },
+    )
+    .expect_err("every option is checked, whichever server uses it");
+    assert_eq!(err.option, "apache_map");
+}
+
+/// The lock file next to an ACAP tree is never followed: a dangling
+/// symbolic link in its place does not make botwarden create the file it
+/// points to, and the export is refused with the link named.
+#[test]
+fn acap_lock_file_symlink_is_refused() {
+    let tmp = TempDir::new("acap-lock-link");
+    let outside = tmp.0.join("outside");
+    fs::create_dir_all(&outside).expect("dir");
+    let target = outside.join("created-by-botwarden");
+    let tree = tmp.0.join("site/acap");
+    fs::create_dir_all(tree.parent().expect("a parent")).expect("dir");
+    let lock = tmp.0.join("site/.acap.lock");
+    std::os::unix::fs::symlink(&target, &lock).expect("symlink");
+    let err = write_acap_tree(&tree, &sample()).expect_err("a symlinked lock");
+    assert!(matches!(err, ExportError::Refused { .. }), "{err}");
+    assert!(err.to_string().contains(".acap.lock"), "{err}");
+    assert!(err.to_string().contains("symbolic link"), "{err}");
+    assert!(!target.exists(), "the link's target was created");
+    assert!(!tree.exists());
+    // A link to an existing file is refused too, and the file is untouched.
+    fs::write(&target, "keep").expect("write");
+    let err = write_acap_tree(&tree, &sample()).expect_err("a symlinked lock");
+    assert!(err.to_string().contains("symbolic link"), "{err}");
+    assert_eq!(fs::read_to_string(&target).expect("read"), "keep");
+    // Once the link is gone, the export works and leaves a plain lock file.
+    fs::remove_file(&lock).expect("remove");
+    write_acap_tree(&tree, &sample()).expect("export");
+    assert!(fs::symlink_metadata(&lock).expect("lock").is_file());
+    write_acap_tree(&tree, &sample()).expect("export again, lock present");
 }

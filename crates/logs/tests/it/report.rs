@@ -7,8 +7,9 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use botwarden_logs::report::model::{
-    BadLine, BotRow, InputSummary, LineCounts, PathCount, Period, RobotsFetches, Series, SpoofedIp,
-    StatusClasses, Timeline, Totals, UnknownCrawler, VerdictCount, VerificationStats,
+    BadLine, BotRow, InputSummary, LineCounts, NamedClient, NewerFeed, PathCount, Period,
+    RobotsFetches, Series, SpoofedIp, StatusClasses, Timeline, Totals, UnknownCrawler,
+    VerdictCount, VerificationStats,
 };
 use botwarden_logs::report::{Report, TextOptions, render_html, render_text};
 use botwarden_testdata::snapshot;
@@ -164,6 +165,7 @@ fn typical() -> Report {
         ]
         .into_iter()
         .collect(),
+        truncated: 2,
     };
     let first_input = LineCounts {
         read: 7_000,
@@ -172,6 +174,7 @@ fn typical() -> Report {
         failed: 18,
         skip_reasons: [("blank".to_owned(), 12)].into_iter().collect(),
         fail_reasons: [("bad-time".to_owned(), 18)].into_iter().collect(),
+        truncated: 2,
     };
     let second_input = LineCounts {
         read: lines.read - first_input.read,
@@ -180,6 +183,7 @@ fn typical() -> Report {
         failed: 12,
         skip_reasons: [("comment".to_owned(), 8)].into_iter().collect(),
         fail_reasons: [("no-request-line".to_owned(), 12)].into_iter().collect(),
+        truncated: 0,
     };
     let ok_status = requests * 86 / 100;
     let status_codes = counts(&[
@@ -237,12 +241,19 @@ fn typical() -> Report {
             first: "2026-11-20T00:00:04Z".to_owned(),
             last: "2026-11-20T23:59:51Z".to_owned(),
         }),
+        newer_feeds: vec![NewerFeed {
+            url: "https://openai.com/gptbot.json".to_owned(),
+            version: "2026-11-20T18:00:00+00:00".to_owned(),
+            bots: vec!["GPTBot".to_owned()],
+        }],
         totals: Totals {
             requests,
             bytes: requests * 21_000,
             ips: 1_297,
             bot_requests,
             user_agents: 412,
+            host_names: 2,
+            host_name_requests: 31,
         },
         verdicts: verdict_map,
         bots,
@@ -267,6 +278,21 @@ fn typical() -> Report {
                 user_agent: "Googlebot/2.1".to_owned(),
             },
         ],
+        spoofed_omitted: 0,
+        host_names: vec![NamedClient {
+            name: "crawl-203-0-113-9.example.net".to_owned(),
+            claimed: "Googlebot".to_owned(),
+            reason: "the log names the client \"crawl-203-0-113-9.example.net\" instead of \
+                     giving its address (HostnameLookups): verification needs the address; \
+                     log %a, or turn HostnameLookups off"
+                .to_owned(),
+            requests: 7,
+            first_seen: Some("2026-11-20T03:10:00Z".to_owned()),
+            last_seen: Some("2026-11-20T03:12:41Z".to_owned()),
+            user_agent: "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"
+                .to_owned(),
+        }],
+        host_names_omitted: 0,
         unknown_crawlers: vec![UnknownCrawler {
             name: "DataForSeoBot".to_owned(),
             requests: 39,

@@ -351,7 +351,7 @@ async fn apache_follows(lookup: ApacheLookup, tag: &str) {
     fs::write(root.join("mime.types"), "").expect("mime.types");
     let (first, roles) = round(true);
     site.export(&first);
-    let text = snippet(Server::Apache, &site.opts);
+    let text = snippet(Server::Apache, &site.opts).expect("valid options");
     fs::write(root.join("botwarden.conf"), &text).expect("snippet");
     let log = root.join("error.log");
     let (_server, port) = start_on_free_port("apache2", &log, |port| {
@@ -398,7 +398,7 @@ async fn nginx_geo_after_reload() {
     let root = site.root().to_path_buf();
     let (first, roles) = round(true);
     site.export(&first);
-    let parts = snippet_parts(Server::Nginx, &site.opts);
+    let parts = snippet_parts(Server::Nginx, &site.opts).expect("valid options");
     let part = |context| {
         parts
             .iter()
@@ -417,7 +417,7 @@ async fn nginx_geo_after_reload() {
     )
     .expect("srv");
     assert_eq!(
-        snippet(Server::Nginx, &site.opts),
+        snippet(Server::Nginx, &site.opts).expect("valid options"),
         format!(
             "{}\n{}",
             part(SnippetContext::NginxHttp),
@@ -494,7 +494,7 @@ async fn haproxy_map_after_reload() {
     let root = site.root().to_path_buf();
     let (first, roles) = round(true);
     site.export(&first);
-    let text = snippet(Server::Haproxy, &site.opts);
+    let text = snippet(Server::Haproxy, &site.opts).expect("valid options");
     let log = root.join("haproxy.log");
     let conf = root.join("haproxy.cfg");
     let write_conf = |port: u16| {
