@@ -11,9 +11,11 @@ use crate::robots::{
     AgentRec, Applies, Cut, GroupRec, Located, NO_VALUES, RobotMatcher, Robots, TextRec, TokenRec,
     Values,
 };
-use crate::ruleset::{Order, Range32, Rule, RuleSet, Tables, to_u32};
+use crate::ruleset::{LazySet, Order, Range32, Rule, RuleSet, Tables, to_u32};
 use crate::token::{TokenChain, is_token_byte};
 use crate::values::{CleanParam, RequestRate, VisitTime, parse_crawl_delay};
+
+use std::borrow::Cow;
 
 const BOM: [u8; 3] = [0xEF, 0xBB, 0xBF];
 
@@ -45,7 +47,7 @@ impl Robots {
     pub fn parse(body: impl Into<Vec<u8>>, profile: &Profile) -> Robots {
         let body = body.into();
         let mut b = Builder::new(profile, None);
-        b.tables.text.reserve(body.len() / 2);
+        b.reserve_for(&body);
         b.read(&body, has_bom(&body), stream(&body));
         b.into_robots()
     }
@@ -54,7 +56,7 @@ impl Robots {
 /// The lines of a body with what they hold, as [`RobotsTxt::parse`] reads
 /// them, one at a time.
 fn stream(body: &[u8]) -> impl Iterator<Item = (u32, Span, LineKind)> + '_ {
-    RawLines::new(body).map(|(number, span, _)| (number, span, split_line(body, span).kind))
+    RawLines::new(body).map(|line| (line.number, line.span, line.parts(body).kind))
 }
 
 impl RobotMatcher {
@@ -71,6 +73,7 @@ impl RobotMatcher {
     pub fn parse(body: impl AsRef<[u8]>, profile: &Profile, chain: &TokenChain) -> RobotMatcher {
         let body = body.as_ref();
         let mut b = Builder::new(profile, Some(Want::new(profile, chain)));
+        b.reserve_for(body);
         b.read(body, has_bom(body), stream(body));
         b.into_robot()
     }
@@ -79,6 +82,7 @@ impl RobotMatcher {
     #[must_use]
     pub fn new(txt: &RobotsTxt, profile: &Profile, chain: &TokenChain) -> RobotMatcher {
         let mut b = Builder::new(profile, Some(Want::new(profile, chain)));
+        b.reserve_for(txt.bytes());
         b.read(
             txt.bytes(),
             txt.has_bom(),
@@ -179,7 +183,8 @@ struct Builder<'p, 'c> {
     /// Whether the current group has members (so a user-agent line starts a
     /// new group).
     in_body: bool,
-    /// Per group: whether it is kept (1994 records without rules are not).
+    /// 1994 records: per group, whether it is kept (records without
+    /// members are not).
     kept: Vec<bool>,
     /// Index of the next rule, counting the rules not compiled.
     next_rule: u32,
@@ -211,6 +216,18 @@ impl<'p, 'c> Builder<'p, 'c> {
         }
     }
 
+    /// Room for what a body of this size usually holds, so that the
+    /// arena and the rules grow once or twice rather than a dozen times
+    /// (the spare room is given back at the end).
+    fn reserve_for(&mut self, body: &[u8]) {
+        let rules = body.len() / 32;
+        self.tables.text.reserve(body.len() / 2);
+        self.tables.rules.reserve(rules);
+        if self.want.is_some() {
+            self.global.reserve(rules);
+        }
+    }
+
     /// Reads every line as the profile does, applying its limits: size,
     /// line length, NUL, partial BOM. `lines` are the body's lines after
     /// any full BOM, with what each holds.
@@ -235,6 +252,9 @@ impl<'p, 'c> Builder<'p, 'c> {
         // One scan of the whole body instead of one per line.
         let nul = profile.nul_ends_line && memchr::memchr(0, bytes).is_some();
         let partial_bom = profile.partial_bom && !has_bom;
+        // Text is copied out of a body that is valid UTF-8 without checking
+        // each piece again.
+        let text = std::str::from_utf8(bytes).ok();
         for (number, line_span, kind) in lines {
             let mut span = line_span;
             if let Some(at) = truncate_at {
@@ -253,7 +273,7 @@ impl<'p, 'c> Builder<'p, 'c> {
             let skip_bom = partial_bom && span.start < BOM.len();
             let too_long = profile.line_limit.is_some_and(|l| span.len() > l);
             if span == line_span && !skip_bom && !too_long {
-                self.line(number, kind, bytes);
+                self.line(number, kind, bytes, text);
                 continue;
             }
             // The profile sees another line than the file holds: split its
@@ -266,13 +286,14 @@ impl<'p, 'c> Builder<'p, 'c> {
                 own.truncate(l);
             }
             let kind = split_line(&own, Span::new(0, own.len())).kind;
-            self.line(number, kind, &own);
+            self.line(number, kind, &own, std::str::from_utf8(&own).ok());
         }
         self.end_group();
     }
 
-    /// One line; spans in `kind` index `bytes`.
-    fn line(&mut self, number: u32, kind: LineKind, bytes: &[u8]) {
+    /// One line; spans in `kind` index `bytes`, and `text` when `bytes` is
+    /// valid UTF-8.
+    fn line(&mut self, number: u32, kind: LineKind, bytes: &[u8], text: Option<&str>) {
         match kind {
             LineKind::Blank => {
                 // 1994 standard: a blank line ends a record.
@@ -285,7 +306,9 @@ impl<'p, 'c> Builder<'p, 'c> {
                     .profile
                     .reads(d.name, d.spelling, d.separator == Separator::Colon)
                 {
-                    self.directive(number, d.name, &bytes[d.value.range()]);
+                    let value = &bytes[d.value.range()];
+                    let text = text.and_then(|t| t.get(d.value.range()));
+                    self.directive(number, d.name, value, text);
                 }
             }
             LineKind::Comment | LineKind::Unparsed => {}
@@ -294,18 +317,27 @@ impl<'p, 'c> Builder<'p, 'c> {
 
     fn end_group(&mut self) {
         if let Some(g) = self.current.take() {
-            self.kept[g] = self.in_body || self.profile.grouping != Grouping::BlankLineRecords;
+            if self.profile.grouping == Grouping::BlankLineRecords {
+                self.kept[g] = self.in_body;
+            }
         }
         self.in_body = false;
     }
 
-    fn push_text(&mut self, bytes: &[u8]) -> Range32 {
+    /// Copies text into the arena; `text`, when given, is `bytes` already
+    /// known to be UTF-8.
+    fn push_text(&mut self, bytes: &[u8], text: Option<&str>) -> Range32 {
         let start = self.tables.text.len();
-        self.tables.text.push_str(&String::from_utf8_lossy(bytes));
+        match text.map(Ok).unwrap_or_else(|| std::str::from_utf8(bytes)) {
+            Ok(text) => self.tables.text.push_str(text),
+            Err(_) => self.tables.text.push_str(&String::from_utf8_lossy(bytes)),
+        }
         Range32::new(start, self.tables.text.len())
     }
 
-    fn directive(&mut self, line: u32, name: DirectiveName, value: &[u8]) {
+    /// One directive the profile reads; `text` is `value` when it is known
+    /// to be UTF-8.
+    fn directive(&mut self, line: u32, name: DirectiveName, value: &[u8], text: Option<&str>) {
         match name {
             DirectiveName::UserAgent => {
                 let g = match self.current {
@@ -323,7 +355,9 @@ impl<'p, 'c> Builder<'p, 'c> {
                             },
                             values: NO_VALUES,
                         });
-                        self.kept.push(false);
+                        if self.profile.grouping == Grouping::BlankLineRecords {
+                            self.kept.push(false);
+                        }
                         if self.want.is_some() {
                             self.marks.push(Mark {
                                 level: NO_LEVEL,
@@ -344,7 +378,7 @@ impl<'p, 'c> Builder<'p, 'c> {
                         mark.level = mark.level.min(want.level(profile, value));
                     }
                 } else {
-                    let agent = self.agent(value, line);
+                    let agent = self.agent(value, text, line);
                     self.agents.push(agent);
                     self.groups[g].agents.end = to_u32(self.agents.len());
                 }
@@ -353,7 +387,7 @@ impl<'p, 'c> Builder<'p, 'c> {
                 if let Some(g) = self.current {
                     let allow = name == DirectiveName::Allow;
                     if self.compiles(g) {
-                        self.push_rule(g, allow, value, line);
+                        self.push_rule(g, allow, value, text, line);
                     } else {
                         self.skip_rule(allow, value);
                     }
@@ -372,11 +406,11 @@ impl<'p, 'c> Builder<'p, 'c> {
             DirectiveName::Sitemap | DirectiveName::Host | DirectiveName::CleanParam
                 if self.want.is_some() => {}
             DirectiveName::Sitemap => {
-                let text = self.push_text(value);
+                let text = self.push_text(value, text);
                 self.sitemaps.push(TextRec { text, line });
             }
             DirectiveName::Host => {
-                let text = self.push_text(value);
+                let text = self.push_text(value, text);
                 self.hosts.push(TextRec { text, line });
             }
             DirectiveName::CleanParam => {
@@ -389,8 +423,8 @@ impl<'p, 'c> Builder<'p, 'c> {
     }
 
     /// The agent of a `user-agent` value, as the profile matches it.
-    fn agent(&mut self, value: &[u8], line: u32) -> AgentRec {
-        let text = self.push_text(value);
+    fn agent(&mut self, value: &[u8], text: Option<&str>, line: u32) -> AgentRec {
+        let text = self.push_text(value, text);
         let token = match self.profile.agent_match {
             AgentMatch::ProductToken => {
                 let star = value.first() == Some(&b'*')
@@ -443,14 +477,23 @@ impl<'p, 'c> Builder<'p, 'c> {
             .filter(|&s| pattern[s..].starts_with(b"/index.htm"))
     }
 
-    fn push_rule(&mut self, group: usize, allow: bool, value: &[u8], line: u32) {
+    fn push_rule(
+        &mut self,
+        group: usize,
+        allow: bool,
+        value: &[u8],
+        text: Option<&str>,
+        line: u32,
+    ) {
         let pattern = normalize_pattern(value, self.profile.path_form);
         let directory = self
             .directory_end(allow, &pattern)
             .map(|s| [&pattern[..=s], b"$"].concat());
-        self.add_rule(group, allow, &pattern, line, false);
+        // A pattern in normal form is the value itself more often than not.
+        let text = text.filter(|_| matches!(pattern, Cow::Borrowed(_)));
+        self.add_rule(group, allow, &pattern, text, line, false);
         if let Some(dir) = directory {
-            self.add_rule(group, allow, &dir, line, true);
+            self.add_rule(group, allow, &dir, None, line, true);
         }
     }
 
@@ -466,8 +509,16 @@ impl<'p, 'c> Builder<'p, 'c> {
         }
     }
 
-    fn add_rule(&mut self, group: usize, allow: bool, pattern: &[u8], line: u32, derived: bool) {
-        let pattern = self.push_text(pattern);
+    fn add_rule(
+        &mut self,
+        group: usize,
+        allow: bool,
+        pattern: &[u8],
+        text: Option<&str>,
+        line: u32,
+        derived: bool,
+    ) {
+        let pattern = self.push_text(pattern, text);
         self.tables.rules.push(Rule {
             pattern,
             line,
@@ -569,15 +620,27 @@ impl<'p, 'c> Builder<'p, 'c> {
                 (Applies::Star, chosen)
             }
         };
-        let ids: Vec<u32> = chosen
-            .iter()
-            .flat_map(|&g| {
+        // Keep the rules of the chosen groups only (in file order).
+        let kept: usize = chosen.iter().map(|&g| self.groups[g].rules.len()).sum();
+        if kept < self.tables.rules.len() {
+            let mut rules = Vec::with_capacity(kept);
+            let mut global = Vec::with_capacity(kept);
+            for &g in &chosen {
                 let r = self.groups[g].rules;
-                r.start..r.end
-            })
-            .collect();
-        let set = (!chosen.is_empty())
-            .then(|| self.tables.set(&ids, profile.wildcards, order_of(&profile)));
+                rules.extend_from_slice(r.of(&self.tables.rules));
+                global.extend_from_slice(r.of(&self.global));
+            }
+            self.tables.rules = rules;
+            self.global = global;
+        }
+        let set = (!chosen.is_empty()).then(|| {
+            LazySet::new(
+                self.tables.text.as_bytes(),
+                &self.tables.rules,
+                profile.wildcards,
+                order_of(&profile),
+            )
+        });
         let groups = chosen
             .iter()
             .map(|&g| {

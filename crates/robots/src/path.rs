@@ -77,11 +77,28 @@ fn escape_at(bytes: &[u8], i: usize) -> Option<u8> {
 /// form and can be borrowed).
 fn needs_work(bytes: &[u8], form: PathForm) -> bool {
     match form {
-        PathForm::EscapePatterns | PathForm::Rfc3986 => {
-            !bytes.is_ascii() || memchr::memchr(b'%', bytes).is_some()
-        }
+        PathForm::EscapePatterns | PathForm::Rfc3986 => has_escape_or_high(bytes),
         PathForm::DecodeAll => bytes.iter().any(|&b| !(is_unreserved(b) || b == b'/')),
     }
+}
+
+/// Whether `bytes` holds a `%` or a byte above 0x7F: one pass, a word at a
+/// time (paths and patterns are short, so this beats two vector searches).
+fn has_escape_or_high(bytes: &[u8]) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = ONES << 7;
+    let mut chunks = bytes.chunks_exact(8);
+    for chunk in &mut chunks {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let w = u64::from_le_bytes(word);
+        let x = w ^ (ONES * u64::from(b'%'));
+        // A zero byte of `x` is a `%`.
+        if (x.wrapping_sub(ONES) & !x | w) & HIGH != 0 {
+            return true;
+        }
+    }
+    chunks.remainder().iter().any(|&b| b == b'%' || b >= 0x80)
 }
 
 /// Brings a rule's pattern to the profile's form.
@@ -208,6 +225,27 @@ mod tests {
         assert_eq!(f("/foo/bar/%62%61%7A"), "/foo/bar/baz");
         assert_eq!(f("/a%2fb%2F"), "/a%2Fb%2F");
         assert_eq!(f("/100%"), "/100%");
+    }
+
+    #[test]
+    fn escape_or_high_byte_in_every_position() {
+        for len in 0..20 {
+            let plain = vec![b'a'; len];
+            assert!(!has_escape_or_high(&plain), "{len}");
+            for at in 0..len {
+                for b in [b'%', 0x80, 0xff] {
+                    let mut v = plain.clone();
+                    v[at] = b;
+                    assert!(has_escape_or_high(&v), "{len} {at} {b}");
+                }
+                // Bytes next to `%` and to 0x80 are neither.
+                for b in [b'$', b'&', 0x7f, 0x25 ^ 0x80 ^ 0x80, 0x05] {
+                    let mut v = plain.clone();
+                    v[at] = b;
+                    assert_eq!(has_escape_or_high(&v), b == b'%', "{len} {at} {b}");
+                }
+            }
+        }
     }
 
     #[test]

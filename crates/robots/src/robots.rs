@@ -5,7 +5,7 @@ use std::borrow::Cow;
 
 use crate::path::{normalize_path, path_of};
 use crate::profile::{AgentMatch, Profile};
-use crate::ruleset::{Range32, Rule, RuleSet, Tables};
+use crate::ruleset::{LazySet, Range32, Rule, RuleSet, Tables, Verdict};
 use crate::token::TokenChain;
 use crate::values::{CleanParam, RequestRate, VisitTime};
 
@@ -503,8 +503,10 @@ impl<'r> Matcher<'r> {
     /// query of a URL (as [`path_of`] gives), not yet normalised.
     #[must_use]
     pub fn check_path(&self, path: &[u8]) -> Decision {
-        let robots = self.robots;
-        decide(&robots.profile, &robots.tables, self.set, path, |rule| rule)
+        let tables = &self.robots.tables;
+        decide(&self.robots.profile, self.set, path, |set, path| {
+            tables.decide(set, path)
+        })
     }
 
     /// The first valid `crawl-delay` among the groups the robot obeys.
@@ -526,15 +528,15 @@ impl<'r> Matcher<'r> {
     }
 }
 
-/// The decision for `path` under `set` (`None`: no group applies); `index`
-/// gives the index a rule of `tables` is known by.
+/// The decision for `path` under `set` (`None`: no group applies), whose
+/// verdict `verdict` gives with the path normalised; a verdict's rule is
+/// the index a rule is known by.
 #[inline]
-fn decide(
+fn decide<S>(
     profile: &Profile,
-    tables: &Tables,
-    set: Option<RuleSet>,
+    set: Option<S>,
     path: &[u8],
-    index: impl Fn(u32) -> u32,
+    verdict: impl Fn(S, &[u8]) -> Option<Verdict>,
 ) -> Decision {
     if profile.robots_txt_allowed && is_robots_txt(path) {
         return Decision {
@@ -549,12 +551,12 @@ fn decide(
         };
     };
     let path = normalize_path(path, profile.path_form);
-    match tables.decide(set, &path) {
+    match verdict(set, &path) {
         Some(v) => Decision {
             allowed: v.allowed,
             reason: Reason::Rule {
-                index: index(v.rule),
-                line: tables.rules[v.rule as usize].line,
+                index: v.rule,
+                line: v.line,
             },
         },
         None => Decision {
@@ -587,12 +589,12 @@ fn decide(
 #[derive(Debug, Clone)]
 pub struct RobotMatcher {
     pub(crate) profile: Profile,
-    /// The rules of the groups that could apply, and the set compiled from
-    /// those that do.
+    /// The text and rules of the groups the robot obeys.
     pub(crate) tables: Tables,
     /// For each rule of `tables`, its index in a full compile.
     pub(crate) global: Vec<u32>,
-    pub(crate) set: Option<RuleSet>,
+    /// Their rules, indexed on demand; `None` when no group applies.
+    pub(crate) set: Option<LazySet>,
     pub(crate) applies: Applies,
     /// The groups the robot obeys, in file order: line and values.
     pub(crate) groups: Vec<(u32, Values)>,
@@ -634,8 +636,14 @@ impl RobotMatcher {
     /// query of a URL (as [`path_of`] gives), not yet normalised.
     #[must_use]
     pub fn check_path(&self, path: &[u8]) -> Decision {
-        decide(&self.profile, &self.tables, self.set, path, |rule| {
-            self.global[rule as usize]
+        let tables = &self.tables;
+        let set = self.set.as_ref();
+        decide(&self.profile, set, path, |set, path| {
+            set.decide(tables.text.as_bytes(), &tables.rules, path)
+                .map(|v| Verdict {
+                    rule: self.global[v.rule as usize],
+                    ..v
+                })
         })
     }
 
@@ -688,6 +696,7 @@ impl RobotMatcher {
             Applies::Star | Applies::Nothing => 0,
         };
         self.tables.heap_size()
+            + self.set.as_ref().map_or(0, LazySet::heap_size)
             + self.global.capacity() * size_of::<u32>()
             + self.groups.capacity() * size_of::<(u32, Values)>()
             + applies
