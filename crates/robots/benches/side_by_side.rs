@@ -164,13 +164,12 @@ enum Unit {
     Queries(usize),
 }
 
-/// Nanoseconds this thread has run on a CPU (the scheduler's own count,
-/// which `CLOCK_THREAD_CPUTIME_ID` reads too), if the kernel shows it.
-/// On a shared machine this leaves out the time other processes held the
-/// core; wall time is printed beside it.
-fn thread_cpu_ns() -> Option<f64> {
-    let s = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
-    s.split_whitespace().next()?.parse().ok()
+/// Nanoseconds this thread has run on a CPU (`CLOCK_THREAD_CPUTIME_ID`,
+/// which the C++ driver reads too). On a shared machine this leaves out the
+/// time other processes held the core; wall time is printed beside it.
+fn thread_cpu_ns() -> f64 {
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
+    t.tv_sec as f64 * 1e9 + t.tv_nsec as f64
 }
 
 /// A measure: its name, what one pass does, and the pass.
@@ -208,10 +207,7 @@ fn run_measures(measures: &mut Vec<Measure<'_>>, passes: usize) {
             let t = Instant::now();
             let sink = black_box((m.pass)());
             let wall = t.elapsed().as_nanos() as f64;
-            let ns = match (cpu, thread_cpu_ns()) {
-                (Some(a), Some(b)) => b - a,
-                _ => wall,
-            };
+            let ns = thread_cpu_ns() - cpu;
             m.times.push(ns);
             let per = match m.unit {
                 Unit::Bytes(n) => format!(

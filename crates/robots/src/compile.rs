@@ -5,7 +5,7 @@
 
 use crate::directive::DirectiveName;
 use crate::parse::{LineKind, RawLines, RobotsTxt, Separator, Span, has_bom, split_line};
-use crate::path::normalize_pattern;
+use crate::path::{BodyBytes, normalize_pattern};
 use crate::profile::{AgentMatch, Beyond, Grouping, Profile, RuleChoice};
 use crate::robots::{
     AgentRec, Applies, Cut, GroupRec, Located, NO_VALUES, RobotMatcher, Robots, TextRec, TokenRec,
@@ -192,6 +192,8 @@ struct Builder<'p, 'c> {
     marks: Vec<Mark>,
     /// One robot only: the index each compiled rule has in a full compile.
     global: Vec<u32>,
+    /// Whether every pattern of the body is already in the profile's form.
+    patterns_normal: bool,
 }
 
 impl<'p, 'c> Builder<'p, 'c> {
@@ -213,6 +215,7 @@ impl<'p, 'c> Builder<'p, 'c> {
             next_rule: 0,
             marks: Vec::new(),
             global: Vec::new(),
+            patterns_normal: false,
         }
     }
 
@@ -249,8 +252,10 @@ impl<'p, 'c> Builder<'p, 'c> {
         let truncate_at = limit
             .filter(|l| l.beyond == Beyond::Truncate)
             .map(|l| l.bytes);
-        // One scan of the whole body instead of one per line.
-        let nul = profile.nul_ends_line && memchr::memchr(0, bytes).is_some();
+        // One scan of the whole body instead of one per line or pattern.
+        let body = BodyBytes::of(bytes);
+        let nul = profile.nul_ends_line && body.nul;
+        self.patterns_normal = body.patterns_normal(profile.path_form);
         let partial_bom = profile.partial_bom && !has_bom;
         // Text is copied out of a body that is valid UTF-8 without checking
         // each piece again.
@@ -270,7 +275,11 @@ impl<'p, 'c> Builder<'p, 'c> {
             if nul && let Some(n) = memchr::memchr(0, &bytes[span.range()]) {
                 span.end = span.start + n;
             }
-            let skip_bom = partial_bom && span.start < BOM.len();
+            // Google skips each of the first three bytes that is the BOM's
+            // byte at that place (a whole BOM is gone already).
+            let skip_bom = partial_bom
+                && span.start < BOM.len()
+                && (span.start..span.end.min(BOM.len())).any(|i| bytes[i] == BOM[i]);
             let too_long = profile.line_limit.is_some_and(|l| span.len() > l);
             if span == line_span && !skip_bom && !too_long {
                 self.line(number, kind, bytes, text);
@@ -278,10 +287,12 @@ impl<'p, 'c> Builder<'p, 'c> {
             }
             // The profile sees another line than the file holds: split its
             // own view of it.
-            let mut own: Vec<u8> = (span.start..span.end)
-                .filter(|&i| !(skip_bom && i < BOM.len() && bytes[i] == BOM[i]))
-                .map(|i| bytes[i])
-                .collect();
+            let mut own = Vec::with_capacity(span.len());
+            own.extend(
+                (span.start..span.end)
+                    .filter(|&i| !(skip_bom && i < BOM.len() && bytes[i] == BOM[i]))
+                    .map(|i| bytes[i]),
+            );
             if let Some(l) = profile.line_limit {
                 own.truncate(l);
             }
@@ -293,6 +304,7 @@ impl<'p, 'c> Builder<'p, 'c> {
 
     /// One line; spans in `kind` index `bytes`, and `text` when `bytes` is
     /// valid UTF-8.
+    #[inline]
     fn line(&mut self, number: u32, kind: LineKind, bytes: &[u8], text: Option<&str>) {
         match kind {
             LineKind::Blank => {
@@ -461,6 +473,15 @@ impl<'p, 'c> Builder<'p, 'c> {
         }
     }
 
+    /// A rule's value in the profile's form.
+    fn normalize<'v>(&self, value: &'v [u8]) -> Cow<'v, [u8]> {
+        if self.patterns_normal {
+            Cow::Borrowed(value)
+        } else {
+            normalize_pattern(value, self.profile.path_form)
+        }
+    }
+
     /// Whether the rules of group `g` are compiled: always, unless
     /// compiling for one robot and the group names none of its tokens and
     /// not `*`.
@@ -485,7 +506,7 @@ impl<'p, 'c> Builder<'p, 'c> {
         text: Option<&str>,
         line: u32,
     ) {
-        let pattern = normalize_pattern(value, self.profile.path_form);
+        let pattern = self.normalize(value);
         let directory = self
             .directory_end(allow, &pattern)
             .map(|s| [&pattern[..=s], b"$"].concat());
@@ -502,7 +523,7 @@ impl<'p, 'c> Builder<'p, 'c> {
     fn skip_rule(&mut self, allow: bool, value: &[u8]) {
         self.next_rule += 1;
         if allow && self.profile.index_html_is_directory {
-            let pattern = normalize_pattern(value, self.profile.path_form);
+            let pattern = self.normalize(value);
             if self.directory_end(allow, &pattern).is_some() {
                 self.next_rule += 1;
             }

@@ -210,6 +210,25 @@ const EXACT_PACKED: [Packed; 11] = pack(EXACT);
 const MISSPELT_PACKED: [Packed; 19] = pack(MISSPELT);
 const PREFIXES_PACKED: [Packed; 12] = pack(GOOGLE_PREFIXES);
 
+/// For each length, the indices in [`EXACT_PACKED`] of the names of that
+/// length (`u8::MAX`: none).
+const EXACT_BY_LEN: [[u8; 2]; 17] = {
+    let mut out = [[u8::MAX; 2]; 17];
+    let mut i = 0;
+    while i < EXACT_PACKED.len() {
+        let len = EXACT_PACKED[i].len;
+        if out[len][0] == u8::MAX {
+            out[len][0] = i as u8;
+        } else {
+            // A third name of one length would be lost here: fail the build.
+            assert!(out[len][1] == u8::MAX, "three exact names of one length");
+            out[len][1] = i as u8;
+        }
+        i += 1;
+    }
+    out
+};
+
 /// The bytes of a word that count for a prefix of `len` bytes.
 const fn mask(len: usize) -> u64 {
     if len >= 8 {
@@ -219,23 +238,39 @@ const fn mask(len: usize) -> u64 {
     }
 }
 
+/// Bytes `at..at + 8` of `key` as a word, zeros past its end.
+#[inline]
+fn word_at(key: &[u8], at: usize) -> u64 {
+    let mut word = [0u8; 8];
+    match key.get(at..at + 8) {
+        Some(bytes) => word.copy_from_slice(bytes),
+        None => {
+            for (w, &b) in word.iter_mut().zip(key.get(at..).unwrap_or_default()) {
+                *w = b;
+            }
+        }
+    }
+    u64::from_le_bytes(word)
+}
+
 /// Classifies a trimmed key.
 ///
 /// Names are compared with the key's first sixteen bytes in lower case,
 /// two words at a time (every name is shorter).
 #[must_use]
 pub fn classify_key(key: &[u8]) -> (DirectiveName, Spelling) {
-    let n = key.len().min(16);
-    let mut buf = [0u8; 16];
-    buf[..n].copy_from_slice(&key[..n]);
-    let mut word = [0u8; 8];
-    word.copy_from_slice(&buf[..8]);
-    let k0 = fold(u64::from_le_bytes(word));
-    word.copy_from_slice(&buf[8..]);
-    let k1 = fold(u64::from_le_bytes(word));
+    let k0 = fold(word_at(key, 0));
+    let k1 = fold(word_at(key, 8));
     let eq = |p: &Packed| p.len == key.len() && p.words == [k0, k1];
-    if let Some(p) = EXACT_PACKED.iter().find(|p| eq(p)) {
-        return (p.name, Spelling::Exact);
+    // At most two names share a length: only those are compared.
+    if let Some(candidates) = EXACT_BY_LEN.get(key.len()) {
+        for &i in candidates {
+            if let Some(p) = EXACT_PACKED.get(usize::from(i))
+                && eq(p)
+            {
+                return (p.name, Spelling::Exact);
+            }
+        }
     }
     if let Some(p) = MISSPELT_PACKED.iter().find(|p| eq(p)) {
         return (p.name, Spelling::Misspelt);

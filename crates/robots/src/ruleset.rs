@@ -211,7 +211,12 @@ fn literal_prefix(pat: &[u8], wildcards: bool) -> (usize, bool) {
         return (pat.len(), false);
     }
     let trimmed = pat.len() - pat.iter().rev().take_while(|&&b| b == b'*').count();
-    let star = memchr::memchr(b'*', pat);
+    // Patterns are short: a plain loop beats setting up a vector search.
+    let star = if pat.len() < 32 {
+        pat.iter().position(|&b| b == b'*')
+    } else {
+        memchr::memchr(b'*', pat)
+    };
     let wild = star.is_some_and(|s| s < trimmed) || pat[..trimmed].last() == Some(&b'$');
     if !wild {
         return (trimmed, false);
