@@ -8,8 +8,8 @@ use crate::parse::{LineKind, RawLines, RobotsTxt, Separator, Span, has_bom, spli
 use crate::path::{BodyBytes, normalize_pattern};
 use crate::profile::{AgentMatch, Beyond, Grouping, Profile, RuleChoice};
 use crate::robots::{
-    AgentRec, Applies, Cut, GroupRec, Located, NO_VALUES, RobotMatcher, Robots, TextRec, TokenRec,
-    Values,
+    AgentRec, Applies, Chosen, Cut, GroupRec, Located, NO_VALUES, RobotMatcher, Robots, TextRec,
+    TokenRec, Values,
 };
 use crate::ruleset::{LazySet, Order, Range32, Rule, RuleSet, Tables, to_u32};
 use crate::token::{TokenChain, is_token_byte};
@@ -98,45 +98,48 @@ const NO_LEVEL: u32 = u32::MAX;
 /// What a compile for one robot keeps: the groups its token chain can
 /// select.
 struct Want<'c> {
-    /// Product-token profiles: each token of the chain (lower case) then
-    /// its fallbacks, in the order they are tried. Substring profiles: the
-    /// chain's tokens (lower case) in order.
-    tokens: Vec<&'c str>,
+    profile: &'c Profile,
+    chain: &'c TokenChain,
 }
 
 impl<'c> Want<'c> {
-    fn new(profile: &Profile, chain: &'c TokenChain) -> Want<'c> {
-        let mut tokens = Vec::with_capacity(chain.lower().len());
-        for token in chain.lower() {
-            tokens.push(token.as_str());
-            if profile.agent_match == AgentMatch::ProductToken {
-                for fallback in profile.fallbacks_of(token) {
-                    tokens.push(fallback);
-                }
-            }
-        }
-        Want { tokens }
+    fn new(profile: &'c Profile, chain: &'c TokenChain) -> Want<'c> {
+        Want { profile, chain }
     }
 
-    /// The first level (index into `tokens`) that a user-agent value names,
-    /// or `NO_LEVEL`.
-    fn level(&self, profile: &Profile, value: &[u8]) -> u32 {
-        match profile.agent_match {
+    /// The tokens in the order they are tried: under product-token
+    /// profiles each token of the chain (lower case) then its fallbacks;
+    /// under substring profiles the chain's tokens (lower case).
+    fn tokens(&self) -> impl Iterator<Item = &'c str> + use<'c> {
+        let profile = self.profile;
+        let fallbacks = profile.agent_match == AgentMatch::ProductToken;
+        self.chain.lower().iter().flat_map(move |token| {
+            std::iter::once(token.as_str()).chain(
+                profile
+                    .fallbacks_of(token)
+                    .filter(move |_| fallbacks)
+                    .map(|f| -> &'c str { f }),
+            )
+        })
+    }
+
+    /// The first level (position among [`Want::tokens`]) that a user-agent
+    /// value names, or `NO_LEVEL`.
+    fn level(&self, value: &[u8]) -> u32 {
+        match self.profile.agent_match {
             AgentMatch::ProductToken => {
                 let end = value
                     .iter()
                     .position(|&b| !is_token_byte(b))
                     .unwrap_or(value.len());
                 let token = &value[..end];
-                self.tokens
-                    .iter()
+                self.tokens()
                     .position(|t| t.as_bytes().eq_ignore_ascii_case(token))
                     .map_or(NO_LEVEL, to_u32)
             }
             AgentMatch::Substring => {
                 let lower = String::from_utf8_lossy(value).to_lowercase();
-                self.tokens
-                    .iter()
+                self.tokens()
                     .position(|t| t.split('/').next().unwrap_or_default().contains(&*lower))
                     .map_or(NO_LEVEL, to_u32)
             }
@@ -163,6 +166,9 @@ fn is_star_agent(profile: &Profile, value: &[u8]) -> bool {
 struct Mark {
     level: u32,
     star: bool,
+    /// The index its first rule has in a full compile: a group's rules are
+    /// numbered without gaps.
+    first_rule: u32,
 }
 
 /// Reads a profile's directives into groups, rules and file-wide values.
@@ -190,8 +196,6 @@ struct Builder<'p, 'c> {
     next_rule: u32,
     /// One robot only: per group, what it names.
     marks: Vec<Mark>,
-    /// One robot only: the index each compiled rule has in a full compile.
-    global: Vec<u32>,
     /// Whether every pattern of the body is already in the profile's form.
     patterns_normal: bool,
 }
@@ -214,7 +218,6 @@ impl<'p, 'c> Builder<'p, 'c> {
             kept: Vec::new(),
             next_rule: 0,
             marks: Vec::new(),
-            global: Vec::new(),
             patterns_normal: false,
         }
     }
@@ -226,9 +229,6 @@ impl<'p, 'c> Builder<'p, 'c> {
         let rules = body.len() / 32;
         self.tables.text.reserve(body.len() / 2);
         self.tables.rules.reserve(rules);
-        if self.want.is_some() {
-            self.global.reserve(rules);
-        }
     }
 
     /// Reads every line as the profile does, applying its limits: size,
@@ -374,6 +374,7 @@ impl<'p, 'c> Builder<'p, 'c> {
                             self.marks.push(Mark {
                                 level: NO_LEVEL,
                                 star: false,
+                                first_rule: self.next_rule,
                             });
                         }
                         self.current = Some(self.groups.len() - 1);
@@ -387,7 +388,7 @@ impl<'p, 'c> Builder<'p, 'c> {
                     if is_star_agent(profile, value) {
                         mark.star = true;
                     } else {
-                        mark.level = mark.level.min(want.level(profile, value));
+                        mark.level = mark.level.min(want.level(value));
                     }
                 } else {
                     let agent = self.agent(value, text, line);
@@ -546,9 +547,6 @@ impl<'p, 'c> Builder<'p, 'c> {
             allow,
             derived,
         });
-        if self.want.is_some() {
-            self.global.push(self.next_rule);
-        }
         self.next_rule += 1;
         self.groups[group].rules.end = to_u32(self.tables.rules.len());
     }
@@ -616,70 +614,64 @@ impl<'p, 'c> Builder<'p, 'c> {
             }
         };
         let best = marks.iter().map(by_token).min().unwrap_or(NO_LEVEL);
-        let want = self.want.as_ref();
-        let (applies, chosen): (Applies, Vec<usize>) = if best != NO_LEVEL {
-            let token = want.map_or("", |w| w.tokens[best as usize]);
-            let chosen = (0..marks.len()).filter(|&g| by_token(&marks[g]) == best);
-            (
-                Applies::Token(token.to_owned()),
-                if substring {
-                    chosen.take(1).collect()
-                } else {
-                    chosen.collect()
-                },
-            )
-        } else {
-            let chosen = (0..marks.len()).filter(|&g| marks[g].star);
-            let chosen: Vec<usize> = if substring {
-                chosen.take(1).collect()
+        let selected = |g: usize| {
+            if best == NO_LEVEL {
+                marks[g].star
             } else {
-                chosen.collect()
-            };
-            if chosen.is_empty() {
-                (Applies::Nothing, chosen)
-            } else {
-                (Applies::Star, chosen)
+                by_token(&marks[g]) == best
             }
         };
-        // Keep the rules of the chosen groups only (in file order).
-        let kept: usize = chosen.iter().map(|&g| self.groups[g].rules.len()).sum();
-        if kept < self.tables.rules.len() {
-            let mut rules = Vec::with_capacity(kept);
-            let mut global = Vec::with_capacity(kept);
-            for &g in &chosen {
-                let r = self.groups[g].rules;
-                rules.extend_from_slice(r.of(&self.tables.rules));
-                global.extend_from_slice(r.of(&self.global));
+        // The chosen groups' rules move to the front, in file order; the
+        // rest are dropped.
+        let mut groups = Vec::new();
+        let mut kept = 0;
+        for g in (0..marks.len()).filter(|&g| selected(g)) {
+            let rec = self.groups[g];
+            let r = rec.rules.start as usize..rec.rules.end as usize;
+            self.tables.rules.copy_within(r.clone(), kept);
+            kept += r.len();
+            let values = self
+                .values
+                .get(rec.values as usize)
+                .copied()
+                .unwrap_or_default();
+            groups.push(Chosen {
+                line: rec.line,
+                values,
+                rules: to_u32(kept - r.len()),
+                len: to_u32(r.len()),
+                first_rule: marks[g].first_rule,
+            });
+            if substring {
+                break;
             }
-            self.tables.rules = rules;
-            self.global = global;
         }
-        let set = (!chosen.is_empty()).then(|| {
-            LazySet::new(
-                self.tables.text.as_bytes(),
-                &self.tables.rules,
-                profile.wildcards,
-                order_of(&profile),
-            )
-        });
-        let groups = chosen
-            .iter()
-            .map(|&g| {
-                let rec = self.groups[g];
-                let values = self
-                    .values
-                    .get(rec.values as usize)
-                    .copied()
+        self.tables.rules.truncate(kept);
+        let applies = match (best, groups.is_empty()) {
+            (NO_LEVEL, true) => Applies::Nothing,
+            (NO_LEVEL, false) => Applies::Star,
+            (level, _) => {
+                let token = self
+                    .want
+                    .as_ref()
+                    .and_then(|w| w.tokens().nth(level as usize))
                     .unwrap_or_default();
-                (rec.line, values)
-            })
-            .collect();
-        self.tables.shrink_to_fit();
-        self.global.shrink_to_fit();
+                Applies::Token(token.to_owned())
+            }
+        };
+        let set = (!groups.is_empty())
+            .then(|| LazySet::new(&self.tables.rules, profile.wildcards, order_of(&profile)));
+        // Give back room only where much is spare: shrinking costs a
+        // reallocation, which a one-off question should not pay for.
+        if self.tables.text.capacity() > 2 * self.tables.text.len() + 64 {
+            self.tables.text.shrink_to_fit();
+        }
+        if self.tables.rules.capacity() > 2 * self.tables.rules.len() + 4 {
+            self.tables.rules.shrink_to_fit();
+        }
         RobotMatcher {
             profile,
             tables: self.tables,
-            global: self.global,
             set,
             applies,
             groups,

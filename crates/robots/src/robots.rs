@@ -591,14 +591,26 @@ pub struct RobotMatcher {
     pub(crate) profile: Profile,
     /// The text and rules of the groups the robot obeys.
     pub(crate) tables: Tables,
-    /// For each rule of `tables`, its index in a full compile.
-    pub(crate) global: Vec<u32>,
     /// Their rules, indexed on demand; `None` when no group applies.
     pub(crate) set: Option<LazySet>,
     pub(crate) applies: Applies,
-    /// The groups the robot obeys, in file order: line and values.
-    pub(crate) groups: Vec<(u32, Values)>,
+    /// The groups the robot obeys, in file order.
+    pub(crate) groups: Vec<Chosen>,
     pub(crate) cut: Option<Cut>,
+}
+
+/// A group a [`RobotMatcher`] obeys.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Chosen {
+    pub(crate) line: u32,
+    pub(crate) values: Values,
+    /// Its first rule in the matcher's tables.
+    pub(crate) rules: u32,
+    /// How many rules it has.
+    pub(crate) len: u32,
+    /// The index of that rule in a full compile (the group's rules are
+    /// numbered without gaps in both).
+    pub(crate) first_rule: u32,
 }
 
 impl RobotMatcher {
@@ -617,7 +629,7 @@ impl RobotMatcher {
     /// The line of the first `user-agent` of each group the robot obeys, in
     /// file order.
     pub fn group_lines(&self) -> impl ExactSizeIterator<Item = u32> + '_ {
-        self.groups.iter().map(|g| g.0)
+        self.groups.iter().map(|g| g.line)
     }
 
     /// The decision for `url` (a full URL or a path).
@@ -641,7 +653,7 @@ impl RobotMatcher {
         decide(&self.profile, set, path, |set, path| {
             set.decide(tables.text.as_bytes(), &tables.rules, path)
                 .map(|v| Verdict {
-                    rule: self.global[v.rule as usize],
+                    rule: self.full_index(v.rule),
                     ..v
                 })
         })
@@ -652,8 +664,14 @@ impl RobotMatcher {
     /// `None` for rules of groups that do not apply.
     #[must_use]
     pub fn rule(&self, index: u32) -> Option<RuleInfo<'_>> {
-        let local = self.global.binary_search(&index).ok()?;
-        let r = &self.tables.rules[local];
+        let g = self
+            .groups
+            .iter()
+            .find(|g| (g.first_rule..g.first_rule + g.len).contains(&index))?;
+        let r = self
+            .tables
+            .rules
+            .get((g.rules + (index - g.first_rule)) as usize)?;
         Some(RuleInfo {
             allow: r.allow,
             pattern: Cow::Borrowed(r.pattern.str(&self.tables.text)),
@@ -663,22 +681,31 @@ impl RobotMatcher {
         })
     }
 
+    /// The index a rule of `tables` has in a full compile.
+    fn full_index(&self, local: u32) -> u32 {
+        let g = self
+            .groups
+            .iter()
+            .find(|g| (g.rules..g.rules + g.len).contains(&local));
+        g.map_or(local, |g| g.first_rule + (local - g.rules))
+    }
+
     /// The first valid `crawl-delay` among the groups the robot obeys.
     #[must_use]
     pub fn crawl_delay(&self) -> Option<Located<f64>> {
-        self.groups.iter().find_map(|g| g.1.crawl_delay)
+        self.groups.iter().find_map(|g| g.values.crawl_delay)
     }
 
     /// The first valid `request-rate` among the groups the robot obeys.
     #[must_use]
     pub fn request_rate(&self) -> Option<Located<RequestRate>> {
-        self.groups.iter().find_map(|g| g.1.request_rate)
+        self.groups.iter().find_map(|g| g.values.request_rate)
     }
 
     /// The first valid `visit-time` among the groups the robot obeys.
     #[must_use]
     pub fn visit_time(&self) -> Option<Located<VisitTime>> {
-        self.groups.iter().find_map(|g| g.1.visit_time)
+        self.groups.iter().find_map(|g| g.values.visit_time)
     }
 
     /// Whether, and where, the profile stopped reading a body over its size
@@ -697,8 +724,7 @@ impl RobotMatcher {
         };
         self.tables.heap_size()
             + self.set.as_ref().map_or(0, LazySet::heap_size)
-            + self.global.capacity() * size_of::<u32>()
-            + self.groups.capacity() * size_of::<(u32, Values)>()
+            + self.groups.capacity() * size_of::<Chosen>()
             + applies
     }
 }

@@ -433,8 +433,14 @@ fn deepest(text: &[u8], entries: &[PrefixEntry], path: &[u8]) -> Option<usize> {
 #[inline]
 fn head_word(bytes: &[u8]) -> u64 {
     let mut b = [0u8; 8];
-    let n = bytes.len().min(8);
-    b[..n].copy_from_slice(&bytes[..n]);
+    match bytes.get(..8) {
+        Some(first) => b.copy_from_slice(first),
+        None => {
+            for (w, &x) in b.iter_mut().zip(bytes) {
+                *w = x;
+            }
+        }
+    }
     u64::from_le_bytes(b)
 }
 
@@ -473,18 +479,62 @@ pub(crate) fn scan_entries(
         let pat = pattern(text, r);
         let (key_len, wild) = literal_prefix(pat, wildcards);
         let n = key_len.min(8);
+        let mask = if n == 8 {
+            u64::MAX
+        } else {
+            (1u64 << (8 * n)) - 1
+        };
         out.push(ScanEntry {
-            head: head_word(&pat[..n]),
-            mask: if n == 8 {
-                u64::MAX
-            } else {
-                (1u64 << (8 * n)) - 1
-            },
+            head: head_word(pat) & mask,
+            mask,
             key: to_u32(key_len) | if wild { SCAN_WILD } else { 0 },
             rule: id,
         });
     }
     out
+}
+
+/// The rule that decides `path` among `rules`, trying each as it stands:
+/// what [`scan`] answers, with nothing built first. Under first match the
+/// rules must be in file order, with no two on one line.
+pub(crate) fn scan_rules(
+    text: &[u8],
+    rules: &[Rule],
+    wildcards: bool,
+    order: Order,
+    path: &[u8],
+) -> Option<Verdict> {
+    let mut best: Option<(u32, (u32, bool, Reverse<u32>))> = None;
+    for (id, r) in (0u32..).zip(rules) {
+        if r.priority() == 0 && order == Order::Longest {
+            continue;
+        }
+        let pat = pattern(text, r);
+        // A first byte that is not a wildcard must be the path's.
+        if pat
+            .first()
+            .is_some_and(|b| path.first() != Some(b) && *b != b'*' && *b != b'$')
+        {
+            continue;
+        }
+        let rank = r.rank(order);
+        if best.is_some_and(|(_, b)| rank <= b) {
+            continue;
+        }
+        let (key, wild) = literal_prefix(pat, wildcards);
+        let hit = if wild {
+            wild_match(pat, path)
+        } else {
+            path.starts_with(&pat[..key])
+        };
+        if hit {
+            best = Some((id, rank));
+            if order == Order::First {
+                break;
+            }
+        }
+    }
+    best.map(|(rule, _)| verdict(rules, rule, order))
 }
 
 /// The rule that decides `path` among `entries`, trying every rule: the
@@ -533,19 +583,21 @@ const SCAN_ALWAYS: usize = 16;
 /// set asked many questions pays for it once.
 const SCAN_ANSWERS: u32 = 16;
 
-/// The rules of one robot's groups, indexed on demand: answered by a scan
-/// until they have been asked [`SCAN_ANSWERS`] questions (or always, when
-/// there are few), then by a [`RuleSet`] built once.
+/// The rules of one robot's groups, indexed on demand. The first question
+/// is answered by trying every rule as it stands; later ones by a scan over
+/// entries made for it ([`ScanEntry`]), built at the second question; once
+/// [`SCAN_ANSWERS`] questions have been asked (and unless there are few
+/// rules), by a [`RuleSet`] built once. Every stage answers alike.
 #[derive(Debug)]
 pub(crate) struct LazySet {
     order: Order,
     wildcards: bool,
-    scan: Vec<ScanEntry>,
-    /// Whether the scan may answer (first match needs one rule per line).
+    /// Whether a scan may answer (first match needs one rule per line).
     scannable: bool,
     /// Questions answered by a scan so far (a hint: races only move the
-    /// moment the index is built).
+    /// moment the next stage is built).
     answered: AtomicU32,
+    scan: OnceLock<Vec<ScanEntry>>,
     index: OnceLock<(Index, RuleSet)>,
 }
 
@@ -554,9 +606,9 @@ impl Clone for LazySet {
         LazySet {
             order: self.order,
             wildcards: self.wildcards,
-            scan: self.scan.clone(),
             scannable: self.scannable,
             answered: AtomicU32::new(self.answered.load(Ordering::Relaxed)),
+            scan: self.scan.clone(),
             index: self.index.clone(),
         }
     }
@@ -564,18 +616,14 @@ impl Clone for LazySet {
 
 impl LazySet {
     /// A set over all of `rules` (in file order), ranked by `order`.
-    pub(crate) fn new(text: &[u8], rules: &[Rule], wildcards: bool, order: Order) -> LazySet {
-        let scan = scan_entries(text, rules, 0..to_u32(rules.len()), wildcards, order);
-        let scannable = order == Order::Longest
-            || scan
-                .windows(2)
-                .all(|w| rules[w[0].rule as usize].line != rules[w[1].rule as usize].line);
+    pub(crate) fn new(rules: &[Rule], wildcards: bool, order: Order) -> LazySet {
+        let scannable = order == Order::Longest || rules.windows(2).all(|w| w[0].line != w[1].line);
         LazySet {
             order,
             wildcards,
-            scan,
             scannable,
             answered: AtomicU32::new(0),
+            scan: OnceLock::new(),
             index: OnceLock::new(),
         }
     }
@@ -588,13 +636,24 @@ impl LazySet {
             return decide(text, rules, index, *set, path);
         }
         if self.scannable {
-            let small = self.scan.len() <= SCAN_ALWAYS;
+            let small = rules.len() <= SCAN_ALWAYS;
             let asked = self.answered.load(Ordering::Relaxed);
             if small || asked < SCAN_ANSWERS {
-                if !small {
-                    self.answered.store(asked + 1, Ordering::Relaxed);
+                self.answered
+                    .store(asked.saturating_add(1), Ordering::Relaxed);
+                if asked == 0 {
+                    return scan_rules(text, rules, self.wildcards, self.order, path);
                 }
-                return scan(text, rules, &self.scan, self.order, path);
+                let entries = self.scan.get_or_init(|| {
+                    scan_entries(
+                        text,
+                        rules,
+                        0..to_u32(rules.len()),
+                        self.wildcards,
+                        self.order,
+                    )
+                });
+                return scan(text, rules, entries, self.order, path);
             }
         }
         let (index, set) = self.index.get_or_init(|| {
@@ -609,7 +668,9 @@ impl LazySet {
 
     /// Heap bytes held.
     pub(crate) fn heap_size(&self) -> usize {
-        self.scan.capacity() * size_of::<ScanEntry>()
+        self.scan
+            .get()
+            .map_or(0, |s| s.capacity() * size_of::<ScanEntry>())
             + self.index.get().map_or(0, |(index, _)| index.heap_size())
     }
 }
@@ -809,7 +870,11 @@ mod tests {
             (4, Order::First, true),
         ] {
             for count in [0, 1, 5, 17, 60] {
-                let patterns = random_words(seed * 100 + count as u64, count, b"ab*$/", 5);
+                let mut patterns = random_words(seed * 100 + count as u64, count, b"ab*$/", 5);
+                if count == 5 {
+                    // Patterns that do not start with `/`.
+                    patterns.extend(["$", "*", "$*", "", "a$", "*a"].map(String::from));
+                }
                 let rules: Vec<(&str, bool)> = patterns
                     .iter()
                     .enumerate()
@@ -825,9 +890,11 @@ mod tests {
                     wildcards,
                     order,
                 );
-                let lazy = LazySet::new(t.text.as_bytes(), &t.rules, wildcards, order);
+                let lazy = LazySet::new(&t.rules, wildcards, order);
                 // Enough paths that a large set builds its index midway.
-                for path in random_words(seed, 80, b"ab$/", 7) {
+                let mut paths = random_words(seed, 80, b"ab$/", 7);
+                paths.extend(["", "a", "$"].map(String::from));
+                for path in paths {
                     let want = t.decide(set, path.as_bytes());
                     let what = format!("{order:?} {wildcards} {patterns:?} {path}");
                     let scanned = scan(
@@ -838,12 +905,20 @@ mod tests {
                         path.as_bytes(),
                     );
                     assert_eq!(scanned, want, "scan: {what}");
+                    let tried = scan_rules(
+                        t.text.as_bytes(),
+                        &t.rules,
+                        wildcards,
+                        order,
+                        path.as_bytes(),
+                    );
+                    assert_eq!(tried, want, "scan of the rules: {what}");
                     let got = lazy.decide(t.text.as_bytes(), &t.rules, path.as_bytes());
                     assert_eq!(got, want, "lazy set: {what}");
                 }
                 assert_eq!(
                     lazy.index.get().is_some(),
-                    entries.len() > SCAN_ALWAYS,
+                    t.rules.len() > SCAN_ALWAYS,
                     "the index is built only for large sets"
                 );
             }
