@@ -5,15 +5,17 @@
 
 use crate::directive::DirectiveName;
 use crate::parse::{LineKind, RawLines, RobotsTxt, Separator, Span, has_bom, split_line};
-use crate::path::normalize_pattern;
+use crate::path::{BodyBytes, normalize_pattern};
 use crate::profile::{AgentMatch, Beyond, Grouping, Profile, RuleChoice};
 use crate::robots::{
-    AgentRec, Applies, Cut, GroupRec, Located, NO_VALUES, RobotMatcher, Robots, TextRec, TokenRec,
-    Values,
+    AgentRec, Applies, Chosen, Cut, GroupRec, Located, NO_VALUES, RobotMatcher, Robots, TextRec,
+    TokenRec, Values,
 };
-use crate::ruleset::{Order, Range32, Rule, RuleSet, Tables, to_u32};
+use crate::ruleset::{LazySet, Order, Range32, Rule, RuleSet, Tables, to_u32};
 use crate::token::{TokenChain, is_token_byte};
 use crate::values::{CleanParam, RequestRate, VisitTime, parse_crawl_delay};
+
+use std::borrow::Cow;
 
 const BOM: [u8; 3] = [0xEF, 0xBB, 0xBF];
 
@@ -45,7 +47,7 @@ impl Robots {
     pub fn parse(body: impl Into<Vec<u8>>, profile: &Profile) -> Robots {
         let body = body.into();
         let mut b = Builder::new(profile, None);
-        b.tables.text.reserve(body.len() / 2);
+        b.reserve_for(&body);
         b.read(&body, has_bom(&body), stream(&body));
         b.into_robots()
     }
@@ -54,7 +56,7 @@ impl Robots {
 /// The lines of a body with what they hold, as [`RobotsTxt::parse`] reads
 /// them, one at a time.
 fn stream(body: &[u8]) -> impl Iterator<Item = (u32, Span, LineKind)> + '_ {
-    RawLines::new(body).map(|(number, span, _)| (number, span, split_line(body, span).kind))
+    RawLines::new(body).map(|line| (line.number, line.span, line.parts(body).kind))
 }
 
 impl RobotMatcher {
@@ -71,6 +73,7 @@ impl RobotMatcher {
     pub fn parse(body: impl AsRef<[u8]>, profile: &Profile, chain: &TokenChain) -> RobotMatcher {
         let body = body.as_ref();
         let mut b = Builder::new(profile, Some(Want::new(profile, chain)));
+        b.reserve_for(body);
         b.read(body, has_bom(body), stream(body));
         b.into_robot()
     }
@@ -79,6 +82,7 @@ impl RobotMatcher {
     #[must_use]
     pub fn new(txt: &RobotsTxt, profile: &Profile, chain: &TokenChain) -> RobotMatcher {
         let mut b = Builder::new(profile, Some(Want::new(profile, chain)));
+        b.reserve_for(txt.bytes());
         b.read(
             txt.bytes(),
             txt.has_bom(),
@@ -94,45 +98,48 @@ const NO_LEVEL: u32 = u32::MAX;
 /// What a compile for one robot keeps: the groups its token chain can
 /// select.
 struct Want<'c> {
-    /// Product-token profiles: each token of the chain (lower case) then
-    /// its fallbacks, in the order they are tried. Substring profiles: the
-    /// chain's tokens (lower case) in order.
-    tokens: Vec<&'c str>,
+    profile: &'c Profile,
+    chain: &'c TokenChain,
 }
 
 impl<'c> Want<'c> {
-    fn new(profile: &Profile, chain: &'c TokenChain) -> Want<'c> {
-        let mut tokens = Vec::with_capacity(chain.lower().len());
-        for token in chain.lower() {
-            tokens.push(token.as_str());
-            if profile.agent_match == AgentMatch::ProductToken {
-                for fallback in profile.fallbacks_of(token) {
-                    tokens.push(fallback);
-                }
-            }
-        }
-        Want { tokens }
+    fn new(profile: &'c Profile, chain: &'c TokenChain) -> Want<'c> {
+        Want { profile, chain }
     }
 
-    /// The first level (index into `tokens`) that a user-agent value names,
-    /// or `NO_LEVEL`.
-    fn level(&self, profile: &Profile, value: &[u8]) -> u32 {
-        match profile.agent_match {
+    /// The tokens in the order they are tried: under product-token
+    /// profiles each token of the chain (lower case) then its fallbacks;
+    /// under substring profiles the chain's tokens (lower case).
+    fn tokens(&self) -> impl Iterator<Item = &'c str> + use<'c> {
+        let profile = self.profile;
+        let fallbacks = profile.agent_match == AgentMatch::ProductToken;
+        self.chain.lower().iter().flat_map(move |token| {
+            std::iter::once(token.as_str()).chain(
+                profile
+                    .fallbacks_of(token)
+                    .filter(move |_| fallbacks)
+                    .map(|f| -> &'c str { f }),
+            )
+        })
+    }
+
+    /// The first level (position among [`Want::tokens`]) that a user-agent
+    /// value names, or `NO_LEVEL`.
+    fn level(&self, value: &[u8]) -> u32 {
+        match self.profile.agent_match {
             AgentMatch::ProductToken => {
                 let end = value
                     .iter()
                     .position(|&b| !is_token_byte(b))
                     .unwrap_or(value.len());
                 let token = &value[..end];
-                self.tokens
-                    .iter()
+                self.tokens()
                     .position(|t| t.as_bytes().eq_ignore_ascii_case(token))
                     .map_or(NO_LEVEL, to_u32)
             }
             AgentMatch::Substring => {
                 let lower = String::from_utf8_lossy(value).to_lowercase();
-                self.tokens
-                    .iter()
+                self.tokens()
                     .position(|t| t.split('/').next().unwrap_or_default().contains(&*lower))
                     .map_or(NO_LEVEL, to_u32)
             }
@@ -159,6 +166,9 @@ fn is_star_agent(profile: &Profile, value: &[u8]) -> bool {
 struct Mark {
     level: u32,
     star: bool,
+    /// The index its first rule has in a full compile: a group's rules are
+    /// numbered without gaps.
+    first_rule: u32,
 }
 
 /// Reads a profile's directives into groups, rules and file-wide values.
@@ -179,14 +189,15 @@ struct Builder<'p, 'c> {
     /// Whether the current group has members (so a user-agent line starts a
     /// new group).
     in_body: bool,
-    /// Per group: whether it is kept (1994 records without rules are not).
+    /// 1994 records: per group, whether it is kept (records without
+    /// members are not).
     kept: Vec<bool>,
     /// Index of the next rule, counting the rules not compiled.
     next_rule: u32,
     /// One robot only: per group, what it names.
     marks: Vec<Mark>,
-    /// One robot only: the index each compiled rule has in a full compile.
-    global: Vec<u32>,
+    /// Whether every pattern of the body is already in the profile's form.
+    patterns_normal: bool,
 }
 
 impl<'p, 'c> Builder<'p, 'c> {
@@ -207,8 +218,17 @@ impl<'p, 'c> Builder<'p, 'c> {
             kept: Vec::new(),
             next_rule: 0,
             marks: Vec::new(),
-            global: Vec::new(),
+            patterns_normal: false,
         }
+    }
+
+    /// Room for what a body of this size usually holds, so that the
+    /// arena and the rules grow once or twice rather than a dozen times
+    /// (the spare room is given back at the end).
+    fn reserve_for(&mut self, body: &[u8]) {
+        let rules = body.len() / 32;
+        self.tables.text.reserve(body.len() / 2);
+        self.tables.rules.reserve(rules);
     }
 
     /// Reads every line as the profile does, applying its limits: size,
@@ -232,9 +252,14 @@ impl<'p, 'c> Builder<'p, 'c> {
         let truncate_at = limit
             .filter(|l| l.beyond == Beyond::Truncate)
             .map(|l| l.bytes);
-        // One scan of the whole body instead of one per line.
-        let nul = profile.nul_ends_line && memchr::memchr(0, bytes).is_some();
+        // One scan of the whole body instead of one per line or pattern.
+        let body = BodyBytes::of(bytes);
+        let nul = profile.nul_ends_line && body.nul;
+        self.patterns_normal = body.patterns_normal(profile.path_form);
         let partial_bom = profile.partial_bom && !has_bom;
+        // Text is copied out of a body that is valid UTF-8 without checking
+        // each piece again.
+        let text = std::str::from_utf8(bytes).ok();
         for (number, line_span, kind) in lines {
             let mut span = line_span;
             if let Some(at) = truncate_at {
@@ -250,29 +275,37 @@ impl<'p, 'c> Builder<'p, 'c> {
             if nul && let Some(n) = memchr::memchr(0, &bytes[span.range()]) {
                 span.end = span.start + n;
             }
-            let skip_bom = partial_bom && span.start < BOM.len();
+            // Google skips each of the first three bytes that is the BOM's
+            // byte at that place (a whole BOM is gone already).
+            let skip_bom = partial_bom
+                && span.start < BOM.len()
+                && (span.start..span.end.min(BOM.len())).any(|i| bytes[i] == BOM[i]);
             let too_long = profile.line_limit.is_some_and(|l| span.len() > l);
             if span == line_span && !skip_bom && !too_long {
-                self.line(number, kind, bytes);
+                self.line(number, kind, bytes, text);
                 continue;
             }
             // The profile sees another line than the file holds: split its
             // own view of it.
-            let mut own: Vec<u8> = (span.start..span.end)
-                .filter(|&i| !(skip_bom && i < BOM.len() && bytes[i] == BOM[i]))
-                .map(|i| bytes[i])
-                .collect();
+            let mut own = Vec::with_capacity(span.len());
+            own.extend(
+                (span.start..span.end)
+                    .filter(|&i| !(skip_bom && i < BOM.len() && bytes[i] == BOM[i]))
+                    .map(|i| bytes[i]),
+            );
             if let Some(l) = profile.line_limit {
                 own.truncate(l);
             }
             let kind = split_line(&own, Span::new(0, own.len())).kind;
-            self.line(number, kind, &own);
+            self.line(number, kind, &own, std::str::from_utf8(&own).ok());
         }
         self.end_group();
     }
 
-    /// One line; spans in `kind` index `bytes`.
-    fn line(&mut self, number: u32, kind: LineKind, bytes: &[u8]) {
+    /// One line; spans in `kind` index `bytes`, and `text` when `bytes` is
+    /// valid UTF-8.
+    #[inline]
+    fn line(&mut self, number: u32, kind: LineKind, bytes: &[u8], text: Option<&str>) {
         match kind {
             LineKind::Blank => {
                 // 1994 standard: a blank line ends a record.
@@ -285,7 +318,9 @@ impl<'p, 'c> Builder<'p, 'c> {
                     .profile
                     .reads(d.name, d.spelling, d.separator == Separator::Colon)
                 {
-                    self.directive(number, d.name, &bytes[d.value.range()]);
+                    let value = &bytes[d.value.range()];
+                    let text = text.and_then(|t| t.get(d.value.range()));
+                    self.directive(number, d.name, value, text);
                 }
             }
             LineKind::Comment | LineKind::Unparsed => {}
@@ -294,18 +329,27 @@ impl<'p, 'c> Builder<'p, 'c> {
 
     fn end_group(&mut self) {
         if let Some(g) = self.current.take() {
-            self.kept[g] = self.in_body || self.profile.grouping != Grouping::BlankLineRecords;
+            if self.profile.grouping == Grouping::BlankLineRecords {
+                self.kept[g] = self.in_body;
+            }
         }
         self.in_body = false;
     }
 
-    fn push_text(&mut self, bytes: &[u8]) -> Range32 {
+    /// Copies text into the arena; `text`, when given, is `bytes` already
+    /// known to be UTF-8.
+    fn push_text(&mut self, bytes: &[u8], text: Option<&str>) -> Range32 {
         let start = self.tables.text.len();
-        self.tables.text.push_str(&String::from_utf8_lossy(bytes));
+        match text.map(Ok).unwrap_or_else(|| std::str::from_utf8(bytes)) {
+            Ok(text) => self.tables.text.push_str(text),
+            Err(_) => self.tables.text.push_str(&String::from_utf8_lossy(bytes)),
+        }
         Range32::new(start, self.tables.text.len())
     }
 
-    fn directive(&mut self, line: u32, name: DirectiveName, value: &[u8]) {
+    /// One directive the profile reads; `text` is `value` when it is known
+    /// to be UTF-8.
+    fn directive(&mut self, line: u32, name: DirectiveName, value: &[u8], text: Option<&str>) {
         match name {
             DirectiveName::UserAgent => {
                 let g = match self.current {
@@ -323,11 +367,14 @@ impl<'p, 'c> Builder<'p, 'c> {
                             },
                             values: NO_VALUES,
                         });
-                        self.kept.push(false);
+                        if self.profile.grouping == Grouping::BlankLineRecords {
+                            self.kept.push(false);
+                        }
                         if self.want.is_some() {
                             self.marks.push(Mark {
                                 level: NO_LEVEL,
                                 star: false,
+                                first_rule: self.next_rule,
                             });
                         }
                         self.current = Some(self.groups.len() - 1);
@@ -341,10 +388,10 @@ impl<'p, 'c> Builder<'p, 'c> {
                     if is_star_agent(profile, value) {
                         mark.star = true;
                     } else {
-                        mark.level = mark.level.min(want.level(profile, value));
+                        mark.level = mark.level.min(want.level(value));
                     }
                 } else {
-                    let agent = self.agent(value, line);
+                    let agent = self.agent(value, text, line);
                     self.agents.push(agent);
                     self.groups[g].agents.end = to_u32(self.agents.len());
                 }
@@ -353,7 +400,7 @@ impl<'p, 'c> Builder<'p, 'c> {
                 if let Some(g) = self.current {
                     let allow = name == DirectiveName::Allow;
                     if self.compiles(g) {
-                        self.push_rule(g, allow, value, line);
+                        self.push_rule(g, allow, value, text, line);
                     } else {
                         self.skip_rule(allow, value);
                     }
@@ -372,11 +419,11 @@ impl<'p, 'c> Builder<'p, 'c> {
             DirectiveName::Sitemap | DirectiveName::Host | DirectiveName::CleanParam
                 if self.want.is_some() => {}
             DirectiveName::Sitemap => {
-                let text = self.push_text(value);
+                let text = self.push_text(value, text);
                 self.sitemaps.push(TextRec { text, line });
             }
             DirectiveName::Host => {
-                let text = self.push_text(value);
+                let text = self.push_text(value, text);
                 self.hosts.push(TextRec { text, line });
             }
             DirectiveName::CleanParam => {
@@ -389,8 +436,8 @@ impl<'p, 'c> Builder<'p, 'c> {
     }
 
     /// The agent of a `user-agent` value, as the profile matches it.
-    fn agent(&mut self, value: &[u8], line: u32) -> AgentRec {
-        let text = self.push_text(value);
+    fn agent(&mut self, value: &[u8], text: Option<&str>, line: u32) -> AgentRec {
+        let text = self.push_text(value, text);
         let token = match self.profile.agent_match {
             AgentMatch::ProductToken => {
                 let star = value.first() == Some(&b'*')
@@ -427,6 +474,15 @@ impl<'p, 'c> Builder<'p, 'c> {
         }
     }
 
+    /// A rule's value in the profile's form.
+    fn normalize<'v>(&self, value: &'v [u8]) -> Cow<'v, [u8]> {
+        if self.patterns_normal {
+            Cow::Borrowed(value)
+        } else {
+            normalize_pattern(value, self.profile.path_form)
+        }
+    }
+
     /// Whether the rules of group `g` are compiled: always, unless
     /// compiling for one robot and the group names none of its tokens and
     /// not `*`.
@@ -443,14 +499,23 @@ impl<'p, 'c> Builder<'p, 'c> {
             .filter(|&s| pattern[s..].starts_with(b"/index.htm"))
     }
 
-    fn push_rule(&mut self, group: usize, allow: bool, value: &[u8], line: u32) {
-        let pattern = normalize_pattern(value, self.profile.path_form);
+    fn push_rule(
+        &mut self,
+        group: usize,
+        allow: bool,
+        value: &[u8],
+        text: Option<&str>,
+        line: u32,
+    ) {
+        let pattern = self.normalize(value);
         let directory = self
             .directory_end(allow, &pattern)
             .map(|s| [&pattern[..=s], b"$"].concat());
-        self.add_rule(group, allow, &pattern, line, false);
+        // A pattern in normal form is the value itself more often than not.
+        let text = text.filter(|_| matches!(pattern, Cow::Borrowed(_)));
+        self.add_rule(group, allow, &pattern, text, line, false);
         if let Some(dir) = directory {
-            self.add_rule(group, allow, &dir, line, true);
+            self.add_rule(group, allow, &dir, None, line, true);
         }
     }
 
@@ -459,24 +524,29 @@ impl<'p, 'c> Builder<'p, 'c> {
     fn skip_rule(&mut self, allow: bool, value: &[u8]) {
         self.next_rule += 1;
         if allow && self.profile.index_html_is_directory {
-            let pattern = normalize_pattern(value, self.profile.path_form);
+            let pattern = self.normalize(value);
             if self.directory_end(allow, &pattern).is_some() {
                 self.next_rule += 1;
             }
         }
     }
 
-    fn add_rule(&mut self, group: usize, allow: bool, pattern: &[u8], line: u32, derived: bool) {
-        let pattern = self.push_text(pattern);
+    fn add_rule(
+        &mut self,
+        group: usize,
+        allow: bool,
+        pattern: &[u8],
+        text: Option<&str>,
+        line: u32,
+        derived: bool,
+    ) {
+        let pattern = self.push_text(pattern, text);
         self.tables.rules.push(Rule {
             pattern,
             line,
             allow,
             derived,
         });
-        if self.want.is_some() {
-            self.global.push(self.next_rule);
-        }
         self.next_rule += 1;
         self.groups[group].rules.end = to_u32(self.tables.rules.len());
     }
@@ -544,58 +614,64 @@ impl<'p, 'c> Builder<'p, 'c> {
             }
         };
         let best = marks.iter().map(by_token).min().unwrap_or(NO_LEVEL);
-        let want = self.want.as_ref();
-        let (applies, chosen): (Applies, Vec<usize>) = if best != NO_LEVEL {
-            let token = want.map_or("", |w| w.tokens[best as usize]);
-            let chosen = (0..marks.len()).filter(|&g| by_token(&marks[g]) == best);
-            (
-                Applies::Token(token.to_owned()),
-                if substring {
-                    chosen.take(1).collect()
-                } else {
-                    chosen.collect()
-                },
-            )
-        } else {
-            let chosen = (0..marks.len()).filter(|&g| marks[g].star);
-            let chosen: Vec<usize> = if substring {
-                chosen.take(1).collect()
+        let selected = |g: usize| {
+            if best == NO_LEVEL {
+                marks[g].star
             } else {
-                chosen.collect()
-            };
-            if chosen.is_empty() {
-                (Applies::Nothing, chosen)
-            } else {
-                (Applies::Star, chosen)
+                by_token(&marks[g]) == best
             }
         };
-        let ids: Vec<u32> = chosen
-            .iter()
-            .flat_map(|&g| {
-                let r = self.groups[g].rules;
-                r.start..r.end
-            })
-            .collect();
-        let set = (!chosen.is_empty())
-            .then(|| self.tables.set(&ids, profile.wildcards, order_of(&profile)));
-        let groups = chosen
-            .iter()
-            .map(|&g| {
-                let rec = self.groups[g];
-                let values = self
-                    .values
-                    .get(rec.values as usize)
-                    .copied()
+        // The chosen groups' rules move to the front, in file order; the
+        // rest are dropped.
+        let mut groups = Vec::new();
+        let mut kept = 0;
+        for g in (0..marks.len()).filter(|&g| selected(g)) {
+            let rec = self.groups[g];
+            let r = rec.rules.start as usize..rec.rules.end as usize;
+            self.tables.rules.copy_within(r.clone(), kept);
+            kept += r.len();
+            let values = self
+                .values
+                .get(rec.values as usize)
+                .copied()
+                .unwrap_or_default();
+            groups.push(Chosen {
+                line: rec.line,
+                values,
+                rules: to_u32(kept - r.len()),
+                len: to_u32(r.len()),
+                first_rule: marks[g].first_rule,
+            });
+            if substring {
+                break;
+            }
+        }
+        self.tables.rules.truncate(kept);
+        let applies = match (best, groups.is_empty()) {
+            (NO_LEVEL, true) => Applies::Nothing,
+            (NO_LEVEL, false) => Applies::Star,
+            (level, _) => {
+                let token = self
+                    .want
+                    .as_ref()
+                    .and_then(|w| w.tokens().nth(level as usize))
                     .unwrap_or_default();
-                (rec.line, values)
-            })
-            .collect();
-        self.tables.shrink_to_fit();
-        self.global.shrink_to_fit();
+                Applies::Token(token.to_owned())
+            }
+        };
+        let set = (!groups.is_empty())
+            .then(|| LazySet::new(&self.tables.rules, profile.wildcards, order_of(&profile)));
+        // Give back room only where much is spare: shrinking costs a
+        // reallocation, which a one-off question should not pay for.
+        if self.tables.text.capacity() > 2 * self.tables.text.len() + 64 {
+            self.tables.text.shrink_to_fit();
+        }
+        if self.tables.rules.capacity() > 2 * self.tables.rules.len() + 4 {
+            self.tables.rules.shrink_to_fit();
+        }
         RobotMatcher {
             profile,
             tables: self.tables,
-            global: self.global,
             set,
             applies,
             groups,

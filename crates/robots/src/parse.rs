@@ -181,6 +181,15 @@ pub(crate) struct LineParts {
 pub(crate) fn split_line(bytes: &[u8], span: Span) -> LineParts {
     let content = &bytes[span.range()];
     let hash = memchr::memchr(b'#', content).map(|i| span.start + i);
+    let before = &bytes[span.start..hash.unwrap_or(span.end)];
+    let colon = memchr::memchr(b':', before).map(|i| span.start + i);
+    split_parts(bytes, span, hash, colon)
+}
+
+/// [`split_line`] once the first `#` of the line and the first `:` before
+/// it are known.
+#[inline]
+fn split_parts(bytes: &[u8], span: Span, hash: Option<usize>, colon: Option<usize>) -> LineParts {
     let comment = hash.map(|h| Span::new(h, span.end));
     let body = trim_span(bytes, Span::new(span.start, hash.unwrap_or(span.end)));
     if body.is_empty() {
@@ -192,8 +201,8 @@ pub(crate) fn split_line(bytes: &[u8], span: Span) -> LineParts {
         return LineParts { kind, comment };
     }
     let text = &bytes[body.range()];
-    let (key, value, separator) = if let Some(colon) = memchr::memchr(b':', text) {
-        let colon = body.start + colon;
+    // The colon is never in the white space trimmed off the body.
+    let (key, value, separator) = if let Some(colon) = colon {
         (
             trim_span(bytes, Span::new(body.start, colon)),
             trim_span(bytes, Span::new(colon + 1, body.end)),
@@ -236,9 +245,69 @@ pub(crate) fn has_bom(bytes: &[u8]) -> bool {
     bytes.starts_with(&[0xEF, 0xBB, 0xBF])
 }
 
-/// The lines of a body, after a byte order mark: number, span (without the
-/// line ending) and ending. What [`RobotsTxt::parse`] splits, for readers
-/// that need no tree.
+/// Every byte of a word set to 1.
+const ONES: u64 = 0x0101_0101_0101_0101;
+
+/// The high bit of each byte of `w` that is zero (exact up to the first
+/// zero byte, which is all a scan needs: the lowest set bit is right).
+#[inline]
+const fn zero_bytes(w: u64) -> u64 {
+    w.wrapping_sub(ONES) & !w & (ONES << 7)
+}
+
+/// The high bit of each byte of `w` that a line scan stops at: `\n`, `\r`,
+/// `#`, `:` (exact up to the first such byte).
+#[inline]
+const fn special_bytes(w: u64) -> u64 {
+    zero_bytes(w ^ (ONES * b'\n' as u64))
+        | zero_bytes(w ^ (ONES * b'\r' as u64))
+        | zero_bytes(w ^ (ONES * b'#' as u64))
+        | zero_bytes(w ^ (ONES * b':' as u64))
+}
+
+/// The first `\n`, `\r`, `#` or `:` at or after `from`: eight bytes at a
+/// time, then byte by byte.
+#[inline]
+fn next_special(bytes: &[u8], mut from: usize) -> Option<usize> {
+    while let Some(chunk) = bytes.get(from..from + 8) {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let hits = special_bytes(u64::from_le_bytes(word));
+        if hits != 0 {
+            return Some(from + (hits.trailing_zeros() / 8) as usize);
+        }
+        from += 8;
+    }
+    bytes[from..]
+        .iter()
+        .position(|&b| matches!(b, b'\n' | b'\r' | b'#' | b':'))
+        .map(|k| from + k)
+}
+
+/// One line found by [`RawLines`].
+pub(crate) struct RawLine {
+    pub(crate) number: u32,
+    /// The line without its ending.
+    pub(crate) span: Span,
+    pub(crate) ending: LineEnding,
+    /// The first `#`.
+    hash: Option<usize>,
+    /// The first `:` before any `#`.
+    colon: Option<usize>,
+}
+
+impl RawLine {
+    /// What the line holds, as [`split_line`] reads it.
+    #[inline]
+    pub(crate) fn parts(&self, bytes: &[u8]) -> LineParts {
+        split_parts(bytes, self.span, self.hash, self.colon)
+    }
+}
+
+/// The lines of a body, after a byte order mark, as [`RobotsTxt::parse`]
+/// splits them, for readers that need no tree. One pass over each line's
+/// bytes, a word at a time, finds its end, its first `#` and the first `:`
+/// before it: lines are short, so this beats a vector search per character.
 pub(crate) struct RawLines<'a> {
     bytes: &'a [u8],
     pos: usize,
@@ -256,21 +325,53 @@ impl<'a> RawLines<'a> {
 }
 
 impl Iterator for RawLines<'_> {
-    type Item = (u32, Span, LineEnding);
+    type Item = RawLine;
 
     #[inline]
-    fn next(&mut self) -> Option<Self::Item> {
-        let pos = self.pos;
-        let rest = self.bytes.get(pos..).filter(|r| !r.is_empty())?;
-        let (len, ending, advance) = match memchr::memchr2(b'\n', b'\r', rest) {
-            Some(i) if rest[i] == b'\n' => (i, LineEnding::Lf, i + 1),
-            Some(i) if rest.get(i + 1) == Some(&b'\n') => (i, LineEnding::CrLf, i + 2),
-            Some(i) => (i, LineEnding::Cr, i + 1),
-            None => (rest.len(), LineEnding::None, rest.len()),
-        };
+    fn next(&mut self) -> Option<RawLine> {
+        let bytes = self.bytes;
+        let start = self.pos;
+        if start >= bytes.len() {
+            return None;
+        }
         self.number = self.number.saturating_add(1);
-        self.pos = pos + advance;
-        Some((self.number, Span::new(pos, pos + len), ending))
+        let mut colon = None;
+        let mut hash = None;
+        let mut i = start;
+        let end = loop {
+            match next_special(bytes, i) {
+                None => break None,
+                Some(k) => {
+                    i = k;
+                    match bytes[i] {
+                        b':' => {
+                            colon = colon.or(Some(i));
+                            i += 1;
+                        }
+                        b'#' => {
+                            // Only the end of the line matters now.
+                            hash = Some(i);
+                            break memchr::memchr2(b'\n', b'\r', &bytes[i..]).map(|k| i + k);
+                        }
+                        _ => break Some(i),
+                    }
+                }
+            }
+        };
+        let (span_end, ending, next) = match end {
+            Some(e) if bytes[e] == b'\n' => (e, LineEnding::Lf, e + 1),
+            Some(e) if bytes.get(e + 1) == Some(&b'\n') => (e, LineEnding::CrLf, e + 2),
+            Some(e) => (e, LineEnding::Cr, e + 1),
+            None => (bytes.len(), LineEnding::None, bytes.len()),
+        };
+        self.pos = next;
+        Some(RawLine {
+            number: self.number,
+            span: Span::new(start, span_end),
+            ending,
+            hash,
+            colon,
+        })
     }
 }
 
@@ -282,12 +383,12 @@ impl RobotsTxt {
         let bytes = bytes.into();
         let bom = has_bom(&bytes);
         let mut lines = Vec::with_capacity(bytes.len() / 24 + 1);
-        for (number, span, ending) in RawLines::new(&bytes) {
-            let parts = split_line(&bytes, span);
+        for line in RawLines::new(&bytes) {
+            let parts = line.parts(&bytes);
             lines.push(Line {
-                number,
-                span,
-                ending,
+                number: line.number,
+                span: line.span,
+                ending: line.ending,
                 kind: parts.kind,
                 comment: parts.comment,
             });

@@ -77,11 +77,65 @@ fn escape_at(bytes: &[u8], i: usize) -> Option<u8> {
 /// form and can be borrowed).
 fn needs_work(bytes: &[u8], form: PathForm) -> bool {
     match form {
-        PathForm::EscapePatterns | PathForm::Rfc3986 => {
-            !bytes.is_ascii() || memchr::memchr(b'%', bytes).is_some()
-        }
+        PathForm::EscapePatterns | PathForm::Rfc3986 => has_escape_or_high(bytes),
         PathForm::DecodeAll => bytes.iter().any(|&b| !(is_unreserved(b) || b == b'/')),
     }
+}
+
+/// What a whole body holds, from one pass over it a word at a time, so
+/// that readers can skip per-line and per-pattern checks it rules out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct BodyBytes {
+    /// A NUL byte.
+    pub(crate) nul: bool,
+    /// A `%` or a byte above 0x7F: patterns may need normalising.
+    pub(crate) escape_or_high: bool,
+}
+
+impl BodyBytes {
+    pub(crate) fn of(bytes: &[u8]) -> BodyBytes {
+        const ONES: u64 = 0x0101_0101_0101_0101;
+        const HIGH: u64 = ONES << 7;
+        let zero = |x: u64| x.wrapping_sub(ONES) & !x;
+        let (mut nul, mut other) = (0u64, 0u64);
+        let mut chunks = bytes.chunks_exact(8);
+        for chunk in &mut chunks {
+            let mut word = [0u8; 8];
+            word.copy_from_slice(chunk);
+            let w = u64::from_le_bytes(word);
+            nul |= zero(w);
+            other |= zero(w ^ (ONES * u64::from(b'%'))) | w;
+        }
+        let rest = chunks.remainder();
+        BodyBytes {
+            nul: nul & HIGH != 0 || rest.contains(&0),
+            escape_or_high: other & HIGH != 0 || rest.iter().any(|&b| b == b'%' || b >= 0x80),
+        }
+    }
+
+    /// Whether every pattern taken from this body is already in `form`.
+    pub(crate) fn patterns_normal(self, form: PathForm) -> bool {
+        !self.escape_or_high && form != PathForm::DecodeAll
+    }
+}
+
+/// Whether `bytes` holds a `%` or a byte above 0x7F: one pass, a word at a
+/// time (paths and patterns are short, so this beats two vector searches).
+fn has_escape_or_high(bytes: &[u8]) -> bool {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGH: u64 = ONES << 7;
+    let mut chunks = bytes.chunks_exact(8);
+    for chunk in &mut chunks {
+        let mut word = [0u8; 8];
+        word.copy_from_slice(chunk);
+        let w = u64::from_le_bytes(word);
+        let x = w ^ (ONES * u64::from(b'%'));
+        // A zero byte of `x` is a `%`.
+        if (x.wrapping_sub(ONES) & !x | w) & HIGH != 0 {
+            return true;
+        }
+    }
+    chunks.remainder().iter().any(|&b| b == b'%' || b >= 0x80)
 }
 
 /// Brings a rule's pattern to the profile's form.
@@ -208,6 +262,61 @@ mod tests {
         assert_eq!(f("/foo/bar/%62%61%7A"), "/foo/bar/baz");
         assert_eq!(f("/a%2fb%2F"), "/a%2Fb%2F");
         assert_eq!(f("/100%"), "/100%");
+    }
+
+    #[test]
+    fn body_bytes_in_every_position() {
+        for len in 0..20 {
+            let plain = vec![b'a'; len];
+            let none = BodyBytes {
+                nul: false,
+                escape_or_high: false,
+            };
+            assert_eq!(BodyBytes::of(&plain), none);
+            for at in 0..len {
+                for (b, nul, other) in [
+                    (0, true, false),
+                    (b'%', false, true),
+                    (0x80, false, true),
+                    (0x01, false, false),
+                    (0x25 ^ 0x01, false, false),
+                ] {
+                    let mut v = plain.clone();
+                    v[at] = b;
+                    let got = BodyBytes::of(&v);
+                    assert_eq!(
+                        (got.nul, got.escape_or_high),
+                        (nul, other),
+                        "{len} {at} {b}"
+                    );
+                }
+            }
+        }
+        let plain = BodyBytes::of(b"/a/b.html");
+        assert!(plain.patterns_normal(PathForm::EscapePatterns));
+        assert!(plain.patterns_normal(PathForm::Rfc3986));
+        assert!(!plain.patterns_normal(PathForm::DecodeAll));
+    }
+
+    #[test]
+    fn escape_or_high_byte_in_every_position() {
+        for len in 0..20 {
+            let plain = vec![b'a'; len];
+            assert!(!has_escape_or_high(&plain), "{len}");
+            for at in 0..len {
+                for b in [b'%', 0x80, 0xff] {
+                    let mut v = plain.clone();
+                    v[at] = b;
+                    assert!(has_escape_or_high(&v), "{len} {at} {b}");
+                }
+                // Bytes next to `%` and to 0x80 are neither.
+                for b in [b'$', b'&', 0x7f, 0x25 ^ 0x80 ^ 0x80, 0x05] {
+                    let mut v = plain.clone();
+                    v[at] = b;
+                    assert_eq!(has_escape_or_high(&v), b == b'%', "{len} {at} {b}");
+                }
+            }
+        }
     }
 
     #[test]

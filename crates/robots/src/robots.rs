@@ -5,7 +5,7 @@ use std::borrow::Cow;
 
 use crate::path::{normalize_path, path_of};
 use crate::profile::{AgentMatch, Profile};
-use crate::ruleset::{Range32, Rule, RuleSet, Tables};
+use crate::ruleset::{LazySet, Range32, Rule, RuleSet, Tables, Verdict};
 use crate::token::TokenChain;
 use crate::values::{CleanParam, RequestRate, VisitTime};
 
@@ -503,8 +503,10 @@ impl<'r> Matcher<'r> {
     /// query of a URL (as [`path_of`] gives), not yet normalised.
     #[must_use]
     pub fn check_path(&self, path: &[u8]) -> Decision {
-        let robots = self.robots;
-        decide(&robots.profile, &robots.tables, self.set, path, |rule| rule)
+        let tables = &self.robots.tables;
+        decide(&self.robots.profile, self.set, path, |set, path| {
+            tables.decide(set, path)
+        })
     }
 
     /// The first valid `crawl-delay` among the groups the robot obeys.
@@ -526,15 +528,15 @@ impl<'r> Matcher<'r> {
     }
 }
 
-/// The decision for `path` under `set` (`None`: no group applies); `index`
-/// gives the index a rule of `tables` is known by.
+/// The decision for `path` under `set` (`None`: no group applies), whose
+/// verdict `verdict` gives with the path normalised; a verdict's rule is
+/// the index a rule is known by.
 #[inline]
-fn decide(
+fn decide<S>(
     profile: &Profile,
-    tables: &Tables,
-    set: Option<RuleSet>,
+    set: Option<S>,
     path: &[u8],
-    index: impl Fn(u32) -> u32,
+    verdict: impl Fn(S, &[u8]) -> Option<Verdict>,
 ) -> Decision {
     if profile.robots_txt_allowed && is_robots_txt(path) {
         return Decision {
@@ -549,12 +551,12 @@ fn decide(
         };
     };
     let path = normalize_path(path, profile.path_form);
-    match tables.decide(set, &path) {
+    match verdict(set, &path) {
         Some(v) => Decision {
             allowed: v.allowed,
             reason: Reason::Rule {
-                index: index(v.rule),
-                line: tables.rules[v.rule as usize].line,
+                index: v.rule,
+                line: v.line,
             },
         },
         None => Decision {
@@ -587,16 +589,28 @@ fn decide(
 #[derive(Debug, Clone)]
 pub struct RobotMatcher {
     pub(crate) profile: Profile,
-    /// The rules of the groups that could apply, and the set compiled from
-    /// those that do.
+    /// The text and rules of the groups the robot obeys.
     pub(crate) tables: Tables,
-    /// For each rule of `tables`, its index in a full compile.
-    pub(crate) global: Vec<u32>,
-    pub(crate) set: Option<RuleSet>,
+    /// Their rules, indexed on demand; `None` when no group applies.
+    pub(crate) set: Option<LazySet>,
     pub(crate) applies: Applies,
-    /// The groups the robot obeys, in file order: line and values.
-    pub(crate) groups: Vec<(u32, Values)>,
+    /// The groups the robot obeys, in file order.
+    pub(crate) groups: Vec<Chosen>,
     pub(crate) cut: Option<Cut>,
+}
+
+/// A group a [`RobotMatcher`] obeys.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Chosen {
+    pub(crate) line: u32,
+    pub(crate) values: Values,
+    /// Its first rule in the matcher's tables.
+    pub(crate) rules: u32,
+    /// How many rules it has.
+    pub(crate) len: u32,
+    /// The index of that rule in a full compile (the group's rules are
+    /// numbered without gaps in both).
+    pub(crate) first_rule: u32,
 }
 
 impl RobotMatcher {
@@ -615,7 +629,7 @@ impl RobotMatcher {
     /// The line of the first `user-agent` of each group the robot obeys, in
     /// file order.
     pub fn group_lines(&self) -> impl ExactSizeIterator<Item = u32> + '_ {
-        self.groups.iter().map(|g| g.0)
+        self.groups.iter().map(|g| g.line)
     }
 
     /// The decision for `url` (a full URL or a path).
@@ -634,8 +648,14 @@ impl RobotMatcher {
     /// query of a URL (as [`path_of`] gives), not yet normalised.
     #[must_use]
     pub fn check_path(&self, path: &[u8]) -> Decision {
-        decide(&self.profile, &self.tables, self.set, path, |rule| {
-            self.global[rule as usize]
+        let tables = &self.tables;
+        let set = self.set.as_ref();
+        decide(&self.profile, set, path, |set, path| {
+            set.decide(tables.text.as_bytes(), &tables.rules, path)
+                .map(|v| Verdict {
+                    rule: self.full_index(v.rule),
+                    ..v
+                })
         })
     }
 
@@ -644,8 +664,14 @@ impl RobotMatcher {
     /// `None` for rules of groups that do not apply.
     #[must_use]
     pub fn rule(&self, index: u32) -> Option<RuleInfo<'_>> {
-        let local = self.global.binary_search(&index).ok()?;
-        let r = &self.tables.rules[local];
+        let g = self
+            .groups
+            .iter()
+            .find(|g| (g.first_rule..g.first_rule + g.len).contains(&index))?;
+        let r = self
+            .tables
+            .rules
+            .get((g.rules + (index - g.first_rule)) as usize)?;
         Some(RuleInfo {
             allow: r.allow,
             pattern: Cow::Borrowed(r.pattern.str(&self.tables.text)),
@@ -655,22 +681,31 @@ impl RobotMatcher {
         })
     }
 
+    /// The index a rule of `tables` has in a full compile.
+    fn full_index(&self, local: u32) -> u32 {
+        let g = self
+            .groups
+            .iter()
+            .find(|g| (g.rules..g.rules + g.len).contains(&local));
+        g.map_or(local, |g| g.first_rule + (local - g.rules))
+    }
+
     /// The first valid `crawl-delay` among the groups the robot obeys.
     #[must_use]
     pub fn crawl_delay(&self) -> Option<Located<f64>> {
-        self.groups.iter().find_map(|g| g.1.crawl_delay)
+        self.groups.iter().find_map(|g| g.values.crawl_delay)
     }
 
     /// The first valid `request-rate` among the groups the robot obeys.
     #[must_use]
     pub fn request_rate(&self) -> Option<Located<RequestRate>> {
-        self.groups.iter().find_map(|g| g.1.request_rate)
+        self.groups.iter().find_map(|g| g.values.request_rate)
     }
 
     /// The first valid `visit-time` among the groups the robot obeys.
     #[must_use]
     pub fn visit_time(&self) -> Option<Located<VisitTime>> {
-        self.groups.iter().find_map(|g| g.1.visit_time)
+        self.groups.iter().find_map(|g| g.values.visit_time)
     }
 
     /// Whether, and where, the profile stopped reading a body over its size
@@ -688,8 +723,8 @@ impl RobotMatcher {
             Applies::Star | Applies::Nothing => 0,
         };
         self.tables.heap_size()
-            + self.global.capacity() * size_of::<u32>()
-            + self.groups.capacity() * size_of::<(u32, Values)>()
+            + self.set.as_ref().map_or(0, LazySet::heap_size)
+            + self.groups.capacity() * size_of::<Chosen>()
             + applies
     }
 }

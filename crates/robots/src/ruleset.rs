@@ -18,6 +18,8 @@
 //! another ranking.
 
 use std::cmp::Reverse;
+use std::sync::OnceLock;
+use std::sync::atomic::{AtomicU32, Ordering};
 
 /// A range of indices into one of the flat arrays, as `u32`s.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
@@ -145,6 +147,8 @@ pub(crate) struct Verdict {
     pub(crate) rule: u32,
     /// Whether the path is allowed (a strict empty `disallow` allows).
     pub(crate) allowed: bool,
+    /// The rule's line.
+    pub(crate) line: u32,
 }
 
 /// The compiled rules of one group, or of several groups merged: ranges into
@@ -164,10 +168,28 @@ pub(crate) struct Tables {
     /// Patterns, agent values, tokens, sitemap and host values.
     pub(crate) text: String,
     pub(crate) rules: Vec<Rule>,
-    prefix: Vec<PrefixEntry>,
-    wild: Vec<WildEntry>,
+    pub(crate) index: Index,
     /// Group lists of tokens.
     pub(crate) ids: Vec<u32>,
+}
+
+/// The sorted prefix entries and wildcard entries that rule sets refer to.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Index {
+    prefix: Vec<PrefixEntry>,
+    wild: Vec<WildEntry>,
+}
+
+impl Index {
+    fn shrink_to_fit(&mut self) {
+        self.prefix.shrink_to_fit();
+        self.wild.shrink_to_fit();
+    }
+
+    pub(crate) fn heap_size(&self) -> usize {
+        self.prefix.capacity() * size_of::<PrefixEntry>()
+            + self.wild.capacity() * size_of::<WildEntry>()
+    }
 }
 
 /// Files with more wildcard rules than this check the byte mask first.
@@ -177,189 +199,56 @@ fn byte_mask(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0, |m, &b| m | 1 << (b & 63))
 }
 
-fn is_wild(pattern: &[u8]) -> bool {
-    pattern.last() == Some(&b'$') || memchr::memchr(b'*', pattern).is_some()
+fn pattern<'a>(text: &'a [u8], rule: &Rule) -> &'a [u8] {
+    &text[rule.pattern.start as usize..rule.pattern.end as usize]
+}
+
+/// How a set matches a rule: the length of its literal prefix (the pattern
+/// less trailing `*`s for a prefix rule, the part before the first `*` for
+/// a wildcard rule) and whether the rest needs wildcard matching.
+fn literal_prefix(pat: &[u8], wildcards: bool) -> (usize, bool) {
+    if !wildcards {
+        return (pat.len(), false);
+    }
+    let trimmed = pat.len() - pat.iter().rev().take_while(|&&b| b == b'*').count();
+    // Patterns are short: a plain loop beats setting up a vector search.
+    let star = if pat.len() < 32 {
+        pat.iter().position(|&b| b == b'*')
+    } else {
+        memchr::memchr(b'*', pat)
+    };
+    let wild = star.is_some_and(|s| s < trimmed) || pat[..trimmed].last() == Some(&b'$');
+    if !wild {
+        return (trimmed, false);
+    }
+    // The part before the first `*`, or before a final `$`.
+    let before_dollar = pat.strip_suffix(b"$").unwrap_or(pat);
+    (star.unwrap_or(before_dollar.len()), true)
 }
 
 impl Tables {
-    pub(crate) fn pattern(&self, rule: &Rule) -> &[u8] {
-        rule.pattern.str(&self.text).as_bytes()
-    }
-
     /// Adds a set over the rules `ids`, ranked by `order`.
     pub(crate) fn set(&mut self, ids: &[u32], wildcards: bool, order: Order) -> RuleSet {
-        // Every rule under its literal prefix: the whole pattern (less
-        // trailing `*`s) for a prefix rule, the part before the first `*`
-        // for a wildcard rule.
-        let mut items: Vec<(Range32, u32, bool)> = Vec::with_capacity(ids.len());
-        for &id in ids {
-            let r = self.rules[id as usize];
-            if r.priority() == 0 && order == Order::Longest {
-                continue;
-            }
-            let pat = self.pattern(&r);
-            let trimmed = if wildcards {
-                pat.len() - pat.iter().rev().take_while(|&&b| b == b'*').count()
-            } else {
-                pat.len()
-            };
-            let wild = wildcards && is_wild(&pat[..trimmed]);
-            let key_len = if wild {
-                let before_dollar = pat.strip_suffix(b"$").unwrap_or(pat);
-                memchr::memchr(b'*', before_dollar).unwrap_or(before_dollar.len())
-            } else {
-                trimmed
-            };
-            let key = Range32 {
-                start: r.pattern.start,
-                end: r.pattern.start + to_u32(key_len),
-            };
-            items.push((key, id, wild));
-        }
-        let text = self.text.as_bytes();
-        let rules = &self.rules;
-        let bytes = |r: Range32| &text[r.start as usize..r.end as usize];
-        let rank = |id: u32| rules[id as usize].rank(order);
-        items.sort_by(|a, b| {
-            bytes(a.0)
-                .cmp(bytes(b.0))
-                .then_with(|| rank(b.1).cmp(&rank(a.1)))
-        });
-        let prefix_start = self.prefix.len();
-        let wild_start = self.wild.len();
-        let mut stack: Vec<usize> = Vec::new();
-        let mut i = 0;
-        while i < items.len() {
-            let key = items[i].0;
-            let same = items[i..]
-                .iter()
-                .take_while(|it| bytes(it.0) == bytes(key))
-                .count();
-            let group = &items[i..i + same];
-            i += same;
-            // The best prefix rule here is the first (groups are best first).
-            let here = group.iter().find(|it| !it.2).map_or(NONE, |it| it.1);
-            let wild_at = to_u32(self.wild.len());
-            for &(_, id, _) in group.iter().filter(|it| it.2) {
-                let pat = self.pattern(&self.rules[id as usize]);
-                let literal = pat.strip_suffix(b"$").unwrap_or(pat);
-                let mask = byte_mask(literal) & !byte_mask(b"*");
-                self.wild.push(WildEntry { rule: id, mask });
-            }
-            let me = bytes(key);
-            while let Some(&top) = stack.last() {
-                if me.starts_with(bytes(self.prefix[top].bytes)) {
-                    break;
-                }
-                stack.pop();
-            }
-            let (parent, inherited, chain_wild) = match stack.last() {
-                Some(&p) => (
-                    to_u32(p - prefix_start),
-                    self.prefix[p].best,
-                    self.prefix[p].wild_on_chain(),
-                ),
-                None => (ROOT, NONE, false),
-            };
-            let has_wild = to_u32(self.wild.len()) > wild_at;
-            let parent = if has_wild || chain_wild {
-                parent | WILD_ON_CHAIN
-            } else {
-                parent
-            };
-            let best = match (inherited, here) {
-                (NONE, b) | (b, NONE) => b,
-                (a, b) => {
-                    if rank(a) > rank(b) {
-                        a
-                    } else {
-                        b
-                    }
-                }
-            };
-            stack.push(self.prefix.len());
-            self.prefix.push(PrefixEntry {
-                bytes: key,
-                best,
-                parent,
-                wild: wild_at,
-            });
-        }
-        RuleSet {
+        build_set(
+            self.text.as_bytes(),
+            &self.rules,
+            ids,
+            wildcards,
             order,
-            prefix: Range32::new(prefix_start, self.prefix.len()),
-            wild: Range32::new(wild_start, self.wild.len()),
-        }
+            &mut self.index,
+        )
     }
 
     /// The rule that decides `path` under `set`, if any.
     pub(crate) fn decide(&self, set: RuleSet, path: &[u8]) -> Option<Verdict> {
-        let rank = |id: u32| self.rules[id as usize].rank(set.order);
-        let entries = set.prefix.of(&self.prefix);
-        let k = self.deepest(entries, path)?;
-        let mut best = Some(entries[k].best).filter(|&b| b != NONE);
-        // The wildcard rules that can match are those of the entries on the
-        // chain: their literal part before the first `*` is a prefix of the
-        // path.
-        let mut path_mask = None;
-        let mut next = Some(k).filter(|&k| entries[k].wild_on_chain());
-        while let Some(k) = next {
-            let end = entries.get(k + 1).map_or(set.wild.end, |e| e.wild);
-            let wild = &self.wild[entries[k].wild as usize..end as usize];
-            for w in wild {
-                if best.is_some_and(|b| rank(w.rule) <= rank(b)) {
-                    break;
-                }
-                if wild.len() > MASK_FROM {
-                    let have = *path_mask.get_or_insert_with(|| byte_mask(path));
-                    if w.mask & !have != 0 {
-                        continue;
-                    }
-                }
-                if wild_match(self.pattern(&self.rules[w.rule as usize]), path) {
-                    best = Some(w.rule);
-                    break;
-                }
-            }
-            next = entries[k].parent().filter(|&p| entries[p].wild_on_chain());
-        }
-        best.map(|rule| {
-            let r = &self.rules[rule as usize];
-            Verdict {
-                rule,
-                allowed: r.allow || (set.order == Order::First && r.priority() == 0),
-            }
-        })
-    }
-
-    /// The deepest entry whose bytes are a prefix of `path`.
-    fn deepest(&self, entries: &[PrefixEntry], path: &[u8]) -> Option<usize> {
-        let text = self.text.as_bytes();
-        let bytes = |e: &PrefixEntry| &text[e.bytes.start as usize..e.bytes.end as usize];
-        let found = entries.partition_point(|e| bytes(e) <= path);
-        let mut k = found.checked_sub(1)?;
-        let pat = bytes(&entries[k]);
-        if path.starts_with(pat) {
-            return Some(k);
-        }
-        // Every entry that is a prefix of the path is a prefix of `pat` no
-        // longer than their common prefix: walk up to the first such
-        // ancestor.
-        let common = pat.iter().zip(path).take_while(|(a, b)| a == b).count();
-        loop {
-            k = entries[k].parent()?;
-            if entries[k].bytes.len() <= common {
-                return Some(k);
-            }
-        }
+        decide(self.text.as_bytes(), &self.rules, &self.index, set, path)
     }
 
     /// Releases spare capacity once the file is compiled.
     pub(crate) fn shrink_to_fit(&mut self) {
         self.text.shrink_to_fit();
         self.rules.shrink_to_fit();
-        self.prefix.shrink_to_fit();
-        self.wild.shrink_to_fit();
+        self.index.shrink_to_fit();
         self.ids.shrink_to_fit();
     }
 
@@ -367,9 +256,422 @@ impl Tables {
     pub(crate) fn heap_size(&self) -> usize {
         self.text.capacity()
             + self.rules.capacity() * size_of::<Rule>()
-            + self.prefix.capacity() * size_of::<PrefixEntry>()
-            + self.wild.capacity() * size_of::<WildEntry>()
+            + self.index.heap_size()
             + self.ids.capacity() * size_of::<u32>()
+    }
+}
+
+/// Adds to `index` a set over the rules `ids` (of `rules`, whose patterns
+/// are in `text`), ranked by `order`.
+pub(crate) fn build_set(
+    text: &[u8],
+    rules: &[Rule],
+    ids: &[u32],
+    wildcards: bool,
+    order: Order,
+    index: &mut Index,
+) -> RuleSet {
+    // Every rule under its literal prefix.
+    let mut items: Vec<(Range32, u32, bool)> = Vec::with_capacity(ids.len());
+    for &id in ids {
+        let r = rules[id as usize];
+        if r.priority() == 0 && order == Order::Longest {
+            continue;
+        }
+        let (key_len, wild) = literal_prefix(pattern(text, &r), wildcards);
+        let key = Range32 {
+            start: r.pattern.start,
+            end: r.pattern.start + to_u32(key_len),
+        };
+        items.push((key, id, wild));
+    }
+    let bytes = |r: Range32| &text[r.start as usize..r.end as usize];
+    let rank = |id: u32| rules[id as usize].rank(order);
+    items.sort_by(|a, b| {
+        bytes(a.0)
+            .cmp(bytes(b.0))
+            .then_with(|| rank(b.1).cmp(&rank(a.1)))
+    });
+    let prefix_start = index.prefix.len();
+    let wild_start = index.wild.len();
+    let mut stack: Vec<usize> = Vec::new();
+    let mut i = 0;
+    while i < items.len() {
+        let key = items[i].0;
+        let same = items[i..]
+            .iter()
+            .take_while(|it| bytes(it.0) == bytes(key))
+            .count();
+        let group = &items[i..i + same];
+        i += same;
+        // The best prefix rule here is the first (groups are best first).
+        let here = group.iter().find(|it| !it.2).map_or(NONE, |it| it.1);
+        let wild_at = to_u32(index.wild.len());
+        for &(_, id, _) in group.iter().filter(|it| it.2) {
+            let pat = pattern(text, &rules[id as usize]);
+            let literal = pat.strip_suffix(b"$").unwrap_or(pat);
+            let mask = byte_mask(literal) & !byte_mask(b"*");
+            index.wild.push(WildEntry { rule: id, mask });
+        }
+        let me = bytes(key);
+        while let Some(&top) = stack.last() {
+            if me.starts_with(bytes(index.prefix[top].bytes)) {
+                break;
+            }
+            stack.pop();
+        }
+        let (parent, inherited, chain_wild) = match stack.last() {
+            Some(&p) => (
+                to_u32(p - prefix_start),
+                index.prefix[p].best,
+                index.prefix[p].wild_on_chain(),
+            ),
+            None => (ROOT, NONE, false),
+        };
+        let has_wild = to_u32(index.wild.len()) > wild_at;
+        let parent = if has_wild || chain_wild {
+            parent | WILD_ON_CHAIN
+        } else {
+            parent
+        };
+        let best = match (inherited, here) {
+            (NONE, b) | (b, NONE) => b,
+            (a, b) => {
+                if rank(a) > rank(b) {
+                    a
+                } else {
+                    b
+                }
+            }
+        };
+        stack.push(index.prefix.len());
+        index.prefix.push(PrefixEntry {
+            bytes: key,
+            best,
+            parent,
+            wild: wild_at,
+        });
+    }
+    RuleSet {
+        order,
+        prefix: Range32::new(prefix_start, index.prefix.len()),
+        wild: Range32::new(wild_start, index.wild.len()),
+    }
+}
+
+/// The rule that decides `path` under `set` (built in `index`), if any.
+pub(crate) fn decide(
+    text: &[u8],
+    rules: &[Rule],
+    index: &Index,
+    set: RuleSet,
+    path: &[u8],
+) -> Option<Verdict> {
+    let rank = |id: u32| rules[id as usize].rank(set.order);
+    let entries = set.prefix.of(&index.prefix);
+    let k = deepest(text, entries, path)?;
+    let mut best = Some(entries[k].best).filter(|&b| b != NONE);
+    // The wildcard rules that can match are those of the entries on the
+    // chain: their literal part before the first `*` is a prefix of the
+    // path.
+    let mut path_mask = None;
+    let mut next = Some(k).filter(|&k| entries[k].wild_on_chain());
+    while let Some(k) = next {
+        let end = entries.get(k + 1).map_or(set.wild.end, |e| e.wild);
+        let wild = &index.wild[entries[k].wild as usize..end as usize];
+        for w in wild {
+            if best.is_some_and(|b| rank(w.rule) <= rank(b)) {
+                break;
+            }
+            if wild.len() > MASK_FROM {
+                let have = *path_mask.get_or_insert_with(|| byte_mask(path));
+                if w.mask & !have != 0 {
+                    continue;
+                }
+            }
+            if wild_match(pattern(text, &rules[w.rule as usize]), path) {
+                best = Some(w.rule);
+                break;
+            }
+        }
+        next = entries[k].parent().filter(|&p| entries[p].wild_on_chain());
+    }
+    best.map(|rule| verdict(rules, rule, set.order))
+}
+
+fn verdict(rules: &[Rule], rule: u32, order: Order) -> Verdict {
+    let r = &rules[rule as usize];
+    Verdict {
+        rule,
+        allowed: r.allow || (order == Order::First && r.priority() == 0),
+        line: r.line,
+    }
+}
+
+/// The deepest entry whose bytes are a prefix of `path`.
+fn deepest(text: &[u8], entries: &[PrefixEntry], path: &[u8]) -> Option<usize> {
+    let bytes = |e: &PrefixEntry| &text[e.bytes.start as usize..e.bytes.end as usize];
+    let found = entries.partition_point(|e| bytes(e) <= path);
+    let mut k = found.checked_sub(1)?;
+    let pat = bytes(&entries[k]);
+    if path.starts_with(pat) {
+        return Some(k);
+    }
+    // Every entry that is a prefix of the path is a prefix of `pat` no
+    // longer than their common prefix: walk up to the first such
+    // ancestor.
+    let common = pat.iter().zip(path).take_while(|(a, b)| a == b).count();
+    loop {
+        k = entries[k].parent()?;
+        if entries[k].bytes.len() <= common {
+            return Some(k);
+        }
+    }
+}
+
+/// The first eight bytes of `bytes` (zeros after its end), as one word.
+#[inline]
+fn head_word(bytes: &[u8]) -> u64 {
+    let mut b = [0u8; 8];
+    match bytes.get(..8) {
+        Some(first) => b.copy_from_slice(first),
+        None => {
+            for (w, &x) in b.iter_mut().zip(bytes) {
+                *w = x;
+            }
+        }
+    }
+    u64::from_le_bytes(b)
+}
+
+/// A rule as a linear scan tries it: the first bytes of its literal prefix
+/// in one word, so that most rules are ruled out by one comparison.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct ScanEntry {
+    /// The first (up to) eight bytes of the literal prefix.
+    head: u64,
+    /// Which bytes of `head` count.
+    mask: u64,
+    /// Length of the literal prefix, with `SCAN_WILD` set when the rest of
+    /// the pattern needs wildcard matching.
+    key: u32,
+    /// The rule.
+    rule: u32,
+}
+
+const SCAN_WILD: u32 = 1 << 31;
+
+/// The scan entries of the rules `ids`, in that order (which must be file
+/// order): what [`scan`] answers from, without sorting anything.
+pub(crate) fn scan_entries(
+    text: &[u8],
+    rules: &[Rule],
+    ids: impl Iterator<Item = u32>,
+    wildcards: bool,
+    order: Order,
+) -> Vec<ScanEntry> {
+    let mut out = Vec::with_capacity(ids.size_hint().0);
+    for id in ids {
+        let r = &rules[id as usize];
+        if r.priority() == 0 && order == Order::Longest {
+            continue;
+        }
+        let pat = pattern(text, r);
+        let (key_len, wild) = literal_prefix(pat, wildcards);
+        let n = key_len.min(8);
+        let mask = if n == 8 {
+            u64::MAX
+        } else {
+            (1u64 << (8 * n)) - 1
+        };
+        out.push(ScanEntry {
+            head: head_word(pat) & mask,
+            mask,
+            key: to_u32(key_len) | if wild { SCAN_WILD } else { 0 },
+            rule: id,
+        });
+    }
+    out
+}
+
+/// The rule that decides `path` among `rules`, trying each as it stands:
+/// what [`scan`] answers, with nothing built first. Under first match the
+/// rules must be in file order, with no two on one line.
+pub(crate) fn scan_rules(
+    text: &[u8],
+    rules: &[Rule],
+    wildcards: bool,
+    order: Order,
+    path: &[u8],
+) -> Option<Verdict> {
+    let mut best: Option<(u32, (u32, bool, Reverse<u32>))> = None;
+    for (id, r) in (0u32..).zip(rules) {
+        if r.priority() == 0 && order == Order::Longest {
+            continue;
+        }
+        let pat = pattern(text, r);
+        // A first byte that is not a wildcard must be the path's.
+        if pat
+            .first()
+            .is_some_and(|b| path.first() != Some(b) && *b != b'*' && *b != b'$')
+        {
+            continue;
+        }
+        let rank = r.rank(order);
+        if best.is_some_and(|(_, b)| rank <= b) {
+            continue;
+        }
+        let (key, wild) = literal_prefix(pat, wildcards);
+        let hit = if wild {
+            wild_match(pat, path)
+        } else {
+            path.starts_with(&pat[..key])
+        };
+        if hit {
+            best = Some((id, rank));
+            if order == Order::First {
+                break;
+            }
+        }
+    }
+    best.map(|(rule, _)| verdict(rules, rule, order))
+}
+
+/// The rule that decides `path` among `entries`, trying every rule: the
+/// answer of [`decide`] for a set over the same rules, with nothing built
+/// but the entries. Under first match the entries must be in file order,
+/// with no two rules on one line.
+pub(crate) fn scan(
+    text: &[u8],
+    rules: &[Rule],
+    entries: &[ScanEntry],
+    order: Order,
+    path: &[u8],
+) -> Option<Verdict> {
+    let word = head_word(path);
+    let mut best: Option<(u32, (u32, bool, Reverse<u32>))> = None;
+    for e in entries {
+        if (word ^ e.head) & e.mask != 0 {
+            continue;
+        }
+        let r = &rules[e.rule as usize];
+        let rank = r.rank(order);
+        if best.is_some_and(|(_, b)| rank <= b) {
+            continue;
+        }
+        let key = (e.key & !SCAN_WILD) as usize;
+        let pat = pattern(text, r);
+        let hit = if e.key & SCAN_WILD != 0 {
+            wild_match(pat, path)
+        } else {
+            path.len() >= key && path[..key] == pat[..key]
+        };
+        if hit {
+            best = Some((e.rule, rank));
+            if order == Order::First {
+                break;
+            }
+        }
+    }
+    best.map(|(rule, _)| verdict(rules, rule, order))
+}
+
+/// Sets with at most this many rules are always answered by a scan.
+const SCAN_ALWAYS: usize = 16;
+/// Larger sets answer this many questions by a scan before they build
+/// their index: a one-off question never pays for sorting the rules, and a
+/// set asked many questions pays for it once.
+const SCAN_ANSWERS: u32 = 16;
+
+/// The rules of one robot's groups, indexed on demand. The first question
+/// is answered by trying every rule as it stands; later ones by a scan over
+/// entries made for it ([`ScanEntry`]), built at the second question; once
+/// [`SCAN_ANSWERS`] questions have been asked (and unless there are few
+/// rules), by a [`RuleSet`] built once. Every stage answers alike.
+#[derive(Debug)]
+pub(crate) struct LazySet {
+    order: Order,
+    wildcards: bool,
+    /// Whether a scan may answer (first match needs one rule per line).
+    scannable: bool,
+    /// Questions answered by a scan so far (a hint: races only move the
+    /// moment the next stage is built).
+    answered: AtomicU32,
+    scan: OnceLock<Vec<ScanEntry>>,
+    index: OnceLock<(Index, RuleSet)>,
+}
+
+impl Clone for LazySet {
+    fn clone(&self) -> Self {
+        LazySet {
+            order: self.order,
+            wildcards: self.wildcards,
+            scannable: self.scannable,
+            answered: AtomicU32::new(self.answered.load(Ordering::Relaxed)),
+            scan: self.scan.clone(),
+            index: self.index.clone(),
+        }
+    }
+}
+
+impl LazySet {
+    /// A set over all of `rules` (in file order), ranked by `order`.
+    pub(crate) fn new(rules: &[Rule], wildcards: bool, order: Order) -> LazySet {
+        let scannable = order == Order::Longest || rules.windows(2).all(|w| w[0].line != w[1].line);
+        LazySet {
+            order,
+            wildcards,
+            scannable,
+            answered: AtomicU32::new(0),
+            scan: OnceLock::new(),
+            index: OnceLock::new(),
+        }
+    }
+
+    /// The rule that decides `path`, if any: what a [`RuleSet`] over the
+    /// same rules answers.
+    #[inline]
+    pub(crate) fn decide(&self, text: &[u8], rules: &[Rule], path: &[u8]) -> Option<Verdict> {
+        if let Some((index, set)) = self.index.get() {
+            return decide(text, rules, index, *set, path);
+        }
+        if self.scannable {
+            let small = rules.len() <= SCAN_ALWAYS;
+            let asked = self.answered.load(Ordering::Relaxed);
+            if small || asked < SCAN_ANSWERS {
+                self.answered
+                    .store(asked.saturating_add(1), Ordering::Relaxed);
+                if asked == 0 {
+                    return scan_rules(text, rules, self.wildcards, self.order, path);
+                }
+                let entries = self.scan.get_or_init(|| {
+                    scan_entries(
+                        text,
+                        rules,
+                        0..to_u32(rules.len()),
+                        self.wildcards,
+                        self.order,
+                    )
+                });
+                return scan(text, rules, entries, self.order, path);
+            }
+        }
+        let (index, set) = self.index.get_or_init(|| {
+            let mut index = Index::default();
+            let ids: Vec<u32> = (0..to_u32(rules.len())).collect();
+            let set = build_set(text, rules, &ids, self.wildcards, self.order, &mut index);
+            index.shrink_to_fit();
+            (index, set)
+        });
+        decide(text, rules, index, *set, path)
+    }
+
+    /// Heap bytes held.
+    pub(crate) fn heap_size(&self) -> usize {
+        self.scan
+            .get()
+            .map_or(0, |s| s.capacity() * size_of::<ScanEntry>())
+            + self.index.get().map_or(0, |(index, _)| index.heap_size())
     }
 }
 
@@ -433,6 +735,21 @@ pub(crate) fn wild_match(pattern: &[u8], path: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn literal_prefixes() {
+        let p = |s: &str| literal_prefix(s.as_bytes(), true);
+        assert_eq!(p("/a"), (2, false));
+        assert_eq!(p("/a**"), (2, false));
+        assert_eq!(p("/a*b"), (2, true));
+        assert_eq!(p("/a$"), (2, true));
+        assert_eq!(p("/a$*"), (3, true));
+        assert_eq!(p("/a*$"), (2, true));
+        assert_eq!(p("*"), (0, false));
+        assert_eq!(p("$"), (0, true));
+        assert_eq!(p(""), (0, false));
+        assert_eq!(literal_prefix(b"/a*b$", false), (5, false));
+    }
 
     #[test]
     fn wildcards() {
@@ -519,6 +836,93 @@ mod tests {
         assert_eq!(decide("/a/b/c/d"), Some((0, true)));
         assert_eq!(decide("/a/x"), Some((1, false)));
         assert_eq!(decide("/z"), Some((2, true)), "an empty disallow allows");
+    }
+
+    /// Patterns and paths over a small alphabet, from a fixed seed.
+    fn random_words(seed: u64, count: usize, alphabet: &[u8], max: usize) -> Vec<String> {
+        let mut x = seed;
+        let mut next = move || {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            x
+        };
+        (0..count)
+            .map(|_| {
+                let len = (next() % (max as u64 + 1)) as usize;
+                let mut w = String::from("/");
+                for _ in 0..len {
+                    w.push(char::from(
+                        alphabet[(next() % alphabet.len() as u64) as usize],
+                    ));
+                }
+                w
+            })
+            .collect()
+    }
+
+    #[test]
+    fn scan_and_lazy_set_agree_with_the_index() {
+        for (seed, order, wildcards) in [
+            (1, Order::Longest, true),
+            (2, Order::Longest, false),
+            (3, Order::First, false),
+            (4, Order::First, true),
+        ] {
+            for count in [0, 1, 5, 17, 60] {
+                let mut patterns = random_words(seed * 100 + count as u64, count, b"ab*$/", 5);
+                if count == 5 {
+                    // Patterns that do not start with `/`.
+                    patterns.extend(["$", "*", "$*", "", "a$", "*a"].map(String::from));
+                }
+                let rules: Vec<(&str, bool)> = patterns
+                    .iter()
+                    .enumerate()
+                    .map(|(i, p)| (p.as_str(), i % 3 == 0))
+                    .collect();
+                let mut t = tables(&rules);
+                let ids: Vec<u32> = (0..rules.len() as u32).collect();
+                let set = t.set(&ids, wildcards, order);
+                let entries = scan_entries(
+                    t.text.as_bytes(),
+                    &t.rules,
+                    ids.iter().copied(),
+                    wildcards,
+                    order,
+                );
+                let lazy = LazySet::new(&t.rules, wildcards, order);
+                // Enough paths that a large set builds its index midway.
+                let mut paths = random_words(seed, 80, b"ab$/", 7);
+                paths.extend(["", "a", "$"].map(String::from));
+                for path in paths {
+                    let want = t.decide(set, path.as_bytes());
+                    let what = format!("{order:?} {wildcards} {patterns:?} {path}");
+                    let scanned = scan(
+                        t.text.as_bytes(),
+                        &t.rules,
+                        &entries,
+                        order,
+                        path.as_bytes(),
+                    );
+                    assert_eq!(scanned, want, "scan: {what}");
+                    let tried = scan_rules(
+                        t.text.as_bytes(),
+                        &t.rules,
+                        wildcards,
+                        order,
+                        path.as_bytes(),
+                    );
+                    assert_eq!(tried, want, "scan of the rules: {what}");
+                    let got = lazy.decide(t.text.as_bytes(), &t.rules, path.as_bytes());
+                    assert_eq!(got, want, "lazy set: {what}");
+                }
+                assert_eq!(
+                    lazy.index.get().is_some(),
+                    t.rules.len() > SCAN_ALWAYS,
+                    "the index is built only for large sets"
+                );
+            }
+        }
     }
 
     #[test]

@@ -3,7 +3,8 @@
 
 use std::path::{Path, PathBuf};
 
-/// One robots.txt file of the corpus.
+/// One robots.txt file of the corpus. Each bench reads the fields it needs.
+#[allow(dead_code)]
 pub(crate) struct Doc {
     pub(crate) corpus: &'static str,
     pub(crate) name: String,
