@@ -59,9 +59,7 @@ impl AddressKind {
             AddressKind::Reserved => "reserved",
         }
     }
-}
 
-impl AddressKind {
     /// The article its name takes: `an unspecified address`, `a private
     /// address`.
     #[must_use]

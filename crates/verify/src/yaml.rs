@@ -170,6 +170,23 @@ struct Size {
     height: usize,
 }
 
+/// The first key of the document's root mapping, read without building the
+/// tree; `None` when the root is no mapping, its first key no scalar, or
+/// the text is not YAML before that key.
+pub(crate) fn first_key(text: &str) -> Option<String> {
+    let mut parser = Parser::new_from_str(text);
+    let mut in_root = false;
+    while let Some(Ok((event, _))) = parser.next_event() {
+        match event {
+            Event::StreamStart | Event::DocumentStart(_) | Event::Nothing => {}
+            Event::MappingStart(..) if !in_root => in_root = true,
+            Event::Scalar(key, ..) if in_root => return Some(key.into_owned()),
+            _ => return None,
+        }
+    }
+    None
+}
+
 /// Builds the tree from parser events.
 #[derive(Default)]
 struct Builder {
@@ -361,6 +378,20 @@ mod tests {
         }
         text.push_str(&format!("{list_key}: *a9\n"));
         text
+    }
+
+    #[test]
+    fn the_first_key_is_read_without_the_tree() {
+        assert_eq!(
+            first_key("user_agent_parsers:\n  - regex: x\n").as_deref(),
+            Some("user_agent_parsers")
+        );
+        assert_eq!(first_key("bots: []\n").as_deref(), Some("bots"));
+        assert_eq!(first_key("- a\n"), None);
+        assert_eq!(first_key("{[a]: 1}"), None);
+        assert_eq!(first_key(""), None);
+        // The aliases after the first key are never expanded.
+        assert_eq!(first_key(&laughs("bots")).as_deref(), Some("a0"));
     }
 
     #[test]

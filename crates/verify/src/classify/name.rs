@@ -708,7 +708,9 @@ fn contact_at(text: &str) -> Option<(usize, &str)> {
             Some((at, host(rest)?))
         });
     let mail = text.find('@').and_then(|at| {
-        let start = text[..at].rfind(char::is_whitespace).map_or(0, |s| s + 1);
+        let start = text[..at]
+            .rfind(|c: char| c.is_ascii_whitespace())
+            .map_or(0, |s| s + 1);
         let domain = host(&text[at + 1..])?;
         (at > start).then_some((start, domain))
     });
@@ -820,6 +822,32 @@ mod tests {
             ),
         ] {
             assert_eq!(product_name(ua).unwrap_or(""), name, "{ua}");
+        }
+    }
+
+    #[test]
+    fn any_text_gives_an_answer_without_panicking() {
+        let nasty = [
+            "",
+            "(",
+            ")",
+            "((((",
+            "))((",
+            "a@",
+            "@b.c",
+            "x\u{3000}bot@crawl.example (+http://\u{e9}.example)",
+            "\u{3000}Foo/1 (compatible;\u{3000}Bar\u{3000}1.0;\u{3000}+http://b.example)",
+            "Caf\u{e9}Bot/1.0 (+https://caf\u{e9}.example/bot)",
+            "/ / / ; , : +http:// www. @ - -1 v1 1.0",
+            "compatible compatible; compatible",
+            "'unclosed quote bot",
+        ];
+        let sample = "Mozilla/5.0 (compatible; B\u{f6}t/1.0; +http://b\u{f6}t.example; \u{2028}x@y.z) Gecko/1 \u{e9}";
+        let cuts = sample.char_indices().map(|(i, _)| &sample[..i]);
+        for ua in nasty.into_iter().chain(cuts) {
+            if let Some(name) = product_name(ua) {
+                assert!(!name.is_empty() && ua.contains(name), "{ua:?}: {name:?}");
+            }
         }
     }
 

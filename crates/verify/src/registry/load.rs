@@ -944,9 +944,7 @@ pub(super) fn extras(file: &Arc<str>, text: &str) -> (Vec<UaExtra>, Vec<Problem>
 
 /// Whether the file's first top-level key is `user_agent_parsers`.
 pub(super) fn is_extras(text: &str) -> bool {
-    let first = yaml::parse(text).ok().flatten();
-    matches!(first.as_ref().map(|n| &n.kind), Some(Kind::Map(entries))
-        if entries.first().and_then(|(k, _)| k.as_str()) == Some("user_agent_parsers"))
+    yaml::first_key(text).as_deref() == Some("user_agent_parsers")
 }
 
 fn first_line(text: &str) -> &str {

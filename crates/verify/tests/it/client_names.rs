@@ -56,9 +56,32 @@ const GENERIC: &[&str] = &[
     "www",
 ];
 
-/// User-Agents of the crawler lists whose name is not a product's, and
-/// why. Each must still give that name (so that the list stays true).
-const EXCEPTIONS: &[(&str, &str, &str)] = &[];
+/// User-Agents of the crawler lists whose name is not the product's, the
+/// name they get, and why. Each must still give that name (so that the list
+/// stays true); none is a generic word.
+const EXCEPTIONS: &[(&str, &str, &str)] = &[
+    (
+        "Ruby, Twurly v1.1 (http://twurly.org)",
+        "Ruby",
+        "the language comes first, and only a comma sets the client apart",
+    ),
+    (
+        concat!(
+            "E. Orliac, G. Fourestey/2.3 (A Patent Crawler; http://scitas.epfl.ch/; ",
+            "etienne.orliac@epfl.ch, gilles.fourestey@epfl.ch)"
+        ),
+        "E. Orliac",
+        "the product token is its authors' names; the comment describes it",
+    ),
+    (
+        concat!(
+            "Commonly seen variations include: Mozilla/5.0 (X11; U; Linux i686 (x86_64); en-US; ",
+            "rv:1.8.1.11) Gecko/20080109 (Charlotte/0.9t; http://www.searchme.com/support/)"
+        ),
+        "Commonly",
+        "not a User-Agent: a note of the list that quotes one",
+    ),
+];
 
 /// The name of an unregistered client, when `ua` is one.
 fn unregistered<'c>(c: &'c Classifier, ua: &'c str) -> Option<String> {
