@@ -373,6 +373,34 @@ fn run(dir: &Path, passes: usize) {
             println!("{}", summary_line(m.name, m.unit, &m.times));
         }
     }
+    // The median answer: each file's answers are timed together (wall
+    // clock, so that the timer costs nothing per answer), and every answer
+    // counts its file's mean; the median of those over the corpus.
+    for (name, answer) in [
+        (
+            "answer_reused",
+            &(|i: usize, url: &str| lazy[i].is_allowed(url)) as &dyn Fn(usize, &str) -> bool,
+        ),
+        ("answer_reused_full", &|i: usize, url: &str| {
+            matchers[i].is_allowed(url)
+        }),
+    ] {
+        if let Ok(only) = std::env::var("SIDE_BY_SIDE_ONLY")
+            && !only.split(',').any(|o| o == name)
+        {
+            continue;
+        }
+        let medians: Vec<f64> = (0..passes)
+            .map(|_| median_by_file(queries, answer))
+            .collect();
+        for (p, m) in medians.iter().enumerate() {
+            println!("botwarden {name}_median pass {p} per_query_ns {m:.1}");
+        }
+        println!(
+            "{}",
+            summary_line(&format!("{name} (median)"), Unit::Queries(1), &medians)
+        );
+    }
 
     // Every way of answering agrees with every other.
     for (k, (i, url)) in queries.iter().enumerate() {
@@ -395,6 +423,35 @@ fn run(dir: &Path, passes: usize) {
     let out = dir.join("botwarden-verdicts.txt");
     std::fs::write(&out, &verdicts).unwrap_or_else(|e| panic!("writing {}: {e}", out.display()));
     compare(dir, &input, &verdicts);
+}
+
+/// The median time per answer over the corpus, each answer counting the
+/// mean of its file's answers (timed together).
+fn median_by_file(queries: &[(usize, String)], answer: &dyn Fn(usize, &str) -> bool) -> f64 {
+    let mut means: Vec<(f64, usize)> = Vec::new();
+    let mut at = 0;
+    while at < queries.len() {
+        let file = queries[at].0;
+        let n = queries[at..].iter().take_while(|q| q.0 == file).count();
+        let t = Instant::now();
+        let mut allowed = 0;
+        for (i, url) in &queries[at..at + n] {
+            allowed += usize::from(answer(*i, black_box(url)));
+        }
+        black_box(allowed);
+        means.push((t.elapsed().as_nanos() as f64 / n as f64, n));
+        at += n;
+    }
+    means.sort_by(|a, b| a.0.total_cmp(&b.0));
+    let half = queries.len() / 2;
+    let mut seen = 0;
+    for (mean, n) in &means {
+        seen += n;
+        if seen > half {
+            return *mean;
+        }
+    }
+    f64::NAN
 }
 
 /// Compares botwarden's verdicts with Google's, if the C++ driver left them.

@@ -729,8 +729,29 @@ impl RobotMatcher {
     }
 }
 
-/// Whether the path (without query) is `/robots.txt`.
+/// Whether the path (without parameters or query) is `/robots.txt`.
 fn is_robots_txt(path: &[u8]) -> bool {
-    let end = memchr::memchr2(b'?', b';', path).unwrap_or(path.len());
-    &path[..end] == b"/robots.txt"
+    path.strip_prefix(b"/robots.txt")
+        .is_some_and(|rest| matches!(rest.first(), None | Some(b'?' | b';')))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn robots_txt_paths() {
+        for (path, want) in [
+            ("/robots.txt", true),
+            ("/robots.txt?x=1", true),
+            ("/robots.txt;p", true),
+            ("/robots.txt/", false),
+            ("/robots.txtx", false),
+            ("/robots.tx", false),
+            ("/a/robots.txt", false),
+            ("", false),
+        ] {
+            assert_eq!(is_robots_txt(path.as_bytes()), want, "{path}");
+        }
+    }
 }

@@ -83,6 +83,12 @@ impl Rule {
             Order::First => (0, false, Reverse(self.line)),
         }
     }
+
+    /// [`Rule::rank`] as one number that orders alike.
+    fn rank_key(&self, order: Order) -> u64 {
+        let (priority, allow, Reverse(line)) = self.rank(order);
+        u64::from(priority) << 33 | u64::from(allow) << 32 | u64::from(!line)
+    }
 }
 
 /// How the matching rules of a set are ranked.
@@ -135,6 +141,9 @@ pub(crate) struct PrefixEntry {
 
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct WildEntry {
+    /// The rule's [`Rule::rank_key`], so that rules that cannot win are
+    /// passed over without reading the rule.
+    rank: u64,
     rule: u32,
     /// One bit per literal byte of the pattern (`b & 63`).
     mask: u64,
@@ -177,17 +186,24 @@ pub(crate) struct Tables {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Index {
     prefix: Vec<PrefixEntry>,
+    /// The first sixteen bytes of each prefix entry, big-endian (zeros
+    /// past its end): they order entries as their bytes do, so a binary
+    /// search reads this dense array and compares bytes only among entries
+    /// that share their first sixteen.
+    heads: Vec<u128>,
     wild: Vec<WildEntry>,
 }
 
 impl Index {
     fn shrink_to_fit(&mut self) {
         self.prefix.shrink_to_fit();
+        self.heads.shrink_to_fit();
         self.wild.shrink_to_fit();
     }
 
     pub(crate) fn heap_size(&self) -> usize {
         self.prefix.capacity() * size_of::<PrefixEntry>()
+            + self.heads.capacity() * size_of::<u128>()
             + self.wild.capacity() * size_of::<WildEntry>()
     }
 }
@@ -311,7 +327,12 @@ pub(crate) fn build_set(
             let pat = pattern(text, &rules[id as usize]);
             let literal = pat.strip_suffix(b"$").unwrap_or(pat);
             let mask = byte_mask(literal) & !byte_mask(b"*");
-            index.wild.push(WildEntry { rule: id, mask });
+            let rank = rules[id as usize].rank_key(order);
+            index.wild.push(WildEntry {
+                rank,
+                rule: id,
+                mask,
+            });
         }
         let me = bytes(key);
         while let Some(&top) = stack.last() {
@@ -345,6 +366,7 @@ pub(crate) fn build_set(
             }
         };
         stack.push(index.prefix.len());
+        index.heads.push(head_be(me));
         index.prefix.push(PrefixEntry {
             bytes: key,
             best,
@@ -367,10 +389,11 @@ pub(crate) fn decide(
     set: RuleSet,
     path: &[u8],
 ) -> Option<Verdict> {
-    let rank = |id: u32| rules[id as usize].rank(set.order);
     let entries = set.prefix.of(&index.prefix);
-    let k = deepest(text, entries, path)?;
+    let heads = set.prefix.of(&index.heads);
+    let k = deepest(text, entries, heads, path)?;
     let mut best = Some(entries[k].best).filter(|&b| b != NONE);
+    let mut best_rank = best.map(|b| rules[b as usize].rank_key(set.order));
     // The wildcard rules that can match are those of the entries on the
     // chain: their literal part before the first `*` is a prefix of the
     // path.
@@ -380,7 +403,7 @@ pub(crate) fn decide(
         let end = entries.get(k + 1).map_or(set.wild.end, |e| e.wild);
         let wild = &index.wild[entries[k].wild as usize..end as usize];
         for w in wild {
-            if best.is_some_and(|b| rank(w.rule) <= rank(b)) {
+            if best_rank.is_some_and(|b| w.rank <= b) {
                 break;
             }
             if wild.len() > MASK_FROM {
@@ -391,6 +414,7 @@ pub(crate) fn decide(
             }
             if wild_match(pattern(text, &rules[w.rule as usize]), path) {
                 best = Some(w.rule);
+                best_rank = Some(w.rank);
                 break;
             }
         }
@@ -408,10 +432,32 @@ fn verdict(rules: &[Rule], rule: u32, order: Order) -> Verdict {
     }
 }
 
+/// The first sixteen bytes of `bytes`, big-endian, zeros past its end: if
+/// two such numbers differ, they order the slices as the slices' bytes do.
+#[inline]
+fn head_be(bytes: &[u8]) -> u128 {
+    let mut b = [0u8; 16];
+    match bytes.get(..16) {
+        Some(first) => b.copy_from_slice(first),
+        None => {
+            for (w, &x) in b.iter_mut().zip(bytes) {
+                *w = x;
+            }
+        }
+    }
+    u128::from_be_bytes(b)
+}
+
 /// The deepest entry whose bytes are a prefix of `path`.
-fn deepest(text: &[u8], entries: &[PrefixEntry], path: &[u8]) -> Option<usize> {
+fn deepest(text: &[u8], entries: &[PrefixEntry], heads: &[u128], path: &[u8]) -> Option<usize> {
     let bytes = |e: &PrefixEntry| &text[e.bytes.start as usize..e.bytes.end as usize];
-    let found = entries.partition_point(|e| bytes(e) <= path);
+    // The last entry not after the path: entries whose head is below the
+    // path's are before it, above it after; only those with the same head
+    // need their bytes compared.
+    let head = head_be(path);
+    let below = heads.partition_point(|&h| h < head);
+    let same = heads[below..].partition_point(|&h| h == head);
+    let found = below + entries[below..below + same].partition_point(|e| bytes(e) <= path);
     let mut k = found.checked_sub(1)?;
     let pat = bytes(&entries[k]);
     if path.starts_with(pat) {
