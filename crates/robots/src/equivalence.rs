@@ -3,14 +3,14 @@
 //! could differ, on both files; every difference is reported with the
 //! change of the fixer that accounts for it, or as unintended.
 
-use std::collections::HashMap;
 use std::collections::hash_map::Entry;
+use std::collections::{BTreeMap, HashMap};
 
 use crate::directive::DirectiveName;
 use crate::fix::{ChangeKind, NO_GROUP, ORDER, Origin, PATTERN, Plan, READING, has};
 use crate::parse::RobotsTxt;
-use crate::profile::{Beyond, Profile, RuleChoice};
-use crate::robots::{Decision, Matcher, Reason, Robots, RuleInfo};
+use crate::profile::{AgentMatch, Beyond, Profile, RuleChoice};
+use crate::robots::{Applies, Decision, Matcher, Reason, Robots, RuleInfo};
 use crate::token::TokenChain;
 
 /// Robots asked of every file besides those it names: one that no group
@@ -89,11 +89,89 @@ pub struct Difference {
     pub reason: Explanation,
 }
 
+/// Differences kept of each kind (intended, unintended) in
+/// [`Equivalence::differences`]; [`Equivalence::intended_found`] and
+/// [`Equivalence::unintended_found`] count them all.
+pub const DIFFERENCES_KEPT: usize = 1_000;
+
+/// The work the differential check may do, in units of about one rule tried
+/// against a path or one user-agent line compared with a robot's name
+/// (reading a rule costs [`READ_COST`], asking a path [`ASK_COST`] more).
+/// An ordinary file takes a few thousand; a file made to be slow (thousands
+/// of groups for distinct robots, thousands of wildcard rules) would take
+/// billions. Past this bound robots and paths are left unasked, and
+/// [`Equivalence::unasked`] says which: the proof is then partial.
+pub const EQUIVALENCE_WORK: u64 = 30_000_000;
+
+/// What reading one rule of a robot's groups costs, in units of
+/// [`EQUIVALENCE_WORK`]: collected, sorted and compared.
+const READ_COST: u64 = 8;
+
+/// What asking one path costs besides trying wildcard rules: the probe
+/// made, sorted, and decided on both files.
+const ASK_COST: u64 = 16;
+
+/// What the differential check left unasked under one profile, where its
+/// work bound was reached: the proof is partial there.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Unasked {
+    /// The profile.
+    pub profile: &'static Profile,
+    /// Robots whose decisions were not compared at all.
+    pub robots: usize,
+    /// The first few of them.
+    pub robot_examples: Vec<String>,
+    /// Paths made from rules that read differently, not asked.
+    pub paths: usize,
+    /// Lines of the first file whose rules made the first few of them.
+    pub lines: Vec<u32>,
+}
+
+/// Examples kept in an [`Unasked`].
+const EXAMPLES: usize = 5;
+
+impl Unasked {
+    fn new(profile: &'static Profile) -> Unasked {
+        Unasked {
+            profile,
+            robots: 0,
+            robot_examples: Vec::new(),
+            paths: 0,
+            lines: Vec::new(),
+        }
+    }
+
+    fn robot(&mut self, name: &str) {
+        self.robots += 1;
+        if self.robot_examples.len() < EXAMPLES {
+            self.robot_examples.push(name.to_owned());
+        }
+    }
+
+    fn path(&mut self, line: u32) {
+        self.paths += 1;
+        if line > 0 && self.lines.len() < EXAMPLES && !self.lines.contains(&line) {
+            self.lines.push(line);
+        }
+    }
+
+    fn is_empty(&self) -> bool {
+        self.robots == 0 && self.paths == 0
+    }
+}
+
 /// The result of the differential check.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Equivalence {
-    /// Every decision that differs, by profile, robot and path.
+    /// Decisions that differ, by profile, robot and path: the first
+    /// [`DIFFERENCES_KEPT`] intended and unintended ones.
     pub differences: Vec<Difference>,
+    /// Intended differences found, kept or not.
+    pub intended_found: usize,
+    /// Intended differences found, by profile name and kind of change.
+    pub intended_by_change: BTreeMap<(&'static str, ChangeKind), usize>,
+    /// Unintended differences found, kept or not.
+    pub unintended_found: usize,
     /// The robots asked.
     pub robots: Vec<String>,
     /// (profile, robot) pairs that read the same rules in both files, so
@@ -104,23 +182,60 @@ pub struct Equivalence {
     /// Decisions compared (one per path, per group of robots that read
     /// the same groups).
     pub checks: usize,
+    /// Per profile, what was left unasked when the work bound
+    /// ([`EQUIVALENCE_WORK`]) was reached; empty when the proof is complete.
+    pub unasked: Vec<Unasked>,
 }
 
 impl Equivalence {
-    /// Whether every difference is intended.
+    /// Whether every difference found is intended. When the proof is
+    /// partial ([`Equivalence::is_complete`]), only of what was asked.
     #[must_use]
     pub fn holds(&self) -> bool {
-        self.differences.iter().all(|d| d.reason.is_intended())
+        self.unintended_found == 0
     }
 
-    /// The differences no change accounts for.
+    /// Whether every robot and every path the check makes was asked.
+    #[must_use]
+    pub fn is_complete(&self) -> bool {
+        self.unasked.is_empty()
+    }
+
+    /// The differences no change accounts for (the first
+    /// [`DIFFERENCES_KEPT`]).
     pub fn unintended(&self) -> impl Iterator<Item = &Difference> {
         self.differences.iter().filter(|d| !d.reason.is_intended())
     }
 
-    /// The differences a change accounts for.
+    /// The differences a change accounts for (the first
+    /// [`DIFFERENCES_KEPT`]).
     pub fn intended(&self) -> impl Iterator<Item = &Difference> {
         self.differences.iter().filter(|d| d.reason.is_intended())
+    }
+
+    /// Counts a difference that `robots` robots show alike, and returns
+    /// how many of them to keep.
+    fn tally(
+        &mut self,
+        profile: &'static Profile,
+        reason: &Explanation,
+        robots: usize,
+        kept: &mut [usize; 2],
+    ) -> usize {
+        let (found, kept) = match reason {
+            Explanation::Intended { kind, .. } => {
+                *self
+                    .intended_by_change
+                    .entry((profile.name, *kind))
+                    .or_default() += robots;
+                (&mut self.intended_found, &mut kept[0])
+            }
+            Explanation::Unintended { .. } => (&mut self.unintended_found, &mut kept[1]),
+        };
+        *found += robots;
+        let keep = robots.min(DIFFERENCES_KEPT - *kept);
+        *kept += keep;
+        keep
     }
 }
 
@@ -410,13 +525,14 @@ fn probes(pattern: &str, wildcards: bool, out: &mut Vec<String>) {
 
 /// The paths to ask a robot that reads `b` on `files[0]` and `a` on
 /// `files[1]`: `/`, `/robots.txt`, and probes made from the rules that read
-/// differently.
+/// differently, each with the line of the first file whose rule made it (0
+/// for none), sorted by path.
 fn paths_to_ask(
     profile: &Profile,
     files: [&RobotsTxt; 2],
     b: &[RuleInfo<'_>],
     a: &[RuleInfo<'_>],
-) -> Vec<String> {
+) -> Vec<(String, u32)> {
     let first_match = profile.rule_choice == RuleChoice::FirstMatch;
     let candidates = if !first_match {
         changed_rules(b, a)
@@ -437,58 +553,208 @@ fn paths_to_ask(
     // pattern as it decides the pattern itself or another pattern that is
     // asked: the pattern alone is enough.
     let literal = first_match && !profile.wildcards;
-    let mut paths = vec!["/".to_owned(), "/robots.txt".to_owned()];
+    let mut paths = vec![("/".to_owned(), 0), ("/robots.txt".to_owned(), 0)];
+    let mut made = Vec::new();
     for c in &candidates {
+        let line = if c.after { 0 } else { c.line };
         if literal {
-            paths.push(c.pattern.to_owned());
+            paths.push((c.pattern.to_owned(), line));
             continue;
         }
-        probes(c.pattern, profile.wildcards, &mut paths);
+        made.clear();
+        probes(c.pattern, profile.wildcards, &mut made);
         // The rule as written, which some profiles compare unescaped.
         let file = files[usize::from(c.after)];
         if let Some(crate::parse::LineKind::Directive(d)) = file.line(c.line).map(|l| l.kind) {
             let raw = file.text(d.value);
             if raw.as_ref() != c.pattern {
-                paths.push(if raw.starts_with('/') {
+                made.push(if raw.starts_with('/') {
                     raw.into_owned()
                 } else {
                     format!("/{raw}")
                 });
             }
         }
+        paths.extend(made.drain(..).map(|p| (p, line)));
     }
-    paths.sort_unstable();
-    paths.dedup();
+    // A line of the first file, where there is one, for each path.
+    paths.sort_unstable_by(|x, y| x.0.cmp(&y.0).then(y.1.cmp(&x.1)));
+    paths.dedup_by(|x, y| x.0 == y.0);
     paths
 }
 
+/// `k` of `items`, evenly spread (the first among them); the others are
+/// passed to `dropped`.
+fn spread<T>(items: Vec<T>, k: usize, mut dropped: impl FnMut(&T)) -> Vec<T> {
+    let n = items.len();
+    if k >= n {
+        return items;
+    }
+    let mut keep = vec![false; n];
+    for i in 0..k {
+        keep[i * n / k] = true;
+    }
+    items
+        .into_iter()
+        .zip(keep)
+        .filter_map(|(item, kept)| {
+            if !kept {
+                dropped(&item);
+            }
+            kept.then_some(item)
+        })
+        .collect()
+}
+
+/// What a robot reads on one file, as a key for grouping robots.
+#[derive(Debug, Clone, PartialEq, Eq, Hash)]
+enum Reads {
+    /// The groups of a token: robots that match product tokens read the
+    /// same groups for the same token, however many groups that is.
+    Token(String),
+    /// The `*` groups.
+    Star,
+    /// No group.
+    Nothing,
+    /// These groups, by index.
+    Groups(Vec<u32>),
+}
+
+impl Reads {
+    fn of(m: &Matcher<'_>, by_token: bool) -> Reads {
+        match m.applies() {
+            Applies::Token(t) if by_token => Reads::Token(t.clone()),
+            Applies::Star => Reads::Star,
+            Applies::Nothing => Reads::Nothing,
+            Applies::Token(_) => Reads::Groups(m.groups().map(|g| g.index() as u32).collect()),
+        }
+    }
+}
+
+/// What the work of asking a file depends on.
+#[derive(Debug, Clone, Copy)]
+struct Size {
+    /// `user-agent` lines, which robots that match names as substrings
+    /// try one by one.
+    agents: u64,
+    /// Wildcard rules, which a path may have to be tried against one by
+    /// one.
+    wild: u64,
+}
+
+impl Size {
+    fn of(txt: &RobotsTxt) -> Size {
+        let mut size = Size { agents: 0, wild: 0 };
+        for (_, d) in txt.directives() {
+            match d.name {
+                DirectiveName::UserAgent => size.agents += 1,
+                DirectiveName::Allow | DirectiveName::Disallow => {
+                    let v = txt.slice(d.value);
+                    if v.ends_with(b"$") || memchr::memchr(b'*', v).is_some() {
+                        size.wild += 1;
+                    }
+                }
+                _ => {}
+            }
+        }
+        size
+    }
+}
+
 /// The differential check; with the fixer's plan, differences are
-/// attributed to its changes.
+/// attributed to its changes. At most [`EQUIVALENCE_WORK`] of work.
 pub(crate) fn differential(
     before: &RobotsTxt,
     after: &RobotsTxt,
     plan: Option<&Plan>,
+) -> Equivalence {
+    differential_within(before, after, plan, EQUIVALENCE_WORK)
+}
+
+/// The differential check within `work` (see [`EQUIVALENCE_WORK`]): each
+/// profile gets an equal part of what the profiles before it left, and
+/// within a profile each group of robots an equal part of what is left.
+/// When robots cost more than their part to look up (robots that match
+/// names as substrings try every user-agent line), the probe robots and an
+/// even spread of the others are asked; when a group of robots costs more
+/// to read or to ask every path, it is left unasked, or an even spread of
+/// its paths is asked. Whatever is left is listed in
+/// [`Equivalence::unasked`].
+pub(crate) fn differential_within(
+    before: &RobotsTxt,
+    after: &RobotsTxt,
+    plan: Option<&Plan>,
+    work: u64,
 ) -> Equivalence {
     let names = robots([before, after]);
     let chains: Vec<TokenChain> = names
         .iter()
         .map(|n| TokenChain::new([n.as_str()]))
         .collect();
+    // The probe robots first: they stand for every robot no file names.
+    let mut order: Vec<usize> = (0..names.len()).collect();
+    order.sort_by_key(|&i| {
+        !PROBE_ROBOTS
+            .iter()
+            .any(|p| p.eq_ignore_ascii_case(&names[i]))
+    });
+    let sizes = [Size::of(before), Size::of(after)];
     let explainer = plan.map(Explainer::new);
     let mut eq = Equivalence::default();
+    let mut kept = [0; 2];
+    let mut left = work;
+    let count = Profile::ALL.len() as u64;
     for (pi, profile) in Profile::ALL.iter().enumerate() {
+        let share = left / (count - pi as u64);
+        let mut budget = share;
+        let mut unasked = Unasked::new(profile);
         let rb = Robots::new(before, profile);
         let ra = Robots::new(after, profile);
         let first_match = profile.rule_choice == RuleChoice::FirstMatch;
-        let mut index: HashMap<(Vec<u32>, Vec<u32>), usize> = HashMap::new();
+        let lookup = match profile.agent_match {
+            AgentMatch::Substring => 2 + sizes[0].agents + sizes[1].agents,
+            AgentMatch::ProductToken => 2,
+        };
+        let check = ASK_COST
+            + if profile.wildcards {
+                sizes[0].wild + sizes[1].wild
+            } else {
+                0
+            };
+        // At most half the part of the profile goes to finding what each
+        // robot reads; the probe robots are always asked.
+        let affordable = usize::try_from(budget / 2 / lookup)
+            .unwrap_or(usize::MAX)
+            .max(PROBE_ROBOTS.len());
+        let probes_first = order
+            .iter()
+            .take_while(|&&i| {
+                PROBE_ROBOTS
+                    .iter()
+                    .any(|p| p.eq_ignore_ascii_case(&names[i]))
+            })
+            .count();
+        let asked: Vec<usize> = if affordable >= order.len() {
+            order.clone()
+        } else {
+            let (probes, rest) = order.split_at(probes_first);
+            let mut asked = probes.to_vec();
+            asked.extend(spread(
+                rest.to_vec(),
+                affordable.saturating_sub(probes.len()),
+                |&i| unasked.robot(&names[i]),
+            ));
+            asked
+        };
+        budget = budget.saturating_sub(asked.len() as u64 * lookup);
+        let by_token = profile.agent_match == AgentMatch::ProductToken;
+        let mut index: HashMap<(Reads, Reads), usize> = HashMap::new();
         let mut classes: Vec<(Matcher<'_>, Matcher<'_>, Vec<usize>)> = Vec::new();
-        for (ri, chain) in chains.iter().enumerate() {
+        for &ri in &asked {
+            let chain = &chains[ri];
             let mb = rb.matcher(chain);
             let ma = ra.matcher(chain);
-            let key = (
-                mb.groups().map(|g| g.index() as u32).collect(),
-                ma.groups().map(|g| g.index() as u32).collect(),
-            );
+            let key = (Reads::of(&mb, by_token), Reads::of(&ma, by_token));
             match index.entry(key) {
                 Entry::Occupied(e) => classes[*e.get()].2.push(ri),
                 Entry::Vacant(e) => {
@@ -497,7 +763,25 @@ pub(crate) fn differential(
                 }
             }
         }
-        for (mb, ma, who) in &classes {
+        // The cheapest groups of robots first, so that what they leave of
+        // their part goes to the dearer ones.
+        let rules = |m: &Matcher<'_>| m.groups().map(|g| g.rules().len() as u64).sum::<u64>();
+        let mut classes: Vec<_> = classes
+            .into_iter()
+            .map(|(mb, ma, who)| (READ_COST * (1 + rules(&mb) + rules(&ma)), mb, ma, who))
+            .collect();
+        classes.sort_by_key(|c| c.0);
+        let mut classes_left = classes.len() as u64;
+        for (read, mb, ma, who) in &classes {
+            let (read, part) = (*read, budget / classes_left);
+            classes_left -= 1;
+            if read > part {
+                for &r in who {
+                    unasked.robot(&names[r]);
+                }
+                continue;
+            }
+            budget -= read;
             let b = reading(mb, first_match);
             let a = reading(ma, first_match);
             if same_reading(&b, &a, first_match) {
@@ -506,8 +790,11 @@ pub(crate) fn differential(
             }
             eq.probed += who.len();
             let paths = paths_to_ask(profile, [before, after], &b, &a);
+            let afford = usize::try_from((part - read) / check).unwrap_or(usize::MAX);
+            let paths = spread(paths, afford, |&(_, line)| unasked.path(line));
+            budget = budget.saturating_sub(paths.len() as u64 * check);
             let mut context = None;
-            for path in &paths {
+            for (path, _) in &paths {
                 let db = mb.check_path(path.as_bytes());
                 let da = ma.check_path(path.as_bytes());
                 eq.checks += 1;
@@ -526,7 +813,8 @@ pub(crate) fn differential(
                         ),
                     },
                 };
-                for &r in who {
+                let keep = eq.tally(profile, &reason, who.len(), &mut kept);
+                for &r in &who[..keep] {
                     eq.differences.push(Difference {
                         profile,
                         agent: names[r].clone(),
@@ -537,6 +825,10 @@ pub(crate) fn differential(
                     });
                 }
             }
+        }
+        left -= share - budget;
+        if !unasked.is_empty() {
+            eq.unasked.push(unasked);
         }
     }
     eq.robots = names;
@@ -920,6 +1212,89 @@ mod tests {
         assert_eq!(wrong, BTreeSet::from([("strict", "/c/d")]));
         // The allow that moved before its disallow is intended.
         assert!(eq.intended().any(|d| d.path == "/a/b"));
+    }
+
+    /// Many groups for one robot (merged by most robots, not by strict
+    /// ones) and many distinct robots.
+    fn many_groups(n: usize) -> String {
+        let mut text = String::new();
+        for i in 0..n {
+            text.push_str(&format!("User-agent: bot\nDisallow: /p{i}/\n\n"));
+        }
+        for i in 0..n {
+            let name: String = format!("{i}")
+                .bytes()
+                .map(|b| char::from(b'a' + (b - b'0')))
+                .collect();
+            text.push_str(&format!("User-agent: r{name}\nDisallow: /q{i}/\n\n"));
+        }
+        text
+    }
+
+    #[test]
+    fn differences_are_counted_beyond_those_kept() {
+        let before = RobotsTxt::parse(many_groups(300));
+        let fixed = fix(&before);
+        let eq = &fixed.equivalence;
+        assert!(eq.is_complete(), "{:?}", eq.unasked);
+        assert!(eq.holds());
+        assert!(
+            eq.intended_found > DIFFERENCES_KEPT,
+            "{}",
+            eq.intended_found
+        );
+        assert_eq!(eq.intended().count(), DIFFERENCES_KEPT);
+        assert_eq!(eq.unintended_found, 0);
+    }
+
+    #[test]
+    fn past_its_work_bound_the_check_says_what_it_left_unasked() {
+        let before = RobotsTxt::parse(many_groups(200));
+        let after = RobotsTxt::parse(many_groups(200).replace("/p7/", "/p7x/"));
+        let full = differential_within(&before, &after, None, u64::MAX);
+        assert!(full.is_complete());
+        assert!(!full.holds());
+        let bounded = differential_within(&before, &after, None, 60_000);
+        assert!(!bounded.is_complete());
+        let strict = bounded
+            .unasked
+            .iter()
+            .find(|u| u.profile.name == "strict")
+            .expect("strict robots try every user-agent line: some are left");
+        assert!(strict.robots > 0 && !strict.robot_examples.is_empty());
+        // The probe robots are always asked; every robot is either asked
+        // or counted as unasked.
+        for u in &bounded.unasked {
+            assert!(
+                u.robot_examples
+                    .iter()
+                    .all(|r| !PROBE_ROBOTS.contains(&r.as_str())),
+                "{u:?}"
+            );
+        }
+        let asked = bounded.proven + bounded.probed;
+        let unasked: usize = bounded.unasked.iter().map(|u| u.robots).sum();
+        assert_eq!(asked + unasked, full.proven + full.probed);
+        // Robots that merge the groups for `bot` read the changed rule:
+        // found within the bound.
+        assert!(bounded.unintended().any(|d| d.path.starts_with("/p7")));
+        assert!(bounded.checks < full.checks || bounded.checks == full.checks);
+    }
+
+    #[test]
+    fn paths_past_the_bound_are_left_with_their_lines() {
+        let mut text = String::from("User-agent: *\n");
+        for i in 0..2_000 {
+            text.push_str(&format!("Disallow: /p{i}/\n"));
+        }
+        let before = RobotsTxt::parse(text.as_str());
+        let after = RobotsTxt::parse(text.replace("Disallow: /p1", "Allow: /p1"));
+        let bounded = differential_within(&before, &after, None, 300_000);
+        let left: usize = bounded.unasked.iter().map(|u| u.paths).sum();
+        assert!(left > 0, "{:?}", bounded.unasked);
+        assert!(bounded.unasked.iter().all(|u| u.robots == 0));
+        assert!(bounded.unasked.iter().all(|u| !u.lines.is_empty()));
+        assert!(!bounded.holds(), "the paths asked decide differently");
     }
 
     #[test]

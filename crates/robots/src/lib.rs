@@ -40,13 +40,16 @@ pub use availability::{
     status_reason,
 };
 pub use directive::{DirectiveName, KNOWN_UNUSED, Spelling, classify_key};
-pub use equivalence::{Difference, Equivalence, Explanation, PROBE_ROBOTS, compare};
+pub use equivalence::{
+    DIFFERENCES_KEPT, Difference, EQUIVALENCE_WORK, Equivalence, Explanation, PROBE_ROBOTS,
+    Unasked, compare,
+};
 pub use fix::{Change, ChangeKind, Fixed, fix};
 pub use lint::{
-    Diagnostic, Edit, Fix, Folded, LINTS, Lint, Severity, apply_fixes, check, example_path, fold,
-    lint,
+    Checked, Diagnostic, Edit, Fix, Folded, LINT_WORK, LINTS, Lint, Sampled, Severity, apply_fixes,
+    check, check_bounded, example_path, fold, lint,
 };
-pub use matrix::{Cell, DEFAULT_AGENTS, Matrix, Row};
+pub use matrix::{Cell, DEFAULT_AGENTS, MATRIX_ROWS, MATRIX_WORK, Matrix, Row};
 pub use parse::{ByteIssue, Directive, Line, LineEnding, LineKind, RobotsTxt, Separator, Span};
 pub use path::{normalize_path, normalize_pattern, path_of};
 pub use profile::{

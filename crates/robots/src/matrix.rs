@@ -1,15 +1,28 @@
 //! The interpretation matrix: how each robot reads a file under each
-//! profile, for the paths the file's own rules mention.
+//! profile, for the paths the file's own rules mention. Its size is bounded
+//! ([`MATRIX_ROWS`], [`MATRIX_WORK`]): past the bound, an even spread of
+//! robots and paths is asked, and the matrix says so.
 
 use crate::directive::DirectiveName;
 use crate::lint::{example_path, star_robot};
 use crate::parse::RobotsTxt;
-use crate::profile::Profile;
+use crate::profile::{AgentMatch, Profile};
 use crate::robots::{Reason, Robots};
 use crate::token::TokenChain;
 
 /// Robots every matrix includes, besides those the file names and `*`.
 pub const DEFAULT_AGENTS: [&str; 3] = ["Googlebot", "Bingbot", "Yandex"];
+
+/// Rows a matrix holds at most. Past it (or past [`MATRIX_WORK`]), an even
+/// spread of the robots the file names and of its paths is asked, and the
+/// matrix says so ([`Matrix::is_sampled`]).
+pub const MATRIX_ROWS: usize = 20_000;
+
+/// The work a matrix may take, in units of about one rule tried against a
+/// path or one user-agent line compared with a robot's name: a path may be
+/// tried against every wildcard rule, and robots that match names as
+/// substrings try every user-agent line.
+pub const MATRIX_WORK: u64 = 20_000_000;
 
 /// One profile's decision in a row.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -43,13 +56,18 @@ impl Row<'_> {
 }
 
 /// Decisions for every robot named in a file (and `*`, and the default
-/// robots), under every profile, for every path the rules mention and `/`.
+/// robots), under every profile, for every path the rules mention and `/`;
+/// for an even spread of them when there are more rows than
+/// [`MATRIX_ROWS`] or they would take more than [`MATRIX_WORK`]
+/// ([`Matrix::is_sampled`]).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Matrix {
     /// The profiles, in column order.
     pub profiles: Vec<&'static Profile>,
     agents: Vec<String>,
     paths: Vec<String>,
+    /// Robots and paths before sampling.
+    total: (usize, usize),
     /// Row-major: robot, then path, then profile.
     cells: Vec<Cell>,
 }
@@ -92,9 +110,58 @@ impl Matrix {
                 _ => {}
             }
         }
+        let named = robots.len() - usize::from(robots.iter().any(|r| r == "*"));
         add("*", &mut robots);
         for a in DEFAULT_AGENTS.iter().chain(agents) {
             add(a, &mut robots);
+        }
+        let total = (robots.len(), paths.len());
+        // What one row costs: one lookup per profile, which may try every
+        // wildcard rule; what one robot costs: robots that match names as
+        // substrings compare it with every user-agent line.
+        let (mut wild, mut lines) = (0u64, 0u64);
+        for (_, d) in txt.directives() {
+            match d.name {
+                DirectiveName::UserAgent => lines += 1,
+                DirectiveName::Allow | DirectiveName::Disallow => {
+                    let v = txt.slice(d.value);
+                    wild += u64::from(v.ends_with(b"$") || v.contains(&b'*'));
+                }
+                _ => {}
+            }
+        }
+        let row: u64 = profiles
+            .iter()
+            .map(|p| 1 + if p.wildcards { wild } else { 0 })
+            .sum();
+        let robot: u64 = profiles
+            .iter()
+            .map(|p| {
+                1 + if p.agent_match == AgentMatch::Substring {
+                    lines
+                } else {
+                    0
+                }
+            })
+            .sum();
+        let rows = usize::try_from(MATRIX_WORK / 2 / row.max(1))
+            .unwrap_or(usize::MAX)
+            .min(MATRIX_ROWS)
+            .max(1);
+        let most = usize::try_from(MATRIX_WORK / 2 / robot.max(1)).unwrap_or(usize::MAX);
+        let (a, p) = fit(robots.len(), paths.len(), rows, most);
+        // The robots the matrix always asks (`*`, the defaults, those
+        // given) before an even spread of those the file names; every path
+        // sampled evenly, `/` first.
+        if a < robots.len() {
+            let (file, always) = robots.split_at(named.min(robots.len()));
+            let always_kept = always.len().min(a);
+            let mut kept = spread(file.to_vec(), a - always_kept);
+            kept.extend(always[..always_kept].iter().cloned());
+            robots = kept;
+        }
+        if p < paths.len() {
+            paths = spread(paths, p);
         }
         let star = star_robot(&compiled.iter().collect::<Vec<_>>());
         let chains: Vec<TokenChain> = robots
@@ -138,8 +205,29 @@ impl Matrix {
             profiles: profiles.to_vec(),
             agents: robots,
             paths,
+            total,
             cells,
         }
+    }
+
+    /// Whether only some of the robots or paths were asked: the file holds
+    /// more than [`MATRIX_ROWS`] rows, or asking them all would take more
+    /// than [`MATRIX_WORK`].
+    #[must_use]
+    pub fn is_sampled(&self) -> bool {
+        self.total != (self.agents.len(), self.paths.len())
+    }
+
+    /// The robots there would be rows for without sampling.
+    #[must_use]
+    pub fn total_agents(&self) -> usize {
+        self.total.0
+    }
+
+    /// The paths there would be rows for without sampling.
+    #[must_use]
+    pub fn total_paths(&self) -> usize {
+        self.total.1
     }
 
     /// The robots, in row order.
@@ -169,6 +257,39 @@ impl Matrix {
     pub fn disagreements(&self) -> impl Iterator<Item = Row<'_>> {
         self.rows().filter(Row::disagree)
     }
+}
+
+/// How many robots and paths to keep of `robots × paths` for at most
+/// `rows` rows and `most` robots: as many as there are when they fit, else
+/// about as many robots as paths (fewer of the one there are fewer of).
+fn fit(robots: usize, paths: usize, rows: usize, most: usize) -> (usize, usize) {
+    let most = most.max(1);
+    if robots.saturating_mul(paths) <= rows && robots <= most {
+        return (robots, paths);
+    }
+    let mut a = robots.min(most).min(rows.isqrt().max(1));
+    let p = paths.min((rows / a).max(1));
+    if p == paths {
+        a = robots.min(most).min((rows / p).max(1));
+    }
+    (a, p)
+}
+
+/// `k` of `items`, evenly spread, the first among them.
+fn spread<T>(items: Vec<T>, k: usize) -> Vec<T> {
+    let n = items.len();
+    if k >= n {
+        return items;
+    }
+    let mut keep = vec![false; n];
+    for i in 0..k {
+        keep[i * n / k] = true;
+    }
+    items
+        .into_iter()
+        .zip(keep)
+        .filter_map(|(item, kept)| kept.then_some(item))
+        .collect()
 }
 
 #[cfg(test)]
@@ -223,5 +344,58 @@ mod tests {
             .find(|r| r.agent == "examplebot" && r.path == "/a")
             .unwrap();
         assert!(!a.disagree());
+    }
+
+    #[test]
+    fn a_matrix_past_its_bound_is_an_even_sample_that_says_so() {
+        let mut text = String::new();
+        for i in 0..400 {
+            let name: String = format!("{i:03}")
+                .bytes()
+                .map(|b| char::from(b'a' + (b - b'0')))
+                .collect();
+            text.push_str(&format!("User-agent: bot{name}\nDisallow: /p{i}/\n\n"));
+        }
+        let txt = RobotsTxt::parse(text.as_str());
+        let m = Matrix::new(&txt, &Profile::ALL, &["extrabot"]);
+        assert_eq!(m.total_agents(), 400 + 5);
+        assert_eq!(m.total_paths(), 401);
+        assert!(m.is_sampled());
+        assert!(m.rows().len() <= MATRIX_ROWS, "{}", m.rows().len());
+        assert!(m.rows().len() * 2 > MATRIX_ROWS, "{}", m.rows().len());
+        for always in ["*", "Googlebot", "Bingbot", "Yandex", "extrabot"] {
+            assert!(m.agents().iter().any(|a| a == always), "{always}");
+        }
+        assert_eq!(m.paths()[0], "/");
+        assert!(m.agents().iter().any(|a| a == "botaaa"));
+        // Every row still answers as the robot's group says.
+        let row = m
+            .rows()
+            .find(|r| r.agent == "botaaa" && r.path == "/")
+            .expect("botaaa × /");
+        assert!(row.cells.iter().all(|c| c.allowed));
+    }
+
+    #[test]
+    fn wildcard_rules_make_rows_dearer() {
+        let mut text = String::from("User-agent: *\n");
+        for i in 0..5_000 {
+            text.push_str(&format!("Disallow: /*a{i}*b$\n"));
+        }
+        let txt = RobotsTxt::parse(text.as_str());
+        let m = Matrix::new(&txt, &Profile::ALL, &[]);
+        assert!(m.is_sampled());
+        let tries = m.rows().len() as u64 * (4 * 5_000 + 5);
+        assert!(tries <= MATRIX_WORK, "{} rows", m.rows().len());
+        assert!(m.rows().len() >= 100, "{} rows", m.rows().len());
+    }
+
+    #[test]
+    fn fit_keeps_what_fits() {
+        assert_eq!(fit(5, 10, 100, 100), (5, 10));
+        assert_eq!(fit(10_000, 10_000, 10_000, usize::MAX), (100, 100));
+        assert_eq!(fit(5, 100_000, 10_000, usize::MAX), (5, 2_000));
+        assert_eq!(fit(100_000, 3, 9_000, usize::MAX), (3_000, 3));
+        assert_eq!(fit(100_000, 3, 9_000, 50), (50, 3));
     }
 }

@@ -1,6 +1,8 @@
 //! `botwarden robots check`: diagnostics and the interpretation matrix, as
 //! text, JSON or SARIF.
 
+use std::borrow::Cow;
+use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::io::{BufWriter, Write as _};
 use std::process::ExitCode;
@@ -9,8 +11,8 @@ use annotate_snippets::{Level, Renderer, Snippet};
 use anyhow::{Context, Result};
 use botwarden_crawl::RobotsFetch;
 use botwarden_robots::{
-    AvailabilityPolicy, Diagnostic, Fixed, LINTS, Matrix, Profile, RobotsTxt, Row, Severity, Span,
-    check, fix,
+    AvailabilityPolicy, Diagnostic, Fixed, Folded, LINTS, Matrix, Profile, RobotsTxt, Row, Sampled,
+    Severity, Span, Unasked, check_bounded, fix, fold,
 };
 use clap::{Args, ValueEnum};
 use serde::ser::{SerializeMap as _, SerializeSeq as _};
@@ -63,6 +65,10 @@ pub(crate) struct CheckArgs {
     /// Show every row of the matrix, not only those where robots disagree.
     #[arg(long)]
     all_rows: bool,
+    /// List every finding on its own, and every row where robots disagree,
+    /// instead of one finding per root cause and at most 40 rows.
+    #[arg(long, short = 'v')]
+    verbose: bool,
 }
 
 pub(crate) fn run(args: &CheckArgs) -> Result<ExitCode> {
@@ -72,7 +78,9 @@ pub(crate) fn run(args: &CheckArgs) -> Result<ExitCode> {
         fetched,
     } = Source::load(&args.file, args.allow_private)?;
     let txt = RobotsTxt::parse(body);
-    let diagnostics = check(&txt);
+    let checked = check_bounded(&txt);
+    let diagnostics = checked.diagnostics;
+    let folded = fold(&txt, &diagnostics);
     let profiles: Vec<&'static Profile> = if args.profiles.is_empty() {
         Profile::ALL.to_vec()
     } else {
@@ -85,6 +93,8 @@ pub(crate) fn run(args: &CheckArgs) -> Result<ExitCode> {
         name: &name,
         txt: &txt,
         diagnostics: &diagnostics,
+        folded: &folded,
+        sampled: &checked.sampled,
         matrix: &matrix,
         fetched: fetched.as_ref(),
         fixed: &fixed,
@@ -96,10 +106,14 @@ pub(crate) fn run(args: &CheckArgs) -> Result<ExitCode> {
                 robots_fetch::text(&mut out, fetched, &AvailabilityPolicy::ALL)?;
                 out.write_all(b"\n")?;
             }
-            out.write_all(report.text(args.all_rows).as_bytes())?;
+            let view = View {
+                verbose: args.verbose,
+                all_rows: args.all_rows,
+            };
+            out.write_all(report.text(view).as_bytes())?;
         }
-        CheckFormat::Json => serde_json::to_writer_pretty(&mut out, &report.json())?,
-        CheckFormat::Sarif => serde_json::to_writer_pretty(&mut out, &report.sarif())?,
+        CheckFormat::Json => out.write_all(json_text(&report.json())?.as_bytes())?,
+        CheckFormat::Sarif => out.write_all(json_text(&report.sarif())?.as_bytes())?,
     }
     if args.format != CheckFormat::Text {
         out.write_all(b"\n")?;
@@ -117,11 +131,30 @@ pub(crate) fn run(args: &CheckArgs) -> Result<ExitCode> {
     })
 }
 
+/// What the text shows.
+#[derive(Debug, Clone, Copy, Default)]
+pub(crate) struct View {
+    /// Every finding on its own, every row where robots disagree.
+    pub(crate) verbose: bool,
+    /// Every row of the matrix.
+    pub(crate) all_rows: bool,
+}
+
+/// Rows where robots disagree that the text shows without `--verbose`.
+const ROWS_SHOWN: usize = 40;
+/// Lines a note of a folded finding names.
+const LINES_NAMED: usize = 5;
+
 /// What `check` prints, in each format.
 pub(crate) struct Report<'a> {
     pub(crate) name: &'a str,
     pub(crate) txt: &'a RobotsTxt,
+    /// In file order.
     pub(crate) diagnostics: &'a [Diagnostic],
+    /// The diagnostics by root cause, errors first.
+    pub(crate) folded: &'a [Folded],
+    /// Lints that asked about some rules only.
+    pub(crate) sampled: &'a [Sampled],
     pub(crate) matrix: &'a Matrix,
     pub(crate) fetched: Option<&'a RobotsFetch>,
     pub(crate) fixed: &'a Fixed,
@@ -147,40 +180,138 @@ impl Report<'_> {
         }
     }
 
-    /// rustc-style diagnostics, a summary, then the matrix.
-    pub(crate) fn text(&self, all_rows: bool) -> String {
-        let renderer = Renderer::plain();
-        let mut out = String::new();
-        for d in self.diagnostics {
-            let (line_no, _) = self.txt.position(d.span.start);
-            let Some(line) = self.txt.line(line_no) else {
-                continue;
-            };
-            let source = self.txt.text(line.span);
-            // Byte offsets into the shown (lossily decoded) line.
-            let at = |offset: usize| {
-                let offset = offset.clamp(line.span.start, line.span.end);
-                String::from_utf8_lossy(&self.txt.bytes()[line.span.start..offset]).len()
-            };
-            let (start, end) = (at(d.span.start), at(d.span.end).max(at(d.span.start)));
-            let level = match d.severity() {
-                Severity::Error => Level::Error,
-                Severity::Warning => Level::Warning,
-                Severity::Info => Level::Info,
-            };
-            let origin = self.name.to_owned();
-            let title = format!("{} [{}]", d.message, d.lint.name);
-            let mut message = level.title(&title).id(d.code()).snippet(
-                Snippet::source(&source)
-                    .line_start(line_no as usize)
-                    .origin(&origin)
-                    .annotation(level.span(start..end)),
-            );
-            let help = d.help.clone().unwrap_or_default();
-            if !help.is_empty() {
-                message = message.footer(Level::Help.title(&help));
+    /// The line a diagnostic starts on.
+    fn line_of(&self, d: &Diagnostic) -> u32 {
+        self.txt.position(d.span.start).0
+    }
+
+    /// One diagnostic, rustc-style, with `notes` before its help.
+    fn render(&self, out: &mut String, d: &Diagnostic, notes: &[String]) {
+        let (line_no, _) = self.txt.position(d.span.start);
+        let Some(line) = self.txt.line(line_no) else {
+            return;
+        };
+        // The line as shown: decoded lossily, control characters escaped;
+        // offsets of the span into it.
+        let shown = |end: usize| {
+            let end = end.clamp(line.span.start, line.span.end);
+            escape(&String::from_utf8_lossy(
+                &self.txt.bytes()[line.span.start..end],
+            ))
+            .into_owned()
+        };
+        let source = shown(line.span.end);
+        let (start, end) = (shown(d.span.start).len(), shown(d.span.end).len());
+        let end = end.max(start);
+        let level = match d.severity() {
+            Severity::Error => Level::Error,
+            Severity::Warning => Level::Warning,
+            Severity::Info => Level::Info,
+        };
+        let origin = escape(self.name).into_owned();
+        let title = format!("{} [{}]", escape(&d.message), d.lint.name);
+        let mut message = level.title(&title).id(d.code()).snippet(
+            Snippet::source(&source)
+                .line_start(line_no as usize)
+                .origin(&origin)
+                .annotation(level.span(start..end)),
+        );
+        for note in notes {
+            message = message.footer(Level::Note.title(note));
+        }
+        let help = d.help.as_deref().map(escape).unwrap_or_default();
+        if !help.is_empty() {
+            message = message.footer(Level::Help.title(&help));
+        }
+        let _ = writeln!(out, "{}\n", Renderer::plain().render(message));
+    }
+
+    /// `3, 4, 5, 6, 7 and 120 more`.
+    fn lines(&self, findings: &[usize]) -> String {
+        let mut lines: Vec<u32> = findings
+            .iter()
+            .map(|&i| self.line_of(&self.diagnostics[i]))
+            .collect();
+        lines.dedup();
+        name_lines(&lines)
+    }
+
+    /// The notes of a folded entry: the line its findings follow from, or
+    /// the findings like its head and those that follow from it.
+    fn notes(&self, entry: &Folded) -> Vec<String> {
+        // `R035 rule-shadowed on line(s) 3, 4 and 5; R010 ...`.
+        let kinds = |found: &[usize]| {
+            let mut by_lint: BTreeMap<(&str, &str), Vec<usize>> = BTreeMap::new();
+            for &i in found {
+                let d = &self.diagnostics[i];
+                by_lint.entry((d.code(), d.lint.name)).or_default().push(i);
             }
-            let _ = writeln!(out, "{}\n", renderer.render(message));
+            by_lint
+                .iter()
+                .map(|((code, name), found)| {
+                    format!("{code} {name} on line(s) {}", self.lines(found))
+                })
+                .collect::<Vec<_>>()
+                .join("; ")
+        };
+        let mut notes = Vec::new();
+        if let Some(line) = entry.cause {
+            let text = self
+                .txt
+                .line(line)
+                .map(|l| format!(" (`{}`)", escape(self.txt.text(l.span).trim())))
+                .unwrap_or_default();
+            let all: Vec<usize> = entry.members().collect();
+            notes.push(format!(
+                "this and {} more finding(s) follow from line {line}{text}: {}",
+                entry.folded(),
+                kinds(&all)
+            ));
+            return notes;
+        }
+        if !entry.like.is_empty() {
+            notes.push(format!(
+                "{} more like it, on line(s) {}",
+                entry.like.len(),
+                self.lines(&entry.like)
+            ));
+        }
+        if !entry.follow.is_empty() {
+            let mut causes: Vec<u32> = entry
+                .follow
+                .iter()
+                .filter_map(|&i| self.diagnostics[i].cause)
+                .collect();
+            causes.sort_unstable();
+            causes.dedup();
+            let from = match causes.as_slice() {
+                [one] => format!("line {one}"),
+                _ => format!("lines {}", name_lines(&causes)),
+            };
+            notes.push(format!(
+                "{} finding(s) follow from {from}: {}",
+                entry.follow.len(),
+                kinds(&entry.follow)
+            ));
+        }
+        notes
+    }
+
+    /// rustc-style diagnostics — one per root cause, or every one with
+    /// `verbose` — errors first; a summary; what the fixer would do; what
+    /// was sampled; then the matrix.
+    pub(crate) fn text(&self, view: View) -> String {
+        let mut out = String::new();
+        if view.verbose {
+            let mut order: Vec<usize> = (0..self.diagnostics.len()).collect();
+            order.sort_by_key(|&i| self.diagnostics[i].severity());
+            for i in order {
+                self.render(&mut out, &self.diagnostics[i], &[]);
+            }
+        } else {
+            for entry in self.folded {
+                self.render(&mut out, &self.diagnostics[entry.head], &self.notes(entry));
+            }
         }
         let count = |s: Severity| {
             self.diagnostics
@@ -188,34 +319,62 @@ impl Report<'_> {
                 .filter(|d| d.severity() == s)
                 .count()
         };
+        let folded = if view.verbose || self.folded.len() == self.diagnostics.len() {
+            String::new()
+        } else {
+            format!(
+                ", shown as {} finding(s) by root cause (--verbose lists each)",
+                self.folded.len()
+            )
+        };
         let _ = writeln!(
             out,
-            "{}: {} error(s), {} warning(s), {} note(s)\n",
-            self.name,
+            "{}: {} error(s), {} warning(s), {} note(s){folded}\n",
+            escape(self.name),
             count(Severity::Error),
             count(Severity::Warning),
             count(Severity::Info)
         );
         let f = self.fixed;
         if f.is_unchanged() {
-            out.push_str("Fix: nothing to fix.\n\n");
+            out.push_str("Fix: nothing to fix.\n");
         } else {
             let _ = writeln!(
                 out,
-                "Fix: `botwarden robots fix` would make {} change(s); {} intended and {} unintended difference(s) in robots' decisions.\n",
+                "Fix: `botwarden robots fix` would make {} change(s); {} intended and {} unintended difference(s) in robots' decisions.",
                 f.changes.len(),
-                f.equivalence.intended().count(),
-                f.equivalence.unintended().count()
+                f.equivalence.intended_found,
+                f.equivalence.unintended_found
             );
         }
-        out.push_str(&self.matrix_text(all_rows));
+        if !f.equivalence.is_complete() {
+            let _ = writeln!(
+                out,
+                "  the proof is partial, to stay within its work bound: {}",
+                partial(&f.equivalence.unasked)
+            );
+        }
+        out.push('\n');
+        for s in self.sampled {
+            let _ = writeln!(
+                out,
+                "Bound: {} ({}) asked robots about {} of {} rules, evenly spread, to stay within its work bound.\n",
+                s.lint.name, s.lint.code, s.asked, s.total
+            );
+        }
+        out.push_str(&self.matrix_text(view));
         out
     }
 
-    fn matrix_text(&self, all_rows: bool) -> String {
+    fn matrix_text(&self, view: View) -> String {
         let m = self.matrix;
-        let rows: Vec<Row<'_>> = m.rows().filter(|r| all_rows || r.disagree()).collect();
+        let candidates: Vec<Row<'_>> = m.rows().filter(|r| view.all_rows || r.disagree()).collect();
         let disagreeing = m.disagreements().count();
+        let shown = if view.all_rows || view.verbose {
+            candidates.clone()
+        } else {
+            pick_rows(&candidates, ROWS_SHOWN)
+        };
         let mut out = String::new();
         let names: Vec<&str> = m.profiles.iter().map(|p| p.name).collect();
         let _ = writeln!(
@@ -225,24 +384,36 @@ impl Report<'_> {
             m.paths().len(),
             names.join(", "),
             m.rows().len(),
-            if all_rows || disagreeing == 0 {
+            if view.all_rows || disagreeing == 0 {
                 ""
             } else {
                 " (shown; --all-rows for all)"
             }
         );
-        if rows.is_empty() {
+        if m.is_sampled() {
+            let _ = writeln!(
+                out,
+                "  an even sample, to stay within the matrix's bound: {} of {} robot(s), {} of {} path(s)",
+                m.agents().len(),
+                m.total_agents(),
+                m.paths().len(),
+                m.total_paths()
+            );
+        }
+        if shown.is_empty() {
             return out;
         }
-        let agent_w = rows
+        let agent = |r: &Row<'_>| escape(r.agent).into_owned();
+        let path = |r: &Row<'_>| escape(r.path).into_owned();
+        let agent_w = shown
             .iter()
-            .map(|r| r.agent.chars().count())
+            .map(|r| agent(r).chars().count())
             .max()
             .unwrap_or(5)
             .max(5);
-        let path_w = rows
+        let path_w = shown
             .iter()
-            .map(|r| r.path.chars().count())
+            .map(|r| path(r).chars().count())
             .max()
             .unwrap_or(4)
             .clamp(4, 60);
@@ -257,7 +428,8 @@ impl Report<'_> {
             .iter()
             .enumerate()
             .map(|(i, n)| {
-                rows.iter()
+                shown
+                    .iter()
                     .map(|r| cell(&r.cells[i]).len())
                     .max()
                     .unwrap_or(0)
@@ -270,14 +442,44 @@ impl Report<'_> {
         }
         out.truncate(out.trim_end().len());
         out.push('\n');
-        for r in rows {
+        for r in &shown {
             let mark = if r.disagree() { '!' } else { ' ' };
-            let _ = write!(out, "{mark} {:agent_w$}  {:path_w$}", r.agent, r.path);
+            let _ = write!(out, "{mark} {:agent_w$}  {:path_w$}", agent(r), path(r));
             for (c, w) in r.cells.iter().zip(&widths) {
                 let _ = write!(out, "  {:w$}", cell(c));
             }
             out.truncate(out.trim_end().len());
             out.push('\n');
+        }
+        let rest = candidates.len() - shown.len();
+        if rest > 0 {
+            // The rows left out, by which profiles allow.
+            let mut kinds: BTreeMap<Vec<bool>, usize> = BTreeMap::new();
+            let shown_set: std::collections::HashSet<(&str, &str)> =
+                shown.iter().map(|r| (r.agent, r.path)).collect();
+            for r in &candidates {
+                if !shown_set.contains(&(r.agent, r.path)) {
+                    *kinds
+                        .entry(r.cells.iter().map(|c| c.allowed).collect())
+                        .or_default() += 1;
+                }
+            }
+            let mut kinds: Vec<(Vec<bool>, usize)> = kinds.into_iter().collect();
+            kinds.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+            let mut parts: Vec<String> = kinds
+                .iter()
+                .take(3)
+                .map(|(allowed, n)| format!("{n} {}", who_allows(&names, allowed)))
+                .collect();
+            let others: usize = kinds.iter().skip(3).map(|k| k.1).sum();
+            if others > 0 {
+                parts.push(format!("{others} other"));
+            }
+            let _ = writeln!(
+                out,
+                "  … and {rest} more row(s) where profiles disagree: {} (--verbose lists them)",
+                parts.join(", ")
+            );
         }
         out
     }
@@ -285,10 +487,12 @@ impl Report<'_> {
     /// The documented JSON shape. The matrix, which can hold a hundred
     /// thousand rows, is serialized straight from the report.
     pub(crate) fn json(&self) -> CheckJson<'_> {
+        let causes = self.causes();
         let diagnostics: Vec<Value> = self
             .diagnostics
             .iter()
-            .map(|d| {
+            .zip(&causes)
+            .map(|(d, cause)| {
                 let r = self.region(d.span);
                 json!({
                     "code": d.code(),
@@ -311,22 +515,67 @@ impl Report<'_> {
                             })
                         }).collect::<Vec<_>>(),
                     })),
+                    "cause": cause,
                 })
             })
             .collect();
+        let eq = &self.fixed.equivalence;
+        let m = self.matrix;
         CheckJson {
             source: self.name,
             diagnostics,
-            matrix: MatrixJson(self.matrix),
+            matrix: MatrixJson(m),
             fix: json!({
                 "changes": self.fixed.changes.len(),
-                "intended_differences": self.fixed.equivalence.intended().count(),
-                "unintended_differences": self.fixed.equivalence.unintended().count(),
+                "intended_differences": eq.intended_found,
+                "unintended_differences": eq.unintended_found,
+                "complete": eq.is_complete(),
+                "unasked": eq.unasked.iter().map(|u| json!({
+                    "profile": u.profile.name,
+                    "robots": u.robots,
+                    "robot_examples": u.robot_examples,
+                    "paths": u.paths,
+                    "lines": u.lines,
+                })).collect::<Vec<_>>(),
+            }),
+            bounds: json!({
+                "matrix": {
+                    "sampled": m.is_sampled(),
+                    "agents": m.agents().len(),
+                    "total_agents": m.total_agents(),
+                    "paths": m.paths().len(),
+                    "total_paths": m.total_paths(),
+                },
+                "lints": self.sampled.iter().map(|s| json!({
+                    "code": s.lint.code,
+                    "name": s.lint.name,
+                    "asked": s.asked,
+                    "total": s.total,
+                })).collect::<Vec<_>>(),
             }),
             availability: self
                 .fetched
                 .map(|f| robots_fetch::decisions(f, &AvailabilityPolicy::ALL)),
         }
+    }
+
+    /// Per diagnostic, its `cause` object: the line it follows from, and
+    /// the diagnostic the text shows it with; `null` when neither.
+    fn causes(&self) -> Vec<Value> {
+        let mut shown_with: Vec<Option<usize>> = vec![None; self.diagnostics.len()];
+        for entry in self.folded {
+            for i in entry.members().filter(|&i| i != entry.head) {
+                shown_with[i] = Some(entry.head);
+            }
+        }
+        self.diagnostics
+            .iter()
+            .zip(shown_with)
+            .map(|(d, with)| match (d.cause, with) {
+                (None, None) => Value::Null,
+                (line, index) => json!({"line": line, "index": index}),
+            })
+            .collect()
     }
 
     /// SARIF 2.1.0: one run, every lint as a rule, one result per finding.
@@ -353,10 +602,12 @@ impl Report<'_> {
             let r = self.region(span);
             json!({"startLine": r.line, "startColumn": r.column, "endLine": r.end_line, "endColumn": r.end_column})
         };
+        let causes = self.causes();
         let results: Vec<Value> = self
             .diagnostics
             .iter()
-            .map(|d| {
+            .zip(causes)
+            .map(|(d, cause)| {
                 let index = LINTS.iter().position(|l| l.code == d.code()).unwrap_or(0);
                 let mut text = d.message.clone();
                 if let Some(h) = &d.help {
@@ -369,6 +620,16 @@ impl Report<'_> {
                     "message": {"text": text},
                     "locations": [{"physicalLocation": {"artifactLocation": {"uri": uri}, "region": region(d.span)}}],
                 });
+                if let Some(line) = d.cause.and_then(|l| self.txt.line(l)) {
+                    result["relatedLocations"] = json!([{
+                        "id": 0,
+                        "physicalLocation": {"artifactLocation": {"uri": uri}, "region": region(line.span)},
+                        "message": {"text": "the line this finding follows from"},
+                    }]);
+                }
+                if !cause.is_null() {
+                    result["properties"] = json!({"cause": cause});
+                }
                 if let Some(f) = &d.fix {
                     result["fixes"] = json!([{
                         "description": {"text": f.description},
@@ -394,9 +655,38 @@ impl Report<'_> {
                     "rules": rules,
                 }},
                 "artifacts": [{"location": {"uri": uri}}],
+                "invocations": [{
+                    "executionSuccessful": true,
+                    "toolExecutionNotifications": self.bound_notes().iter().map(|text| json!({
+                        "level": "note",
+                        "message": {"text": text},
+                    })).collect::<Vec<_>>(),
+                }],
                 "results": results,
             }],
         })
+    }
+
+    /// What was sampled or left unasked, as sentences.
+    fn bound_notes(&self) -> Vec<String> {
+        let mut notes: Vec<String> = self
+            .sampled
+            .iter()
+            .map(|s| {
+                format!(
+                    "{} ({}) asked robots about {} of {} rules, evenly spread, to stay within its work bound",
+                    s.lint.name, s.lint.code, s.asked, s.total
+                )
+            })
+            .collect();
+        let eq = &self.fixed.equivalence;
+        if !eq.is_complete() {
+            notes.push(format!(
+                "the fixer's proof is partial, to stay within its work bound: {}",
+                partial(&eq.unasked)
+            ));
+        }
+        notes
     }
 }
 
@@ -412,6 +702,10 @@ pub(crate) struct CheckJson<'a> {
     /// The availability decisions when the file was fetched; `null` for a
     /// file.
     availability: Option<Decisions>,
+    /// What was sampled to stay within the work bounds: `{"matrix":
+    /// {"sampled", "agents", "total_agents", "paths", "total_paths"},
+    /// "lints": [{"code", "name", "asked", "total"}]}`.
+    bounds: Value,
 }
 
 /// The matrix as `[{"agent", "path", "decisions": {"<profile>":
@@ -455,4 +749,176 @@ impl Serialize for DecisionsJson<'_> {
         }
         map.end()
     }
+}
+
+/// `s` with the characters that would act on a terminal instead of showing
+/// escaped: control characters (a tab excepted), bidirectional overrides
+/// and isolates, line and paragraph separators. `\x1b` for ASCII,
+/// `\u{202e}` beyond.
+pub(crate) fn escape(s: &str) -> Cow<'_, str> {
+    let unsafe_char = |c: char| {
+        (c.is_control() && c != '\t')
+            || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{2028}' | '\u{2029}')
+    };
+    if !s.chars().any(unsafe_char) {
+        return Cow::Borrowed(s);
+    }
+    let mut out = String::with_capacity(s.len() + 8);
+    for c in s.chars() {
+        if !unsafe_char(c) {
+            out.push(c);
+        } else if c.is_ascii() {
+            let _ = write!(out, "\\x{:02x}", u32::from(c));
+        } else {
+            let _ = write!(out, "\\u{{{:x}}}", u32::from(c));
+        }
+    }
+    Cow::Owned(out)
+}
+
+/// Pretty JSON with the characters [`escape`] escapes written as `\u`
+/// escapes: serde escapes ASCII control characters but writes DEL, C1
+/// controls and bidirectional overrides as they are. Outside strings JSON
+/// has none of them, so replacing them everywhere keeps the document.
+pub(crate) fn json_text(value: &impl Serialize) -> Result<String> {
+    let text = serde_json::to_string_pretty(value)?;
+    let risky = |c: char| {
+        c == '\u{7f}'
+            || ('\u{80}'..='\u{9f}').contains(&c)
+            || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{2028}' | '\u{2029}')
+    };
+    if !text.chars().any(risky) {
+        return Ok(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if risky(c) {
+            let _ = write!(out, "\\u{:04x}", u32::from(c));
+        } else {
+            out.push(c);
+        }
+    }
+    Ok(out)
+}
+
+/// `3, 4, 5, 6, 7 and 120 more`.
+fn name_lines(lines: &[u32]) -> String {
+    let named: Vec<String> = lines.iter().take(LINES_NAMED).map(u32::to_string).collect();
+    match lines.len().saturating_sub(LINES_NAMED) {
+        0 => match named.as_slice() {
+            [rest @ .., last] if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+            _ => named.join(", "),
+        },
+        more => format!("{} and {more} more", named.join(", ")),
+    }
+}
+
+/// Up to `most` of `rows`, in their order: first one of each way the
+/// profiles split, then one of each robot and way, then the others robot
+/// by robot in turn.
+fn pick_rows<'m>(rows: &[Row<'m>], most: usize) -> Vec<Row<'m>> {
+    if rows.len() <= most {
+        return rows.to_vec();
+    }
+    let split = |r: &Row<'_>| -> Vec<bool> { r.cells.iter().map(|c| c.allowed).collect() };
+    let mut picked = vec![false; rows.len()];
+    let mut count = 0;
+    let mut take = |i: usize, picked: &mut Vec<bool>| {
+        if count < most && !picked[i] {
+            picked[i] = true;
+            count += 1;
+        }
+    };
+    let mut seen_split = std::collections::HashSet::new();
+    let mut seen_robot = std::collections::HashSet::new();
+    for (i, r) in rows.iter().enumerate() {
+        if seen_split.insert(split(r)) {
+            take(i, &mut picked);
+        }
+    }
+    for (i, r) in rows.iter().enumerate() {
+        if seen_robot.insert((r.agent, split(r))) {
+            take(i, &mut picked);
+        }
+    }
+    // Robot by robot in turn: rows come robot by robot.
+    let mut by_robot: Vec<Vec<usize>> = Vec::new();
+    for (i, r) in rows.iter().enumerate() {
+        match by_robot.last_mut() {
+            Some(list) if rows[list[0]].agent == r.agent => list.push(i),
+            _ => by_robot.push(vec![i]),
+        }
+    }
+    let longest = by_robot.iter().map(Vec::len).max().unwrap_or(0);
+    for round in 0..longest {
+        for list in &by_robot {
+            if let Some(&i) = list.get(round) {
+                take(i, &mut picked);
+            }
+        }
+    }
+    rows.iter()
+        .zip(picked)
+        .filter_map(|(r, p)| p.then_some(*r))
+        .collect()
+}
+
+/// `allowed only by strict`, `disallowed only by google`, or `allowed by
+/// rfc9309 and google` for one way profiles split.
+fn who_allows(names: &[&str], allowed: &[bool]) -> String {
+    let pick = |want: bool| -> Vec<&str> {
+        names
+            .iter()
+            .zip(allowed)
+            .filter(|&(_, &a)| a == want)
+            .map(|(n, _)| *n)
+            .collect()
+    };
+    let (yes, no) = (pick(true), pick(false));
+    if yes.len() <= no.len() {
+        format!("allowed only by {}", yes.join(", "))
+    } else {
+        format!("disallowed only by {}", no.join(", "))
+    }
+}
+
+/// Where a partial proof left robots and paths unasked.
+pub(crate) fn partial(unasked: &[Unasked]) -> String {
+    unasked
+        .iter()
+        .map(|u| {
+            let mut parts = Vec::new();
+            if u.robots > 0 {
+                let names: Vec<String> = u
+                    .robot_examples
+                    .iter()
+                    .map(|r| escape(r).into_owned())
+                    .collect();
+                parts.push(format!(
+                    "{} robot(s) not compared ({}{})",
+                    u.robots,
+                    names.join(", "),
+                    if u.robots > names.len() { ", …" } else { "" }
+                ));
+            }
+            if u.paths > 0 {
+                let from = if u.lines.is_empty() {
+                    String::new()
+                } else {
+                    format!(
+                        " (from the rules on line(s) {}{})",
+                        u.lines
+                            .iter()
+                            .map(u32::to_string)
+                            .collect::<Vec<_>>()
+                            .join(", "),
+                        if u.paths > u.lines.len() { ", …" } else { "" }
+                    )
+                };
+                parts.push(format!("{} path(s) not asked{from}", u.paths));
+            }
+            format!("{}: {}", u.profile.name, parts.join(", "))
+        })
+        .collect::<Vec<_>>()
+        .join("; ")
 }

@@ -10,6 +10,7 @@ use anyhow::{Context, Result};
 use botwarden_robots::{Difference, Explanation, Fixed, RobotsTxt, fix};
 use clap::Args;
 
+use super::robots_check::{escape, partial};
 use super::source::Source;
 
 /// Arguments of `botwarden robots fix`.
@@ -24,7 +25,8 @@ pub(crate) struct FixArgs {
     /// Fetch from loopback and private addresses too.
     #[arg(long)]
     allow_private: bool,
-    /// List every intended difference, not only a count per reason.
+    /// List every change and every intended difference kept (the first
+    /// 1,000), not only counts.
     #[arg(long)]
     verbose: bool,
 }
@@ -46,29 +48,53 @@ pub(crate) fn run(args: &FixArgs) -> Result<ExitCode> {
         .lock()
         .write_all(summary.as_bytes())
         .context("cannot write to standard error")?;
-    Ok(if fixed.equivalence.unintended().next().is_some() {
+    Ok(if !fixed.equivalence.holds() {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
     })
 }
 
+/// Changes of one kind listed before the rest are counted, without
+/// `--verbose`.
+const CHANGES_LISTED: usize = 5;
+
 /// The summary printed on standard error: the changes, then the
-/// differential check.
+/// differential check. Text from the file has its control characters
+/// escaped.
 pub(crate) fn summary(name: &str, fixed: &Fixed, verbose: bool) -> String {
     let mut out = String::new();
+    let name = escape(name);
     if fixed.is_unchanged() {
         let _ = writeln!(out, "{name}: nothing to fix");
     } else {
         let _ = writeln!(out, "{name}: {} change(s)", fixed.changes.len());
+        let mut of_kind: BTreeMap<&str, usize> = BTreeMap::new();
         for c in &fixed.changes {
-            let _ = writeln!(
-                out,
-                "  line {}: [{}] {}",
-                c.line,
-                c.kind.name(),
-                c.description
-            );
+            *of_kind.entry(c.kind.name()).or_default() += 1;
+        }
+        let mut listed: BTreeMap<&str, usize> = BTreeMap::new();
+        for c in &fixed.changes {
+            let n = listed.entry(c.kind.name()).or_default();
+            *n += 1;
+            if verbose || *n <= CHANGES_LISTED {
+                let _ = writeln!(
+                    out,
+                    "  line {}: [{}] {}",
+                    c.line,
+                    c.kind.name(),
+                    escape(&c.description)
+                );
+            }
+        }
+        for (kind, n) in of_kind {
+            if !verbose && n > CHANGES_LISTED {
+                let _ = writeln!(
+                    out,
+                    "  … and {} more [{kind}] change(s) (--verbose lists each)",
+                    n - CHANGES_LISTED
+                );
+            }
         }
     }
     let e = &fixed.equivalence;
@@ -80,42 +106,47 @@ pub(crate) fn summary(name: &str, fixed: &Fixed, verbose: bool) -> String {
         e.probed,
         e.checks
     );
-    let intended: Vec<&Difference> = e.intended().collect();
-    let unintended: Vec<&Difference> = e.unintended().collect();
-    if intended.is_empty() {
+    if !e.is_complete() {
+        let _ = writeln!(
+            out,
+            "  the proof is PARTIAL, to stay within its work bound: {}",
+            partial(&e.unasked)
+        );
+    }
+    if e.intended_found == 0 {
         let _ = writeln!(out, "  every robot decides every probed path as before");
     } else {
-        let mut by_reason: BTreeMap<(String, &str), usize> = BTreeMap::new();
-        for d in &intended {
-            if let Explanation::Intended { kind, .. } = &d.reason {
-                *by_reason
-                    .entry((d.profile.name.to_owned(), kind.name()))
-                    .or_default() += 1;
-            }
-        }
         let _ = writeln!(
             out,
             "  {} intended difference(s), the point of a fix:",
-            intended.len()
+            e.intended_found
         );
-        for ((profile, kind), n) in &by_reason {
+        for ((profile, kind), n) in &e.intended_by_change {
             let _ = writeln!(out, "    {profile}: {n} decision(s) changed by [{kind}]");
         }
         if verbose {
-            for d in &intended {
+            let kept: Vec<&Difference> = e.intended().collect();
+            if kept.len() < e.intended_found {
+                let _ = writeln!(out, "    the first {}:", kept.len());
+            }
+            for d in kept {
                 let _ = writeln!(out, "    {}", line(d));
             }
         }
     }
-    if unintended.is_empty() {
+    if e.unintended_found == 0 {
         let _ = writeln!(out, "  no unintended difference");
     } else {
         let _ = writeln!(
             out,
             "  {} UNINTENDED difference(s): the fixed file does not mean what the original meant",
-            unintended.len()
+            e.unintended_found
         );
-        for d in &unintended {
+        let kept: Vec<&Difference> = e.unintended().collect();
+        if kept.len() < e.unintended_found {
+            let _ = writeln!(out, "    the first {}:", kept.len());
+        }
+        for d in kept {
             let _ = writeln!(out, "    {}", line(d));
         }
     }
@@ -128,12 +159,13 @@ fn line(d: &Difference) -> String {
         Explanation::Intended { line, why, .. } => format!("line {line}: {why}"),
         Explanation::Unintended { why } => why.clone(),
     };
-    format!(
+    escape(&format!(
         "{} {} {}: {} -> {} ({why})",
         d.profile.name,
         d.agent,
         d.path,
         verdict(d.before.allowed),
         verdict(d.after.allowed)
-    )
+    ))
+    .into_owned()
 }

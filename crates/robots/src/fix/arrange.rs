@@ -4,7 +4,7 @@
 //! group has no rule.
 
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 
 use crate::path::normalize_pattern;
 use crate::profile::{AgentMatch, Grouping, Profile, RuleChoice};
@@ -227,18 +227,33 @@ fn merge(raw: Vec<RawGroup>, log: &mut Log) -> (Vec<Option<Group>>, Vec<u32>) {
     let joins = mask_of(|p| p.grouping == Grouping::Rules);
     // Robots that do not end user-agent lines at an extension read a group
     // with extensions and no rule together with the next group.
-    let joined = |members: &[Item]| {
-        members
-            .iter()
-            .any(|m| matches!(m.what, What::Extension { .. }))
-            && !members.iter().any(|m| matches!(m.what, What::Rule { .. }))
+    // (has an extension, has a rule) of a group's members; kept per group
+    // merged into, whose members grow with each merge.
+    let kinds = |members: &[Item]| {
+        (
+            members
+                .iter()
+                .any(|m| matches!(m.what, What::Extension { .. })),
+            members.iter().any(|m| matches!(m.what, What::Rule { .. })),
+        )
     };
+    let joined = |(extension, rule): (bool, bool)| extension && !rule;
+    let mut slot_kinds: Vec<(bool, bool)> = Vec::with_capacity(raw.len());
     let mut slots: Vec<Option<Group>> = Vec::with_capacity(raw.len());
     let mut survivor: Vec<u32> = Vec::with_capacity(raw.len());
     let mut by_key: HashMap<Vec<String>, usize> = HashMap::new();
+    // Per group merged into: the user-agent values it names (lower case),
+    // so that merging thousands of groups does not compare each with all.
+    let mut named: HashMap<usize, HashSet<String>> = HashMap::new();
+    let lower_of = |agent: &Item| match &agent.what {
+        What::Agent { lower, .. } => lower.clone(),
+        _ => String::new(),
+    };
     for (index, g) in raw.into_iter().enumerate() {
         let id = u32::try_from(index).unwrap_or(NO_GROUP);
         let key = keys(&g.agents);
+        let g_kinds = kinds(&g.members);
+        slot_kinds.push(g_kinds);
         let Some(&s) = by_key.get(&key) else {
             by_key.insert(key, index);
             survivor.push(id);
@@ -257,11 +272,13 @@ fn merge(raw: Vec<RawGroup>, log: &mut Log) -> (Vec<Option<Group>>, Vec<u32>) {
         };
         let line = first_agent_line(&g.agents);
         let at = first_agent_line(&into.agents);
-        let joined = if joined(&g.members) || joined(&into.members) {
+        let into_kinds = slot_kinds[s];
+        let joined = if joined(g_kinds) || joined(into_kinds) {
             joins
         } else {
             0
         };
+        slot_kinds[s] = (into_kinds.0 || g_kinds.0, into_kinds.1 || g_kinds.1);
         let also = if joined == 0 {
             String::new()
         } else {
@@ -282,18 +299,22 @@ fn merge(raw: Vec<RawGroup>, log: &mut Log) -> (Vec<Option<Group>>, Vec<u32>) {
             ),
         );
         let mut notes = Vec::new();
-        for agent in g.agents {
-            let lower = match &agent.what {
-                What::Agent { lower, .. } => lower.clone(),
-                _ => String::new(),
-            };
-            let known = into
-                .agents
+        let known = named.entry(s).or_insert_with(|| {
+            into.agents
                 .iter()
-                .any(|a| matches!(&a.what, What::Agent { lower: l, .. } if *l == lower));
-            if known {
+                .filter(|a| matches!(a.what, What::Agent { .. }))
+                .map(lower_of)
+                .collect()
+        });
+        for agent in g.agents {
+            let lower = lower_of(&agent);
+            let is_agent = matches!(agent.what, What::Agent { .. });
+            if is_agent && known.contains(&lower) {
                 notes.extend(agent.comments);
             } else {
+                if is_agent {
+                    known.insert(lower);
+                }
                 into.agents.push(agent);
             }
         }

@@ -18,14 +18,15 @@ use crate::parse::RobotsTxt;
 pub struct Folded {
     /// The finding shown: the first in file order.
     pub head: usize,
-    /// More findings of the head's lint that, like the head, follow from
-    /// no line, in file order.
+    /// More findings of the head's lint, in file order.
     pub like: Vec<usize>,
-    /// Findings that follow from the line of the head or of one of `like`
-    /// (or, when [`Folded::cause`] is set, from that line), in file order.
+    /// Findings of other lints that follow from the line of a finding of
+    /// the entry, or from the line a finding of the entry follows from, in
+    /// file order.
     pub follow: Vec<usize>,
-    /// The line every finding of the entry follows from, when that line has
-    /// no finding of its own at least as severe to show them with.
+    /// The line every finding of the entry follows from, when they all
+    /// follow from one line that has no finding of its own to show them
+    /// with.
     pub cause: Option<u32>,
     /// The severity of the entry: its head's.
     pub severity: Severity,
@@ -46,24 +47,17 @@ impl Folded {
     }
 }
 
-/// What an entry is keyed by while folding.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-enum Key {
-    /// Findings of one lint that follow from no line.
-    Lint(&'static str),
-    /// Findings that follow from a line with nothing to show them with.
-    Cause(u32, Severity),
-}
-
 /// Folds findings by root cause. Entries come errors first, then warnings,
 /// then notes; within a severity, in the order of their first line.
 ///
-/// A finding whose [`Diagnostic::cause`] is an earlier line follows that
-/// line back to its root (a line none of whose findings has a cause). If
-/// the root line has a finding at least as severe, the finding is folded
-/// into that finding's entry; otherwise the findings of one severity that
-/// follow from that line make an entry of their own. Findings without a
-/// cause are folded with the other findings of their lint.
+/// 1. A finding whose [`Diagnostic::cause`] is an earlier line follows that
+///    line back to its root (a line none of whose findings has a cause).
+///    If the root line has a finding at least as severe, the finding is
+///    folded into that finding's entry.
+/// 2. Findings of one severity that follow from one root line with no such
+///    finding make one entry, when there are several.
+/// 3. The rest, and those entries, are folded by lint: one entry per lint,
+///    headed by its first finding.
 ///
 /// ```
 /// use botwarden_robots::{RobotsTxt, check, fold};
@@ -80,6 +74,7 @@ enum Key {
 /// ```
 #[must_use]
 pub fn fold(txt: &RobotsTxt, diagnostics: &[Diagnostic]) -> Vec<Folded> {
+    let n = diagnostics.len();
     let lines: Vec<u32> = diagnostics
         .iter()
         .map(|d| txt.position(d.span.start).0)
@@ -100,68 +95,77 @@ pub fn fold(txt: &RobotsTxt, diagnostics: &[Diagnostic]) -> Vec<Folded> {
         }
         Some(at)
     };
-    // The finding of a root line that shows what follows from it: the most
-    // severe, then the lowest code.
-    let shown_on = |line: u32| -> Option<usize> {
-        on_line.get(&line).and_then(|found| {
+    // 1. Into the finding of the root line that shows what follows from
+    // it: the most severe, then the lowest code.
+    let mut roots: Vec<Option<u32>> = vec![None; n];
+    let mut into: Vec<Option<usize>> = vec![None; n];
+    for (i, d) in diagnostics.iter().enumerate() {
+        roots[i] = root(i);
+        let shown = roots[i].and_then(|r| on_line.get(&r)).and_then(|found| {
             found
                 .iter()
                 .copied()
                 .min_by_key(|&k| (diagnostics[k].severity(), diagnostics[k].code()))
-        })
-    };
-    let mut keys: Vec<Key> = Vec::with_capacity(diagnostics.len());
-    // Per finding: the finding whose entry it follows into.
-    let mut into: Vec<Option<usize>> = vec![None; diagnostics.len()];
-    for (i, d) in diagnostics.iter().enumerate() {
-        let key = match root(i) {
-            None => Key::Lint(d.code()),
-            Some(r) => match shown_on(r) {
-                Some(h) if diagnostics[h].severity() <= d.severity() => {
-                    into[i] = Some(h);
-                    Key::Lint(d.code())
-                }
-                _ => Key::Cause(r, d.severity()),
-            },
-        };
-        keys.push(key);
+        });
+        into[i] = shown.filter(|&h| diagnostics[h].severity() <= d.severity());
     }
+    // 2. Findings that share a root line with nothing to show them with.
+    let mut by_root: HashMap<(u32, Severity), Vec<usize>> = HashMap::new();
+    for i in (0..n).filter(|&i| into[i].is_none()) {
+        if let Some(r) = roots[i] {
+            by_root
+                .entry((r, diagnostics[i].severity()))
+                .or_default()
+                .push(i);
+        }
+    }
+    // 3. By lint, in file order.
     let mut entries: Vec<Folded> = Vec::new();
-    let mut entry_of: HashMap<Key, usize> = HashMap::new();
-    let mut entry_of_finding: Vec<usize> = vec![usize::MAX; diagnostics.len()];
-    // Heads and their like first, followers after, so that a follower's
-    // entry exists when it is placed.
+    let mut by_lint: HashMap<&str, usize> = HashMap::new();
+    let mut entry_of: Vec<usize> = vec![usize::MAX; n];
     for (i, d) in diagnostics.iter().enumerate() {
         if into[i].is_some() {
             continue;
         }
-        let key = keys[i];
-        let e = *entry_of.entry(key).or_insert_with(|| {
+        let group = roots[i]
+            .and_then(|r| by_root.get(&(r, d.severity())).map(|g| (r, g)))
+            .filter(|(_, g)| g.len() > 1);
+        if group.is_some_and(|(_, g)| g[0] != i) {
+            continue; // placed with the first of its group
+        }
+        let e = *by_lint.entry(d.code()).or_insert_with(|| {
             entries.push(Folded {
                 head: i,
                 like: Vec::new(),
                 follow: Vec::new(),
-                cause: match key {
-                    Key::Cause(line, _) => Some(line),
-                    Key::Lint(_) => None,
-                },
+                cause: group.map(|(r, _)| r),
                 severity: d.severity(),
             });
             entries.len() - 1
         });
-        entry_of_finding[i] = e;
-        if entries[e].head != i {
-            match key {
-                Key::Lint(_) => entries[e].like.push(i),
-                Key::Cause(..) => entries[e].follow.push(i),
+        let entry = &mut entries[e];
+        if entry.head != i {
+            entry.like.push(i);
+            entry.cause = None;
+        }
+        entry_of[i] = e;
+        for &k in group.map_or(&[][..], |(_, g)| &g[1..]) {
+            if diagnostics[k].code() == d.code() {
+                entry.like.push(k);
+            } else {
+                entry.follow.push(k);
             }
+            entry_of[k] = e;
         }
     }
     for (i, h) in into.iter().enumerate() {
         if let Some(&h) = h.as_ref() {
-            let e = entry_of_finding[h];
-            entries[e].follow.push(i);
+            entries[entry_of[h]].follow.push(i);
         }
+    }
+    for e in &mut entries {
+        e.like.sort_unstable();
+        e.follow.sort_unstable();
     }
     entries.sort_by_key(|e| (e.severity, lines[e.head], e.head));
     entries
@@ -228,6 +232,36 @@ mod tests {
         assert_eq!(e.cause, Some(2));
         assert_eq!(found[e.head].code(), "R035");
         assert_eq!(e.folded(), 3, "R035 ×2 more and R010");
+    }
+
+    #[test]
+    fn findings_that_alone_follow_from_their_line_fold_by_lint() {
+        // Each repeat follows from the rule it repeats, a line of its own.
+        let (found, entries) =
+            folded("User-agent: a\nDisallow: /x\nDisallow: /y\nDisallow: /x\nDisallow: /y\n");
+        assert_eq!(found.len(), 2);
+        assert_eq!(entries.len(), 1, "{entries:#?}");
+        assert_eq!(entries[0].like.len(), 1);
+        assert_eq!(entries[0].cause, None);
+    }
+
+    #[test]
+    fn the_same_cause_in_many_groups_is_one_entry() {
+        let mut text = String::new();
+        for g in 0..20 {
+            text.push_str(&format!(
+                "User-agent: bot{}\nDisallow: /s/\nAllow: /s/a\nAllow: /s/b*\n\n",
+                char::from(b'a' + g)
+            ));
+        }
+        let (found, entries) = folded(&text);
+        assert_eq!(found.len(), 20 * 3, "R035 ×2 and R010 per group");
+        assert_eq!(entries.len(), 1, "{entries:#?}");
+        let e = &entries[0];
+        assert_eq!(e.cause, None, "twenty lines");
+        assert_eq!(found[e.head].code(), "R035");
+        assert_eq!(e.like.len(), 39);
+        assert_eq!(e.follow.len(), 20);
     }
 
     #[test]

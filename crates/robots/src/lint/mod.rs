@@ -6,6 +6,7 @@
 //! all. A finding is data, a [`Diagnostic`]: code, severity, span, message,
 //! help, and where one exists a machine-applicable [`Fix`].
 
+use std::cell::RefCell;
 use std::collections::{BTreeSet, HashMap};
 
 use crate::directive::DirectiveName;
@@ -239,11 +240,21 @@ pub(crate) struct Context<'a> {
     pub(crate) before_groups: Vec<usize>,
     /// The first line that shows the file is an HTML page, if any.
     pub(crate) html: Option<usize>,
+    /// A robot that obeys `*` under every profile (see [`star_robot`]).
+    star: TokenChain,
+    /// Wildcard rules in the file: a path may be tried against each.
+    pub(crate) wildcard_rules: u64,
+    /// `user-agent` lines in the file: robots that match names as
+    /// substrings try each.
+    pub(crate) agent_lines: u64,
+    /// Lints that asked about some rules only, to stay within
+    /// [`LINT_WORK`].
+    pub(crate) sampled: RefCell<Vec<Sampled>>,
 }
 
 impl<'a> Context<'a> {
     pub(crate) fn new(txt: &'a RobotsTxt) -> Context<'a> {
-        let compiled = Profile::ALL
+        let compiled: Vec<(&'static Profile, Robots)> = Profile::ALL
             .iter()
             .map(|&p| (p, Robots::new(txt, p)))
             .collect();
@@ -284,12 +295,29 @@ impl<'a> Context<'a> {
             let text = text.trim_start().to_ascii_lowercase();
             HTML_TAGS.iter().any(|t| text.starts_with(t))
         });
+        let star = star_robot(&compiled.iter().map(|(_, r)| r).collect::<Vec<_>>());
+        let wildcard_rules = txt
+            .directives()
+            .filter(|(_, d)| d.name.is_rule())
+            .filter(|(_, d)| {
+                let v = txt.slice(d.value);
+                v.ends_with(b"$") || v.contains(&b'*')
+            })
+            .count() as u64;
+        let agent_lines = txt
+            .directives()
+            .filter(|(_, d)| d.name == DirectiveName::UserAgent)
+            .count() as u64;
         Context {
             txt,
             compiled,
             blocks,
             before_groups,
             html,
+            star,
+            wildcard_rules,
+            agent_lines,
+            sampled: RefCell::new(Vec::new()),
         }
     }
 
@@ -450,27 +478,47 @@ impl Context<'_> {
 
     /// A robot that obeys `*` under every profile (see [`star_robot`]).
     pub(crate) fn star_robot(&self) -> TokenChain {
-        let compiled: Vec<&Robots> = self.compiled.iter().map(|(_, r)| r).collect();
-        star_robot(&compiled)
+        self.star.clone()
     }
 
-    /// The decision of every profile for a robot and a path: `(profile
-    /// name, allowed, deciding line)`.
-    pub(crate) fn decisions(
+    /// How many of `total` items a lint that asks every profile about each
+    /// may ask within [`LINT_WORK`]: a question may try every wildcard rule,
+    /// and robots that match names as substrings try every user-agent line.
+    pub(crate) fn affordable(&self, total: usize) -> usize {
+        let each: u64 = self
+            .compiled
+            .iter()
+            .map(|(p, _)| {
+                1 + if p.wildcards { self.wildcard_rules } else { 0 }
+                    + if p.agent_match == crate::profile::AgentMatch::Substring {
+                        self.agent_lines
+                    } else {
+                        0
+                    }
+            })
+            .sum();
+        usize::try_from(LINT_WORK / each.max(1))
+            .unwrap_or(usize::MAX)
+            .min(total)
+    }
+
+    /// Records that `lint` asked about `asked` of `total` items.
+    pub(crate) fn sample(&self, lint: &'static Lint, asked: usize, total: usize) {
+        if asked < total {
+            self.sampled
+                .borrow_mut()
+                .push(Sampled { lint, asked, total });
+        }
+    }
+
+    /// A matcher per profile for a robot, to ask it many paths.
+    pub(crate) fn matchers(
         &self,
         chain: &TokenChain,
-        path: &str,
-    ) -> Vec<(&'static str, bool, Option<u32>)> {
+    ) -> Vec<(&'static str, crate::robots::Matcher<'_>)> {
         self.compiled
             .iter()
-            .map(|(p, robots)| {
-                let d = robots.check(chain, path);
-                let line = match d.reason {
-                    crate::robots::Reason::Rule { line, .. } => Some(line),
-                    _ => None,
-                };
-                (p.name, d.allowed, line)
-            })
+            .map(|(p, robots)| (p.name, robots.matcher(chain)))
             .collect()
     }
 }
@@ -527,14 +575,52 @@ pub fn example_path(pattern: &str) -> String {
     path
 }
 
+/// The work a lint that asks robots about each rule may take, in units of
+/// about one rule tried against a path: a file of thousands of rules,
+/// thousands of them wildcards, would take billions. Past it, the lint asks
+/// about an even spread of the rules and [`Checked::sampled`] says so.
+pub const LINT_WORK: u64 = 20_000_000;
+
+/// A lint that asked robots about some of the items it looks at only, to
+/// stay within [`LINT_WORK`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Sampled {
+    /// The lint.
+    pub lint: &'static Lint,
+    /// Items asked about: an even spread of them.
+    pub asked: usize,
+    /// Items there are.
+    pub total: usize,
+}
+
+/// What [`check_bounded`] found, and what it left out.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Checked {
+    /// The findings, in file order.
+    pub diagnostics: Vec<Diagnostic>,
+    /// Lints that looked at some of the items only; empty when every lint
+    /// looked at everything.
+    pub sampled: Vec<Sampled>,
+}
+
 /// Runs every lint over a parsed file. Findings come in file order.
 #[must_use]
 pub fn check(txt: &RobotsTxt) -> Vec<Diagnostic> {
+    check_bounded(txt).diagnostics
+}
+
+/// Runs every lint over a parsed file, and says which lints looked at some
+/// of the rules only, to stay within [`LINT_WORK`].
+#[must_use]
+pub fn check_bounded(txt: &RobotsTxt) -> Checked {
     let cx = Context::new(txt);
     let mut out = Vec::new();
     run(&cx, &mut out);
     out.sort_by(|a, b| (a.span.start, a.lint.code).cmp(&(b.span.start, b.lint.code)));
-    out
+    Checked {
+        diagnostics: out,
+        sampled: cx.sampled.into_inner(),
+    }
 }
 
 /// Applies the machine-applicable fixes of `diagnostics` to the original
@@ -562,6 +648,19 @@ pub fn apply_fixes(txt: &RobotsTxt, diagnostics: &[Diagnostic]) -> Vec<u8> {
     out
 }
 
+/// Lines for messages: `1, 4 and 7`, or the first five and how many more
+/// (`1, 4, 7, 10, 13 and 9,195 more`), so that a message stays short
+/// however many lines there are.
+pub(crate) fn line_list(lines: &[u32]) -> String {
+    const NAMED: usize = 5;
+    let named: Vec<String> = lines.iter().take(NAMED).map(u32::to_string).collect();
+    match (lines.len().saturating_sub(NAMED), named.as_slice()) {
+        (0, [rest @ .., last]) if !rest.is_empty() => format!("{} and {last}", rest.join(", ")),
+        (0, _) => named.join(", "),
+        (more, _) => format!("{} and {more} more", named.join(", ")),
+    }
+}
+
 /// Names the profiles of a list for messages: `rfc9309, google and bing`.
 pub(crate) fn profile_list(names: &[&str]) -> String {
     match names {
@@ -577,3 +676,15 @@ pub use fold::{Folded, fold};
 
 #[cfg(test)]
 mod tests;
+
+#[cfg(test)]
+mod line_list_tests {
+    #[test]
+    fn line_lists_stay_short() {
+        assert_eq!(super::line_list(&[3]), "3");
+        assert_eq!(super::line_list(&[3, 4]), "3 and 4");
+        assert_eq!(super::line_list(&[1, 2, 3, 4, 5]), "1, 2, 3, 4 and 5");
+        let many: Vec<u32> = (1..=9_000).collect();
+        assert_eq!(super::line_list(&many), "1, 2, 3, 4, 5 and 8995 more");
+    }
+}

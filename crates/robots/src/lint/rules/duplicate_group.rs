@@ -2,7 +2,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::lint::{Context, Diagnostic};
+use crate::lint::{Context, Diagnostic, line_list};
 
 declare_lint! {
     /// ## What it does
@@ -40,7 +40,8 @@ pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     for (token, places) in seen {
         let [(_, first), rest @ ..] = &places[..] else { continue };
         let name = token.as_deref().map_or("*".to_owned(), |t| format!("`{t}`"));
-        let lines: Vec<String> = places.iter().map(|&(_, i)| cx.line(i).number.to_string()).collect();
+        let lines: Vec<u32> = places.iter().map(|&(_, i)| cx.line(i).number).collect();
+        let lines = line_list(&lines);
         for &(_, i) in rest {
             out.push(
                 Diagnostic::new(
@@ -49,11 +50,12 @@ pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                     format!(
                         "{name} is named by {} groups (lines {}): RFC 9309, Google, Bing and Yandex robots merge them; strict robots read only the first (line {})",
                         places.len(),
-                        lines.join(", "),
+                        lines,
                         cx.line(*first).number
                     ),
                 )
-                .help("merge the groups into one"),
+                .help("merge the groups into one")
+                .caused_by(cx.line(*first).number),
             );
         }
     }

@@ -1,8 +1,8 @@
 //! R012 `robots-disagree`: robots resolve this rule differently.
 
-use crate::lint::{Context, Diagnostic, example_path, profile_list};
+use crate::lint::{Context, Diagnostic, RuleLine, example_path, profile_list};
 use crate::profile::Profile;
-use crate::robots::Cut;
+use crate::robots::{Cut, Reason};
 
 declare_lint! {
     /// ## What it does
@@ -32,12 +32,32 @@ declare_lint! {
 }
 
 pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-    for block in &cx.blocks {
-        let robot = cx.robot_of(block);
+    // The rules to ask about: every literal rule, or an even spread of
+    // them when asking about each would take too long.
+    let mut asked: Vec<(usize, RuleLine)> = Vec::new();
+    for (b, block) in cx.blocks.iter().enumerate() {
         for r in cx.rules(block) {
             if r.value.is_empty() || r.value.contains('*') || r.value.ends_with('$') || r.value.contains("robots.txt") {
                 continue;
             }
+            asked.push((b, r));
+        }
+    }
+    let total = asked.len();
+    let k = cx.affordable(total);
+    if k < total {
+        asked = (0..k).map(|i| asked[i * total / k].clone()).collect();
+    }
+    cx.sample(&LINT, asked.len(), total);
+    // The robot of a block and its matchers, for every rule of the block.
+    let mut at: Option<usize> = None;
+    let mut matchers = Vec::new();
+    for (b, r) in asked {
+        if at != Some(b) {
+            matchers = cx.matchers(&cx.robot_of(&cx.blocks[b]));
+            at = Some(b);
+        }
+        {
             let path = example_path(&r.value);
             // Profiles that do not read this line at all (a size limit,
             // which R026 reports) are left out.
@@ -47,7 +67,18 @@ pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                 Some(Cut::Truncated { at }) => end > at,
                 None => false,
             };
-            let decisions: Vec<_> = cx.decisions(&robot, &path).into_iter().filter(|d| !unread(d.0)).collect();
+            let decisions: Vec<(&str, bool, Option<u32>)> = matchers
+                .iter()
+                .filter(|(name, _)| !unread(name))
+                .map(|(name, m)| {
+                    let d = m.check(&path);
+                    let line = match d.reason {
+                        Reason::Rule { line, .. } => Some(line),
+                        _ => None,
+                    };
+                    (*name, d.allowed, line)
+                })
+                .collect();
             // Strict robots' own reading (first match, no wildcards) is
             // explained by R009, R010 and R035; report what splits the
             // robots that pick the longest match.
