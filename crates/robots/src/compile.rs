@@ -328,10 +328,10 @@ impl<'p, 'c> Builder<'p, 'c> {
     }
 
     fn end_group(&mut self) {
-        if let Some(g) = self.current.take() {
-            if self.profile.grouping == Grouping::BlankLineRecords {
-                self.kept[g] = self.in_body;
-            }
+        if let Some(g) = self.current.take()
+            && self.profile.grouping == Grouping::BlankLineRecords
+        {
+            self.kept[g] = self.in_body;
         }
         self.in_body = false;
     }

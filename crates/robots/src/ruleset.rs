@@ -21,6 +21,10 @@ use std::cmp::Reverse;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicU32, Ordering};
 
+/// How a matching rule ranks against another: its length, whether it is an
+/// allow, and (reversed) its position, so that the earliest wins a tie.
+type Rank = (u32, bool, Reverse<u32>);
+
 /// A range of indices into one of the flat arrays, as `u32`s.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub(crate) struct Range32 {
@@ -550,7 +554,7 @@ pub(crate) fn scan_rules(
     order: Order,
     path: &[u8],
 ) -> Option<Verdict> {
-    let mut best: Option<(u32, (u32, bool, Reverse<u32>))> = None;
+    let mut best: Option<(u32, Rank)> = None;
     for (id, r) in (0u32..).zip(rules) {
         if r.priority() == 0 && order == Order::Longest {
             continue;
@@ -595,7 +599,7 @@ pub(crate) fn scan(
     path: &[u8],
 ) -> Option<Verdict> {
     let word = head_word(path);
-    let mut best: Option<(u32, (u32, bool, Reverse<u32>))> = None;
+    let mut best: Option<(u32, Rank)> = None;
     for e in entries {
         if (word ^ e.head) & e.mask != 0 {
             continue;
