@@ -59,16 +59,27 @@ impl Source {
         if file == "-" {
             let mut body = Vec::new();
             std::io::stdin()
+                .take(MAX_BODY + 1)
                 .read_to_end(&mut body)
                 .context("cannot read robots.txt from standard input")?;
+            if body.len() as u64 > MAX_BODY {
+                bail!(
+                    "robots.txt on standard input is over {MAX_BODY} bytes (10 MiB), more than botwarden reads; \
+                     Google reads only the first 500 KiB: check those with `head -c 512000`"
+                );
+            }
             return Ok(Source {
                 name: "<stdin>".to_owned(),
                 body,
                 fetched: None,
             });
         }
-        let body = match std::fs::read(file) {
-            Ok(body) => body,
+        let body = match read_at_most(file, MAX_BODY) {
+            Ok(Some(body)) => body,
+            Ok(None) => bail!(
+                "robots.txt '{file}' is over {MAX_BODY} bytes (10 MiB), more than botwarden reads; \
+                 Google reads only the first 500 KiB: check those with `head -c 512000 '{file}' | botwarden robots check -`"
+            ),
             Err(e) => {
                 // `example.com` is more likely a site than a file.
                 let site = !file.contains('/') && file.contains('.') && !file.ends_with(".txt");
@@ -86,6 +97,20 @@ impl Source {
             fetched: None,
         })
     }
+}
+
+/// The most botwarden reads of a robots.txt file or standard input: twenty
+/// times the 500 KiB that Google reads, so that any input is read, checked
+/// and fixed in bounded memory.
+pub(crate) const MAX_BODY: u64 = 10 * 1024 * 1024;
+
+/// The bytes of `file`, or `None` when it holds more than `most`.
+fn read_at_most(file: &str, most: u64) -> std::io::Result<Option<Vec<u8>>> {
+    let mut body = Vec::new();
+    std::fs::File::open(file)?
+        .take(most + 1)
+        .read_to_end(&mut body)?;
+    Ok((body.len() as u64 <= most).then_some(body))
 }
 
 /// Parses a `--profile` value.

@@ -560,3 +560,30 @@ fn the_fixer_says_where_its_proof_is_partial() {
     assert!(summary.contains("strict: "), "{summary}");
     assert!(summary.contains("robot(s) not compared"), "{summary}");
 }
+
+#[test]
+fn a_file_over_10_mib_is_refused_by_name_not_read() {
+    let body = "Disallow: /x\n".repeat(10 * 1024 * 1024 / 13 + 1);
+    let file = crate::TempFile::new("huge-robots.txt", body.as_bytes());
+    for command in ["check", "fix"] {
+        let out = run(&["robots", command, file.arg()]);
+        assert_eq!(out.status.code(), Some(2), "{command}");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            err.contains("huge-robots.txt")
+                && err.contains("10 MiB")
+                && err.contains("head -c 512000"),
+            "{command}: {err}"
+        );
+    }
+    // Just under the limit, the file is read and checked.
+    let just = &body.as_bytes()[..10 * 1024 * 1024 - 13];
+    let file = crate::TempFile::new("robots.txt", just);
+    let out = run(&["robots", "fix", file.arg(), "-o", "/dev/null"]);
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
