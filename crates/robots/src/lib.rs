@@ -46,8 +46,8 @@ pub use equivalence::{
 };
 pub use fix::{Change, ChangeKind, Fixed, fix};
 pub use lint::{
-    Checked, Diagnostic, Edit, Fix, Folded, LINT_WORK, LINTS, Lint, Sampled, Severity, apply_fixes,
-    check, check_bounded, example_path, fold, lint,
+    Checked, Diagnostic, Edit, Fix, Folded, LIKE_FROM, LINT_WORK, LINTS, Lint, Sampled, Severity,
+    apply_fixes, check, check_bounded, example_path, fold, lint,
 };
 pub use matrix::{Cell, DEFAULT_AGENTS, MATRIX_ROWS, MATRIX_WORK, Matrix, Row};
 pub use parse::{ByteIssue, Directive, Line, LineEnding, LineKind, RobotsTxt, Separator, Span};

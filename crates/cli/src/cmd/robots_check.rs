@@ -202,14 +202,14 @@ impl Report<'_> {
         };
         let source = shown(line.span.end);
         let (start, end) = (shown(d.span.start).len(), shown(d.span.end).len());
-        let end = end.max(start);
+        let (source, start, end) = window(&source, start, end.max(start));
         let level = match d.severity() {
             Severity::Error => Level::Error,
             Severity::Warning => Level::Warning,
             Severity::Info => Level::Info,
         };
         let origin = escape(self.name).into_owned();
-        let title = format!("{} [{}]", escape(&d.message), d.lint.name);
+        let title = format!("{} [{}]", shorten(&escape(&d.message)), d.lint.name);
         let mut message = level.title(&title).id(d.code()).snippet(
             Snippet::source(&source)
                 .line_start(line_no as usize)
@@ -403,8 +403,9 @@ impl Report<'_> {
         if shown.is_empty() {
             return out;
         }
-        let agent = |r: &Row<'_>| escape(r.agent).into_owned();
-        let path = |r: &Row<'_>| escape(r.path).into_owned();
+        // Long robots and paths are cut: the matrix is for reading.
+        let agent = |r: &Row<'_>| fit(&escape(r.agent), CELL_SHOWN);
+        let path = |r: &Row<'_>| fit(&escape(r.path), CELL_SHOWN);
         let agent_w = shown
             .iter()
             .map(|r| agent(r).chars().count())
@@ -799,6 +800,56 @@ pub(crate) fn json_text(value: &impl Serialize) -> Result<String> {
         }
     }
     Ok(out)
+}
+
+/// Characters of a source line shown around a finding, at most.
+const LINE_SHOWN: usize = 160;
+/// Characters of a message shown, at most: a value quoted from a long line
+/// is cut.
+const MESSAGE_SHOWN: usize = 400;
+
+/// The part of a long line around the span `start..end` (byte offsets),
+/// marked `…` where it is cut, and the span's offsets in it.
+fn window(source: &str, start: usize, end: usize) -> (String, usize, usize) {
+    if source.chars().count() <= LINE_SHOWN {
+        return (source.to_owned(), start, end);
+    }
+    let before = source[..start].chars().count();
+    let from_char = before.saturating_sub(LINE_SHOWN / 4);
+    let offset = |chars: usize| {
+        source
+            .char_indices()
+            .nth(chars)
+            .map_or(source.len(), |(at, _)| at)
+    };
+    let (from, to) = (offset(from_char), offset(from_char + LINE_SHOWN));
+    let mut shown = String::with_capacity(to - from + 6);
+    if from > 0 {
+        shown.push('…');
+    }
+    let lead = shown.len();
+    shown.push_str(&source[from..to]);
+    if to < source.len() {
+        shown.push('…');
+    }
+    let at = |offset: usize| lead + offset.clamp(from, to) - from;
+    (shown, at(start), at(end))
+}
+
+/// Characters of a robot or a path shown in the matrix, at most.
+const CELL_SHOWN: usize = 60;
+
+/// `s` cut to [`MESSAGE_SHOWN`] characters, ending in `…` when cut.
+fn shorten(s: &str) -> String {
+    fit(s, MESSAGE_SHOWN)
+}
+
+/// `s` cut to `most` characters, ending in `…` when cut.
+fn fit(s: &str, most: usize) -> String {
+    match s.char_indices().nth(most) {
+        None => s.to_owned(),
+        Some((at, _)) => format!("{}…", &s[..at]),
+    }
 }
 
 /// `3, 4, 5, 6, 7 and 120 more`.

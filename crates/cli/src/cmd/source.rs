@@ -16,13 +16,6 @@ pub(crate) struct Source {
     pub(crate) fetched: Option<RobotsFetch>,
 }
 
-/// The most bytes read from a robots.txt file or standard input: 64 times
-/// the 500 KiB that Google reads and RFC 9309 requires a parser to take.
-/// Larger input (a device such as `/dev/zero`, an endless pipe, a file that
-/// is not a robots.txt) is refused, not cut: a checker that quietly read
-/// part of it would speak of a file nobody gave it.
-pub(crate) const MAX_INPUT: u64 = 32 << 20;
-
 /// Whether an argument names a URL rather than a file.
 pub(crate) fn is_url(arg: &str) -> bool {
     let lower = arg.to_ascii_lowercase();
@@ -64,16 +57,29 @@ impl Source {
     /// Reads a robots.txt from a path or `-` (standard input).
     pub(crate) fn read(file: &str) -> Result<Source> {
         if file == "-" {
-            let body = read_capped(std::io::stdin().lock())
+            let mut body = Vec::new();
+            std::io::stdin()
+                .take(MAX_BODY + 1)
+                .read_to_end(&mut body)
                 .context("cannot read robots.txt from standard input")?;
+            if body.len() as u64 > MAX_BODY {
+                bail!(
+                    "robots.txt on standard input is over {MAX_BODY} bytes (10 MiB), more than botwarden reads; \
+                     Google reads only the first 500 KiB: check those with `head -c 512000`"
+                );
+            }
             return Ok(Source {
                 name: "<stdin>".to_owned(),
                 body,
                 fetched: None,
             });
         }
-        let body = match std::fs::File::open(file).and_then(read_capped) {
-            Ok(body) => body,
+        let body = match read_at_most(file, MAX_BODY) {
+            Ok(Some(body)) => body,
+            Ok(None) => bail!(
+                "robots.txt '{file}' is over {MAX_BODY} bytes (10 MiB), more than botwarden reads; \
+                 Google reads only the first 500 KiB: check those with `head -c 512000 '{file}' | botwarden robots check -`"
+            ),
             Err(e) => {
                 // `example.com` is more likely a site than a file.
                 let site = !file.contains('/') && file.contains('.') && !file.ends_with(".txt");
@@ -93,21 +99,18 @@ impl Source {
     }
 }
 
-/// Reads at most [`MAX_INPUT`] bytes; more is an error.
-fn read_capped(input: impl Read) -> std::io::Result<Vec<u8>> {
+/// The most botwarden reads of a robots.txt file or standard input: twenty
+/// times the 500 KiB that Google reads, so that any input is read, checked
+/// and fixed in bounded memory.
+pub(crate) const MAX_BODY: u64 = 10 * 1024 * 1024;
+
+/// The bytes of `file`, or `None` when it holds more than `most`.
+fn read_at_most(file: &str, most: u64) -> std::io::Result<Option<Vec<u8>>> {
     let mut body = Vec::new();
-    input.take(MAX_INPUT + 1).read_to_end(&mut body)?;
-    if body.len() as u64 > MAX_INPUT {
-        return Err(std::io::Error::new(
-            std::io::ErrorKind::FileTooLarge,
-            format!(
-                "larger than {} MiB, more than any robot reads \
-                 (Google reads the first 500 KiB)",
-                MAX_INPUT >> 20
-            ),
-        ));
-    }
-    Ok(body)
+    std::fs::File::open(file)?
+        .take(most + 1)
+        .read_to_end(&mut body)?;
+    Ok((body.len() as u64 <= most).then_some(body))
 }
 
 /// Parses a `--profile` value.

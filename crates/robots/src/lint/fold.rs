@@ -47,6 +47,10 @@ impl Folded {
     }
 }
 
+/// Findings of one lint (or groups of them that follow from one line) are
+/// folded together from this many on; fewer are shown each.
+pub const LIKE_FROM: usize = 3;
+
 /// Folds findings by root cause. Entries come errors first, then warnings,
 /// then notes; within a severity, in the order of their first line.
 ///
@@ -56,8 +60,9 @@ impl Folded {
 ///    folded into that finding's entry.
 /// 2. Findings of one severity that follow from one root line with no such
 ///    finding make one entry, when there are several.
-/// 3. The rest, and those entries, are folded by lint: one entry per lint,
-///    headed by its first finding.
+/// 3. The rest, and those entries, are folded by lint when a lint has
+///    [`LIKE_FROM`] of them or more: one entry per lint, headed by its
+///    first finding.
 ///
 /// ```
 /// use botwarden_robots::{RobotsTxt, check, fold};
@@ -119,7 +124,19 @@ pub fn fold(txt: &RobotsTxt, diagnostics: &[Diagnostic]) -> Vec<Folded> {
                 .push(i);
         }
     }
-    // 3. By lint, in file order.
+    // 3. By lint, in file order, when a lint has several findings (or
+    // groups of them) to fold.
+    let group_of = |i: usize| {
+        roots[i]
+            .and_then(|r| by_root.get(&(r, diagnostics[i].severity())).map(|g| (r, g)))
+            .filter(|(_, g)| g.len() > 1)
+    };
+    let mut units: HashMap<&str, usize> = HashMap::new();
+    for i in (0..n).filter(|&i| into[i].is_none()) {
+        if group_of(i).is_none_or(|(_, g)| g[0] == i) {
+            *units.entry(diagnostics[i].code()).or_default() += 1;
+        }
+    }
     let mut entries: Vec<Folded> = Vec::new();
     let mut by_lint: HashMap<&str, usize> = HashMap::new();
     let mut entry_of: Vec<usize> = vec![usize::MAX; n];
@@ -127,22 +144,26 @@ pub fn fold(txt: &RobotsTxt, diagnostics: &[Diagnostic]) -> Vec<Folded> {
         if into[i].is_some() {
             continue;
         }
-        let group = roots[i]
-            .and_then(|r| by_root.get(&(r, d.severity())).map(|g| (r, g)))
-            .filter(|(_, g)| g.len() > 1);
+        let group = group_of(i);
         if group.is_some_and(|(_, g)| g[0] != i) {
             continue; // placed with the first of its group
         }
-        let e = *by_lint.entry(d.code()).or_insert_with(|| {
-            entries.push(Folded {
-                head: i,
-                like: Vec::new(),
-                follow: Vec::new(),
-                cause: group.map(|(r, _)| r),
-                severity: d.severity(),
-            });
+        let new = Folded {
+            head: i,
+            like: Vec::new(),
+            follow: Vec::new(),
+            cause: group.map(|(r, _)| r),
+            severity: d.severity(),
+        };
+        let e = if units[d.code()] < LIKE_FROM {
+            entries.push(new);
             entries.len() - 1
-        });
+        } else {
+            *by_lint.entry(d.code()).or_insert_with(|| {
+                entries.push(new);
+                entries.len() - 1
+            })
+        };
         let entry = &mut entries[e];
         if entry.head != i {
             entry.like.push(i);
@@ -213,13 +234,17 @@ mod tests {
     fn findings_of_one_lint_fold_together_and_severities_come_in_order() {
         let (found, entries) = folded(
             "User-agent: *\nDisallow: /*.a$\nDisalow: /b\nDisallow: /*.c$\nDisalow: /d\n\
-             Sitemap: /s.xml\n",
+             Disallow: /*.e$\nDisalow: /f\nSitemap: /s.xml\n",
         );
         let heads: Vec<(&str, usize)> = entries
             .iter()
             .map(|e| (found[e.head].code(), e.folded()))
             .collect();
-        assert_eq!(heads, [("R016", 0), ("R022", 1), ("R010", 1)]);
+        assert_eq!(heads, [("R016", 0), ("R022", 2), ("R010", 2)]);
+        // Two of a lint are shown each.
+        let (found, entries) = folded("User-agent: *\nDisalow: /b\nDisalow: /d\n");
+        assert_eq!(found.len(), 2);
+        assert_eq!(entries.len(), 2);
     }
 
     #[test]
@@ -237,11 +262,13 @@ mod tests {
     #[test]
     fn findings_that_alone_follow_from_their_line_fold_by_lint() {
         // Each repeat follows from the rule it repeats, a line of its own.
-        let (found, entries) =
-            folded("User-agent: a\nDisallow: /x\nDisallow: /y\nDisallow: /x\nDisallow: /y\n");
-        assert_eq!(found.len(), 2);
+        let (found, entries) = folded(
+            "User-agent: a\nDisallow: /x\nDisallow: /y\nDisallow: /z\n\
+             Disallow: /x\nDisallow: /y\nDisallow: /z\n",
+        );
+        assert_eq!(found.len(), 3);
         assert_eq!(entries.len(), 1, "{entries:#?}");
-        assert_eq!(entries[0].like.len(), 1);
+        assert_eq!(entries[0].like.len(), 2);
         assert_eq!(entries[0].cause, None);
     }
 

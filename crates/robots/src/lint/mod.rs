@@ -672,7 +672,7 @@ pub(crate) fn profile_list(names: &[&str]) -> String {
 
 mod fold;
 
-pub use fold::{Folded, fold};
+pub use fold::{Folded, LIKE_FROM, fold};
 
 #[cfg(test)]
 mod tests;
