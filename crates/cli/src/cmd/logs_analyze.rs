@@ -173,8 +173,15 @@ pub(crate) fn run(args: &AnalyzeArgs, export_only: bool) -> Result<ExitCode> {
             .context("cannot build the User-Agent classifier")?
             .with_cache(100_000),
     );
-    let verifier =
-        Arc::new(Verifier::new(registry, args.dns.config()).context("cannot set up verification")?);
+    // The analysis verifies each (address, bot) pair once: large verdict
+    // and DNS caches would only hold memory (DNS answers are shared by the
+    // few bots that share addresses, and those are asked close together).
+    let mut config = args.dns.config();
+    config.cache_capacity = 4_096;
+    if let Some(dns) = &mut config.dns {
+        dns.max_entries = dns.max_entries.min(16_384);
+    }
+    let verifier = Arc::new(Verifier::new(registry, config).context("cannot set up verification")?);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .enable_all()

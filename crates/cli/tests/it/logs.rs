@@ -496,3 +496,110 @@ fn a_gigabyte_log_in_bounded_memory() {
     );
     let _ = Path::new(&report_path);
 }
+
+/// Peak resident memory of `botwarden logs analyze` on a log of `pairs`
+/// addresses claiming Googlebot, one request each, with `--no-dns` or
+/// asking `nameserver` (which knows none of them: all spoofed). Returns the
+/// peak in KiB and the report.
+fn peak_for_botnet(
+    bin: &Path,
+    pairs: u32,
+    v6: bool,
+    nameserver: Option<std::net::SocketAddr>,
+) -> (u64, serde_json::Value) {
+    let log = TempFile::new("botnet.log", b"");
+    {
+        let mut f = std::io::BufWriter::new(std::fs::File::create(&log.path).expect("create"));
+        for i in 0..pairs {
+            let ip = if v6 {
+                format!("2001:db8:{:x}:{:x}::{:x}", i >> 16, (i >> 8) & 255, i & 255)
+            } else {
+                format!("10.{}.{}.{}", i >> 16, (i >> 8) & 255, i & 255)
+            };
+            writeln!(
+                f,
+                "{ip} - - [20/Nov/2026:10:{:02}:{:02} +0000] \"GET /page/{} HTTP/1.1\" 200 1234 \"-\" \"Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)\"",
+                i / 60 % 60,
+                i % 60,
+                i % 1000
+            )
+            .expect("write");
+        }
+        f.flush().expect("flush");
+    }
+    let report_path = log.path.with_file_name("report.json");
+    let mut cmd = Command::new(bin);
+    cmd.args(["logs", "analyze", "--no-progress", "--report", "json", "-o"])
+        .arg(&report_path)
+        .arg(&log.path);
+    match nameserver {
+        Some(addr) => cmd.args(["--nameserver", &addr.to_string()]),
+        None => cmd.arg("--no-dns"),
+    };
+    let mut child = cmd
+        .stdout(Stdio::null())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("start botwarden");
+    let pid = child.id();
+    let mut peak = 0;
+    loop {
+        if let Some(kib) = peak_rss_kib(pid) {
+            peak = peak.max(kib);
+        }
+        if child.try_wait().expect("wait").is_some() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().expect("wait");
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let report =
+        serde_json::from_slice(&std::fs::read(&report_path).expect("the report")).expect("JSON");
+    (peak, report)
+}
+
+/// Prints the peak resident memory per (address, claimed bot) pair for
+/// 200,000 IPv4 and 400,000 IPv6 addresses claiming Googlebot, without DNS
+/// and with the loopback DNS server (BENCHMARKS.md). Run with the release
+/// binary:
+///
+/// ```sh
+/// cargo build --release -p botwarden
+/// BOTWARDEN_BIN=target/release/botwarden cargo test -p botwarden --test it \
+///     -- --ignored --nocapture botnet_memory
+/// ```
+#[test]
+#[ignore = "a measurement: minutes, and meant for the release binary"]
+#[allow(clippy::print_stdout)]
+fn botnet_memory() {
+    let bin = std::env::var_os("BOTWARDEN_BIN").map_or_else(
+        || PathBuf::from(env!("CARGO_BIN_EXE_botwarden")),
+        PathBuf::from,
+    );
+    let dns = botwarden_testdata::dns::BackgroundDns::start(botwarden_testdata::dns::Zone::new());
+    let (base, _) = peak_for_botnet(&bin, 1, false, None);
+    println!("1 pair, --no-dns: peak {base} KiB");
+    for (pairs, v6) in [(200_000, false), (400_000, true)] {
+        for nameserver in [None, Some(dns.addr())] {
+            let (peak, report) = peak_for_botnet(&bin, pairs, v6, nameserver);
+            let verdict = if nameserver.is_some() {
+                "spoofed"
+            } else {
+                "unknown"
+            };
+            assert_eq!(report["verdicts"][verdict]["ips"], pairs);
+            println!(
+                "{pairs} {} pairs, {}: peak {peak} KiB, {:.0} bytes per pair ({:.0} above one pair's run)",
+                if v6 { "IPv6" } else { "IPv4" },
+                if nameserver.is_some() {
+                    "loopback DNS"
+                } else {
+                    "--no-dns"
+                },
+                peak as f64 * 1024.0 / f64::from(pairs),
+                (peak - base) as f64 * 1024.0 / f64::from(pairs),
+            );
+        }
+    }
+}

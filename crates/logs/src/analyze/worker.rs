@@ -23,6 +23,10 @@ use crate::report::model::{BadLine, LineCounts};
 /// cache.
 const UA_CACHE: usize = 200_000;
 
+/// Pairs of one worker that may wait for their verdict at once; past
+/// these, the worker waits for verdicts before it reads on.
+pub(crate) const PENDING_PAIRS: usize = 1 << 14;
+
 /// Lines a worker reads before it looks at the stop flag.
 const STOP_CHECK: u64 = 1 << 14;
 
@@ -881,6 +885,9 @@ impl Worker<'_> {
         record: &Record<'_>,
         time: Option<i64>,
     ) {
+        if self.pending.len() >= PENDING_PAIRS {
+            self.wait_for_verdicts();
+        }
         let shared = self.shared;
         let pair = match self.agg.pairs.entry((ip, claim)) {
             std::collections::hash_map::Entry::Occupied(o) => o.into_mut(),
@@ -933,6 +940,22 @@ impl Worker<'_> {
                     row.paths.add(path, 1);
                 }
             }
+        }
+    }
+
+    /// Waits until at most half of [`PENDING_PAIRS`] pairs of this worker
+    /// wait for their verdict (or the run is stopped): what a pending pair
+    /// keeps aside is bounded by this, however fast lines come and however
+    /// slow DNS answers.
+    fn wait_for_verdicts(&mut self) {
+        self.shared.submit(&mut self.batch);
+        loop {
+            self.sweep();
+            if self.pending.len() <= PENDING_PAIRS / 2 || self.options.stop.load(Ordering::Relaxed)
+            {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(1));
         }
     }
 

@@ -3,5 +3,11 @@
 mod analyze;
 mod export;
 mod format;
+mod memory;
 mod report;
 mod servers;
+
+/// Every allocation is counted, for the memory test (`memory.rs`), which
+/// runs alone in a process of its own.
+#[global_allocator]
+static ALLOCATOR: &stats_alloc::StatsAlloc<std::alloc::System> = &stats_alloc::INSTRUMENTED_SYSTEM;
