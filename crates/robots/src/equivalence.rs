@@ -96,7 +96,7 @@ pub const DIFFERENCES_KEPT: usize = 1_000;
 
 /// The work the differential check may do, in units of about one rule tried
 /// against a path or one user-agent line compared with a robot's name
-/// (reading a rule costs [`READ_COST`], asking a path [`ASK_COST`] more).
+/// (reading a rule of a robot's groups costs 8, asking a path 16 more).
 /// An ordinary file takes a few thousand; a file made to be slow (thousands
 /// of groups for distinct robots, thousands of wildcard rules) would take
 /// billions. Past this bound robots and paths are left unasked, and

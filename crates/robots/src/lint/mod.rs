@@ -604,6 +604,8 @@ pub struct Checked {
 }
 
 /// Runs every lint over a parsed file. Findings come in file order.
+///
+#[doc = include_str!("../../docs/checker.md")]
 #[must_use]
 pub fn check(txt: &RobotsTxt) -> Vec<Diagnostic> {
     check_bounded(txt).diagnostics
