@@ -146,8 +146,7 @@ impl Matrix {
             .sum();
         let rows = usize::try_from(MATRIX_WORK / 2 / row.max(1))
             .unwrap_or(usize::MAX)
-            .min(MATRIX_ROWS)
-            .max(1);
+            .clamp(1, MATRIX_ROWS);
         let most = usize::try_from(MATRIX_WORK / 2 / robot.max(1)).unwrap_or(usize::MAX);
         let (a, p) = fit(robots.len(), paths.len(), rows, most);
         // The robots the matrix always asks (`*`, the defaults, those
