@@ -21,12 +21,14 @@ pub(crate) enum RobotsCommand {
     Test(TestArgs),
     /// Tell how each robot reads a file and what is wrong with it.
     ///
-    /// Prints rustc-style diagnostics with stable codes, then the
-    /// interpretation matrix: for every robot the file names (and `*`,
-    /// Googlebot, Bingbot, Yandex), under every profile, the decision for
-    /// each path the rules mention. Exit 0 when there is no error, 1 when
-    /// there is (or a warning, with `--deny warnings`), 2 on usage or I/O
-    /// errors.
+    /// Prints rustc-style diagnostics with stable codes, errors first and one
+    /// per root cause (`--verbose` lists each), then the interpretation
+    /// matrix: for every robot the file names (and `*`, Googlebot, Bingbot,
+    /// Yandex), under every profile, the decision for each path the rules
+    /// mention (at most 40 rows where robots disagree, the rest counted).
+    /// JSON and SARIF keep every finding. Exit 0 when there is no error, 1
+    /// when there is (or a warning, with `--deny warnings`), 2 on usage or
+    /// I/O errors.
     Check(CheckArgs),
     /// Fetch a site's robots.txt and say what each robot makes of the answer.
     ///

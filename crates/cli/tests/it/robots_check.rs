@@ -108,9 +108,24 @@ fn json_has_the_documented_shape() {
         "end_column",
         "message",
         "help",
+        "cause",
     ] {
         assert!(d.get(key).is_some(), "diagnostic lacks {key}: {d}");
     }
+    for key in [
+        "changes",
+        "intended_differences",
+        "unintended_differences",
+        "complete",
+        "unasked",
+    ] {
+        assert!(v["fix"].get(key).is_some(), "fix lacks {key}: {}", v["fix"]);
+    }
+    let m = &v["bounds"]["matrix"];
+    for key in ["sampled", "agents", "total_agents", "paths", "total_paths"] {
+        assert!(m.get(key).is_some(), "bounds.matrix lacks {key}: {m}");
+    }
+    assert!(v["bounds"]["lints"].is_array());
     let row = &v["matrix"][0];
     for key in ["agent", "path", "decisions"] {
         assert!(row.get(key).is_some(), "matrix row lacks {key}: {row}");

@@ -58,3 +58,23 @@ fn check_reports_what_fix_would_do() {
     );
     assert_eq!(v["fix"]["unintended_differences"], 0);
 }
+
+#[test]
+fn many_changes_of_a_kind_are_counted_and_verbose_lists_each() {
+    let mut body = String::new();
+    for i in 0..20 {
+        body.push_str(&format!("User-agent: bot\nDisallow: /p{i}/\n\n"));
+    }
+    let out = botwarden(&["robots", "fix", "-"], body.as_bytes());
+    assert_eq!(out.status.code(), Some(0));
+    let summary = String::from_utf8_lossy(&out.stderr);
+    let listed = summary.matches("[groups-merged] the group").count();
+    assert_eq!(listed, 5, "{summary}");
+    assert!(
+        summary.contains("… and 14 more [groups-merged] change(s) (--verbose lists each)"),
+        "{summary}"
+    );
+    let verbose = botwarden(&["robots", "fix", "-", "--verbose"], body.as_bytes());
+    let summary = String::from_utf8_lossy(&verbose.stderr);
+    assert_eq!(summary.matches("[groups-merged] the group").count(), 19, "{summary}");
+}

@@ -7,7 +7,6 @@
 //! help, and where one exists a machine-applicable [`Fix`].
 
 use std::cell::RefCell;
-use std::collections::{BTreeSet, HashMap};
 
 use crate::directive::DirectiveName;
 use crate::parse::{Line, LineKind, RobotsTxt, Separator, Span};
@@ -428,24 +427,16 @@ impl Context<'_> {
     /// compare them, literally (`*` and `$` included): strict robots obey
     /// the first rule that matches, so they never reach the later one.
     pub(crate) fn strict_covers(rules: &[RuleLine]) -> Vec<Option<usize>> {
-        let mut first: HashMap<&str, usize> = HashMap::new();
-        // Only prefixes as long as some earlier value are looked up.
-        let mut lengths: BTreeSet<usize> = BTreeSet::new();
-        let mut out = Vec::with_capacity(rules.len());
-        for (k, r) in rules.iter().enumerate() {
-            let v = r.value.as_str();
-            let cover = lengths
-                .range(..=v.len())
-                .filter(|&&n| v.is_char_boundary(n))
-                .filter_map(|&n| first.get(&v[..n]).copied())
-                .min();
-            out.push(cover);
-            if !v.is_empty() {
-                first.entry(v).or_insert(k);
-                lengths.insert(v.len());
-            }
-        }
-        out
+        let prefixes = Prefixes::new(rules);
+        (0..rules.len())
+            .map(|k| {
+                prefixes
+                    .chain(k)
+                    .filter_map(|node| node.first.into_iter().flatten().min())
+                    .filter(|&first| first < k)
+                    .min()
+            })
+            .collect()
     }
 
     /// The product token a `user-agent` line names, as RFC 9309 robots
@@ -520,6 +511,73 @@ impl Context<'_> {
             .iter()
             .map(|(p, robots)| (p.name, robots.matcher(chain)))
             .collect()
+    }
+}
+
+/// The distinct non-empty values of a block's rules, each linked to the
+/// longest other value that is a prefix of it: the values that are
+/// prefixes of a rule's value are its node and the node's ancestors. Built
+/// by sorting, so that a long rule costs its length, not its length times
+/// the number of earlier rules (walking a chain costs at most the length of
+/// the value, since each ancestor is shorter).
+pub(crate) struct Prefixes {
+    /// Per rule, its node (`None` for an empty value).
+    node_of: Vec<Option<usize>>,
+    nodes: Vec<PrefixNode>,
+}
+
+/// One distinct value of [`Prefixes`].
+pub(crate) struct PrefixNode {
+    /// The node of the longest other value that is a prefix of this one.
+    parent: Option<usize>,
+    /// The first rule with this value, by kind: `[disallow, allow]`.
+    pub(crate) first: [Option<usize>; 2],
+    /// Whether the value has no wildcard (`*`, final `$`).
+    pub(crate) literal: bool,
+}
+
+impl Prefixes {
+    pub(crate) fn new(rules: &[RuleLine]) -> Prefixes {
+        let mut order: Vec<usize> = (0..rules.len())
+            .filter(|&k| !rules[k].value.is_empty())
+            .collect();
+        order.sort_by(|&a, &b| rules[a].value.cmp(&rules[b].value).then(a.cmp(&b)));
+        let mut node_of = vec![None; rules.len()];
+        let mut nodes: Vec<PrefixNode> = Vec::new();
+        // The node of each value and the values it starts with, in order.
+        let mut stack: Vec<usize> = Vec::new();
+        let mut values: Vec<&str> = Vec::new();
+        for k in order {
+            let value = rules[k].value.as_str();
+            if values.last() != Some(&value) {
+                while let Some(&top) = stack.last() {
+                    if value.starts_with(values[top]) {
+                        break;
+                    }
+                    stack.pop();
+                }
+                nodes.push(PrefixNode {
+                    parent: stack.last().copied(),
+                    first: [None; 2],
+                    literal: !value.contains('*') && !value.ends_with('$'),
+                });
+                values.push(value);
+                stack.push(nodes.len() - 1);
+            }
+            let n = nodes.len() - 1;
+            node_of[k] = Some(n);
+            let first = &mut nodes[n].first[usize::from(rules[k].allow)];
+            if first.is_none() {
+                *first = Some(k);
+            }
+        }
+        Prefixes { node_of, nodes }
+    }
+
+    /// The node of rule `k`'s value, then the nodes of the values that are
+    /// proper prefixes of it, longest first.
+    pub(crate) fn chain(&self, k: usize) -> impl Iterator<Item = &PrefixNode> {
+        std::iter::successors(self.node_of[k], |&n| self.nodes[n].parent).map(|n| &self.nodes[n])
     }
 }
 
@@ -604,6 +662,8 @@ pub struct Checked {
 }
 
 /// Runs every lint over a parsed file. Findings come in file order.
+///
+#[doc = include_str!("../../docs/checker.md")]
 #[must_use]
 pub fn check(txt: &RobotsTxt) -> Vec<Diagnostic> {
     check_bounded(txt).diagnostics

@@ -153,3 +153,74 @@ fn spans_are_offsets_in_the_raw_bytes() {
         );
     }
 }
+
+#[test]
+fn strict_covers_are_the_first_earlier_prefix() {
+    let rule = |index: usize, allow: bool, value: &str| RuleLine {
+        index,
+        allow,
+        value: value.to_owned(),
+    };
+    let rules = [
+        rule(0, false, "/b"),
+        rule(1, true, "/a/x"),
+        rule(2, false, "/a"),
+        rule(3, true, "/a/x/y*"),
+        rule(4, false, ""),
+        rule(5, true, "/a"),
+        rule(6, false, "/c"),
+    ];
+    assert_eq!(
+        Context::strict_covers(&rules),
+        [None, None, None, Some(1), None, Some(2), None]
+    );
+}
+
+#[test]
+fn rule_shadowed_finds_the_shortest_earlier_cover_of_the_other_kind() {
+    let txt = RobotsTxt::parse(
+        "User-agent: *\nDisallow: /a\nDisallow: /a/b\nAllow: /a/b/c\nAllow: /a/b/c\nAllow: /a*/d\n",
+    );
+    let found: Vec<(u32, String, Option<u32>)> = check(&txt)
+        .into_iter()
+        .filter(|d| d.code() == "R035")
+        .map(|d| (txt.position(d.span.start).0, d.message, d.cause))
+        .collect();
+    assert_eq!(found.len(), 3, "{found:#?}");
+    assert_eq!(found[0].0, 4);
+    assert!(found[0].1.contains("line 2 matches"), "{found:#?}");
+    assert_eq!(found[0].2, Some(2));
+    assert_eq!((found[1].0, found[1].2), (5, Some(4)), "a repeat");
+    // `/a*/d` starts with `/a`, literally.
+    assert_eq!((found[2].0, found[2].2), (6, Some(2)));
+}
+
+#[test]
+fn robots_disagree_asks_about_a_spread_of_the_rules_past_its_bound() {
+    let mut text = String::from("User-agent: *\n");
+    for i in 0..3_000 {
+        text.push_str(&format!("Disallow: /p{i}/\nDisallow: /*q{i}*z$\n"));
+    }
+    let checked = check_bounded(&RobotsTxt::parse(text.as_str()));
+    let sampled = checked
+        .sampled
+        .iter()
+        .find(|s| s.lint.code == "R012")
+        .expect("R012 sampled");
+    assert_eq!(sampled.total, 3_000);
+    assert!(
+        sampled.asked > 0 && sampled.asked < sampled.total,
+        "{sampled:?}"
+    );
+    // Each question may try every wildcard rule under the four profiles
+    // with wildcards; strict robots try the one user-agent line.
+    let each = 4 * (1 + 3_000) + (1 + 1);
+    assert!(sampled.asked as u64 * each <= LINT_WORK);
+    // A small file is looked at whole.
+    let small = check_bounded(&RobotsTxt::parse("User-agent: *\nDisallow: /a%2fb\n"));
+    assert!(small.sampled.is_empty());
+    assert_eq!(
+        small.diagnostics,
+        check(&RobotsTxt::parse("User-agent: *\nDisallow: /a%2fb\n"))
+    );
+}

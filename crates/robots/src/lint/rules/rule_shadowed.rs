@@ -1,8 +1,6 @@
 //! R035 `rule-shadowed`: a rule that another rule makes useless.
 
-use std::collections::{BTreeSet, HashMap};
-
-use crate::lint::{Context, Diagnostic, Edit, RuleLine};
+use crate::lint::{Context, Diagnostic, Edit, Prefixes};
 
 declare_lint! {
     /// ## What it does
@@ -28,22 +26,19 @@ declare_lint! {
 }
 
 pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-    let literal = |v: &str| !v.contains('*') && !v.ends_with('$');
     for block in &cx.blocks {
-        // Earlier rules by (value, kind), to find repeats and covering
-        // prefixes without comparing every pair; the lengths of the earlier
-        // literal values of each kind, so that only prefixes that one of
-        // them could equal are looked up (a long rule costs its length
-        // times the number of distinct lengths, not its length squared).
-        let mut earlier: HashMap<(&str, bool), &RuleLine> = HashMap::new();
-        let mut lengths: [BTreeSet<usize>; 2] = Default::default();
         let rules = cx.rules(block);
-        for r in &rules {
+        // The values that are prefixes of each rule's, without comparing
+        // every pair or every prefix of a long rule.
+        let prefixes = Prefixes::new(&rules);
+        let line = |k: usize| cx.line(rules[k].index).number;
+        for (k, r) in rules.iter().enumerate() {
             if r.value.is_empty() {
                 continue;
             }
-            let line = |o: &RuleLine| cx.line(o.index).number;
-            if let Some(same) = earlier.get(&(r.value.as_str(), r.allow)) {
+            let mut chain = prefixes.chain(k);
+            let own = chain.next().and_then(|node| node.first[usize::from(r.allow)]);
+            if let Some(same) = own.filter(|&same| same < k) {
                 out.push(
                     Diagnostic::new(&LINT, cx.line_span(r.index), format!("this rule repeats line {}", line(same)))
                         .help("remove the repeated rule")
@@ -54,11 +49,11 @@ pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             }
             // The shortest earlier rule of the other kind whose literal
             // value is a proper prefix of this one.
-            let cover = lengths[usize::from(!r.allow)]
-                .range(1..r.value.len())
-                .filter(|&&n| r.value.is_char_boundary(n))
-                .filter_map(|&n| earlier.get(&(&r.value[..n], !r.allow)))
-                .find(|o| literal(&o.value));
+            let cover = chain
+                .filter(|node| node.literal)
+                .filter_map(|node| node.first[usize::from(!r.allow)])
+                .filter(|&o| o < k)
+                .last();
             if let Some(o) = cover {
                 out.push(
                     Diagnostic::new(
@@ -69,10 +64,6 @@ pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                     .help("put the more specific rule first")
                     .caused_by(line(o)),
                 );
-            }
-            earlier.entry((r.value.as_str(), r.allow)).or_insert(r);
-            if literal(&r.value) {
-                lengths[usize::from(r.allow)].insert(r.value.len());
             }
         }
     }
