@@ -20,6 +20,7 @@ mod fields;
 mod json;
 mod pattern;
 mod time;
+mod w3c;
 
 use std::fmt;
 use std::sync::Arc;
@@ -27,6 +28,7 @@ use std::sync::Arc;
 use crate::record::{Client, Record, Timestamp};
 use json::JsonFormat;
 use pattern::Pattern;
+use w3c::W3cFormat;
 
 /// The Apache common log format.
 const COMMON: &str = r#"%h %l %u %t "%r" %>s %b"#;
@@ -39,15 +41,27 @@ const VHOST_COMBINED: &str = r#"%v %h %l %u %t "%r" %>s %O "%{Referer}i" "%{User
 /// `%v:%p …` alike.
 const VHOST_COMMON: &str = r#"%v %h %l %u %t "%r" %>s %O"#;
 
-/// The presets: name, Apache format (`None` for JSON), richness rank for
-/// [`LogFormat::detect`] (higher is richer).
-const PRESETS: [(&str, Option<&str>, u8); 6] = [
+/// AWS Classic Load Balancer access logs (the SSL fields after the
+/// User-Agent are trailing fields).
+const ELB: &str = r#"$time_iso8601 $elb $remote_addr $backend_addr $request_processing_time $backend_processing_time $response_processing_time $status $backend_status $received_bytes $body_bytes_sent "$request" "$http_user_agent""#;
+/// AWS Application Load Balancer access logs.
+const ALB: &str = r#"$type $time_iso8601 $elb $remote_addr $target_addr $request_processing_time $target_processing_time $response_processing_time $status $target_status $received_bytes $body_bytes_sent "$request" "$http_user_agent""#;
+/// Amazon S3 server access logs.
+const S3: &str = r#"%{owner}x %v %t %a %{requester}x %{request_id}x %{operation}x %{key}x "%r" %>s %{error}x %b %{object_size}x %{total_time}x %{turn_around_time}x "%{Referer}i" "%{User-Agent}i""#;
+
+/// The presets: name, format string (Apache or nginx; `None` for JSON and
+/// W3C), richness rank for [`LogFormat::detect`] (higher is richer).
+const PRESETS: [(&str, Option<&str>, u8); 10] = [
     ("common", Some(COMMON), 1),
     ("combined", Some(COMBINED), 3),
     ("vhost_common", Some(VHOST_COMMON), 2),
     ("vhost_combined", Some(VHOST_COMBINED), 4),
     ("nginx", Some(COMBINED), 3),
+    ("elb", Some(ELB), 3),
+    ("alb", Some(ALB), 3),
+    ("s3", Some(S3), 3),
     ("json", None, 0),
+    ("w3c", None, 0),
 ];
 
 /// A compiled log format. Cheap to clone and to share across threads.
@@ -61,6 +75,7 @@ pub struct LogFormat {
 enum Inner {
     Pattern(Pattern),
     Json(JsonFormat),
+    W3c(W3cFormat),
 }
 
 impl LogFormat {
@@ -79,10 +94,12 @@ impl LogFormat {
     /// unknown JSON record field.
     pub fn from_spec(spec: &str) -> Result<LogFormat, FormatError> {
         let trimmed = spec.trim();
-        if let Some((name, apache, _)) = PRESETS.iter().find(|(n, _, _)| *n == trimmed) {
-            let inner = match apache {
-                Some(f) => Inner::Pattern(pattern::compile_apache(f, true)?.with_vhost_port()),
-                None => Inner::Json(JsonFormat::compile("json")?),
+        if let Some((name, text, _)) = PRESETS.iter().find(|(n, _, _)| *n == trimmed) {
+            let inner = match (text, flavour(text.unwrap_or(""))) {
+                (Some(f), Some(Flavour::Nginx)) => Inner::Pattern(pattern::compile_nginx(f, true)?),
+                (Some(f), _) => Inner::Pattern(pattern::compile_apache(f, true)?.with_vhost_port()),
+                (None, _) if *name == "w3c" => Inner::W3c(W3cFormat::awaiting()),
+                (None, _) => Inner::Json(JsonFormat::compile("json")?),
             };
             return Ok(LogFormat::new(name, inner));
         }
@@ -90,6 +107,12 @@ impl LogFormat {
             return Ok(LogFormat::new(
                 trimmed,
                 Inner::Json(JsonFormat::compile(trimmed)?),
+            ));
+        }
+        if let Some(names) = trimmed.strip_prefix("w3c:") {
+            return Ok(LogFormat::new(
+                trimmed,
+                Inner::W3c(W3cFormat::compile(spec, names)?),
             ));
         }
         let inner = match flavour(trimmed) {
@@ -144,7 +167,31 @@ impl LogFormat {
         match &*self.inner {
             Inner::Pattern(p) => p.parse(line),
             Inner::Json(j) => j.parse(line),
+            Inner::W3c(w) => w.parse(line),
         }
+    }
+
+    /// Whether this is a W3C extended format (`w3c` or `w3c:…`), which a
+    /// `#Fields:` directive in the log replaces ([`LogFormat::w3c_fields`]).
+    #[must_use]
+    pub fn is_w3c(&self) -> bool {
+        matches!(&*self.inner, Inner::W3c(_))
+    }
+
+    /// The W3C extended format a `#Fields:` directive describes (`#Fields:
+    /// date time c-ip cs-method …`), named `w3c:` and its field names; `None`
+    /// when the line is no such directive.
+    ///
+    /// # Errors
+    /// A directive without a client field (`c-ip` or `c-dns`).
+    pub fn w3c_fields(line: &str) -> Option<Result<LogFormat, FormatError>> {
+        let names = line.trim_start().strip_prefix("#Fields:")?;
+        let names: Vec<&str> = names.split_ascii_whitespace().collect();
+        let spec = format!("w3c:{}", names.join(" "));
+        Some(
+            W3cFormat::compile(&spec, &names.join(" "))
+                .map(|w| LogFormat::new(&spec, Inner::W3c(w))),
+        )
     }
 
     /// The preset that parses most of these sample lines, or `None` when
@@ -278,11 +325,13 @@ pub enum Reason {
     NotJson,
     /// A JSON line has no client address member.
     MissingField,
+    /// A W3C extended log line before any `#Fields:` directive.
+    NoFields,
 }
 
 impl Reason {
     /// Every reason, in declaration order.
-    pub const ALL: [Reason; 10] = [
+    pub const ALL: [Reason; 11] = [
         Reason::Blank,
         Reason::Comment,
         Reason::Mismatch,
@@ -293,6 +342,7 @@ impl Reason {
         Reason::Unterminated,
         Reason::NotJson,
         Reason::MissingField,
+        Reason::NoFields,
     ];
 
     /// The kebab-case name reports count lines under (`bad-address`).
@@ -309,6 +359,7 @@ impl Reason {
             Reason::Unterminated => "unterminated",
             Reason::NotJson => "not-json",
             Reason::MissingField => "missing-field",
+            Reason::NoFields => "no-fields",
         }
     }
 

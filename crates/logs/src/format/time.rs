@@ -232,6 +232,31 @@ pub(crate) fn parse_iso(s: &str) -> Option<Timestamp> {
     })
 }
 
+/// A W3C extended log's `date` and `time` fields, `2012-04-01` and
+/// `00:00:13` (fractional seconds allowed), in UTC as the format has them.
+pub(crate) fn parse_date_time(date: &str, time: &str) -> Option<Timestamp> {
+    let d = date.as_bytes();
+    let t = time.as_bytes();
+    if d.len() != 10 || d[4] != b'-' || d[7] != b'-' || t.len() < 8 || t[2] != b':' || t[5] != b':'
+    {
+        return None;
+    }
+    match &t[8..] {
+        [] => {}
+        [b'.' | b',', frac @ ..] if !frac.is_empty() && frac.iter().all(u8::is_ascii_digit) => {}
+        _ => return None,
+    }
+    let unix = civil_to_unix(
+        i64::from(digits(&d[0..4])?),
+        digits(&d[5..7])?,
+        digits(&d[8..10])?,
+        digits(&t[0..2])?,
+        digits(&t[3..5])?,
+        digits(&t[6..8])?,
+    )?;
+    Some(Timestamp { unix, offset: 0 })
+}
+
 /// Seconds since the epoch written as `digits[.digits]`, in units of
 /// `1 / per_second` seconds (1 for seconds, 1000 for milliseconds…);
 /// the fraction is dropped.
