@@ -160,10 +160,8 @@ const CORPUS: &[Expect] = &[
             (29, "bad-address", 1),
             (32, "bad-address", 1),
             (35, "bad-address", 1),
-            // Through the journal: `host nginx[2833]: …` starts with a
-            // word that could be a client's host name.
-            (40, "bad-time", 30),
-            (43, "bad-time", 30),
+            (40, "bad-address", 1),
+            (43, "bad-address", 1),
         ],
     },
     // nginx combined plus "$http_x_forwarded_for": a preset takes the
