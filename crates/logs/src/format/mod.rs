@@ -46,12 +46,15 @@ const VHOST_COMMON: &str = r#"%v %h %l %u %t "%r" %>s %O"#;
 const ELB: &str = r#"$time_iso8601 $elb $remote_addr $backend_addr $request_processing_time $backend_processing_time $response_processing_time $status $backend_status $received_bytes $body_bytes_sent "$request" "$http_user_agent""#;
 /// AWS Application Load Balancer access logs.
 const ALB: &str = r#"$type $time_iso8601 $elb $remote_addr $target_addr $request_processing_time $target_processing_time $response_processing_time $status $target_status $received_bytes $body_bytes_sent "$request" "$http_user_agent""#;
+/// HAProxy's HTTP log format (`option httplog`), after its syslog header;
+/// the captured headers, when there are some, go with the queue field.
+const HAPROXY: &str = r#"%h [%t] %{frontend}x %{backend}x %{timers}x %>s %b %{request_cookie}x %{response_cookie}x %{termination}x %{connections}x %{queues}x "%r""#;
 /// Amazon S3 server access logs.
 const S3: &str = r#"%{owner}x %v %t %a %{requester}x %{request_id}x %{operation}x %{key}x "%r" %>s %{error}x %b %{object_size}x %{total_time}x %{turn_around_time}x "%{Referer}i" "%{User-Agent}i""#;
 
 /// The presets: name, format string (Apache or nginx; `None` for JSON and
 /// W3C), richness rank for [`LogFormat::detect`] (higher is richer).
-const PRESETS: [(&str, Option<&str>, u8); 10] = [
+const PRESETS: [(&str, Option<&str>, u8); 11] = [
     ("common", Some(COMMON), 1),
     ("combined", Some(COMBINED), 3),
     ("vhost_common", Some(VHOST_COMMON), 2),
@@ -60,6 +63,7 @@ const PRESETS: [(&str, Option<&str>, u8); 10] = [
     ("elb", Some(ELB), 3),
     ("alb", Some(ALB), 3),
     ("s3", Some(S3), 3),
+    ("haproxy", Some(HAPROXY), 3),
     ("json", None, 0),
     ("w3c", None, 0),
 ];
@@ -69,6 +73,8 @@ const PRESETS: [(&str, Option<&str>, u8); 10] = [
 pub struct LogFormat {
     name: Arc<str>,
     inner: Arc<Inner>,
+    /// A preset: lines may come with a syslog header.
+    preset: bool,
 }
 
 #[derive(Debug)]
@@ -101,7 +107,10 @@ impl LogFormat {
                 (None, _) if *name == "w3c" => Inner::W3c(W3cFormat::awaiting()),
                 (None, _) => Inner::Json(JsonFormat::compile("json")?),
             };
-            return Ok(LogFormat::new(name, inner));
+            return Ok(LogFormat {
+                preset: true,
+                ..LogFormat::new(name, inner)
+            });
         }
         if trimmed == "json" || trimmed.starts_with("json:") {
             return Ok(LogFormat::new(
@@ -133,6 +142,7 @@ impl LogFormat {
         LogFormat {
             name: name.into(),
             inner: Arc::new(inner),
+            preset: false,
         }
     }
 
@@ -164,10 +174,19 @@ impl LogFormat {
             Some(b'#') => return Err(ParseError::at(Reason::Comment, 0)),
             Some(_) => {}
         }
-        match &*self.inner {
+        let parse = |line| match &*self.inner {
             Inner::Pattern(p) => p.parse(line),
             Inner::Json(j) => j.parse(line),
             Inner::W3c(w) => w.parse(line),
+        };
+        match parse(line) {
+            // Lines sent through syslog (nginx's `access_log syslog:`,
+            // HAProxy, a pipe to logger) carry its header first.
+            Err(e) if self.preset => match after_syslog_header(line) {
+                Some(rest) => parse(rest).map_err(|_| e),
+                None => Err(e),
+            },
+            parsed => parsed,
         }
     }
 
@@ -224,6 +243,41 @@ impl LogFormat {
             .max_by_key(|c| (c.2, c.1))
             .map(|c| c.0)
     }
+}
+
+/// What follows a syslog header (RFC 3164, as syslog daemons and the
+/// journal write it): an optional `<PRI>`, `Mmm dd hh:mm:ss` (the day
+/// padded with a space), a host and a tag (`nginx:`, `haproxy[6801]:`).
+fn after_syslog_header(line: &str) -> Option<&str> {
+    let b = line.as_bytes();
+    let mut at = 0;
+    if b.first() == Some(&b'<') {
+        let close = b.iter().position(|&c| c == b'>')?;
+        if !(2..=4).contains(&close) || !b[1..close].iter().all(u8::is_ascii_digit) {
+            return None;
+        }
+        at = close + 1;
+    }
+    let head = b.get(at..at + 16)?;
+    let month_ok = time::month_number(&head[..3]).is_some();
+    let day_ok = matches!(head[4], b' ' | b'0'..=b'3') && head[5].is_ascii_digit();
+    let clock_ok = head[9] == b':'
+        && head[12] == b':'
+        && [7, 8, 10, 11, 13, 14]
+            .iter()
+            .all(|&i| head[i].is_ascii_digit());
+    if !month_ok || head[3] != b' ' || !day_ok || head[6] != b' ' || head[15] != b' ' || !clock_ok {
+        return None;
+    }
+    at += 16;
+    // The host, then the tag ending in `:`.
+    let host = line[at..].find(' ')?;
+    at += host + 1;
+    let tag = line[at..].find(": ")?;
+    if tag == 0 || line[at..at + tag].contains(' ') {
+        return None;
+    }
+    Some(&line[at + tag + 2..])
 }
 
 enum Flavour {

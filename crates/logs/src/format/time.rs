@@ -66,6 +66,14 @@ fn digits(b: &[u8]) -> Option<u32> {
     Some(v)
 }
 
+/// A three-letter English month name, any case: its number.
+pub(crate) fn month_number(b: &[u8]) -> Option<u32> {
+    if b.len() < 3 {
+        return None;
+    }
+    month_of(b)
+}
+
 /// A three-letter English month name, any case.
 fn month_of(b: &[u8]) -> Option<u32> {
     let m = [b[0] | 0x20, b[1] | 0x20, b[2] | 0x20];

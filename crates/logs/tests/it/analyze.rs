@@ -934,9 +934,18 @@ fn other_servers_logs_are_detected_and_read() {
         "caddy.json",
         "{\"level\":\"info\",\"ts\":1795168814.5,\"msg\":\"handled request\",\"request\":{\"remote_ip\":\"192.0.2.41\",\"client_ip\":\"192.0.2.41\",\"proto\":\"HTTP/2.0\",\"method\":\"GET\",\"host\":\"www.example.org\",\"uri\":\"/\",\"headers\":{\"User-Agent\":[\"Mozilla/5.0 (X11; Linux x86_64)\"]}},\"size\":5120,\"status\":200}\n",
     );
+    let haproxy = write(
+        "haproxy.log",
+        "Nov 20 10:00:01 lb1 haproxy[6801]: 198.51.100.20:55008 [20/Nov/2026:10:00:01.584] ft_https~ bk_https/web1 0/0/0/72/72 200 7456 - - ---- 5/4/0/1/0 0/0 \"POST /user/ HTTP/1.1\"\n\
+         Nov  2 10:00:02 lb1 haproxy[6801]: 198.51.100.21:55009 [02/Nov/2026:10:00:02.001] ft_https~ bk_https/web1 0/0/0/5/5 404 120 - - ---- 1/1/0/0/0 0/0 \"GET /missing HTTP/1.1\"\n",
+    );
+    let syslog = write(
+        "nginx-syslog.log",
+        "<190>Nov 20 10:00:03 web1 nginx: 192.0.2.70 - - [20/Nov/2026:10:00:03 +0000] \"GET / HTTP/1.1\" 200 612 \"-\" \"Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)\"\n",
+    );
     let s = setup(None);
     let analysis = s.analyzer.run(
-        vec![iis, cloudfront, elb, s3, traefik, caddy],
+        vec![iis, cloudfront, elb, s3, traefik, caddy, haproxy, syslog],
         Options::default(),
     );
     let report = &analysis.report;
@@ -964,6 +973,8 @@ fn other_servers_logs_are_detected_and_read() {
             ("s3", 1, 1, 0, 0),
             ("json", 1, 1, 0, 0),
             ("json", 1, 1, 0, 0),
+            ("haproxy", 2, 2, 0, 0),
+            ("combined", 1, 1, 0, 0),
         ]
     );
     assert_eq!(
@@ -972,5 +983,15 @@ fn other_servers_logs_are_detected_and_read() {
     );
     assert_eq!(report.status_codes.get(&302), Some(&1));
     assert_eq!(report.status_codes.get(&0), Some(&1));
-    assert_eq!(report.totals.ips, 10);
+    assert_eq!(report.totals.ips, 13);
+    // Googlebot through syslog, from an address outside its ranges,
+    // without DNS: inconclusive.
+    assert!(
+        report
+            .bots
+            .iter()
+            .any(|b| b.bot == "Googlebot" && b.verdict == "unknown" && b.requests == 1),
+        "{:?}",
+        report.bots
+    );
 }

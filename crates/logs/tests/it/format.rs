@@ -1351,3 +1351,56 @@ fn traefik_and_caddy_json() {
         (Client::Addr(ip("192.0.2.50")), Some("a"))
     );
 }
+
+/// Lines sent through syslog carry its header before the log line: the
+/// presets read past it. HAProxy's HTTP log is one such.
+#[test]
+fn syslog_headers_and_haproxy() {
+    let combined = fmt("combined");
+    let line = r#"192.0.2.1 - - [20/Nov/2026:10:00:00 +0000] "GET / HTTP/1.1" 200 5 "-" "x""#;
+    for header in [
+        "Nov 20 10:00:00 web1 nginx: ",
+        "<190>Nov 20 10:00:00 web1 nginx: ",
+        "Nov  5 10:00:00 web1.example.org apache2[4121]: ",
+    ] {
+        let text = format!("{header}{line}");
+        let r = combined
+            .parse(&text)
+            .unwrap_or_else(|e| panic!("{header}: {e}"));
+        assert_eq!(r.remote, Client::Addr(ip("192.0.2.1")), "{header}");
+        assert_eq!(r.user_agent, Some("x"));
+    }
+    // Not a header: the error is the line's own.
+    assert_eq!(
+        fail(&combined, &format!("Nov 20 10:00:00 web1 {line}")),
+        (Reason::BadAddress, 1)
+    );
+    // A format given as a string must say so itself.
+    let exact = fmt(r#"%h %l %u %t "%r" %>s %b "%{Referer}i" "%{User-Agent}i""#);
+    assert!(
+        exact
+            .parse(&format!("Nov 20 10:00:00 web1 nginx: {line}"))
+            .is_err()
+    );
+    let json = fmt("json");
+    let r = json
+        .parse(r#"Nov 20 10:00:00 web1 nginx: {"remote_addr":"192.0.2.9","status":200}"#)
+        .expect("JSON through syslog");
+    assert_eq!(r.remote, Client::Addr(ip("192.0.2.9")));
+
+    let haproxy = fmt("haproxy");
+    let r = haproxy
+        .parse(r#"Nov 20 10:00:01 lb1 haproxy[6801]: 198.51.100.20:55008 [20/Nov/2026:10:00:01.584] ft_https~ bk_https/web1 0/0/0/72/72 200 7456 - - ---- 5/4/0/1/0 0/0 "POST /user/ HTTP/1.1""#)
+        .expect("a HAProxy line");
+    assert_eq!(r.remote, Client::Addr(ip("198.51.100.20")));
+    assert_eq!(r.time.map(|t| t.unix), Some(utc("2026-11-20T10:00:01Z")));
+    assert_eq!(
+        (r.method, r.path, r.status, r.bytes),
+        (Some("POST"), Some("/user/"), Some(200), 7456)
+    );
+    // Captured headers go with the queues.
+    let r = haproxy
+        .parse(r#"Nov 20 10:00:02 lb1 haproxy[6801]: 198.51.100.21:55009 [20/Nov/2026:10:00:02.001] ft_https~ bk_https/web1 0/0/0/5/5 404 120 - - ---- 1/1/0/0/0 0/0 {Mozilla/5.0 (X11; Linux)|www.example.org} "GET /missing HTTP/1.1""#)
+        .expect("a HAProxy line with captures");
+    assert_eq!((r.path, r.status), (Some("/missing"), Some(404)));
+}
