@@ -321,6 +321,8 @@ pub(crate) struct Agg {
     pub(crate) bytes: u64,
     /// Requests whose client the log gives by host name.
     pub(crate) named_requests: u64,
+    /// Requests whose client the log does not give.
+    pub(crate) unknown_client_requests: u64,
 }
 
 /// Requests that claim no bot.
@@ -347,6 +349,7 @@ impl Default for Agg {
             requests: 0,
             bytes: 0,
             named_requests: 0,
+            unknown_client_requests: 0,
         }
     }
 }
@@ -387,6 +390,7 @@ impl Agg {
         self.requests += other.requests;
         self.bytes += other.bytes;
         self.named_requests += other.named_requests;
+        self.unknown_client_requests += other.unknown_client_requests;
     }
 }
 
@@ -893,8 +897,10 @@ impl Worker<'_> {
             agg.first = agg.first.min(t);
             agg.last = agg.last.max(t);
         }
-        if let Client::Name(_) = client {
-            agg.named_requests += 1;
+        match client {
+            Client::Name(_) => agg.named_requests += 1,
+            Client::Unknown => agg.unknown_client_requests += 1,
+            Client::Addr(_) => {}
         }
         let (class, ua) = match record.user_agent {
             Some(ua) => self.classify(ua),
@@ -916,12 +922,21 @@ impl Worker<'_> {
                         h.names.insert(name.into());
                     }
                 }
+                Client::Unknown => {}
             }
             return;
         };
         match client {
             Client::Addr(ip) => self.claimed(ip, claim, ua, record, time),
             Client::Name(name) => self.named(name, claim, ua, record, time),
+            // Nothing to verify: unverifiable, and no client to count.
+            Client::Unknown => {
+                let row = self.agg.rows.entry((claim, UNVERIFIABLE)).or_default();
+                row.counts.add(record, time);
+                if let Some(path) = record.path {
+                    row.paths.add(path, 1);
+                }
+            }
         }
     }
 

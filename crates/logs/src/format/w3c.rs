@@ -5,7 +5,7 @@
 use super::fields::{self, opt};
 use super::time;
 use super::{Builder, FormatError, ParseError, Reason};
-use crate::record::Record;
+use crate::record::{Client, Record};
 
 /// What a W3C field means.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -147,7 +147,12 @@ impl W3cFormat {
                 W3cField::Date => date = opt(value),
                 W3cField::Time => time_of_day = Some((value, at)),
                 W3cField::Remote | W3cField::RemoteName => {
-                    rec.remote = Some(fields::client(value).ok_or_else(|| e(Reason::BadAddress))?);
+                    rec.remote = Some(match opt(value) {
+                        // Some servers leave the client out (IIS Advanced
+                        // Logging behind some proxies): still a request.
+                        None => Client::Unknown,
+                        Some(v) => fields::client(v).ok_or_else(|| e(Reason::BadAddress))?,
+                    });
                 }
                 W3cField::Method => rec.method = opt(value),
                 W3cField::Path => rec.path = opt(value),

@@ -150,6 +150,10 @@ pub struct Totals {
     /// Requests from those clients.
     #[serde(default)]
     pub host_name_requests: u64,
+    /// Requests whose client the log does not give (a W3C log's `c-ip`
+    /// written `-`); not in `ips`.
+    #[serde(default)]
+    pub requests_without_client: u64,
 }
 
 /// Requests and clients of one verdict kind.

@@ -908,7 +908,8 @@ fn other_servers_logs_are_detected_and_read() {
          #Version: 1.0\n\
          #Date: 2026-11-20 11:00:00\n\
          #Fields: date time c-ip cs-method cs-uri-stem sc-status sc-bytes cs(User-Agent)\n\
-         2026-11-20 11:00:01 192.0.2.61 POST /login.aspx 302 120 Mozilla/5.0+(X11;+Linux+x86_64)\n",
+         2026-11-20 11:00:01 192.0.2.61 POST /login.aspx 302 120 Mozilla/5.0+(X11;+Linux+x86_64)\n\
+         2026-11-20 11:00:02 - GET /robots.txt 200 68 Mozilla/5.0+(compatible;+bingbot/2.0;++http://www.bing.com/bingbot.htm)\n",
     );
     let cloudfront = write(
         "E2EXAMPLE.2026-11-20-10.log",
@@ -967,7 +968,7 @@ fn other_servers_logs_are_detected_and_read() {
     assert_eq!(
         per_input,
         [
-            ("w3c:date", 11, 3, 8, 0),
+            ("w3c:date", 12, 4, 8, 0),
             ("w3c:date", 4, 2, 2, 0),
             ("elb", 2, 2, 0, 0),
             ("s3", 1, 1, 0, 0),
@@ -984,6 +985,16 @@ fn other_servers_logs_are_detected_and_read() {
     assert_eq!(report.status_codes.get(&302), Some(&1));
     assert_eq!(report.status_codes.get(&0), Some(&1));
     assert_eq!(report.totals.ips, 13);
+    // No client: counted, not verified.
+    assert_eq!(report.totals.requests_without_client, 1);
+    assert!(
+        report
+            .bots
+            .iter()
+            .any(|b| b.bot == "bingbot" && b.verdict == "unverifiable" && b.ips == 0),
+        "{:?}",
+        report.bots
+    );
     // Googlebot through syslog, from an address outside its ranges,
     // without DNS: inconclusive.
     assert!(

@@ -1225,6 +1225,14 @@ fn w3c_extended_lines() {
         .expect("quoted values");
     assert_eq!(r.user_agent, Some(r#"Mozilla/5.0 (X11; ""quoted"")"#));
     assert_eq!(r.status, Some(404));
+    // No client given: still a request.
+    assert_eq!(
+        quoted
+            .parse("2026-11-20 10:00:07 - x 200")
+            .expect("a line")
+            .remote,
+        Client::Unknown
+    );
     // A client by name only (c-dns), when there is no c-ip.
     let dns = LogFormat::from_spec("w3c:c-dns date time cs-uri-stem").expect("a spec");
     assert_eq!(
