@@ -30,7 +30,7 @@ pub(crate) struct AnalyzeArgs {
     inputs: Vec<String>,
     /// The log format: `auto` (pick per file), a preset (`common`,
     /// `combined`, `vhost_common`, `vhost_combined`, `nginx`, `elb`, `alb`,
-    /// `s3`, `haproxy`, `json`, `w3c`), an Apache `LogFormat` string, an nginx
+    /// `s3`, `haproxy`, `gandi`, `json`, `w3c`), an Apache `LogFormat` string, an nginx
     /// `log_format` string, `json:field=name,…` or `w3c:field field …`.
     #[arg(long, value_name = "FORMAT", default_value = "auto")]
     format: String,

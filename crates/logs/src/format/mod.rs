@@ -49,12 +49,15 @@ const ALB: &str = r#"$type $time_iso8601 $elb $remote_addr $target_addr $request
 /// HAProxy's HTTP log format (`option httplog`), after its syslog header;
 /// the captured headers, when there are some, go with the queue field.
 const HAPROXY: &str = r#"%h [%t] %{frontend}x %{backend}x %{timers}x %>s %b %{request_cookie}x %{response_cookie}x %{termination}x %{connections}x %{queues}x "%r""#;
+/// Gandi's hosting: `vhost_combined` with the time taken, `(0 s)`, after
+/// the time.
+const GANDI: &str = r#"%v %h %l %u %t (%{seconds}x s) "%r" %>s %b "%{Referer}i" "%{User-Agent}i""#;
 /// Amazon S3 server access logs.
 const S3: &str = r#"%{owner}x %v %t %a %{requester}x %{request_id}x %{operation}x %{key}x "%r" %>s %{error}x %b %{object_size}x %{total_time}x %{turn_around_time}x "%{Referer}i" "%{User-Agent}i""#;
 
 /// The presets: name, format string (Apache or nginx; `None` for JSON and
 /// W3C), richness rank for [`LogFormat::detect`] (higher is richer).
-const PRESETS: [(&str, Option<&str>, u8); 11] = [
+const PRESETS: [(&str, Option<&str>, u8); 12] = [
     ("common", Some(COMMON), 1),
     ("combined", Some(COMBINED), 3),
     ("vhost_common", Some(VHOST_COMMON), 2),
@@ -64,6 +67,7 @@ const PRESETS: [(&str, Option<&str>, u8); 11] = [
     ("alb", Some(ALB), 3),
     ("s3", Some(S3), 3),
     ("haproxy", Some(HAPROXY), 3),
+    ("gandi", Some(GANDI), 4),
     ("json", None, 0),
     ("w3c", None, 0),
 ];

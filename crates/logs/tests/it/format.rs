@@ -1288,6 +1288,18 @@ fn aws_presets() {
         .expect("an ALB line");
     assert_eq!(r.remote, Client::Addr(ip("2001:db8::77")));
     assert_eq!((r.status, r.user_agent), (Some(404), Some("curl/8.5.0")));
+    let gandi = fmt("gandi");
+    let r = gandi
+        .parse(r#"www.example.org 192.0.2.90 - - [20/Nov/2026:10:00:14 +0100] (0 s) "GET / HTTP/1.1" 200 1124 "https://www.example.org/" "Mozilla/5.0 (X11; Linux x86_64)""#)
+        .expect("a Gandi line");
+    assert_eq!(
+        (r.remote, r.vhost, r.status),
+        (
+            Client::Addr(ip("192.0.2.90")),
+            Some("www.example.org"),
+            Some(200)
+        )
+    );
     let s3 = fmt("s3");
     let r = s3
         .parse(r#"79a59df900b949e55d96a1e698fbacedfd6e09d98eacf8f8d5218e7cd47ef2be www-example-org [20/Nov/2026:10:00:12 +0000] 192.0.2.3 - 3E57427F3EXAMPLE REST.GET.OBJECT index.html "GET /www-example-org/index.html HTTP/1.1" 200 - 2662 2662 70 10 "-" "Mozilla/5.0 (X11; Linux x86_64)" - Ke1b1uMkXxs= SigV4 ECDHE-RSA-AES128-GCM-SHA256 AuthHeader www-example-org.s3.amazonaws.com TLSV1.2"#)
