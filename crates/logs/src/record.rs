@@ -21,6 +21,8 @@ pub enum Client<'a> {
     /// `HostnameLookups On`. Published ranges and reverse DNS need the
     /// address, so such a client cannot be verified.
     Name(&'a str),
+    /// No client given: a W3C log's `c-ip` written `-`.
+    Unknown,
 }
 
 impl Client<'_> {
@@ -29,7 +31,7 @@ impl Client<'_> {
     pub fn ip(&self) -> Option<IpAddr> {
         match self {
             Client::Addr(ip) => Some(*ip),
-            Client::Name(_) => None,
+            Client::Name(_) | Client::Unknown => None,
         }
     }
 }

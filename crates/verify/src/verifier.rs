@@ -12,9 +12,10 @@
 //!   `spoofed`;
 //! - a bot with no method gives `unverifiable`, as does a bot whose only
 //!   method is a feed of which no copy is known;
-//! - verified [as of](Verifier::verify_as_of) a time before a feed was made
-//!   (an old log's request), an address outside the feed is `unknown`, not
-//!   `spoofed`: the feed cannot tell which addresses the bot used then;
+//! - verified [as of](Verifier::verify_as_of) a time well before a feed was
+//!   made (an old log's request: more than a week by default), an address
+//!   outside the feed is `unknown`, not `spoofed`: the feed cannot tell
+//!   which addresses the bot used then;
 //! - a client known only by a host name (a log written with Apache's
 //!   `HostnameLookups On`) is `unverifiable` ([`Verifier::verify_name`]).
 
@@ -48,6 +49,11 @@ pub struct VerifierConfig {
     pub cache_capacity: usize,
     /// Where cache expiry reads the time.
     pub clock: Arc<dyn Clock>,
+    /// How long before its version a published feed still speaks for
+    /// ([`Verifier::verify_as_of`]): ranges change slowly, and feeds are
+    /// re-made often (Google's daily), so yesterday's log is judged by
+    /// this morning's feed. Default 7 days.
+    pub feed_grace: Duration,
 }
 
 impl Default for VerifierConfig {
@@ -58,6 +64,7 @@ impl Default for VerifierConfig {
             unknown_ttl: Duration::from_secs(5),
             cache_capacity: 100_000,
             clock: Arc::new(SystemClock),
+            feed_grace: Duration::from_secs(7 * 24 * 3600),
         }
     }
 }
@@ -270,10 +277,10 @@ impl Verifier {
     ///
     /// The same as [`Verifier::verify`], except when `as_of` is earlier
     /// than the version of the feed that decides (its creation time, else
-    /// when it was fetched): an address a bot verified by its published
-    /// ranges alone is not in, is then [`Verdict::Unknown`] with a reason
-    /// naming both dates instead of spoofed, as the bot may well have used
-    /// it then. Verdicts reached by reverse DNS or by the registry's address
+    /// when it was fetched) by more than [`VerifierConfig::feed_grace`]: an
+    /// address a bot verified by its published ranges alone is not in, is
+    /// then [`Verdict::Unknown`] with a reason naming both dates instead of
+    /// spoofed, as the bot may well have used it then. Verdicts reached by reverse DNS or by the registry's address
     /// lists, and addresses inside the feed, are as [`Verifier::verify`]
     /// gives them; so are feeds whose version is not a time.
     pub async fn verify_as_of(&self, ip: IpAddr, bot: &str, as_of: SystemTime) -> Arc<Verdict> {
@@ -314,9 +321,10 @@ impl Verifier {
     }
 
     /// The published feed of the bot named `bot` when it is newer than
-    /// `as_of`: a log from before that time was written when the feed may
-    /// have listed other addresses. `None` for a bot without a feed, with
-    /// no copy of it, or whose feed version is not a time.
+    /// `as_of` by more than [`VerifierConfig::feed_grace`]: a log from
+    /// before that time was written when the feed may have listed other
+    /// addresses. `None` for a bot without a feed, with no copy of it, or
+    /// whose feed version is not a time.
     #[must_use]
     pub fn feed_newer_than(&self, bot: &str, as_of: SystemTime) -> Option<&Feed> {
         let bot = self.registry.get(bot).or_else(|| self.registry.find(bot))?;
@@ -325,7 +333,9 @@ impl Verifier {
 
     fn feed_after(&self, bot: &Bot, as_of: SystemTime) -> Option<&Feed> {
         let feed = self.registry.ranges().get(bot.ranges_url.as_deref()?)?;
-        (feed_time(feed)? > as_of).then_some(feed)
+        let made = feed_time(feed)?;
+        let judged_until = as_of.checked_add(self.config.feed_grace)?;
+        (made > judged_until).then_some(feed)
     }
 
     /// The verdict on a client a log names by host name instead of by
@@ -745,6 +755,54 @@ mod tests {
                 .reason()
                 .is_some_and(|r| r.starts_with("no PTR record for 198.51.100.8")),
             "{verdict}"
+        );
+    }
+
+    #[tokio::test]
+    async fn a_feed_speaks_for_the_week_before_it() {
+        let mut config = VerifierConfig::offline();
+        let v = Verifier::new(
+            registry(r#""creationTime": "2026-11-01T00:00:00","#),
+            config.clone(),
+        )
+        .expect("a verifier");
+        let outside = ip("198.51.100.7");
+        // 2026-11-01T00:00:00Z, less three days and eight days.
+        let made = 1_793_491_200;
+        let day = 86_400;
+        assert_eq!(
+            v.verify_as_of(outside, "Feedbot", at(made - 3 * day))
+                .await
+                .kind(),
+            "spoofed"
+        );
+        assert!(v.feed_newer_than("Feedbot", at(made - 3 * day)).is_none());
+        assert_eq!(
+            v.verify_as_of(outside, "Feedbot", at(made - 8 * day))
+                .await
+                .kind(),
+            "unknown"
+        );
+        // Without grace, a second before the feed is too early.
+        config.feed_grace = Duration::ZERO;
+        let strict = Verifier::new(
+            registry(r#""creationTime": "2026-11-01T00:00:00","#),
+            config,
+        )
+        .expect("a verifier");
+        assert_eq!(
+            strict
+                .verify_as_of(outside, "Feedbot", at(made - 1))
+                .await
+                .kind(),
+            "unknown"
+        );
+        assert_eq!(
+            strict
+                .verify_as_of(outside, "Feedbot", at(made))
+                .await
+                .kind(),
+            "spoofed"
         );
     }
 

@@ -29,9 +29,9 @@ pub(crate) struct AnalyzeArgs {
     #[arg(required = true, value_name = "FILE")]
     inputs: Vec<String>,
     /// The log format: `auto` (pick per file), a preset (`common`,
-    /// `combined`, `vhost_combined`, `nginx`, `json`, …), an Apache
-    /// `LogFormat` string, an nginx `log_format` string, or
-    /// `json:field=name,…`.
+    /// `combined`, `vhost_common`, `vhost_combined`, `nginx`, `elb`, `alb`,
+    /// `s3`, `haproxy`, `gandi`, `json`, `w3c`), an Apache `LogFormat` string, an nginx
+    /// `log_format` string, `json:field=name,…` or `w3c:field field …`.
     #[arg(long, value_name = "FORMAT", default_value = "auto")]
     format: String,
     #[command(flatten)]

@@ -358,6 +358,7 @@ pub(super) fn report(
             user_agents: agg.ua_hashes.len() as u64,
             host_names: distinct_names,
             host_name_requests: agg.named_requests,
+            requests_without_client: agg.unknown_client_requests,
         },
         verdicts: verdict_counts,
         bots: bots.into_iter().map(|(row, _)| row).collect(),

@@ -14,9 +14,11 @@
 //!
 //! Memory: once its verdict is known, a pair keeps only its address, bot,
 //! verdict, request count, first and last time and a shared User-Agent
-//! (about 130 bytes with the hash tables' slack, ~200 bytes in all with
-//! the verdict table); what it requested is in its bot and verdict's
-//! totals. `crates/logs/docs/report.md` (Memory) gives the bounds.
+//! (about 220 bytes in all, with the verdict table and the hash tables'
+//! slack); what it requested is in its bot and verdict's totals. At most
+//! [`VERIFY_IN_FLIGHT`] verifications run at once, and a reading thread
+//! waits for verdicts when 16,384 of its pairs wait for theirs.
+//! `crates/logs/docs/report.md` (Memory) gives the bounds.
 //!
 //! Clients a log names by host name (Apache's `HostnameLookups On`) are
 //! counted like addresses; a bot claim from one is `unverifiable`

@@ -321,6 +321,8 @@ pub(crate) struct Agg {
     pub(crate) bytes: u64,
     /// Requests whose client the log gives by host name.
     pub(crate) named_requests: u64,
+    /// Requests whose client the log does not give.
+    pub(crate) unknown_client_requests: u64,
 }
 
 /// Requests that claim no bot.
@@ -347,6 +349,7 @@ impl Default for Agg {
             requests: 0,
             bytes: 0,
             named_requests: 0,
+            unknown_client_requests: 0,
         }
     }
 }
@@ -387,6 +390,7 @@ impl Agg {
         self.requests += other.requests;
         self.bytes += other.bytes;
         self.named_requests += other.named_requests;
+        self.unknown_client_requests += other.unknown_client_requests;
     }
 }
 
@@ -534,9 +538,14 @@ impl Worker<'_> {
                     .map(|t| t.as_ref())
                     .filter(|t| !t.trim().is_empty())
                     .collect();
-                LogFormat::detect(&sample)
+                // A W3C extended log says what its fields are.
+                match sample.iter().find_map(|l| LogFormat::w3c_fields(l)) {
+                    Some(Ok(w3c)) => Some(w3c),
+                    _ => LogFormat::detect(&sample),
+                }
             }
         };
+        let mut format = format;
         result.format = match &format {
             Some(f) => f.name().to_owned(),
             None => "unknown".to_owned(),
@@ -560,13 +569,22 @@ impl Worker<'_> {
             }
             _ => None,
         };
-        let formats = Formats {
-            richer: richer.as_ref(),
-            primary: format.as_ref(),
-            fallbacks: &fallbacks,
+        // Whether a `#Fields:` directive may set the format: in auto mode,
+        // and for a W3C format.
+        let w3c_ok = match &self.options.format {
+            FormatChoice::Auto => true,
+            FormatChoice::Fixed(f) => f.is_w3c(),
         };
         for l in std::mem::take(&mut head) {
             lineno += 1;
+            if w3c_ok {
+                Self::fields_directive(l.as_deref(), &mut format, &mut result);
+            }
+            let formats = Formats {
+                richer: richer.as_ref(),
+                primary: format.as_ref(),
+                fallbacks: &fallbacks,
+            };
             self.line(&name, lineno, l.as_deref(), &formats, &mut result);
         }
         if result.error.is_some() {
@@ -584,6 +602,14 @@ impl Worker<'_> {
                 Some(l) => {
                     lineno += 1;
                     let text = l.text();
+                    if w3c_ok && text.is_some_and(|t| t.first() == Some(&b'#')) {
+                        Self::fields_directive(text, &mut format, &mut result);
+                    }
+                    let formats = Formats {
+                        richer: richer.as_ref(),
+                        primary: format.as_ref(),
+                        fallbacks: &fallbacks,
+                    };
                     self.line(&name, lineno, text, &formats, &mut result);
                     if lineno.is_multiple_of(STOP_CHECK) {
                         self.report_progress(lineno, &mut reported);
@@ -615,6 +641,11 @@ impl Worker<'_> {
                         while let Ok(Some(l)) = lines.next_line_with(true) {
                             lineno += 1;
                             let text = l.text();
+                            let formats = Formats {
+                                richer: richer.as_ref(),
+                                primary: format.as_ref(),
+                                fallbacks: &fallbacks,
+                            };
                             self.line(&name, lineno, text, &formats, &mut result);
                         }
                         match input.open() {
@@ -630,6 +661,28 @@ impl Worker<'_> {
         }
         self.report_progress(lineno, &mut reported);
         result
+    }
+
+    /// A W3C `#Fields:` directive sets the format of the lines after it
+    /// (IIS writes one at each start, and the fields may change). The
+    /// input's format is named after the first. A directive without a
+    /// client field changes nothing (the lines after it fail as they do).
+    fn fields_directive(
+        text: Option<&[u8]>,
+        format: &mut Option<LogFormat>,
+        result: &mut InputResult,
+    ) {
+        let Some(text) = text.and_then(|t| std::str::from_utf8(t).ok()) else {
+            return;
+        };
+        if let Some(Ok(w3c)) = LogFormat::w3c_fields(text)
+            && format.as_ref().is_none_or(|f| f.name() != w3c.name())
+        {
+            if !result.format.starts_with("w3c:") {
+                result.format = w3c.name().to_owned();
+            }
+            *format = Some(w3c);
+        }
     }
 
     fn format_name(&self) -> String {
@@ -844,8 +897,10 @@ impl Worker<'_> {
             agg.first = agg.first.min(t);
             agg.last = agg.last.max(t);
         }
-        if let Client::Name(_) = client {
-            agg.named_requests += 1;
+        match client {
+            Client::Name(_) => agg.named_requests += 1,
+            Client::Unknown => agg.unknown_client_requests += 1,
+            Client::Addr(_) => {}
         }
         let (class, ua) = match record.user_agent {
             Some(ua) => self.classify(ua),
@@ -867,12 +922,21 @@ impl Worker<'_> {
                         h.names.insert(name.into());
                     }
                 }
+                Client::Unknown => {}
             }
             return;
         };
         match client {
             Client::Addr(ip) => self.claimed(ip, claim, ua, record, time),
             Client::Name(name) => self.named(name, claim, ua, record, time),
+            // Nothing to verify: unverifiable, and no client to count.
+            Client::Unknown => {
+                let row = self.agg.rows.entry((claim, UNVERIFIABLE)).or_default();
+                row.counts.add(record, time);
+                if let Some(path) = record.path {
+                    row.paths.add(path, 1);
+                }
+            }
         }
     }
 

@@ -50,9 +50,11 @@ fn is_port(p: &str) -> bool {
 }
 
 /// A client as a log names it: an [`address`], or else a host name (what
-/// Apache writes in `%h` with `HostnameLookups On`): labels of letters,
-/// digits, `-` and `_` joined by dots, at least one letter, at most 253
-/// bytes, with an optional final dot.
+/// Apache writes in `%h` with `HostnameLookups On`, from reverse DNS):
+/// labels of letters, digits, `-` and `_` joined by dots, at least two
+/// labels (or `localhost`), at least one letter, at most 253 bytes, with
+/// an optional final dot. A lone word is not taken for a name: it is far
+/// more often the start of a line that is no request at all.
 pub(crate) fn client(s: &str) -> Option<Client<'_>> {
     if let Some(ip) = address(s) {
         return Some(Client::Addr(ip));
@@ -63,6 +65,9 @@ pub(crate) fn client(s: &str) -> Option<Client<'_>> {
 fn is_host_name(s: &str) -> bool {
     let name = s.strip_suffix('.').unwrap_or(s);
     if name.is_empty() || name.len() > 253 {
+        return false;
+    }
+    if !name.contains('.') && !name.eq_ignore_ascii_case("localhost") {
         return false;
     }
     let mut letter = false;
@@ -278,6 +283,8 @@ mod tests {
             "example.com:80",
             "\\x16\\x03",
             "ex*ample.com",
+            "this",
+            "printer.",
             long.as_str(),
         ] {
             assert_eq!(client(bad), None, "{bad}");

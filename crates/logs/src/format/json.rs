@@ -61,7 +61,10 @@ const ALL_SLOTS: [Slot; SLOTS] = [
     Slot::Vhost,
 ];
 
-/// The member names each slot recognises by default, most wanted first.
+/// The member names each slot recognises by default, most wanted first:
+/// nginx's and common names, then Traefik's (`ClientHost`,
+/// `request_User-Agent`, …) and Caddy's (`request.remote_ip`,
+/// `request.headers.User-Agent`, … inside its `request` object).
 const DEFAULTS: [&[&str]; SLOTS] = [
     &[
         "remote_addr",
@@ -70,6 +73,10 @@ const DEFAULTS: [&[&str]; SLOTS] = [
         "clientip",
         "ip",
         "client",
+        "ClientHost",
+        "ClientAddr",
+        "request.client_ip",
+        "request.remote_ip",
     ],
     &["http_x_forwarded_for", "x_forwarded_for"],
     &[
@@ -79,22 +86,72 @@ const DEFAULTS: [&[&str]; SLOTS] = [
         "time_local",
         "time_iso8601",
         "msec",
+        "StartUTC",
+        "ts",
+        "date",
     ],
-    &["method", "request_method"],
-    &["request_uri", "uri", "path", "url"],
-    &["protocol", "server_protocol"],
+    &[
+        "method",
+        "request_method",
+        "RequestMethod",
+        "request.method",
+    ],
+    &[
+        "request_uri",
+        "uri",
+        "path",
+        "url",
+        "RequestPath",
+        "request.uri",
+    ],
+    &[
+        "protocol",
+        "server_protocol",
+        "RequestProtocol",
+        "request.proto",
+    ],
     &["request"],
-    &["status", "status_code"],
-    &["body_bytes_sent", "bytes_sent", "bytes", "size"],
-    &["http_referer", "referer"],
-    &["http_user_agent", "user_agent", "agent", "ua"],
-    &["host", "vhost", "server_name"],
+    &["status", "status_code", "DownstreamStatus"],
+    &[
+        "body_bytes_sent",
+        "bytes_sent",
+        "bytes",
+        "size",
+        "DownstreamContentSize",
+        "length",
+    ],
+    &[
+        "http_referer",
+        "referer",
+        "referrer",
+        "request_Referer",
+        "request.headers.Referer",
+    ],
+    &[
+        "http_user_agent",
+        "user_agent",
+        "agent",
+        "ua",
+        "request_User-Agent",
+        "request.headers.User-Agent",
+    ],
+    &[
+        "host",
+        "vhost",
+        "server_name",
+        "RequestHost",
+        "request.host",
+    ],
 ];
 
-/// A compiled JSON-lines spec: member name → slot and priority.
+/// A compiled JSON-lines spec: member name → slot and priority. A name
+/// with dots (`request.remote_ip`) is a member of a nested object.
 #[derive(Debug, Clone)]
 pub(crate) struct JsonFormat {
     keys: Vec<(Box<str>, Slot, u8)>,
+    /// The objects that hold named members (`request`,
+    /// `request.headers`): only those are looked into.
+    nested: Vec<Box<str>>,
 }
 
 impl JsonFormat {
@@ -132,12 +189,21 @@ impl JsonFormat {
             ));
         }
         let mut keys = Vec::new();
+        let mut nested: Vec<Box<str>> = Vec::new();
         for (slot, list) in ALL_SLOTS.iter().zip(names) {
             for (prio, name) in list.into_iter().enumerate() {
+                let mut at = 0;
+                while let Some(dot) = name[at..].find('.') {
+                    let object: Box<str> = name[..at + dot].into();
+                    if !nested.contains(&object) {
+                        nested.push(object);
+                    }
+                    at += dot + 1;
+                }
                 keys.push((name, *slot, u8::try_from(prio).unwrap_or(u8::MAX)));
             }
         }
-        Ok(JsonFormat { keys })
+        Ok(JsonFormat { keys, nested })
     }
 
     fn lookup(&self, key: &[u8]) -> Option<(Slot, u8)> {
@@ -156,43 +222,102 @@ impl JsonFormat {
         // The value chosen for each slot: (priority, value, where).
         let mut got: [Option<(u8, Value<'a>, usize)>; SLOTS] = [None; SLOTS];
         sc.ws();
-        sc.expect(b'{')?;
-        sc.ws();
-        if sc.peek() == Some(b'}') {
-            sc.pos += 1;
-        } else {
-            loop {
-                sc.ws();
-                if sc.peek() != Some(b'"') {
-                    return Err(sc.fail(Reason::NotJson));
-                }
-                let (ks, ke) = sc.string()?;
-                sc.ws();
-                sc.expect(b':')?;
-                sc.ws();
-                let (value, at) = sc.value(line)?;
-                if let Some((slot, prio)) = self.lookup(&sc.b[ks..ke]) {
-                    let cell = &mut got[slot as usize];
-                    if cell.is_none_or(|(p, _, _)| prio < p) {
-                        *cell = Some((prio, value, at));
-                    }
-                }
-                sc.ws();
-                match sc.peek() {
-                    Some(b',') => sc.pos += 1,
-                    Some(b'}') => {
-                        sc.pos += 1;
-                        break;
-                    }
-                    _ => return Err(sc.fail(Reason::NotJson)),
-                }
-            }
-        }
+        self.members(&mut sc, line, None, &mut got)?;
         sc.ws();
         if sc.pos != sc.b.len() {
             return Err(sc.fail(Reason::NotJson));
         }
         fill(&got, line.len())
+    }
+}
+
+impl JsonFormat {
+    /// The members of the object at the scanner (its `{`), and of the
+    /// nested objects some name looks into; `path` is the object's own
+    /// (`None` at the top).
+    fn members<'a>(
+        &self,
+        sc: &mut Scanner<'_>,
+        line: &'a str,
+        path: Option<&str>,
+        got: &mut [Option<(u8, Value<'a>, usize)>; SLOTS],
+    ) -> Result<(), ParseError> {
+        sc.expect(b'{')?;
+        sc.ws();
+        if sc.peek() == Some(b'}') {
+            sc.pos += 1;
+            return Ok(());
+        }
+        loop {
+            sc.ws();
+            if sc.peek() != Some(b'"') {
+                return Err(sc.fail(Reason::NotJson));
+            }
+            let (ks, ke) = sc.string()?;
+            sc.ws();
+            sc.expect(b':')?;
+            sc.ws();
+            let nested_name;
+            let name = match path {
+                None => &line[ks..ke],
+                Some(p) => {
+                    nested_name = format!("{p}.{}", &line[ks..ke]);
+                    nested_name.as_str()
+                }
+            };
+            let found = self.lookup(name.as_bytes());
+            match sc.peek() {
+                Some(b'{') if self.nested.iter().any(|n| &**n == name) => {
+                    self.members(sc, line, Some(name), got)?;
+                }
+                Some(b'[') if found.is_some() => {
+                    // A list of values (Caddy's headers): the first string.
+                    let open = sc.pos;
+                    sc.pos += 1;
+                    sc.ws();
+                    let first = if sc.peek() == Some(b'"') {
+                        let (s, e) = sc.string()?;
+                        Some((Value::Text(&line[s..e]), s))
+                    } else {
+                        None
+                    };
+                    sc.pos = open;
+                    sc.skip_nested()?;
+                    if let (Some((slot, prio)), Some((value, at))) = (found, first) {
+                        keep(got, slot, prio, value, at);
+                    }
+                }
+                _ => {
+                    let (value, at) = sc.value(line)?;
+                    if let Some((slot, prio)) = found {
+                        keep(got, slot, prio, value, at);
+                    }
+                }
+            }
+            sc.ws();
+            match sc.peek() {
+                Some(b',') => sc.pos += 1,
+                Some(b'}') => {
+                    sc.pos += 1;
+                    return Ok(());
+                }
+                _ => return Err(sc.fail(Reason::NotJson)),
+            }
+        }
+    }
+}
+
+/// Keeps a member's value for its slot unless a preferred name filled it.
+fn keep<'a>(
+    got: &mut [Option<(u8, Value<'a>, usize)>; SLOTS],
+    slot: Slot,
+    prio: u8,
+    value: Value<'a>,
+    at: usize,
+) {
+    let cell = &mut got[slot as usize];
+    if cell.is_none_or(|(p, _, _)| prio < p) {
+        *cell = Some((prio, value, at));
     }
 }
 

@@ -20,6 +20,7 @@ mod fields;
 mod json;
 mod pattern;
 mod time;
+mod w3c;
 
 use std::fmt;
 use std::sync::Arc;
@@ -27,6 +28,7 @@ use std::sync::Arc;
 use crate::record::{Client, Record, Timestamp};
 use json::JsonFormat;
 use pattern::Pattern;
+use w3c::W3cFormat;
 
 /// The Apache common log format.
 const COMMON: &str = r#"%h %l %u %t "%r" %>s %b"#;
@@ -39,15 +41,35 @@ const VHOST_COMBINED: &str = r#"%v %h %l %u %t "%r" %>s %O "%{Referer}i" "%{User
 /// `%v:%p …` alike.
 const VHOST_COMMON: &str = r#"%v %h %l %u %t "%r" %>s %O"#;
 
-/// The presets: name, Apache format (`None` for JSON), richness rank for
-/// [`LogFormat::detect`] (higher is richer).
-const PRESETS: [(&str, Option<&str>, u8); 6] = [
+/// AWS Classic Load Balancer access logs (the SSL fields after the
+/// User-Agent are trailing fields).
+const ELB: &str = r#"$time_iso8601 $elb $remote_addr $backend_addr $request_processing_time $backend_processing_time $response_processing_time $status $backend_status $received_bytes $body_bytes_sent "$request" "$http_user_agent""#;
+/// AWS Application Load Balancer access logs.
+const ALB: &str = r#"$type $time_iso8601 $elb $remote_addr $target_addr $request_processing_time $target_processing_time $response_processing_time $status $target_status $received_bytes $body_bytes_sent "$request" "$http_user_agent""#;
+/// HAProxy's HTTP log format (`option httplog`), after its syslog header;
+/// the captured headers, when there are some, go with the queue field.
+const HAPROXY: &str = r#"%h [%t] %{frontend}x %{backend}x %{timers}x %>s %b %{request_cookie}x %{response_cookie}x %{termination}x %{connections}x %{queues}x "%r""#;
+/// Gandi's hosting: `vhost_combined` with the time taken, `(0 s)`, after
+/// the time.
+const GANDI: &str = r#"%v %h %l %u %t (%{seconds}x s) "%r" %>s %b "%{Referer}i" "%{User-Agent}i""#;
+/// Amazon S3 server access logs.
+const S3: &str = r#"%{owner}x %v %t %a %{requester}x %{request_id}x %{operation}x %{key}x "%r" %>s %{error}x %b %{object_size}x %{total_time}x %{turn_around_time}x "%{Referer}i" "%{User-Agent}i""#;
+
+/// The presets: name, format string (Apache or nginx; `None` for JSON and
+/// W3C), richness rank for [`LogFormat::detect`] (higher is richer).
+const PRESETS: [(&str, Option<&str>, u8); 12] = [
     ("common", Some(COMMON), 1),
     ("combined", Some(COMBINED), 3),
     ("vhost_common", Some(VHOST_COMMON), 2),
     ("vhost_combined", Some(VHOST_COMBINED), 4),
     ("nginx", Some(COMBINED), 3),
+    ("elb", Some(ELB), 3),
+    ("alb", Some(ALB), 3),
+    ("s3", Some(S3), 3),
+    ("haproxy", Some(HAPROXY), 3),
+    ("gandi", Some(GANDI), 4),
     ("json", None, 0),
+    ("w3c", None, 0),
 ];
 
 /// A compiled log format. Cheap to clone and to share across threads.
@@ -55,12 +77,15 @@ const PRESETS: [(&str, Option<&str>, u8); 6] = [
 pub struct LogFormat {
     name: Arc<str>,
     inner: Arc<Inner>,
+    /// A preset: lines may come with a syslog header.
+    preset: bool,
 }
 
 #[derive(Debug)]
 enum Inner {
     Pattern(Pattern),
     Json(JsonFormat),
+    W3c(W3cFormat),
 }
 
 impl LogFormat {
@@ -79,17 +104,28 @@ impl LogFormat {
     /// unknown JSON record field.
     pub fn from_spec(spec: &str) -> Result<LogFormat, FormatError> {
         let trimmed = spec.trim();
-        if let Some((name, apache, _)) = PRESETS.iter().find(|(n, _, _)| *n == trimmed) {
-            let inner = match apache {
-                Some(f) => Inner::Pattern(pattern::compile_apache(f, true)?.with_vhost_port()),
-                None => Inner::Json(JsonFormat::compile("json")?),
+        if let Some((name, text, _)) = PRESETS.iter().find(|(n, _, _)| *n == trimmed) {
+            let inner = match (text, flavour(text.unwrap_or(""))) {
+                (Some(f), Some(Flavour::Nginx)) => Inner::Pattern(pattern::compile_nginx(f, true)?),
+                (Some(f), _) => Inner::Pattern(pattern::compile_apache(f, true)?.with_vhost_port()),
+                (None, _) if *name == "w3c" => Inner::W3c(W3cFormat::awaiting()),
+                (None, _) => Inner::Json(JsonFormat::compile("json")?),
             };
-            return Ok(LogFormat::new(name, inner));
+            return Ok(LogFormat {
+                preset: true,
+                ..LogFormat::new(name, inner)
+            });
         }
         if trimmed == "json" || trimmed.starts_with("json:") {
             return Ok(LogFormat::new(
                 trimmed,
                 Inner::Json(JsonFormat::compile(trimmed)?),
+            ));
+        }
+        if let Some(names) = trimmed.strip_prefix("w3c:") {
+            return Ok(LogFormat::new(
+                trimmed,
+                Inner::W3c(W3cFormat::compile(spec, names)?),
             ));
         }
         let inner = match flavour(trimmed) {
@@ -110,6 +146,7 @@ impl LogFormat {
         LogFormat {
             name: name.into(),
             inner: Arc::new(inner),
+            preset: false,
         }
     }
 
@@ -141,10 +178,43 @@ impl LogFormat {
             Some(b'#') => return Err(ParseError::at(Reason::Comment, 0)),
             Some(_) => {}
         }
-        match &*self.inner {
+        let parse = |line| match &*self.inner {
             Inner::Pattern(p) => p.parse(line),
             Inner::Json(j) => j.parse(line),
+            Inner::W3c(w) => w.parse(line),
+        };
+        match parse(line) {
+            // Lines sent through syslog (nginx's `access_log syslog:`,
+            // HAProxy, a pipe to logger) carry its header first.
+            Err(e) if self.preset => match after_syslog_header(line) {
+                Some(rest) => parse(rest).map_err(|_| e),
+                None => Err(e),
+            },
+            parsed => parsed,
         }
+    }
+
+    /// Whether this is a W3C extended format (`w3c` or `w3c:…`), which a
+    /// `#Fields:` directive in the log replaces ([`LogFormat::w3c_fields`]).
+    #[must_use]
+    pub fn is_w3c(&self) -> bool {
+        matches!(&*self.inner, Inner::W3c(_))
+    }
+
+    /// The W3C extended format a `#Fields:` directive describes (`#Fields:
+    /// date time c-ip cs-method …`), named `w3c:` and its field names; `None`
+    /// when the line is no such directive.
+    ///
+    /// # Errors
+    /// A directive without a client field (`c-ip` or `c-dns`).
+    pub fn w3c_fields(line: &str) -> Option<Result<LogFormat, FormatError>> {
+        let names = line.trim_start().strip_prefix("#Fields:")?;
+        let names: Vec<&str> = names.split_ascii_whitespace().collect();
+        let spec = format!("w3c:{}", names.join(" "));
+        Some(
+            W3cFormat::compile(&spec, &names.join(" "))
+                .map(|w| LogFormat::new(&spec, Inner::W3c(w))),
+        )
     }
 
     /// The preset that parses most of these sample lines, or `None` when
@@ -177,6 +247,41 @@ impl LogFormat {
             .max_by_key(|c| (c.2, c.1))
             .map(|c| c.0)
     }
+}
+
+/// What follows a syslog header (RFC 3164, as syslog daemons and the
+/// journal write it): an optional `<PRI>`, `Mmm dd hh:mm:ss` (the day
+/// padded with a space), a host and a tag (`nginx:`, `haproxy[6801]:`).
+fn after_syslog_header(line: &str) -> Option<&str> {
+    let b = line.as_bytes();
+    let mut at = 0;
+    if b.first() == Some(&b'<') {
+        let close = b.iter().position(|&c| c == b'>')?;
+        if !(2..=4).contains(&close) || !b[1..close].iter().all(u8::is_ascii_digit) {
+            return None;
+        }
+        at = close + 1;
+    }
+    let head = b.get(at..at + 16)?;
+    let month_ok = time::month_number(&head[..3]).is_some();
+    let day_ok = matches!(head[4], b' ' | b'0'..=b'3') && head[5].is_ascii_digit();
+    let clock_ok = head[9] == b':'
+        && head[12] == b':'
+        && [7, 8, 10, 11, 13, 14]
+            .iter()
+            .all(|&i| head[i].is_ascii_digit());
+    if !month_ok || head[3] != b' ' || !day_ok || head[6] != b' ' || head[15] != b' ' || !clock_ok {
+        return None;
+    }
+    at += 16;
+    // The host, then the tag ending in `:`.
+    let host = line[at..].find(' ')?;
+    at += host + 1;
+    let tag = line[at..].find(": ")?;
+    if tag == 0 || line[at..at + tag].contains(' ') {
+        return None;
+    }
+    Some(&line[at + tag + 2..])
 }
 
 enum Flavour {
@@ -278,11 +383,13 @@ pub enum Reason {
     NotJson,
     /// A JSON line has no client address member.
     MissingField,
+    /// A W3C extended log line before any `#Fields:` directive.
+    NoFields,
 }
 
 impl Reason {
     /// Every reason, in declaration order.
-    pub const ALL: [Reason; 10] = [
+    pub const ALL: [Reason; 11] = [
         Reason::Blank,
         Reason::Comment,
         Reason::Mismatch,
@@ -293,6 +400,7 @@ impl Reason {
         Reason::Unterminated,
         Reason::NotJson,
         Reason::MissingField,
+        Reason::NoFields,
     ];
 
     /// The kebab-case name reports count lines under (`bad-address`).
@@ -309,6 +417,7 @@ impl Reason {
             Reason::Unterminated => "unterminated",
             Reason::NotJson => "not-json",
             Reason::MissingField => "missing-field",
+            Reason::NoFields => "no-fields",
         }
     }
 

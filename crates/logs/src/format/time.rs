@@ -66,6 +66,14 @@ fn digits(b: &[u8]) -> Option<u32> {
     Some(v)
 }
 
+/// A three-letter English month name, any case: its number.
+pub(crate) fn month_number(b: &[u8]) -> Option<u32> {
+    if b.len() < 3 {
+        return None;
+    }
+    month_of(b)
+}
+
 /// A three-letter English month name, any case.
 fn month_of(b: &[u8]) -> Option<u32> {
     let m = [b[0] | 0x20, b[1] | 0x20, b[2] | 0x20];
@@ -230,6 +238,31 @@ pub(crate) fn parse_iso(s: &str) -> Option<Timestamp> {
         unix: local - i64::from(offset),
         offset,
     })
+}
+
+/// A W3C extended log's `date` and `time` fields, `2012-04-01` and
+/// `00:00:13` (fractional seconds allowed), in UTC as the format has them.
+pub(crate) fn parse_date_time(date: &str, time: &str) -> Option<Timestamp> {
+    let d = date.as_bytes();
+    let t = time.as_bytes();
+    if d.len() != 10 || d[4] != b'-' || d[7] != b'-' || t.len() < 8 || t[2] != b':' || t[5] != b':'
+    {
+        return None;
+    }
+    match &t[8..] {
+        [] => {}
+        [b'.' | b',', frac @ ..] if !frac.is_empty() && frac.iter().all(u8::is_ascii_digit) => {}
+        _ => return None,
+    }
+    let unix = civil_to_unix(
+        i64::from(digits(&d[0..4])?),
+        digits(&d[5..7])?,
+        digits(&d[8..10])?,
+        digits(&t[0..2])?,
+        digits(&t[3..5])?,
+        digits(&t[6..8])?,
+    )?;
+    Some(Timestamp { unix, offset: 0 })
 }
 
 /// Seconds since the epoch written as `digits[.digits]`, in units of

@@ -30,8 +30,9 @@ pub struct Report {
     /// The first and last request time seen.
     pub period: Option<Period>,
     /// Published range lists of the bots claimed in the log that are newer
-    /// than its first request: older requests outside them are `unknown`
-    /// rather than `spoofed`, as the lists may have changed since.
+    /// than its first request (by more than the verifier's grace, a week by
+    /// default): older requests outside them are `unknown` rather than
+    /// `spoofed`, as the lists may have changed since.
     #[serde(default)]
     pub newer_feeds: Vec<NewerFeed>,
     /// Totals over all parsed requests.
@@ -149,6 +150,10 @@ pub struct Totals {
     /// Requests from those clients.
     #[serde(default)]
     pub host_name_requests: u64,
+    /// Requests whose client the log does not give (a W3C log's `c-ip`
+    /// written `-`); not in `ips`.
+    #[serde(default)]
+    pub requests_without_client: u64,
 }
 
 /// Requests and clients of one verdict kind.

@@ -393,6 +393,13 @@ impl Text<'_> {
                 )),
             ]);
         }
+        if t.requests_without_client > 0 {
+            rows.push(vec![
+                Cell::plain("no client"),
+                Cell::num(t.requests_without_client),
+                Cell::plain("requests the log gives no client for"),
+            ]);
+        }
         rows.extend([
             vec![
                 Cell::plain("user agents"),

@@ -883,3 +883,126 @@ fn real_log_shapes_are_read_as_requests() {
     assert_eq!(report.status_codes.get(&0), Some(&1));
     assert_eq!(report.status_codes.get(&408), Some(&1));
 }
+
+/// The formats log importers know besides Apache's and nginx's, detected
+/// per file in auto mode: W3C extended logs by their `#Fields:` directive
+/// (IIS, restarting with other fields mid-file; CloudFront with tabs), AWS
+/// load balancers and S3, Traefik's and Caddy's JSON.
+#[test]
+fn other_servers_logs_are_detected_and_read() {
+    let tmp = tempdir("servers");
+    let write = |name: &str, text: &str| {
+        let path = tmp.join(name);
+        std::fs::write(&path, text).expect("write");
+        Input::Path(path)
+    };
+    let iis = write(
+        "u_ex261120.log",
+        "#Software: Microsoft Internet Information Services 10.0\n\
+         #Version: 1.0\n\
+         #Date: 2026-11-20 10:00:00\n\
+         #Fields: date time s-ip cs-method cs-uri-stem cs-uri-query s-port cs-username c-ip cs(User-Agent) cs(Referer) sc-status sc-substatus sc-win32-status time-taken\n\
+         2026-11-20 10:00:05 10.0.0.4 GET /default.aspx - 443 - 66.249.66.1 Mozilla/5.0+(compatible;+Googlebot/2.1;++http://www.google.com/bot.html) - 200 0 0 31\n\
+         2026-11-20 10:00:06 10.0.0.4 GET /default.aspx - 443 - 192.0.2.60 Mozilla/5.0+(Windows+NT+10.0;+Win64;+x64) - 200 0 0 15\n\
+         #Software: Microsoft Internet Information Services 10.0\n\
+         #Version: 1.0\n\
+         #Date: 2026-11-20 11:00:00\n\
+         #Fields: date time c-ip cs-method cs-uri-stem sc-status sc-bytes cs(User-Agent)\n\
+         2026-11-20 11:00:01 192.0.2.61 POST /login.aspx 302 120 Mozilla/5.0+(X11;+Linux+x86_64)\n\
+         2026-11-20 11:00:02 - GET /robots.txt 200 68 Mozilla/5.0+(compatible;+bingbot/2.0;++http://www.bing.com/bingbot.htm)\n",
+    );
+    let cloudfront = write(
+        "E2EXAMPLE.2026-11-20-10.log",
+        "#Version: 1.0\n\
+         #Fields: date time x-edge-location sc-bytes c-ip cs-method cs(Host) cs-uri-stem sc-status cs(Referer) cs(User-Agent) cs-uri-query\n\
+         2026-11-20\t10:00:07\tFRA56-P1\t5120\t2001:db8::9\tGET\td1.cloudfront.example\t/index.html\t200\t-\tMozilla/5.0%20(X11;%20Linux)\t-\n\
+         2026-11-20\t10:00:08\tFRA56-P1\t0\t192.0.2.62\tGET\td1.cloudfront.example\t/gone\t000\t-\t-\t-\n",
+    );
+    let elb = write(
+        "elb.log",
+        "2026-11-20T10:00:09.123456Z my-lb 198.51.100.7:40111 10.0.0.1:80 0.000051 0.00112 0.000022 200 200 0 5120 \"GET https://www.example.org:443/ HTTP/1.1\" \"Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)\" ECDHE-RSA-AES128-GCM-SHA256 TLSv1.2\n\
+         2026-11-20T10:00:10.000001Z my-lb 198.51.100.8:2817 10.0.0.1:80 0.001 0.0001 0.00004 - - 82 305 \"- - - \" \"-\" - -\n",
+    );
+    let s3 = write(
+        "s3.log",
+        "79a59df900b949e55d96a1e698fbacedfd6e09d98eacf8f8d5218e7cd47ef2be www-example-org [20/Nov/2026:10:00:12 +0000] 192.0.2.3 - 3E57427F3EXAMPLE REST.GET.OBJECT index.html \"GET /www-example-org/index.html HTTP/1.1\" 200 - 2662 2662 70 10 \"-\" \"Mozilla/5.0 (X11; Linux x86_64)\" - Ke1b1uMkXxs= SigV4\n",
+    );
+    let traefik = write(
+        "traefik.json",
+        "{\"ClientAddr\":\"192.0.2.40:52458\",\"ClientHost\":\"192.0.2.40\",\"DownstreamContentSize\":15,\"DownstreamStatus\":200,\"RequestMethod\":\"GET\",\"RequestPath\":\"/metrics\",\"StartUTC\":\"2026-11-20T10:00:13.114Z\",\"request_User-Agent\":\"Prometheus/2.48.0\"}\n",
+    );
+    let caddy = write(
+        "caddy.json",
+        "{\"level\":\"info\",\"ts\":1795168814.5,\"msg\":\"handled request\",\"request\":{\"remote_ip\":\"192.0.2.41\",\"client_ip\":\"192.0.2.41\",\"proto\":\"HTTP/2.0\",\"method\":\"GET\",\"host\":\"www.example.org\",\"uri\":\"/\",\"headers\":{\"User-Agent\":[\"Mozilla/5.0 (X11; Linux x86_64)\"]}},\"size\":5120,\"status\":200}\n",
+    );
+    let haproxy = write(
+        "haproxy.log",
+        "Nov 20 10:00:01 lb1 haproxy[6801]: 198.51.100.20:55008 [20/Nov/2026:10:00:01.584] ft_https~ bk_https/web1 0/0/0/72/72 200 7456 - - ---- 5/4/0/1/0 0/0 \"POST /user/ HTTP/1.1\"\n\
+         Nov  2 10:00:02 lb1 haproxy[6801]: 198.51.100.21:55009 [02/Nov/2026:10:00:02.001] ft_https~ bk_https/web1 0/0/0/5/5 404 120 - - ---- 1/1/0/0/0 0/0 \"GET /missing HTTP/1.1\"\n",
+    );
+    let syslog = write(
+        "nginx-syslog.log",
+        "<190>Nov 20 10:00:03 web1 nginx: 192.0.2.70 - - [20/Nov/2026:10:00:03 +0000] \"GET / HTTP/1.1\" 200 612 \"-\" \"Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)\"\n",
+    );
+    let s = setup(None);
+    let analysis = s.analyzer.run(
+        vec![iis, cloudfront, elb, s3, traefik, caddy, haproxy, syslog],
+        Options::default(),
+    );
+    let report = &analysis.report;
+    assert_adds_up(report);
+    let per_input: Vec<(&str, u64, u64, u64, u64)> = report
+        .inputs
+        .iter()
+        .map(|i| {
+            let format = i.format.split(' ').next().unwrap_or("");
+            (
+                format,
+                i.lines.read,
+                i.lines.parsed,
+                i.lines.skipped,
+                i.lines.failed,
+            )
+        })
+        .collect();
+    assert_eq!(
+        per_input,
+        [
+            ("w3c:date", 12, 4, 8, 0),
+            ("w3c:date", 4, 2, 2, 0),
+            ("elb", 2, 2, 0, 0),
+            ("s3", 1, 1, 0, 0),
+            ("json", 1, 1, 0, 0),
+            ("json", 1, 1, 0, 0),
+            ("haproxy", 2, 2, 0, 0),
+            ("combined", 1, 1, 0, 0),
+        ]
+    );
+    assert_eq!(
+        listed(&analysis, "66.249.66.1"),
+        [("Googlebot".to_owned(), Standing::Verified)]
+    );
+    assert_eq!(report.status_codes.get(&302), Some(&1));
+    assert_eq!(report.status_codes.get(&0), Some(&1));
+    assert_eq!(report.totals.ips, 13);
+    // No client: counted, not verified.
+    assert_eq!(report.totals.requests_without_client, 1);
+    assert!(
+        report
+            .bots
+            .iter()
+            .any(|b| b.bot == "bingbot" && b.verdict == "unverifiable" && b.ips == 0),
+        "{:?}",
+        report.bots
+    );
+    // Googlebot through syslog, from an address outside its ranges,
+    // without DNS: inconclusive.
+    assert!(
+        report
+            .bots
+            .iter()
+            .any(|b| b.bot == "Googlebot" && b.verdict == "unknown" && b.requests == 1),
+        "{:?}",
+        report.bots
+    );
+}

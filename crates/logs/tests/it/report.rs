@@ -254,6 +254,7 @@ fn typical() -> Report {
             user_agents: 412,
             host_names: 2,
             host_name_requests: 31,
+            requests_without_client: 4,
         },
         verdicts: verdict_map,
         bots,
