@@ -1,11 +1,17 @@
 //! `botwarden robots test`: whether a robot may fetch URLs.
+//!
+//! The file is compiled for the one robot asked about
+//! ([`RobotMatcher`]): only the groups its token chain can select. URLs on
+//! standard input are read in large blocks and answered in place, and the
+//! answers go through one buffered writer, so that a plain answer costs no
+//! allocation.
 
-use std::io::{BufRead, BufWriter, Write};
+use std::io::{BufWriter, ErrorKind, Read, Write};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
 use botwarden_robots::{
-    Applies, Decision, LineKind, Matcher, Profile, Reason, Robots, RobotsTxt, TokenChain,
+    Applies, Decision, LineKind, Profile, Reason, RobotMatcher, RobotsTxt, TokenChain,
 };
 use clap::{Args, ValueEnum};
 use serde::Serialize;
@@ -43,6 +49,9 @@ pub(crate) struct TestArgs {
     urls: Vec<String>,
 }
 
+/// Bytes of standard input read at once.
+const BLOCK: usize = 256 * 1024;
+
 #[allow(clippy::print_stderr)]
 pub(crate) fn run(args: &TestArgs) -> Result<ExitCode> {
     let chain = TokenChain::parse(&args.agent);
@@ -60,28 +69,15 @@ pub(crate) fn run(args: &TestArgs) -> Result<ExitCode> {
     }
     let body = Source::read(&args.file)?.body;
     let txt = RobotsTxt::parse(body);
-    let robots = Robots::new(&txt, args.profile);
-    let matcher = robots.matcher(&chain);
-    let out = std::io::stdout().lock();
+    let matcher = RobotMatcher::new(&txt, args.profile, &chain);
     let mut report = Report {
-        out: BufWriter::new(out),
+        out: BufWriter::with_capacity(BLOCK, std::io::stdout().lock()),
         txt: &txt,
-        robots: &robots,
         matcher: &matcher,
         args,
     };
     if args.urls.is_empty() {
-        let mut blank = 0u64;
-        for (n, line) in std::io::stdin().lock().lines().enumerate() {
-            let line = line
-                .with_context(|| format!("cannot read URL line {} from standard input", n + 1))?;
-            let url = line.trim();
-            if url.is_empty() {
-                blank += 1;
-                continue;
-            }
-            report.answer(url)?;
-        }
+        let blank = for_each_line(std::io::stdin().lock(), |url| report.answer(url))?;
         if blank > 0 {
             eprintln!("botwarden: note: skipped {blank} blank line(s) of standard input");
         }
@@ -97,11 +93,66 @@ pub(crate) fn run(args: &TestArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// Calls `each` with every line of `input`, trimmed, reading it in blocks
+/// of [`BLOCK`] bytes (a longer line grows the buffer); returns how many
+/// blank lines were skipped.
+fn for_each_line(mut input: impl Read, mut each: impl FnMut(&str) -> Result<()>) -> Result<u64> {
+    let mut buf = vec![0u8; BLOCK];
+    let (mut filled, mut number, mut blank) = (0usize, 0u64, 0u64);
+    let mut line = |bytes: &[u8], number: u64| -> Result<()> {
+        let text = std::str::from_utf8(bytes).with_context(|| {
+            format!("cannot read URL line {number} from standard input: it is not UTF-8")
+        })?;
+        match text.trim() {
+            "" => blank += 1,
+            url => each(url)?,
+        }
+        Ok(())
+    };
+    // Bytes before `searched` hold no line break.
+    let mut searched = 0;
+    loop {
+        let n = match input.read(&mut buf[filled..]) {
+            Ok(n) => n,
+            Err(e) if e.kind() == ErrorKind::Interrupted => continue,
+            Err(e) => {
+                return Err(e).with_context(|| {
+                    format!("cannot read URL line {} from standard input", number + 1)
+                });
+            }
+        };
+        let eof = n == 0;
+        filled += n;
+        let mut start = 0;
+        while let Some(end) = memchr::memchr(b'\n', &buf[searched..filled]) {
+            number += 1;
+            line(&buf[start..searched + end], number)?;
+            start = searched + end + 1;
+            searched = start;
+        }
+        if eof {
+            if start < filled {
+                number += 1;
+                line(&buf[start..filled], number)?;
+            }
+            return Ok(blank);
+        }
+        // Keep the unfinished line; make room if it fills the buffer.
+        if start > 0 {
+            buf.copy_within(start..filled, 0);
+            filled -= start;
+        }
+        searched = filled;
+        if filled == buf.len() {
+            buf.resize(2 * buf.len(), 0);
+        }
+    }
+}
+
 struct Report<'a, W: Write> {
     out: W,
     txt: &'a RobotsTxt,
-    robots: &'a Robots,
-    matcher: &'a Matcher<'a>,
+    matcher: &'a RobotMatcher,
     args: &'a TestArgs,
 }
 
@@ -115,7 +166,7 @@ struct Answer<'a> {
     rule: Option<String>,
     line: Option<u32>,
     /// The token whose groups applied (`*` for the default group).
-    group: Option<String>,
+    group: Option<&'a str>,
     /// Why, in words.
     reason: String,
 }
@@ -123,12 +174,23 @@ struct Answer<'a> {
 impl<W: Write> Report<'_, W> {
     fn answer(&mut self, url: &str) -> Result<()> {
         let d = self.matcher.check(url);
-        let verdict = if d.allowed { "allowed" } else { "disallowed" };
-        match self.args.format {
+        let verdict: &[u8] = if d.allowed {
+            b"allowed\t"
+        } else {
+            b"disallowed\t"
+        };
+        let written = match self.args.format {
             Format::Text if self.args.explain => {
-                writeln!(self.out, "{verdict}\t{url}\t{}", self.explain(&d))
+                let why = self.explain(&d);
+                self.out
+                    .write_all(verdict)
+                    .and_then(|()| writeln!(self.out, "{url}\t{why}"))
             }
-            Format::Text => writeln!(self.out, "{verdict}\t{url}"),
+            Format::Text => self
+                .out
+                .write_all(verdict)
+                .and_then(|()| self.out.write_all(url.as_bytes()))
+                .and_then(|()| self.out.write_all(b"\n")),
             Format::Json => {
                 let (rule, line) = match d.reason {
                     Reason::Rule { index, line } => (Some(self.rule_text(index)), Some(line)),
@@ -142,22 +204,25 @@ impl<W: Write> Report<'_, W> {
                     rule,
                     line,
                     group: match self.matcher.applies() {
-                        Applies::Token(t) => Some(t.clone()),
-                        Applies::Star => Some("*".to_owned()),
+                        Applies::Token(t) => Some(t.as_str()),
+                        Applies::Star => Some("*"),
                         Applies::Nothing => None,
                     },
                     reason: self.explain(&d),
                 };
-                let json = serde_json::to_string(&answer).context("cannot encode JSON")?;
-                writeln!(self.out, "{json}")
+                serde_json::to_writer(&mut self.out, &answer)
+                    .map_err(std::io::Error::from)
+                    .and_then(|()| self.out.write_all(b"\n"))
             }
-        }
-        .context("cannot write to standard output")
+        };
+        written.context("cannot write to standard output")
     }
 
     /// The rule as written in the file (`Disallow: /private`).
     fn rule_text(&self, index: u32) -> String {
-        let rule = self.robots.rule(index);
+        let Some(rule) = self.matcher.rule(index) else {
+            return format!("rule {index}");
+        };
         let written = self.txt.line(rule.line).and_then(|l| match l.kind {
             LineKind::Directive(d) => Some(format!(
                 "{}: {}",
@@ -180,11 +245,7 @@ impl<W: Write> Report<'_, W> {
                 Applies::Star => "*",
                 Applies::Nothing => return "no group".to_owned(),
             };
-            let lines: Vec<String> = self
-                .matcher
-                .groups()
-                .map(|g| g.line().to_string())
-                .collect();
+            let lines: Vec<String> = self.matcher.group_lines().map(|l| l.to_string()).collect();
             let s = if lines.len() == 1 { "" } else { "s" };
             format!("group for '{who}' (line{s} {})", lines.join(", "))
         };
@@ -205,5 +266,52 @@ impl<W: Write> Report<'_, W> {
                 format!("/robots.txt is always allowed ({})", self.args.profile.name)
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A reader that gives back at most `step` bytes per call.
+    struct Trickle<'a> {
+        data: &'a [u8],
+        step: usize,
+    }
+
+    impl Read for Trickle<'_> {
+        fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+            let n = self.step.min(buf.len()).min(self.data.len());
+            buf[..n].copy_from_slice(&self.data[..n]);
+            self.data = &self.data[n..];
+            Ok(n)
+        }
+    }
+
+    fn lines_of(input: &[u8], step: usize) -> Result<(Vec<String>, u64)> {
+        let mut seen = Vec::new();
+        let blank = for_each_line(Trickle { data: input, step }, |l| {
+            seen.push(l.to_owned());
+            Ok(())
+        })?;
+        Ok((seen, blank))
+    }
+
+    #[test]
+    fn lines_across_blocks_endings_and_blanks() {
+        let long = "/x".repeat(BLOCK);
+        let input = format!("/a\r\n\n  /b  \n{long}\n\n/c");
+        for step in [1, 3, 7, BLOCK - 1, BLOCK, 4 * BLOCK] {
+            let (seen, blank) = lines_of(input.as_bytes(), step).expect("valid input");
+            assert_eq!(seen, ["/a", "/b", long.as_str(), "/c"], "step {step}");
+            assert_eq!(blank, 2, "step {step}");
+        }
+        assert_eq!(lines_of(b"", 5).expect("empty").0.len(), 0);
+    }
+
+    #[test]
+    fn a_line_that_is_not_utf8_is_named() {
+        let err = lines_of(b"/a\n/b\xff\n", 2).expect_err("not UTF-8");
+        assert!(format!("{err:#}").contains("line 2"), "{err:#}");
     }
 }

@@ -179,3 +179,50 @@ fn tokens_that_are_not_product_tokens_are_warned_about() {
     assert!(out.status.success());
     assert!(String::from_utf8_lossy(&out.stderr).contains("not a product token"));
 }
+
+#[test]
+fn many_urls_on_standard_input_cross_read_blocks() {
+    let file = TempFile::new("robots.txt", ROBOTS.as_bytes());
+    // Over a megabyte of URLs, so that lines straddle the reader's blocks.
+    let mut input = String::new();
+    let mut want = String::new();
+    for i in 0..40_000 {
+        let (url, verdict) = if i % 3 == 0 {
+            (
+                format!("https://example.com/search/{i}?q={i}"),
+                "disallowed",
+            )
+        } else {
+            (
+                format!("/about/{i}/page-with-a-longer-name.html"),
+                "allowed",
+            )
+        };
+        input.push_str(&url);
+        input.push_str(if i % 2 == 0 { "\n" } else { "\r\n" });
+        want.push_str(&format!("{verdict}\t{url}\n"));
+    }
+    let out = botwarden(
+        &["robots", "test", file.arg(), "--agent", "botwarden"],
+        input.as_bytes(),
+    );
+    assert!(out.status.success(), "{out:?}");
+    assert!(
+        stdout(&out) == want,
+        "answers differ from the expected ones"
+    );
+}
+
+#[test]
+fn a_url_line_that_is_not_utf8_is_named_and_exits_2() {
+    let file = TempFile::new("robots.txt", ROBOTS.as_bytes());
+    let out = botwarden(
+        &["robots", "test", file.arg(), "--agent", "botwarden"],
+        b"/a\n/b\xff\n/c\n",
+    );
+    assert_eq!(out.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("line 2") && err.contains("not UTF-8"), "{err}");
+    // The answers before the bad line were written.
+    assert_eq!(stdout(&out), "allowed\t/a\n");
+}
