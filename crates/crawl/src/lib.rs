@@ -39,10 +39,14 @@ mod address;
 mod body;
 mod error;
 mod fetch;
+mod normalize;
 mod robots_fetch;
+mod throttle;
 
 pub use address::{AddressKind, restricted_kind};
 pub use body::{Bom, Encoding, utf8_body};
 pub use error::Error;
 pub use fetch::{FetchReport, Fetcher, FetcherBuilder, Hop, RetryAfter, USER_AGENT, Warning};
+pub use normalize::{MAX_URL_LEN, UrlProblem, normalize, normalize_url};
 pub use robots_fetch::{MissingProbe, RobotsFetch, fetch_robots_txt, robots_url};
+pub use throttle::{Adjustment, Direction, Outcome, Throttle, ThrottleConfig};
