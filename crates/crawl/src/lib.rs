@@ -37,6 +37,7 @@
 
 mod address;
 mod body;
+mod directives;
 mod error;
 mod fetch;
 mod normalize;
@@ -45,6 +46,9 @@ mod throttle;
 
 pub use address::{AddressKind, restricted_kind};
 pub use body::{Bom, Encoding, utf8_body};
+pub use directives::{
+    Directive, Kind as DirectiveKind, Origin as DirectiveOrigin, PageDirectives, parse_date,
+};
 pub use error::Error;
 pub use fetch::{FetchReport, Fetcher, FetcherBuilder, Hop, RetryAfter, USER_AGENT, Warning};
 pub use normalize::{MAX_URL_LEN, UrlProblem, normalize, normalize_url};
