@@ -40,6 +40,7 @@ mod body;
 mod directives;
 mod error;
 mod fetch;
+mod html;
 mod normalize;
 mod robots_fetch;
 mod throttle;
@@ -51,6 +52,10 @@ pub use directives::{
 };
 pub use error::Error;
 pub use fetch::{FetchReport, Fetcher, FetcherBuilder, Hop, RetryAfter, USER_AGENT, Warning};
+pub use html::{
+    Alternate, HtmlError, HtmlFacts, HtmlLink, LinkElement, MAX_ANCHOR, Meta, Rel,
+    extract as extract_html, html_encoding, refresh_target,
+};
 pub use normalize::{MAX_URL_LEN, UrlProblem, normalize, normalize_url};
 pub use robots_fetch::{MissingProbe, RobotsFetch, fetch_robots_txt, robots_url};
 pub use throttle::{Adjustment, Direction, Outcome, Throttle, ThrottleConfig};

@@ -34,7 +34,7 @@ use std::collections::VecDeque;
 use std::time::Duration;
 
 /// The numbers of the rule. [`ThrottleConfig::default`] holds the seed's.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ThrottleConfig {
     /// Requests the indicators are counted over.
     pub window: u32,
@@ -219,7 +219,7 @@ impl Throttle {
         self.recent.push_back(indicator);
         self.indicators += u32::from(indicator);
         self.requests += 1;
-        if self.requests % u64::from(self.config.every) != 0 {
+        if !self.requests.is_multiple_of(u64::from(self.config.every)) {
             return None;
         }
         let direction = if self.indicators >= self.config.high {

@@ -1,0 +1,512 @@
+//! What the crawler reads from an HTML page, in one streaming pass
+//! (lol_html): links, the `<base>`, robots `<meta>` tags, canonical and
+//! hreflang links, a meta refresh and the title.
+//!
+//! Links are `<a href>` and `<area href>` (with their `rel` words and, for
+//! `<a>`, the text inside), `<iframe src>` and `<frame src>`. Images,
+//! scripts and style sheets are not links of the site's graph and are not
+//! read. URLs are kept as written; [`HtmlFacts::base_url`] gives the URL
+//! they are resolved against (the first `<base href>`, as browsers do).
+//!
+//! The page's bytes are decoded as the HTTP `charset` says, else as a
+//! byte-order mark says, else as a `<meta charset>` near the start says,
+//! else as UTF-8 when they are valid UTF-8, else as windows-1252 (the
+//! HTML standard's fallback for documents that declare nothing).
+
+use std::cell::RefCell;
+
+use lol_html::html_content::{Element, TextChunk};
+use lol_html::{AsciiCompatibleEncoding, HtmlRewriter, Settings, element, text};
+use url::Url;
+
+/// Which element a link came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum LinkElement {
+    /// `<a href>`.
+    A,
+    /// `<area href>`.
+    Area,
+    /// `<iframe src>` or `<frame src>`.
+    Frame,
+}
+
+impl LinkElement {
+    /// The element's name.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            LinkElement::A => "a",
+            LinkElement::Area => "area",
+            LinkElement::Frame => "iframe",
+        }
+    }
+}
+
+/// The `rel` words of a link that tell a crawler not to follow it.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash)]
+pub struct Rel {
+    /// `nofollow`.
+    pub nofollow: bool,
+    /// `ugc` (user-generated content).
+    pub ugc: bool,
+    /// `sponsored`.
+    pub sponsored: bool,
+}
+
+impl Rel {
+    /// Reads a `rel` attribute (words separated by white space, any case).
+    #[must_use]
+    pub fn parse(value: &str) -> Rel {
+        let mut rel = Rel::default();
+        for word in value.split_ascii_whitespace() {
+            if word.eq_ignore_ascii_case("nofollow") {
+                rel.nofollow = true;
+            } else if word.eq_ignore_ascii_case("ugc") {
+                rel.ugc = true;
+            } else if word.eq_ignore_ascii_case("sponsored") {
+                rel.sponsored = true;
+            }
+        }
+        rel
+    }
+
+    /// Whether any of the words is there: each asks not to follow.
+    #[must_use]
+    pub fn any(self) -> bool {
+        self.nofollow || self.ugc || self.sponsored
+    }
+
+    /// The words present, space-separated (`nofollow ugc`), or `""`.
+    #[must_use]
+    pub fn words(self) -> String {
+        let mut out = Vec::new();
+        if self.nofollow {
+            out.push("nofollow");
+        }
+        if self.ugc {
+            out.push("ugc");
+        }
+        if self.sponsored {
+            out.push("sponsored");
+        }
+        out.join(" ")
+    }
+}
+
+/// One link as written in the page.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HtmlLink {
+    /// The `href` (or `src`) as written, trimmed.
+    pub href: String,
+    /// The element.
+    pub element: LinkElement,
+    /// Its `rel` words.
+    pub rel: Rel,
+    /// The text inside an `<a>`, white space collapsed, at most
+    /// [`MAX_ANCHOR`] characters (or an `<area>`'s `alt`).
+    pub anchor: String,
+    /// Where the element starts in the page, in bytes.
+    pub offset: usize,
+}
+
+/// Longest anchor text kept, in characters.
+pub const MAX_ANCHOR: usize = 200;
+
+/// A `<meta name content>` tag.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Meta {
+    /// The name, as written.
+    pub name: String,
+    /// The content, as written.
+    pub content: String,
+}
+
+/// An alternate version of the page (`<link rel="alternate" hreflang>`).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Alternate {
+    /// The language (`en-gb`, `x-default`).
+    pub hreflang: String,
+    /// Its URL, as written.
+    pub href: String,
+}
+
+/// Everything read from one page.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HtmlFacts {
+    /// The first `<base href>`, as written.
+    pub base: Option<String>,
+    /// Links, in page order.
+    pub links: Vec<HtmlLink>,
+    /// Every `<meta name content>`.
+    pub metas: Vec<Meta>,
+    /// Every `<link rel="canonical" href>`, as written.
+    pub canonicals: Vec<String>,
+    /// `<link rel="alternate" hreflang href>`.
+    pub alternates: Vec<Alternate>,
+    /// The first `<meta http-equiv="refresh" content>`.
+    pub refresh: Option<String>,
+    /// The first `<title>`'s text, white space collapsed.
+    pub title: Option<String>,
+    /// The encoding the page was read in.
+    pub encoding: &'static str,
+}
+
+impl HtmlFacts {
+    /// The URL links are resolved against: the `<base href>` resolved
+    /// against the page's URL, or the page's URL.
+    #[must_use]
+    pub fn base_url(&self, page: &Url) -> Url {
+        self.base
+            .as_deref()
+            .and_then(|b| page.join(b).ok())
+            .filter(|u| matches!(u.scheme(), "http" | "https"))
+            .unwrap_or_else(|| page.clone())
+    }
+}
+
+/// The URL of a meta refresh or `Refresh` header (`5; url=/next`), if it
+/// names one.
+#[must_use]
+pub fn refresh_target(content: &str) -> Option<&str> {
+    let (_, rest) = content.split_once([';', ','])?;
+    let rest = rest.trim_start();
+    let rest = if rest.len() >= 3 && rest[..3].eq_ignore_ascii_case("url") {
+        rest[3..].trim_start().strip_prefix('=')?.trim()
+    } else {
+        rest.trim()
+    };
+    let rest = rest.trim_matches(|c| c == '\'' || c == '"').trim();
+    (!rest.is_empty()).then_some(rest)
+}
+
+/// The encoding of an HTML page (module docs).
+#[must_use]
+pub fn html_encoding(charset: Option<&str>, body: &[u8]) -> &'static encoding_rs::Encoding {
+    if let Some(e) = charset.and_then(|c| encoding_rs::Encoding::for_label(c.trim().as_bytes())) {
+        return e;
+    }
+    if let Some((e, _)) = encoding_rs::Encoding::for_bom(body) {
+        return e;
+    }
+    if let Some(e) = meta_charset(&body[..body.len().min(1024)]) {
+        return e;
+    }
+    if std::str::from_utf8(body).is_ok() {
+        encoding_rs::UTF_8
+    } else {
+        encoding_rs::WINDOWS_1252
+    }
+}
+
+/// A `charset=` in the first bytes of a page (`<meta charset="x">` or the
+/// `http-equiv` form).
+fn meta_charset(head: &[u8]) -> Option<&'static encoding_rs::Encoding> {
+    let lower: Vec<u8> = head.iter().map(u8::to_ascii_lowercase).collect();
+    let at = memchr::memmem::find(&lower, b"charset=")?;
+    let rest = &head[at + 8..];
+    let rest = rest
+        .strip_prefix(b"\"")
+        .or_else(|| rest.strip_prefix(b"'"))
+        .unwrap_or(rest);
+    let end = rest
+        .iter()
+        .position(|b| matches!(b, b'"' | b'\'' | b' ' | b';' | b'>' | b'/'))
+        .unwrap_or(rest.len());
+    encoding_rs::Encoding::for_label(&rest[..end])
+}
+
+/// Why a page could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+#[error("the HTML could not be read: {0}")]
+pub struct HtmlError(String);
+
+/// Reads a page (module docs). `charset` is the HTTP `Content-Type`'s.
+///
+/// # Errors
+/// [`HtmlError`] if the HTML parser gives up (it does not for malformed
+/// markup; only for limits it enforces).
+pub fn extract(body: &[u8], charset: Option<&str>) -> Result<HtmlFacts, HtmlError> {
+    let detected = html_encoding(charset, body);
+    // lol_html reads ASCII-compatible encodings itself; UTF-16 pages are
+    // decoded first.
+    let (bytes, encoding) = match AsciiCompatibleEncoding::new(detected) {
+        Some(e) => (std::borrow::Cow::Borrowed(body), e),
+        None => {
+            let (text, _, _) = detected.decode(body);
+            (
+                std::borrow::Cow::Owned(text.into_owned().into_bytes()),
+                AsciiCompatibleEncoding::utf_8(),
+            )
+        }
+    };
+    let facts = RefCell::new(HtmlFacts {
+        encoding: detected.name(),
+        ..HtmlFacts::default()
+    });
+    // The `<a>` whose text is being read, and whether the title is done.
+    let open_a: RefCell<Option<usize>> = RefCell::new(None);
+    let title: RefCell<Option<String>> = RefCell::new(None);
+    let title_done = RefCell::new(false);
+    let link = |el: &mut Element<'_, '_>, attr: &str, kind: LinkElement| {
+        if let Some(href) = el.get_attribute(attr) {
+            let mut f = facts.borrow_mut();
+            let anchor = match kind {
+                LinkElement::Area => collapse(&el.get_attribute("alt").unwrap_or_default()),
+                _ => String::new(),
+            };
+            f.links.push(HtmlLink {
+                href: href.trim().to_owned(),
+                element: kind,
+                rel: Rel::parse(&el.get_attribute("rel").unwrap_or_default()),
+                anchor,
+                offset: el.source_location().bytes().start,
+            });
+            if kind == LinkElement::A {
+                *open_a.borrow_mut() = Some(f.links.len() - 1);
+            }
+        }
+    };
+    let settings = Settings {
+        element_content_handlers: vec![
+            element!("a[href]", |el| {
+                link(el, "href", LinkElement::A);
+                Ok(())
+            }),
+            text!("a[href]", |t: &mut TextChunk<'_>| {
+                if let Some(i) = *open_a.borrow() {
+                    let mut f = facts.borrow_mut();
+                    let a = &mut f.links[i].anchor;
+                    if a.chars().count() < MAX_ANCHOR * 2 {
+                        a.push_str(t.as_str());
+                    }
+                }
+                Ok(())
+            }),
+            element!("area[href]", |el| {
+                link(el, "href", LinkElement::Area);
+                Ok(())
+            }),
+            element!("iframe[src], frame[src]", |el| {
+                link(el, "src", LinkElement::Frame);
+                Ok(())
+            }),
+            element!("base[href]", |el| {
+                let mut f = facts.borrow_mut();
+                if f.base.is_none() {
+                    f.base = el.get_attribute("href").map(|h| h.trim().to_owned());
+                }
+                Ok(())
+            }),
+            element!("meta", |el| {
+                let mut f = facts.borrow_mut();
+                let content = el.get_attribute("content").unwrap_or_default();
+                if let Some(name) = el.get_attribute("name") {
+                    f.metas.push(Meta { name, content });
+                } else if el
+                    .get_attribute("http-equiv")
+                    .is_some_and(|h| h.trim().eq_ignore_ascii_case("refresh"))
+                    && f.refresh.is_none()
+                {
+                    f.refresh = Some(content);
+                }
+                Ok(())
+            }),
+            element!("link[href][rel]", |el| {
+                let rel = el.get_attribute("rel").unwrap_or_default();
+                let href = el.get_attribute("href").unwrap_or_default();
+                let mut f = facts.borrow_mut();
+                for word in rel.split_ascii_whitespace() {
+                    if word.eq_ignore_ascii_case("canonical") {
+                        f.canonicals.push(href.trim().to_owned());
+                    } else if word.eq_ignore_ascii_case("alternate")
+                        && let Some(lang) = el.get_attribute("hreflang")
+                    {
+                        f.alternates.push(Alternate {
+                            hreflang: lang.trim().to_owned(),
+                            href: href.trim().to_owned(),
+                        });
+                    }
+                }
+                Ok(())
+            }),
+            text!("title", |t: &mut TextChunk<'_>| {
+                if !*title_done.borrow() {
+                    let mut s = title.borrow_mut();
+                    let s = s.get_or_insert_with(String::new);
+                    if s.len() < 4096 {
+                        s.push_str(t.as_str());
+                    }
+                    if t.last_in_text_node() {
+                        *title_done.borrow_mut() = true;
+                    }
+                }
+                Ok(())
+            }),
+        ],
+        encoding,
+        adjust_charset_on_meta_tag: false,
+        strict: false,
+        ..Settings::new()
+    };
+    let mut rewriter = HtmlRewriter::new(settings, |_: &[u8]| {});
+    rewriter
+        .write(&bytes)
+        .and_then(|()| rewriter.end())
+        .map_err(|e| HtmlError(e.to_string()))?;
+    let mut facts = facts.into_inner();
+    for l in &mut facts.links {
+        if l.element == LinkElement::A {
+            l.anchor = collapse(&l.anchor);
+        }
+    }
+    facts.title = title.into_inner().map(|t| collapse(&t));
+    Ok(facts)
+}
+
+/// White space collapsed to single spaces, trimmed, at most
+/// [`MAX_ANCHOR`] characters.
+fn collapse(s: &str) -> String {
+    let mut out = String::with_capacity(s.len().min(MAX_ANCHOR));
+    for (n, word) in s.split_whitespace().enumerate() {
+        if n > 0 {
+            out.push(' ');
+        }
+        out.push_str(word);
+    }
+    match out.char_indices().nth(MAX_ANCHOR) {
+        Some((at, _)) => out[..at].to_owned(),
+        None => out,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const PAGE: &str = r#"<!doctype html>
+<html><head>
+<title>  The
+  Page </title>
+<base href="/sub/">
+<base href="/ignored/">
+<meta name="robots" content="noindex">
+<meta name="botwarden" content="nofollow">
+<meta http-equiv="Refresh" content="5; URL='/next'">
+<link rel="canonical" href="https://example.com/canonical">
+<link rel="alternate" hreflang="de" href="/de/">
+<link rel="stylesheet" href="/style.css">
+</head><body>
+<a href=" one.html ">One <b>bold</b>
+ link</a>
+<a href="/two" rel="NoFollow ugc">Two</a>
+<a name="anchor-only">no href</a>
+<map><area href="/map" alt="A  map" rel="sponsored"></map>
+<iframe src="/frame"></iframe>
+<img src="/img.png">
+<a href="mailto:x@example.com">mail</a>
+</body></html>"#;
+
+    #[test]
+    fn links_metas_and_head() {
+        let f = extract(PAGE.as_bytes(), None).expect("html");
+        let links: Vec<(&str, &str, String, &str)> = f
+            .links
+            .iter()
+            .map(|l| {
+                (
+                    l.href.as_str(),
+                    l.element.as_str(),
+                    l.rel.words(),
+                    l.anchor.as_str(),
+                )
+            })
+            .collect();
+        assert_eq!(
+            links,
+            [
+                ("one.html", "a", String::new(), "One bold link"),
+                ("/two", "a", "nofollow ugc".into(), "Two"),
+                ("/map", "area", "sponsored".into(), "A map"),
+                ("/frame", "iframe", String::new(), ""),
+                ("mailto:x@example.com", "a", String::new(), "mail"),
+            ]
+        );
+        assert_eq!(f.base.as_deref(), Some("/sub/"));
+        let page = Url::parse("https://example.com/dir/page").expect("url");
+        assert_eq!(f.base_url(&page).as_str(), "https://example.com/sub/");
+        assert_eq!(f.metas.len(), 2);
+        assert_eq!(f.metas[1].name, "botwarden");
+        assert_eq!(f.canonicals, ["https://example.com/canonical"]);
+        assert_eq!(
+            f.alternates,
+            [Alternate {
+                hreflang: "de".into(),
+                href: "/de/".into()
+            }]
+        );
+        assert_eq!(f.refresh.as_deref().and_then(refresh_target), Some("/next"));
+        assert_eq!(f.title.as_deref(), Some("The Page"));
+        assert_eq!(f.encoding, "UTF-8");
+        // Offsets point at the elements.
+        let two = &f.links[1];
+        assert!(PAGE[two.offset..].starts_with("<a href=\"/two\""));
+    }
+
+    #[test]
+    fn refresh_forms() {
+        for (content, want) in [
+            ("0; url=/a", Some("/a")),
+            ("0;URL=\"/b\"", Some("/b")),
+            ("3, /c", Some("/c")),
+            ("5", None),
+            ("5; url=", None),
+        ] {
+            assert_eq!(refresh_target(content), want, "{content}");
+        }
+    }
+
+    #[test]
+    fn encodings_from_header_bom_meta_and_bytes() {
+        let latin = b"<html><a href=\"/caf\xe9\">caf\xe9</a></html>";
+        let f = extract(latin, None).expect("html");
+        assert_eq!(f.encoding, "windows-1252");
+        assert_eq!(f.links[0].anchor, "café");
+        let f = extract(latin, Some("ISO-8859-1")).expect("html");
+        assert_eq!(f.links[0].anchor, "café");
+        let meta = b"<meta charset=\"iso-8859-15\"><a href=\"/x\">\xa4</a>";
+        let f = extract(meta, None).expect("html");
+        assert_eq!(f.links[0].anchor, "€");
+        let utf16: Vec<u8> = [0xFF, 0xFE]
+            .into_iter()
+            .chain(
+                "<a href=\"/u\">ü</a>"
+                    .encode_utf16()
+                    .flat_map(u16::to_le_bytes),
+            )
+            .collect();
+        let f = extract(&utf16, None).expect("html");
+        assert_eq!(
+            (f.links[0].href.as_str(), f.links[0].anchor.as_str()),
+            ("/u", "ü")
+        );
+    }
+
+    #[test]
+    fn broken_markup_is_read_not_refused() {
+        let f = extract(
+            b"<a href=/x>unclosed <a href='/y'>y<div></a><<>>\0<a href",
+            None,
+        )
+        .expect("html");
+        let hrefs: Vec<&str> = f.links.iter().map(|l| l.href.as_str()).collect();
+        assert_eq!(hrefs, ["/x", "/y"]);
+        assert!(extract(b"", None).expect("empty").links.is_empty());
+    }
+
+    #[test]
+    fn long_anchor_text_is_cut() {
+        let page = format!("<a href=/x>{}</a>", "word ".repeat(1000));
+        let f = extract(page.as_bytes(), None).expect("html");
+        assert_eq!(f.links[0].anchor.chars().count(), MAX_ANCHOR);
+    }
+}
