@@ -76,5 +76,9 @@ fn many_changes_of_a_kind_are_counted_and_verbose_lists_each() {
     );
     let verbose = botwarden(&["robots", "fix", "-", "--verbose"], body.as_bytes());
     let summary = String::from_utf8_lossy(&verbose.stderr);
-    assert_eq!(summary.matches("[groups-merged] the group").count(), 19, "{summary}");
+    assert_eq!(
+        summary.matches("[groups-merged] the group").count(),
+        19,
+        "{summary}"
+    );
 }
