@@ -58,5 +58,5 @@ pub use profile::{
 pub use robots::{
     Agent, Applies, Cut, Decision, Group, Located, Matcher, Reason, RobotMatcher, Robots, RuleInfo,
 };
-pub use token::{TokenChain, is_product_token};
+pub use token::{AgentName, TokenChain, is_product_token};
 pub use values::{CleanParam, RequestRate, TimeOfDay, VisitTime, parse_crawl_delay};

@@ -8,7 +8,7 @@ use crate::lint::{example_path, star_robot};
 use crate::parse::RobotsTxt;
 use crate::profile::{AgentMatch, Profile};
 use crate::robots::{Reason, Robots};
-use crate::token::TokenChain;
+use crate::token::{AgentName, TokenChain};
 
 /// Robots every matrix includes, besides those the file names and `*`.
 pub const DEFAULT_AGENTS: [&str; 3] = ["Googlebot", "Bingbot", "Yandex"];
@@ -91,14 +91,12 @@ impl Matrix {
             let value = txt.text(d.value);
             match d.name {
                 DirectiveName::UserAgent => {
-                    let token: String = value
-                        .chars()
-                        .take_while(|&c| c.is_ascii() && crate::token::is_token_byte(c as u8))
-                        .collect();
-                    if value.trim() == "*" || value.starts_with("* ") {
-                        add("*", &mut robots);
-                    } else if !token.is_empty() {
-                        add(&token, &mut robots);
+                    match AgentName::read(value.as_bytes(), AgentMatch::ProductToken) {
+                        AgentName::Every => add("*", &mut robots),
+                        AgentName::Named(b"") => {}
+                        AgentName::Named(token) => {
+                            add(&String::from_utf8_lossy(token), &mut robots);
+                        }
                     }
                 }
                 DirectiveName::Allow | DirectiveName::Disallow if !value.is_empty() => {

@@ -8,6 +8,7 @@ use std::collections::{HashMap, HashSet};
 
 use crate::path::normalize_pattern;
 use crate::profile::{AgentMatch, Grouping, Profile, RuleChoice};
+use crate::token::AgentName;
 
 use super::order::{Key, order};
 use super::read::{Item, Out, Piece, RawGroup, Reading, What};
@@ -84,7 +85,7 @@ fn star_read_alike(star: &[Group]) -> bool {
     let exact = |g: &Group| {
         g.agents
             .iter()
-            .any(|a| matches!(&a.what, What::Agent { lower, .. } if lower == "*"))
+            .any(|a| matches!(&a.what, What::Agent { lower, .. } if AgentName::read(lower.as_bytes(), AgentMatch::Substring) == AgentName::Every))
     };
     star.len() <= 1 && star.iter().all(exact)
 }

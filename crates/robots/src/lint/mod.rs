@@ -442,16 +442,7 @@ impl Context<'_> {
     /// The product token a `user-agent` line names, as RFC 9309 robots
     /// read it (lower case), or `None` for `*`.
     pub(crate) fn token(&self, index: usize) -> Option<String> {
-        let value = self.value(index);
-        let b = value.as_bytes();
-        if b.first() == Some(&b'*') && b.get(1).is_none_or(u8::is_ascii_whitespace) {
-            return None;
-        }
-        let end = b
-            .iter()
-            .position(|&c| !crate::token::is_token_byte(c))
-            .unwrap_or(b.len());
-        Some(value[..end].to_ascii_lowercase())
+        crate::token::AgentName::lower_token(self.value(index).as_bytes())
     }
 
     /// A token chain for a robot of this block: its first named token, or

@@ -2,6 +2,7 @@
 
 #![allow(clippy::print_stderr, clippy::print_stdout)]
 
+mod agent_values;
 mod conformance;
 mod corpus;
 mod fixer;
