@@ -6,12 +6,12 @@
 use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, HashMap};
 
+use crate::change::{ChangeKind, Fixed, NO_GROUP, ORDER, Origin, PATTERN, Plan, READING, has};
 use crate::directive::DirectiveName;
-use crate::fix::{ChangeKind, NO_GROUP, ORDER, Origin, PATTERN, Plan, READING, has};
 use crate::parse::RobotsTxt;
 use crate::profile::{AgentMatch, Beyond, Profile, RuleChoice};
 use crate::robots::{Applies, Decision, Matcher, Reason, Robots, RuleInfo};
-use crate::token::TokenChain;
+use crate::token::{AgentName, TokenChain};
 
 /// Robots asked of every file besides those it names: one that no group
 /// names (so it reads `*`), and the big crawlers whose profiles have
@@ -239,11 +239,8 @@ impl Equivalence {
     }
 }
 
-/// Compares the decisions robots reach on two files.
-///
-/// When `after` is exactly what [`fix`](crate::fix()) makes of `before`,
-/// each difference is attributed to the fixer's change that accounts for
-/// it (see [`Explanation`]); otherwise every difference is unintended.
+/// Compares the decisions robots reach on two files; every difference is
+/// unintended (see [`compare_fixed`] for a file the fixer wrote).
 ///
 /// Under every profile of [`Profile::ALL`], the robots asked are each
 /// product token (and each user-agent value as written) of either file and
@@ -255,24 +252,39 @@ impl Equivalence {
 /// `$` dropped, a query, a percent-encoded letter, the rule as written.
 ///
 /// ```
-/// use botwarden_robots::{RobotsTxt, compare, fix};
+/// use botwarden_robots::{RobotsTxt, compare};
 ///
-/// let before = RobotsTxt::parse("User-agent: *\nDisallow: /a\nAllow: /a/b\n");
-/// let fixed = fix(&before);
-/// assert_eq!(fixed.text, "User-agent: *\nAllow: /a/b\nDisallow: /a\n");
-/// let eq = compare(&before, &RobotsTxt::parse(fixed.text.as_str()));
-/// assert!(eq.holds());
-/// // Only robots that take the first matching rule decide differently.
-/// assert!(eq.differences.iter().all(|d| d.profile.name == "strict"));
-///
+/// let before = RobotsTxt::parse("User-agent: *\nDisallow: /a\n");
+/// let same = RobotsTxt::parse("user-agent: *\r\ndisallow: /a\r\n");
+/// assert!(compare(&before, &same).holds());
 /// let other = RobotsTxt::parse("User-agent: *\nDisallow: /b\n");
 /// assert!(!compare(&before, &other).holds());
 /// ```
 #[must_use]
 pub fn compare(before: &RobotsTxt, after: &RobotsTxt) -> Equivalence {
-    let plan = crate::fix::plan(before);
-    let plan = (plan.text.as_bytes() == after.bytes()).then_some(&plan);
-    differential(before, after, plan)
+    differential(before, after, None)
+}
+
+/// Compares the decisions robots reach on a file and on what
+/// [`fix`](crate::fix()) made of it, tracing each difference to the change
+/// that accounts for it (see [`Explanation`]). The fixer does not run here:
+/// run it first.
+///
+/// ```
+/// use botwarden_robots::{RobotsTxt, compare_fixed, fix};
+///
+/// let before = RobotsTxt::parse("User-agent: *\nDisallow: /a\nAllow: /a/b\n");
+/// let fixed = fix(&before);
+/// assert_eq!(fixed.text, "User-agent: *\nAllow: /a/b\nDisallow: /a\n");
+/// let eq = compare_fixed(&before, &fixed);
+/// assert!(eq.holds());
+/// // Only robots that take the first matching rule decide differently.
+/// assert!(eq.differences.iter().all(|d| d.profile.name == "strict"));
+/// ```
+#[must_use]
+pub fn compare_fixed(before: &RobotsTxt, fixed: &Fixed) -> Equivalence {
+    let after = RobotsTxt::parse(fixed.text.as_bytes());
+    differential(before, &after, Some(&fixed.plan))
 }
 
 /// The robots to ask: every product token and user-agent value of both
@@ -291,10 +303,9 @@ fn robots(files: [&RobotsTxt; 2]) -> Vec<String> {
                 continue;
             }
             let value = txt.slice(d.value);
-            let key = crate::fix::agent_key(value);
-            if key == "*" {
+            let Some(key) = AgentName::lower_token(value) else {
                 continue;
-            }
+            };
             let whole = txt.text(d.value).into_owned();
             let differs = whole.to_lowercase() != key;
             add(key);
@@ -1155,9 +1166,13 @@ mod tests {
     fn the_fixers_output_compares_as_the_fixer_reports() {
         let before = RobotsTxt::parse("User-agent: *\nDisallow: /a\nAllow: /a/b\n");
         let fixed = fix(&before);
-        let eq = compare(&before, &RobotsTxt::parse(fixed.text.as_str()));
-        assert_eq!(eq, fixed.equivalence);
+        let eq = compare_fixed(&before, &fixed);
         assert!(eq.holds());
+        // Without the fixer's changes, the same differences are unintended:
+        // comparing does not run the fixer.
+        let plain = compare(&before, &RobotsTxt::parse(fixed.text.as_str()));
+        assert!(!plain.holds());
+        assert_eq!(plain.unintended().count(), eq.differences.len());
         assert!(!eq.differences.is_empty());
         assert!(eq.differences.iter().all(|d| d.profile.name == "strict"));
         // Longest-match robots read the same rules: proven without probing.
@@ -1235,7 +1250,7 @@ mod tests {
     fn differences_are_counted_beyond_those_kept() {
         let before = RobotsTxt::parse(many_groups(300));
         let fixed = fix(&before);
-        let eq = &fixed.equivalence;
+        let eq = &compare_fixed(&before, &fixed);
         assert!(eq.is_complete(), "{:?}", eq.unasked);
         assert!(eq.holds());
         assert!(

@@ -20,6 +20,7 @@
 #![doc = include_str!("../docs/profiles.md")]
 
 mod availability;
+mod change;
 mod compile;
 mod directive;
 mod equivalence;
@@ -39,12 +40,13 @@ pub use availability::{
     FetchOutcome, FetchResult, OutageAction, OutageStep, Reading, SuccessStatus, Treatment,
     status_reason,
 };
+pub use change::{Change, ChangeKind, Fixed};
 pub use directive::{DirectiveName, KNOWN_UNUSED, Spelling, classify_key};
 pub use equivalence::{
     DIFFERENCES_KEPT, Difference, EQUIVALENCE_WORK, Equivalence, Explanation, PROBE_ROBOTS,
-    Unasked, compare,
+    Unasked, compare, compare_fixed,
 };
-pub use fix::{Change, ChangeKind, Fixed, fix};
+pub use fix::fix;
 pub use lint::{
     Checked, Diagnostic, Edit, Fix, Folded, LIKE_FROM, LINT_WORK, LINTS, Lint, Sampled, Severity,
     apply_fixes, check, check_bounded, example_path, fold, lint,

@@ -10,9 +10,10 @@ use crate::path::normalize_pattern;
 use crate::profile::{AgentMatch, Grouping, Profile, RuleChoice};
 use crate::token::AgentName;
 
+use super::Log;
 use super::order::{Key, order};
 use super::read::{Item, Out, Piece, RawGroup, Reading, What};
-use super::{ChangeKind, Log, NO_GROUP, has, mask_of, profile_names};
+use crate::change::{ChangeKind, NO_GROUP, has, mask_of, profile_names};
 
 /// A group of the fixed file.
 #[derive(Debug, Clone)]

@@ -16,7 +16,8 @@ use crate::parse::{LineKind, RobotsTxt, Separator, Span, split_line, trim_span};
 use crate::profile::Profile;
 use crate::token::AgentName;
 
-use super::{ChangeKind, Log, Mask, NO_GROUP, mask_of, profile_names};
+use super::Log;
+use crate::change::{ChangeKind, Mask, NO_GROUP, mask_of, profile_names};
 
 /// A line to write and the original line it comes from (0 when added).
 #[derive(Debug, Clone)]
@@ -236,7 +237,7 @@ fn encode_invalid(bytes: &[u8]) -> String {
 
 /// A user-agent value's key as product-token robots read it: `*`, or the
 /// leading run of `[A-Za-z_-]` in lower case.
-pub(crate) fn agent_key(value: &[u8]) -> String {
+fn agent_key(value: &[u8]) -> String {
     AgentName::lower_token(value).unwrap_or_else(|| "*".to_owned())
 }
 
