@@ -6,6 +6,7 @@
 use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, HashMap};
 
+use crate::analysis::Analysis;
 use crate::change::{ChangeKind, Fixed, NO_GROUP, ORDER, Origin, PATTERN, Plan, READING, has};
 use crate::directive::DirectiveName;
 use crate::parse::RobotsTxt;
@@ -262,7 +263,7 @@ impl Equivalence {
 /// ```
 #[must_use]
 pub fn compare(before: &RobotsTxt, after: &RobotsTxt) -> Equivalence {
-    differential(before, after, None)
+    Analysis::new(before).compare(after)
 }
 
 /// Compares the decisions robots reach on a file and on what
@@ -283,8 +284,24 @@ pub fn compare(before: &RobotsTxt, after: &RobotsTxt) -> Equivalence {
 /// ```
 #[must_use]
 pub fn compare_fixed(before: &RobotsTxt, fixed: &Fixed) -> Equivalence {
-    let after = RobotsTxt::parse(fixed.text.as_bytes());
-    differential(before, &after, Some(&fixed.plan))
+    Analysis::new(before).compare_fixed(fixed)
+}
+
+impl Analysis<'_> {
+    /// [`compare`] with this analysis's file as the one before, on the
+    /// compiled forms this analysis shares.
+    #[must_use]
+    pub fn compare(&self, after: &RobotsTxt) -> Equivalence {
+        differential(self, after, None)
+    }
+
+    /// [`compare_fixed`] with this analysis's file as the original, on the
+    /// compiled forms this analysis shares.
+    #[must_use]
+    pub fn compare_fixed(&self, fixed: &Fixed) -> Equivalence {
+        let after = RobotsTxt::parse(fixed.text.as_bytes());
+        differential(self, &after, Some(&fixed.plan))
+    }
 }
 
 /// The robots to ask: every product token and user-agent value of both
@@ -675,7 +692,7 @@ impl Size {
 /// The differential check; with the fixer's plan, differences are
 /// attributed to its changes. At most [`EQUIVALENCE_WORK`] of work.
 pub(crate) fn differential(
-    before: &RobotsTxt,
+    before: &Analysis<'_>,
     after: &RobotsTxt,
     plan: Option<&Plan>,
 ) -> Equivalence {
@@ -692,11 +709,12 @@ pub(crate) fn differential(
 /// its paths is asked. Whatever is left is listed in
 /// [`Equivalence::unasked`].
 pub(crate) fn differential_within(
-    before: &RobotsTxt,
+    analysis: &Analysis<'_>,
     after: &RobotsTxt,
     plan: Option<&Plan>,
     work: u64,
 ) -> Equivalence {
+    let before = analysis.txt();
     let names = robots([before, after]);
     let chains: Vec<TokenChain> = names
         .iter()
@@ -715,11 +733,10 @@ pub(crate) fn differential_within(
     let mut kept = [0; 2];
     let mut left = work;
     let count = Profile::ALL.len() as u64;
-    for (pi, profile) in Profile::ALL.iter().enumerate() {
+    for (pi, (profile, rb)) in analysis.all().enumerate() {
         let share = left / (count - pi as u64);
         let mut budget = share;
         let mut unasked = Unasked::new(profile);
-        let rb = Robots::new(before, profile);
         let ra = Robots::new(after, profile);
         let first_match = profile.rule_choice == RuleChoice::FirstMatch;
         let lookup = match profile.agent_match {
@@ -1188,7 +1205,7 @@ mod tests {
         plan.text = "User-agent: *\nDisallow: /a\n".to_owned();
         plan.origins.remove(1);
         let after = RobotsTxt::parse(plan.text.as_str());
-        let eq = differential(&before, &after, Some(&plan));
+        let eq = differential(&Analysis::new(&before), &after, Some(&plan));
         let wrong: BTreeSet<&str> = eq.unintended().map(|d| d.profile.name).collect();
         assert_eq!(
             wrong,
@@ -1219,7 +1236,11 @@ mod tests {
         plan.text =
             "User-agent: *\nAllow: /a/b\nDisallow: /a\nAllow: /c\nDisallow: /c/d\n".to_owned();
         plan.origins.swap(3, 4);
-        let eq = differential(&before, &RobotsTxt::parse(plan.text.as_str()), Some(&plan));
+        let eq = differential(
+            &Analysis::new(&before),
+            &RobotsTxt::parse(plan.text.as_str()),
+            Some(&plan),
+        );
         let wrong: BTreeSet<(&str, &str)> = eq
             .unintended()
             .map(|d| (d.profile.name, d.path.as_str()))
@@ -1266,10 +1287,10 @@ mod tests {
     fn past_its_work_bound_the_check_says_what_it_left_unasked() {
         let before = RobotsTxt::parse(many_groups(200));
         let after = RobotsTxt::parse(many_groups(200).replace("/p7/", "/p7x/"));
-        let full = differential_within(&before, &after, None, u64::MAX);
+        let full = differential_within(&Analysis::new(&before), &after, None, u64::MAX);
         assert!(full.is_complete());
         assert!(!full.holds());
-        let bounded = differential_within(&before, &after, None, 60_000);
+        let bounded = differential_within(&Analysis::new(&before), &after, None, 60_000);
         assert!(!bounded.is_complete());
         let strict = bounded
             .unasked
@@ -1304,7 +1325,7 @@ mod tests {
         }
         let before = RobotsTxt::parse(text.as_str());
         let after = RobotsTxt::parse(text.replace("Disallow: /p1", "Allow: /p1"));
-        let bounded = differential_within(&before, &after, None, 300_000);
+        let bounded = differential_within(&Analysis::new(&before), &after, None, 300_000);
         let left: usize = bounded.unasked.iter().map(|u| u.paths).sum();
         assert!(left > 0, "{:?}", bounded.unasked);
         assert!(bounded.unasked.iter().all(|u| u.robots == 0));
@@ -1387,7 +1408,7 @@ mod tests {
                 }
                 files.push(RobotsTxt::parse(body));
             }
-            let eq = differential(&files[0], &files[1], None);
+            let eq = differential(&Analysis::new(&files[0]), &files[1], None);
             for profile in Profile::ALL {
                 let (rb, ra) = (
                     Robots::new(&files[0], profile),

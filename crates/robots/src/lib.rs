@@ -19,6 +19,7 @@
 //!
 #![doc = include_str!("../docs/profiles.md")]
 
+mod analysis;
 mod availability;
 mod change;
 mod compile;
@@ -35,6 +36,7 @@ mod ruleset;
 mod token;
 mod values;
 
+pub use analysis::Analysis;
 pub use availability::{
     Availability, AvailabilityDecision, AvailabilityPolicy, AvailabilityReason, Cause, FetchLimits,
     FetchOutcome, FetchResult, OutageAction, OutageStep, Reading, SuccessStatus, Treatment,

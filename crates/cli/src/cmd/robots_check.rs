@@ -11,8 +11,8 @@ use annotate_snippets::{Level, Renderer, Snippet};
 use anyhow::{Context, Result};
 use botwarden_crawl::RobotsFetch;
 use botwarden_robots::{
-    AvailabilityPolicy, Diagnostic, Equivalence, Fixed, Folded, LINTS, Matrix, Profile, RobotsTxt,
-    Row, Sampled, Severity, Span, Unasked, check_bounded, compare_fixed, fix, fold,
+    Analysis, AvailabilityPolicy, Diagnostic, Equivalence, Fixed, Folded, LINTS, Matrix, Profile,
+    RobotsTxt, Row, Sampled, Severity, Span, Unasked, fix, fold,
 };
 use clap::{Args, ValueEnum};
 use serde::ser::{SerializeMap as _, SerializeSeq as _};
@@ -78,7 +78,10 @@ pub(crate) fn run(args: &CheckArgs) -> Result<ExitCode> {
         fetched,
     } = Source::load(&args.file, args.allow_private)?;
     let txt = RobotsTxt::parse(body);
-    let checked = check_bounded(&txt);
+    // One compile per profile, shared by the lints, the matrix and the
+    // proof of the fixer's output.
+    let analysis = Analysis::new(&txt);
+    let checked = analysis.check_bounded();
     let diagnostics = checked.diagnostics;
     let folded = fold(&txt, &diagnostics);
     let profiles: Vec<&'static Profile> = if args.profiles.is_empty() {
@@ -87,9 +90,9 @@ pub(crate) fn run(args: &CheckArgs) -> Result<ExitCode> {
         args.profiles.clone()
     };
     let agents: Vec<&str> = args.agents.iter().map(String::as_str).collect();
-    let matrix = Matrix::new(&txt, &profiles, &agents);
+    let matrix = analysis.matrix(&profiles, &agents);
     let fixed = fix(&txt);
-    let equivalence = compare_fixed(&txt, &fixed);
+    let equivalence = analysis.compare_fixed(&fixed);
     let report = Report {
         name: &name,
         txt: &txt,
