@@ -60,7 +60,8 @@ pub use profile::{
     AgentMatch, Beyond, Fallback, Grouping, PathForm, Profile, RuleChoice, SizeLimit, Usage,
 };
 pub use robots::{
-    Agent, Applies, Cut, Decision, Group, Located, Matcher, Reason, RobotMatcher, Robots, RuleInfo,
+    Agent, Applies, Cut, Decision, Explained, Group, Located, Matcher, Reason, RobotMatcher,
+    Robots, RuleInfo,
 };
 pub use token::{AgentName, TokenChain, is_product_token};
 pub use values::{CleanParam, RequestRate, TimeOfDay, VisitTime, parse_crawl_delay};
