@@ -832,7 +832,7 @@ pub(crate) fn differential_within(
                 let reason = match &explainer {
                     Some(x) => {
                         let ctx = context.get_or_insert_with(|| x.context(mb, ma));
-                        x.explain(pi, profile, ctx, [(&rb, db), (&ra, da)])
+                        x.explain(pi, profile, ctx, [(rb, db), (&ra, da)])
                     }
                     None => Explanation::Unintended {
                         why: format!(
