@@ -7,5 +7,6 @@ mod conformance;
 mod corpus;
 mod fixer;
 mod fixtures;
+mod layering;
 mod reference;
 mod support;
