@@ -83,6 +83,5 @@ fn run(file: &str, agent: &str) -> Result<(), String> {
             buf.resize(2 * buf.len(), 0);
         }
     }
-    drop(answer);
     out.flush().map_err(|e| format!("standard output: {e}"))
 }

@@ -119,6 +119,25 @@ impl FetchOutcome {
     }
 }
 
+impl FetchOutcome {
+    /// Whether some robot of `policies` parses the body this fetch gave
+    /// ([`AvailabilityPolicy::parses`]). A body no robot reads (an error
+    /// page, a body cut short by a timeout) holds no rules to check.
+    ///
+    /// ```
+    /// use botwarden_robots::{AvailabilityPolicy, FetchOutcome, FetchResult};
+    ///
+    /// let ok = FetchOutcome::new(FetchResult::Status(200));
+    /// assert!(ok.is_read_by(&AvailabilityPolicy::ALL));
+    /// let gone = FetchOutcome::new(FetchResult::Status(404));
+    /// assert!(!gone.is_read_by(&AvailabilityPolicy::ALL));
+    /// ```
+    #[must_use]
+    pub fn is_read_by(&self, policies: &[&AvailabilityPolicy]) -> bool {
+        policies.iter().any(|p| p.parses(self))
+    }
+}
+
 /// What a robot does with robots.txt after a fetch.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Availability {
@@ -665,6 +684,13 @@ impl AvailabilityPolicy {
     #[must_use]
     pub fn is_fresh(&self, age: Duration) -> bool {
         age < self.cache_for
+    }
+
+    /// Whether this robot parses the body fetched with `outcome`: whether
+    /// [`decide`](AvailabilityPolicy::decide) says [`Availability::Parse`].
+    #[must_use]
+    pub fn parses(&self, outcome: &FetchOutcome) -> bool {
+        self.decide(outcome).availability == Availability::Parse
     }
 
     /// What this robot does after `outcome`.
@@ -1320,5 +1346,33 @@ mod tests {
             "retry-later (60 min)"
         );
         assert_eq!(Cause::Status(599).to_string(), "599");
+    }
+
+    #[test]
+    fn the_body_is_checked_when_some_robot_parses_it() {
+        let all = &AvailabilityPolicy::ALL;
+        // Only 200 for Yandex; any 2xx for the others.
+        assert!(status(204).is_read_by(all));
+        assert!(!status(204).is_read_by(&[&AvailabilityPolicy::YANDEX]));
+        for code in [301, 404, 429, 500, 503] {
+            assert!(!status(code).is_read_by(all), "{code}");
+        }
+        // A body cut short by a timeout or a broken connection is no
+        // robots.txt to anyone, whatever status came before it.
+        for result in [FetchResult::Timeout, FetchResult::NetworkError] {
+            let cut = FetchOutcome {
+                body_bytes: 100,
+                truncated: true,
+                ..FetchOutcome::new(result)
+            };
+            assert!(!cut.is_read_by(all), "{result:?}");
+        }
+        // Over Yandex's limit (which ignores the file), the others parse it.
+        let big = FetchOutcome {
+            body_bytes: 600 * 1024,
+            ..status(200)
+        };
+        assert!(!AvailabilityPolicy::YANDEX.parses(&big));
+        assert!(big.is_read_by(all));
     }
 }

@@ -12,7 +12,7 @@ use crate::robots::{
     TokenRec, Values,
 };
 use crate::ruleset::{LazySet, Order, Range32, Rule, RuleSet, Tables, to_u32};
-use crate::token::{TokenChain, is_token_byte};
+use crate::token::{AgentName, TokenChain};
 use crate::values::{CleanParam, RequestRate, VisitTime, parse_crawl_delay};
 
 use std::borrow::Cow;
@@ -126,19 +126,16 @@ impl<'c> Want<'c> {
     /// The first level (position among [`Want::tokens`]) that a user-agent
     /// value names, or `NO_LEVEL`.
     fn level(&self, value: &[u8]) -> u32 {
+        let Some(name) = AgentName::read(value, self.profile.agent_match).name() else {
+            return NO_LEVEL;
+        };
         match self.profile.agent_match {
-            AgentMatch::ProductToken => {
-                let end = value
-                    .iter()
-                    .position(|&b| !is_token_byte(b))
-                    .unwrap_or(value.len());
-                let token = &value[..end];
-                self.tokens()
-                    .position(|t| t.as_bytes().eq_ignore_ascii_case(token))
-                    .map_or(NO_LEVEL, to_u32)
-            }
+            AgentMatch::ProductToken => self
+                .tokens()
+                .position(|t| t.as_bytes().eq_ignore_ascii_case(name))
+                .map_or(NO_LEVEL, to_u32),
             AgentMatch::Substring => {
-                let lower = String::from_utf8_lossy(value).to_lowercase();
+                let lower = String::from_utf8_lossy(name).to_lowercase();
                 self.tokens()
                     .position(|t| t.split('/').next().unwrap_or_default().contains(&*lower))
                     .map_or(NO_LEVEL, to_u32)
@@ -149,15 +146,7 @@ impl<'c> Want<'c> {
 
 /// Whether a user-agent value names every robot under `profile`.
 fn is_star_agent(profile: &Profile, value: &[u8]) -> bool {
-    match profile.agent_match {
-        AgentMatch::ProductToken => {
-            value.first() == Some(&b'*')
-                && value
-                    .get(1)
-                    .is_none_or(|&b| b.is_ascii_whitespace() || b == 0x0b)
-        }
-        AgentMatch::Substring => String::from_utf8_lossy(value).to_lowercase() == "*",
-    }
+    AgentName::read(value, profile.agent_match) == AgentName::Every
 }
 
 /// Per group, in a compile for one robot: the lowest level it names and
@@ -438,33 +427,21 @@ impl<'p, 'c> Builder<'p, 'c> {
     /// The agent of a `user-agent` value, as the profile matches it.
     fn agent(&mut self, value: &[u8], text: Option<&str>, line: u32) -> AgentRec {
         let text = self.push_text(value, text);
-        let token = match self.profile.agent_match {
-            AgentMatch::ProductToken => {
-                let star = value.first() == Some(&b'*')
-                    && value
-                        .get(1)
-                        .is_none_or(|&b| b.is_ascii_whitespace() || b == 0x0b);
-                (!star).then(|| {
-                    let end = value
-                        .iter()
-                        .position(|&b| !is_token_byte(b))
-                        .unwrap_or(value.len());
-                    let start = self.tables.text.len();
-                    self.tables.text.extend(
-                        value[..end]
-                            .iter()
-                            .map(|b| char::from(b.to_ascii_lowercase())),
-                    );
-                    Range32::new(start, self.tables.text.len())
-                })
-            }
-            AgentMatch::Substring => {
-                let lower = text.str(&self.tables.text).to_lowercase();
-                (lower != "*").then(|| {
-                    let start = self.tables.text.len();
-                    self.tables.text.push_str(&lower);
-                    Range32::new(start, self.tables.text.len())
-                })
+        let token = match AgentName::read(value, self.profile.agent_match) {
+            AgentName::Every => None,
+            AgentName::Named(name) => {
+                let start = self.tables.text.len();
+                match self.profile.agent_match {
+                    AgentMatch::ProductToken => self
+                        .tables
+                        .text
+                        .extend(name.iter().map(|b| char::from(b.to_ascii_lowercase()))),
+                    AgentMatch::Substring => {
+                        let lower = text.str(&self.tables.text).to_lowercase();
+                        self.tables.text.push_str(&lower);
+                    }
+                }
+                Some(Range32::new(start, self.tables.text.len()))
             }
         };
         AgentRec {

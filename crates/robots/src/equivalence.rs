@@ -6,12 +6,13 @@
 use std::collections::hash_map::Entry;
 use std::collections::{BTreeMap, HashMap};
 
+use crate::analysis::Analysis;
+use crate::change::{ChangeKind, Fixed, NO_GROUP, ORDER, Origin, PATTERN, Plan, READING, has};
 use crate::directive::DirectiveName;
-use crate::fix::{ChangeKind, NO_GROUP, ORDER, Origin, PATTERN, Plan, READING, has};
 use crate::parse::RobotsTxt;
 use crate::profile::{AgentMatch, Beyond, Profile, RuleChoice};
 use crate::robots::{Applies, Decision, Matcher, Reason, Robots, RuleInfo};
-use crate::token::TokenChain;
+use crate::token::{AgentName, TokenChain};
 
 /// Robots asked of every file besides those it names: one that no group
 /// names (so it reads `*`), and the big crawlers whose profiles have
@@ -239,11 +240,8 @@ impl Equivalence {
     }
 }
 
-/// Compares the decisions robots reach on two files.
-///
-/// When `after` is exactly what [`fix`](crate::fix()) makes of `before`,
-/// each difference is attributed to the fixer's change that accounts for
-/// it (see [`Explanation`]); otherwise every difference is unintended.
+/// Compares the decisions robots reach on two files; every difference is
+/// unintended (see [`compare_fixed`] for a file the fixer wrote).
 ///
 /// Under every profile of [`Profile::ALL`], the robots asked are each
 /// product token (and each user-agent value as written) of either file and
@@ -255,24 +253,55 @@ impl Equivalence {
 /// `$` dropped, a query, a percent-encoded letter, the rule as written.
 ///
 /// ```
-/// use botwarden_robots::{RobotsTxt, compare, fix};
+/// use botwarden_robots::{RobotsTxt, compare};
 ///
-/// let before = RobotsTxt::parse("User-agent: *\nDisallow: /a\nAllow: /a/b\n");
-/// let fixed = fix(&before);
-/// assert_eq!(fixed.text, "User-agent: *\nAllow: /a/b\nDisallow: /a\n");
-/// let eq = compare(&before, &RobotsTxt::parse(fixed.text.as_str()));
-/// assert!(eq.holds());
-/// // Only robots that take the first matching rule decide differently.
-/// assert!(eq.differences.iter().all(|d| d.profile.name == "strict"));
-///
+/// let before = RobotsTxt::parse("User-agent: *\nDisallow: /a\n");
+/// let same = RobotsTxt::parse("user-agent: *\r\ndisallow: /a\r\n");
+/// assert!(compare(&before, &same).holds());
 /// let other = RobotsTxt::parse("User-agent: *\nDisallow: /b\n");
 /// assert!(!compare(&before, &other).holds());
 /// ```
 #[must_use]
 pub fn compare(before: &RobotsTxt, after: &RobotsTxt) -> Equivalence {
-    let plan = crate::fix::plan(before);
-    let plan = (plan.text.as_bytes() == after.bytes()).then_some(&plan);
-    differential(before, after, plan)
+    Analysis::new(before).compare(after)
+}
+
+/// Compares the decisions robots reach on a file and on what
+/// [`fix`](crate::fix()) made of it, tracing each difference to the change
+/// that accounts for it (see [`Explanation`]). The fixer does not run here:
+/// run it first.
+///
+/// ```
+/// use botwarden_robots::{RobotsTxt, compare_fixed, fix};
+///
+/// let before = RobotsTxt::parse("User-agent: *\nDisallow: /a\nAllow: /a/b\n");
+/// let fixed = fix(&before);
+/// assert_eq!(fixed.text, "User-agent: *\nAllow: /a/b\nDisallow: /a\n");
+/// let eq = compare_fixed(&before, &fixed);
+/// assert!(eq.holds());
+/// // Only robots that take the first matching rule decide differently.
+/// assert!(eq.differences.iter().all(|d| d.profile.name == "strict"));
+/// ```
+#[must_use]
+pub fn compare_fixed(before: &RobotsTxt, fixed: &Fixed) -> Equivalence {
+    Analysis::new(before).compare_fixed(fixed)
+}
+
+impl Analysis<'_> {
+    /// [`compare`] with this analysis's file as the one before, on the
+    /// compiled forms this analysis shares.
+    #[must_use]
+    pub fn compare(&self, after: &RobotsTxt) -> Equivalence {
+        differential(self, after, None)
+    }
+
+    /// [`compare_fixed`] with this analysis's file as the original, on the
+    /// compiled forms this analysis shares.
+    #[must_use]
+    pub fn compare_fixed(&self, fixed: &Fixed) -> Equivalence {
+        let after = RobotsTxt::parse(fixed.text.as_bytes());
+        differential(self, &after, Some(&fixed.plan))
+    }
 }
 
 /// The robots to ask: every product token and user-agent value of both
@@ -291,10 +320,9 @@ fn robots(files: [&RobotsTxt; 2]) -> Vec<String> {
                 continue;
             }
             let value = txt.slice(d.value);
-            let key = crate::fix::agent_key(value);
-            if key == "*" {
+            let Some(key) = AgentName::lower_token(value) else {
                 continue;
-            }
+            };
             let whole = txt.text(d.value).into_owned();
             let differs = whole.to_lowercase() != key;
             add(key);
@@ -664,7 +692,7 @@ impl Size {
 /// The differential check; with the fixer's plan, differences are
 /// attributed to its changes. At most [`EQUIVALENCE_WORK`] of work.
 pub(crate) fn differential(
-    before: &RobotsTxt,
+    before: &Analysis<'_>,
     after: &RobotsTxt,
     plan: Option<&Plan>,
 ) -> Equivalence {
@@ -681,11 +709,12 @@ pub(crate) fn differential(
 /// its paths is asked. Whatever is left is listed in
 /// [`Equivalence::unasked`].
 pub(crate) fn differential_within(
-    before: &RobotsTxt,
+    analysis: &Analysis<'_>,
     after: &RobotsTxt,
     plan: Option<&Plan>,
     work: u64,
 ) -> Equivalence {
+    let before = analysis.txt();
     let names = robots([before, after]);
     let chains: Vec<TokenChain> = names
         .iter()
@@ -704,11 +733,10 @@ pub(crate) fn differential_within(
     let mut kept = [0; 2];
     let mut left = work;
     let count = Profile::ALL.len() as u64;
-    for (pi, profile) in Profile::ALL.iter().enumerate() {
+    for (pi, (profile, rb)) in analysis.all().enumerate() {
         let share = left / (count - pi as u64);
         let mut budget = share;
         let mut unasked = Unasked::new(profile);
-        let rb = Robots::new(before, profile);
         let ra = Robots::new(after, profile);
         let first_match = profile.rule_choice == RuleChoice::FirstMatch;
         let lookup = match profile.agent_match {
@@ -804,7 +832,7 @@ pub(crate) fn differential_within(
                 let reason = match &explainer {
                     Some(x) => {
                         let ctx = context.get_or_insert_with(|| x.context(mb, ma));
-                        x.explain(pi, profile, ctx, [(&rb, db), (&ra, da)])
+                        x.explain(pi, profile, ctx, [(rb, db), (&ra, da)])
                     }
                     None => Explanation::Unintended {
                         why: format!(
@@ -1155,9 +1183,13 @@ mod tests {
     fn the_fixers_output_compares_as_the_fixer_reports() {
         let before = RobotsTxt::parse("User-agent: *\nDisallow: /a\nAllow: /a/b\n");
         let fixed = fix(&before);
-        let eq = compare(&before, &RobotsTxt::parse(fixed.text.as_str()));
-        assert_eq!(eq, fixed.equivalence);
+        let eq = compare_fixed(&before, &fixed);
         assert!(eq.holds());
+        // Without the fixer's changes, the same differences are unintended:
+        // comparing does not run the fixer.
+        let plain = compare(&before, &RobotsTxt::parse(fixed.text.as_str()));
+        assert!(!plain.holds());
+        assert_eq!(plain.unintended().count(), eq.differences.len());
         assert!(!eq.differences.is_empty());
         assert!(eq.differences.iter().all(|d| d.profile.name == "strict"));
         // Longest-match robots read the same rules: proven without probing.
@@ -1173,7 +1205,7 @@ mod tests {
         plan.text = "User-agent: *\nDisallow: /a\n".to_owned();
         plan.origins.remove(1);
         let after = RobotsTxt::parse(plan.text.as_str());
-        let eq = differential(&before, &after, Some(&plan));
+        let eq = differential(&Analysis::new(&before), &after, Some(&plan));
         let wrong: BTreeSet<&str> = eq.unintended().map(|d| d.profile.name).collect();
         assert_eq!(
             wrong,
@@ -1204,7 +1236,11 @@ mod tests {
         plan.text =
             "User-agent: *\nAllow: /a/b\nDisallow: /a\nAllow: /c\nDisallow: /c/d\n".to_owned();
         plan.origins.swap(3, 4);
-        let eq = differential(&before, &RobotsTxt::parse(plan.text.as_str()), Some(&plan));
+        let eq = differential(
+            &Analysis::new(&before),
+            &RobotsTxt::parse(plan.text.as_str()),
+            Some(&plan),
+        );
         let wrong: BTreeSet<(&str, &str)> = eq
             .unintended()
             .map(|d| (d.profile.name, d.path.as_str()))
@@ -1235,7 +1271,7 @@ mod tests {
     fn differences_are_counted_beyond_those_kept() {
         let before = RobotsTxt::parse(many_groups(300));
         let fixed = fix(&before);
-        let eq = &fixed.equivalence;
+        let eq = &compare_fixed(&before, &fixed);
         assert!(eq.is_complete(), "{:?}", eq.unasked);
         assert!(eq.holds());
         assert!(
@@ -1251,10 +1287,10 @@ mod tests {
     fn past_its_work_bound_the_check_says_what_it_left_unasked() {
         let before = RobotsTxt::parse(many_groups(200));
         let after = RobotsTxt::parse(many_groups(200).replace("/p7/", "/p7x/"));
-        let full = differential_within(&before, &after, None, u64::MAX);
+        let full = differential_within(&Analysis::new(&before), &after, None, u64::MAX);
         assert!(full.is_complete());
         assert!(!full.holds());
-        let bounded = differential_within(&before, &after, None, 60_000);
+        let bounded = differential_within(&Analysis::new(&before), &after, None, 60_000);
         assert!(!bounded.is_complete());
         let strict = bounded
             .unasked
@@ -1289,7 +1325,7 @@ mod tests {
         }
         let before = RobotsTxt::parse(text.as_str());
         let after = RobotsTxt::parse(text.replace("Disallow: /p1", "Allow: /p1"));
-        let bounded = differential_within(&before, &after, None, 300_000);
+        let bounded = differential_within(&Analysis::new(&before), &after, None, 300_000);
         let left: usize = bounded.unasked.iter().map(|u| u.paths).sum();
         assert!(left > 0, "{:?}", bounded.unasked);
         assert!(bounded.unasked.iter().all(|u| u.robots == 0));
@@ -1372,7 +1408,7 @@ mod tests {
                 }
                 files.push(RobotsTxt::parse(body));
             }
-            let eq = differential(&files[0], &files[1], None);
+            let eq = differential(&Analysis::new(&files[0]), &files[1], None);
             for profile in Profile::ALL {
                 let (rb, ra) = (
                     Robots::new(&files[0], profile),

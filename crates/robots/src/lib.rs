@@ -19,7 +19,9 @@
 //!
 #![doc = include_str!("../docs/profiles.md")]
 
+mod analysis;
 mod availability;
+mod change;
 mod compile;
 mod directive;
 mod equivalence;
@@ -34,17 +36,19 @@ mod ruleset;
 mod token;
 mod values;
 
+pub use analysis::Analysis;
 pub use availability::{
     Availability, AvailabilityDecision, AvailabilityPolicy, AvailabilityReason, Cause, FetchLimits,
     FetchOutcome, FetchResult, OutageAction, OutageStep, Reading, SuccessStatus, Treatment,
     status_reason,
 };
+pub use change::{Change, ChangeKind, Fixed};
 pub use directive::{DirectiveName, KNOWN_UNUSED, Spelling, classify_key};
 pub use equivalence::{
     DIFFERENCES_KEPT, Difference, EQUIVALENCE_WORK, Equivalence, Explanation, PROBE_ROBOTS,
-    Unasked, compare,
+    Unasked, compare, compare_fixed,
 };
-pub use fix::{Change, ChangeKind, Fixed, fix};
+pub use fix::fix;
 pub use lint::{
     Checked, Diagnostic, Edit, Fix, Folded, LIKE_FROM, LINT_WORK, LINTS, Lint, Sampled, Severity,
     apply_fixes, check, check_bounded, example_path, fold, lint,
@@ -56,7 +60,8 @@ pub use profile::{
     AgentMatch, Beyond, Fallback, Grouping, PathForm, Profile, RuleChoice, SizeLimit, Usage,
 };
 pub use robots::{
-    Agent, Applies, Cut, Decision, Group, Located, Matcher, Reason, RobotMatcher, Robots, RuleInfo,
+    Agent, Applies, Cut, Decision, Explained, Group, Located, Matcher, Reason, RobotMatcher,
+    Robots, RuleInfo,
 };
-pub use token::{TokenChain, is_product_token};
+pub use token::{AgentName, TokenChain, is_product_token};
 pub use values::{CleanParam, RequestRate, TimeOfDay, VisitTime, parse_crawl_delay};

@@ -3,12 +3,13 @@
 //! ([`MATRIX_ROWS`], [`MATRIX_WORK`]): past the bound, an even spread of
 //! robots and paths is asked, and the matrix says so.
 
+use crate::analysis::Analysis;
 use crate::directive::DirectiveName;
 use crate::lint::{example_path, star_robot};
 use crate::parse::RobotsTxt;
 use crate::profile::{AgentMatch, Profile};
 use crate::robots::{Reason, Robots};
-use crate::token::TokenChain;
+use crate::token::{AgentName, TokenChain};
 
 /// Robots every matrix includes, besides those the file names and `*`.
 pub const DEFAULT_AGENTS: [&str; 3] = ["Googlebot", "Bingbot", "Yandex"];
@@ -77,7 +78,26 @@ impl Matrix {
     /// robots the file names.
     #[must_use]
     pub fn new(txt: &RobotsTxt, profiles: &[&'static Profile], agents: &[&str]) -> Matrix {
-        let compiled: Vec<Robots> = profiles.iter().map(|p| Robots::new(txt, p)).collect();
+        Analysis::new(txt).matrix(profiles, agents)
+    }
+}
+
+impl Analysis<'_> {
+    /// The interpretation matrix of the file ([`Matrix::new`]), on the
+    /// compiled forms this analysis shares; a profile that is not built in
+    /// is compiled here.
+    #[must_use]
+    pub fn matrix(&self, profiles: &[&'static Profile], agents: &[&str]) -> Matrix {
+        let txt = self.txt();
+        let own: Vec<Option<Robots>> = profiles
+            .iter()
+            .map(|p| self.robots(p).is_none().then(|| Robots::new(txt, p)))
+            .collect();
+        let compiled: Vec<&Robots> = profiles
+            .iter()
+            .zip(&own)
+            .filter_map(|(p, own)| own.as_ref().or_else(|| self.robots(p)))
+            .collect();
         let mut robots: Vec<String> = Vec::new();
         let mut seen = std::collections::HashSet::new();
         let mut add = |name: &str, robots: &mut Vec<String>| {
@@ -91,14 +111,12 @@ impl Matrix {
             let value = txt.text(d.value);
             match d.name {
                 DirectiveName::UserAgent => {
-                    let token: String = value
-                        .chars()
-                        .take_while(|&c| c.is_ascii() && crate::token::is_token_byte(c as u8))
-                        .collect();
-                    if value.trim() == "*" || value.starts_with("* ") {
-                        add("*", &mut robots);
-                    } else if !token.is_empty() {
-                        add(&token, &mut robots);
+                    match AgentName::read(value.as_bytes(), AgentMatch::ProductToken) {
+                        AgentName::Every => add("*", &mut robots),
+                        AgentName::Named(b"") => {}
+                        AgentName::Named(token) => {
+                            add(&String::from_utf8_lossy(token), &mut robots);
+                        }
                     }
                 }
                 DirectiveName::Allow | DirectiveName::Disallow if !value.is_empty() => {
@@ -162,7 +180,7 @@ impl Matrix {
         if p < paths.len() {
             paths = spread(paths, p);
         }
-        let star = star_robot(&compiled.iter().collect::<Vec<_>>());
+        let star = star_robot(&compiled);
         let chains: Vec<TokenChain> = robots
             .iter()
             .map(|a| {
@@ -208,7 +226,9 @@ impl Matrix {
             cells,
         }
     }
+}
 
+impl Matrix {
     /// Whether only some of the robots or paths were asked: the file holds
     /// more than [`MATRIX_ROWS`] rows, or asking them all would take more
     /// than [`MATRIX_WORK`].

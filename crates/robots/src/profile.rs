@@ -9,6 +9,7 @@
 use crate::directive::{DirectiveName, Spelling};
 
 /// How the user-agent line of a group is compared with a robot's tokens.
+/// [`AgentName::read`](crate::AgentName::read) reads a value either way.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum AgentMatch {
     /// The value's leading run of `[A-Za-z_-]` is the product token; it must

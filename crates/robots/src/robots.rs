@@ -3,6 +3,7 @@
 
 use std::borrow::Cow;
 
+use crate::parse::{LineKind, RobotsTxt};
 use crate::path::{normalize_path, path_of};
 use crate::profile::{AgentMatch, Profile};
 use crate::ruleset::{LazySet, Range32, Rule, RuleSet, Tables, Verdict};
@@ -91,6 +92,100 @@ pub struct Decision {
     pub allowed: bool,
     /// Why.
     pub reason: Reason,
+}
+
+impl Decision {
+    /// The words that say why a [`RobotMatcher`] reached this decision:
+    /// the group that applied (with its lines), the rule as written in
+    /// `txt` (the file the matcher was compiled from) and its line; every
+    /// front end says the same. `chain` is the robot the matcher was made
+    /// for.
+    ///
+    /// ```
+    /// use botwarden_robots::{Profile, RobotMatcher, RobotsTxt, TokenChain};
+    ///
+    /// let txt = RobotsTxt::parse("User-agent: botwarden\nDisallow: /search\n");
+    /// let chain = TokenChain::parse("botwarden");
+    /// let matcher = RobotMatcher::new(&txt, &Profile::RFC9309, &chain);
+    /// let d = matcher.check("/search?q=1");
+    /// assert_eq!(
+    ///     d.explain(&matcher, &txt, &chain).to_string(),
+    ///     "group for 'botwarden' (line 1), rule 'Disallow: /search' at line 2",
+    /// );
+    /// ```
+    #[must_use]
+    pub fn explain<'a>(
+        &self,
+        matcher: &'a RobotMatcher,
+        txt: &'a RobotsTxt,
+        chain: &'a TokenChain,
+    ) -> Explained<'a> {
+        Explained {
+            decision: *self,
+            matcher,
+            txt,
+            chain,
+        }
+    }
+}
+
+/// Why a decision was reached, in words ([`Decision::explain`]); shown
+/// with `Display`.
+#[derive(Debug, Clone, Copy)]
+pub struct Explained<'a> {
+    decision: Decision,
+    matcher: &'a RobotMatcher,
+    txt: &'a RobotsTxt,
+    chain: &'a TokenChain,
+}
+
+impl Explained<'_> {
+    fn group(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let who = match self.matcher.applies() {
+            Applies::Token(t) => t.as_str(),
+            Applies::Star => "*",
+            Applies::Nothing => return f.write_str("no group"),
+        };
+        write!(f, "group for '{who}' (line")?;
+        if self.matcher.group_lines().len() != 1 {
+            f.write_str("s")?;
+        }
+        for (i, line) in self.matcher.group_lines().enumerate() {
+            let sep = if i == 0 { " " } else { ", " };
+            write!(f, "{sep}{line}")?;
+        }
+        f.write_str(")")
+    }
+}
+
+impl std::fmt::Display for Explained<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self.decision.reason {
+            Reason::Rule { index, line } => {
+                self.group(f)?;
+                let rule = self.matcher.rule_as_written(self.txt, index);
+                write!(f, ", rule '{rule}' at line {line}")
+            }
+            Reason::NoRuleMatched => {
+                self.group(f)?;
+                f.write_str(", no rule matched")
+            }
+            Reason::NoGroup => {
+                let tokens = self.chain.tokens();
+                let names = if tokens.is_empty() {
+                    "*".to_owned()
+                } else {
+                    tokens.join(", ")
+                };
+                write!(f, "no group names {names} or '*'")
+            }
+            Reason::RobotsTxt => write!(
+                f,
+                "/robots.txt is always allowed ({})",
+                self.matcher.profile().name
+            ),
+        }
+    }
 }
 
 /// Which groups a robot obeys.
@@ -681,6 +776,25 @@ impl RobotMatcher {
         })
     }
 
+    /// A rule as written in `txt`, the file this matcher was compiled from
+    /// (`Disallow: /private`), with how the profile reads it when the
+    /// profile derived it; by the index a [`Reason::Rule`] gives.
+    #[must_use]
+    pub fn rule_as_written(&self, txt: &RobotsTxt, index: u32) -> String {
+        let Some(rule) = self.rule(index) else {
+            return format!("rule {index}");
+        };
+        let written = txt.line(rule.line).and_then(|l| match l.kind {
+            LineKind::Directive(d) => Some(format!("{}: {}", txt.text(d.key), txt.text(d.value))),
+            _ => None,
+        });
+        match (written, rule.derived) {
+            (Some(w), false) => w,
+            (Some(w), true) => format!("{w} (read as {rule})"),
+            (None, _) => rule.to_string(),
+        }
+    }
+
     /// The index a rule of `tables` has in a full compile.
     fn full_index(&self, local: u32) -> u32 {
         let g = self
@@ -753,5 +867,39 @@ mod tests {
         ] {
             assert_eq!(is_robots_txt(path.as_bytes()), want, "{path}");
         }
+    }
+
+    #[test]
+    fn every_reason_is_explained_in_words() {
+        let txt = RobotsTxt::parse(
+            "User-agent: a\nDisallow: /x\n\nUser-agent: a\nAllow: /dir/index.html\n\n\
+             User-agent: b\nDisallow: /\n",
+        );
+        let say = |profile: &Profile, agent: &str, url: &str| {
+            let chain = TokenChain::parse(agent);
+            let matcher = RobotMatcher::new(&txt, profile, &chain);
+            let d = matcher.check(url);
+            d.explain(&matcher, &txt, &chain).to_string()
+        };
+        let rfc = &Profile::RFC9309;
+        assert_eq!(
+            say(rfc, "a", "/x"),
+            "group for 'a' (lines 1, 4), rule 'Disallow: /x' at line 2"
+        );
+        assert_eq!(
+            say(rfc, "a", "/y"),
+            "group for 'a' (lines 1, 4), no rule matched"
+        );
+        assert_eq!(say(rfc, "c,d", "/y"), "no group names c, d or '*'");
+        assert_eq!(say(rfc, "*", "/y"), "no group names * or '*'");
+        assert_eq!(
+            say(rfc, "b", "/robots.txt"),
+            "/robots.txt is always allowed (rfc9309)"
+        );
+        assert_eq!(
+            say(&Profile::GOOGLE, "a", "/dir/"),
+            "group for 'a' (lines 1, 4), rule 'Allow: /dir/index.html (read as Allow: /dir/$ \
+             (derived from /index.html))' at line 5"
+        );
     }
 }

@@ -460,7 +460,20 @@ fn deepest(text: &[u8], entries: &[PrefixEntry], heads: &[u128], path: &[u8]) ->
     // need their bytes compared.
     let head = head_be(path);
     let below = heads.partition_point(|&h| h < head);
-    let same = heads[below..].partition_point(|&h| h == head);
+    // Most paths share their head with no entry or a few: gallop over
+    // the run of equal heads rather than search the rest of the array.
+    let same = match heads.get(below) {
+        Some(&h) if h == head => {
+            let rest = &heads[below..];
+            let mut step = 1;
+            while rest.get(step).is_some_and(|&h| h == head) {
+                step *= 2;
+            }
+            let end = rest.len().min(step + 1);
+            rest[..end].partition_point(|&h| h == head)
+        }
+        _ => 0,
+    };
     let found = below + entries[below..below + same].partition_point(|e| bytes(e) <= path);
     let mut k = found.checked_sub(1)?;
     let pat = bytes(&entries[k]);

@@ -38,4 +38,4 @@ pub use dns::{DnsConfig, Fcrdns, FcrdnsChecker, HostRule};
 pub use error::Error;
 pub use ipset::{Cidr, IpSet, IpSetBuilder, ListId, normalize};
 pub use verdict::{Evidence, Method, Verdict};
-pub use verifier::{VerdictStats, Verifier, VerifierConfig};
+pub use verifier::{Claim, VerdictStats, Verifier, VerifierConfig};

@@ -114,6 +114,18 @@ pub enum Verdict {
 }
 
 impl Verdict {
+    /// The verdict on any address that claims a crawler the registry does
+    /// not know: `unverifiable`, named by the client's name (or its
+    /// category), since nothing says which addresses it uses.
+    #[must_use]
+    pub fn unregistered(name: &str, category: Option<&str>) -> Verdict {
+        let category = category.unwrap_or(crate::classify::CRAWLER_CATEGORY);
+        Verdict::Unverifiable {
+            bot: name.to_owned(),
+            reason: format!("a {category} the registry does not know"),
+        }
+    }
+
     /// `not-a-bot`, `verified`, `spoofed`, `unknown` or `unverifiable`.
     #[must_use]
     pub fn kind(&self) -> &'static str {

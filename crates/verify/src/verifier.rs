@@ -18,6 +18,11 @@
 //!   which addresses the bot used then;
 //! - a client known only by a host name (a log written with Apache's
 //!   `HostnameLookups On`) is `unverifiable` ([`Verifier::verify_name`]).
+//!
+//! A request (address, User-Agent) gets its verdict in one place for every
+//! front end: [`Claim::of`] reads what the User-Agent claims, and
+//! [`Verifier::verify_claim`] (or [`Verifier::check_request`], both steps)
+//! turns the claim into a verdict.
 
 use std::collections::HashMap;
 use std::net::IpAddr;
@@ -25,6 +30,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, PoisonError, RwLock};
 use std::time::{Duration, Instant, SystemTime};
 
+use crate::classify::Classifier;
 use crate::dns::{Clock, DnsConfig, Fcrdns, FcrdnsChecker, HostRule, SystemClock};
 use crate::error::Error;
 use crate::ipset::{IpSet, IpSetBuilder, ListId, normalize};
@@ -135,7 +141,99 @@ pub struct Verifier {
     misses: AtomicU64,
 }
 
+/// What a request's User-Agent claims, as verification reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Claim {
+    /// A bot by name (one of the registry's, or one the caller names): its
+    /// address is verified.
+    Bot {
+        /// The bot's name.
+        name: String,
+        /// Its category in the registry, if it has one.
+        category: Option<String>,
+    },
+    /// A crawler or library the registry does not know, named by the
+    /// product token that carries its identity ([`Classifier::client_name`])
+    /// or else by its category: `unverifiable` without a lookup.
+    Unregistered {
+        /// The client's name.
+        name: String,
+        /// Its category (`crawler`, `library`).
+        category: String,
+    },
+    /// Not a bot: a browser or an app.
+    NotABot,
+}
+
+impl Claim {
+    /// What `ua` claims, by `classifier`.
+    #[must_use]
+    pub fn of(classifier: &Classifier, ua: &str) -> Claim {
+        let class = classifier.classify(ua);
+        if let Some(bot) = class.bot {
+            return Claim::Bot {
+                name: bot.name.to_owned(),
+                category: class.category.map(str::to_owned),
+            };
+        }
+        if !class.is_bot() {
+            return Claim::NotABot;
+        }
+        let category = class
+            .category
+            .unwrap_or(crate::classify::CRAWLER_CATEGORY)
+            .to_owned();
+        let name = classifier
+            .client_name(ua)
+            .map_or_else(|| category.clone(), std::borrow::Cow::into_owned);
+        Claim::Unregistered { name, category }
+    }
+}
+
 impl Verifier {
+    /// The verdict on a request: from `address`, with the User-Agent `ua`
+    /// (if any), or claiming `bot` by name (which then stands for the
+    /// User-Agent). With neither, the address is
+    /// [identified](Verifier::identify) among the bots that could use it.
+    /// This is `bots verify`'s answer, and the log analysis's per request.
+    pub async fn check_request(
+        &self,
+        classifier: &Classifier,
+        address: IpAddr,
+        ua: Option<&str>,
+        bot: Option<&str>,
+    ) -> Arc<Verdict> {
+        let claim = match (bot, ua) {
+            (Some(bot), _) => Claim::Bot {
+                name: bot.to_owned(),
+                category: None,
+            },
+            (None, Some(ua)) => Claim::of(classifier, ua),
+            (None, None) => return self.identify(address).await,
+        };
+        self.verify_claim(address, &claim, None).await
+    }
+
+    /// The verdict on a claim from `address`; with `as_of`, a bot is
+    /// verified as of that time ([`Verifier::verify_as_of`]).
+    pub async fn verify_claim(
+        &self,
+        address: IpAddr,
+        claim: &Claim,
+        as_of: Option<SystemTime>,
+    ) -> Arc<Verdict> {
+        match claim {
+            Claim::Bot { name: bot, .. } => match as_of {
+                Some(at) => self.verify_as_of(address, bot, at).await,
+                None => self.verify(address, bot).await,
+            },
+            Claim::Unregistered { name, category } => {
+                Arc::new(Verdict::unregistered(name, Some(category)))
+            }
+            Claim::NotABot => Arc::new(Verdict::NotABot),
+        }
+    }
+
     /// A verifier over `registry`.
     ///
     /// # Errors

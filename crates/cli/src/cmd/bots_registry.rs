@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
-use botwarden_verify::registry::{self, Problem, Registry, RegistryBuilder, Severity};
+use botwarden_verify::registry::{self, FeedStore, Problem, Registry, RegistryBuilder, Severity};
 use clap::{Args, Subcommand, ValueEnum};
 
 /// Which registry to use: the default one, your files over it, and the
@@ -29,18 +29,13 @@ pub(crate) struct RegistryArgs {
 }
 
 impl RegistryArgs {
-    /// The ranges directory: the option, else the environment's default.
-    pub(crate) fn ranges_dir(&self) -> Option<PathBuf> {
-        if let Some(dir) = &self.ranges_dir {
-            return Some(dir.clone());
+    /// The store of fetched feeds: in the option's directory, else the
+    /// default one.
+    pub(crate) fn feed_store(&self) -> Option<FeedStore> {
+        match &self.ranges_dir {
+            Some(dir) => Some(FeedStore::new(dir)),
+            None => FeedStore::default_location(),
         }
-        if let Some(dir) = std::env::var_os("BOTWARDEN_RANGES_DIR") {
-            return Some(dir.into());
-        }
-        let cache = std::env::var_os("XDG_CACHE_HOME")
-            .map(PathBuf::from)
-            .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))?;
-        Some(cache.join("botwarden").join("ranges"))
     }
 
     /// Reads every file into a builder (the default registry first unless
@@ -65,16 +60,9 @@ impl RegistryArgs {
             builder.add_file(&path.display().to_string(), &text);
         }
         let mut notes = Vec::new();
-        if let Some(dir) = self.ranges_dir() {
-            if dir.is_dir() {
-                let bad = builder
-                    .ranges_mut()
-                    .load_dir(&dir)
-                    .with_context(|| format!("cannot list {}", dir.display()))?;
-                notes.extend(bad.iter().map(|e| format!("warning: skipped {e}")));
-            } else if self.ranges_dir.is_some() && dir.exists() {
-                bail!("{} is not a directory", dir.display());
-            }
+        if let Some(store) = self.feed_store() {
+            let bad = store.read_into(builder.ranges_mut())?;
+            notes.extend(bad.iter().map(|e| format!("warning: skipped {e}")));
         }
         Ok((builder, notes))
     }

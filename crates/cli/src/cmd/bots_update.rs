@@ -2,13 +2,12 @@
 
 use std::collections::BTreeMap;
 use std::io::Write;
-use std::path::Path;
 use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use botwarden_crawl::{Error, Fetcher};
-use botwarden_verify::registry::{Feed, PublishedRanges};
+use botwarden_verify::registry::{Feed, FeedStore, MAX_FEED_BYTES};
 use clap::Args;
 
 use super::bots_registry::RegistryArgs;
@@ -33,7 +32,7 @@ enum Outcome {
 }
 
 pub(crate) fn run(args: &UpdateArgs) -> Result<ExitCode> {
-    let Some(dir) = args.registry.ranges_dir() else {
+    let Some(store) = args.registry.feed_store() else {
         bail!("no ranges directory: pass --ranges-dir or set BOTWARDEN_RANGES_DIR or HOME");
     };
     let registry = args.registry.load()?;
@@ -44,10 +43,10 @@ pub(crate) fn run(args: &UpdateArgs) -> Result<ExitCode> {
             feeds.entry(url).or_default().push(&bot.name);
         }
     }
-    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    store.create()?;
     let fetcher = Fetcher::builder()
         .allow_private(args.allow_private)
-        .max_bytes(16 << 20)
+        .max_bytes(MAX_FEED_BYTES)
         .timeout(Duration::from_secs(args.timeout.max(1)));
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -56,7 +55,7 @@ pub(crate) fn run(args: &UpdateArgs) -> Result<ExitCode> {
     let urls: Vec<&str> = feeds.keys().copied().collect();
     let outcomes: Vec<Outcome> = runtime.block_on(async {
         let fetcher = fetcher.build()?;
-        let jobs = urls.iter().map(|url| fetch_one(&fetcher, url, &dir));
+        let jobs = urls.iter().map(|url| fetch_one(&fetcher, url, &store));
         Ok::<_, Error>(futures_util::future::join_all(jobs).await)
     })?;
     let mut out = std::io::stdout().lock();
@@ -91,7 +90,7 @@ pub(crate) fn run(args: &UpdateArgs) -> Result<ExitCode> {
         out,
         "{} feeds, {failed} failed; stored in {}",
         urls.len(),
-        dir.display()
+        store.dir().display()
     )?;
     Ok(if failed > 0 {
         ExitCode::from(1)
@@ -100,7 +99,7 @@ pub(crate) fn run(args: &UpdateArgs) -> Result<ExitCode> {
     })
 }
 
-async fn fetch_one(fetcher: &Fetcher, url: &str, dir: &Path) -> Outcome {
+async fn fetch_one(fetcher: &Fetcher, url: &str, store: &FeedStore) -> Outcome {
     let report = match fetcher.fetch(url).await {
         Ok(r) => r,
         Err(e) => return Outcome::Failed(e.to_string()),
@@ -116,35 +115,9 @@ async fn fetch_one(fetcher: &Fetcher, url: &str, dir: &Path) -> Outcome {
     if report.truncated {
         return Outcome::Failed("the feed is larger than 16 MiB".to_owned());
     }
-    let mut feed = match Feed::parse_google_json(url, &report.body) {
-        Ok(f) => f,
-        Err(e) => return Outcome::Failed(e.problems.join("; ")),
-    };
-    if feed.prefixes.is_empty() {
-        return Outcome::Failed("the feed lists no prefixes".to_owned());
-    }
     let fetched = jiff::Timestamp::now().to_string();
-    let body: serde_json::Value = match serde_json::from_slice(&report.body) {
-        Ok(v) => v,
-        Err(e) => return Outcome::Failed(e.to_string()),
-    };
-    let stored = Feed::stored(url, &fetched, &body);
-    let path = dir.join(PublishedRanges::file_name(url));
-    if let Err(e) = write_atomically(&path, &stored) {
-        return Outcome::Failed(format!("cannot write {}: {e}", path.display()));
+    match store.store(url, &report.body, &fetched) {
+        Ok(feed) => Outcome::Updated(feed),
+        Err(e) => Outcome::Failed(e.to_string()),
     }
-    feed.fetched = Some(fetched);
-    Outcome::Updated(feed)
-}
-
-/// Writes to a temporary file beside `path`, then renames it over `path`,
-/// so a reader never sees half a file.
-fn write_atomically(path: &Path, value: &serde_json::Value) -> std::io::Result<()> {
-    let tmp = path.with_extension("json.tmp");
-    let mut file = std::fs::File::create(&tmp)?;
-    serde_json::to_writer_pretty(&mut file, value)?;
-    file.write_all(b"\n")?;
-    file.sync_all()?;
-    drop(file);
-    std::fs::rename(&tmp, path)
 }

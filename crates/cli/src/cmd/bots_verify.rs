@@ -109,35 +109,6 @@ struct Ask {
     ua: Option<String>,
 }
 
-/// Works out the verdict for one question.
-pub(crate) async fn decide(
-    verifier: &Verifier,
-    classifier: &Classifier,
-    ip: IpAddr,
-    ua: Option<&str>,
-    bot: Option<&str>,
-) -> Arc<Verdict> {
-    if let Some(bot) = bot {
-        return verifier.verify(ip, bot).await;
-    }
-    let Some(ua) = ua else {
-        return verifier.identify(ip).await;
-    };
-    let class = classifier.classify(ua);
-    if let Some(bot) = class.bot {
-        return verifier.verify(ip, bot.name).await;
-    }
-    if class.is_bot() {
-        let name = classifier.client_name(ua).map(|f| f.into_owned());
-        let category = class.category.unwrap_or("crawler");
-        return Arc::new(Verdict::Unverifiable {
-            bot: name.unwrap_or_else(|| category.to_owned()),
-            reason: format!("a {category} the registry does not know"),
-        });
-    }
-    Arc::new(Verdict::NotABot)
-}
-
 /// The verdict as the documented JSON object, fields in the documented
 /// order.
 #[derive(serde::Serialize)]
@@ -299,8 +270,7 @@ pub(crate) fn run(args: &VerifyArgs) -> Result<ExitCode> {
             .trim_end_matches(']')
             .parse::<IpAddr>()
             .map_err(|_| anyhow::anyhow!("'{text}' is not an IP address"))?;
-        let verdict = runtime.block_on(decide(
-            &verifier,
+        let verdict = runtime.block_on(verifier.check_request(
             &classifier,
             ip,
             args.ua.as_deref(),
@@ -335,14 +305,9 @@ pub(crate) fn run(args: &VerifyArgs) -> Result<ExitCode> {
     runtime.block_on(async {
         let mut answers = futures_util::stream::iter(asks.iter())
             .map(|ask| async move {
-                let verdict = decide(
-                    verifier,
-                    classifier,
-                    ask.ip,
-                    ask.ua.as_deref(),
-                    args.bot.as_deref(),
-                )
-                .await;
+                let verdict = verifier
+                    .check_request(classifier, ask.ip, ask.ua.as_deref(), args.bot.as_deref())
+                    .await;
                 (ask, verdict)
             })
             .buffered(concurrency);

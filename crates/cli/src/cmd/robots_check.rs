@@ -11,8 +11,8 @@ use annotate_snippets::{Level, Renderer, Snippet};
 use anyhow::{Context, Result};
 use botwarden_crawl::RobotsFetch;
 use botwarden_robots::{
-    AvailabilityPolicy, Diagnostic, Fixed, Folded, LINTS, Matrix, Profile, RobotsTxt, Row, Sampled,
-    Severity, Span, Unasked, check_bounded, fix, fold,
+    Analysis, AvailabilityPolicy, Diagnostic, Equivalence, Fixed, Folded, LINTS, Matrix, Profile,
+    RobotsTxt, Row, Sampled, Severity, Span, Unasked, fix, fold,
 };
 use clap::{Args, ValueEnum};
 use serde::ser::{SerializeMap as _, SerializeSeq as _};
@@ -78,7 +78,10 @@ pub(crate) fn run(args: &CheckArgs) -> Result<ExitCode> {
         fetched,
     } = Source::load(&args.file, args.allow_private)?;
     let txt = RobotsTxt::parse(body);
-    let checked = check_bounded(&txt);
+    // One compile per profile, shared by the lints, the matrix and the
+    // proof of the fixer's output.
+    let analysis = Analysis::new(&txt);
+    let checked = analysis.check_bounded();
     let diagnostics = checked.diagnostics;
     let folded = fold(&txt, &diagnostics);
     let profiles: Vec<&'static Profile> = if args.profiles.is_empty() {
@@ -87,8 +90,9 @@ pub(crate) fn run(args: &CheckArgs) -> Result<ExitCode> {
         args.profiles.clone()
     };
     let agents: Vec<&str> = args.agents.iter().map(String::as_str).collect();
-    let matrix = Matrix::new(&txt, &profiles, &agents);
+    let matrix = analysis.matrix(&profiles, &agents);
     let fixed = fix(&txt);
+    let equivalence = analysis.compare_fixed(&fixed);
     let report = Report {
         name: &name,
         txt: &txt,
@@ -98,6 +102,7 @@ pub(crate) fn run(args: &CheckArgs) -> Result<ExitCode> {
         matrix: &matrix,
         fetched: fetched.as_ref(),
         fixed: &fixed,
+        equivalence: &equivalence,
     };
     let mut out = BufWriter::new(std::io::stdout().lock());
     match args.format {
@@ -158,6 +163,8 @@ pub(crate) struct Report<'a> {
     pub(crate) matrix: &'a Matrix,
     pub(crate) fetched: Option<&'a RobotsFetch>,
     pub(crate) fixed: &'a Fixed,
+    /// The differential check of the fixed file against the original.
+    pub(crate) equivalence: &'a Equivalence,
 }
 
 /// 1-based line and column of the start and end of a span.
@@ -343,15 +350,15 @@ impl Report<'_> {
                 out,
                 "Fix: `botwarden robots fix` would make {} change(s); {} intended and {} unintended difference(s) in robots' decisions.",
                 f.changes.len(),
-                f.equivalence.intended_found,
-                f.equivalence.unintended_found
+                self.equivalence.intended_found,
+                self.equivalence.unintended_found
             );
         }
-        if !f.equivalence.is_complete() {
+        if !self.equivalence.is_complete() {
             let _ = writeln!(
                 out,
                 "  the proof is partial, to stay within its work bound: {}",
-                partial(&f.equivalence.unasked)
+                partial(&self.equivalence.unasked)
             );
         }
         out.push('\n');
@@ -520,7 +527,7 @@ impl Report<'_> {
                 })
             })
             .collect();
-        let eq = &self.fixed.equivalence;
+        let eq = self.equivalence;
         let m = self.matrix;
         CheckJson {
             source: self.name,
@@ -680,7 +687,7 @@ impl Report<'_> {
                 )
             })
             .collect();
-        let eq = &self.fixed.equivalence;
+        let eq = self.equivalence;
         if !eq.is_complete() {
             notes.push(format!(
                 "the fixer's proof is partial, to stay within its work bound: {}",

@@ -7,7 +7,9 @@ use std::io::Write as _;
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use botwarden_robots::{Difference, Explanation, Fixed, RobotsTxt, fix};
+use botwarden_robots::{
+    Difference, Equivalence, Explanation, Fixed, RobotsTxt, compare_fixed, fix,
+};
 use clap::Args;
 
 use super::robots_check::{escape, partial};
@@ -35,6 +37,7 @@ pub(crate) fn run(args: &FixArgs) -> Result<ExitCode> {
     let source = Source::load(&args.file, args.allow_private)?;
     let txt = RobotsTxt::parse(source.body);
     let fixed = fix(&txt);
+    let equivalence = compare_fixed(&txt, &fixed);
     match &args.output {
         Some(path) => std::fs::write(path, &fixed.text)
             .with_context(|| format!("cannot write the fixed file to '{path}'"))?,
@@ -43,12 +46,12 @@ pub(crate) fn run(args: &FixArgs) -> Result<ExitCode> {
             .write_all(fixed.text.as_bytes())
             .context("cannot write to standard output")?,
     }
-    let summary = summary(&source.name, &fixed, args.verbose);
+    let summary = summary(&source.name, &fixed, &equivalence, args.verbose);
     std::io::stderr()
         .lock()
         .write_all(summary.as_bytes())
         .context("cannot write to standard error")?;
-    Ok(if !fixed.equivalence.holds() {
+    Ok(if !equivalence.holds() {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
@@ -62,7 +65,7 @@ const CHANGES_LISTED: usize = 5;
 /// The summary printed on standard error: the changes, then the
 /// differential check. Text from the file has its control characters
 /// escaped.
-pub(crate) fn summary(name: &str, fixed: &Fixed, verbose: bool) -> String {
+pub(crate) fn summary(name: &str, fixed: &Fixed, e: &Equivalence, verbose: bool) -> String {
     let mut out = String::new();
     let name = escape(name);
     if fixed.is_unchanged() {
@@ -97,7 +100,6 @@ pub(crate) fn summary(name: &str, fixed: &Fixed, verbose: bool) -> String {
             }
         }
     }
-    let e = &fixed.equivalence;
     let _ = writeln!(
         out,
         "equivalence: {} robot(s) under every profile; {} reading(s) proven identical, {} probed with {} decision(s)",

@@ -10,9 +10,7 @@ use std::io::{BufWriter, ErrorKind, Read, Write};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
-use botwarden_robots::{
-    Applies, Decision, LineKind, Profile, Reason, RobotMatcher, RobotsTxt, TokenChain,
-};
+use botwarden_robots::{Applies, Profile, Reason, RobotMatcher, RobotsTxt, TokenChain};
 use clap::{Args, ValueEnum};
 use serde::Serialize;
 
@@ -74,6 +72,7 @@ pub(crate) fn run(args: &TestArgs) -> Result<ExitCode> {
         out: BufWriter::with_capacity(BLOCK, std::io::stdout().lock()),
         txt: &txt,
         matcher: &matcher,
+        chain: &chain,
         args,
     };
     if args.urls.is_empty() {
@@ -153,6 +152,7 @@ struct Report<'a, W: Write> {
     out: W,
     txt: &'a RobotsTxt,
     matcher: &'a RobotMatcher,
+    chain: &'a TokenChain,
     args: &'a TestArgs,
 }
 
@@ -181,7 +181,7 @@ impl<W: Write> Report<'_, W> {
         };
         let written = match self.args.format {
             Format::Text if self.args.explain => {
-                let why = self.explain(&d);
+                let why = d.explain(self.matcher, self.txt, self.chain);
                 self.out
                     .write_all(verdict)
                     .and_then(|()| writeln!(self.out, "{url}\t{why}"))
@@ -193,7 +193,10 @@ impl<W: Write> Report<'_, W> {
                 .and_then(|()| self.out.write_all(b"\n")),
             Format::Json => {
                 let (rule, line) = match d.reason {
-                    Reason::Rule { index, line } => (Some(self.rule_text(index)), Some(line)),
+                    Reason::Rule { index, line } => (
+                        Some(self.matcher.rule_as_written(self.txt, index)),
+                        Some(line),
+                    ),
                     _ => (None, None),
                 };
                 let answer = Answer {
@@ -208,7 +211,7 @@ impl<W: Write> Report<'_, W> {
                         Applies::Star => Some("*"),
                         Applies::Nothing => None,
                     },
-                    reason: self.explain(&d),
+                    reason: d.explain(self.matcher, self.txt, self.chain).to_string(),
                 };
                 serde_json::to_writer(&mut self.out, &answer)
                     .map_err(std::io::Error::from)
@@ -216,56 +219,6 @@ impl<W: Write> Report<'_, W> {
             }
         };
         written.context("cannot write to standard output")
-    }
-
-    /// The rule as written in the file (`Disallow: /private`).
-    fn rule_text(&self, index: u32) -> String {
-        let Some(rule) = self.matcher.rule(index) else {
-            return format!("rule {index}");
-        };
-        let written = self.txt.line(rule.line).and_then(|l| match l.kind {
-            LineKind::Directive(d) => Some(format!(
-                "{}: {}",
-                self.txt.text(d.key),
-                self.txt.text(d.value)
-            )),
-            _ => None,
-        });
-        match (written, rule.derived) {
-            (Some(w), false) => w,
-            (Some(w), true) => format!("{w} (read as {rule})"),
-            (None, _) => rule.to_string(),
-        }
-    }
-
-    fn explain(&self, d: &Decision) -> String {
-        let group = || {
-            let who = match self.matcher.applies() {
-                Applies::Token(t) => t.as_str(),
-                Applies::Star => "*",
-                Applies::Nothing => return "no group".to_owned(),
-            };
-            let lines: Vec<String> = self.matcher.group_lines().map(|l| l.to_string()).collect();
-            let s = if lines.len() == 1 { "" } else { "s" };
-            format!("group for '{who}' (line{s} {})", lines.join(", "))
-        };
-        match d.reason {
-            Reason::Rule { index, line } => {
-                format!(
-                    "{}, rule '{}' at line {line}",
-                    group(),
-                    self.rule_text(index)
-                )
-            }
-            Reason::NoRuleMatched => format!("{}, no rule matched", group()),
-            Reason::NoGroup => {
-                let names = self.args.agent.replace(',', ", ");
-                format!("no group names {names} or '*'")
-            }
-            Reason::RobotsTxt => {
-                format!("/robots.txt is always allowed ({})", self.args.profile.name)
-            }
-        }
     }
 }
 

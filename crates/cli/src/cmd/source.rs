@@ -4,7 +4,7 @@ use std::io::Read;
 
 use anyhow::{Context, Result, bail};
 use botwarden_crawl::{Error, Fetcher, RobotsFetch, fetch_robots_txt};
-use botwarden_robots::Profile;
+use botwarden_robots::{AvailabilityPolicy, Profile};
 
 /// A robots.txt body and the name to show for it.
 pub(crate) struct Source {
@@ -37,12 +37,9 @@ impl Source {
             Err(e @ Error::Refused { .. }) => bail!("{e}; pass --allow-private to fetch it anyway"),
             Err(e) => return Err(e.into()),
         };
-        // Robots parse only a successful answer: the body of an error page
-        // is nothing they read, so there is nothing to check in it.
-        let parsed = fetched
-            .report
-            .status
-            .is_some_and(|s| (200..300).contains(&s));
+        // The policies say whether any robot parses the body (an error
+        // page is nothing they read, so there is nothing to check in it).
+        let parsed = fetched.outcome().is_read_by(&AvailabilityPolicy::ALL);
         Ok(Source {
             name: fetched.robots_url.to_string(),
             body: if parsed {

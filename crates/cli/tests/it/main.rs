@@ -22,13 +22,19 @@ pub(crate) fn botwarden(args: &[&str], stdin: &[u8]) -> Output {
         .stderr(Stdio::piped())
         .spawn()
         .expect("start botwarden");
+    // The input is written from another thread while this one reads the
+    // output: a large input and a large output would otherwise each wait
+    // for the other to drain a full pipe.
+    let mut input = child.stdin.take().expect("stdin");
+    let stdin = stdin.to_vec();
+    let writer = std::thread::spawn(move || input.write_all(&stdin));
+    let output = child.wait_with_output().expect("wait for botwarden");
     // A binary that stops early (a usage error) may close its input before
     // reading it: a broken pipe is not a failure of the test.
-    let written = child.stdin.take().expect("stdin").write_all(stdin);
-    if let Err(e) = written {
+    if let Err(e) = writer.join().expect("stdin writer") {
         assert_eq!(e.kind(), std::io::ErrorKind::BrokenPipe, "write stdin: {e}");
     }
-    child.wait_with_output().expect("wait for botwarden")
+    output
 }
 
 /// A file in a fresh temporary folder, removed with the folder on drop.

@@ -206,7 +206,12 @@ fn many_urls_on_standard_input_cross_read_blocks() {
         &["robots", "test", file.arg(), "--agent", "botwarden"],
         input.as_bytes(),
     );
-    assert!(out.status.success(), "{out:?}");
+    assert!(
+        out.status.success(),
+        "{:?}: {}",
+        out.status,
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(
         stdout(&out) == want,
         "answers differ from the expected ones"

@@ -1,11 +1,13 @@
 //! The pipeline: read → parse → classify → verify → aggregate.
 //!
 //! Each input is read by one worker thread (as many at once as
-//! [`Options::threads`]). A worker parses its lines, classifies each
-//! distinct User-Agent once, and keeps counters per (address, claimed bot)
+//! [`Options::threads`]). A worker parses its lines, reads what each
+//! distinct User-Agent claims once ([`Claim::of`], the reading `bots
+//! verify` uses too), and keeps counters per (address, claimed bot)
 //! pair. The first time a worker sees a pair that claims a registered bot,
 //! it hands the pair to the verification task, which runs on the caller's
-//! Tokio runtime, at most [`VERIFY_IN_FLIGHT`] verifications at once, asks
+//! Tokio runtime ([`Verifier::verify_claim`]), at most
+//! [`VERIFY_IN_FLIGHT`] verifications at once, asks
 //! DNS at most once per pair however many workers see it, and publishes
 //! the verdict. Workers never wait for a verdict: a pair's requests are
 //! kept aside (counts per time bucket and up to [`PENDING_PATHS`] paths)
@@ -35,7 +37,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::{Duration, Instant, SystemTime};
 
-use botwarden_verify::{Cidr, Classifier, Verdict, Verifier};
+use botwarden_verify::{Cidr, Claim, Classifier, Verdict, Verifier};
 use foldhash::{HashMap, HashMapExt};
 use tokio::sync::mpsc;
 
@@ -568,14 +570,16 @@ async fn verify_loop(
             if !shared.begin(job.ip, job.claim) {
                 continue;
             }
-            let name = shared.claim_info(job.claim).name;
+            let info = shared.claim_info(job.claim);
+            let claim = Claim::Bot {
+                name: info.name.to_string(),
+                category: info.category,
+            };
             let verifier = verifier.clone();
             let shared = shared.clone();
             tasks.spawn(async move {
-                let verdict = match job.as_of.and_then(unix_time) {
-                    Some(at) => verifier.verify_as_of(job.ip, &name, at).await,
-                    None => verifier.verify(job.ip, &name).await,
-                };
+                let as_of = job.as_of.and_then(unix_time);
+                let verdict = verifier.verify_claim(job.ip, &claim, as_of).await;
                 shared.publish(job.ip, job.claim, &verdict);
             });
         }

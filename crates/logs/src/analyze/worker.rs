@@ -7,7 +7,7 @@ use std::net::IpAddr;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicUsize, Ordering};
 
-use botwarden_verify::{Verdict, normalize};
+use botwarden_verify::{Claim, Verdict, normalize};
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 use super::hist::Hist;
@@ -863,19 +863,16 @@ impl Worker<'_> {
             return (c, text.clone());
         }
         self.agg.ua_hashes.insert(self.hasher.hash_one(ua));
-        let classifier = &self.shared.classifier;
-        let c = classifier.classify(ua);
-        let class = if let Some(bot) = c.bot {
-            UaClass::Claim(self.shared.claim(bot.name, c.category, true))
-        } else if c.is_bot() {
-            let category = c.category.unwrap_or("crawler");
-            let family = classifier.client_name(ua);
-            let name = family.as_deref().unwrap_or(category);
-            let id = self.shared.claim(name, Some(category), false);
-            self.unregistered.insert(id);
-            UaClass::Claim(id)
-        } else {
-            UaClass::Human
+        let class = match Claim::of(&self.shared.classifier, ua) {
+            Claim::Bot { name, category } => {
+                UaClass::Claim(self.shared.claim(&name, category.as_deref(), true))
+            }
+            Claim::Unregistered { name, category } => {
+                let id = self.shared.claim(&name, Some(&category), false);
+                self.unregistered.insert(id);
+                UaClass::Claim(id)
+            }
+            Claim::NotABot => UaClass::Human,
         };
         let text: Arc<str> = ua.into();
         if self.ua_cache.len() < UA_CACHE {
@@ -1070,11 +1067,7 @@ pub(crate) const UNVERIFIABLE: u8 = 3;
 
 /// The verdict on any address claiming an unregistered crawler.
 pub(crate) fn unregistered_verdict(claim: &ClaimInfo) -> Verdict {
-    let category = claim.category.as_deref().unwrap_or("crawler");
-    Verdict::Unverifiable {
-        bot: claim.name.to_string(),
-        reason: format!("a {category} the registry does not know"),
-    }
+    Verdict::unregistered(&claim.name, claim.category.as_deref())
 }
 
 /// Gives a pending pair its verdict's kind and moves what it kept aside

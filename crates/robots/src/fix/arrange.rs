@@ -8,10 +8,12 @@ use std::collections::{HashMap, HashSet};
 
 use crate::path::normalize_pattern;
 use crate::profile::{AgentMatch, Grouping, Profile, RuleChoice};
+use crate::token::AgentName;
 
+use super::Log;
 use super::order::{Key, order};
 use super::read::{Item, Out, Piece, RawGroup, Reading, What};
-use super::{ChangeKind, Log, NO_GROUP, has, mask_of, profile_names};
+use crate::change::{ChangeKind, NO_GROUP, has, mask_of, profile_names};
 
 /// A group of the fixed file.
 #[derive(Debug, Clone)]
@@ -84,7 +86,7 @@ fn star_read_alike(star: &[Group]) -> bool {
     let exact = |g: &Group| {
         g.agents
             .iter()
-            .any(|a| matches!(&a.what, What::Agent { lower, .. } if lower == "*"))
+            .any(|a| matches!(&a.what, What::Agent { lower, .. } if AgentName::read(lower.as_bytes(), AgentMatch::Substring) == AgentName::Every))
     };
     star.len() <= 1 && star.iter().all(exact)
 }

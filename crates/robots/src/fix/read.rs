@@ -14,9 +14,10 @@ use std::borrow::Cow;
 use crate::directive::{DirectiveName, Spelling};
 use crate::parse::{LineKind, RobotsTxt, Separator, Span, split_line, trim_span};
 use crate::profile::Profile;
-use crate::token::is_token_byte;
+use crate::token::AgentName;
 
-use super::{ChangeKind, Log, Mask, NO_GROUP, mask_of, profile_names};
+use super::Log;
+use crate::change::{ChangeKind, Mask, NO_GROUP, mask_of, profile_names};
 
 /// A line to write and the original line it comes from (0 when added).
 #[derive(Debug, Clone)]
@@ -236,17 +237,8 @@ fn encode_invalid(bytes: &[u8]) -> String {
 
 /// A user-agent value's key as product-token robots read it: `*`, or the
 /// leading run of `[A-Za-z_-]` in lower case.
-pub(crate) fn agent_key(value: &[u8]) -> String {
-    let star =
-        value.first() == Some(&b'*') && value.get(1).is_none_or(|&b| crate::parse::is_space(b));
-    if star {
-        return "*".to_owned();
-    }
-    let end = value
-        .iter()
-        .position(|&b| !is_token_byte(b))
-        .unwrap_or(value.len());
-    String::from_utf8_lossy(&value[..end]).to_ascii_lowercase()
+fn agent_key(value: &[u8]) -> String {
+    AgentName::lower_token(value).unwrap_or_else(|| "*".to_owned())
 }
 
 /// The reader's state.

@@ -3,9 +3,10 @@
 
 use crate::parse::RobotsTxt;
 
+use super::Log;
 use super::arrange::Model;
 use super::read::{Item, Piece, What};
-use super::{ChangeKind, Log, NO_GROUP, Origin};
+use crate::change::{ChangeKind, NO_GROUP, Origin};
 
 /// Lines whose only change is white space or blank lines around them.
 #[derive(Debug, Default, Clone, Copy)]

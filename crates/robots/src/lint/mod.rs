@@ -8,6 +8,7 @@
 
 use std::cell::RefCell;
 
+use crate::analysis::Analysis;
 use crate::directive::DirectiveName;
 use crate::parse::{Line, LineKind, RobotsTxt, Separator, Span};
 use crate::profile::Profile;
@@ -230,9 +231,8 @@ pub(crate) struct Block {
 /// What every lint may look at.
 pub(crate) struct Context<'a> {
     pub(crate) txt: &'a RobotsTxt,
-    /// The file compiled under every built-in profile, in [`Profile::ALL`]
-    /// order.
-    pub(crate) compiled: Vec<(&'static Profile, Robots)>,
+    /// The file compiled under every built-in profile.
+    analysis: &'a Analysis<'a>,
     /// Groups in file order.
     pub(crate) blocks: Vec<Block>,
     /// Directives before any user-agent line.
@@ -252,11 +252,8 @@ pub(crate) struct Context<'a> {
 }
 
 impl<'a> Context<'a> {
-    pub(crate) fn new(txt: &'a RobotsTxt) -> Context<'a> {
-        let compiled: Vec<(&'static Profile, Robots)> = Profile::ALL
-            .iter()
-            .map(|&p| (p, Robots::new(txt, p)))
-            .collect();
+    pub(crate) fn new(analysis: &'a Analysis<'a>) -> Context<'a> {
+        let txt = analysis.txt();
         let mut blocks: Vec<Block> = Vec::new();
         let mut before_groups = Vec::new();
         let mut in_members = false;
@@ -294,7 +291,7 @@ impl<'a> Context<'a> {
             let text = text.trim_start().to_ascii_lowercase();
             HTML_TAGS.iter().any(|t| text.starts_with(t))
         });
-        let star = star_robot(&compiled.iter().map(|(_, r)| r).collect::<Vec<_>>());
+        let star = star_robot(&analysis.all().map(|(_, r)| r).collect::<Vec<_>>());
         let wildcard_rules = txt
             .directives()
             .filter(|(_, d)| d.name.is_rule())
@@ -309,7 +306,7 @@ impl<'a> Context<'a> {
             .count() as u64;
         Context {
             txt,
-            compiled,
+            analysis,
             blocks,
             before_groups,
             html,
@@ -375,12 +372,9 @@ impl<'a> Context<'a> {
 
     /// The compiled file for a built-in profile's name.
     pub(crate) fn robots_named(&self, name: &str) -> &Robots {
-        &self
-            .compiled
-            .iter()
-            .find(|(p, _)| p.name == name)
-            .expect("every built-in profile is compiled")
-            .1
+        Profile::by_name(name)
+            .and_then(|p| self.analysis.robots(p))
+            .expect("lints name built-in profiles")
     }
 
     /// A span covering a whole line (without its ending).
@@ -442,16 +436,7 @@ impl Context<'_> {
     /// The product token a `user-agent` line names, as RFC 9309 robots
     /// read it (lower case), or `None` for `*`.
     pub(crate) fn token(&self, index: usize) -> Option<String> {
-        let value = self.value(index);
-        let b = value.as_bytes();
-        if b.first() == Some(&b'*') && b.get(1).is_none_or(u8::is_ascii_whitespace) {
-            return None;
-        }
-        let end = b
-            .iter()
-            .position(|&c| !crate::token::is_token_byte(c))
-            .unwrap_or(b.len());
-        Some(value[..end].to_ascii_lowercase())
+        crate::token::AgentName::lower_token(self.value(index).as_bytes())
     }
 
     /// A token chain for a robot of this block: its first named token, or
@@ -476,10 +461,9 @@ impl Context<'_> {
     /// may ask within [`LINT_WORK`]: a question may try every wildcard rule,
     /// and robots that match names as substrings try every user-agent line.
     pub(crate) fn affordable(&self, total: usize) -> usize {
-        let each: u64 = self
-            .compiled
+        let each: u64 = Profile::ALL
             .iter()
-            .map(|(p, _)| {
+            .map(|p| {
                 1 + if p.wildcards { self.wildcard_rules } else { 0 }
                     + if p.agent_match == crate::profile::AgentMatch::Substring {
                         self.agent_lines
@@ -507,8 +491,8 @@ impl Context<'_> {
         &self,
         chain: &TokenChain,
     ) -> Vec<(&'static str, crate::robots::Matcher<'_>)> {
-        self.compiled
-            .iter()
+        self.analysis
+            .all()
             .map(|(p, robots)| (p.name, robots.matcher(chain)))
             .collect()
     }
@@ -673,13 +657,23 @@ pub fn check(txt: &RobotsTxt) -> Vec<Diagnostic> {
 /// of the rules only, to stay within [`LINT_WORK`].
 #[must_use]
 pub fn check_bounded(txt: &RobotsTxt) -> Checked {
-    let cx = Context::new(txt);
-    let mut out = Vec::new();
-    run(&cx, &mut out);
-    out.sort_by(|a, b| (a.span.start, a.lint.code).cmp(&(b.span.start, b.lint.code)));
-    Checked {
-        diagnostics: out,
-        sampled: cx.sampled.into_inner(),
+    Analysis::new(txt).check_bounded()
+}
+
+impl Analysis<'_> {
+    /// Runs every lint over the file, and says which lints looked at some
+    /// of the rules only, to stay within [`LINT_WORK`]: [`check_bounded`]
+    /// on the compiled forms this analysis shares.
+    #[must_use]
+    pub fn check_bounded(&self) -> Checked {
+        let cx = Context::new(self);
+        let mut out = Vec::new();
+        run(&cx, &mut out);
+        out.sort_by(|a, b| (a.span.start, a.lint.code).cmp(&(b.span.start, b.lint.code)));
+        Checked {
+            diagnostics: out,
+            sampled: cx.sampled.into_inner(),
+        }
     }
 }
 

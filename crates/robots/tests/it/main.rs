@@ -2,9 +2,11 @@
 
 #![allow(clippy::print_stderr, clippy::print_stdout)]
 
+mod agent_values;
 mod conformance;
 mod corpus;
 mod fixer;
 mod fixtures;
+mod layering;
 mod reference;
 mod support;

@@ -18,6 +18,7 @@ mod emit;
 mod load;
 mod ranges;
 mod snapshot;
+mod store;
 
 use std::collections::HashMap;
 use std::fmt;
@@ -27,6 +28,7 @@ use std::sync::Arc;
 use crate::ipset::Cidr;
 pub use crate::yaml::Position;
 pub use ranges::{Feed, FeedError, PublishedRanges};
+pub use store::{FeedStore, MAX_FEED_BYTES, StoreError};
 
 /// What kind of crawler a bot is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]

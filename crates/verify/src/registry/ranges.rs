@@ -3,8 +3,8 @@
 //!
 //! A snapshot of every feed the default registry names is compiled in
 //! (`crates/verify/data/ranges/`); `botwarden bots update` fetches fresh
-//! copies into a directory, and [`PublishedRanges::load_dir`] lays those
-//! over the snapshot (the newer copy of a feed wins).
+//! copies into a [`FeedStore`](super::FeedStore), which lays those over the
+//! snapshot (the newer copy of a feed wins).
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};

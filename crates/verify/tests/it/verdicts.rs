@@ -362,3 +362,55 @@ async fn an_address_alone_is_matched_to_the_bots_it_may_belong_to() {
     // Nothing points at any bot.
     assert_eq!(*v.identify(ip("10.9.9.9")).await, Verdict::NotABot);
 }
+
+/// A request (address, User-Agent) gets one verdict however it arrives:
+/// `check_request` reads the claim and verifies it, as `bots verify` and the
+/// log analysis do.
+#[tokio::test]
+async fn a_request_is_judged_by_its_claim() {
+    use botwarden_verify::{Claim, Classifier};
+    let registry = registry();
+    let classifier = Classifier::for_registry(&registry).expect("a classifier");
+    let v = Verifier::new(registry, VerifierConfig::offline()).expect("a verifier");
+    let ua = "Mozilla/5.0 (compatible; Searchbot/2.1; +https://searchbot.example/)";
+    assert_eq!(
+        Claim::of(&classifier, ua),
+        Claim::Bot {
+            name: "Searchbot".to_owned(),
+            category: Some("search".to_owned()),
+        }
+    );
+    // In the published ranges: verified, exactly as asking for the bot.
+    let inside = ip("192.0.2.3");
+    let verdict = v.check_request(&classifier, inside, Some(ua), None).await;
+    assert_eq!(verdict.kind(), "verified");
+    assert_eq!(*verdict, *v.verify(inside, "Searchbot").await);
+    // A bot named by the caller stands for the User-Agent.
+    let named = v
+        .check_request(&classifier, inside, Some("curl/8.0"), Some("Searchbot"))
+        .await;
+    assert_eq!(named.kind(), "verified");
+    // A crawler the registry does not know: unverifiable, by its name.
+    let other = "Mozilla/5.0 (compatible; Otherbot/1.0; +https://other.example/bot)";
+    let Claim::Unregistered { name, category } = Claim::of(&classifier, other) else {
+        panic!("Otherbot is not in the registry");
+    };
+    assert_eq!((name.as_str(), category.as_str()), ("Otherbot", "crawler"));
+    let verdict = v
+        .check_request(&classifier, inside, Some(other), None)
+        .await;
+    assert_eq!(
+        *verdict,
+        Verdict::Unverifiable {
+            bot: "Otherbot".to_owned(),
+            reason: "a crawler the registry does not know".to_owned(),
+        }
+    );
+    // A browser: not a bot.
+    let browser = "Mozilla/5.0 (X11; Linux x86_64; rv:128.0) Gecko/20100101 Firefox/128.0";
+    assert_eq!(Claim::of(&classifier, browser), Claim::NotABot);
+    let verdict = v
+        .check_request(&classifier, inside, Some(browser), None)
+        .await;
+    assert_eq!(*verdict, Verdict::NotABot);
+}
