@@ -43,6 +43,7 @@ mod fetch;
 mod html;
 mod normalize;
 mod robots_fetch;
+mod store;
 mod throttle;
 
 pub use address::{AddressKind, restricted_kind};
@@ -58,4 +59,8 @@ pub use html::{
 };
 pub use normalize::{MAX_URL_LEN, UrlProblem, normalize, normalize_url};
 pub use robots_fetch::{MissingProbe, RobotsFetch, fetch_robots_txt, robots_url};
+pub use store::{
+    Batch, LinkRecord, NewUrl, PageRecord, RobotsFileRecord, RobotsRecord, SCHEMA_VERSION, Skip,
+    Store, StoreError, StoredUrl, ThrottleRecord, UrlState,
+};
 pub use throttle::{Adjustment, Direction, Outcome, Throttle, ThrottleConfig};

@@ -1,0 +1,897 @@
+//! The crawl store: one SQLite file that holds everything a crawl learnt,
+//! for the crawl to resume from and for people to query.
+//!
+//! The schema (version [`SCHEMA_VERSION`]) is documented in
+//! `crates/crawl/docs/store.md`. In short:
+//!
+//! - `meta`: key/value facts of the crawl (seed, start, identity, state);
+//! - `urls`: every URL met, once, with its id, depth, how it was found,
+//!   its state (`queued`, `fetched`, `skipped`) and, when skipped, why;
+//! - `pages`: what a fetch returned (status or error, timings, sizes, type,
+//!   charset, content hash, title, directives, canonical, redirect target);
+//! - `links`: every link of every page (source, target, kind, anchor text,
+//!   `rel` words, whether it was followed, position);
+//! - `robots_files`: each origin's robots.txt as fetched;
+//! - `robots_decisions`: URLs that robots.txt blocks under either reading,
+//!   or that the relaxed (RFC 9309) and strict readings decide differently,
+//!   with both deciding lines;
+//! - `throttle_events`: every change of delay or parallelism.
+//!
+//! Writes come in [`Batch`]es, each one transaction. The crawler assigns
+//! URL ids itself (in discovery order), so a batch never reads back what
+//! it wrote. The file is in WAL mode with `synchronous=NORMAL`: a
+//! committed batch survives the process being killed (not a power cut).
+//! On resume ([`Store::resume`]) every URL still `queued` is queued again:
+//! only the requests in flight when the crawl stopped are made twice.
+
+use std::path::{Path, PathBuf};
+
+use rusqlite::{Connection, OptionalExtension, params};
+
+/// The version of the schema this code writes and reads.
+pub const SCHEMA_VERSION: u32 = 1;
+
+const SCHEMA: &str = "
+CREATE TABLE meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE TABLE urls (
+    id          INTEGER PRIMARY KEY,
+    url         TEXT NOT NULL UNIQUE,
+    depth       INTEGER NOT NULL,
+    found_by    TEXT NOT NULL,
+    state       TEXT NOT NULL,
+    skip_reason TEXT,
+    skip_detail TEXT
+);
+CREATE INDEX urls_queued ON urls (id) WHERE state = 'queued';
+CREATE TABLE pages (
+    url_id       INTEGER PRIMARY KEY REFERENCES urls (id),
+    fetched_at   TEXT NOT NULL,
+    status       INTEGER,
+    error        TEXT,
+    elapsed_ms   REAL NOT NULL,
+    ttfb_ms      REAL,
+    bytes        INTEGER NOT NULL,
+    truncated    INTEGER NOT NULL,
+    content_type TEXT,
+    charset      TEXT,
+    content_hash TEXT,
+    title        TEXT,
+    noindex      TEXT,
+    nofollow     TEXT,
+    canonical    TEXT,
+    location     TEXT,
+    refresh      TEXT,
+    x_robots_tag TEXT
+);
+CREATE TABLE links (
+    source_id INTEGER NOT NULL REFERENCES urls (id),
+    target_id INTEGER REFERENCES urls (id),
+    target    TEXT,
+    kind      TEXT NOT NULL,
+    anchor    TEXT,
+    rel       TEXT,
+    followed  INTEGER NOT NULL,
+    position  INTEGER NOT NULL
+);
+CREATE INDEX links_source ON links (source_id);
+CREATE INDEX links_target ON links (target_id);
+CREATE TABLE robots_files (
+    origin       TEXT PRIMARY KEY,
+    fetched_at   TEXT NOT NULL,
+    status       INTEGER,
+    availability TEXT NOT NULL,
+    error        TEXT,
+    body         BLOB
+);
+CREATE TABLE robots_decisions (
+    url_id          INTEGER PRIMARY KEY REFERENCES urls (id),
+    relaxed_allowed INTEGER NOT NULL,
+    relaxed_line    INTEGER,
+    relaxed_rule    TEXT,
+    strict_allowed  INTEGER NOT NULL,
+    strict_line     INTEGER,
+    strict_rule     TEXT
+);
+CREATE TABLE throttle_events (
+    id              INTEGER PRIMARY KEY,
+    at              TEXT NOT NULL,
+    host            TEXT NOT NULL,
+    request         INTEGER NOT NULL,
+    indicators      INTEGER NOT NULL,
+    window          INTEGER NOT NULL,
+    direction       TEXT NOT NULL,
+    delay_ms_before INTEGER NOT NULL,
+    delay_ms_after  INTEGER NOT NULL,
+    parallel_before INTEGER NOT NULL,
+    parallel_after  INTEGER NOT NULL
+);
+";
+
+/// What went wrong with the store. Every variant names the file.
+#[derive(Debug, thiserror::Error)]
+pub enum StoreError {
+    /// SQLite failed.
+    #[error("{path}: {message}")]
+    Sqlite {
+        /// The store's file.
+        path: PathBuf,
+        /// What SQLite said, and what was being done.
+        message: String,
+    },
+    /// The file is not a crawl store of this version.
+    #[error("{path}: {message}")]
+    NotAStore {
+        /// The file.
+        path: PathBuf,
+        /// Why.
+        message: String,
+    },
+}
+
+/// A URL's state in the store.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum UrlState {
+    /// Waiting to be fetched (or in flight).
+    Queued,
+    /// Fetched: its result is in `pages`.
+    Fetched,
+    /// Not fetched, for the reason kept with it.
+    Skipped,
+}
+
+impl UrlState {
+    /// The word stored.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            UrlState::Queued => "queued",
+            UrlState::Fetched => "fetched",
+            UrlState::Skipped => "skipped",
+        }
+    }
+
+    fn parse(s: &str) -> Option<UrlState> {
+        Some(match s {
+            "queued" => UrlState::Queued,
+            "fetched" => UrlState::Fetched,
+            "skipped" => UrlState::Skipped,
+            _ => return None,
+        })
+    }
+}
+
+/// A URL the crawl met for the first time.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct NewUrl {
+    /// Its id (assigned by the crawler, in discovery order).
+    pub id: u64,
+    /// The normalised URL.
+    pub url: String,
+    /// Links from the start URL.
+    pub depth: u32,
+    /// How it was found (`seed`, `link`, `redirect`, `sitemap`, …).
+    pub found_by: &'static str,
+    /// Its state now.
+    pub state: UrlState,
+    /// Why it is skipped (`robots`, `nofollow`, `scope`, …), if it is.
+    pub skip: Option<Skip>,
+}
+
+/// Why a URL is not fetched.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Skip {
+    /// The reason, one word (`robots`, `nofollow`, `scope`, `depth`,
+    /// `trap`, `max-urls`, …).
+    pub reason: &'static str,
+    /// The details (the robots rule and line, where the nofollow was, …).
+    pub detail: String,
+}
+
+/// What fetching one URL gave.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct PageRecord {
+    /// The URL's id.
+    pub url_id: u64,
+    /// When (RFC 3339).
+    pub fetched_at: String,
+    /// The HTTP status, if a response came.
+    pub status: Option<u16>,
+    /// Why no response came (or the body could not be read).
+    pub error: Option<String>,
+    /// From the request to the end of the body.
+    pub elapsed_ms: f64,
+    /// From the request to the response's head.
+    pub ttfb_ms: Option<f64>,
+    /// Body bytes kept (decoded).
+    pub bytes: u64,
+    /// Whether the body was cut at the size limit.
+    pub truncated: bool,
+    /// `Content-Type`'s media type.
+    pub content_type: Option<String>,
+    /// The encoding the body was read in.
+    pub charset: Option<String>,
+    /// A hash of the body (hex), to find duplicates.
+    pub content_hash: Option<String>,
+    /// The title.
+    pub title: Option<String>,
+    /// What makes the page `noindex`, if anything (where it was read).
+    pub noindex: Option<String>,
+    /// What makes the page `nofollow`, if anything.
+    pub nofollow: Option<String>,
+    /// The canonical URL it names.
+    pub canonical: Option<String>,
+    /// A redirect's `Location`, resolved.
+    pub location: Option<String>,
+    /// A meta refresh or `Refresh` header's target.
+    pub refresh: Option<String>,
+    /// The `X-Robots-Tag` headers, joined by ` | `.
+    pub x_robots_tag: Option<String>,
+}
+
+/// One link of a page.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct LinkRecord {
+    /// The page's URL id.
+    pub source: u64,
+    /// The target's URL id, when it is a crawlable URL.
+    pub target: Option<u64>,
+    /// The target as written, when it is not (`mailto:…`, invalid).
+    pub target_text: Option<String>,
+    /// `a`, `area`, `iframe`, `redirect`, `canonical`, `hreflang`,
+    /// `refresh`, `sitemap`.
+    pub kind: &'static str,
+    /// The anchor text.
+    pub anchor: Option<String>,
+    /// The `rel` words that ask not to follow (`nofollow ugc`).
+    pub rel: Option<String>,
+    /// Whether the crawler followed it.
+    pub followed: bool,
+    /// Its place among the page's links, from 0.
+    pub position: u32,
+}
+
+/// A URL that robots.txt blocks under one reading or that the two
+/// readings decide differently.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RobotsRecord {
+    /// The URL's id.
+    pub url_id: u64,
+    /// RFC 9309's answer.
+    pub relaxed_allowed: bool,
+    /// The line of the rule that decided, if one did.
+    pub relaxed_line: Option<u32>,
+    /// That rule as written.
+    pub relaxed_rule: Option<String>,
+    /// The strict (1994/1997, first match) answer.
+    pub strict_allowed: bool,
+    /// Its deciding line.
+    pub strict_line: Option<u32>,
+    /// Its rule as written.
+    pub strict_rule: Option<String>,
+}
+
+/// An origin's robots.txt as fetched.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RobotsFileRecord {
+    /// `scheme://host[:port]`.
+    pub origin: String,
+    /// When (RFC 3339).
+    pub fetched_at: String,
+    /// The final status, if a response came.
+    pub status: Option<u16>,
+    /// What the availability policy made of it (`parsed`, `full-allow`,
+    /// `full-disallow`, …).
+    pub availability: String,
+    /// Why it could not be read, if it could not.
+    pub error: Option<String>,
+    /// The body, when one was read.
+    pub body: Option<Vec<u8>>,
+}
+
+/// A change of delay or parallelism.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ThrottleRecord {
+    /// When (RFC 3339).
+    pub at: String,
+    /// The host.
+    pub host: String,
+    /// Requests to the host so far.
+    pub request: u64,
+    /// Indicators in the window.
+    pub indicators: u32,
+    /// Requests in the window.
+    pub window: u32,
+    /// `slower` or `faster`.
+    pub direction: &'static str,
+    /// Delay before and after, in milliseconds.
+    pub delay_ms: (u64, u64),
+    /// Parallelism before and after.
+    pub parallel: (u32, u32),
+}
+
+/// Writes that go together, in one transaction.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Batch {
+    /// URLs met for the first time.
+    pub new_urls: Vec<NewUrl>,
+    /// URLs whose state changed (fetched, or skipped after queueing).
+    pub states: Vec<(u64, UrlState, Option<Skip>)>,
+    /// Fetch results.
+    pub pages: Vec<PageRecord>,
+    /// Links.
+    pub links: Vec<LinkRecord>,
+    /// Robots decisions.
+    pub robots: Vec<RobotsRecord>,
+    /// Robots files.
+    pub robots_files: Vec<RobotsFileRecord>,
+    /// Throttle changes.
+    pub throttle: Vec<ThrottleRecord>,
+    /// Facts of the crawl to set.
+    pub meta: Vec<(String, String)>,
+}
+
+impl Batch {
+    /// Whether there is nothing to write.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.new_urls.is_empty()
+            && self.states.is_empty()
+            && self.pages.is_empty()
+            && self.links.is_empty()
+            && self.robots.is_empty()
+            && self.robots_files.is_empty()
+            && self.throttle.is_empty()
+            && self.meta.is_empty()
+    }
+}
+
+/// A URL as read back on resume.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredUrl {
+    /// Its id.
+    pub id: u64,
+    /// The URL.
+    pub url: String,
+    /// Its depth.
+    pub depth: u32,
+    /// Its state.
+    pub state: UrlState,
+}
+
+/// The crawl store.
+#[derive(Debug)]
+pub struct Store {
+    conn: Connection,
+    path: PathBuf,
+}
+
+impl Store {
+    /// Creates a new store at `path`; refuses a file that already exists
+    /// (a crawl is resumed with [`Store::resume`], or its file removed).
+    ///
+    /// # Errors
+    /// [`StoreError`] when the file exists or cannot be created.
+    pub fn create(path: &Path) -> Result<Store, StoreError> {
+        if path.exists() {
+            return Err(StoreError::NotAStore {
+                path: path.to_owned(),
+                message: "already exists: resume the crawl, or choose another file".into(),
+            });
+        }
+        let conn = Connection::open(path).map_err(|e| sqlite(path, "cannot create", &e))?;
+        let store = Store {
+            conn,
+            path: path.to_owned(),
+        };
+        store.pragmas()?;
+        store
+            .conn
+            .execute_batch(SCHEMA)
+            .map_err(|e| sqlite(path, "cannot create the tables", &e))?;
+        store
+            .conn
+            .execute(
+                "INSERT INTO meta (key, value) VALUES ('schema_version', ?1)",
+                params![SCHEMA_VERSION.to_string()],
+            )
+            .map_err(|e| sqlite(path, "cannot write the schema version", &e))?;
+        Ok(store)
+    }
+
+    /// Opens an existing store (to resume a crawl, or to read it).
+    ///
+    /// # Errors
+    /// [`StoreError`] when the file is missing, not SQLite, or not a crawl
+    /// store of this version.
+    pub fn open(path: &Path) -> Result<Store, StoreError> {
+        if !path.is_file() {
+            return Err(StoreError::NotAStore {
+                path: path.to_owned(),
+                message: "no such file".into(),
+            });
+        }
+        let conn = Connection::open(path).map_err(|e| sqlite(path, "cannot open", &e))?;
+        let store = Store {
+            conn,
+            path: path.to_owned(),
+        };
+        store.pragmas()?;
+        let version: Option<String> = store
+            .conn
+            .query_row(
+                "SELECT value FROM meta WHERE key = 'schema_version'",
+                [],
+                |r| r.get(0),
+            )
+            .optional()
+            .map_err(|e| StoreError::NotAStore {
+                path: path.to_owned(),
+                message: format!("not a botwarden crawl store ({e})"),
+            })?;
+        match version.as_deref() {
+            Some(v) if v == SCHEMA_VERSION.to_string() => Ok(store),
+            Some(v) => Err(StoreError::NotAStore {
+                path: path.to_owned(),
+                message: format!(
+                    "a crawl store of schema version {v}; this botwarden reads version {SCHEMA_VERSION}"
+                ),
+            }),
+            None => Err(StoreError::NotAStore {
+                path: path.to_owned(),
+                message: "not a botwarden crawl store (no schema version)".into(),
+            }),
+        }
+    }
+
+    fn pragmas(&self) -> Result<(), StoreError> {
+        self.conn
+            .execute_batch(
+                "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;",
+            )
+            .map_err(|e| sqlite(&self.path, "cannot set up", &e))
+    }
+
+    /// The store's file.
+    #[must_use]
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    /// The SQLite connection, for queries the store has no method for.
+    #[must_use]
+    pub fn connection(&self) -> &Connection {
+        &self.conn
+    }
+
+    /// Writes a batch in one transaction.
+    ///
+    /// # Errors
+    /// [`StoreError`] if SQLite fails; nothing of the batch is written then.
+    pub fn write(&mut self, batch: &Batch) -> Result<(), StoreError> {
+        if batch.is_empty() {
+            return Ok(());
+        }
+        let path = self.path.clone();
+        let err = |what: &str| {
+            let path = path.clone();
+            let what = what.to_owned();
+            move |e: rusqlite::Error| sqlite(&path, &what, &e)
+        };
+        let tx = self
+            .conn
+            .transaction()
+            .map_err(err("cannot begin a transaction"))?;
+        {
+            let mut st = tx
+                .prepare_cached(
+                    "INSERT INTO urls (id, url, depth, found_by, state, skip_reason, skip_detail)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                )
+                .map_err(err("cannot prepare"))?;
+            for u in &batch.new_urls {
+                st.execute(params![
+                    to_i64(u.id),
+                    u.url,
+                    u.depth,
+                    u.found_by,
+                    u.state.as_str(),
+                    u.skip.as_ref().map(|s| s.reason),
+                    u.skip.as_ref().map(|s| s.detail.as_str()),
+                ])
+                .map_err(err(&format!("cannot store the URL {}", u.url)))?;
+            }
+            let mut st = tx
+                .prepare_cached(
+                    "UPDATE urls SET state = ?2, skip_reason = ?3, skip_detail = ?4 WHERE id = ?1",
+                )
+                .map_err(err("cannot prepare"))?;
+            for (id, state, skip) in &batch.states {
+                st.execute(params![
+                    to_i64(*id),
+                    state.as_str(),
+                    skip.as_ref().map(|s| s.reason),
+                    skip.as_ref().map(|s| s.detail.as_str()),
+                ])
+                .map_err(err("cannot update a URL's state"))?;
+            }
+            let mut st = tx
+                .prepare_cached(
+                    "INSERT OR REPLACE INTO pages (url_id, fetched_at, status, error, elapsed_ms,
+                     ttfb_ms, bytes, truncated, content_type, charset, content_hash, title,
+                     noindex, nofollow, canonical, location, refresh, x_robots_tag)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15,
+                     ?16, ?17, ?18)",
+                )
+                .map_err(err("cannot prepare"))?;
+            for p in &batch.pages {
+                st.execute(params![
+                    to_i64(p.url_id),
+                    p.fetched_at,
+                    p.status,
+                    p.error,
+                    p.elapsed_ms,
+                    p.ttfb_ms,
+                    to_i64(p.bytes),
+                    p.truncated,
+                    p.content_type,
+                    p.charset,
+                    p.content_hash,
+                    p.title,
+                    p.noindex,
+                    p.nofollow,
+                    p.canonical,
+                    p.location,
+                    p.refresh,
+                    p.x_robots_tag,
+                ])
+                .map_err(err("cannot store a page"))?;
+            }
+            let mut st = tx
+                .prepare_cached(
+                    "INSERT INTO links (source_id, target_id, target, kind, anchor, rel,
+                     followed, position) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                )
+                .map_err(err("cannot prepare"))?;
+            for l in &batch.links {
+                st.execute(params![
+                    to_i64(l.source),
+                    l.target.map(to_i64),
+                    l.target_text,
+                    l.kind,
+                    l.anchor,
+                    l.rel,
+                    l.followed,
+                    l.position,
+                ])
+                .map_err(err("cannot store a link"))?;
+            }
+            let mut st = tx
+                .prepare_cached(
+                    "INSERT OR REPLACE INTO robots_decisions (url_id, relaxed_allowed,
+                     relaxed_line, relaxed_rule, strict_allowed, strict_line, strict_rule)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                )
+                .map_err(err("cannot prepare"))?;
+            for r in &batch.robots {
+                st.execute(params![
+                    to_i64(r.url_id),
+                    r.relaxed_allowed,
+                    r.relaxed_line,
+                    r.relaxed_rule,
+                    r.strict_allowed,
+                    r.strict_line,
+                    r.strict_rule,
+                ])
+                .map_err(err("cannot store a robots decision"))?;
+            }
+            let mut st = tx
+                .prepare_cached(
+                    "INSERT OR REPLACE INTO robots_files (origin, fetched_at, status,
+                     availability, error, body) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                )
+                .map_err(err("cannot prepare"))?;
+            for f in &batch.robots_files {
+                st.execute(params![
+                    f.origin,
+                    f.fetched_at,
+                    f.status,
+                    f.availability,
+                    f.error,
+                    f.body,
+                ])
+                .map_err(err("cannot store a robots.txt"))?;
+            }
+            let mut st = tx
+                .prepare_cached(
+                    "INSERT INTO throttle_events (at, host, request, indicators, window,
+                     direction, delay_ms_before, delay_ms_after, parallel_before,
+                     parallel_after) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+                )
+                .map_err(err("cannot prepare"))?;
+            for t in &batch.throttle {
+                st.execute(params![
+                    t.at,
+                    t.host,
+                    to_i64(t.request),
+                    t.indicators,
+                    t.window,
+                    t.direction,
+                    to_i64(t.delay_ms.0),
+                    to_i64(t.delay_ms.1),
+                    t.parallel.0,
+                    t.parallel.1,
+                ])
+                .map_err(err("cannot store a throttle event"))?;
+            }
+            let mut st = tx
+                .prepare_cached("INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)")
+                .map_err(err("cannot prepare"))?;
+            for (k, v) in &batch.meta {
+                st.execute(params![k, v])
+                    .map_err(err("cannot store a fact of the crawl"))?;
+            }
+        }
+        tx.commit().map_err(err("cannot commit"))
+    }
+
+    /// A fact of the crawl (`seed`, `started_at`, …).
+    ///
+    /// # Errors
+    /// [`StoreError`] if SQLite fails.
+    pub fn meta(&self, key: &str) -> Result<Option<String>, StoreError> {
+        self.conn
+            .query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
+            .optional()
+            .map_err(|e| sqlite(&self.path, "cannot read the crawl's facts", &e))
+    }
+
+    /// Every URL, in id order: what a resumed crawl starts from.
+    ///
+    /// # Errors
+    /// [`StoreError`] if SQLite fails or a row holds an unknown state.
+    pub fn urls(&self) -> Result<Vec<StoredUrl>, StoreError> {
+        let path = &self.path;
+        let mut st = self
+            .conn
+            .prepare("SELECT id, url, depth, state FROM urls ORDER BY id")
+            .map_err(|e| sqlite(path, "cannot read the URLs", &e))?;
+        let rows = st
+            .query_map([], |r| {
+                Ok((
+                    r.get::<_, i64>(0)?,
+                    r.get::<_, String>(1)?,
+                    r.get::<_, u32>(2)?,
+                    r.get::<_, String>(3)?,
+                ))
+            })
+            .map_err(|e| sqlite(path, "cannot read the URLs", &e))?;
+        let mut out = Vec::new();
+        for row in rows {
+            let (id, url, depth, state) = row.map_err(|e| sqlite(path, "cannot read a URL", &e))?;
+            let state = UrlState::parse(&state).ok_or_else(|| StoreError::NotAStore {
+                path: path.clone(),
+                message: format!("URL {id} has the unknown state '{state}'"),
+            })?;
+            out.push(StoredUrl {
+                id: u64::try_from(id).unwrap_or(0),
+                url,
+                depth,
+                state,
+            });
+        }
+        Ok(out)
+    }
+
+    /// How many URLs are in each state: (queued, fetched, skipped).
+    ///
+    /// # Errors
+    /// [`StoreError`] if SQLite fails.
+    pub fn counts(&self) -> Result<(u64, u64, u64), StoreError> {
+        let mut st = self
+            .conn
+            .prepare("SELECT state, count(*) FROM urls GROUP BY state")
+            .map_err(|e| sqlite(&self.path, "cannot count the URLs", &e))?;
+        let mut counts = (0, 0, 0);
+        let rows = st
+            .query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, i64>(1)?)))
+            .map_err(|e| sqlite(&self.path, "cannot count the URLs", &e))?;
+        for row in rows {
+            let (state, n) = row.map_err(|e| sqlite(&self.path, "cannot count the URLs", &e))?;
+            let n = u64::try_from(n).unwrap_or(0);
+            match UrlState::parse(&state) {
+                Some(UrlState::Queued) => counts.0 += n,
+                Some(UrlState::Fetched) => counts.1 += n,
+                Some(UrlState::Skipped) => counts.2 += n,
+                None => {}
+            }
+        }
+        Ok(counts)
+    }
+}
+
+fn to_i64(n: u64) -> i64 {
+    i64::try_from(n).unwrap_or(i64::MAX)
+}
+
+fn sqlite(path: &Path, what: &str, e: &rusqlite::Error) -> StoreError {
+    StoreError::Sqlite {
+        path: path.to_owned(),
+        message: format!("{what}: {e}"),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    struct TempDir(PathBuf);
+
+    impl TempDir {
+        fn new(name: &str) -> TempDir {
+            let dir =
+                std::env::temp_dir().join(format!("botwarden-store-{}-{name}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&dir);
+            std::fs::create_dir_all(&dir).expect("temp dir");
+            TempDir(dir)
+        }
+    }
+
+    impl Drop for TempDir {
+        fn drop(&mut self) {
+            let _ = std::fs::remove_dir_all(&self.0);
+        }
+    }
+
+    fn url(id: u64, url: &str, state: UrlState) -> NewUrl {
+        NewUrl {
+            id,
+            url: url.into(),
+            depth: u32::try_from(id).unwrap_or(0),
+            found_by: if id == 1 { "seed" } else { "link" },
+            state,
+            skip: (state == UrlState::Skipped).then(|| Skip {
+                reason: "robots",
+                detail: "Disallow: /private (line 2)".into(),
+            }),
+        }
+    }
+
+    #[test]
+    fn a_batch_is_written_and_read_back_after_reopening() {
+        let dir = TempDir::new("roundtrip");
+        let path = dir.0.join("crawl.db");
+        let mut store = Store::create(&path).expect("create");
+        let batch = Batch {
+            new_urls: vec![
+                url(1, "https://example.com/", UrlState::Fetched),
+                url(2, "https://example.com/a", UrlState::Queued),
+                url(3, "https://example.com/private", UrlState::Skipped),
+            ],
+            pages: vec![PageRecord {
+                url_id: 1,
+                fetched_at: "2026-11-23T19:00:00Z".into(),
+                status: Some(200),
+                elapsed_ms: 12.5,
+                bytes: 1234,
+                title: Some("Home".into()),
+                ..PageRecord::default()
+            }],
+            links: vec![
+                LinkRecord {
+                    source: 1,
+                    target: Some(2),
+                    target_text: None,
+                    kind: "a",
+                    anchor: Some("A".into()),
+                    rel: None,
+                    followed: true,
+                    position: 0,
+                },
+                LinkRecord {
+                    source: 1,
+                    target: None,
+                    target_text: Some("mailto:x@example.com".into()),
+                    kind: "a",
+                    anchor: None,
+                    rel: Some("nofollow".into()),
+                    followed: false,
+                    position: 1,
+                },
+            ],
+            robots: vec![RobotsRecord {
+                url_id: 3,
+                relaxed_allowed: false,
+                relaxed_line: Some(2),
+                relaxed_rule: Some("Disallow: /private".into()),
+                strict_allowed: false,
+                strict_line: Some(2),
+                strict_rule: Some("Disallow: /private".into()),
+            }],
+            meta: vec![("seed".into(), "https://example.com/".into())],
+            ..Batch::default()
+        };
+        store.write(&batch).expect("write");
+        drop(store);
+
+        let mut store = Store::open(&path).expect("open");
+        assert_eq!(store.counts().expect("counts"), (1, 1, 1));
+        assert_eq!(
+            store.meta("seed").expect("meta").as_deref(),
+            Some("https://example.com/")
+        );
+        let urls = store.urls().expect("urls");
+        assert_eq!(urls.len(), 3);
+        assert_eq!(urls[1].state, UrlState::Queued);
+        // The queued URL is fetched later.
+        store
+            .write(&Batch {
+                states: vec![(2, UrlState::Fetched, None)],
+                pages: vec![PageRecord {
+                    url_id: 2,
+                    fetched_at: "2026-11-23T19:00:01Z".into(),
+                    error: Some("connection reset".into()),
+                    ..PageRecord::default()
+                }],
+                ..Batch::default()
+            })
+            .expect("write");
+        assert_eq!(store.counts().expect("counts"), (0, 2, 1));
+        let links: i64 = store
+            .connection()
+            .query_row("SELECT count(*) FROM links WHERE target_id = 2", [], |r| {
+                r.get(0)
+            })
+            .expect("query");
+        assert_eq!(links, 1);
+    }
+
+    #[test]
+    fn a_failed_batch_writes_nothing() {
+        let dir = TempDir::new("atomic");
+        let path = dir.0.join("crawl.db");
+        let mut store = Store::create(&path).expect("create");
+        store
+            .write(&Batch {
+                new_urls: vec![url(1, "https://example.com/", UrlState::Queued)],
+                ..Batch::default()
+            })
+            .expect("write");
+        // The second URL reuses an id: the whole batch is refused.
+        let err = store
+            .write(&Batch {
+                new_urls: vec![
+                    url(2, "https://example.com/b", UrlState::Queued),
+                    url(1, "https://example.com/c", UrlState::Queued),
+                ],
+                ..Batch::default()
+            })
+            .expect_err("duplicate id");
+        assert!(err.to_string().contains("crawl.db"), "{err}");
+        assert!(err.to_string().contains("https://example.com/c"), "{err}");
+        assert_eq!(store.urls().expect("urls").len(), 1);
+    }
+
+    #[test]
+    fn files_that_are_not_stores_are_named_and_refused() {
+        let dir = TempDir::new("refuse");
+        let path = dir.0.join("crawl.db");
+        Store::create(&path).expect("create");
+        let again = Store::create(&path).expect_err("exists");
+        assert!(again.to_string().contains("already exists"), "{again}");
+        let missing = Store::open(&dir.0.join("none.db")).expect_err("missing");
+        assert!(missing.to_string().contains("no such file"), "{missing}");
+        let text = dir.0.join("text.db");
+        std::fs::write(&text, "not sqlite at all, just some text\n".repeat(200)).expect("write");
+        let err = Store::open(&text).expect_err("not sqlite");
+        assert!(err.to_string().contains("text.db"), "{err}");
+        let other = dir.0.join("other.db");
+        Connection::open(&other)
+            .and_then(|c| c.execute_batch("CREATE TABLE meta (key TEXT, value TEXT); INSERT INTO meta VALUES ('schema_version', '99');"))
+            .expect("other store");
+        let err = Store::open(&other).expect_err("newer version");
+        assert!(err.to_string().contains("version 99"), "{err}");
+    }
+}
