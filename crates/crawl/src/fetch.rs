@@ -320,6 +320,11 @@ impl Fetcher {
         &self.limits
     }
 
+    /// The HTTP client, with the address guard in its resolver.
+    pub(crate) fn client(&self) -> &reqwest::Client {
+        &self.client
+    }
+
     /// Fetches `url` (absolute, `http` or `https`).
     ///
     /// Errors only when nothing could be sent: the URL is not one, its scheme
@@ -372,7 +377,7 @@ impl Fetcher {
 
     /// Refuses a URL whose host is a restricted IP address literal (names
     /// are checked by the resolver).
-    fn check_literal(&self, url: &Url) -> Result<(), Error> {
+    pub(crate) fn check_literal(&self, url: &Url) -> Result<(), Error> {
         let ip = match url.host() {
             Some(url::Host::Ipv4(ip)) => IpAddr::V4(ip),
             Some(url::Host::Ipv6(ip)) => IpAddr::V6(ip),
@@ -903,7 +908,7 @@ pub(crate) fn parse_url(text: &str) -> Result<Url, Error> {
     })
 }
 
-fn check_scheme(url: &Url) -> Result<(), Error> {
+pub(crate) fn check_scheme(url: &Url) -> Result<(), Error> {
     match url.scheme() {
         "http" | "https" if url.host().is_some() => Ok(()),
         "http" | "https" => Err(Error::InvalidUrl {
@@ -921,14 +926,14 @@ fn without_fragment(mut url: Url) -> Url {
     url
 }
 
-fn header_str(headers: &HeaderMap, name: header::HeaderName) -> Option<String> {
+pub(crate) fn header_str(headers: &HeaderMap, name: header::HeaderName) -> Option<String> {
     headers
         .get(name)
         .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned())
 }
 
 /// An error and its causes, one after the other.
-fn chain(error: &dyn std::error::Error) -> String {
+pub(crate) fn chain(error: &dyn std::error::Error) -> String {
     let mut text = error.to_string();
     let mut source = error.source();
     while let Some(e) = source {
@@ -944,7 +949,7 @@ fn chain(error: &dyn std::error::Error) -> String {
 
 /// The error of a request that got no answer: the resolver's refusal if that
 /// was it, else a network error.
-fn send_error(url: &Url, error: &reqwest::Error) -> Error {
+pub(crate) fn send_error(url: &Url, error: &reqwest::Error) -> Error {
     let mut source: Option<&(dyn std::error::Error + 'static)> = Some(error);
     while let Some(e) = source {
         let refused = e.downcast_ref::<RefusedAddress>();

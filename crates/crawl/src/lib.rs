@@ -42,6 +42,7 @@ mod error;
 mod fetch;
 mod html;
 mod normalize;
+mod page;
 mod robots_fetch;
 mod store;
 mod throttle;
@@ -58,6 +59,7 @@ pub use html::{
     extract as extract_html, html_encoding, refresh_target,
 };
 pub use normalize::{MAX_URL_LEN, UrlProblem, normalize, normalize_url};
+pub use page::{PageResponse, link_header_canonicals};
 pub use robots_fetch::{MissingProbe, RobotsFetch, fetch_robots_txt, robots_url};
 pub use store::{
     Batch, LinkRecord, NewUrl, PageRecord, RobotsFileRecord, RobotsRecord, SCHEMA_VERSION, Skip,
