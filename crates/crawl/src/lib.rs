@@ -40,6 +40,7 @@ mod body;
 mod directives;
 mod error;
 mod fetch;
+mod frontier;
 mod html;
 mod normalize;
 mod page;
@@ -54,6 +55,7 @@ pub use directives::{
 };
 pub use error::Error;
 pub use fetch::{FetchReport, Fetcher, FetcherBuilder, Hop, RetryAfter, USER_AGENT, Warning};
+pub use frontier::{Admitted, Frontier, FrontierConfig, MAX_REPEATS, MAX_SEGMENTS, Queued, Scope};
 pub use html::{
     Alternate, HtmlError, HtmlFacts, HtmlLink, LinkElement, MAX_ANCHOR, Meta, Rel,
     extract as extract_html, html_encoding, refresh_target,
