@@ -270,7 +270,7 @@ impl Frontier {
     }
 
     /// The next URL to fetch, first met first.
-    pub fn next(&mut self) -> Option<Queued> {
+    pub fn pop(&mut self) -> Option<Queued> {
         self.queue.pop_front()
     }
 
@@ -368,7 +368,7 @@ mod tests {
             f.admit(&u("http://www.example.com/"), 2),
             Admitted::Known(2)
         );
-        let order: Vec<u64> = std::iter::from_fn(|| f.next()).map(|q| q.id).collect();
+        let order: Vec<u64> = std::iter::from_fn(|| f.pop()).map(|q| q.id).collect();
         assert_eq!(order, [1, 2, 3]);
     }
 
@@ -471,7 +471,7 @@ mod tests {
         f.restore(5, "https://example.com/b", 1, false);
         assert_eq!(f.admit(&u("https://example.com/a"), 2), Admitted::Known(2));
         assert_eq!(f.admit(&u("https://example.com/c"), 2), Admitted::Queued(6));
-        let order: Vec<u64> = std::iter::from_fn(|| f.next()).map(|q| q.id).collect();
+        let order: Vec<u64> = std::iter::from_fn(|| f.pop()).map(|q| q.id).collect();
         assert_eq!(order, [2, 6]);
     }
 }
