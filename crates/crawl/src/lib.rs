@@ -42,6 +42,7 @@ mod error;
 mod fetch;
 mod frontier;
 mod html;
+mod identity;
 mod normalize;
 mod page;
 mod robots_fetch;
@@ -60,6 +61,7 @@ pub use html::{
     Alternate, HtmlError, HtmlFacts, HtmlLink, LinkElement, MAX_ANCHOR, Meta, Rel,
     extract as extract_html, html_encoding, refresh_target,
 };
+pub use identity::{CrawlerKind, DEFAULT_INFO_URL, Identity, Platform};
 pub use normalize::{MAX_URL_LEN, UrlProblem, normalize, normalize_url};
 pub use page::{PageResponse, link_header_canonicals};
 pub use robots_fetch::{MissingProbe, RobotsFetch, fetch_robots_txt, robots_url};
