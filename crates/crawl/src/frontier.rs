@@ -80,6 +80,8 @@ pub enum Admitted {
     Queued(u64),
     /// New, and not to be fetched, for this reason.
     Skipped(u64, Skip),
+    /// Met before only through links not followed; now queued.
+    Promoted(u64),
     /// Met before (with this id).
     Known(u64),
 }
@@ -89,7 +91,10 @@ impl Admitted {
     #[must_use]
     pub fn id(&self) -> u64 {
         match self {
-            Admitted::Queued(id) | Admitted::Skipped(id, _) | Admitted::Known(id) => *id,
+            Admitted::Queued(id)
+            | Admitted::Skipped(id, _)
+            | Admitted::Promoted(id)
+            | Admitted::Known(id) => *id,
         }
     }
 }
@@ -119,6 +124,9 @@ pub struct Frontier {
     next_id: u64,
     queued_total: u64,
     queries: HashMap<Box<str>, u32>,
+    /// URLs met only through links not followed (nofollow): known, not
+    /// queued, promoted if a followed link leads to them.
+    unfollowed: HashMap<Box<str>, u32>,
 }
 
 impl Frontier {
@@ -137,6 +145,7 @@ impl Frontier {
             next_id: 1,
             queued_total: 0,
             queries: HashMap::new(),
+            unfollowed: HashMap::new(),
         }
     }
 
@@ -187,6 +196,15 @@ impl Frontier {
     /// not, or gives the id it already has.
     pub fn admit(&mut self, url: &Url, depth: u32) -> Admitted {
         if let Some(&id) = self.seen.get(url.as_str()) {
+            if self.unfollowed.remove(url.as_str()).is_some() {
+                return match self.refusal(url, depth) {
+                    Some(skip) => Admitted::Skipped(id, skip),
+                    None => {
+                        self.enqueue(id, url, depth);
+                        Admitted::Promoted(id)
+                    }
+                };
+            }
             return Admitted::Known(id);
         }
         let id = self.next_id;
@@ -195,15 +213,33 @@ impl Frontier {
         match self.refusal(url, depth) {
             Some(skip) => Admitted::Skipped(id, skip),
             None => {
-                self.queued_total += 1;
-                self.queue.push_back(Queued {
-                    id,
-                    url: url.as_str().to_owned(),
-                    depth,
-                });
+                self.enqueue(id, url, depth);
                 Admitted::Queued(id)
             }
         }
+    }
+
+    fn enqueue(&mut self, id: u64, url: &Url, depth: u32) {
+        self.queued_total += 1;
+        self.queue.push_back(Queued {
+            id,
+            url: url.as_str().to_owned(),
+            depth,
+        });
+    }
+
+    /// Notes a URL met through a link that is not followed (nofollow): a
+    /// new URL gets an id and `skip`, and stays promotable; a known one is
+    /// left as it is.
+    pub fn admit_unfollowed(&mut self, url: &Url, depth: u32, skip: Skip) -> Admitted {
+        if let Some(&id) = self.seen.get(url.as_str()) {
+            return Admitted::Known(id);
+        }
+        let id = self.next_id;
+        self.next_id += 1;
+        self.seen.insert(url.as_str().into(), id);
+        self.unfollowed.insert(url.as_str().into(), depth);
+        Admitted::Skipped(id, skip)
     }
 
     fn refusal(&mut self, url: &Url, depth: u32) -> Option<Skip> {
@@ -280,11 +316,21 @@ impl Frontier {
         self.queue.push_front(q);
     }
 
+    /// Restores a URL that was met only through links not followed.
+    pub fn restore_unfollowed(&mut self, id: u64, url: &str, depth: u32) {
+        self.seen.insert(url.into(), id);
+        self.next_id = self.next_id.max(id + 1);
+        self.unfollowed.insert(url.into(), depth);
+    }
+
     /// Restores a URL read back from the store on resume: known under its
     /// id, queued again if it was.
     pub fn restore(&mut self, id: u64, url: &str, depth: u32, queued: bool) {
         self.seen.insert(url.into(), id);
         self.next_id = self.next_id.max(id + 1);
+        if !queued {
+            self.queued_total += 1;
+        }
         if queued {
             self.queued_total += 1;
             self.queue.push_back(Queued {
@@ -292,8 +338,6 @@ impl Frontier {
                 url: url.to_owned(),
                 depth,
             });
-        } else {
-            self.queued_total += 1;
         }
         if let Ok(u) = Url::parse(url)
             && u.query().is_some()
@@ -461,6 +505,26 @@ mod tests {
             f.admit(&u("https://example.com/calendar"), 1),
             Admitted::Queued(_)
         ));
+    }
+
+    #[test]
+    fn a_url_met_through_nofollow_is_promoted_by_a_followed_link() {
+        let mut f = Frontier::new(&u("https://example.com/"), FrontierConfig::default());
+        let skip = Skip {
+            reason: "nofollow",
+            detail: "rel=nofollow on https://example.com/".into(),
+        };
+        let a = u("https://example.com/a");
+        assert_eq!(
+            reason(&f.admit_unfollowed(&a, 1, skip.clone())),
+            Some("nofollow")
+        );
+        assert_eq!(f.waiting(), 0);
+        // Another nofollow link: nothing new.
+        assert_eq!(f.admit_unfollowed(&a, 1, skip), Admitted::Known(1));
+        assert_eq!(f.admit(&a, 2), Admitted::Promoted(1));
+        assert_eq!(f.admit(&a, 2), Admitted::Known(1));
+        assert_eq!(f.pop().map(|q| q.id), Some(1));
     }
 
     #[test]

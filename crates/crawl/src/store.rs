@@ -359,6 +359,8 @@ pub struct StoredUrl {
     pub depth: u32,
     /// Its state.
     pub state: UrlState,
+    /// Why it was skipped, if it was (`nofollow`, `robots`, …).
+    pub skip_reason: Option<String>,
 }
 
 /// The crawl store.
@@ -656,7 +658,7 @@ impl Store {
         let path = &self.path;
         let mut st = self
             .conn
-            .prepare("SELECT id, url, depth, state FROM urls ORDER BY id")
+            .prepare("SELECT id, url, depth, state, skip_reason FROM urls ORDER BY id")
             .map_err(|e| sqlite(path, "cannot read the URLs", &e))?;
         let rows = st
             .query_map([], |r| {
@@ -665,12 +667,14 @@ impl Store {
                     r.get::<_, String>(1)?,
                     r.get::<_, u32>(2)?,
                     r.get::<_, String>(3)?,
+                    r.get::<_, Option<String>>(4)?,
                 ))
             })
             .map_err(|e| sqlite(path, "cannot read the URLs", &e))?;
         let mut out = Vec::new();
         for row in rows {
-            let (id, url, depth, state) = row.map_err(|e| sqlite(path, "cannot read a URL", &e))?;
+            let (id, url, depth, state, skip_reason) =
+                row.map_err(|e| sqlite(path, "cannot read a URL", &e))?;
             let state = UrlState::parse(&state).ok_or_else(|| StoreError::NotAStore {
                 path: path.clone(),
                 message: format!("URL {id} has the unknown state '{state}'"),
@@ -680,6 +684,7 @@ impl Store {
                 url,
                 depth,
                 state,
+                skip_reason,
             });
         }
         Ok(out)
