@@ -37,6 +37,7 @@
 
 mod address;
 mod body;
+mod crawler;
 mod directives;
 mod error;
 mod fetch;
@@ -51,6 +52,7 @@ mod throttle;
 
 pub use address::{AddressKind, restricted_kind};
 pub use body::{Bom, Encoding, utf8_body};
+pub use crawler::{CrawlConfig, CrawlEnd, CrawlError, Progress, StopSignal, crawl};
 pub use directives::{
     Directive, Kind as DirectiveKind, Origin as DirectiveOrigin, PageDirectives, parse_date,
 };

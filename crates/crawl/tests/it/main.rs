@@ -3,6 +3,7 @@
 //! none asserts a timing.
 
 mod content;
+mod crawl;
 mod failures;
 mod redirects;
 mod robots;

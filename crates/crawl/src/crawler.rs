@@ -1,0 +1,941 @@
+//! The crawl: from a start URL to every accessible URL of its site, each
+//! request judged by robots.txt, nofollow and the throttle first, every
+//! result written to the store.
+//!
+//! One task schedules; requests run concurrently beside it; one thread
+//! writes the store. For each URL the frontier gives (first met, first
+//! fetched):
+//!
+//! 1. **robots.txt** of its origin (scheme, host, port), fetched once
+//!    through the availability machine of RFC 9309 and kept for
+//!    [`CrawlConfig::robots_ttl`]. `4xx` allows everything; `5xx` and
+//!    network errors disallow everything *for now*: the origin's URLs wait
+//!    and robots.txt is fetched again after the policy's retry interval
+//!    (or `Retry-After`), up to [`CrawlConfig::robots_attempts`] times;
+//!    after that they are skipped with the reason. Never is a robots.txt
+//!    that could not be read treated as allow-all.
+//! 2. **The two readings**: the URL is decided under `rfc9309` (relaxed)
+//!    for the identity's token chain, which is what the crawl obeys, and
+//!    under `strict` (the 1994 standard and 1997 draft, first match); a
+//!    URL blocked under either, or decided differently, is recorded with
+//!    both deciding lines.
+//! 3. **Politeness** per host ([`Throttle`]): at most `parallel` requests
+//!    in flight and `delay` between the starts of two requests; the delay
+//!    is never below `Crawl-delay` (capped at
+//!    [`CrawlConfig::max_crawl_delay`]); a `429` or `503` with
+//!    `Retry-After` pauses the host that long (at most
+//!    [`CrawlConfig::max_pause`]) and the URL is asked again, up to
+//!    [`CrawlConfig::retries`] times.
+//! 4. **The page**: one request, redirects not followed (the target is
+//!    queued like a link, at the same depth); an HTML answer's links,
+//!    canonical, hreflang and refresh targets are admitted at depth + 1,
+//!    unless the page says `nofollow` (meta or `X-Robots-Tag` for any
+//!    token of the chain) or the link's `rel` does, in which case they are
+//!    recorded and not followed ([`CrawlConfig::follow_nofollow`] follows
+//!    them).
+//!
+//! Stopping ([`StopSignal`]) schedules nothing more and waits for the
+//! requests in flight; every result is written before the crawl returns.
+//! A crawl that was killed resumes from its store: only the requests that
+//! were in flight are made again.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::mpsc;
+use std::time::{Duration, SystemTime};
+
+use botwarden_robots::{
+    Availability, AvailabilityPolicy, Profile, Reason, RobotMatcher, RobotsTxt, TokenChain,
+};
+use tokio::task::JoinSet;
+use tokio::time::Instant;
+use url::Url;
+
+use crate::directives::PageDirectives;
+use crate::error::Error;
+use crate::fetch::Fetcher;
+use crate::frontier::{Admitted, Frontier, FrontierConfig, Queued};
+use crate::html::{self, LinkElement};
+use crate::identity::Identity;
+use crate::normalize::{normalize, normalize_url};
+use crate::page::{PageResponse, link_header_canonicals};
+use crate::store::{
+    Batch, LinkRecord, NewUrl, PageRecord, RobotsFileRecord, RobotsRecord, Skip, Store, StoreError,
+    ThrottleRecord, UrlState,
+};
+use crate::throttle::{Direction, Throttle, ThrottleConfig};
+
+/// How to crawl.
+#[derive(Debug, Clone)]
+pub struct CrawlConfig {
+    /// Who the crawler is.
+    pub identity: Identity,
+    /// Scope and limits.
+    pub frontier: FrontierConfig,
+    /// The throttling rule; its `min_delay` is the configured delay and
+    /// its `max_parallel` the configured parallelism.
+    pub throttle: ThrottleConfig,
+    /// Follow links marked nofollow (they are recorded either way).
+    pub follow_nofollow: bool,
+    /// `Crawl-delay` is obeyed up to this.
+    pub max_crawl_delay: Duration,
+    /// A `Retry-After` pauses a host at most this long.
+    pub max_pause: Duration,
+    /// A URL answered `429` or `503` is asked again this many times.
+    pub retries: u32,
+    /// An origin's robots.txt is fetched again after this long.
+    pub robots_ttl: Duration,
+    /// An origin whose robots.txt cannot be read is tried this many times.
+    pub robots_attempts: u32,
+}
+
+impl Default for CrawlConfig {
+    fn default() -> Self {
+        CrawlConfig {
+            identity: Identity::default(),
+            frontier: FrontierConfig::default(),
+            throttle: ThrottleConfig::default(),
+            follow_nofollow: false,
+            max_crawl_delay: Duration::from_secs(30),
+            max_pause: Duration::from_secs(600),
+            retries: 2,
+            robots_ttl: Duration::from_secs(24 * 3600),
+            robots_attempts: 3,
+        }
+    }
+}
+
+/// Asks a running crawl to stop (Ctrl-C): nothing new is requested, the
+/// requests in flight are finished and written.
+#[derive(Debug, Clone, Default)]
+pub struct StopSignal(Arc<AtomicBool>);
+
+impl StopSignal {
+    /// A signal not raised.
+    #[must_use]
+    pub fn new() -> Self {
+        StopSignal::default()
+    }
+
+    /// Raises it.
+    pub fn stop(&self) {
+        self.0.store(true, Ordering::SeqCst);
+    }
+
+    /// Whether it was raised.
+    #[must_use]
+    pub fn is_stopped(&self) -> bool {
+        self.0.load(Ordering::SeqCst)
+    }
+}
+
+/// Where a crawl is, for a progress display.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Progress {
+    /// Pages fetched (answers and failures) in this run.
+    pub fetched: u64,
+    /// URLs waiting.
+    pub waiting: u64,
+    /// URLs met.
+    pub known: u64,
+    /// Failed requests and error statuses (the throttle's indicators).
+    pub errors: u64,
+    /// The start URL's host's current delay.
+    pub delay: Duration,
+    /// Its current parallelism.
+    pub parallel: u32,
+    /// Requests in flight.
+    pub in_flight: u32,
+}
+
+/// How a crawl ended.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CrawlEnd {
+    /// Pages fetched in this run.
+    pub fetched: u64,
+    /// Whether it stopped on request with URLs left.
+    pub stopped: bool,
+    /// URLs still queued (a resumed crawl fetches them).
+    pub left: u64,
+}
+
+/// Why a crawl could not run.
+#[derive(Debug, thiserror::Error)]
+pub enum CrawlError {
+    /// The store failed.
+    #[error(transparent)]
+    Store(#[from] StoreError),
+    /// The start URL is not one.
+    #[error(transparent)]
+    Url(#[from] Error),
+    /// A resumed store has no start URL.
+    #[error("{0}: not a crawl to resume (no seed recorded)")]
+    NoSeed(String),
+}
+
+/// An origin's robots.txt, as the crawl reads it.
+enum RobotsState {
+    /// Read: the two readings.
+    Ready {
+        relaxed: Box<RobotMatcher>,
+        strict: Box<RobotMatcher>,
+        txt: Box<RobotsTxt>,
+        /// `None`: no rules (full allow); `Some(false)`: full disallow.
+        blanket: Option<bool>,
+        why: String,
+        fetched: Instant,
+    },
+    /// Not readable now: try again at `retry`.
+    Waiting { retry: Instant, attempts: u32 },
+    /// Not readable after every attempt.
+    Failed { why: String },
+}
+
+/// Politeness state of one host.
+struct Host {
+    throttle: Throttle,
+    in_flight: u32,
+    next_start: Instant,
+    paused_until: Instant,
+}
+
+struct Done {
+    q: Queued,
+    result: Result<PageResponse, Error>,
+}
+
+/// Runs a crawl (module docs). A fresh store starts at `start`; a resumed
+/// one (`resume`) continues where its crawl stopped, `start` ignored.
+/// `progress` is called after every answer. Returns the store and how the
+/// crawl ended.
+///
+/// # Errors
+/// [`CrawlError`] when the store fails; failures of requests are results,
+/// written to the store.
+pub async fn crawl(
+    start: &Url,
+    config: &CrawlConfig,
+    fetcher: &Fetcher,
+    store: Store,
+    resume: bool,
+    stop: &StopSignal,
+    mut progress: impl FnMut(&Progress),
+) -> Result<(Store, CrawlEnd), CrawlError> {
+    let chain = config.identity.chain();
+    let path = store.path().display().to_string();
+    let mut batch = Batch::default();
+    let (start, mut frontier) = if resume {
+        let seed = store
+            .meta("seed")?
+            .ok_or_else(|| CrawlError::NoSeed(path.clone()))?;
+        let start = Url::parse(&seed).map_err(|_| CrawlError::NoSeed(path.clone()))?;
+        let mut frontier = Frontier::new(&start, config.frontier.clone());
+        for u in store.urls()? {
+            if u.state == UrlState::Skipped && u.skip_reason.as_deref() == Some("nofollow") {
+                frontier.restore_unfollowed(u.id, &u.url, u.depth);
+            } else {
+                frontier.restore(u.id, &u.url, u.depth, u.state == UrlState::Queued);
+            }
+        }
+        (start, frontier)
+    } else {
+        let start = normalize_url(start.clone()).map_err(|e| {
+            CrawlError::Url(Error::InvalidUrl {
+                url: start.to_string(),
+                reason: e.to_string(),
+            })
+        })?;
+        let mut frontier = Frontier::new(&start, config.frontier.clone());
+        let admitted = frontier.admit(&start, 0);
+        record_new(&mut batch, &start, 0, "seed", &admitted);
+        batch.meta = vec![
+            ("seed".into(), start.to_string()),
+            ("started_at".into(), now_text()),
+            ("user_agent".into(), config.identity.user_agent()),
+            ("tokens".into(), config.identity.tokens().join(" ")),
+        ];
+        (start, frontier)
+    };
+    batch.meta.push(("state".into(), "running".into()));
+
+    // The writer: one thread, one transaction per message batch.
+    let (tx, rx) = mpsc::channel::<Batch>();
+    let writer = std::thread::spawn(move || -> Result<Store, StoreError> {
+        let mut store = store;
+        while let Ok(mut b) = rx.recv() {
+            // Join whatever else is waiting into one transaction.
+            while let Ok(more) = rx.try_recv() {
+                merge(&mut b, more);
+            }
+            store.write(&b)?;
+        }
+        Ok(store)
+    });
+
+    let mut robots: HashMap<String, RobotsState> = HashMap::new();
+    let mut hosts: HashMap<String, Host> = HashMap::new();
+    let mut deferred: Vec<Queued> = Vec::new();
+    let mut retries: HashMap<u64, u32> = HashMap::new();
+    let mut running: JoinSet<Done> = JoinSet::new();
+    let mut stats = Progress::default();
+    let mut last_flush = Instant::now();
+    let start_host = host_key(&start);
+
+    loop {
+        let now = Instant::now();
+        // URLs of origins whose robots.txt is due again come back.
+        if !deferred.is_empty() {
+            let due = |q: &Queued| {
+                let origin = Url::parse(&q.url)
+                    .map(|u| origin_key(&u))
+                    .unwrap_or_default();
+                !matches!(robots.get(&origin), Some(RobotsState::Waiting { retry, .. }) if *retry > now)
+            };
+            let (ready, wait): (Vec<Queued>, Vec<Queued>) = deferred.drain(..).partition(due);
+            deferred = wait;
+            for q in ready.into_iter().rev() {
+                frontier.put_back(q);
+            }
+        }
+        let mut wake: Option<Instant> = None;
+        while !stop.is_stopped() {
+            let Some(q) = frontier.pop() else { break };
+            let Ok(url) = Url::parse(&q.url) else {
+                batch.states.push((
+                    q.id,
+                    UrlState::Skipped,
+                    Some(Skip {
+                        reason: "invalid",
+                        detail: "not a URL".into(),
+                    }),
+                ));
+                continue;
+            };
+            let origin = origin_key(&url);
+            let state = ensure_robots(
+                &mut robots,
+                &origin,
+                &url,
+                fetcher,
+                &chain,
+                config,
+                &mut batch,
+            )
+            .await;
+            let host = hosts.entry(host_key(&url)).or_insert_with(|| Host {
+                throttle: Throttle::new(
+                    config.throttle,
+                    config.throttle.min_delay,
+                    config.throttle.max_parallel,
+                ),
+                in_flight: 0,
+                next_start: now,
+                paused_until: now,
+            });
+            match state {
+                RobotsState::Waiting { retry, .. } => {
+                    wake = Some(wake.map_or(*retry, |w| w.min(*retry)));
+                    deferred.push(q);
+                    continue;
+                }
+                RobotsState::Failed { why } => {
+                    batch.states.push((
+                        q.id,
+                        UrlState::Skipped,
+                        Some(Skip {
+                            reason: "robots-unavailable",
+                            detail: why.clone(),
+                        }),
+                    ));
+                    continue;
+                }
+                RobotsState::Ready {
+                    relaxed,
+                    strict,
+                    txt,
+                    blanket,
+                    why,
+                    ..
+                } => {
+                    if let Some(delay) = relaxed.crawl_delay() {
+                        let d = Duration::from_secs_f64(delay.value.clamp(0.0, 86_400.0))
+                            .min(config.max_crawl_delay);
+                        host.throttle.raise_floor(d);
+                    }
+                    let target = path_and_query(&url);
+                    let r = relaxed.check(&target);
+                    let s = strict.check(&target);
+                    if !r.allowed || !s.allowed || r.allowed != s.allowed {
+                        batch.robots.push(RobotsRecord {
+                            url_id: q.id,
+                            relaxed_allowed: r.allowed,
+                            relaxed_line: rule_line(r.reason),
+                            relaxed_rule: rule_text(relaxed, txt, r.reason),
+                            strict_allowed: s.allowed,
+                            strict_line: rule_line(s.reason),
+                            strict_rule: rule_text(strict, txt, s.reason),
+                        });
+                    }
+                    if !r.allowed {
+                        let detail = match (rule_line(r.reason), rule_text(relaxed, txt, r.reason))
+                        {
+                            (Some(line), Some(rule)) => format!("{rule} (line {line})"),
+                            _ if *blanket == Some(false) => why.clone(),
+                            _ => "disallowed".to_owned(),
+                        };
+                        batch.states.push((
+                            q.id,
+                            UrlState::Skipped,
+                            Some(Skip {
+                                reason: "robots",
+                                detail,
+                            }),
+                        ));
+                        continue;
+                    }
+                }
+            }
+            let gate = host.next_start.max(host.paused_until);
+            if host.in_flight >= host.throttle.parallel() || gate > now {
+                if host.in_flight < host.throttle.parallel() {
+                    wake = Some(wake.map_or(gate, |w| w.min(gate)));
+                }
+                frontier.put_back(q);
+                break;
+            }
+            host.in_flight += 1;
+            host.next_start = now + host.throttle.delay();
+            let fetcher = fetcher.clone();
+            running.spawn(async move {
+                let result = fetcher.fetch_page(url).await;
+                Done { q, result }
+            });
+        }
+
+        // URLs waiting for their robots.txt wake the loop when it is due.
+        if !deferred.is_empty() {
+            for state in robots.values() {
+                if let RobotsState::Waiting { retry, .. } = state {
+                    wake = Some(wake.map_or(*retry, |w| w.min(*retry)));
+                }
+            }
+        }
+        let idle = running.is_empty() && (frontier.waiting() == 0 || stop.is_stopped());
+        if idle && (deferred.is_empty() || stop.is_stopped()) {
+            break;
+        }
+
+        // Wait for an answer, or the moment a host may be asked again.
+        let done = match wake {
+            Some(at) if !running.is_empty() => tokio::select! {
+                d = running.join_next() => d,
+                () = tokio::time::sleep_until(at) => None,
+            },
+            Some(at) => {
+                tokio::time::sleep_until(at).await;
+                None
+            }
+            None => running.join_next().await,
+        };
+        let answered = done.and_then(Result::ok).and_then(|done| {
+            let key = Url::parse(&done.q.url).map(|u| host_key(&u)).ok()?;
+            Some((done, key))
+        });
+        if let Some((done, key)) = answered
+            && let Some(host) = hosts.get_mut(&key)
+        {
+            host.in_flight -= 1;
+            stats.fetched += 1;
+            handle(
+                done,
+                host,
+                &mut frontier,
+                &mut batch,
+                &mut retries,
+                &mut stats,
+                &chain,
+                config,
+            );
+        }
+        stats.waiting = frontier.waiting() as u64 + deferred.len() as u64;
+        stats.known = frontier.known() as u64;
+        stats.in_flight = running.len() as u32;
+        if let Some(h) = hosts.get(&start_host) {
+            stats.delay = h.throttle.delay();
+            stats.parallel = h.throttle.parallel();
+        }
+        progress(&stats);
+        if last_flush.elapsed() > Duration::from_millis(200) || batch.links.len() > 5_000 {
+            flush(&tx, &mut batch);
+            last_flush = Instant::now();
+        }
+    }
+
+    let left = (frontier.waiting() + deferred.len()) as u64;
+    let stopped = stop.is_stopped() && left > 0;
+    batch.meta.push((
+        "state".into(),
+        if stopped { "stopped" } else { "finished" }.into(),
+    ));
+    batch.meta.push(("ended_at".into(), now_text()));
+    flush(&tx, &mut batch);
+    drop(tx);
+    let store = writer.join().unwrap_or_else(|_| {
+        Err(StoreError::NotAStore {
+            path: path.clone().into(),
+            message: "the store's writer stopped unexpectedly".into(),
+        })
+    })?;
+    Ok((
+        store,
+        CrawlEnd {
+            fetched: stats.fetched,
+            stopped,
+            left,
+        },
+    ))
+}
+
+/// Makes sure the origin's robots.txt is known (fetching it if needed) and
+/// returns its state.
+async fn ensure_robots<'a>(
+    robots: &'a mut HashMap<String, RobotsState>,
+    origin: &str,
+    url: &Url,
+    fetcher: &Fetcher,
+    chain: &TokenChain,
+    config: &CrawlConfig,
+    batch: &mut Batch,
+) -> &'a RobotsState {
+    let now = Instant::now();
+    let (due, attempts) = match robots.get(origin) {
+        None => (true, 0),
+        Some(RobotsState::Ready { fetched, .. }) => {
+            (now.duration_since(*fetched) >= config.robots_ttl, 0)
+        }
+        Some(RobotsState::Waiting {
+            retry, attempts, ..
+        }) => (*retry <= now, *attempts),
+        Some(RobotsState::Failed { .. }) => (false, 0),
+    };
+    if due {
+        let state = fetch_robots_state(url, fetcher, chain, config, attempts, batch).await;
+        robots.insert(origin.to_owned(), state);
+    }
+    robots.get(origin).expect("inserted above")
+}
+
+async fn fetch_robots_state(
+    url: &Url,
+    fetcher: &Fetcher,
+    chain: &TokenChain,
+    config: &CrawlConfig,
+    attempts: u32,
+    batch: &mut Batch,
+) -> RobotsState {
+    let origin = origin_key(url);
+    let fetched = match fetcher.fetch_robots(url.as_str()).await {
+        Ok(f) => f,
+        Err(e) => {
+            batch.robots_files.push(RobotsFileRecord {
+                origin,
+                fetched_at: now_text(),
+                status: None,
+                availability: "failed".into(),
+                error: Some(e.to_string()),
+                body: None,
+            });
+            return RobotsState::Failed {
+                why: format!("robots.txt could not be requested: {e}"),
+            };
+        }
+    };
+    let decision = fetched.decide(&AvailabilityPolicy::RFC9309);
+    let status = fetched.report.status;
+    let error = fetched.report.error.as_ref().map(ToString::to_string);
+    let why = format!(
+        "robots.txt {}: {} ({})",
+        status.map_or_else(|| "unanswered".to_owned(), |s| format!("answered {s}")),
+        decision.availability,
+        decision.reason
+    );
+    batch.robots_files.push(RobotsFileRecord {
+        origin,
+        fetched_at: now_text(),
+        status,
+        availability: decision.availability.name().into(),
+        error,
+        body: (!fetched.report.body.is_empty()).then(|| fetched.report.body.clone()),
+    });
+    let ready = |body: &[u8], blanket: Option<bool>| {
+        let txt = RobotsTxt::parse(body);
+        RobotsState::Ready {
+            relaxed: Box::new(RobotMatcher::new(&txt, &Profile::RFC9309, chain)),
+            strict: Box::new(RobotMatcher::new(&txt, &Profile::STRICT, chain)),
+            txt: Box::new(txt),
+            blanket,
+            why: why.clone(),
+            fetched: Instant::now(),
+        }
+    };
+    match decision.availability {
+        Availability::Parse => ready(&fetched.report.utf8_body(), None),
+        Availability::FullAllow => ready(b"", None),
+        Availability::FullDisallow => ready(b"User-agent: *\nDisallow: /\n", Some(false)),
+        Availability::RetryLater(_) | Availability::UseCached
+            if attempts + 1 < config.robots_attempts =>
+        {
+            let after = match decision.availability {
+                Availability::RetryLater(a) => a,
+                _ => decision.refetch_after,
+            };
+            RobotsState::Waiting {
+                retry: Instant::now() + after.min(config.max_pause),
+                attempts: attempts + 1,
+            }
+        }
+        Availability::RetryLater(_) | Availability::UseCached => RobotsState::Failed {
+            why: format!("{why}; gave up after {} attempts", config.robots_attempts),
+        },
+    }
+}
+
+/// Takes in one answer.
+#[allow(clippy::too_many_arguments)]
+fn handle(
+    done: Done,
+    host: &mut Host,
+    frontier: &mut Frontier,
+    batch: &mut Batch,
+    retries: &mut HashMap<u64, u32>,
+    stats: &mut Progress,
+    chain: &TokenChain,
+    config: &CrawlConfig,
+) {
+    let Done { q, result } = done;
+    let page = match result {
+        Ok(page) => page,
+        Err(e) => {
+            // Nothing was sent: a refused address (a redirect into a
+            // private network, say).
+            batch.states.push((
+                q.id,
+                UrlState::Skipped,
+                Some(Skip {
+                    reason: "refused",
+                    detail: e.to_string(),
+                }),
+            ));
+            return;
+        }
+    };
+    let outcome = page.outcome();
+    if outcome.is_indicator() {
+        stats.errors += 1;
+    }
+    if let Some(a) = host.throttle.record(outcome) {
+        batch.throttle.push(ThrottleRecord {
+            at: now_text(),
+            host: page.url.host_str().unwrap_or_default().to_owned(),
+            request: a.request,
+            indicators: a.indicators,
+            window: a.requests_in_window,
+            direction: match a.direction {
+                Direction::Slower => "slower",
+                Direction::Faster => "faster",
+            },
+            delay_ms: (millis(a.delay.0), millis(a.delay.1)),
+            parallel: a.parallel,
+        });
+    }
+    if matches!(page.status, Some(429 | 503)) {
+        let pause = page
+            .retry_after
+            .as_ref()
+            .and_then(|r| r.delay)
+            .unwrap_or(Duration::from_secs(5))
+            .min(config.max_pause);
+        host.paused_until = host.paused_until.max(Instant::now() + pause);
+        let n = retries.entry(q.id).or_insert(0);
+        if *n < config.retries {
+            *n += 1;
+            frontier.put_back(q);
+            return;
+        }
+    }
+    let base = page.url.clone();
+    let mut record = PageRecord {
+        url_id: q.id,
+        fetched_at: now_text(),
+        status: page.status,
+        error: page.error.as_ref().map(ToString::to_string),
+        elapsed_ms: page.elapsed.as_secs_f64() * 1e3,
+        ttfb_ms: page.ttfb.map(|t| t.as_secs_f64() * 1e3),
+        bytes: page.body.len() as u64,
+        truncated: page.truncated,
+        content_type: page.media_type.clone(),
+        charset: page.charset.clone(),
+        content_hash: (!page.body.is_empty()).then(|| format!("{:016x}", fnv1a(&page.body))),
+        x_robots_tag: (!page.x_robots_tag.is_empty()).then(|| page.x_robots_tag.join(" | ")),
+        ..PageRecord::default()
+    };
+    let mut directives = PageDirectives::new();
+    for value in &page.x_robots_tag {
+        directives.add_header(value, chain.tokens());
+    }
+    let mut position = 0u32;
+    let mut link = |batch: &mut Batch,
+                    frontier: &mut Frontier,
+                    href: &str,
+                    kind: &'static str,
+                    anchor: Option<String>,
+                    rel: Option<String>,
+                    follow: Result<u32, String>| {
+        let pos = position;
+        position += 1;
+        let target = match normalize(&base, href) {
+            Ok(t) => t,
+            Err(_) => {
+                batch.links.push(LinkRecord {
+                    source: q.id,
+                    target: None,
+                    target_text: Some(href.chars().take(2048).collect()),
+                    kind,
+                    anchor,
+                    rel,
+                    followed: false,
+                    position: pos,
+                });
+                return;
+            }
+        };
+        let (admitted, followed) = match follow {
+            Ok(depth) => (frontier.admit(&target, depth), true),
+            Err(why) => (
+                frontier.admit_unfollowed(
+                    &target,
+                    q.depth + 1,
+                    Skip {
+                        reason: "nofollow",
+                        detail: why,
+                    },
+                ),
+                false,
+            ),
+        };
+        record_new(batch, &target, q.depth + 1, found_by(kind), &admitted);
+        batch.links.push(LinkRecord {
+            source: q.id,
+            target: Some(admitted.id()),
+            target_text: None,
+            kind,
+            anchor,
+            rel,
+            followed,
+            position: pos,
+        });
+    };
+    if page.is_redirect() {
+        if let Some(loc) = page.location.as_deref() {
+            if let Ok(t) = normalize(&base, loc) {
+                record.location = Some(t.to_string());
+            }
+            link(batch, frontier, loc, "redirect", None, None, Ok(q.depth));
+        }
+    } else if page.status.is_some_and(|s| (200..300).contains(&s)) && page.is_html() {
+        if let Ok(facts) = html::extract(&page.body, page.charset.as_deref()) {
+            for m in &facts.metas {
+                directives.add_meta(&m.name, &m.content, chain.tokens());
+            }
+            record.title = facts.title.clone();
+            record.charset = Some(facts.encoding.to_owned());
+            let page_nofollow = directives
+                .nofollow()
+                .map(|d| format!("nofollow in {} on {}", d.origin, base));
+            let base_url = facts.base_url(&base);
+            let next = q.depth + 1;
+            let follow = |rel_words: &str| -> Result<u32, String> {
+                if config.follow_nofollow {
+                    return Ok(next);
+                }
+                if let Some(why) = &page_nofollow {
+                    return Err(why.clone());
+                }
+                if !rel_words.is_empty() {
+                    return Err(format!("rel=\"{rel_words}\" on {base}"));
+                }
+                Ok(next)
+            };
+            for l in &facts.links {
+                let words = l.rel.words();
+                let kind = match l.element {
+                    LinkElement::A => "a",
+                    LinkElement::Area => "area",
+                    LinkElement::Frame => "iframe",
+                };
+                let resolved = base_url
+                    .join(&l.href)
+                    .map(String::from)
+                    .unwrap_or(l.href.clone());
+                link(
+                    batch,
+                    frontier,
+                    &resolved,
+                    kind,
+                    (!l.anchor.is_empty()).then(|| l.anchor.clone()),
+                    (!words.is_empty()).then(|| words.clone()),
+                    follow(&words),
+                );
+            }
+            let mut canonicals = facts.canonicals.clone();
+            canonicals.extend(link_header_canonicals(&page.link));
+            if let Some(c) = canonicals.first()
+                && let Ok(t) = normalize(&base_url, c)
+            {
+                record.canonical = Some(t.to_string());
+            }
+            for c in &canonicals {
+                link(batch, frontier, c, "canonical", None, None, follow(""));
+            }
+            for a in &facts.alternates {
+                link(
+                    batch,
+                    frontier,
+                    &a.href,
+                    "hreflang",
+                    Some(a.hreflang.clone()),
+                    None,
+                    follow(""),
+                );
+            }
+            let refresh = facts.refresh.as_deref().or(page.refresh.as_deref());
+            if let Some(target) = refresh.and_then(html::refresh_target) {
+                record.refresh = Some(target.to_owned());
+                link(batch, frontier, target, "refresh", None, None, follow(""));
+            }
+        }
+    } else if let Some(target) = page.refresh.as_deref().and_then(html::refresh_target) {
+        record.refresh = Some(target.to_owned());
+        link(
+            batch,
+            frontier,
+            target,
+            "refresh",
+            None,
+            None,
+            Ok(q.depth + 1),
+        );
+    }
+    let now = SystemTime::now();
+    record.noindex = directives.noindex_at(now).map(|d| d.origin.to_string());
+    record.nofollow = directives.nofollow().map(|d| d.origin.to_string());
+    batch.pages.push(record);
+    batch.states.push((q.id, UrlState::Fetched, None));
+}
+
+fn found_by(kind: &str) -> &'static str {
+    match kind {
+        "redirect" => "redirect",
+        "canonical" => "canonical",
+        "hreflang" => "hreflang",
+        "refresh" => "refresh",
+        _ => "link",
+    }
+}
+
+/// Records a URL met for the first time (or promoted) in the batch.
+fn record_new(batch: &mut Batch, url: &Url, depth: u32, found_by: &'static str, a: &Admitted) {
+    match a {
+        Admitted::Queued(id) => batch.new_urls.push(NewUrl {
+            id: *id,
+            url: url.to_string(),
+            depth,
+            found_by,
+            state: UrlState::Queued,
+            skip: None,
+        }),
+        Admitted::Skipped(id, skip) => batch.new_urls.push(NewUrl {
+            id: *id,
+            url: url.to_string(),
+            depth,
+            found_by,
+            state: UrlState::Skipped,
+            skip: Some(skip.clone()),
+        }),
+        Admitted::Promoted(id) => batch.states.push((*id, UrlState::Queued, None)),
+        Admitted::Known(_) => {}
+    }
+}
+
+fn flush(tx: &mpsc::Sender<Batch>, batch: &mut Batch) {
+    if !batch.is_empty() {
+        // The writer ends only when this side hangs up or fails; a failure
+        // is reported when it is joined.
+        let _ = tx.send(std::mem::take(batch));
+    }
+}
+
+fn merge(into: &mut Batch, more: Batch) {
+    into.new_urls.extend(more.new_urls);
+    into.states.extend(more.states);
+    into.pages.extend(more.pages);
+    into.links.extend(more.links);
+    into.robots.extend(more.robots);
+    into.robots_files.extend(more.robots_files);
+    into.throttle.extend(more.throttle);
+    into.meta.extend(more.meta);
+}
+
+fn rule_line(reason: Reason) -> Option<u32> {
+    match reason {
+        Reason::Rule { line, .. } => Some(line),
+        _ => None,
+    }
+}
+
+fn rule_text(m: &RobotMatcher, txt: &RobotsTxt, reason: Reason) -> Option<String> {
+    match reason {
+        Reason::Rule { index, .. } => Some(m.rule_as_written(txt, index)),
+        _ => None,
+    }
+}
+
+/// `scheme://host[:port]`.
+fn origin_key(url: &Url) -> String {
+    url.origin().ascii_serialization()
+}
+
+/// `host[:port]` (both schemes share the host's politeness).
+fn host_key(url: &Url) -> String {
+    match url.port() {
+        Some(p) => format!("{}:{p}", url.host_str().unwrap_or_default()),
+        None => url.host_str().unwrap_or_default().to_owned(),
+    }
+}
+
+/// The path and query, as robots.txt rules see them.
+fn path_and_query(url: &Url) -> String {
+    match url.query() {
+        Some(q) => format!("{}?{q}", url.path()),
+        None => url.path().to_owned(),
+    }
+}
+
+fn millis(d: Duration) -> u64 {
+    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
+}
+
+/// 64-bit FNV-1a: a stable hash of a body, to find duplicate pages.
+fn fnv1a(bytes: &[u8]) -> u64 {
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for &b in bytes {
+        h ^= u64::from(b);
+        h = h.wrapping_mul(0x0000_0100_0000_01b3);
+    }
+    h
+}
+
+fn now_text() -> String {
+    jiff::Timestamp::now().to_string()
+}

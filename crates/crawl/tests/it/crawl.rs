@@ -1,0 +1,315 @@
+//! Whole crawls of a small site served on 127.0.0.1: which URLs are
+//! fetched, which are not and why, what the store holds, and a crawl
+//! stopped midway and resumed.
+
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use botwarden_crawl::{CrawlConfig, Fetcher, StopSignal, Store, ThrottleConfig, crawl};
+use url::Url;
+
+use crate::server::{Reply, Server};
+
+const ROBOTS: &str = "User-agent: *\nDisallow: /\n\nUser-agent: botwarden\nDisallow: /private\nAllow: /private/open\nDisallow: /*.pdf$\n";
+
+fn html(body: &str) -> Reply {
+    Reply::new(200)
+        .header("content-type", "text/html; charset=utf-8")
+        .body(format!(
+            "<!doctype html><html><head><title>t</title></head><body>{body}</body></html>"
+        ))
+}
+
+/// The site, counting the requests for each path.
+async fn site() -> (Server, Arc<Mutex<BTreeMap<String, usize>>>) {
+    let hits: Arc<Mutex<BTreeMap<String, usize>>> = Arc::default();
+    let busy = Arc::new(AtomicUsize::new(0));
+    let seen = Arc::clone(&hits);
+    let server = Server::start(move |asked| {
+        *seen
+            .lock()
+            .expect("hits")
+            .entry(asked.path.to_owned())
+            .or_insert(0) += 1;
+        match asked.path {
+            "/robots.txt" => Reply::text(ROBOTS),
+            "/" => html(
+                r#"<a href="/a">A</a> <a href="/b" rel="nofollow">B</a>
+                <a href="/private/x">x</a> <a href="/private/open">open</a>
+                <a href="/doc.pdf">pdf</a> <a href="mailto:me@example.com">mail</a>
+                <a href="/redirect">r</a> <a href="/a#frag">A again</a> <a href="/c">C</a>
+                <a href="http://other.example/">elsewhere</a> <a href="/busy">busy</a>"#,
+            ),
+            "/a" => html(
+                r#"<meta name="botwarden" content="nofollow"><a href="/hidden">h</a><a href="/c">c</a>"#,
+            ),
+            "/c" => html(r#"<a href="/">home</a> <a href="noindex-page">n</a>"#),
+            "/noindex-page" => html(r#"<a href="/hidden2">h2</a>"#)
+                .header("x-robots-tag", "otherbot: noindex")
+                .header("x-robots-tag", "botwarden: noindex, nofollow"),
+            "/redirect" => Reply::new(301).header("location", "/target"),
+            "/target" | "/private/open" => html("<p>end</p>"),
+            "/busy" => {
+                if busy.fetch_add(1, Ordering::SeqCst) == 0 {
+                    Reply::new(503).header("retry-after", "1")
+                } else {
+                    html("<p>better now</p>")
+                }
+            }
+            _ => Reply::new(404),
+        }
+    })
+    .await;
+    (server, hits)
+}
+
+/// A URL, then each reading's answer and deciding line.
+type Decided = (String, bool, Option<u32>, bool, Option<u32>);
+
+struct TempStore(PathBuf);
+
+impl TempStore {
+    fn new(name: &str) -> TempStore {
+        let dir =
+            std::env::temp_dir().join(format!("botwarden-crawl-{}-{name}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("temp dir");
+        TempStore(dir)
+    }
+
+    fn db(&self) -> PathBuf {
+        self.0.join("crawl.db")
+    }
+}
+
+impl Drop for TempStore {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_dir_all(&self.0);
+    }
+}
+
+fn config() -> CrawlConfig {
+    CrawlConfig {
+        throttle: ThrottleConfig {
+            max_parallel: 2,
+            ..ThrottleConfig::default()
+        },
+        ..CrawlConfig::default()
+    }
+}
+
+fn fetcher() -> Fetcher {
+    Fetcher::builder()
+        .allow_private(true)
+        .timeout(Duration::from_secs(10))
+        .build()
+        .expect("fetcher")
+}
+
+/// `(path or URL, state, skip reason)` of every URL in the store.
+fn urls(store: &Store, server: &Server) -> BTreeSet<(String, String, Option<String>)> {
+    let prefix = server.url("");
+    let mut st = store
+        .connection()
+        .prepare("SELECT url, state, skip_reason FROM urls")
+        .expect("query");
+    st.query_map([], |r| {
+        Ok((
+            r.get::<_, String>(0)?,
+            r.get::<_, String>(1)?,
+            r.get::<_, Option<String>>(2)?,
+        ))
+    })
+    .expect("rows")
+    .map(|r| {
+        let (url, state, reason) = r.expect("row");
+        (url.replace(&prefix, ""), state, reason)
+    })
+    .collect()
+}
+
+fn expected() -> BTreeSet<(String, String, Option<String>)> {
+    let fetched = [
+        "/",
+        "/a",
+        "/c",
+        "/noindex-page",
+        "/redirect",
+        "/target",
+        "/busy",
+        "/private/open",
+    ];
+    let skipped = [
+        ("/b", "nofollow"),
+        ("/hidden", "nofollow"),
+        ("/hidden2", "nofollow"),
+        ("/private/x", "robots"),
+        ("/doc.pdf", "robots"),
+        ("http://other.example/", "scope"),
+    ];
+    fetched
+        .iter()
+        .map(|p| ((*p).to_owned(), "fetched".to_owned(), None))
+        .chain(
+            skipped
+                .iter()
+                .map(|(p, r)| ((*p).to_owned(), "skipped".to_owned(), Some((*r).to_owned()))),
+        )
+        .collect()
+}
+
+#[tokio::test]
+async fn a_site_is_crawled_exactly_as_robots_txt_and_nofollow_allow() {
+    let (server, hits) = site().await;
+    let tmp = TempStore::new("whole");
+    let store = Store::create(&tmp.db()).expect("store");
+    let start = Url::parse(&server.url("/")).expect("url");
+    let (store, end) = crawl(
+        &start,
+        &config(),
+        &fetcher(),
+        store,
+        false,
+        &StopSignal::new(),
+        |_| {},
+    )
+    .await
+    .expect("crawl");
+    assert!(!end.stopped);
+    assert_eq!(end.left, 0);
+    assert_eq!(urls(&store, &server), expected());
+
+    // Nothing fetched twice but the 503 asked again after its Retry-After.
+    let hits = hits.lock().expect("hits").clone();
+    for (path, n) in &hits {
+        let want = if path == "/busy" { 2 } else { 1 };
+        assert_eq!(*n, want, "{path} requested {n} times");
+    }
+    assert!(!hits.contains_key("/b") && !hits.contains_key("/hidden"));
+
+    // Why each robots skip happened, and where the readings differ.
+    let c = store.connection();
+    let detail: String = c
+        .query_row(
+            "SELECT skip_detail FROM urls WHERE url LIKE '%/private/x'",
+            [],
+            |r| r.get(0),
+        )
+        .expect("detail");
+    assert_eq!(detail, "Disallow: /private (line 5)");
+    let mut st = c
+        .prepare(
+            "SELECT u.url, d.relaxed_allowed, d.relaxed_line, d.strict_allowed, d.strict_line
+             FROM robots_decisions d JOIN urls u ON u.id = d.url_id ORDER BY u.url",
+        )
+        .expect("query");
+    let decisions: Vec<Decided> = st
+        .query_map([], |r| {
+            Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?, r.get(4)?))
+        })
+        .expect("rows")
+        .map(|r| r.expect("row"))
+        .map(|(u, a, b, c, d): (String, _, _, _, _)| (u.replace(&server.url(""), ""), a, b, c, d))
+        .collect();
+    assert_eq!(
+        decisions,
+        [
+            // `/*.pdf$` is a wildcard rule for RFC 9309, a literal prefix
+            // that matches nothing for the strict reading.
+            ("/doc.pdf".to_owned(), false, Some(7), true, None),
+            // Longest match allows; first match stops at line 5.
+            ("/private/open".to_owned(), true, Some(6), false, Some(5)),
+            ("/private/x".to_owned(), false, Some(5), false, Some(5)),
+        ]
+    );
+    // Page facts: the header's directives for the chain, not otherbot's.
+    let (noindex, nofollow): (Option<String>, Option<String>) = c
+        .query_row(
+            "SELECT noindex, nofollow FROM pages p JOIN urls u ON u.id = p.url_id
+             WHERE u.url LIKE '%/noindex-page'",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .expect("page");
+    assert_eq!(noindex.as_deref(), Some("X-Robots-Tag (botwarden:)"));
+    assert_eq!(nofollow.as_deref(), Some("X-Robots-Tag (botwarden:)"));
+    let (status, location): (u16, String) = c
+        .query_row(
+            "SELECT status, location FROM pages p JOIN urls u ON u.id = p.url_id
+             WHERE u.url LIKE '%/redirect'",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .expect("redirect");
+    assert_eq!((status, location), (301, server.url("/target")));
+    let not_followed: i64 = c
+        .query_row("SELECT count(*) FROM links WHERE followed = 0", [], |r| {
+            r.get(0)
+        })
+        .expect("links");
+    // /b (rel), /hidden and /c from /a (meta), /hidden2 (header), mailto
+    // (not a URL).
+    assert_eq!(not_followed, 5);
+    let robots: (u16, String) = c
+        .query_row("SELECT status, availability FROM robots_files", [], |r| {
+            Ok((r.get(0)?, r.get(1)?))
+        })
+        .expect("robots file");
+    assert_eq!(robots, (200, "parse".to_owned()));
+}
+
+#[tokio::test]
+async fn a_stopped_crawl_resumes_and_fetches_nothing_twice() {
+    let (server, hits) = site().await;
+    let tmp = TempStore::new("resume");
+    let store = Store::create(&tmp.db()).expect("store");
+    let start = Url::parse(&server.url("/")).expect("url");
+    let stop = StopSignal::new();
+    let stopper = stop.clone();
+    let cfg = CrawlConfig {
+        throttle: ThrottleConfig {
+            max_parallel: 1,
+            ..ThrottleConfig::default()
+        },
+        ..CrawlConfig::default()
+    };
+    let (store, end) = crawl(&start, &cfg, &fetcher(), store, false, &stop, |p| {
+        if p.fetched >= 2 {
+            stopper.stop();
+        }
+    })
+    .await
+    .expect("crawl");
+    assert!(end.stopped, "{end:?}");
+    assert!(end.left > 0);
+    let (queued, _, _) = store.counts().expect("counts");
+    assert!(queued > 0);
+    drop(store);
+
+    let store = Store::open(&tmp.db()).expect("reopen");
+    let (store, end) = crawl(
+        &start,
+        &cfg,
+        &fetcher(),
+        store,
+        true,
+        &StopSignal::new(),
+        |_| {},
+    )
+    .await
+    .expect("resume");
+    assert!(!end.stopped);
+    assert_eq!(urls(&store, &server), expected());
+    let hits = hits.lock().expect("hits").clone();
+    for (path, n) in &hits {
+        // robots.txt once per run; the 503 twice.
+        let want = match path.as_str() {
+            "/robots.txt" | "/busy" => 2,
+            _ => 1,
+        };
+        assert_eq!(*n, want, "{path} requested {n} times");
+    }
+}
