@@ -48,6 +48,7 @@ mod normalize;
 mod page;
 mod robots_fetch;
 mod store;
+mod summary;
 mod throttle;
 
 pub use address::{AddressKind, restricted_kind};
@@ -70,5 +71,8 @@ pub use robots_fetch::{MissingProbe, RobotsFetch, fetch_robots_txt, robots_url};
 pub use store::{
     Batch, LinkRecord, NewUrl, PageRecord, RobotsFileRecord, RobotsRecord, SCHEMA_VERSION, Skip,
     Store, StoreError, StoredUrl, ThrottleRecord, UrlState,
+};
+pub use summary::{
+    BlockingRule, Difference, Differences, RobotsFile, SHOWN, Summary, ThrottleChange, UrlCounts,
 };
 pub use throttle::{Adjustment, Direction, Outcome, Throttle, ThrottleConfig};

@@ -8,7 +8,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use botwarden_crawl::{CrawlConfig, Fetcher, StopSignal, Store, ThrottleConfig, crawl};
+use botwarden_crawl::{CrawlConfig, Fetcher, StopSignal, Store, Summary, ThrottleConfig, crawl};
 use url::Url;
 
 use crate::server::{Reply, Server};
@@ -259,6 +259,29 @@ async fn a_site_is_crawled_exactly_as_robots_txt_and_nofollow_allow() {
         })
         .expect("robots file");
     assert_eq!(robots, (200, "parse".to_owned()));
+
+    // The summary says the same.
+    let summary = Summary::read(&store).expect("summary");
+    assert_eq!(summary.state, "finished");
+    assert_eq!(
+        (
+            summary.urls.fetched,
+            summary.urls.skipped,
+            summary.urls.queued
+        ),
+        (8, 6, 0)
+    );
+    assert_eq!(summary.skipped.get("nofollow"), Some(&3));
+    assert_eq!(summary.strict_differences.count, 2);
+    assert_eq!(summary.statuses.get("301"), Some(&1));
+    let rules: Vec<&str> = summary.blocked_by.iter().map(|b| b.rule.as_str()).collect();
+    assert!(rules.contains(&"Disallow: /private (line 5)"), "{rules:?}");
+    assert!(rules.contains(&"Disallow: /*.pdf$ (line 7)"), "{rules:?}");
+    let text = summary.to_string();
+    assert!(
+        text.contains("strict (1994/1997, first match) reading differs on 2 URL(s)"),
+        "{text}"
+    );
 }
 
 #[tokio::test]
