@@ -26,6 +26,9 @@ enum Command {
     /// web servers read.
     #[command(subcommand)]
     Logs(Box<cmd::logs::LogsCommand>),
+    /// Crawl a site politely: every accessible URL, robots.txt obeyed
+    /// through the crawler's token chain, into a store to audit.
+    Crawl(Box<cmd::crawl::CrawlArgs>),
 }
 
 fn main() -> ExitCode {
@@ -34,6 +37,7 @@ fn main() -> ExitCode {
         Command::Robots(c) => cmd::robots::run(c),
         Command::Bots(c) => cmd::bots::run(c),
         Command::Logs(c) => cmd::logs::run(*c),
+        Command::Crawl(c) => cmd::crawl::run(&c),
     });
     match result {
         Ok(code) => code,

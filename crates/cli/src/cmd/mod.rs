@@ -5,6 +5,7 @@ mod bots_classify;
 pub(crate) mod bots_registry;
 mod bots_update;
 pub(crate) mod bots_verify;
+pub(crate) mod crawl;
 pub(crate) mod logs;
 mod logs_analyze;
 pub(crate) mod robots;

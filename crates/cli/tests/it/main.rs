@@ -2,6 +2,7 @@
 
 mod bots_registry;
 mod bots_verify;
+mod crawl;
 mod input;
 mod logs;
 mod robots_check;

@@ -1,0 +1,250 @@
+//! `botwarden crawl`: the polite site-audit crawler.
+
+use std::io::{IsTerminal, Write};
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context, Result, bail};
+use botwarden_crawl::{
+    CrawlConfig, CrawlerKind, DEFAULT_INFO_URL, Fetcher, FrontierConfig, Identity, Platform, Scope,
+    StopSignal, Store, Summary, ThrottleConfig, crawl,
+};
+use clap::{Args, ValueEnum};
+use regex::Regex;
+use url::Url;
+
+/// Arguments of `botwarden crawl`.
+#[derive(Debug, Args)]
+pub(crate) struct CrawlArgs {
+    /// Where the crawl starts (its host is the scope); not needed with
+    /// --resume.
+    #[arg(required_unless_present = "resume")]
+    url: Option<String>,
+    /// The store: an SQLite file holding everything the crawl learns
+    /// (default: botwarden-crawl-HOST.db here).
+    #[arg(long, value_name = "FILE")]
+    db: Option<PathBuf>,
+    /// Continue the crawl in --db where it stopped.
+    #[arg(long, requires = "db")]
+    resume: bool,
+    /// Queue at most this many URLs.
+    #[arg(long, value_name = "N", default_value_t = 100_000)]
+    max_urls: u64,
+    /// Follow links at most this deep from the start URL.
+    #[arg(long, value_name = "D", default_value_t = 50)]
+    max_depth: u32,
+    /// The device to crawl for: its token comes first
+    /// (botwarden-phone → botwarden → *).
+    #[arg(long, value_enum, default_value_t = PlatformArg::Web)]
+    platform: PlatformArg,
+    /// Crawl as the essential crawler (token botwarden-essential → *).
+    #[arg(long)]
+    essential: bool,
+    /// Requests in flight to a host, at most (the throttle lowers it when
+    /// the site struggles).
+    #[arg(long, value_name = "N", default_value_t = 4,
+          value_parser = clap::value_parser!(u32).range(1..=256))]
+    parallel: u32,
+    /// Milliseconds between two requests to a host, at least (a site's
+    /// Crawl-delay raises it).
+    #[arg(long, value_name = "MS", default_value_t = 0)]
+    delay: u64,
+    /// Which URLs belong: the start URL's host, or its registrable domain.
+    #[arg(long, value_enum, default_value_t = ScopeArg::Host)]
+    scope: ScopeArg,
+    /// Only URLs matching this regular expression.
+    #[arg(long, value_name = "RE")]
+    include: Option<Regex>,
+    /// No URL matching this regular expression.
+    #[arg(long, value_name = "RE")]
+    exclude: Option<Regex>,
+    /// Follow links marked nofollow (they are recorded either way).
+    #[arg(long)]
+    follow_nofollow: bool,
+    /// The page that explains the crawler, in its User-Agent.
+    #[arg(long, value_name = "URL", default_value = DEFAULT_INFO_URL)]
+    info_url: String,
+    /// Allow loopback and private addresses (refused by default).
+    #[arg(long)]
+    allow_private: bool,
+    /// Seconds for one request, body included.
+    #[arg(long, value_name = "SECS", default_value_t = 30)]
+    timeout: u64,
+    /// Bytes of a page kept, after decompression.
+    #[arg(long, value_name = "N", default_value_t = 10 * 1024 * 1024)]
+    max_bytes: usize,
+    /// The name server that resolves the site's names (ADDR:PORT).
+    #[arg(long, value_name = "ADDR:PORT")]
+    nameserver: Option<SocketAddr>,
+    /// Output format of the summary.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+}
+
+/// The summary's format.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum Format {
+    /// For people.
+    Text,
+    /// One JSON object.
+    Json,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum PlatformArg {
+    Web,
+    Phone,
+    Tablet,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum ScopeArg {
+    Host,
+    Domain,
+}
+
+#[allow(clippy::print_stderr, clippy::print_stdout)]
+pub(crate) fn run(args: &CrawlArgs) -> Result<ExitCode> {
+    let identity = Identity {
+        kind: if args.essential {
+            CrawlerKind::Essential
+        } else {
+            CrawlerKind::Full
+        },
+        platform: match args.platform {
+            PlatformArg::Web => Platform::Web,
+            PlatformArg::Phone => Platform::Phone,
+            PlatformArg::Tablet => Platform::Tablet,
+        },
+        info_url: args.info_url.clone(),
+        ..Identity::default()
+    };
+    let start = match &args.url {
+        Some(u) => Some(Url::parse(u.trim()).with_context(|| format!("'{u}' is not a URL"))?),
+        None => None,
+    };
+    let db = match (&args.db, &start) {
+        (Some(db), _) => db.clone(),
+        (None, Some(start)) => PathBuf::from(format!(
+            "botwarden-crawl-{}.db",
+            start.host_str().unwrap_or("site").replace(':', "_")
+        )),
+        (None, None) => bail!("give the URL to crawl, or --db with --resume"),
+    };
+    let store = if args.resume {
+        Store::open(&db)?
+    } else {
+        if db.exists() {
+            bail!(
+                "{} already exists: pass --resume to continue its crawl, or choose another --db",
+                db.display()
+            );
+        }
+        Store::create(&db)?
+    };
+    let start = match start {
+        Some(s) => s,
+        None => {
+            let seed = store.meta("seed")?.unwrap_or_default();
+            Url::parse(&seed).with_context(|| format!("{}: no start URL recorded", db.display()))?
+        }
+    };
+    let config = CrawlConfig {
+        identity: identity.clone(),
+        frontier: FrontierConfig {
+            scope: match args.scope {
+                ScopeArg::Host => Scope::Host,
+                ScopeArg::Domain => Scope::Domain,
+            },
+            max_urls: args.max_urls,
+            max_depth: args.max_depth,
+            include: args.include.clone(),
+            exclude: args.exclude.clone(),
+            ..FrontierConfig::default()
+        },
+        throttle: ThrottleConfig {
+            min_delay: Duration::from_millis(args.delay),
+            max_parallel: args.parallel,
+            ..ThrottleConfig::default()
+        },
+        follow_nofollow: args.follow_nofollow,
+        ..CrawlConfig::default()
+    };
+    let fetcher = Fetcher::builder()
+        .user_agent(identity.user_agent())
+        .allow_private(args.allow_private)
+        .timeout(Duration::from_secs(args.timeout.max(1)))
+        .max_bytes(args.max_bytes)
+        .nameserver(args.nameserver)
+        .build()?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let stop = StopSignal::new();
+    let terminal = std::io::stderr().is_terminal();
+    let started = Instant::now();
+    let (store, end) = runtime.block_on(async {
+        let on_signal = stop.clone();
+        tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                on_signal.stop();
+            }
+        });
+        let bar = terminal.then(|| {
+            let bar = indicatif::ProgressBar::new_spinner();
+            bar.enable_steady_tick(Duration::from_millis(200));
+            bar
+        });
+        let result = crawl(&start, &config, &fetcher, store, args.resume, &stop, |p| {
+            if let Some(bar) = &bar {
+                let secs = started.elapsed().as_secs_f64().max(0.001);
+                bar.set_message(format!(
+                    "{} fetched, {} queued, {} in flight, {:.1} pages/s, {} errors, delay {} ms, parallel {}{}",
+                    p.fetched,
+                    p.waiting,
+                    p.in_flight,
+                    p.fetched as f64 / secs,
+                    p.errors,
+                    p.delay.as_millis(),
+                    p.parallel,
+                    if stop.is_stopped() { " — stopping" } else { "" }
+                ));
+            }
+        })
+        .await;
+        if let Some(bar) = bar {
+            bar.finish_and_clear();
+        }
+        result
+    })?;
+    runtime.shutdown_background();
+    let summary = Summary::read(&store)?;
+    let mut out = std::io::stdout().lock();
+    match args.format {
+        Format::Json => {
+            serde_json::to_writer_pretty(&mut out, &summary)?;
+            writeln!(out)?;
+        }
+        Format::Text => write!(out, "{summary}")?,
+    }
+    out.flush().context("cannot write to standard output")?;
+    eprintln!(
+        "botwarden: {} page(s) fetched in {:.1} s; store: {}",
+        end.fetched,
+        started.elapsed().as_secs_f64(),
+        db.display()
+    );
+    if end.stopped {
+        eprintln!(
+            "botwarden: stopped with {} URL(s) left: `botwarden crawl --resume --db {}` continues",
+            end.left,
+            db.display()
+        );
+        return Ok(ExitCode::from(3));
+    }
+    Ok(ExitCode::SUCCESS)
+}
