@@ -33,7 +33,10 @@
 //! # }
 //! ```
 //!
-//! The polite crawler of botwarden's design will live here too.
+//! The polite crawler: [`crawl`] fetches every accessible URL of a site
+//! into a [`Store`] (schema in `docs/store.md`), obeying robots.txt through
+//! an [`Identity`]'s token chain, nofollow and the [`Throttle`]; the
+//! [`Summary`] reads the store back.
 
 mod address;
 mod body;

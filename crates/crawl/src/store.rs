@@ -21,7 +21,7 @@
 //! URL ids itself (in discovery order), so a batch never reads back what
 //! it wrote. The file is in WAL mode with `synchronous=NORMAL`: a
 //! committed batch survives the process being killed (not a power cut).
-//! On resume ([`Store::resume`]) every URL still `queued` is queued again:
+//! On resume every URL still `queued` is queued again:
 //! only the requests in flight when the crawl stopped are made twice.
 
 use std::path::{Path, PathBuf};
@@ -372,7 +372,7 @@ pub struct Store {
 
 impl Store {
     /// Creates a new store at `path`; refuses a file that already exists
-    /// (a crawl is resumed with [`Store::resume`], or its file removed).
+    /// (a crawl is resumed by opening its file with [`Store::open`], or the file removed).
     ///
     /// # Errors
     /// [`StoreError`] when the file exists or cannot be created.
