@@ -279,7 +279,6 @@ pub async fn crawl(
     let mut retries: HashMap<u64, u32> = HashMap::new();
     let mut running: JoinSet<Done> = JoinSet::new();
     let mut stats = Progress::default();
-    let mut last_flush = Instant::now();
     let start_host = host_key(&start);
 
     loop {
@@ -466,10 +465,10 @@ pub async fn crawl(
             stats.parallel = h.throttle.parallel();
         }
         progress(&stats);
-        if last_flush.elapsed() > Duration::from_millis(200) || batch.links.len() > 5_000 {
-            flush(&tx, &mut batch);
-            last_flush = Instant::now();
-        }
+        // Every answer goes to the writer at once (it joins what queues
+        // up into one transaction): a crawl killed at any moment loses
+        // only the requests in flight and the answers not yet committed.
+        flush(&tx, &mut batch);
     }
 
     let left = (frontier.waiting() + deferred.len()) as u64;

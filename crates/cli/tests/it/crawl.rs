@@ -137,3 +137,148 @@ fn private_addresses_are_refused_by_default() {
     assert_eq!(v["urls"]["fetched"], 0, "{v}");
     assert_eq!(v["skipped"]["robots-unavailable"], 1, "{v}");
 }
+
+/// Requests per path of the slow site, across every crawl of the test.
+static SLOW_HITS: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
+
+/// 120 pages in a ring of links, each answered after 15 ms.
+fn slow_site(path: &str) -> String {
+    SLOW_HITS.lock().expect("hits").push(path.to_owned());
+    if path == "/robots.txt" {
+        return reply(
+            200,
+            &[("Content-Type", "text/plain")],
+            "User-agent: *\nDisallow: /never\n",
+        );
+    }
+    std::thread::sleep(std::time::Duration::from_millis(15));
+    let n: u32 = path.trim_start_matches("/p").parse().unwrap_or(0);
+    let body = format!(
+        "<html><body><a href=\"/p{}\">next</a> <a href=\"/p{}\">skip</a> <a href=\"/never\">x</a></body></html>",
+        (n + 1) % 120,
+        (n + 7) % 120
+    );
+    reply(200, &[("Content-Type", "text/html")], &body)
+}
+
+/// `(url without host, state, skip reason)` of every URL of a store, and
+/// its pages and links counted.
+fn store_facts(db: &std::path::Path, addr: &str) -> (Vec<(String, String, String)>, i64, i64) {
+    let c = rusqlite::Connection::open(db).expect("open the store");
+    let mut st = c
+        .prepare("SELECT url, state, coalesce(skip_reason, '') FROM urls ORDER BY url")
+        .expect("query");
+    let rows = st
+        .query_map([], |r| {
+            Ok((
+                r.get::<_, String>(0)?.replace(addr, ""),
+                r.get::<_, String>(1)?,
+                r.get::<_, String>(2)?,
+            ))
+        })
+        .expect("rows")
+        .map(|r| r.expect("row"))
+        .collect();
+    let count = |sql: &str| c.query_row(sql, [], |r| r.get::<_, i64>(0)).expect("count");
+    (
+        rows,
+        count("SELECT count(*) FROM pages"),
+        count("SELECT count(*) FROM links"),
+    )
+}
+
+#[test]
+fn a_crawl_killed_midway_resumes_to_the_same_store_as_an_uninterrupted_one() {
+    let addr = serve(slow_site);
+    let host = format!("http://{addr}");
+    let dir = TempFile::new("placeholder", b"");
+    let killed = dir.path.with_file_name("killed.db");
+    let whole = dir.path.with_file_name("whole.db");
+    let url = format!("{host}/p0");
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_botwarden"))
+        .args([
+            "crawl",
+            &url,
+            "--db",
+            killed.to_str().expect("path"),
+            "--allow-private",
+            "--parallel",
+            "2",
+        ])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .expect("start botwarden");
+    // Let it fetch part of the site, then SIGKILL it.
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    while SLOW_HITS.lock().expect("hits").len() < 40 && std::time::Instant::now() < deadline {
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    child.kill().expect("SIGKILL");
+    let _ = child.wait();
+    let before = SLOW_HITS.lock().expect("hits").len();
+    assert!(
+        before >= 40 && before < 120,
+        "{before} requests before the kill"
+    );
+
+    let resumed = botwarden(
+        &[
+            "crawl",
+            "--resume",
+            "--db",
+            killed.to_str().expect("path"),
+            "--allow-private",
+            "--parallel",
+            "2",
+        ],
+        b"",
+    );
+    assert_eq!(
+        resumed.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&resumed.stderr)
+    );
+    let pages: Vec<String> = SLOW_HITS
+        .lock()
+        .expect("hits")
+        .iter()
+        .filter(|p| p.as_str() != "/robots.txt")
+        .cloned()
+        .collect();
+    let mut counts = std::collections::BTreeMap::new();
+    for p in &pages {
+        *counts.entry(p.clone()).or_insert(0) += 1;
+    }
+    assert_eq!(counts.len(), 120, "every page was fetched");
+    // Fetched twice: only what was in flight when the process died (at
+    // most 2 requests with --parallel 2) and answers it had not yet
+    // committed (each answer is handed to the writer at once).
+    let twice: Vec<_> = counts.iter().filter(|(_, n)| **n > 1).collect();
+    assert!(
+        twice.len() <= 4 && counts.values().all(|n| *n <= 2),
+        "{twice:?}"
+    );
+
+    let done = botwarden(
+        &[
+            "crawl",
+            &url,
+            "--db",
+            whole.to_str().expect("path"),
+            "--allow-private",
+            "--parallel",
+            "2",
+        ],
+        b"",
+    );
+    assert_eq!(done.status.code(), Some(0));
+    let a = store_facts(&killed, &host);
+    let b = store_facts(&whole, &host);
+    assert_eq!(
+        a, b,
+        "the resumed crawl's store differs from the uninterrupted one's"
+    );
+    assert_eq!(a.1, 120);
+}
