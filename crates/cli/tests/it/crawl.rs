@@ -218,7 +218,7 @@ fn a_crawl_killed_midway_resumes_to_the_same_store_as_an_uninterrupted_one() {
     let _ = child.wait();
     let before = SLOW_HITS.lock().expect("hits").len();
     assert!(
-        before >= 40 && before < 120,
+        (40..120).contains(&before),
         "{before} requests before the kill"
     );
 
