@@ -67,13 +67,16 @@ pub use html::{
     Alternate, HtmlError, HtmlFacts, HtmlLink, LinkElement, MAX_ANCHOR, Meta, Rel,
     extract as extract_html, html_encoding, refresh_target,
 };
-pub use identity::{CrawlerKind, DEFAULT_INFO_URL, Identity, Platform};
+pub use identity::{
+    CrawlerKind, DEFAULT_INFO_URL, Identity, Network, Operator, Platform, ranges_json,
+    registry_entry, robots_lines,
+};
 pub use normalize::{MAX_URL_LEN, UrlProblem, normalize, normalize_url};
 pub use page::{PageResponse, link_header_canonicals};
 pub use robots_fetch::{MissingProbe, RobotsFetch, fetch_robots_txt, robots_url};
 pub use store::{
-    Batch, LinkRecord, NewUrl, PageRecord, RobotsFileRecord, RobotsRecord, SCHEMA_VERSION, Skip,
-    Store, StoreError, StoredUrl, ThrottleRecord, UrlState,
+    Batch, ExportFormat, ExportTable, LinkRecord, NewUrl, PageRecord, RobotsFileRecord,
+    RobotsRecord, SCHEMA_VERSION, Skip, Store, StoreError, StoredUrl, ThrottleRecord, UrlState,
 };
 pub use summary::{
     BlockingRule, Difference, Differences, RobotsFile, SHOWN, Summary, ThrottleChange, UrlCounts,

@@ -8,16 +8,20 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use botwarden_crawl::{
-    CrawlConfig, CrawlerKind, DEFAULT_INFO_URL, Fetcher, FrontierConfig, Identity, Platform, Scope,
-    StopSignal, Store, Summary, ThrottleConfig, crawl,
+    CrawlConfig, CrawlerKind, DEFAULT_INFO_URL, ExportFormat, ExportTable, Fetcher, FrontierConfig,
+    Identity, Network, Operator, Platform, Scope, StopSignal, Store, Summary, ThrottleConfig,
+    crawl, ranges_json, registry_entry, robots_lines,
 };
-use clap::{Args, ValueEnum};
+use clap::{ArgGroup, Args, Subcommand, ValueEnum};
 use regex::Regex;
 use url::Url;
 
 /// Arguments of `botwarden crawl`.
 #[derive(Debug, Args)]
+#[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
 pub(crate) struct CrawlArgs {
+    #[command(subcommand)]
+    command: Option<CrawlCommand>,
     /// Where the crawl starts (its host is the scope); not needed with
     /// --resume.
     #[arg(required_unless_present = "resume")]
@@ -83,6 +87,73 @@ pub(crate) struct CrawlArgs {
     format: Format,
 }
 
+/// What else `botwarden crawl` does.
+#[derive(Debug, Subcommand)]
+enum CrawlCommand {
+    /// What a site owner needs to address and verify the crawler: the
+    /// robots.txt lines for each of its tokens, a registry entry for
+    /// `botwarden bots verify`, and the operator's addresses as a
+    /// Google-style range list.
+    Identity(IdentityArgs),
+    /// A table of a crawl's store as CSV or JSON lines, on standard output.
+    Export(ExportArgs),
+}
+
+/// Arguments of `botwarden crawl identity`.
+#[derive(Debug, Args)]
+struct IdentityArgs {
+    /// A host-name suffix of the crawler's addresses (their reverse DNS
+    /// points into it and back); repeat for several.
+    #[arg(long = "host", value_name = "NAME")]
+    hosts: Vec<String>,
+    /// An address or CIDR block the crawler runs from; repeat for several.
+    #[arg(long = "network", value_name = "CIDR")]
+    networks: Vec<Network>,
+    /// The page that explains the crawler.
+    #[arg(long, value_name = "URL", default_value = DEFAULT_INFO_URL)]
+    info_url: String,
+    /// Which part to print (default: all three, one after the other).
+    #[arg(long, value_enum)]
+    only: Option<IdentityPart>,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum IdentityPart {
+    /// The robots.txt lines.
+    Robots,
+    /// The registry entry (YAML).
+    Registry,
+    /// The range list (JSON).
+    Ranges,
+}
+
+/// Arguments of `botwarden crawl export`.
+#[derive(Debug, Args)]
+#[command(group(ArgGroup::new("table").required(true).args(["pages", "links", "redirects"])))]
+struct ExportArgs {
+    /// The crawl's store.
+    #[arg(long, value_name = "FILE")]
+    db: PathBuf,
+    /// Every fetched page.
+    #[arg(long)]
+    pages: bool,
+    /// Every link.
+    #[arg(long)]
+    links: bool,
+    /// Every redirect.
+    #[arg(long)]
+    redirects: bool,
+    /// CSV (with a header line) or JSON lines.
+    #[arg(long, value_enum, default_value_t = ExportFormatArg::Csv)]
+    format: ExportFormatArg,
+}
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum ExportFormatArg {
+    Csv,
+    Jsonl,
+}
+
 /// The summary's format.
 #[derive(Debug, Clone, Copy, ValueEnum)]
 enum Format {
@@ -105,8 +176,77 @@ enum ScopeArg {
     Domain,
 }
 
-#[allow(clippy::print_stderr, clippy::print_stdout)]
 pub(crate) fn run(args: &CrawlArgs) -> Result<ExitCode> {
+    match &args.command {
+        Some(CrawlCommand::Identity(a)) => identity(a),
+        Some(CrawlCommand::Export(a)) => export(a),
+        None => run_crawl(args),
+    }
+}
+
+fn identity(args: &IdentityArgs) -> Result<ExitCode> {
+    let operator = Operator {
+        hosts: args
+            .hosts
+            .iter()
+            .map(|h| h.trim().trim_end_matches('.').to_ascii_lowercase())
+            .collect(),
+        networks: args.networks.clone(),
+    };
+    let mut out = std::io::stdout().lock();
+    let all = args.only.is_none();
+    let part = |p| all || args.only == Some(p);
+    if part(IdentityPart::Robots) {
+        if all {
+            writeln!(out, "# robots.txt")?;
+        }
+        write!(out, "{}", robots_lines())?;
+    }
+    if part(IdentityPart::Registry) {
+        if all {
+            writeln!(
+                out,
+                "\n# registry entry (botwarden bots verify --registry FILE)"
+            )?;
+        }
+        write!(out, "{}", registry_entry(&operator, &args.info_url))?;
+    }
+    if part(IdentityPart::Ranges) {
+        if all {
+            writeln!(out, "\n# range list (Google's JSON format)")?;
+        }
+        let now = jiff::Timestamp::now().to_string();
+        write!(out, "{}", ranges_json(&operator, &now))?;
+    }
+    out.flush().context("cannot write to standard output")?;
+    Ok(ExitCode::SUCCESS)
+}
+
+#[allow(clippy::print_stderr)]
+fn export(args: &ExportArgs) -> Result<ExitCode> {
+    let store = Store::open(&args.db)?;
+    let table = if args.pages {
+        ExportTable::Pages
+    } else if args.links {
+        ExportTable::Links
+    } else {
+        ExportTable::Redirects
+    };
+    let format = match args.format {
+        ExportFormatArg::Csv => ExportFormat::Csv,
+        ExportFormatArg::Jsonl => ExportFormat::Jsonl,
+    };
+    let mut out = std::io::BufWriter::new(std::io::stdout().lock());
+    let rows = store.export(table, format, &mut out)?;
+    eprintln!(
+        "botwarden: {rows} row(s) exported from {}",
+        args.db.display()
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+#[allow(clippy::print_stderr, clippy::print_stdout)]
+fn run_crawl(args: &CrawlArgs) -> Result<ExitCode> {
     let identity = Identity {
         kind: if args.essential {
             CrawlerKind::Essential

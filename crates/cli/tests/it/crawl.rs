@@ -282,3 +282,86 @@ fn a_crawl_killed_midway_resumes_to_the_same_store_as_an_uninterrupted_one() {
     );
     assert_eq!(a.1, 120);
 }
+
+#[test]
+fn identity_gives_robots_lines_a_registry_entry_the_registry_accepts_and_ranges() {
+    let out = botwarden(
+        &[
+            "crawl",
+            "identity",
+            "--host",
+            "crawl.example.net.",
+            "--network",
+            "203.0.113.0/24",
+            "--network",
+            "2001:db8:7::/48",
+            "--only",
+            "registry",
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let yaml = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(
+        yaml.contains("fcrdns_hosts: [\"crawl.example.net\"]"),
+        "{yaml}"
+    );
+    let file = TempFile::new("crawler.yaml", yaml.as_bytes());
+    let check = botwarden(&["bots", "registry", "check", file.arg()], b"");
+    assert_eq!(
+        check.status.code(),
+        Some(0),
+        "{}{}",
+        String::from_utf8_lossy(&check.stdout),
+        String::from_utf8_lossy(&check.stderr)
+    );
+    let all = botwarden(&["crawl", "identity", "--network", "203.0.113.7"], b"");
+    let text = String::from_utf8_lossy(&all.stdout);
+    assert!(text.contains("User-agent: botwarden-phone"), "{text}");
+    assert!(
+        text.contains("\"ipv4Prefix\": \"203.0.113.7/32\""),
+        "{text}"
+    );
+    let bad = botwarden(&["crawl", "identity", "--network", "203.0.113.7/24"], b"");
+    assert_eq!(bad.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&bad.stderr).contains("host bits"));
+}
+
+#[test]
+fn export_writes_pages_links_and_redirects() {
+    let addr = serve(site);
+    let dir = TempFile::new("placeholder", b"");
+    let db = dir.path.with_file_name("export.db");
+    let db = db.to_str().expect("UTF-8 path");
+    let url = format!("http://{addr}/");
+    let done = botwarden(&["crawl", &url, "--db", db, "--allow-private"], b"");
+    assert_eq!(done.status.code(), Some(0));
+    let pages = botwarden(&["crawl", "export", "--db", db, "--pages"], b"");
+    let csv = String::from_utf8_lossy(&pages.stdout);
+    let mut lines = csv.lines();
+    assert!(
+        lines
+            .next()
+            .is_some_and(|h| h.starts_with("url,depth,found_by,fetched_at,status")),
+        "{csv}"
+    );
+    assert_eq!(lines.count(), 3, "{csv}");
+    let links = botwarden(
+        &[
+            "crawl", "export", "--db", db, "--links", "--format", "jsonl",
+        ],
+        b"",
+    );
+    let rows: Vec<Value> = String::from_utf8_lossy(&links.stdout)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("a JSON line"))
+        .collect();
+    let ugc = rows
+        .iter()
+        .find(|r| r["rel"] == "ugc")
+        .expect("the ugc link");
+    assert_eq!(ugc["followed"], 0);
+    assert_eq!(ugc["target"], format!("http://{addr}/b"));
+    let none = botwarden(&["crawl", "export", "--db", db], b"");
+    assert_eq!(none.status.code(), Some(2), "a table must be named");
+}
