@@ -5,6 +5,7 @@
 mod content;
 mod crawl;
 mod failures;
+mod nginx_site;
 mod redirects;
 mod robots;
 mod safety;
