@@ -69,7 +69,7 @@ fn page(i: usize) -> Page {
         rel_nofollow: true,
         redirect_to: None,
     });
-    if i % 97 == 0 {
+    if i.is_multiple_of(97) {
         links.push(Link {
             path: format!("/private/{i}.html"),
             rel_nofollow: false,
@@ -110,7 +110,7 @@ fn generate(root: &Path) {
         html.push_str("</body></html>\n");
         fs::write(root.join(page_path(i).trim_start_matches('/')), &html).expect("page");
         fs::write(root.join(format!("nf/{i}.html")), "<p>nofollow target</p>").expect("nf");
-        if i % 97 == 0 {
+        if i.is_multiple_of(97) {
             fs::write(root.join(format!("private/{i}.html")), "<p>private</p>").expect("private");
         }
     }
