@@ -7,11 +7,12 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
-use botwarden_crawl::{Error, Fetcher, RobotsFetch, fetch_robots_txt};
-use botwarden_robots::{Availability, AvailabilityPolicy, FetchLimits, status_reason};
+use botwarden_crawl::{Encoding, Error, Fetcher, RobotsFetch, fetch_robots_txt};
+use botwarden_robots::report::{
+    Decisions, EncodingFrom, FetchSummary, HopSummary, ProbeSummary, fetch_json, fetch_text,
+};
+use botwarden_robots::{AvailabilityPolicy, FetchLimits};
 use clap::Args;
-use serde::Serialize;
-use serde::ser::Serializer;
 
 use super::robots_test::Format;
 
@@ -83,245 +84,60 @@ pub(crate) fn run(args: &FetchArgs) -> Result<ExitCode> {
     if policies.is_empty() {
         policies = AvailabilityPolicy::ALL.to_vec();
     }
+    let summary = summary(&robots, &policies);
+    let text = match args.format {
+        Format::Text => fetch_text(&summary),
+        Format::Json => fetch_json(&summary)? + "\n",
+    };
     let mut out = BufWriter::new(std::io::stdout().lock());
-    match args.format {
-        Format::Text => text(&mut out, &robots, &policies),
-        Format::Json => json(&mut out, &robots, &policies),
-    }
-    .and_then(|()| out.flush())
-    .context("cannot write to standard output")?;
+    out.write_all(text.as_bytes())
+        .and_then(|()| out.flush())
+        .context("cannot write to standard output")?;
     Ok(ExitCode::SUCCESS)
 }
 
-fn status_text(status: u16) -> String {
-    match status_reason(status) {
-        "" => status.to_string(),
-        phrase => format!("{status} {phrase}"),
-    }
-}
-
-fn decision_text(availability: Availability) -> String {
-    match availability {
-        Availability::RetryLater(after) => format!("retry-later after {} s", after.as_secs()),
-        other => other.name().to_owned(),
-    }
-}
-
-pub(crate) fn text(
-    out: &mut impl Write,
-    robots: &RobotsFetch,
-    policies: &[&AvailabilityPolicy],
-) -> std::io::Result<()> {
+/// The report model of a fetch, with what each of `policies` decides.
+pub(crate) fn summary(robots: &RobotsFetch, policies: &[&AvailabilityPolicy]) -> FetchSummary {
     let r = &robots.report;
-    if robots.robots_url.as_str() == robots.site {
-        writeln!(out, "fetch             {}", robots.robots_url)?;
-    } else {
-        writeln!(
-            out,
-            "fetch             {}  (for {})",
-            robots.robots_url, robots.site
-        )?;
-    }
-    for (i, hop) in r.hops.iter().enumerate() {
-        let status = hop
-            .status
-            .map_or_else(|| "---".to_owned(), |s| s.to_string());
-        write!(
-            out,
-            "hop {:<2}            {status}  {:>5} ms  {}",
-            i + 1,
-            hop.elapsed.as_millis(),
-            hop.url
-        )?;
-        match &hop.location {
-            Some(location) => writeln!(out, " -> {location}")?,
-            None => writeln!(out)?,
-        }
-    }
-    let none = || "none".to_owned();
-    let status = match r.status {
-        Some(s) => status_text(s),
-        None => "none (no answer)".to_owned(),
-    };
-    writeln!(out, "status            {status}")?;
-    writeln!(
-        out,
-        "content type      {}",
-        r.content_type.clone().unwrap_or_else(none)
-    )?;
-    writeln!(out, "encoding          {}", r.encoding())?;
-    writeln!(
-        out,
-        "content encoding  {}",
-        r.content_encoding.clone().unwrap_or_else(none)
-    )?;
-    let mut size = format!("{} bytes", r.body.len());
-    if r.content_encoding.is_some() {
-        size.push_str(&format!(" ({} bytes received)", r.wire_bytes));
-    }
-    writeln!(out, "size              {size}")?;
-    let cut = match (r.truncated, r.full_length) {
-        (false, _) => "no".to_owned(),
-        (true, Some(full)) => format!("yes: {} of {full} bytes kept", r.body.len()),
-        (true, None) => format!("yes: {} bytes kept, full length unknown", r.body.len()),
-    };
-    writeln!(out, "cut               {cut}")?;
-    if let Some(retry) = &r.retry_after {
-        writeln!(out, "retry-after       {}", retry.raw)?;
-    }
-    writeln!(out, "elapsed           {} ms", r.elapsed.as_millis())?;
-    if let Some(probe) = &robots.missing_probe {
-        let status = match probe.status {
-            Some(status) => status_text(status),
-            None if probe.time_left.is_zero() => "not sent: no time left".to_owned(),
-            None => format!("no answer in the {} ms left", probe.time_left.as_millis()),
-        };
-        writeln!(out, "missing path      {}: {status}", probe.url)?;
-    }
-    for warning in &r.warnings {
-        writeln!(out, "warning: {warning}")?;
-    }
-    if let Some(error) = &r.error {
-        writeln!(out, "error: {error}")?;
-    }
-    writeln!(out, "availability")?;
-    for policy in policies {
-        let d = robots.decide(policy);
-        writeln!(
-            out,
-            "  {:<10} {:<24} {}",
-            policy.name,
-            decision_text(d.availability),
-            d.reason
-        )?;
-    }
-    Ok(())
-}
-
-/// The JSON object.
-#[derive(Serialize)]
-struct Report<'a> {
-    url: &'a str,
-    robots_url: &'a str,
-    hops: Vec<Hop<'a>>,
-    status: Option<u16>,
-    content_type: Option<&'a str>,
-    charset: Option<&'a str>,
-    /// The effective encoding: the byte-order mark's, else the charset's,
-    /// else UTF-8.
-    encoding: String,
-    bom: Option<&'static str>,
-    content_encoding: Option<&'a str>,
-    bytes: usize,
-    wire_bytes: u64,
-    full_bytes: Option<u64>,
-    truncated: bool,
-    retry_after: Option<&'a str>,
-    elapsed_ms: u128,
-    warnings: Vec<String>,
-    error: Option<String>,
-    missing_probe: Option<Probe<'a>>,
-    availability: Decisions,
-}
-
-#[derive(Serialize)]
-struct Hop<'a> {
-    url: &'a str,
-    status: Option<u16>,
-    elapsed_ms: u128,
-    location: Option<&'a str>,
-}
-
-#[derive(Serialize)]
-struct Probe<'a> {
-    url: &'a str,
-    status: Option<u16>,
-    time_left_ms: u128,
-}
-
-#[derive(Serialize)]
-struct Decision {
-    decision: &'static str,
-    reason: String,
-    /// Set for `retry-later`.
-    retry_after_secs: Option<u64>,
-    /// When the robot fetches robots.txt again.
-    refetch_after_secs: u64,
-}
-
-/// Decisions keyed by policy name, in the order given.
-pub(crate) struct Decisions(Vec<(&'static str, Decision)>);
-
-impl Serialize for Decisions {
-    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        serializer.collect_map(self.0.iter().map(|(k, v)| (k, v)))
-    }
-}
-
-fn json(
-    out: &mut impl Write,
-    robots: &RobotsFetch,
-    policies: &[&AvailabilityPolicy],
-) -> std::io::Result<()> {
-    let r = &robots.report;
-    let decisions = decisions(robots, policies);
-    let report = Report {
-        url: &robots.site,
-        robots_url: robots.robots_url.as_str(),
+    let encoding = r.encoding();
+    FetchSummary {
+        url: robots.site.clone(),
+        robots_url: robots.robots_url.to_string(),
         hops: r
             .hops
             .iter()
-            .map(|h| Hop {
-                url: h.url.as_str(),
+            .map(|h| HopSummary {
+                url: h.url.to_string(),
                 status: h.status,
                 elapsed_ms: h.elapsed.as_millis(),
-                location: h.location.as_deref(),
+                location: h.location.clone(),
             })
             .collect(),
         status: r.status,
-        content_type: r.content_type.as_deref(),
-        charset: r.charset.as_deref(),
-        encoding: r.encoding().label().to_owned(),
+        content_type: r.content_type.clone(),
+        charset: r.charset.clone(),
+        encoding: encoding.label().to_owned(),
+        encoding_from: match encoding {
+            Encoding::Bom(_) => EncodingFrom::ByteOrderMark,
+            Encoding::Declared(_) => EncodingFrom::ContentType,
+            Encoding::Assumed => EncodingFrom::Assumed,
+        },
         bom: r.bom().map(|b| b.encoding()),
-        content_encoding: r.content_encoding.as_deref(),
+        content_encoding: r.content_encoding.clone(),
         bytes: r.body.len(),
         wire_bytes: r.wire_bytes,
         full_bytes: r.full_length,
         truncated: r.truncated,
-        retry_after: r.retry_after.as_ref().map(|x| x.raw.as_str()),
+        retry_after: r.retry_after.as_ref().map(|x| x.raw.clone()),
         elapsed_ms: r.elapsed.as_millis(),
         warnings: r.warnings.iter().map(ToString::to_string).collect(),
         error: r.error.as_ref().map(ToString::to_string),
-        missing_probe: robots.missing_probe.as_ref().map(|p| Probe {
-            url: p.url.as_str(),
+        missing_probe: robots.missing_probe.as_ref().map(|p| ProbeSummary {
+            url: p.url.to_string(),
             status: p.status,
             time_left_ms: p.time_left.as_millis(),
+            sent: !p.time_left.is_zero(),
         }),
-        availability: decisions,
-    };
-    let line = serde_json::to_string(&report).map_err(std::io::Error::other)?;
-    writeln!(out, "{line}")
-}
-
-/// What each policy decides from a fetch, for JSON output.
-pub(crate) fn decisions(robots: &RobotsFetch, policies: &[&AvailabilityPolicy]) -> Decisions {
-    Decisions(
-        policies
-            .iter()
-            .map(|policy| {
-                let d = robots.decide(policy);
-                let retry_after_secs = match d.availability {
-                    Availability::RetryLater(after) => Some(after.as_secs()),
-                    _ => None,
-                };
-                let decision = Decision {
-                    decision: d.availability.name(),
-                    reason: d.reason.to_string(),
-                    retry_after_secs,
-                    refetch_after_secs: d.refetch_after.as_secs(),
-                };
-                (policy.name, decision)
-            })
-            .collect(),
-    )
+        availability: Decisions::new(&robots.outcome(), policies),
+    }
 }
