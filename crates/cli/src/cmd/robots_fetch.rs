@@ -15,6 +15,7 @@ use botwarden_robots::{AvailabilityPolicy, FetchLimits};
 use clap::Args;
 
 use super::robots_test::Format;
+use crate::args::seconds_up_to;
 
 /// Arguments of `botwarden robots fetch`.
 #[derive(Debug, Args)]
@@ -38,7 +39,8 @@ pub(crate) struct FetchArgs {
     /// Seconds for the whole fetch: name resolution, redirects, body, and
     /// the probe for a missing path after a 5xx; a warning comes after half
     /// of it.
-    #[arg(long, value_name = "SECS", default_value = "10", value_parser = parse_seconds)]
+    #[arg(long, value_name = "SECS", default_value = "10",
+          value_parser = |s: &str| seconds_up_to(s, 3600))]
     timeout: Duration,
     /// The name server that resolves the site's name (ADDR:PORT), instead
     /// of the system's.
@@ -51,15 +53,6 @@ fn parse_policy(name: &str) -> Result<&'static AvailabilityPolicy, String> {
         let names: Vec<_> = AvailabilityPolicy::ALL.iter().map(|p| p.name).collect();
         format!("unknown profile '{name}' (known: {})", names.join(", "))
     })
-}
-
-fn parse_seconds(text: &str) -> Result<Duration, String> {
-    match text.parse::<f64>() {
-        Ok(s) if s > 0.0 && s <= 3600.0 => Ok(Duration::from_secs_f64(s)),
-        _ => Err(format!(
-            "'{text}' is not a number of seconds between 0 and 3600"
-        )),
-    }
 }
 
 pub(crate) fn run(args: &FetchArgs) -> Result<ExitCode> {
