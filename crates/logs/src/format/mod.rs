@@ -601,7 +601,7 @@ mod tests {
         // Nothing reads it: the input's own format's error is the line's.
         match chain.read("1.2.3.4 garbage") {
             ChainRead::Failed(Some(e)) => {
-                assert_eq!(e, common.parse("1.2.3.4 garbage").unwrap_err())
+                assert_eq!(e, common.parse("1.2.3.4 garbage").unwrap_err());
             }
             other => panic!("{other:?}"),
         }
