@@ -10,7 +10,7 @@ use botwarden_robots::report::{CheckReport, TextView, check_json, check_sarif, c
 use botwarden_robots::{AvailabilityPolicy, Profile, RobotsTxt, Severity};
 use clap::{Args, ValueEnum};
 
-use super::robots_fetch::summary;
+use super::fetch::summary;
 use super::source::{Source, parse_profile};
 
 /// Output formats of `check`.

@@ -14,7 +14,7 @@ use botwarden_robots::report::{
 use botwarden_robots::{AvailabilityPolicy, FetchLimits};
 use clap::Args;
 
-use super::robots_test::Format;
+use super::test::Format;
 use crate::args::seconds_up_to;
 
 /// Arguments of `botwarden robots fetch`.
