@@ -4,6 +4,7 @@ use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 
+mod args;
 mod cmd;
 
 /// botwarden: the contract between websites and the crawlers that visit them.

@@ -2,7 +2,9 @@
 //! a file the way each kind of robot does, product-token chains, and a
 //! compiled matcher whose every answer can explain itself.
 //!
-//! This crate does no I/O.
+//! This crate does no I/O and prints nothing. With the `report` feature,
+//! the `report` module holds what `robots check`, `robots fix` and `robots fetch`
+//! report, as models and as text; with `serde`, as JSON and SARIF too.
 //!
 //! ```
 //! use botwarden_robots::{Profile, Reason, Robots, RobotsTxt, TokenChain};
@@ -31,6 +33,8 @@ mod matrix;
 mod parse;
 mod path;
 mod profile;
+#[cfg(feature = "report")]
+pub mod report;
 mod robots;
 mod ruleset;
 mod token;

@@ -1,9 +1,21 @@
 //! Crawler verification for botwarden: which requests come from the crawlers
 //! they claim to be.
 //!
-//! This first part holds the IP sets: exact addresses, inclusive ranges and
-//! CIDR blocks, for IPv4 and IPv6, in named lists (one per bot or per
-//! published feed), answering which lists an address is in.
+//! - [`registry`]: the bots — their names, User-Agent patterns, address
+//!   lists, published range feeds and reverse-DNS host rules — read from
+//!   registry files with every problem located ([`registry::RegistryBuilder`];
+//!   [`registry::Registry::builtin`] is compiled in), and the directory of
+//!   fetched range feeds ([`registry::FeedStore`]).
+//! - [`classify`]: what a User-Agent claims to be ([`Classifier`]).
+//! - IP sets ([`IpSet`]): exact addresses, inclusive ranges and CIDR blocks,
+//!   for IPv4 and IPv6, in named lists (one per bot or per published feed),
+//!   answering which lists an address is in.
+//! - [`dns`]: forward-confirmed reverse DNS ([`FcrdnsChecker`]).
+//! - [`Verifier`]: a request's verdict ([`Verdict`]), decided in one place
+//!   for every front end ([`Claim`], [`Verifier::check_request`]).
+//!
+//! I/O: DNS queries, and the feed directory of [`registry::FeedStore`]
+//! (read, and written atomically); nothing is printed.
 //!
 //! ```
 //! use botwarden_verify::IpSetBuilder;
@@ -18,8 +30,6 @@
 //! assert!(set.contains("::ffff:66.249.64.7".parse().unwrap()));
 //! assert!(!set.contains("66.249.64.32".parse().unwrap()));
 //! ```
-//!
-//! The [`dns`] module checks addresses by forward-confirmed reverse DNS.
 
 pub mod classify;
 pub mod dns;

@@ -1,107 +1,16 @@
-//! `botwarden bots registry check|show`, and the registry options every
-//! `bots` command shares.
+//! `botwarden bots registry check|show`.
 
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
 use std::process::ExitCode;
 
-use anyhow::{Context, Result, bail};
-use botwarden_verify::registry::{self, FeedStore, Problem, Registry, RegistryBuilder, Severity};
+use anyhow::Result;
+use botwarden_verify::registry::{Problem, Severity};
 use clap::{Args, Subcommand, ValueEnum};
 
-/// Which registry to use: the default one, your files over it, and the
-/// published ranges fetched by `bots update`.
-#[derive(Debug, Clone, Args)]
-pub(crate) struct RegistryArgs {
-    /// A registry or uap_extras file (told by its content), read after the
-    /// default registry; later files replace earlier entries of the same
-    /// name. Repeat for several.
-    #[arg(long = "registry", value_name = "FILE")]
-    pub(crate) files: Vec<PathBuf>,
-    /// Start from an empty registry instead of the default one.
-    #[arg(long)]
-    pub(crate) no_default_registry: bool,
-    /// Where `bots update` stores published ranges [default:
-    /// $BOTWARDEN_RANGES_DIR, else $XDG_CACHE_HOME/botwarden/ranges, else
-    /// ~/.cache/botwarden/ranges].
-    #[arg(long, value_name = "DIR")]
-    pub(crate) ranges_dir: Option<PathBuf>,
-}
-
-impl RegistryArgs {
-    /// The store of fetched feeds: in the option's directory, else the
-    /// default one.
-    pub(crate) fn feed_store(&self) -> Option<FeedStore> {
-        match &self.ranges_dir {
-            Some(dir) => Some(FeedStore::new(dir)),
-            None => FeedStore::default_location(),
-        }
-    }
-
-    /// Reads every file into a builder (the default registry first unless
-    /// told not to) and lays the stored ranges over the snapshot. Problems
-    /// in stored feeds are returned as warnings to print.
-    pub(crate) fn builder(&self) -> Result<(RegistryBuilder, Vec<String>)> {
-        let mut builder = if self.no_default_registry {
-            RegistryBuilder::new()
-        } else {
-            RegistryBuilder::with_defaults()
-        };
-        for path in &self.files {
-            let bytes =
-                std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
-            let text = String::from_utf8(bytes).map_err(|e| {
-                anyhow::anyhow!(
-                    "{}: not UTF-8 (byte {})",
-                    path.display(),
-                    e.utf8_error().valid_up_to()
-                )
-            })?;
-            builder.add_file(&path.display().to_string(), &text);
-        }
-        let mut notes = Vec::new();
-        if let Some(store) = self.feed_store() {
-            let bad = store.read_into(builder.ranges_mut())?;
-            notes.extend(bad.iter().map(|e| format!("warning: skipped {e}")));
-        }
-        Ok((builder, notes))
-    }
-
-    /// The checked registry; problems go to standard error, and errors
-    /// stop the command.
-    pub(crate) fn load(&self) -> Result<Registry> {
-        let (builder, notes) = self.builder()?;
-        let (registry, problems) = builder.build();
-        let mut err = std::io::stderr().lock();
-        for note in &notes {
-            writeln!(err, "botwarden: {note}")?;
-        }
-        // The default registry's own warnings are for `registry check`.
-        for p in problems
-            .iter()
-            .filter(|p| p.severity == Severity::Warning && !is_builtin(p))
-        {
-            writeln!(err, "{p}")?;
-        }
-        match registry {
-            Some(r) => Ok(r),
-            None => {
-                for p in problems.iter().filter(|p| p.severity == Severity::Error) {
-                    writeln!(err, "{p}")?;
-                }
-                bail!("the registry has the errors above; fix them, or leave the file out")
-            }
-        }
-    }
-}
-
-/// Whether a problem is in the default registry or extras.
-fn is_builtin(p: &Problem) -> bool {
-    matches!(
-        &*p.file,
-        registry::DEFAULT_REGISTRY_NAME | registry::DEFAULT_EXTRAS_NAME
-    )
-}
+// Kept here for the commands that name it from this module.
+pub(crate) use crate::args::RegistryArgs;
+use crate::args::is_builtin;
 
 /// `bots registry` subcommands.
 #[derive(Debug, Subcommand)]

@@ -2,19 +2,17 @@
 
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufWriter, Write};
-use std::net::{IpAddr, SocketAddr};
+use std::net::IpAddr;
 use std::process::ExitCode;
 use std::sync::Arc;
-use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use botwarden_verify::classify::Classifier;
-use botwarden_verify::dns::DnsConfig;
-use botwarden_verify::{Verdict, Verifier, VerifierConfig};
+use botwarden_verify::{Verdict, Verifier};
 use clap::{Args, ValueEnum};
 use futures_util::StreamExt;
 
-use super::bots_registry::RegistryArgs;
+use crate::args::{DnsArgs, RegistryArgs};
 
 /// Arguments of `botwarden bots verify`.
 #[derive(Debug, Args)]
@@ -36,62 +34,6 @@ pub(crate) struct VerifyArgs {
     /// Output format (JSON: one object per line).
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
-}
-
-/// How to ask DNS, shared by the commands that verify.
-#[derive(Debug, Clone, Args)]
-pub(crate) struct DnsArgs {
-    /// The name server to ask (`ADDR` or `ADDR:PORT`) instead of the
-    /// system's.
-    #[arg(long, value_name = "ADDR", value_parser = parse_nameserver)]
-    pub(crate) nameserver: Option<SocketAddr>,
-    /// Verify by addresses and published ranges only; bots that need
-    /// reverse DNS come out `unknown`.
-    #[arg(long)]
-    pub(crate) no_dns: bool,
-    /// Seconds one DNS lookup may take.
-    #[arg(long, value_name = "SECS", default_value = "2", value_parser = parse_seconds)]
-    pub(crate) dns_timeout: Duration,
-    /// DNS lookups in flight at once.
-    #[arg(long, value_name = "N", default_value_t = 64,
-          value_parser = clap::value_parser!(u32).range(1..=10_000))]
-    pub(crate) concurrency: u32,
-}
-
-impl DnsArgs {
-    /// The verifier configuration these options ask for.
-    pub(crate) fn config(&self) -> VerifierConfig {
-        if self.no_dns {
-            return VerifierConfig::offline();
-        }
-        let mut dns = match self.nameserver {
-            Some(addr) => DnsConfig::with_nameserver(addr),
-            None => DnsConfig::default(),
-        };
-        dns.timeout = self.dns_timeout;
-        dns.concurrency = self.concurrency as usize;
-        VerifierConfig::with_dns(dns)
-    }
-}
-
-fn parse_nameserver(text: &str) -> Result<SocketAddr, String> {
-    if let Ok(addr) = text.parse::<SocketAddr>() {
-        return Ok(addr);
-    }
-    text.trim_start_matches('[')
-        .trim_end_matches(']')
-        .parse::<IpAddr>()
-        .map(|ip| SocketAddr::new(ip, 53))
-        .map_err(|_| format!("'{text}' is not an address or address:port"))
-}
-
-fn parse_seconds(text: &str) -> Result<Duration, String> {
-    match text.parse::<f64>() {
-        Ok(s) if s > 0.0 && s <= 60.0 => Ok(Duration::from_secs_f64(s)),
-        _ => Err(format!(
-            "'{text}' is not a number of seconds between 0 and 60"
-        )),
-    }
 }
 
 /// Output of `bots verify`.

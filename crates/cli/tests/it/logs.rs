@@ -306,6 +306,21 @@ fn snippet_options_with_a_line_break_are_refused() {
     }
 }
 
+/// A number of seconds too large for a duration is a usage error naming
+/// the option, not a crash.
+#[test]
+fn seconds_past_what_a_duration_holds_are_refused() {
+    for value in ["1e300", "inf", "-1", "0"] {
+        let option = format!("--export-interval={value}");
+        let out = botwarden(&["logs", "analyze", "--no-dns", &option, "-"], b"");
+        assert_eq!(out.status.code(), Some(2), "{value}");
+        let err = text(&out.stderr);
+        assert!(err.contains("--export-interval"), "{err}");
+        assert!(err.contains("is not a positive number of seconds"), "{err}");
+        assert!(!err.contains("panicked"), "{err}");
+    }
+}
+
 /// Trusting every address as a proxy lets any client pick the address it
 /// is counted as: said on standard error, and the analysis goes on.
 #[test]

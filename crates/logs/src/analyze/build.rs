@@ -6,6 +6,7 @@ use std::sync::atomic::Ordering;
 use std::time::Duration;
 
 use foldhash::HashMap;
+use jiff::Timestamp;
 
 use super::hist::report_level;
 use super::worker::{Agg, InputResult, KINDS, NamedPair, Pair, Row, settle, unregistered_verdict};
@@ -21,18 +22,16 @@ use crate::report::model::{
 const SPOOFED: u8 = 1;
 const UNKNOWN: u8 = 2;
 
-/// RFC 3339 in UTC for Unix seconds.
-pub(crate) fn rfc3339(unix: i64) -> Option<String> {
-    jiff::Timestamp::from_second(unix)
-        .ok()
-        .map(|t| t.to_string())
+/// The time of Unix seconds; `None` past what a timestamp holds.
+pub(crate) fn timestamp(unix: i64) -> Option<Timestamp> {
+    Timestamp::from_second(unix).ok()
 }
 
-fn seen(t: i64) -> Option<String> {
+fn seen(t: i64) -> Option<Timestamp> {
     if t == i64::MAX || t == i64::MIN {
         None
     } else {
-        rfc3339(t)
+        timestamp(t)
     }
 }
 
@@ -266,8 +265,8 @@ pub(super) fn report(
     let bot_requests: u64 = kind_requests.iter().sum();
 
     let period = (agg.first <= agg.last).then(|| Period {
-        first: rfc3339(agg.first).unwrap_or_default(),
-        last: rfc3339(agg.last).unwrap_or_default(),
+        first: timestamp(agg.first).unwrap_or_default(),
+        last: timestamp(agg.last).unwrap_or_default(),
     });
     let timeline = if agg.first <= agg.last {
         let (level, start, n) = report_level(agg.first, agg.last);
@@ -294,7 +293,7 @@ pub(super) fn report(
             });
         }
         Timeline {
-            start: rfc3339(start * width),
+            start: timestamp(start * width),
             bucket_seconds: width as u64,
             series,
         }
@@ -341,9 +340,10 @@ pub(super) fn report(
 
     let report = Report {
         schema: SCHEMA,
-        generated: jiff::Timestamp::now()
-            .round(jiff::Unit::Second)
-            .map_or_else(|_| String::new(), |t| t.to_string()),
+        generated: {
+            let now = Timestamp::now();
+            now.round(jiff::Unit::Second).unwrap_or(now)
+        },
         dns,
         inputs: summaries,
         lines,

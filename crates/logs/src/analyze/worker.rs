@@ -13,7 +13,7 @@ use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 use super::hist::Hist;
 use super::topk::TopK;
 use super::{ClaimInfo, FormatChoice, Job, Options, PENDING, PENDING_PATHS, Shared};
-use crate::format::LogFormat;
+use crate::format::{ChainRead, FormatChain, LogFormat};
 use crate::input::{Input, Line, LineReader};
 use crate::record::{Client, Record};
 use crate::report::model::{BadLine, LineCounts};
@@ -42,13 +42,6 @@ const FALLBACKS: [&str; 5] = [
     "common",
     "json",
 ];
-
-/// The formats a worker reads an input with.
-struct Formats<'f> {
-    richer: Option<&'f LogFormat>,
-    primary: Option<&'f LogFormat>,
-    fallbacks: &'f [LogFormat],
-}
 
 /// The verdict kinds, in report order.
 pub(crate) const KINDS: [&str; 5] = [
@@ -580,7 +573,7 @@ impl Worker<'_> {
             if w3c_ok {
                 Self::fields_directive(l.as_deref(), &mut format, &mut result);
             }
-            let formats = Formats {
+            let formats = FormatChain {
                 richer: richer.as_ref(),
                 primary: format.as_ref(),
                 fallbacks: &fallbacks,
@@ -605,7 +598,7 @@ impl Worker<'_> {
                     if w3c_ok && text.is_some_and(|t| t.first() == Some(&b'#')) {
                         Self::fields_directive(text, &mut format, &mut result);
                     }
-                    let formats = Formats {
+                    let formats = FormatChain {
                         richer: richer.as_ref(),
                         primary: format.as_ref(),
                         fallbacks: &fallbacks,
@@ -641,7 +634,7 @@ impl Worker<'_> {
                         while let Ok(Some(l)) = lines.next_line_with(true) {
                             lineno += 1;
                             let text = l.text();
-                            let formats = Formats {
+                            let formats = FormatChain {
                                 richer: richer.as_ref(),
                                 primary: format.as_ref(),
                                 fallbacks: &fallbacks,
@@ -737,7 +730,7 @@ impl Worker<'_> {
         name: &str,
         lineno: u64,
         bytes: Option<&[u8]>,
-        formats: &Formats<'_>,
+        formats: &FormatChain<'_>,
         result: &mut InputResult,
     ) {
         result.counts.read += 1;
@@ -750,47 +743,14 @@ impl Worker<'_> {
             Ok(t) => Cow::Borrowed(t),
             Err(_) => String::from_utf8_lossy(bytes),
         };
-        if let Some(format) = formats.richer
-            && let Ok(record) = format.parse(&text)
-        {
-            result.counts.parsed += 1;
-            result.counts.truncated += u64::from(record.truncated);
-            self.record(&record);
-            return;
-        }
-        let first = match formats.primary {
-            Some(format) => match format.parse(&text) {
-                Ok(record) => {
-                    result.counts.parsed += 1;
-                    result.counts.truncated += u64::from(record.truncated);
-                    self.record(&record);
-                    return;
-                }
-                Err(e) if e.skipped() => {
-                    self.skip(result, e.reason.as_str());
-                    return;
-                }
-                Err(e) => Some(e),
-            },
-            None => None,
-        };
-        for format in formats.fallbacks {
-            match format.parse(&text) {
-                Ok(record) => {
-                    result.counts.parsed += 1;
-                    result.counts.truncated += u64::from(record.truncated);
-                    self.record(&record);
-                    return;
-                }
-                Err(e) if e.skipped() => {
-                    self.skip(result, e.reason.as_str());
-                    return;
-                }
-                Err(_) => {}
+        match formats.read(&text) {
+            ChainRead::Parsed(record) => {
+                result.counts.parsed += 1;
+                result.counts.truncated += u64::from(record.truncated);
+                self.record(&record);
             }
-        }
-        match first {
-            Some(e) => self.fail(
+            ChainRead::Skipped(e) => self.skip(result, e.reason.as_str()),
+            ChainRead::Failed(Some(e)) => self.fail(
                 result,
                 name,
                 lineno,
@@ -798,7 +758,9 @@ impl Worker<'_> {
                 e.reason.as_str(),
                 bytes,
             ),
-            None => self.fail(result, name, lineno, None, "unknown-format", bytes),
+            ChainRead::Failed(None) => {
+                self.fail(result, name, lineno, None, "unknown-format", bytes);
+            }
         }
     }
 

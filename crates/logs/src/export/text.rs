@@ -1,6 +1,5 @@
 //! The text exports: Apache RewriteMap, nginx geo, HAProxy map, plain and JSON lists.
 
-use std::fmt::Write as _;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 use super::{Listed, Resolved, Standing, bot_slug, remote_addr_text, resolve};
@@ -134,39 +133,15 @@ fn json_string(s: &str) -> String {
     serde_json::to_string(s).unwrap_or_else(|_| "\"\"".to_owned())
 }
 
-/// `YYYY-MM-DDTHH:MM:SSZ`; times before 1970 are written as the epoch.
+/// `YYYY-MM-DDTHH:MM:SSZ`; times before 1970 are written as the epoch,
+/// times past the last a timestamp holds (9999-12-30T22:00:00Z) as that.
 pub(crate) fn rfc3339(time: SystemTime) -> String {
     let secs = time.duration_since(UNIX_EPOCH).map_or(0, |d| d.as_secs());
-    let days = i64::try_from(secs / 86_400).unwrap_or(i64::MAX / 2);
-    let rem = secs % 86_400;
-    let (y, m, d) = civil_from_days(days);
-    let mut out = String::with_capacity(20);
-    let _ = write!(
-        out,
-        "{y:04}-{m:02}-{d:02}T{:02}:{:02}:{:02}Z",
-        rem / 3600,
-        rem / 60 % 60,
-        rem % 60
-    );
-    out
-}
-
-/// The proleptic Gregorian date of a day count since 1970-01-01.
-fn civil_from_days(days: i64) -> (i64, u32, u32) {
-    let z = days + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    (
-        y,
-        u32::try_from(m).unwrap_or(1),
-        u32::try_from(d).unwrap_or(1),
-    )
+    let at = i64::try_from(secs)
+        .ok()
+        .and_then(|s| jiff::Timestamp::from_second(s).ok())
+        .unwrap_or(jiff::Timestamp::MAX);
+    at.strftime("%Y-%m-%dT%H:%M:%SZ").to_string()
 }
 
 #[cfg(test)]
@@ -180,5 +155,6 @@ mod tests {
         assert_eq!(at(0), "1970-01-01T00:00:00Z");
         assert_eq!(at(951_782_400), "2000-02-29T00:00:00Z");
         assert_eq!(at(1_795_267_141), "2026-11-21T13:19:01Z");
+        assert_eq!(at(u64::MAX / 4), "9999-12-30T22:00:00Z");
     }
 }

@@ -463,6 +463,60 @@ impl ParseError {
     }
 }
 
+/// The formats one input is read with, in the order they are tried: a
+/// richer format (only its records count: a line it cannot read goes on),
+/// the input's own format (its error is the line's when no format reads
+/// it), then the fallbacks, so that files mixing formats lose nothing. A
+/// line the input's format or a fallback skips by design (blank, a
+/// comment) is skipped.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct FormatChain<'f> {
+    /// Tried first; errors ignored.
+    pub richer: Option<&'f LogFormat>,
+    /// The input's format.
+    pub primary: Option<&'f LogFormat>,
+    /// Tried after the input's format, in order.
+    pub fallbacks: &'f [LogFormat],
+}
+
+/// What a [`FormatChain`] made of a line.
+#[derive(Debug)]
+pub enum ChainRead<'a> {
+    /// A request.
+    Parsed(Record<'a>),
+    /// Not a request by design ([`ParseError::skipped`]).
+    Skipped(ParseError),
+    /// No format read it: the input's format's error, or `None` without
+    /// one.
+    Failed(Option<ParseError>),
+}
+
+impl FormatChain<'_> {
+    /// Reads one line with the first format that can.
+    #[must_use]
+    pub fn read<'a>(&self, line: &'a str) -> ChainRead<'a> {
+        if let Some(format) = self.richer
+            && let Ok(record) = format.parse(line)
+        {
+            return ChainRead::Parsed(record);
+        }
+        let first = match self.primary.map(|format| format.parse(line)) {
+            Some(Ok(record)) => return ChainRead::Parsed(record),
+            Some(Err(e)) if e.skipped() => return ChainRead::Skipped(e),
+            Some(Err(e)) => Some(e),
+            None => None,
+        };
+        for format in self.fallbacks {
+            match format.parse(line) {
+                Ok(record) => return ChainRead::Parsed(record),
+                Err(e) if e.skipped() => return ChainRead::Skipped(e),
+                Err(_) => {}
+            }
+        }
+        ChainRead::Failed(first)
+    }
+}
+
 impl fmt::Display for ParseError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         write!(f, "column {}: {}", self.column, self.reason)
@@ -513,3 +567,45 @@ impl fmt::Display for FormatError {
 }
 
 impl std::error::Error for FormatError {}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const COMBINED: &str =
+        r#"1.2.3.4 - - [20/Nov/2026:13:00:00 +0000] "GET / HTTP/1.1" 200 5 "-" "curl/8""#;
+    const JSON: &str = r#"{"remote_addr":"1.2.3.4","time_local":"20/Nov/2026:13:00:00 +0000","request":"GET / HTTP/1.1","status":200}"#;
+
+    #[test]
+    fn a_chain_reads_with_the_first_format_that_can() {
+        let combined = LogFormat::from_spec("combined").unwrap();
+        let common = LogFormat::from_spec("common").unwrap();
+        let fallbacks = [LogFormat::from_spec("json").unwrap()];
+        let chain = FormatChain {
+            richer: Some(&combined),
+            primary: Some(&common),
+            fallbacks: &fallbacks,
+        };
+        // The richer format's record, with the User-Agent common lacks.
+        match chain.read(COMBINED) {
+            ChainRead::Parsed(r) => assert_eq!(r.user_agent, Some("curl/8")),
+            other => panic!("{other:?}"),
+        }
+        // Neither combined nor common: the fallback reads it.
+        assert!(matches!(chain.read(JSON), ChainRead::Parsed(_)));
+        // Skipped by design, not failed.
+        match chain.read("") {
+            ChainRead::Skipped(e) => assert_eq!(e.reason, Reason::Blank),
+            other => panic!("{other:?}"),
+        }
+        // Nothing reads it: the input's own format's error is the line's.
+        match chain.read("1.2.3.4 garbage") {
+            ChainRead::Failed(Some(e)) => {
+                assert_eq!(e, common.parse("1.2.3.4 garbage").unwrap_err());
+            }
+            other => panic!("{other:?}"),
+        }
+        let alone = FormatChain::default();
+        assert!(matches!(alone.read(COMBINED), ChainRead::Failed(None)));
+    }
+}

@@ -8,11 +8,12 @@
 
 use std::fmt::{self, Write as _};
 
+use jiff::Timestamp;
+use jiff::civil::{Date, Time};
+use jiff::tz::Offset;
+
 use super::model::{BotRow, Report, Series};
-use super::text::{
-    bytes, civil_from_days, days_from_civil, fmt_unix, group, is_unsafe_char, parse_time,
-    share as share_text, time, verdict_order,
-};
+use super::text::{bytes, group, is_unsafe_char, share as share_text, time, verdict_order};
 
 const CSS: &str = include_str!("report.css");
 
@@ -97,7 +98,7 @@ impl fmt::Display for Badge<'_> {
 fn page(out: &mut String, r: &Report) -> fmt::Result {
     let period = r.period.as_ref().map_or_else(
         || "no request had a time".to_owned(),
-        |p| format!("{} – {} UTC", time(&p.first, true), time(&p.last, true)),
+        |p| format!("{} – {} UTC", time(p.first, true), time(p.last, true)),
     );
     writeln!(out, "<!DOCTYPE html>")?;
     writeln!(out, r#"<html lang="en">"#)?;
@@ -135,7 +136,7 @@ fn page(out: &mut String, r: &Report) -> fmt::Result {
         Esc(&period),
         group(r.inputs.len() as u64),
         if r.inputs.len() == 1 { "" } else { "s" },
-        Esc(&time(&r.generated, true)),
+        Esc(&time(r.generated, true)),
     )?;
     writeln!(out, "</div></header>")?;
     writeln!(out, r#"<main class="wrap">"#)?;
@@ -345,6 +346,28 @@ fn month_name(m: i64) -> &'static str {
         .unwrap_or("?")
 }
 
+/// The date (year, month, day) in UTC of Unix seconds; `None` past what a
+/// timestamp holds.
+fn date_of(at: i64) -> Option<(i64, i64, i64)> {
+    let date = Offset::UTC
+        .to_datetime(Timestamp::from_second(at).ok()?)
+        .date();
+    Some((
+        i64::from(date.year()),
+        i64::from(date.month()),
+        i64::from(date.day()),
+    ))
+}
+
+/// Unix seconds of the first of a month, at midnight UTC.
+fn month_start(y: i64, m: i64) -> Option<i64> {
+    let date = Date::new(i16::try_from(y).ok()?, i8::try_from(m).ok()?, 1).ok()?;
+    let at = Offset::UTC
+        .to_timestamp(date.to_datetime(Time::midnight()))
+        .ok()?;
+    Some(at.as_second())
+}
+
 /// A tick on the time axis: where, its label, and a second line (the date
 /// or year) where it changes.
 struct Tick {
@@ -382,7 +405,9 @@ fn time_ticks(start: i64, end: i64) -> Vec<Tick> {
             .into_iter()
             .find(|m| span / (m * 30 * DAY) <= 8)
             .unwrap_or(12 * (span / (8 * 365 * DAY) + 1));
-        let (mut y, mut m, d) = civil_from_days(start.div_euclid(DAY));
+        let Some((mut y, mut m, d)) = date_of(start) else {
+            return Vec::new();
+        };
         let at_start = d == 1 && start.rem_euclid(DAY) == 0;
         if !at_start {
             m += 1;
@@ -393,10 +418,9 @@ fn time_ticks(start: i64, end: i64) -> Vec<Tick> {
                 m -= 12;
             }
             if (m - 1) % months == 0 {
-                let t = days_from_civil(y, m, 1) * DAY;
-                if t >= end {
+                let Some(t) = month_start(y, m).filter(|&t| t < end) else {
                     break;
-                }
+                };
                 times.push(t);
             }
             m += 1;
@@ -405,7 +429,9 @@ fn time_ticks(start: i64, end: i64) -> Vec<Tick> {
     let mut ticks = Vec::with_capacity(times.len());
     let mut last: Option<(i64, i64, i64)> = None;
     for at in times {
-        let (y, m, d) = civil_from_days(at.div_euclid(DAY));
+        let Some((y, m, d)) = date_of(at) else {
+            continue;
+        };
         let (label, second) = if monthly {
             let year = (last.is_none() || m == 1).then(|| y.to_string());
             (month_name(m).to_owned(), year)
@@ -446,7 +472,7 @@ fn timeline(out: &mut String, r: &Report) -> fmt::Result {
     if n == 0 {
         writeln!(out, r#"<p class="empty">No bot request with a time.</p>"#)?;
     } else {
-        timeline_svg(out, tl.start.as_deref(), tl.bucket_seconds, &series)?;
+        timeline_svg(out, tl.start, tl.bucket_seconds, &series)?;
     }
     let total: usize = tl.series.iter().filter(|s| s.bot != "humans").count();
     write!(out, "<figcaption>")?;
@@ -488,7 +514,7 @@ fn swatch(i: usize, s: &Drawn) -> usize {
 
 fn timeline_svg(
     out: &mut String,
-    start: Option<&str>,
+    start: Option<Timestamp>,
     bucket: u64,
     series: &[Drawn],
 ) -> fmt::Result {
@@ -573,7 +599,7 @@ fn timeline_svg(
         MT + ph
     )?;
     // Time axis.
-    let start = start.and_then(parse_time);
+    let start = start.map(Timestamp::as_second);
     let bucket = i64::try_from(bucket.max(1)).unwrap_or(i64::MAX / 1024);
     if let Some(t0) = start {
         let end = t0.saturating_add(bucket.saturating_mul(i64::try_from(n).unwrap_or(0)));
@@ -609,7 +635,10 @@ fn timeline_svg(
             || format!("bucket {}", i + 1),
             |t0| {
                 let at = t0.saturating_add(bucket.saturating_mul(i64::try_from(i).unwrap_or(0)));
-                format!("{} UTC", fmt_unix(at, false))
+                Timestamp::from_second(at).map_or_else(
+                    |_| format!("bucket {}", i + 1),
+                    |at| format!("{} UTC", time(at, false)),
+                )
             },
         );
         write!(
@@ -844,7 +873,7 @@ fn num_cell(out: &mut String, n: u64) -> fmt::Result {
     }
 }
 
-fn time_cell(out: &mut String, t: Option<&str>) -> fmt::Result {
+fn time_cell(out: &mut String, t: Option<Timestamp>) -> fmt::Result {
     match t {
         Some(t) => write!(out, r#"<td class="t">{}</td>"#, Esc(&time(t, false))),
         None => write!(out, r#"<td class="t">–</td>"#),
@@ -897,8 +926,8 @@ fn bots(out: &mut String, r: &Report) -> fmt::Result {
             num_cell(out, b.status.other)?;
         }
         robots_cell(out, b)?;
-        time_cell(out, b.first_seen.as_deref())?;
-        time_cell(out, b.last_seen.as_deref())?;
+        time_cell(out, b.first_seen)?;
+        time_cell(out, b.last_seen)?;
         writeln!(out, "</tr>")?;
     }
     writeln!(out, "</tbody></table></div>")?;
@@ -987,8 +1016,8 @@ fn spoofed(out: &mut String, r: &Report) -> fmt::Result {
             Esc(&s.reason)
         )?;
         num_cell(out, s.requests)?;
-        time_cell(out, s.first_seen.as_deref())?;
-        time_cell(out, s.last_seen.as_deref())?;
+        time_cell(out, s.first_seen)?;
+        time_cell(out, s.last_seen)?;
         writeln!(out, r#"<td class="ua">{}</td></tr>"#, Esc(&s.user_agent))?;
     }
     writeln!(out, "</tbody></table></div>")?;
@@ -1032,8 +1061,8 @@ fn host_names(out: &mut String, r: &Report) -> fmt::Result {
             Esc(&h.reason)
         )?;
         num_cell(out, h.requests)?;
-        time_cell(out, h.first_seen.as_deref())?;
-        time_cell(out, h.last_seen.as_deref())?;
+        time_cell(out, h.first_seen)?;
+        time_cell(out, h.last_seen)?;
         writeln!(out, r#"<td class="ua">{}</td></tr>"#, Esc(&h.user_agent))?;
     }
     writeln!(out, "</tbody></table></div>")?;
@@ -1210,7 +1239,10 @@ mod tests {
         assert_eq!(nice_axis(1234, 4), (500, 1500));
         assert_eq!(compact(1500), "1.5k");
         assert_eq!(compact(2_000_000), "2M");
-        let day = parse_time("2026-11-20T00:00:00Z").unwrap();
+        let day = "2026-11-20T00:00:00Z"
+            .parse::<Timestamp>()
+            .unwrap()
+            .as_second();
         let ticks = time_ticks(day, day + 86_400);
         let labels: Vec<&str> = ticks.iter().map(|t| t.label.as_str()).collect();
         assert_eq!(

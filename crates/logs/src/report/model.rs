@@ -1,11 +1,13 @@
 //! The report's data: what `botwarden logs analyze --report json` prints.
 //!
 //! The shape is stable within a `schema` version: fields may be added,
-//! none is renamed or removed without raising it. Times are RFC 3339 in
-//! UTC; counts are requests unless named otherwise.
+//! none is renamed or removed without raising it. Times are
+//! [`jiff::Timestamp`]s, written as RFC 3339 in UTC; counts are requests
+//! unless named otherwise.
 
 use std::collections::BTreeMap;
 
+use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
 /// The schema version of [`Report`].
@@ -17,7 +19,7 @@ pub struct Report {
     /// [`SCHEMA`].
     pub schema: u32,
     /// When the report was made (RFC 3339, UTC).
-    pub generated: String,
+    pub generated: Timestamp,
     /// Whether addresses were verified with DNS (`false` under `--no-dns`:
     /// published ranges and address lists only).
     pub dns: bool,
@@ -124,9 +126,9 @@ pub struct BadLine {
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Period {
     /// The earliest request time.
-    pub first: String,
+    pub first: Timestamp,
     /// The latest request time.
-    pub last: String,
+    pub last: Timestamp,
 }
 
 /// Totals over all parsed requests.
@@ -200,9 +202,9 @@ pub struct BotRow {
     /// Status classes.
     pub status: StatusClasses,
     /// First request seen (RFC 3339, UTC).
-    pub first_seen: Option<String>,
+    pub first_seen: Option<Timestamp>,
     /// Last request seen (RFC 3339, UTC).
-    pub last_seen: Option<String>,
+    pub last_seen: Option<Timestamp>,
     /// Its requests for `/robots.txt`.
     pub robots_txt: RobotsFetches,
     /// The paths it requested most, most first.
@@ -242,9 +244,9 @@ pub struct SpoofedIp {
     /// Requests.
     pub requests: u64,
     /// First request seen (RFC 3339, UTC).
-    pub first_seen: Option<String>,
+    pub first_seen: Option<Timestamp>,
     /// Last request seen (RFC 3339, UTC).
-    pub last_seen: Option<String>,
+    pub last_seen: Option<Timestamp>,
     /// One of the User-Agents it sent.
     pub user_agent: String,
 }
@@ -261,9 +263,9 @@ pub struct NamedClient {
     /// Requests.
     pub requests: u64,
     /// First request seen (RFC 3339, UTC).
-    pub first_seen: Option<String>,
+    pub first_seen: Option<Timestamp>,
     /// Last request seen (RFC 3339, UTC).
-    pub last_seen: Option<String>,
+    pub last_seen: Option<Timestamp>,
     /// One of the User-Agents it sent.
     pub user_agent: String,
 }
@@ -297,7 +299,7 @@ pub struct UnknownCrawler {
 pub struct Timeline {
     /// The first bucket's start (RFC 3339, UTC); `None` when no request had
     /// a time.
-    pub start: Option<String>,
+    pub start: Option<Timestamp>,
     /// The bucket width in seconds (chosen so that the period fits in at
     /// most 200 buckets: 1 minute, 5, 15, 1 hour, 6, 1 day, 1 week).
     pub bucket_seconds: u64,

@@ -6,6 +6,8 @@
 
 use std::borrow::Cow;
 
+use jiff::Timestamp;
+
 use super::model::{BotRow, Report};
 
 /// How [`render_text`] lays a report out.
@@ -272,7 +274,7 @@ impl Text<'_> {
         };
         let meta = format!(
             "generated {} UTC · {dns} · schema {}",
-            time(&r.generated, true),
+            time(r.generated, true),
             r.schema
         );
         let meta = self.paint(DIM, &meta).into_owned();
@@ -280,8 +282,8 @@ impl Text<'_> {
         match &r.period {
             Some(p) => self.line(&format!(
                 "period {} – {} UTC",
-                time(&p.first, true),
-                time(&p.last, true)
+                time(p.first, true),
+                time(p.last, true)
             )),
             None => self.line("period: no request had a time"),
         }
@@ -511,8 +513,8 @@ impl Text<'_> {
                     Cell::verdict(&b.verdict),
                     Cell::num(b.robots_txt.requests),
                     Cell::plain(robots_statuses(b)),
-                    Cell::plain(opt_time(b.first_seen.as_deref())),
-                    Cell::plain(opt_time(b.last_seen.as_deref())),
+                    Cell::plain(opt_time(b.first_seen)),
+                    Cell::plain(opt_time(b.last_seen)),
                 ]
             })
             .collect();
@@ -542,8 +544,8 @@ impl Text<'_> {
                     Cell::log(&s.ip),
                     Cell::log(&s.claimed),
                     Cell::num(s.requests),
-                    Cell::plain(opt_time(s.first_seen.as_deref())),
-                    Cell::plain(opt_time(s.last_seen.as_deref())),
+                    Cell::plain(opt_time(s.first_seen)),
+                    Cell::plain(opt_time(s.last_seen)),
                     Cell::log(&s.reason),
                 ]
             })
@@ -585,8 +587,8 @@ impl Text<'_> {
                     Cell::log(&h.name),
                     Cell::log(&h.claimed),
                     Cell::num(h.requests),
-                    Cell::plain(opt_time(h.first_seen.as_deref())),
-                    Cell::plain(opt_time(h.last_seen.as_deref())),
+                    Cell::plain(opt_time(h.first_seen)),
+                    Cell::plain(opt_time(h.last_seen)),
                 ]
             })
             .collect();
@@ -856,91 +858,18 @@ pub(super) fn verdict_order(r: &Report) -> Vec<(&str, &super::model::VerdictCoun
     v
 }
 
-/// Seconds since the Unix epoch of an RFC 3339 time
-/// (`2026-11-20T13:00:00Z`, fractions and offsets allowed).
-pub(super) fn parse_time(s: &str) -> Option<i64> {
-    let b = s.as_bytes();
-    let num = |from: usize, len: usize| -> Option<i64> {
-        let part = s.get(from..from + len)?;
-        if part.bytes().all(|c| c.is_ascii_digit()) {
-            part.parse().ok()
-        } else {
-            None
-        }
-    };
-    if b.len() < 20 || b[4] != b'-' || b[7] != b'-' || !matches!(b[10], b'T' | b't' | b' ') {
-        return None;
-    }
-    let (y, mo, d) = (num(0, 4)?, num(5, 2)?, num(8, 2)?);
-    let (h, mi, sec) = (num(11, 2)?, num(14, 2)?, num(17, 2)?);
-    if b[13] != b':' || b[16] != b':' || !(1..=12).contains(&mo) || !(1..=31).contains(&d) {
-        return None;
-    }
-    let mut rest = &s[19..];
-    if let Some(frac) = rest.strip_prefix('.') {
-        let digits = frac.bytes().take_while(u8::is_ascii_digit).count();
-        rest = &frac[digits..];
-    }
-    let offset = match rest.as_bytes() {
-        [b'Z' | b'z'] => 0,
-        [sign @ (b'+' | b'-'), _, _, b':', _, _] => {
-            let oh: i64 = rest.get(1..3)?.parse().ok()?;
-            let om: i64 = rest.get(4..6)?.parse().ok()?;
-            let o = oh * 3600 + om * 60;
-            if *sign == b'-' { -o } else { o }
-        }
-        _ => return None,
-    };
-    Some(days_from_civil(y, mo, d) * 86_400 + h * 3600 + mi * 60 + sec - offset)
-}
-
-/// Days since 1970-01-01 of a proleptic Gregorian date.
-pub(super) fn days_from_civil(y: i64, m: i64, d: i64) -> i64 {
-    let y = if m <= 2 { y - 1 } else { y };
-    let era = y.div_euclid(400);
-    let yoe = y - era * 400;
-    let mp = (m + 9) % 12;
-    let doy = (153 * mp + 2) / 5 + d - 1;
-    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-    era * 146_097 + doe - 719_468
-}
-
-/// The date (year, month, day) of a day count since 1970-01-01.
-pub(super) fn civil_from_days(z: i64) -> (i64, i64, i64) {
-    let z = z + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    (yoe + era * 400 + i64::from(m <= 2), m, d)
-}
-
-/// `2026-11-20 13:05` (or with `:07` seconds) for Unix seconds, in UTC.
-pub(super) fn fmt_unix(t: i64, seconds: bool) -> String {
-    let (y, m, d) = civil_from_days(t.div_euclid(86_400));
-    let s = t.rem_euclid(86_400);
-    let (h, mi, sec) = (s / 3600, s / 60 % 60, s % 60);
-    if seconds {
-        format!("{y:04}-{m:02}-{d:02} {h:02}:{mi:02}:{sec:02}")
+/// `2026-11-20 13:05` (or with `:07` seconds), in UTC.
+pub(super) fn time(t: Timestamp, seconds: bool) -> String {
+    let format = if seconds {
+        "%Y-%m-%d %H:%M:%S"
     } else {
-        format!("{y:04}-{m:02}-{d:02} {h:02}:{mi:02}")
-    }
+        "%Y-%m-%d %H:%M"
+    };
+    t.strftime(format).to_string()
 }
 
-/// An RFC 3339 time for people, in UTC (the string as given, cleaned,
-/// when it does not parse).
-pub(super) fn time(s: &str, seconds: bool) -> String {
-    match parse_time(s) {
-        Some(t) => fmt_unix(t, seconds),
-        None => clean(s).into_owned(),
-    }
-}
-
-fn opt_time(s: Option<&str>) -> String {
-    s.map(|s| time(s, false)).unwrap_or_default()
+fn opt_time(t: Option<Timestamp>) -> String {
+    t.map(|t| time(t, false)).unwrap_or_default()
 }
 
 /// A count of rows left out of a report list, as a length.
@@ -953,20 +882,13 @@ mod tests {
     use super::*;
 
     #[test]
-    fn times_round_trip() {
-        assert_eq!(parse_time("1970-01-01T00:00:00Z"), Some(0));
-        assert_eq!(parse_time("2000-03-01T00:00:00Z"), Some(951_868_800));
-        assert_eq!(
-            parse_time("2026-11-20T14:00:00.5+01:00"),
-            parse_time("2026-11-20T13:00:00Z")
-        );
-        assert_eq!(parse_time("yesterday"), None);
-        let t = parse_time("2024-02-29T23:59:58Z").unwrap();
-        assert_eq!(fmt_unix(t, true), "2024-02-29 23:59:58");
-        for z in [-800_000, -1, 0, 59, 11_016, 20_000, 2_000_000] {
-            let (y, m, d) = civil_from_days(z);
-            assert_eq!(days_from_civil(y, m, d), z);
-        }
+    fn times_are_shown_in_utc() {
+        let t: Timestamp = "2024-02-29T23:59:58Z".parse().unwrap();
+        assert_eq!(time(t, true), "2024-02-29 23:59:58");
+        assert_eq!(time(t, false), "2024-02-29 23:59");
+        let t: Timestamp = "2026-11-20T14:00:00.5+01:00".parse().unwrap();
+        assert_eq!(time(t, true), "2026-11-20 13:00:00");
+        assert_eq!(opt_time(None), "");
     }
 
     #[test]

@@ -6,6 +6,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use jiff::Timestamp;
+
 use botwarden_logs::report::model::{
     BadLine, BotRow, InputSummary, LineCounts, NamedClient, NewerFeed, PathCount, Period,
     RobotsFetches, Series, SpoofedIp, StatusClasses, Timeline, Totals, UnknownCrawler,
@@ -32,8 +34,13 @@ const BOTS: [(&str, &str, &str, u64, u64); 11] = [
     ("MJ12bot", "seo", "verified", 0, 1),
 ];
 
-fn hour(i: usize) -> String {
-    format!("2026-11-20T{i:02}:00:00Z")
+fn hour(i: usize) -> Timestamp {
+    at(&format!("2026-11-20T{i:02}:00:00Z"))
+}
+
+/// An RFC 3339 time of the fixture.
+fn at(text: &str) -> Timestamp {
+    text.parse().expect("a fixture time")
 }
 
 /// Requests per hour: quiet at night, busiest at 14:00.
@@ -110,8 +117,8 @@ fn typical() -> Report {
                 server_error,
                 other: 0,
             },
-            first_seen: Some(format!("2026-11-20T{first:02}:{k:02}:{:02}Z", 10 + k)),
-            last_seen: Some(format!("2026-11-20T{last:02}:{}:{k:02}Z", 49 - k)),
+            first_seen: Some(at(&format!("2026-11-20T{first:02}:{k:02}:{:02}Z", 10 + k))),
+            last_seen: Some(at(&format!("2026-11-20T{last:02}:{}:{k:02}Z", 49 - k))),
             robots_txt: RobotsFetches {
                 requests: robots,
                 status: robots_status,
@@ -201,7 +208,7 @@ fn typical() -> Report {
     ]);
     Report {
         schema: botwarden_logs::report::model::SCHEMA,
-        generated: "2026-11-21T06:00:12Z".to_owned(),
+        generated: at("2026-11-21T06:00:12Z"),
         dns: true,
         inputs: vec![
             InputSummary {
@@ -238,8 +245,8 @@ fn typical() -> Report {
             },
         ],
         period: Some(Period {
-            first: "2026-11-20T00:00:04Z".to_owned(),
-            last: "2026-11-20T23:59:51Z".to_owned(),
+            first: at("2026-11-20T00:00:04Z"),
+            last: at("2026-11-20T23:59:51Z"),
         }),
         newer_feeds: vec![NewerFeed {
             url: "https://openai.com/gptbot.json".to_owned(),
@@ -264,8 +271,8 @@ fn typical() -> Report {
                 claimed: "Googlebot".to_owned(),
                 reason: "no PTR record".to_owned(),
                 requests: 160,
-                first_seen: Some("2026-11-20T00:12:09Z".to_owned()),
-                last_seen: Some("2026-11-20T23:41:30Z".to_owned()),
+                first_seen: Some(at("2026-11-20T00:12:09Z")),
+                last_seen: Some(at("2026-11-20T23:41:30Z")),
                 user_agent: "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"
                     .to_owned(),
             },
@@ -274,8 +281,8 @@ fn typical() -> Report {
                 claimed: "Googlebot".to_owned(),
                 reason: "PTR not under googlebot.com".to_owned(),
                 requests: 42,
-                first_seen: Some("2026-11-20T08:00:00Z".to_owned()),
-                last_seen: Some("2026-11-20T09:30:00Z".to_owned()),
+                first_seen: Some(at("2026-11-20T08:00:00Z")),
+                last_seen: Some(at("2026-11-20T09:30:00Z")),
                 user_agent: "Googlebot/2.1".to_owned(),
             },
         ],
@@ -288,8 +295,8 @@ fn typical() -> Report {
                      log %a, or turn HostnameLookups off"
                 .to_owned(),
             requests: 7,
-            first_seen: Some("2026-11-20T03:10:00Z".to_owned()),
-            last_seen: Some("2026-11-20T03:12:41Z".to_owned()),
+            first_seen: Some(at("2026-11-20T03:10:00Z")),
+            last_seen: Some(at("2026-11-20T03:12:41Z")),
             user_agent: "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)"
                 .to_owned(),
         }],
@@ -339,7 +346,7 @@ fn hostile() -> Report {
 fn empty() -> Report {
     Report {
         schema: botwarden_logs::report::model::SCHEMA,
-        generated: "2026-11-21T06:00:12Z".to_owned(),
+        generated: at("2026-11-21T06:00:12Z"),
         ..Report::default()
     }
 }

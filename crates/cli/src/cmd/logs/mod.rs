@@ -8,7 +8,9 @@ use anyhow::Result;
 use botwarden_logs::export::{ApacheLookup, BasicAuth, Server, SnippetOptions, snippet};
 use clap::{Args, Subcommand, ValueEnum};
 
-use super::logs_analyze::{self, AnalyzeArgs};
+use analyze::AnalyzeArgs;
+
+mod analyze;
 
 /// The `logs` subcommands.
 #[derive(Debug, Subcommand)]
@@ -110,8 +112,8 @@ pub(crate) struct SnippetArgs {
 
 pub(crate) fn run(command: LogsCommand) -> Result<ExitCode> {
     match command {
-        LogsCommand::Analyze(args) => logs_analyze::run(&args, false),
-        LogsCommand::Export(args) => logs_analyze::run(&args, true),
+        LogsCommand::Analyze(args) => analyze::run(&args, false),
+        LogsCommand::Export(args) => analyze::run(&args, true),
         LogsCommand::Snippet(args) => {
             let server = match args.server {
                 ServerArg::Apache => Server::Apache,

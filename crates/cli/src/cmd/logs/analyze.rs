@@ -19,8 +19,7 @@ use botwarden_verify::classify::Classifier;
 use botwarden_verify::{Cidr, Verifier};
 use clap::{Args, ValueEnum};
 
-use super::bots_registry::RegistryArgs;
-use super::bots_verify::DnsArgs;
+use crate::args::{DnsArgs, RegistryArgs, positive_seconds};
 
 /// Options of `logs analyze`.
 #[derive(Debug, Args)]
@@ -61,7 +60,7 @@ pub(crate) struct AnalyzeArgs {
     follow: bool,
     /// In follow mode, how often exports are rewritten when something
     /// changed.
-    #[arg(long, value_name = "SECS", default_value = "5", value_parser = parse_secs)]
+    #[arg(long, value_name = "SECS", default_value = "5", value_parser = positive_seconds)]
     export_interval: Duration,
     /// No progress bar, even on a terminal.
     #[arg(long)]
@@ -134,14 +133,6 @@ fn parse_cidr(text: &str) -> Result<Cidr, String> {
         format!("{text}/32")
     };
     Cidr::parse(&full).map_err(|e| e.to_string())
-}
-
-fn parse_secs(text: &str) -> Result<Duration, String> {
-    text.parse::<f64>()
-        .ok()
-        .filter(|s| s.is_finite() && *s > 0.0)
-        .map(Duration::from_secs_f64)
-        .ok_or_else(|| format!("'{text}' is not a positive number of seconds"))
 }
 
 /// Runs `logs analyze` (`export_only` false) or `logs export`.

@@ -1,192 +1,44 @@
-//! `botwarden robots check`: diagnostics and the interpretation matrix, as
-//! text, JSON or SARIF.
+//! The text renderings: what a terminal shows.
 
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::fmt::Write as _;
-use std::io::{BufWriter, Write as _};
-use std::process::ExitCode;
 
 use annotate_snippets::{Level, Renderer, Snippet};
-use anyhow::{Context, Result};
-use botwarden_crawl::RobotsFetch;
-use botwarden_robots::{
-    Analysis, AvailabilityPolicy, Diagnostic, Equivalence, Fixed, Folded, LINTS, Matrix, Profile,
-    RobotsTxt, Row, Sampled, Severity, Span, Unasked, fix, fold,
-};
-use clap::{Args, ValueEnum};
-use serde::ser::{SerializeMap as _, SerializeSeq as _};
-use serde::{Serialize, Serializer};
-use serde_json::{Value, json};
 
-use super::robots_fetch::{self, Decisions};
-use super::source::{Source, parse_profile};
+use super::model::{CheckReport, EncodingFrom, FetchSummary, FixReport};
+use crate::{Diagnostic, Difference, Explanation, Folded, Row, Severity, Unasked};
 
-/// Output formats of `check`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum CheckFormat {
-    /// rustc-style diagnostics, then the matrix.
-    Text,
-    /// One JSON object.
-    Json,
-    /// SARIF 2.1.0, for CI systems that annotate files.
-    Sarif,
-}
-
-/// What turns a finding into a failure.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum Deny {
-    /// Exit 1 on warnings as well as errors.
-    Warnings,
-}
-
-/// Arguments of `botwarden robots check`.
-#[derive(Debug, Args)]
-pub(crate) struct CheckArgs {
-    /// The robots.txt file, `-` for standard input, or a site URL whose
-    /// `/robots.txt` is fetched.
-    file: String,
-    /// Fetch from loopback and private addresses too.
-    #[arg(long)]
-    allow_private: bool,
-    /// Profiles shown in the matrix (default: all).
-    #[arg(long = "profile", short = 'p', value_parser = parse_profile)]
-    profiles: Vec<&'static Profile>,
-    /// More robots for the matrix, besides those the file names, `*`,
-    /// Googlebot, Bingbot and Yandex.
-    #[arg(long = "agent", short = 'a', value_name = "TOKEN")]
-    agents: Vec<String>,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = CheckFormat::Text)]
-    format: CheckFormat,
-    /// Exit 1 on warnings too.
-    #[arg(long, value_enum)]
-    deny: Option<Deny>,
-    /// Show every row of the matrix, not only those where robots disagree.
-    #[arg(long)]
-    all_rows: bool,
-    /// List every finding on its own, and every row where robots disagree,
-    /// instead of one finding per root cause and at most 40 rows.
-    #[arg(long, short = 'v')]
-    verbose: bool,
-}
-
-pub(crate) fn run(args: &CheckArgs) -> Result<ExitCode> {
-    let Source {
-        name,
-        body,
-        fetched,
-    } = Source::load(&args.file, args.allow_private)?;
-    let txt = RobotsTxt::parse(body);
-    // One compile per profile, shared by the lints, the matrix and the
-    // proof of the fixer's output.
-    let analysis = Analysis::new(&txt);
-    let checked = analysis.check_bounded();
-    let diagnostics = checked.diagnostics;
-    let folded = fold(&txt, &diagnostics);
-    let profiles: Vec<&'static Profile> = if args.profiles.is_empty() {
-        Profile::ALL.to_vec()
-    } else {
-        args.profiles.clone()
-    };
-    let agents: Vec<&str> = args.agents.iter().map(String::as_str).collect();
-    let matrix = analysis.matrix(&profiles, &agents);
-    let fixed = fix(&txt);
-    let equivalence = analysis.compare_fixed(&fixed);
-    let report = Report {
-        name: &name,
-        txt: &txt,
-        diagnostics: &diagnostics,
-        folded: &folded,
-        sampled: &checked.sampled,
-        matrix: &matrix,
-        fetched: fetched.as_ref(),
-        fixed: &fixed,
-        equivalence: &equivalence,
-    };
-    let mut out = BufWriter::new(std::io::stdout().lock());
-    match args.format {
-        CheckFormat::Text => {
-            if let Some(fetched) = &fetched {
-                robots_fetch::text(&mut out, fetched, &AvailabilityPolicy::ALL)?;
-                out.write_all(b"\n")?;
-            }
-            let view = View {
-                verbose: args.verbose,
-                all_rows: args.all_rows,
-            };
-            out.write_all(report.text(view).as_bytes())?;
-        }
-        CheckFormat::Json => out.write_all(json_text(&report.json())?.as_bytes())?,
-        CheckFormat::Sarif => out.write_all(json_text(&report.sarif())?.as_bytes())?,
-    }
-    if args.format != CheckFormat::Text {
-        out.write_all(b"\n")?;
-    }
-    out.flush().context("cannot write to standard output")?;
-    let failing = |d: &&Diagnostic| match d.severity() {
-        Severity::Error => true,
-        Severity::Warning => args.deny == Some(Deny::Warnings),
-        Severity::Info => false,
-    };
-    Ok(if diagnostics.iter().any(|d| failing(&d)) {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
-}
-
-/// What the text shows.
+/// What the text of `check` shows.
 #[derive(Debug, Clone, Copy, Default)]
-pub(crate) struct View {
+pub struct TextView {
     /// Every finding on its own, every row where robots disagree.
-    pub(crate) verbose: bool,
+    pub verbose: bool,
     /// Every row of the matrix.
-    pub(crate) all_rows: bool,
+    pub all_rows: bool,
 }
 
-/// Rows where robots disagree that the text shows without `--verbose`.
+/// Rows where robots disagree that the text shows without `verbose`.
 const ROWS_SHOWN: usize = 40;
 /// Lines a note of a folded finding names.
 const LINES_NAMED: usize = 5;
 
-/// What `check` prints, in each format.
-pub(crate) struct Report<'a> {
-    pub(crate) name: &'a str,
-    pub(crate) txt: &'a RobotsTxt,
-    /// In file order.
-    pub(crate) diagnostics: &'a [Diagnostic],
-    /// The diagnostics by root cause, errors first.
-    pub(crate) folded: &'a [Folded],
-    /// Lints that asked about some rules only.
-    pub(crate) sampled: &'a [Sampled],
-    pub(crate) matrix: &'a Matrix,
-    pub(crate) fetched: Option<&'a RobotsFetch>,
-    pub(crate) fixed: &'a Fixed,
-    /// The differential check of the fixed file against the original.
-    pub(crate) equivalence: &'a Equivalence,
-}
-
-/// 1-based line and column of the start and end of a span.
-struct Region {
-    line: u32,
-    column: u32,
-    end_line: u32,
-    end_column: u32,
-}
-
-impl Report<'_> {
-    fn region(&self, span: Span) -> Region {
-        let (line, column) = self.txt.position(span.start);
-        let (end_line, end_column) = self.txt.position(span.end);
-        Region {
-            line,
-            column,
-            end_line,
-            end_column,
-        }
+/// The text of `robots check`: the fetch when the file came from a site;
+/// rustc-style diagnostics — one per root cause, or every one with
+/// `verbose` — errors first; a summary; what the fixer would do; what was
+/// sampled; then the matrix.
+#[must_use]
+pub fn check_text(report: &CheckReport<'_>, view: TextView) -> String {
+    let mut out = String::new();
+    if let Some(fetched) = &report.fetched {
+        out.push_str(&fetch_text(fetched));
+        out.push('\n');
     }
+    out.push_str(&report.text(view));
+    out
+}
 
+impl CheckReport<'_> {
     /// The line a diagnostic starts on.
     fn line_of(&self, d: &Diagnostic) -> u32 {
         self.txt.position(d.span.start).0
@@ -215,7 +67,7 @@ impl Report<'_> {
             Severity::Warning => Level::Warning,
             Severity::Info => Level::Info,
         };
-        let origin = escape(self.name).into_owned();
+        let origin = escape(&self.name).into_owned();
         let title = format!("{} [{}]", shorten(&escape(&d.message)), d.lint.name);
         let mut message = level.title(&title).id(d.code()).snippet(
             Snippet::source(&source)
@@ -307,7 +159,7 @@ impl Report<'_> {
     /// rustc-style diagnostics — one per root cause, or every one with
     /// `verbose` — errors first; a summary; what the fixer would do; what
     /// was sampled; then the matrix.
-    pub(crate) fn text(&self, view: View) -> String {
+    fn text(&self, view: TextView) -> String {
         let mut out = String::new();
         if view.verbose {
             let mut order: Vec<usize> = (0..self.diagnostics.len()).collect();
@@ -316,7 +168,7 @@ impl Report<'_> {
                 self.render(&mut out, &self.diagnostics[i], &[]);
             }
         } else {
-            for entry in self.folded {
+            for entry in &self.folded {
                 self.render(&mut out, &self.diagnostics[entry.head], &self.notes(entry));
             }
         }
@@ -337,12 +189,12 @@ impl Report<'_> {
         let _ = writeln!(
             out,
             "{}: {} error(s), {} warning(s), {} note(s){folded}\n",
-            escape(self.name),
+            escape(&self.name),
             count(Severity::Error),
             count(Severity::Warning),
             count(Severity::Info)
         );
-        let f = self.fixed;
+        let f = &self.fixed;
         if f.is_unchanged() {
             out.push_str("Fix: nothing to fix.\n");
         } else {
@@ -362,7 +214,7 @@ impl Report<'_> {
             );
         }
         out.push('\n');
-        for s in self.sampled {
+        for s in &self.sampled {
             let _ = writeln!(
                 out,
                 "Bound: {} ({}) asked robots about {} of {} rules, evenly spread, to stay within its work bound.\n",
@@ -373,8 +225,8 @@ impl Report<'_> {
         out
     }
 
-    fn matrix_text(&self, view: View) -> String {
-        let m = self.matrix;
+    fn matrix_text(&self, view: TextView) -> String {
+        let m = &self.matrix;
         let candidates: Vec<Row<'_>> = m.rows().filter(|r| view.all_rows || r.disagree()).collect();
         let disagreeing = m.disagreements().count();
         let shown = if view.all_rows || view.verbose {
@@ -425,7 +277,7 @@ impl Report<'_> {
             .max()
             .unwrap_or(4)
             .clamp(4, 60);
-        let cell = |c: &botwarden_robots::Cell| {
+        let cell = |c: &crate::Cell| {
             let verdict = if c.allowed { "allow" } else { "deny" };
             match c.line {
                 Some(l) => format!("{verdict}:{l}"),
@@ -491,279 +343,14 @@ impl Report<'_> {
         }
         out
     }
-
-    /// The documented JSON shape. The matrix, which can hold a hundred
-    /// thousand rows, is serialized straight from the report.
-    pub(crate) fn json(&self) -> CheckJson<'_> {
-        let causes = self.causes();
-        let diagnostics: Vec<Value> = self
-            .diagnostics
-            .iter()
-            .zip(&causes)
-            .map(|(d, cause)| {
-                let r = self.region(d.span);
-                json!({
-                    "code": d.code(),
-                    "name": d.lint.name,
-                    "severity": d.severity().as_str(),
-                    "line": r.line,
-                    "column": r.column,
-                    "end_line": r.end_line,
-                    "end_column": r.end_column,
-                    "message": d.message,
-                    "help": d.help,
-                    "fix": d.fix.as_ref().map(|f| json!({
-                        "description": f.description,
-                        "edits": f.edits.iter().map(|e| {
-                            let r = self.region(e.span);
-                            json!({
-                                "line": r.line, "column": r.column,
-                                "end_line": r.end_line, "end_column": r.end_column,
-                                "replacement": e.replacement,
-                            })
-                        }).collect::<Vec<_>>(),
-                    })),
-                    "cause": cause,
-                })
-            })
-            .collect();
-        let eq = self.equivalence;
-        let m = self.matrix;
-        CheckJson {
-            source: self.name,
-            diagnostics,
-            matrix: MatrixJson(m),
-            fix: json!({
-                "changes": self.fixed.changes.len(),
-                "intended_differences": eq.intended_found,
-                "unintended_differences": eq.unintended_found,
-                "complete": eq.is_complete(),
-                "unasked": eq.unasked.iter().map(|u| json!({
-                    "profile": u.profile.name,
-                    "robots": u.robots,
-                    "robot_examples": u.robot_examples,
-                    "paths": u.paths,
-                    "lines": u.lines,
-                })).collect::<Vec<_>>(),
-            }),
-            bounds: json!({
-                "matrix": {
-                    "sampled": m.is_sampled(),
-                    "agents": m.agents().len(),
-                    "total_agents": m.total_agents(),
-                    "paths": m.paths().len(),
-                    "total_paths": m.total_paths(),
-                },
-                "lints": self.sampled.iter().map(|s| json!({
-                    "code": s.lint.code,
-                    "name": s.lint.name,
-                    "asked": s.asked,
-                    "total": s.total,
-                })).collect::<Vec<_>>(),
-            }),
-            availability: self
-                .fetched
-                .map(|f| robots_fetch::decisions(f, &AvailabilityPolicy::ALL)),
-        }
-    }
-
-    /// Per diagnostic, its `cause` object: the line it follows from, and
-    /// the diagnostic the text shows it with; `null` when neither.
-    fn causes(&self) -> Vec<Value> {
-        let mut shown_with: Vec<Option<usize>> = vec![None; self.diagnostics.len()];
-        for entry in self.folded {
-            for i in entry.members().filter(|&i| i != entry.head) {
-                shown_with[i] = Some(entry.head);
-            }
-        }
-        self.diagnostics
-            .iter()
-            .zip(shown_with)
-            .map(|(d, with)| match (d.cause, with) {
-                (None, None) => Value::Null,
-                (line, index) => json!({"line": line, "index": index}),
-            })
-            .collect()
-    }
-
-    /// SARIF 2.1.0: one run, every lint as a rule, one result per finding.
-    pub(crate) fn sarif(&self) -> Value {
-        let level = |s: Severity| match s {
-            Severity::Error => "error",
-            Severity::Warning => "warning",
-            Severity::Info => "note",
-        };
-        let rules: Vec<Value> = LINTS
-            .iter()
-            .map(|l| {
-                json!({
-                    "id": l.code,
-                    "name": l.name,
-                    "shortDescription": {"text": l.summary},
-                    "help": {"text": l.docs, "markdown": l.docs},
-                    "defaultConfiguration": {"level": level(l.severity)},
-                })
-            })
-            .collect();
-        let uri = self.name;
-        let region = |span: Span| {
-            let r = self.region(span);
-            json!({"startLine": r.line, "startColumn": r.column, "endLine": r.end_line, "endColumn": r.end_column})
-        };
-        let causes = self.causes();
-        let results: Vec<Value> = self
-            .diagnostics
-            .iter()
-            .zip(causes)
-            .map(|(d, cause)| {
-                let index = LINTS.iter().position(|l| l.code == d.code()).unwrap_or(0);
-                let mut text = d.message.clone();
-                if let Some(h) = &d.help {
-                    let _ = write!(text, " Help: {h}.");
-                }
-                let mut result = json!({
-                    "ruleId": d.code(),
-                    "ruleIndex": index,
-                    "level": level(d.severity()),
-                    "message": {"text": text},
-                    "locations": [{"physicalLocation": {"artifactLocation": {"uri": uri}, "region": region(d.span)}}],
-                });
-                if let Some(line) = d.cause.and_then(|l| self.txt.line(l)) {
-                    result["relatedLocations"] = json!([{
-                        "id": 0,
-                        "physicalLocation": {"artifactLocation": {"uri": uri}, "region": region(line.span)},
-                        "message": {"text": "the line this finding follows from"},
-                    }]);
-                }
-                if !cause.is_null() {
-                    result["properties"] = json!({"cause": cause});
-                }
-                if let Some(f) = &d.fix {
-                    result["fixes"] = json!([{
-                        "description": {"text": f.description},
-                        "artifactChanges": [{
-                            "artifactLocation": {"uri": uri},
-                            "replacements": f.edits.iter().map(|e| json!({
-                                "deletedRegion": region(e.span),
-                                "insertedContent": {"text": e.replacement},
-                            })).collect::<Vec<_>>(),
-                        }],
-                    }]);
-                }
-                result
-            })
-            .collect();
-        json!({
-            "$schema": "https://json.schemastore.org/sarif-2.1.0.json",
-            "version": "2.1.0",
-            "runs": [{
-                "tool": {"driver": {
-                    "name": "botwarden",
-                    "version": env!("CARGO_PKG_VERSION"),
-                    "rules": rules,
-                }},
-                "artifacts": [{"location": {"uri": uri}}],
-                "invocations": [{
-                    "executionSuccessful": true,
-                    "toolExecutionNotifications": self.bound_notes().iter().map(|text| json!({
-                        "level": "note",
-                        "message": {"text": text},
-                    })).collect::<Vec<_>>(),
-                }],
-                "results": results,
-            }],
-        })
-    }
-
-    /// What was sampled or left unasked, as sentences.
-    fn bound_notes(&self) -> Vec<String> {
-        let mut notes: Vec<String> = self
-            .sampled
-            .iter()
-            .map(|s| {
-                format!(
-                    "{} ({}) asked robots about {} of {} rules, evenly spread, to stay within its work bound",
-                    s.lint.name, s.lint.code, s.asked, s.total
-                )
-            })
-            .collect();
-        let eq = self.equivalence;
-        if !eq.is_complete() {
-            notes.push(format!(
-                "the fixer's proof is partial, to stay within its work bound: {}",
-                partial(&eq.unasked)
-            ));
-        }
-        notes
-    }
-}
-
-/// The JSON report of `check`.
-#[derive(Serialize)]
-pub(crate) struct CheckJson<'a> {
-    source: &'a str,
-    diagnostics: Vec<Value>,
-    matrix: MatrixJson<'a>,
-    /// What `fix` would do: `{"changes", "intended_differences",
-    /// "unintended_differences"}`.
-    fix: Value,
-    /// The availability decisions when the file was fetched; `null` for a
-    /// file.
-    availability: Option<Decisions>,
-    /// What was sampled to stay within the work bounds: `{"matrix":
-    /// {"sampled", "agents", "total_agents", "paths", "total_paths"},
-    /// "lints": [{"code", "name", "asked", "total"}]}`.
-    bounds: Value,
-}
-
-/// The matrix as `[{"agent", "path", "decisions": {"<profile>":
-/// "allowed|disallowed"}, "disagree"}]`.
-pub(crate) struct MatrixJson<'a>(&'a Matrix);
-
-impl Serialize for MatrixJson<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
-        let m = self.0;
-        let mut seq = serializer.serialize_seq(Some(m.rows().len()))?;
-        for row in m.rows() {
-            seq.serialize_element(&RowJson { matrix: m, row })?;
-        }
-        seq.end()
-    }
-}
-
-struct RowJson<'a> {
-    matrix: &'a Matrix,
-    row: Row<'a>,
-}
-
-impl Serialize for RowJson<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(4))?;
-        map.serialize_entry("agent", &self.row.agent)?;
-        map.serialize_entry("path", &self.row.path)?;
-        map.serialize_entry("decisions", &DecisionsJson(self.matrix, self.row))?;
-        map.serialize_entry("disagree", &self.row.disagree())?;
-        map.end()
-    }
-}
-
-struct DecisionsJson<'a>(&'a Matrix, Row<'a>);
-
-impl Serialize for DecisionsJson<'_> {
-    fn serialize<S: Serializer>(&self, serializer: S) -> std::result::Result<S::Ok, S::Error> {
-        let mut map = serializer.serialize_map(Some(self.1.cells.len()))?;
-        for (p, c) in self.0.profiles.iter().zip(self.1.cells) {
-            map.serialize_entry(p.name, if c.allowed { "allowed" } else { "disallowed" })?;
-        }
-        map.end()
-    }
 }
 
 /// `s` with the characters that would act on a terminal instead of showing
 /// escaped: control characters (a tab excepted), bidirectional overrides
 /// and isolates, line and paragraph separators. `\x1b` for ASCII,
 /// `\u{202e}` beyond.
-pub(crate) fn escape(s: &str) -> Cow<'_, str> {
+#[must_use]
+pub fn escape(s: &str) -> Cow<'_, str> {
     let unsafe_char = |c: char| {
         (c.is_control() && c != '\t')
             || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{2028}' | '\u{2029}')
@@ -782,31 +369,6 @@ pub(crate) fn escape(s: &str) -> Cow<'_, str> {
         }
     }
     Cow::Owned(out)
-}
-
-/// Pretty JSON with the characters [`escape`] escapes written as `\u`
-/// escapes: serde escapes ASCII control characters but writes DEL, C1
-/// controls and bidirectional overrides as they are. Outside strings JSON
-/// has none of them, so replacing them everywhere keeps the document.
-pub(crate) fn json_text(value: &impl Serialize) -> Result<String> {
-    let text = serde_json::to_string_pretty(value)?;
-    let risky = |c: char| {
-        c == '\u{7f}'
-            || ('\u{80}'..='\u{9f}').contains(&c)
-            || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{2028}' | '\u{2029}')
-    };
-    if !text.chars().any(risky) {
-        return Ok(text);
-    }
-    let mut out = String::with_capacity(text.len() + 16);
-    for c in text.chars() {
-        if risky(c) {
-            let _ = write!(out, "\\u{:04x}", u32::from(c));
-        } else {
-            out.push(c);
-        }
-    }
-    Ok(out)
 }
 
 /// Characters of a source line shown around a finding, at most.
@@ -979,4 +541,217 @@ pub(crate) fn partial(unasked: &[Unasked]) -> String {
         })
         .collect::<Vec<_>>()
         .join("; ")
+}
+
+/// Changes of one kind listed before the rest are counted, without
+/// `--verbose`.
+const CHANGES_LISTED: usize = 5;
+
+/// The text of `robots fix` (its summary, on standard error): the
+/// changes, then the differential check. Text from the file has its control characters
+/// escaped.
+#[must_use]
+pub fn fix_text(report: &FixReport, verbose: bool) -> String {
+    let (fixed, e) = (&report.fixed, &report.equivalence);
+    let mut out = String::new();
+    let name = escape(&report.name);
+    if fixed.is_unchanged() {
+        let _ = writeln!(out, "{name}: nothing to fix");
+    } else {
+        let _ = writeln!(out, "{name}: {} change(s)", fixed.changes.len());
+        let mut of_kind: BTreeMap<&str, usize> = BTreeMap::new();
+        for c in &fixed.changes {
+            *of_kind.entry(c.kind.name()).or_default() += 1;
+        }
+        let mut listed: BTreeMap<&str, usize> = BTreeMap::new();
+        for c in &fixed.changes {
+            let n = listed.entry(c.kind.name()).or_default();
+            *n += 1;
+            if verbose || *n <= CHANGES_LISTED {
+                let _ = writeln!(
+                    out,
+                    "  line {}: [{}] {}",
+                    c.line,
+                    c.kind.name(),
+                    escape(&c.description)
+                );
+            }
+        }
+        for (kind, n) in of_kind {
+            if !verbose && n > CHANGES_LISTED {
+                let _ = writeln!(
+                    out,
+                    "  … and {} more [{kind}] change(s) (--verbose lists each)",
+                    n - CHANGES_LISTED
+                );
+            }
+        }
+    }
+    let _ = writeln!(
+        out,
+        "equivalence: {} robot(s) under every profile; {} reading(s) proven identical, {} probed with {} decision(s)",
+        e.robots.len(),
+        e.proven,
+        e.probed,
+        e.checks
+    );
+    if !e.is_complete() {
+        let _ = writeln!(
+            out,
+            "  the proof is PARTIAL, to stay within its work bound: {}",
+            partial(&e.unasked)
+        );
+    }
+    if e.intended_found == 0 {
+        let _ = writeln!(out, "  every robot decides every probed path as before");
+    } else {
+        let _ = writeln!(
+            out,
+            "  {} intended difference(s), the point of a fix:",
+            e.intended_found
+        );
+        for ((profile, kind), n) in &e.intended_by_change {
+            let _ = writeln!(out, "    {profile}: {n} decision(s) changed by [{kind}]");
+        }
+        if verbose {
+            let kept: Vec<&Difference> = e.intended().collect();
+            if kept.len() < e.intended_found {
+                let _ = writeln!(out, "    the first {}:", kept.len());
+            }
+            for d in kept {
+                let _ = writeln!(out, "    {}", line(d));
+            }
+        }
+    }
+    if e.unintended_found == 0 {
+        let _ = writeln!(out, "  no unintended difference");
+    } else {
+        let _ = writeln!(
+            out,
+            "  {} UNINTENDED difference(s): the fixed file does not mean what the original meant",
+            e.unintended_found
+        );
+        let kept: Vec<&Difference> = e.unintended().collect();
+        if kept.len() < e.unintended_found {
+            let _ = writeln!(out, "    the first {}:", kept.len());
+        }
+        for d in kept {
+            let _ = writeln!(out, "    {}", line(d));
+        }
+    }
+    out
+}
+
+fn line(d: &Difference) -> String {
+    let verdict = |allowed: bool| if allowed { "allowed" } else { "disallowed" };
+    let why = match &d.reason {
+        Explanation::Intended { line, why, .. } => format!("line {line}: {why}"),
+        Explanation::Unintended { why } => why.clone(),
+    };
+    escape(&format!(
+        "{} {} {}: {} -> {} ({why})",
+        d.profile.name,
+        d.agent,
+        d.path,
+        verdict(d.before.allowed),
+        verdict(d.after.allowed)
+    ))
+    .into_owned()
+}
+
+fn status_text(status: u16) -> String {
+    match crate::status_reason(status) {
+        "" => status.to_string(),
+        phrase => format!("{status} {phrase}"),
+    }
+}
+
+/// The text of `robots fetch`: one line per field, then what each policy
+/// decides.
+#[must_use]
+pub fn fetch_text(r: &FetchSummary) -> String {
+    let mut out = String::new();
+    if r.robots_url == r.url {
+        let _ = writeln!(out, "fetch             {}", r.robots_url);
+    } else {
+        let _ = writeln!(out, "fetch             {}  (for {})", r.robots_url, r.url);
+    }
+    for (i, hop) in r.hops.iter().enumerate() {
+        let status = hop
+            .status
+            .map_or_else(|| "---".to_owned(), |s| s.to_string());
+        let _ = write!(
+            out,
+            "hop {:<2}            {status}  {:>5} ms  {}",
+            i + 1,
+            hop.elapsed_ms,
+            hop.url
+        );
+        match &hop.location {
+            Some(location) => {
+                let _ = writeln!(out, " -> {location}");
+            }
+            None => out.push('\n'),
+        }
+    }
+    let none = "none";
+    let status = match r.status {
+        Some(s) => status_text(s),
+        None => "none (no answer)".to_owned(),
+    };
+    let _ = writeln!(out, "status            {status}");
+    let _ = writeln!(
+        out,
+        "content type      {}",
+        r.content_type.as_deref().unwrap_or(none)
+    );
+    let encoding = match r.encoding_from {
+        EncodingFrom::ByteOrderMark => format!("{} (byte-order mark)", r.encoding),
+        EncodingFrom::ContentType => format!("{} (Content-Type)", r.encoding),
+        EncodingFrom::Assumed => format!("{} (assumed)", r.encoding),
+    };
+    let _ = writeln!(out, "encoding          {encoding}");
+    let _ = writeln!(
+        out,
+        "content encoding  {}",
+        r.content_encoding.as_deref().unwrap_or(none)
+    );
+    let mut size = format!("{} bytes", r.bytes);
+    if r.content_encoding.is_some() {
+        let _ = write!(size, " ({} bytes received)", r.wire_bytes);
+    }
+    let _ = writeln!(out, "size              {size}");
+    let cut = match (r.truncated, r.full_bytes) {
+        (false, _) => "no".to_owned(),
+        (true, Some(full)) => format!("yes: {} of {full} bytes kept", r.bytes),
+        (true, None) => format!("yes: {} bytes kept, full length unknown", r.bytes),
+    };
+    let _ = writeln!(out, "cut               {cut}");
+    if let Some(retry) = &r.retry_after {
+        let _ = writeln!(out, "retry-after       {retry}");
+    }
+    let _ = writeln!(out, "elapsed           {} ms", r.elapsed_ms);
+    if let Some(probe) = &r.missing_probe {
+        let status = match probe.status {
+            Some(status) => status_text(status),
+            None if !probe.sent => "not sent: no time left".to_owned(),
+            None => format!("no answer in the {} ms left", probe.time_left_ms),
+        };
+        let _ = writeln!(out, "missing path      {}: {status}", probe.url);
+    }
+    for warning in &r.warnings {
+        let _ = writeln!(out, "warning: {warning}");
+    }
+    if let Some(error) = &r.error {
+        let _ = writeln!(out, "error: {error}");
+    }
+    out.push_str("availability\n");
+    for (policy, d) in &r.availability.0 {
+        let decision = match d.retry_after_secs {
+            Some(after) => format!("retry-later after {after} s"),
+            None => d.decision.to_owned(),
+        };
+        let _ = writeln!(out, "  {policy:<10} {decision:<24} {}", d.reason);
+    }
+    out
 }

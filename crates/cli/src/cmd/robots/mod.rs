@@ -5,10 +5,16 @@ use std::process::ExitCode;
 use anyhow::Result;
 use clap::Subcommand;
 
-use super::robots_check::{self, CheckArgs};
-use super::robots_fetch::{self, FetchArgs};
-use super::robots_fix::{self, FixArgs};
-use super::robots_test::{self, TestArgs};
+use check::CheckArgs;
+use fetch::FetchArgs;
+use fix::FixArgs;
+use test::TestArgs;
+
+mod check;
+mod fetch;
+mod fix;
+mod source;
+mod test;
 
 /// robots.txt commands.
 #[derive(Debug, Subcommand)]
@@ -49,9 +55,9 @@ pub(crate) enum RobotsCommand {
 
 pub(crate) fn run(command: RobotsCommand) -> Result<ExitCode> {
     match command {
-        RobotsCommand::Test(args) => robots_test::run(&args),
-        RobotsCommand::Check(args) => robots_check::run(&args),
-        RobotsCommand::Fetch(args) => robots_fetch::run(&args),
-        RobotsCommand::Fix(args) => robots_fix::run(&args),
+        RobotsCommand::Test(args) => test::run(&args),
+        RobotsCommand::Check(args) => check::run(&args),
+        RobotsCommand::Fetch(args) => fetch::run(&args),
+        RobotsCommand::Fix(args) => fix::run(&args),
     }
 }

@@ -1,0 +1,194 @@
+//! Argument groups and value parsers that several commands share.
+
+use std::io::Write as _;
+use std::net::{IpAddr, SocketAddr};
+use std::path::PathBuf;
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use botwarden_verify::VerifierConfig;
+use botwarden_verify::dns::DnsConfig;
+use botwarden_verify::registry::{self, FeedStore, Problem, Registry, RegistryBuilder, Severity};
+use clap::Args;
+
+/// Which registry to use: the default one, your files over it, and the
+/// published ranges fetched by `bots update`.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct RegistryArgs {
+    /// A registry or uap_extras file (told by its content), read after the
+    /// default registry; later files replace earlier entries of the same
+    /// name. Repeat for several.
+    #[arg(long = "registry", value_name = "FILE")]
+    pub(crate) files: Vec<PathBuf>,
+    /// Start from an empty registry instead of the default one.
+    #[arg(long)]
+    pub(crate) no_default_registry: bool,
+    /// Where `bots update` stores published ranges [default:
+    /// $BOTWARDEN_RANGES_DIR, else $XDG_CACHE_HOME/botwarden/ranges, else
+    /// ~/.cache/botwarden/ranges].
+    #[arg(long, value_name = "DIR")]
+    pub(crate) ranges_dir: Option<PathBuf>,
+}
+
+impl RegistryArgs {
+    /// The store of fetched feeds: in the option's directory, else the
+    /// default one.
+    pub(crate) fn feed_store(&self) -> Option<FeedStore> {
+        match &self.ranges_dir {
+            Some(dir) => Some(FeedStore::new(dir)),
+            None => FeedStore::default_location(),
+        }
+    }
+
+    /// Reads every file into a builder (the default registry first unless
+    /// told not to) and lays the stored ranges over the snapshot. Problems
+    /// in stored feeds are returned as warnings to print.
+    pub(crate) fn builder(&self) -> Result<(RegistryBuilder, Vec<String>)> {
+        let mut builder = if self.no_default_registry {
+            RegistryBuilder::new()
+        } else {
+            RegistryBuilder::with_defaults()
+        };
+        for path in &self.files {
+            let bytes =
+                std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+            let text = String::from_utf8(bytes).map_err(|e| {
+                anyhow::anyhow!(
+                    "{}: not UTF-8 (byte {})",
+                    path.display(),
+                    e.utf8_error().valid_up_to()
+                )
+            })?;
+            builder.add_file(&path.display().to_string(), &text);
+        }
+        let mut notes = Vec::new();
+        if let Some(store) = self.feed_store() {
+            let bad = store.read_into(builder.ranges_mut())?;
+            notes.extend(bad.iter().map(|e| format!("warning: skipped {e}")));
+        }
+        Ok((builder, notes))
+    }
+
+    /// The checked registry; problems go to standard error, and errors
+    /// stop the command.
+    pub(crate) fn load(&self) -> Result<Registry> {
+        let (builder, notes) = self.builder()?;
+        let (registry, problems) = builder.build();
+        let mut err = std::io::stderr().lock();
+        for note in &notes {
+            writeln!(err, "botwarden: {note}")?;
+        }
+        // The default registry's own warnings are for `registry check`.
+        for p in problems
+            .iter()
+            .filter(|p| p.severity == Severity::Warning && !is_builtin(p))
+        {
+            writeln!(err, "{p}")?;
+        }
+        match registry {
+            Some(r) => Ok(r),
+            None => {
+                for p in problems.iter().filter(|p| p.severity == Severity::Error) {
+                    writeln!(err, "{p}")?;
+                }
+                bail!("the registry has the errors above; fix them, or leave the file out")
+            }
+        }
+    }
+}
+
+/// Whether a problem is in the default registry or extras.
+pub(crate) fn is_builtin(p: &Problem) -> bool {
+    matches!(
+        &*p.file,
+        registry::DEFAULT_REGISTRY_NAME | registry::DEFAULT_EXTRAS_NAME
+    )
+}
+
+/// How to ask DNS, shared by the commands that verify.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct DnsArgs {
+    /// The name server to ask (`ADDR` or `ADDR:PORT`) instead of the
+    /// system's.
+    #[arg(long, value_name = "ADDR", value_parser = parse_nameserver)]
+    pub(crate) nameserver: Option<SocketAddr>,
+    /// Verify by addresses and published ranges only; bots that need
+    /// reverse DNS come out `unknown`.
+    #[arg(long)]
+    pub(crate) no_dns: bool,
+    /// Seconds one DNS lookup may take.
+    #[arg(long, value_name = "SECS", default_value = "2",
+          value_parser = |s: &str| seconds_up_to(s, 60))]
+    pub(crate) dns_timeout: Duration,
+    /// DNS lookups in flight at once.
+    #[arg(long, value_name = "N", default_value_t = 64,
+          value_parser = clap::value_parser!(u32).range(1..=10_000))]
+    pub(crate) concurrency: u32,
+}
+
+impl DnsArgs {
+    /// The verifier configuration these options ask for.
+    pub(crate) fn config(&self) -> VerifierConfig {
+        if self.no_dns {
+            return VerifierConfig::offline();
+        }
+        let mut dns = match self.nameserver {
+            Some(addr) => DnsConfig::with_nameserver(addr),
+            None => DnsConfig::default(),
+        };
+        dns.timeout = self.dns_timeout;
+        dns.concurrency = self.concurrency as usize;
+        VerifierConfig::with_dns(dns)
+    }
+}
+
+fn parse_nameserver(text: &str) -> Result<SocketAddr, String> {
+    if let Ok(addr) = text.parse::<SocketAddr>() {
+        return Ok(addr);
+    }
+    text.trim_start_matches('[')
+        .trim_end_matches(']')
+        .parse::<IpAddr>()
+        .map(|ip| SocketAddr::new(ip, 53))
+        .map_err(|_| format!("'{text}' is not an address or address:port"))
+}
+
+/// A number of seconds above 0 and at most `most`.
+pub(crate) fn seconds_up_to(text: &str, most: u32) -> Result<Duration, String> {
+    match text.parse::<f64>() {
+        Ok(s) if s > 0.0 && s <= f64::from(most) => Ok(Duration::from_secs_f64(s)),
+        _ => Err(format!(
+            "'{text}' is not a number of seconds between 0 and {most}"
+        )),
+    }
+}
+
+/// A positive number of seconds, as long as a `Duration` holds.
+pub(crate) fn positive_seconds(text: &str) -> Result<Duration, String> {
+    text.parse::<f64>()
+        .ok()
+        .filter(|s| s.is_finite() && *s > 0.0)
+        .and_then(|s| Duration::try_from_secs_f64(s).ok())
+        .ok_or_else(|| format!("'{text}' is not a positive number of seconds"))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seconds() {
+        assert_eq!(seconds_up_to("1.5", 60), Ok(Duration::from_millis(1500)));
+        assert!(seconds_up_to("0", 60).is_err());
+        assert!(seconds_up_to("61", 60).is_err());
+        assert!(seconds_up_to("NaN", 60).is_err());
+        assert_eq!(positive_seconds("5"), Ok(Duration::from_secs(5)));
+        // Past what a `Duration` holds: an error, not a panic.
+        assert_eq!(
+            positive_seconds("1e300"),
+            Err("'1e300' is not a positive number of seconds".to_owned())
+        );
+        assert!(positive_seconds("inf").is_err());
+        assert!(positive_seconds("-1").is_err());
+    }
+}

@@ -1,0 +1,272 @@
+//! The JSON renderings: the models serialized.
+
+use std::fmt::Write as _;
+
+use serde::Serialize;
+use serde::ser::{SerializeMap as _, SerializeSeq as _, SerializeStruct as _, Serializer};
+
+use super::model::{CheckReport, FetchSummary, ShownCause};
+use crate::{Matrix, Row};
+
+/// The JSON of `robots check`: the report, pretty-printed, with the
+/// characters [`escape`](super::escape) escapes written as `\u` escapes.
+///
+/// # Errors
+///
+/// When serde_json fails, which it does not for this model.
+pub fn check_json(report: &CheckReport<'_>) -> serde_json::Result<String> {
+    json_text(report)
+}
+
+/// The JSON of `robots fetch`: the summary on one line.
+///
+/// # Errors
+///
+/// When serde_json fails, which it does not for this model.
+pub fn fetch_json(summary: &FetchSummary) -> serde_json::Result<String> {
+    serde_json::to_string(summary)
+}
+
+/// Pretty JSON with the characters [`escape`](super::escape) escapes
+/// written as `\u` escapes: serde escapes ASCII control characters but
+/// writes DEL, C1 controls and bidirectional overrides as they are. Outside
+/// strings JSON has none of them, so replacing them everywhere keeps the
+/// document.
+///
+/// # Errors
+///
+/// When `value` fails to serialize.
+pub fn json_text(value: &impl Serialize) -> serde_json::Result<String> {
+    let text = serde_json::to_string_pretty(value)?;
+    let risky = |c: char| {
+        c == '\u{7f}'
+            || ('\u{80}'..='\u{9f}').contains(&c)
+            || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{2028}' | '\u{2029}')
+    };
+    if !text.chars().any(risky) {
+        return Ok(text);
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if risky(c) {
+            let _ = write!(out, "\\u{:04x}", u32::from(c));
+        } else {
+            out.push(c);
+        }
+    }
+    Ok(out)
+}
+
+impl Serialize for CheckReport<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut out = serializer.serialize_struct("CheckReport", 6)?;
+        out.serialize_field("source", &self.name)?;
+        let causes = self.causes();
+        let diagnostics: Vec<DiagnosticJson<'_>> = self
+            .diagnostics
+            .iter()
+            .zip(causes)
+            .map(|(d, cause)| {
+                let r = self.region(d.span);
+                DiagnosticJson {
+                    cause,
+                    code: d.code(),
+                    column: r.column,
+                    end_column: r.end_column,
+                    end_line: r.end_line,
+                    fix: d.fix.as_ref().map(|f| FixJson {
+                        description: &f.description,
+                        edits: f
+                            .edits
+                            .iter()
+                            .map(|e| {
+                                let r = self.region(e.span);
+                                EditJson {
+                                    column: r.column,
+                                    end_column: r.end_column,
+                                    end_line: r.end_line,
+                                    line: r.line,
+                                    replacement: &e.replacement,
+                                }
+                            })
+                            .collect(),
+                    }),
+                    help: d.help.as_deref(),
+                    line: r.line,
+                    message: &d.message,
+                    name: d.lint.name,
+                    severity: d.severity().as_str(),
+                }
+            })
+            .collect();
+        out.serialize_field("diagnostics", &diagnostics)?;
+        out.serialize_field("matrix", &MatrixJson(&self.matrix))?;
+        let eq = &self.equivalence;
+        out.serialize_field(
+            "fix",
+            &FixSummaryJson {
+                changes: self.fixed.changes.len(),
+                complete: eq.is_complete(),
+                intended_differences: eq.intended_found,
+                unasked: eq
+                    .unasked
+                    .iter()
+                    .map(|u| UnaskedJson {
+                        lines: &u.lines,
+                        paths: u.paths,
+                        profile: u.profile.name,
+                        robot_examples: &u.robot_examples,
+                        robots: u.robots,
+                    })
+                    .collect(),
+                unintended_differences: eq.unintended_found,
+            },
+        )?;
+        out.serialize_field(
+            "availability",
+            &self.fetched.as_ref().map(|f| &f.availability),
+        )?;
+        let m = &self.matrix;
+        out.serialize_field(
+            "bounds",
+            &BoundsJson {
+                lints: self
+                    .sampled
+                    .iter()
+                    .map(|s| LintBoundJson {
+                        asked: s.asked,
+                        code: s.lint.code,
+                        name: s.lint.name,
+                        total: s.total,
+                    })
+                    .collect(),
+                matrix: MatrixBoundJson {
+                    agents: m.agents().len(),
+                    paths: m.paths().len(),
+                    sampled: m.is_sampled(),
+                    total_agents: m.total_agents(),
+                    total_paths: m.total_paths(),
+                },
+            },
+        )?;
+        out.end()
+    }
+}
+
+// The parts below keep their fields in alphabetical order: the documented
+// shape lists them so.
+
+#[derive(Serialize)]
+struct DiagnosticJson<'a> {
+    cause: Option<ShownCause>,
+    code: &'a str,
+    column: u32,
+    end_column: u32,
+    end_line: u32,
+    fix: Option<FixJson<'a>>,
+    help: Option<&'a str>,
+    line: u32,
+    message: &'a str,
+    name: &'a str,
+    severity: &'a str,
+}
+
+#[derive(Serialize)]
+struct FixJson<'a> {
+    description: &'a str,
+    edits: Vec<EditJson<'a>>,
+}
+
+#[derive(Serialize)]
+struct EditJson<'a> {
+    column: u32,
+    end_column: u32,
+    end_line: u32,
+    line: u32,
+    replacement: &'a str,
+}
+
+#[derive(Serialize)]
+struct FixSummaryJson<'a> {
+    changes: usize,
+    complete: bool,
+    intended_differences: usize,
+    unasked: Vec<UnaskedJson<'a>>,
+    unintended_differences: usize,
+}
+
+#[derive(Serialize)]
+struct UnaskedJson<'a> {
+    lines: &'a [u32],
+    paths: usize,
+    profile: &'a str,
+    robot_examples: &'a [String],
+    robots: usize,
+}
+
+#[derive(Serialize)]
+struct BoundsJson<'a> {
+    lints: Vec<LintBoundJson<'a>>,
+    matrix: MatrixBoundJson,
+}
+
+#[derive(Serialize)]
+struct LintBoundJson<'a> {
+    asked: usize,
+    code: &'a str,
+    name: &'a str,
+    total: usize,
+}
+
+#[derive(Serialize)]
+struct MatrixBoundJson {
+    agents: usize,
+    paths: usize,
+    sampled: bool,
+    total_agents: usize,
+    total_paths: usize,
+}
+
+/// The matrix as `[{"agent", "path", "decisions": {"<profile>":
+/// "allowed|disallowed"}, "disagree"}]`, serialized row by row: it can hold
+/// a hundred thousand rows.
+struct MatrixJson<'a>(&'a Matrix);
+
+impl Serialize for MatrixJson<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let m = self.0;
+        let mut seq = serializer.serialize_seq(Some(m.rows().len()))?;
+        for row in m.rows() {
+            seq.serialize_element(&RowJson { matrix: m, row })?;
+        }
+        seq.end()
+    }
+}
+
+struct RowJson<'a> {
+    matrix: &'a Matrix,
+    row: Row<'a>,
+}
+
+impl Serialize for RowJson<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(4))?;
+        map.serialize_entry("agent", &self.row.agent)?;
+        map.serialize_entry("path", &self.row.path)?;
+        map.serialize_entry("decisions", &DecisionsJson(self.matrix, self.row))?;
+        map.serialize_entry("disagree", &self.row.disagree())?;
+        map.end()
+    }
+}
+
+struct DecisionsJson<'a>(&'a Matrix, Row<'a>);
+
+impl Serialize for DecisionsJson<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut map = serializer.serialize_map(Some(self.1.cells.len()))?;
+        for (p, c) in self.0.profiles.iter().zip(self.1.cells) {
+            map.serialize_entry(p.name, if c.allowed { "allowed" } else { "disallowed" })?;
+        }
+        map.end()
+    }
+}
