@@ -1,6 +1,7 @@
-//! HTTP fetching for botwarden, with robots.txt semantics.
+//! HTTP fetching for botwarden, with robots.txt semantics, and the polite
+//! crawler.
 //!
-//! Today: the robots.txt fetcher. [`Fetcher`] makes one GET and follows
+//! The robots.txt fetcher: [`Fetcher`] makes one GET and follows
 //! redirects itself, recording every hop (URL, status, time, `Location`),
 //! detecting loops and counting them against a limit; it keeps at most
 //! `max_bytes` of body, decoding `gzip`, `br` and `deflate` and counting the
