@@ -14,8 +14,8 @@ use std::fmt::Write as _;
 use std::path::Path;
 
 use botwarden_verify::{
-    CRAWLER_CATEGORY, Classification, Classifier, ClassifierBot, Error, LIBRARY_CATEGORY, Source,
-    UAP_CORE_REGEXES, UAP_CORE_VERSION, UaPattern,
+    BotKind, CRAWLER_CATEGORY, Classification, Classifier, ClassifierBot, Error, LIBRARY_CATEGORY,
+    Shape, Source, UAP_CORE_REGEXES, UAP_CORE_VERSION, UaPattern,
 };
 
 use crate::ua_corpus::{
@@ -96,10 +96,133 @@ fn registered_bots_unregistered_crawlers_libraries_and_browsers() {
         "Mozilla/5.0 (X11; Linux x86_64; rv:121.0) Gecko/20100101 Firefox/121.0",
         "Mozilla/5.0 (iPhone; CPU iPhone OS 17_2 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like \
          Gecko) Version/17.2 Mobile/15E148 Safari/604.1",
-        "",
     ] {
         assert_eq!(c.classify(ua), Classification::NOT_A_BOT, "{ua}");
     }
+}
+
+#[test]
+fn user_agents_without_a_browser_shape_are_unknown_bots() {
+    let c = classifier();
+    for (ua, shape) in [
+        ("", Shape::Empty),
+        ("-", Shape::NoLetter),
+        ("Mozilla", Shape::SingleWord),
+        ("Mozilla/5.0", Shape::LoneProduct),
+        ("Mozilla/4.0 (compatible;)", Shape::EmptyComment),
+        (
+            "Mozilla/5.0 (compatible; Acme/1.0)",
+            Shape::CompatibleNotBrowser,
+        ),
+        ("AcmeTool/3.2", Shape::LoneProduct),
+    ] {
+        let got = c.classify(ua);
+        assert_eq!(
+            (got.bot, got.category, got.source, got.kind),
+            (
+                None,
+                Some(CRAWLER_CATEGORY),
+                Some(Source::Structure(shape)),
+                Some(BotKind::UnknownBot)
+            ),
+            "{ua:?}"
+        );
+    }
+}
+
+#[test]
+fn kinds_of_unregistered_bots() {
+    let c = classifier();
+    for (ua, kind) in [
+        ("libwww-perl/6.1", BotKind::Library),
+        ("lwp-request/6.0", BotKind::Library),
+        ("Go-http-client/2.0", BotKind::Library),
+        (
+            "Pingdom.com_bot_version_1.4_(http://www.pingdom.com/)",
+            BotKind::Monitor,
+        ),
+        (
+            "Mozilla/5.0 (compatible; SomeSEO Optimizer/1.0)",
+            BotKind::Seo,
+        ),
+        (
+            "sqlmap/1.7.2#stable (https://sqlmap.org)",
+            BotKind::Security,
+        ),
+        ("Mozilla/5.0' AND SLEEP(5) AND '1'='1", BotKind::Security),
+        ("Acme DCV", BotKind::Security),
+        (
+            "Mozilla/5.0 (compatible; Acme link preview)",
+            BotKind::Preview,
+        ),
+        (
+            "AcmeReader/2.0 (+http://example.com; 12 subscribers)",
+            BotKind::Feed,
+        ),
+        (
+            "Mozilla/5.0 (compatible; archive.org_bot)",
+            BotKind::Archiver,
+        ),
+        ("Mozilla/5.0 (compatible; OAI-SearchBot/1.0)", BotKind::Ai),
+        ("Mozilla/5.0 (compatible; AcmeSpider/2.0)", BotKind::Crawler),
+        (
+            "AcmeSurveyAgent/1.0; +info@example.com",
+            BotKind::UnknownBot,
+        ),
+    ] {
+        let got = c.classify(ua);
+        assert!(got.bot.is_none(), "{ua}: {got:?}");
+        assert_eq!(got.kind, Some(kind), "{ua}: {got:?}");
+        let category = if kind == BotKind::Library {
+            LIBRARY_CATEGORY
+        } else {
+            CRAWLER_CATEGORY
+        };
+        assert_eq!(got.category, Some(category), "{ua}");
+    }
+    // A registered bot has its registry category and no kind.
+    let googlebot = c.classify("Googlebot-Image/1.0");
+    assert_eq!((googlebot.category, googlebot.kind), (Some("search"), None));
+}
+
+#[test]
+fn explanations_name_the_step_and_the_rule() {
+    let c = classifier();
+    let text = |ua: &str| c.explain(ua).to_string();
+    assert!(
+        text("Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)")
+            .starts_with("uap-core: parser "),
+        "{}",
+        text("Googlebot/2.1")
+    );
+    assert_eq!(
+        text("Mozilla/5.0 (compatible; ChatGPT-User/1.0)"),
+        "robots token: 'ChatGPT-User'"
+    );
+    assert_eq!(
+        text("Mozilla/5.0 (compatible; AcmeFetcher/1.0)"),
+        "vocabulary: product token 'AcmeFetcher/1.0' holds 'fetch'; kind crawler from 'Fetch'"
+    );
+    assert_eq!(
+        text("Acme/1.0 (+info@example.com)"),
+        "contact: the e-mail address 'info@example.com'; kind unknown-bot"
+    );
+    assert_eq!(
+        text("Mozilla"),
+        "structure: no browser shape (a single word without version); kind unknown-bot"
+    );
+    assert_eq!(
+        text(CHROME),
+        "prefilter: no bot literal, and a browser's shape"
+    );
+    let e = c.explain("curl/8.5.0");
+    assert_eq!(e.layer, "uap-core");
+    assert!(
+        e.rule
+            .ends_with("gives the family 'curl', an HTTP library's or tool's"),
+        "{e}"
+    );
+    assert_eq!(e.classification, c.classify("curl/8.5.0"));
 }
 
 #[test]
@@ -470,6 +593,18 @@ pub(crate) const BROWSER_EXCEPTIONS: &[(&str, &str)] = &[
      Safari/533.1",
         "a hobbyist's firmware that puts its forum's URL in the device name: the contact-URL rule \
      takes it for a crawler",
+    ),
+    (
+        "Mozilla/5.0 (Linux; U; Android 4.0.3; en-us; Ainol Novo 7 Aurora (TabletWarehouseUSA.com) \
+     Build/IML74K) AppleWebKit/534.30 (KHTML, like Gecko) Version/4.0 Safari/534.30",
+        "a reseller's firmware that puts its shop's domain in the device name: the contact-domain \
+     rule takes it for a bot",
+    ),
+    (
+        "Mozilla/5.0 (Linux; U; Android 2.2.2; http/1.0 500 died-http/1.0 500 died; Ucell \
+     Build/HuaweiU8800) AppleWebKit/534.30 (KHTML, like Gecko) Version/4.0 Mobile Safari/534.30",
+        "a firmware whose device name is an HTTP error line: the vocabulary takes `http/1.0` for an \
+     HTTP library's product",
     ),
 ];
 
