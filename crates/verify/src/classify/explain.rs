@@ -125,6 +125,10 @@ impl Classifier {
                 let name = rules::domain(ua).map(|r| &ua[r]).unwrap_or_default();
                 ("contact", format!("the domain name '{name}'"))
             }
+            Some(Source::PublicList(i)) => (
+                "public list",
+                format!("crawler-user-agents pattern '{}'", self.public.pattern(i)),
+            ),
             Some(Source::Structure(s)) => ("structure", format!("no browser shape ({s})")),
         };
         let kind_word = classification.kind.and_then(|kind| {

@@ -7,6 +7,7 @@ mod kind;
 mod literals;
 mod name;
 mod prefilter;
+mod public;
 mod rules;
 mod shape;
 mod template;
@@ -30,6 +31,7 @@ use uap::{FamilyKind, FamilyParsers, FamilySource};
 
 pub use explain::Explanation;
 pub use kind::BotKind;
+use public::PublicList;
 pub use shape::Shape;
 pub use uap::{UAP_CORE_REGEXES, UAP_CORE_VERSION};
 use vocab::Vocabulary;
@@ -108,6 +110,10 @@ pub enum Source {
     /// The User-Agent has no browser's or app's shape (empty, one word,
     /// one `name/version`, `Mozilla/5.0 (compatible; Foo/1.0)`, …).
     Structure(Shape),
+    /// A pattern of the public crawler-user-agents list (the index of the
+    /// pattern among those botwarden uses) is in a User-Agent that no other
+    /// step took for a bot's.
+    PublicList(usize),
 }
 
 /// The registered bot a User-Agent claims to be.
@@ -201,6 +207,7 @@ pub struct Classifier {
     tokens: Tokens,
     rules: Rules,
     vocab: Vocabulary,
+    public: PublicList,
     /// The extras' regexes, for explanations.
     extra_regexes: Vec<String>,
     /// The literals of the device parsers that give `Spider`; `None`
@@ -370,6 +377,7 @@ impl Classifier {
         }
         prefilter.require_one_of(Rules::literals());
         prefilter.require_one_of(Vocabulary::literals());
+        prefilter.require_one_of(PublicList::literals());
         let answers = |family: &[u8]| {
             let family = String::from_utf8_lossy(family);
             !family.is_empty()
@@ -547,6 +555,7 @@ impl Classifier {
             tokens,
             rules: Rules::new().map_err(automaton)?,
             vocab: Vocabulary::new().map_err(automaton)?,
+            public: PublicList::new().map_err(automaton)?,
             extra_regexes: extras.iter().map(|e| e.regex.clone()).collect(),
             spider_prefilter: spider.build().map_err(automaton)?,
             spider_parsers,
@@ -696,7 +705,7 @@ impl Classifier {
         if rules::domain(ua).is_some() {
             return self.unregistered(ua, BotKind::UnknownBot, Source::ContactDomain);
         }
-        self.structure(ua)
+        self.last_steps(ua)
     }
 
     /// The answer of the last step: a User-Agent without a browser's shape
@@ -704,6 +713,19 @@ impl Classifier {
     fn structure(&self, ua: &str) -> Answer {
         match shape::not_a_browser(ua) {
             Some(s) => self.unregistered(ua, BotKind::UnknownBot, Source::Structure(s)),
+            None => Answer::NOT_A_BOT,
+        }
+    }
+
+    /// The answer of the last steps, for a User-Agent that passed the
+    /// prefilter: the structure, then the public list.
+    fn last_steps(&self, ua: &str) -> Answer {
+        let answer = self.structure(ua);
+        if answer.source.is_some() {
+            return answer;
+        }
+        match self.public.find(ua) {
+            Some(i) => self.unregistered(ua, BotKind::UnknownBot, Source::PublicList(i)),
             None => Answer::NOT_A_BOT,
         }
     }

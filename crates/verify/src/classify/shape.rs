@@ -108,6 +108,12 @@ const BROWSER_MARKS: &[&str] = &[
     "UCWEB",
     "UCBrowser",
     "MIDP",
+    "Browser",
+    "Lynx",
+    "w3m",
+    "Dillo",
+    "ELinks",
+    "NetSurf",
 ];
 
 fn has_browser_mark(ua: &str) -> bool {

@@ -391,8 +391,10 @@ fn excepted(text: &str, bytes: &[u8], start: usize, end: usize) -> bool {
         // Cubot phones; the camera scanner apps.
         "bot" => before("cu"),
         "scan" => before("cam"),
-        // URLs are the contact rule's.
-        "http" => after("://") || after("s://"),
+        // URLs are the contact rule's; `HTTPS` alone is a protocol.
+        "http" => after("://") || after("s"),
+        // Lynx's own library (`Lynx/2.8.9rel.1 libwww-FM/2.14`).
+        "libwww" => after("-FM"),
         // Old phones' Java runtimes (`Java/ASVM/1.1 Profile/MIDP-2.1`).
         "java/" => contains(bytes, b"MIDP"),
         // App builds (`clientidbase=android-google`).
