@@ -130,9 +130,10 @@ mod tests {
         let found = |ua: &str| list.find(ua).map(|i| list.pattern(i));
         assert_eq!(
             found("BIGLOTRON (Beta 2;GNU/Linux)").as_deref(),
-            Some("^BIGLOTRON")
+            Some("BIGLOTRON")
         );
-        assert_eq!(found("x BIGLOTRON"), None);
+        assert_eq!(found("LCC (+http://example.com)").as_deref(), Some("^LCC "));
+        assert_eq!(found("x LCC (+http://example.com)"), None);
         assert_eq!(found("biglotron"), None);
         assert_eq!(
             found("Mozilla/5.0 (Windows NT 10.0) Chrome/120.0 Safari/537.36"),
