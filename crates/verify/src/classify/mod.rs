@@ -632,7 +632,8 @@ impl Classifier {
     /// product or comment entry holding a crawler word, after
     /// `compatible;`, or before a contact URL; else the contact URL's
     /// host), or else uap-core's family, or else the whole User-Agent when
-    /// it is only words (`Chrome Privacy Preserving Prefetch Proxy`).
+    /// it is only words (`Chrome Privacy Preserving Prefetch Proxy`) or has
+    /// no browser's shape (`Mozilla/4.0 (compatible;)`).
     /// `None` when none names anything. The rules are in `classify.md`.
     pub fn client_name<'s>(&'s self, ua: &'s str) -> Option<Cow<'s, str>> {
         if let Some(name) = name::product_name(ua) {
@@ -641,6 +642,14 @@ impl Classifier {
         self.uap_family(ua)
             .filter(|f| !f.trim().is_empty())
             .or_else(|| name::whole_name(ua).map(Cow::Borrowed))
+            .or_else(|| {
+                // A User-Agent too bare for a browser is its own name.
+                let bare = ua.trim();
+                (bare.len() <= 64
+                    && bare.bytes().any(|b| b.is_ascii_alphabetic())
+                    && shape::not_a_browser(bare).is_some())
+                .then_some(Cow::Borrowed(bare))
+            })
     }
 
     /// The registered bot of this family: by exact name, or else without
