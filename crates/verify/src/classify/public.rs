@@ -78,7 +78,7 @@ impl PublicList {
         let patterns: Vec<Pattern> = patterns().collect();
         let automaton = AhoCorasickBuilder::new()
             .match_kind(MatchKind::Standard)
-            .kind(Some(AhoCorasickKind::DFA))
+            .kind(Some(AhoCorasickKind::ContiguousNFA))
             .build(patterns.iter().map(|p| p.text))?;
         Ok(Self {
             automaton,

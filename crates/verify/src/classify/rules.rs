@@ -39,9 +39,10 @@ pub(crate) const TOOL_NAMES: &[&str] = &[
 pub(crate) const URL_MARKS: &[&str] = &["http://", "https://", "www."];
 
 /// Top-level domains of contact addresses written without a scheme
-/// (`(postrank.com)`, `+metauri.com`, `bit.ly/x`).
+/// (`(postrank.com)`, `+metauri.com`, `bit.ly/x`). Not `.net`: Internet
+/// Explorer's `.NET CLR` would take every such browser past the prefilter.
 pub(crate) const DOMAIN_ENDS: &[&str] = &[
-    ".com", ".net", ".org", ".io", ".ai", ".dev", ".app", ".ly", ".gy", ".info", ".biz",
+    ".com", ".org", ".io", ".ai", ".dev", ".app", ".ly", ".gy", ".info", ".biz",
 ];
 
 /// Obfuscated `@` in contact addresses.

@@ -422,7 +422,7 @@ impl Vocabulary {
         let automaton = AhoCorasickBuilder::new()
             .ascii_case_insensitive(true)
             .match_kind(MatchKind::Standard)
-            .kind(Some(AhoCorasickKind::DFA))
+            .kind(Some(AhoCorasickKind::ContiguousNFA))
             .build(WORDS.iter().map(|w| w.text))?;
         Ok(Self { automaton })
     }
