@@ -125,6 +125,29 @@ fn zipf_stream(mix: &Mix, n: usize, crawler_share: f64) -> Vec<&str> {
         .collect()
 }
 
+/// This thread's time on a CPU, in nanoseconds (Linux's
+/// `/proc/thread-self/schedstat`), or `None` where it cannot be read.
+fn thread_cpu_ns() -> Option<u64> {
+    let text = std::fs::read_to_string("/proc/thread-self/schedstat").ok()?;
+    text.split_whitespace().next()?.parse().ok()
+}
+
+/// User-Agents classified per second of this thread's CPU time: `run`
+/// classifies `per_run` User-Agents and is repeated for about `seconds` of
+/// wall time. `None` without `schedstat`.
+fn per_cpu_second(per_run: usize, seconds: f64, mut run: impl FnMut()) -> Option<f64> {
+    run();
+    let start = std::time::Instant::now();
+    let cpu = thread_cpu_ns()?;
+    let mut runs = 0u64;
+    while start.elapsed().as_secs_f64() < seconds {
+        run();
+        runs += 1;
+    }
+    let used = thread_cpu_ns()?.saturating_sub(cpu);
+    (used > 0).then(|| (runs as f64 * per_run as f64) / (used as f64 / 1e9))
+}
+
 fn main() {
     let Some(shared) = ua_corpus::shared("classification benchmark") else {
         return;
@@ -206,4 +229,63 @@ fn main() {
     });
     g.finish();
     c.final_summary();
+
+    // The same work by CPU time, which other jobs on the machine do not
+    // inflate as they do wall time.
+    let report = |name: &str, rate: Option<f64>| match rate {
+        Some(r) => eprintln!("cpu-time {name}: {:.0} K UAs per CPU-second", r / 1e3),
+        None => eprintln!("cpu-time {name}: no /proc/thread-self/schedstat"),
+    };
+    for share in [0.05, 0.10, 0.20] {
+        let n_crawlers =
+            ((mix.browsers.len() as f64 * share / (1.0 - share)) as usize).min(mix.crawlers.len());
+        let n_browsers =
+            ((n_crawlers as f64 * (1.0 - share) / share) as usize).min(mix.browsers.len());
+        let distinct: Vec<&str> = mix.browsers[..n_browsers]
+            .iter()
+            .chain(&mix.crawlers[..n_crawlers])
+            .map(String::as_str)
+            .collect();
+        let rate = per_cpu_second(distinct.len(), 3.0, || {
+            for ua in &distinct {
+                black_box(classifier.classify_uncached(black_box(ua)));
+            }
+        });
+        report(&format!("uncached {:.0}% crawlers", share * 100.0), rate);
+    }
+    for (name, set) in [
+        ("browsers only", &mix.browsers),
+        ("crawlers only", &mix.crawlers),
+    ] {
+        let rate = per_cpu_second(set.len(), 3.0, || {
+            for ua in set {
+                black_box(classifier.classify_uncached(black_box(ua)));
+            }
+        });
+        report(&format!("uncached {name}"), rate);
+    }
+    let rate = per_cpu_second(mix.browsers.len(), 3.0, || {
+        for ua in &mix.browsers {
+            black_box(classifier.passes_prefilter(black_box(ua)));
+        }
+    });
+    report("prefilter alone, browsers", rate);
+    let cached = Classifier::new(&bots, &[])
+        .expect("test registry builds")
+        .with_cache(10_000);
+    let rate = per_cpu_second(stream.len(), 3.0, || {
+        for ua in &stream {
+            black_box(cached.classify(black_box(ua)));
+        }
+    });
+    report("cached zipf 10% crawlers", rate);
+    let cached = Classifier::new(&bots, &[])
+        .expect("test registry builds")
+        .with_cache(10_000);
+    let rate = per_cpu_second(log.len(), 3.0, || {
+        for ua in &log {
+            black_box(cached.classify(black_box(ua)));
+        }
+    });
+    report("cached apache log", rate);
 }

@@ -41,8 +41,8 @@ mod verifier;
 mod yaml;
 
 pub use classify::{
-    BotRef, CRAWLER_CATEGORY, Classification, Classifier, ClassifierBot, LIBRARY_CATEGORY,
-    MAX_CACHED_LEN, Source, UAP_CORE_REGEXES, UAP_CORE_VERSION, UaPattern,
+    BotKind, BotRef, CRAWLER_CATEGORY, Classification, Classifier, ClassifierBot, Explanation,
+    LIBRARY_CATEGORY, MAX_CACHED_LEN, Shape, Source, UAP_CORE_REGEXES, UAP_CORE_VERSION, UaPattern,
 };
 pub use dns::{DnsConfig, Fcrdns, FcrdnsChecker, HostRule};
 pub use error::Error;

@@ -25,8 +25,10 @@ pub(crate) enum BotsCommand {
     /// Tell which registered bot each User-Agent claims to be.
     ///
     /// Prints `bot<TAB>category<TAB>user-agent` (`-` for none): a
-    /// registered bot with its category, an unregistered crawler or HTTP
-    /// library with a category only, or `-<TAB>-` for browsers and apps.
+    /// registered bot with its category, an unregistered bot with a
+    /// category only (`library`, or `crawler` for every other kind; JSON
+    /// also gives its kind), or `-<TAB>-` for browsers and apps.
+    /// `--explain` adds which step and rule decided.
     Classify(ClassifyArgs),
     /// Check or show the bot registry (the default one, plus your files).
     #[command(subcommand)]

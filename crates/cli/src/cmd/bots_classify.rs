@@ -4,7 +4,7 @@ use std::io::{BufWriter, Write};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use botwarden_verify::classify::{Classification, Classifier};
+use botwarden_verify::classify::{Classification, Classifier, Explanation};
 use clap::{Args, ValueEnum};
 
 use super::bots_registry::RegistryArgs;
@@ -20,14 +20,20 @@ pub(crate) struct ClassifyArgs {
     /// Output format (JSON: one object per line).
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
+    /// Also say which step and rule decided (text: a column before the
+    /// User-Agent; JSON: an `explanation` object). Runs without the cache.
+    #[arg(long)]
+    explain: bool,
 }
 
 /// Output of `bots classify`.
 #[derive(Debug, Clone, Copy, ValueEnum)]
 enum Format {
-    /// `bot<TAB>category<TAB>user-agent`, `-` for none.
+    /// `bot<TAB>category<TAB>user-agent`, `-` for none; with `--explain`,
+    /// `bot<TAB>category<TAB>explanation<TAB>user-agent`.
     Text,
-    /// `{"user_agent", "bot", "category", "source"}` per line.
+    /// `{"user_agent", "bot", "category", "kind", "source"}` per line, and
+    /// `explanation` with `--explain`.
     Json,
 }
 
@@ -35,22 +41,45 @@ fn source(c: &Classification<'_>) -> Option<String> {
     c.source.map(|s| format!("{s:?}").to_lowercase())
 }
 
-fn write_one(out: &mut impl Write, format: Format, ua: &str, c: &Classification<'_>) -> Result<()> {
+fn write_one(
+    out: &mut impl Write,
+    format: Format,
+    ua: &str,
+    c: &Classification<'_>,
+    explanation: Option<&Explanation<'_>>,
+) -> Result<()> {
     let bot = c.bot.map(|b| b.name);
     match format {
-        Format::Text => writeln!(
-            out,
-            "{}\t{}\t{ua}",
-            bot.unwrap_or("-"),
-            c.category.unwrap_or("-")
-        )?,
+        Format::Text => {
+            write!(
+                out,
+                "{}\t{}\t",
+                bot.unwrap_or("-"),
+                c.category.unwrap_or("-")
+            )?;
+            if let Some(e) = explanation {
+                // One line, one column: tabs and line breaks as spaces.
+                let text = e.to_string().replace(['\t', '\n', '\r'], " ");
+                write!(out, "{text}\t")?;
+            }
+            writeln!(out, "{ua}")?;
+        }
         Format::Json => {
-            let doc = serde_json::json!({
+            let mut doc = serde_json::json!({
                 "user_agent": ua,
                 "bot": bot,
                 "category": c.category,
+                "kind": c.kind.map(|k| k.as_str()),
                 "source": source(c),
             });
+            if let Some(e) = explanation {
+                doc["explanation"] = serde_json::json!({
+                    "layer": e.layer,
+                    "rule": e.rule,
+                    "kind_word": e.kind_word,
+                    "text": e.to_string(),
+                });
+            }
             serde_json::to_writer(&mut *out, &doc)?;
             writeln!(out)?;
         }
@@ -64,17 +93,25 @@ pub(crate) fn run(args: &ClassifyArgs) -> Result<ExitCode> {
         .context("cannot build the User-Agent classifier")?
         .with_cache(100_000);
     let mut out = BufWriter::new(std::io::stdout().lock());
+    let one = |out: &mut BufWriter<std::io::StdoutLock<'_>>, ua: &str| -> Result<()> {
+        if args.explain {
+            let e = classifier.explain(ua);
+            write_one(out, args.format, ua, &e.classification, Some(&e))
+        } else {
+            write_one(out, args.format, ua, &classifier.classify(ua), None)
+        }
+    };
     if args.user_agents.is_empty() {
         let mut err = std::io::stderr().lock();
         for_each_line(std::io::stdin().lock(), |n, ua, invalid| {
             if let Some(at) = invalid {
                 writeln!(err, "botwarden: stdin:{n}: {}", not_utf8_note(at))?;
             }
-            write_one(&mut out, args.format, ua, &classifier.classify(ua))
+            one(&mut out, ua)
         })?;
     } else {
         for ua in &args.user_agents {
-            write_one(&mut out, args.format, ua, &classifier.classify(ua))?;
+            one(&mut out, ua)?;
         }
     }
     out.flush()?;

@@ -234,6 +234,65 @@ fn classify_names_the_bot_and_category() {
 }
 
 #[test]
+fn classify_explains_which_step_decided() {
+    let (code, stdout, stderr) = run(
+        &[
+            "bots",
+            "classify",
+            "--explain",
+            "Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)",
+            "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0.0.0 Safari/537.36",
+            "Mozilla/5.0 (compatible; AcmeMonitor/1.0)",
+            "Mozilla/4.0 (compatible;)",
+        ],
+        "",
+    );
+    assert_eq!(code, 0, "{stderr}");
+    let rows: Vec<Vec<&str>> = stdout
+        .lines()
+        .map(|l| l.splitn(4, '\t').collect())
+        .collect();
+    assert_eq!(rows.len(), 4, "{stdout}");
+    assert_eq!(rows[0][..2], ["bingbot", "search"]);
+    assert!(rows[0][2].starts_with("uap-core: parser "), "{stdout}");
+    assert_eq!(
+        rows[1][..3],
+        ["-", "-", "prefilter: no bot literal, and a browser's shape"]
+    );
+    assert_eq!(
+        rows[2][..3],
+        [
+            "-",
+            "crawler",
+            "vocabulary: product token 'AcmeMonitor/1.0' holds 'monitor'; kind monitor from 'Monitor'"
+        ]
+    );
+    assert_eq!(
+        rows[3][2],
+        "structure: no browser shape (Mozilla/x.y with an empty or only `compatible` comment); \
+         kind unknown-bot"
+    );
+    assert_eq!(rows[3][3], "Mozilla/4.0 (compatible;)");
+
+    let (_, stdout, _) = run(
+        &["bots", "classify", "--format", "json", "--explain"],
+        "sqlmap/1.7.2#stable (https://sqlmap.org)\n",
+    );
+    let doc: Value = serde_json::from_str(stdout.trim()).unwrap();
+    assert_eq!(doc["bot"], Value::Null);
+    assert_eq!(doc["category"], "crawler");
+    assert_eq!(doc["kind"], "security");
+    assert_eq!(doc["explanation"]["layer"], "vocabulary");
+    assert_eq!(doc["explanation"]["kind_word"], "sqlmap");
+    // Without --explain: the same fields, and no explanation.
+    let (_, stdout, _) = run(&["bots", "classify", "--format", "json"], "curl/8.5.0\n");
+    let doc: Value = serde_json::from_str(stdout.trim()).unwrap();
+    assert_eq!(doc["kind"], "library");
+    assert_eq!(doc["category"], "library");
+    assert!(doc.get("explanation").is_none(), "{doc}");
+}
+
+#[test]
 fn unregistered_clients_of_the_bundled_log_are_named_by_their_product() {
     let Some(shared) = botwarden_testdata::shared("bots verify names", "corpus/logs") else {
         return;

@@ -367,11 +367,13 @@ fn trusting_every_address_as_a_proxy_is_warned_about() {
 #[test]
 fn host_names_and_apache_vhost_logs_are_read_whole() {
     let googlebot = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
+    // A person's browser (`Mozilla/5.0` alone is a bot's User-Agent).
+    let firefox = "Mozilla/5.0 (X11; Linux x86_64; rv:121.0) Gecko/20100101 Firefox/121.0";
     let named = TempFile::new(
         "named.log",
         format!(
             "crawl-66-249-66-1.googlebot.com - - [20/Nov/2026:10:00:00 +0000] \"GET / HTTP/1.1\" 200 5 \"-\" \"{googlebot}\"\n\
-             proxy-3.example.net - - [20/Nov/2026:10:00:01 +0000] \"GET / HTTP/1.1\" 200 5 \"-\" \"Mozilla/5.0\"\n"
+             proxy-3.example.net - - [20/Nov/2026:10:00:01 +0000] \"GET / HTTP/1.1\" 200 5 \"-\" \"{firefox}\"\n"
         )
         .as_bytes(),
     );
@@ -379,7 +381,7 @@ fn host_names_and_apache_vhost_logs_are_read_whole() {
         "vhost.log",
         format!(
             "www.example.org 66.249.66.1 - - [20/Nov/2026:10:00:00 +0000] \"GET / HTTP/1.1\" 200 5 \"-\" \"{googlebot}\"\n\
-             www.example.org 192.0.2.1 - - [20/Nov/2026:10:00:01 +0000] \"GET / HTTP/1.1\" 200 5 \"-\" \"Mozilla/5.0\" 17 \"-\"\n"
+             www.example.org 192.0.2.1 - - [20/Nov/2026:10:00:01 +0000] \"GET / HTTP/1.1\" 200 5 \"-\" \"{firefox}\" 17 \"-\"\n"
         )
         .as_bytes(),
     );

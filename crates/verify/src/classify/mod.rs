@@ -2,13 +2,18 @@
 //! be, and what kind of client it is. The steps and the prefilter are
 //! described in `classify.md`, the documentation of [`Classifier`].
 
+mod explain;
+mod kind;
 mod literals;
 mod name;
 mod prefilter;
+mod public;
 mod rules;
+mod shape;
 mod template;
 mod tokens;
 mod uap;
+mod vocab;
 
 use std::borrow::Cow;
 use std::collections::HashMap;
@@ -24,7 +29,12 @@ use template::{Mode, Reach};
 use tokens::Tokens;
 use uap::{FamilyKind, FamilyParsers, FamilySource};
 
+pub use explain::Explanation;
+pub use kind::BotKind;
+use public::PublicList;
+pub use shape::Shape;
 pub use uap::{UAP_CORE_REGEXES, UAP_CORE_VERSION};
+use vocab::Vocabulary;
 
 /// The category of an unregistered crawler.
 pub const CRAWLER_CATEGORY: &str = "crawler";
@@ -87,6 +97,23 @@ pub enum Source {
     /// The User-Agent holds a URL (`http://`, `https://`, `www.`), as
     /// crawlers' do to say who runs them, and browsers' almost never do.
     ContactUrl,
+    /// A word of botwarden's vocabulary of automated clients (`bot`,
+    /// `crawl`, `monitor`, `preview`, `feed`, `scan`, `sqlmap`, `python`,
+    /// …) stands in the User-Agent where its boundary allows.
+    Vocabulary,
+    /// The User-Agent holds an e-mail address, as crawlers' do to say who
+    /// runs them.
+    ContactEmail,
+    /// The User-Agent holds a domain name without a scheme
+    /// (`(example.com)`, `+example.com`, `bit.ly/x`).
+    ContactDomain,
+    /// The User-Agent has no browser's or app's shape (empty, one word,
+    /// one `name/version`, `Mozilla/5.0 (compatible; Foo/1.0)`, …).
+    Structure(Shape),
+    /// A pattern of the public crawler-user-agents list (the index of the
+    /// pattern among those botwarden uses) is in a User-Agent that no other
+    /// step took for a bot's.
+    PublicList(usize),
 }
 
 /// The registered bot a User-Agent claims to be.
@@ -109,6 +136,11 @@ pub struct Classification<'c> {
     pub category: Option<&'c str>,
     /// How it was recognised; `None` when it is not a bot.
     pub source: Option<Source>,
+    /// The kind of an unregistered bot (always set for one, `None` for a
+    /// registered bot and for a browser or app). Its category is
+    /// [`LIBRARY_CATEGORY`] for [`BotKind::Library`] and
+    /// [`CRAWLER_CATEGORY`] for every other kind.
+    pub kind: Option<BotKind>,
 }
 
 impl Classification<'_> {
@@ -117,6 +149,7 @@ impl Classification<'_> {
         bot: None,
         category: None,
         source: None,
+        kind: None,
     };
 
     /// Whether the User-Agent is a bot's, registered or not (a crawler or a
@@ -130,7 +163,7 @@ impl Classification<'_> {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Answer {
     bot: Option<u32>,
-    kind: Option<FamilyKind>,
+    kind: Option<BotKind>,
     source: Option<Source>,
 }
 
@@ -148,12 +181,13 @@ impl Answer {
             source: Some(source),
         }
     }
+}
 
-    fn unregistered(kind: FamilyKind, source: Source) -> Self {
-        Self {
-            bot: None,
-            kind: Some(kind),
-            source: Some(source),
+impl From<FamilyKind> for BotKind {
+    fn from(kind: FamilyKind) -> Self {
+        match kind {
+            FamilyKind::Library => BotKind::Library,
+            FamilyKind::Crawler => BotKind::Crawler,
         }
     }
 }
@@ -172,6 +206,10 @@ pub struct Classifier {
     uap: FamilyParsers,
     tokens: Tokens,
     rules: Rules,
+    vocab: Vocabulary,
+    public: PublicList,
+    /// The extras' regexes, for explanations.
+    extra_regexes: Vec<String>,
     /// The literals of the device parsers that give `Spider`; `None`
     /// when some has none (then every User-Agent is a candidate).
     spider_prefilter: Option<Prefilter>,
@@ -338,6 +376,8 @@ impl Classifier {
             prefilter.require_one_of(token_literals);
         }
         prefilter.require_one_of(Rules::literals());
+        prefilter.require_one_of(Vocabulary::literals());
+        prefilter.require_one_of(PublicList::literals());
         let answers = |family: &[u8]| {
             let family = String::from_utf8_lossy(family);
             !family.is_empty()
@@ -514,6 +554,9 @@ impl Classifier {
             uap: uap_parsers,
             tokens,
             rules: Rules::new().map_err(automaton)?,
+            vocab: Vocabulary::new().map_err(automaton)?,
+            public: PublicList::new().map_err(automaton)?,
+            extra_regexes: extras.iter().map(|e| e.regex.clone()).collect(),
             spider_prefilter: spider.build().map_err(automaton)?,
             spider_parsers,
             devices,
@@ -588,13 +631,25 @@ impl Classifier {
     /// (the first product unless it is a browser's or a library's; else a
     /// product or comment entry holding a crawler word, after
     /// `compatible;`, or before a contact URL; else the contact URL's
-    /// host), or else uap-core's family. `None` when neither names
-    /// anything. The rules are in `classify.md`.
+    /// host), or else uap-core's family, or else the whole User-Agent when
+    /// it is only words (`Chrome Privacy Preserving Prefetch Proxy`) or has
+    /// no browser's shape (`Mozilla/4.0 (compatible;)`).
+    /// `None` when none names anything. The rules are in `classify.md`.
     pub fn client_name<'s>(&'s self, ua: &'s str) -> Option<Cow<'s, str>> {
         if let Some(name) = name::product_name(ua) {
             return Some(Cow::Borrowed(name));
         }
-        self.uap_family(ua).filter(|f| !f.trim().is_empty())
+        self.uap_family(ua)
+            .filter(|f| !f.trim().is_empty())
+            .or_else(|| name::whole_name(ua).map(Cow::Borrowed))
+            .or_else(|| {
+                // A User-Agent too bare for a browser is its own name.
+                let bare = ua.trim();
+                (bare.len() <= 64
+                    && bare.bytes().any(|b| b.is_ascii_alphabetic())
+                    && shape::not_a_browser(bare).is_some())
+                .then_some(Cow::Borrowed(bare))
+            })
     }
 
     /// The registered bot of this family: by exact name, or else without
@@ -611,7 +666,8 @@ impl Classifier {
 
     fn decide(&self, ua: &str, prefilter: bool) -> Answer {
         if prefilter && !self.passes_prefilter(ua) {
-            return Answer::NOT_A_BOT;
+            // No step but the structure can answer.
+            return self.structure(ua);
         }
         if let Some((i, family)) = self.extras.as_ref().and_then(|e| e.extract(ua)) {
             // Checked when built; a group that did not take part gives an
@@ -632,24 +688,69 @@ impl Classifier {
         if let Some((i, family)) = &uap {
             match uap::family_kind(family) {
                 Some(FamilyKind::Library) => {
-                    return Answer::unregistered(FamilyKind::Library, Source::UapLibrary(*i));
+                    return self.unregistered(ua, BotKind::Library, Source::UapLibrary(*i));
                 }
                 Some(FamilyKind::Crawler) => {
-                    return Answer::unregistered(FamilyKind::Crawler, Source::UapCrawler(*i));
+                    return self.unregistered(ua, BotKind::Crawler, Source::UapCrawler(*i));
                 }
                 None => {}
             }
         }
         if self.spider_device(ua) {
-            return Answer::unregistered(FamilyKind::Crawler, Source::SpiderDevice);
+            return self.unregistered(ua, BotKind::Crawler, Source::SpiderDevice);
         }
         if let Some(kind) = self.rules.name(ua) {
-            return Answer::unregistered(kind, Source::KnownClient);
+            return self.unregistered(ua, kind.into(), Source::KnownClient);
+        }
+        if self.vocab.marking(ua).is_some() {
+            return self.unregistered(ua, BotKind::UnknownBot, Source::Vocabulary);
         }
         if self.rules.url(ua) {
-            return Answer::unregistered(FamilyKind::Crawler, Source::ContactUrl);
+            return self.unregistered(ua, BotKind::UnknownBot, Source::ContactUrl);
         }
-        Answer::NOT_A_BOT
+        if rules::email(ua).is_some() {
+            return self.unregistered(ua, BotKind::UnknownBot, Source::ContactEmail);
+        }
+        if rules::domain(ua).is_some() {
+            return self.unregistered(ua, BotKind::UnknownBot, Source::ContactDomain);
+        }
+        self.last_steps(ua)
+    }
+
+    /// The answer of the last step: a User-Agent without a browser's shape
+    /// is an unregistered bot's.
+    fn structure(&self, ua: &str) -> Answer {
+        match shape::not_a_browser(ua) {
+            Some(s) => self.unregistered(ua, BotKind::UnknownBot, Source::Structure(s)),
+            None => Answer::NOT_A_BOT,
+        }
+    }
+
+    /// The answer of the last steps, for a User-Agent that passed the
+    /// prefilter: the structure, then the public list.
+    fn last_steps(&self, ua: &str) -> Answer {
+        let answer = self.structure(ua);
+        if answer.source.is_some() {
+            return answer;
+        }
+        match self.public.find(ua) {
+            Some(i) => self.unregistered(ua, BotKind::UnknownBot, Source::PublicList(i)),
+            None => Answer::NOT_A_BOT,
+        }
+    }
+
+    /// An unregistered bot found by `source`: a library stays one, any
+    /// other takes the kind its words tell, or else `default`.
+    fn unregistered(&self, ua: &str, default: BotKind, source: Source) -> Answer {
+        let kind = match default {
+            BotKind::Library => BotKind::Library,
+            _ => self.vocab.kind(ua).map_or(default, |(k, _)| k),
+        };
+        Answer {
+            bot: None,
+            kind: Some(kind),
+            source: Some(source),
+        }
     }
 
     /// Whether the first of uap-core's device parsers that matches `ua` is
@@ -679,11 +780,12 @@ impl Classifier {
             }),
             category: match (bot, answer.kind) {
                 (Some((_, b)), _) => b.category.as_deref(),
-                (None, Some(FamilyKind::Crawler)) => Some(CRAWLER_CATEGORY),
-                (None, Some(FamilyKind::Library)) => Some(LIBRARY_CATEGORY),
+                (None, Some(BotKind::Library)) => Some(LIBRARY_CATEGORY),
+                (None, Some(_)) => Some(CRAWLER_CATEGORY),
                 (None, None) => None,
             },
             source: answer.source,
+            kind: if bot.is_some() { None } else { answer.kind },
         }
     }
 }

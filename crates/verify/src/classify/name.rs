@@ -748,6 +748,16 @@ fn host(text: &str) -> Option<&str> {
     ok.then_some(h)
 }
 
+/// The whole User-Agent as a name, when it is only words: at most 64
+/// bytes, a letter, no `/`, `(`, `;`, `@` or `:`.
+pub(crate) fn whole_name(ua: &str) -> Option<&str> {
+    let ua = ua.trim();
+    (ua.len() <= 64
+        && ua.bytes().any(|b| b.is_ascii_alphabetic())
+        && !ua.contains(['/', '(', ';', '@', ':']))
+    .then_some(ua)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

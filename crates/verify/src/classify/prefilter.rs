@@ -45,6 +45,7 @@ impl PrefilterBuilder {
         let Some(requirements) = self.0 else {
             return Ok(None);
         };
+        let requirements = minimize(requirements)?;
         let mut ids: HashMap<Vec<u8>, usize> = HashMap::new();
         let mut patterns: Vec<Vec<u8>> = Vec::new();
         let mut hits: Vec<Vec<(u32, u8)>> = Vec::new();
@@ -75,6 +76,49 @@ impl PrefilterBuilder {
             sizes,
         }))
     }
+}
+
+/// The same requirements with fewer literals, met by the same strings.
+///
+/// The requirements of one set merge into one ("holds one of these"). A
+/// literal of it that holds another of it (`googlebot` holds `bot`) goes:
+/// a string that holds it holds the other. A requirement of several sets
+/// goes when one of its sets holds such a literal in each of its strings:
+/// a string that meets it holds one of them.
+fn minimize(
+    requirements: BTreeSet<Requirement>,
+) -> Result<Vec<Requirement>, aho_corasick::BuildError> {
+    let singles: Set = requirements
+        .iter()
+        .filter(|r| r.len() == 1)
+        .flat_map(|r| r[0].iter().map(|l| l.to_ascii_lowercase()))
+        .collect();
+    let searcher = AhoCorasickBuilder::new()
+        .ascii_case_insensitive(true)
+        .match_kind(MatchKind::Standard)
+        .build(&singles)?;
+    // Whether `literal` holds a single literal other than itself.
+    let covered = |literal: &[u8]| {
+        searcher
+            .find_overlapping_iter(literal)
+            .any(|m| m.len() < literal.len())
+    };
+    let holds_single = |literal: &[u8]| searcher.find_overlapping_iter(literal).next().is_some();
+    let kept: Set = singles.iter().filter(|l| !covered(l)).cloned().collect();
+    let mut out = Vec::new();
+    if !kept.is_empty() {
+        out.push(vec![kept]);
+    }
+    for requirement in requirements.into_iter().filter(|r| r.len() > 1) {
+        let implied = !singles.is_empty()
+            && requirement
+                .iter()
+                .any(|set| set.iter().all(|l| holds_single(l)));
+        if !implied {
+            out.push(requirement);
+        }
+    }
+    Ok(out)
 }
 
 /// A built prefilter.
@@ -135,6 +179,23 @@ mod tests {
         assert!(p.is_match("GOOGLEBOT"));
         assert!(!p.is_match("Mozilla/5.0 (iPhone) Safari"));
         assert!(!p.is_match("YRSpider"));
+    }
+
+    #[test]
+    fn literals_that_hold_others_go() {
+        let mut b = PrefilterBuilder::new();
+        b.require_one_of(set(&["bot", "googlebot", "crawl"]));
+        b.require_one_of(set(&["Sitecrawler"]));
+        // Met only where `bot` is: implied.
+        b.require(vec![set(&["android"]), set(&["bot-mobile", "yrbot"])]);
+        b.require(vec![set(&["iphone"]), set(&["spider"])]);
+        let p = b.build().unwrap().unwrap();
+        assert_eq!(p.literals(), 4, "bot, crawl, iphone, spider");
+        assert!(p.is_match("Googlebot/2.1"));
+        assert!(p.is_match("SiteCrawler/1.0"));
+        assert!(p.is_match("Mozilla/5.0 (Android) Bot-Mobile"));
+        assert!(p.is_match("Mozilla/5.0 (iPhone) Spider"));
+        assert!(!p.is_match("Mozilla/5.0 (iPhone) Safari"));
     }
 
     #[test]

@@ -46,6 +46,11 @@ impl Tokens {
 
     /// The bot whose token the User-Agent contains, by the rules above.
     pub(crate) fn find(&self, ua: &str) -> Option<u32> {
+        self.find_at(ua).map(|(bot, _)| bot)
+    }
+
+    /// The bot whose token the User-Agent contains, and where the token is.
+    pub(crate) fn find_at(&self, ua: &str) -> Option<(u32, std::ops::Range<usize>)> {
         let searcher = self.searcher.as_ref()?;
         let bytes = ua.as_bytes();
         let boundary = |i: Option<usize>| {
@@ -66,7 +71,7 @@ impl Tokens {
                 found = Some(key);
             }
         }
-        found.map(|(_, _, pat)| self.bots[pat])
+        found.map(|(len, start, pat)| (self.bots[pat], start..start + len))
     }
 }
 

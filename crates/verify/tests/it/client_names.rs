@@ -11,8 +11,8 @@ use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
 use botwarden_testdata::snapshot;
-use botwarden_verify::Classifier;
 use botwarden_verify::registry::Registry;
+use botwarden_verify::{Classifier, Source};
 
 use crate::ua_corpus::{CRAWLER_LISTS, bundled_log_user_agents, crawler_list, shared};
 
@@ -98,7 +98,10 @@ fn unregistered<'c>(c: &'c Classifier, ua: &'c str) -> Option<String> {
 /// Why a name is not a product's, if it is not.
 fn fault(c: &Classifier, ua: &str, name: &str) -> Option<&'static str> {
     if name == "-" {
-        return Some("no name at all");
+        // A User-Agent without a browser's shape (`Mozilla/4.0
+        // (compatible;)`, `-`) may name nothing.
+        let bare = matches!(c.classify(ua).source, Some(Source::Structure(_)));
+        return (!bare).then_some("no name at all");
     }
     if GENERIC.iter().any(|g| g.eq_ignore_ascii_case(name.trim())) {
         return Some("a generic word");

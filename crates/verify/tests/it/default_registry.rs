@@ -5,7 +5,7 @@
 use botwarden_verify::Classifier;
 use botwarden_verify::registry::Registry;
 
-use crate::classify::{BROWSER_EXCEPTIONS, RECALL_FLOORS, browsers};
+use crate::classify::{BROWSER_EXCEPTIONS, RECALL_FLOORS, browsers, own_browsers};
 use crate::ua_corpus::{CRAWLER_LISTS, crawler_list, shared};
 
 fn classifier() -> Classifier {
@@ -125,6 +125,12 @@ fn no_browser_is_a_bot_with_the_default_registry() {
                     .any(|(ua, _)| *ua == case.user_agent_string)
         })
         .map(|case| format!("{}: {}", case.family, case.user_agent_string))
+        .chain(
+            own_browsers()
+                .into_iter()
+                .filter(|ua| c.classify(ua).is_bot())
+                .map(|ua| format!("{ua}: {}", c.explain(&ua))),
+        )
         .collect();
     assert!(
         wrong.is_empty(),
