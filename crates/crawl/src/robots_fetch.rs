@@ -5,9 +5,11 @@ use std::collections::hash_map::RandomState;
 use std::hash::{BuildHasher, Hasher};
 use std::time::{Duration, Instant, SystemTime};
 
+use botwarden_robots::report::{Decisions, EncodingFrom, FetchSummary, HopSummary, ProbeSummary};
 use botwarden_robots::{AvailabilityDecision, AvailabilityPolicy, FetchOutcome, FetchResult};
 use url::Url;
 
+use crate::body::Encoding;
 use crate::error::Error;
 use crate::fetch::{FetchReport, Fetcher, FetcherBuilder, parse_url};
 
@@ -71,6 +73,54 @@ pub struct RobotsFetch {
 }
 
 impl RobotsFetch {
+    /// The report model of this fetch (what `robots fetch` and a service
+    /// show), with what each of `policies` decides.
+    #[must_use]
+    pub fn summary(&self, policies: &[&AvailabilityPolicy]) -> FetchSummary {
+        let r = &self.report;
+        let encoding = r.encoding();
+        FetchSummary {
+            url: self.site.clone(),
+            robots_url: self.robots_url.to_string(),
+            hops: r
+                .hops
+                .iter()
+                .map(|h| HopSummary {
+                    url: h.url.to_string(),
+                    status: h.status,
+                    elapsed_ms: h.elapsed.as_millis(),
+                    location: h.location.clone(),
+                })
+                .collect(),
+            status: r.status,
+            content_type: r.content_type.clone(),
+            charset: r.charset.clone(),
+            encoding: encoding.label().to_owned(),
+            encoding_from: match encoding {
+                Encoding::Bom(_) => EncodingFrom::ByteOrderMark,
+                Encoding::Declared(_) => EncodingFrom::ContentType,
+                Encoding::Assumed => EncodingFrom::Assumed,
+            },
+            bom: r.bom().map(|b| b.encoding()),
+            content_encoding: r.content_encoding.clone(),
+            bytes: r.body.len(),
+            wire_bytes: r.wire_bytes,
+            full_bytes: r.full_length,
+            truncated: r.truncated,
+            retry_after: r.retry_after.as_ref().map(|x| x.raw.clone()),
+            elapsed_ms: r.elapsed.as_millis(),
+            warnings: r.warnings.iter().map(ToString::to_string).collect(),
+            error: r.error.as_ref().map(ToString::to_string),
+            missing_probe: self.missing_probe.as_ref().map(|p| ProbeSummary {
+                url: p.url.to_string(),
+                status: p.status,
+                time_left_ms: p.time_left.as_millis(),
+                sent: !p.time_left.is_zero(),
+            }),
+            availability: Decisions::new(&self.outcome(), policies),
+        }
+    }
+
     /// The outcome for the availability machine, knowing nothing of earlier
     /// fetches (no cached copy, no earlier success).
     #[must_use]

@@ -10,7 +10,6 @@ use botwarden_robots::report::{CheckReport, TextView, check_json, check_sarif, c
 use botwarden_robots::{AvailabilityPolicy, Profile, RobotsTxt, Severity};
 use clap::{Args, ValueEnum};
 
-use super::fetch::summary;
 use super::source::{Source, parse_profile};
 
 /// Output formats of `check`.
@@ -70,7 +69,7 @@ pub(crate) fn run(args: &CheckArgs) -> Result<ExitCode> {
     } = Source::load(&args.file, args.allow_private)?;
     let txt = RobotsTxt::parse(body);
     let agents: Vec<&str> = args.agents.iter().map(String::as_str).collect();
-    let fetched = fetched.map(|f| summary(&f, &AvailabilityPolicy::ALL));
+    let fetched = fetched.map(|f| f.summary(&AvailabilityPolicy::ALL));
     let report = CheckReport::new(name, &txt, &args.profiles, &agents, fetched);
     let text = match args.format {
         CheckFormat::Text => check_text(

@@ -7,10 +7,8 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
-use botwarden_crawl::{Encoding, Error, Fetcher, RobotsFetch, fetch_robots_txt};
-use botwarden_robots::report::{
-    Decisions, EncodingFrom, FetchSummary, HopSummary, ProbeSummary, fetch_json, fetch_text,
-};
+use botwarden_crawl::{Error, Fetcher, fetch_robots_txt};
+use botwarden_robots::report::{fetch_json, fetch_text};
 use botwarden_robots::{AvailabilityPolicy, FetchLimits};
 use clap::Args;
 
@@ -77,7 +75,7 @@ pub(crate) fn run(args: &FetchArgs) -> Result<ExitCode> {
     if policies.is_empty() {
         policies = AvailabilityPolicy::ALL.to_vec();
     }
-    let summary = summary(&robots, &policies);
+    let summary = robots.summary(&policies);
     let text = match args.format {
         Format::Text => fetch_text(&summary),
         Format::Json => fetch_json(&summary)? + "\n",
@@ -87,50 +85,4 @@ pub(crate) fn run(args: &FetchArgs) -> Result<ExitCode> {
         .and_then(|()| out.flush())
         .context("cannot write to standard output")?;
     Ok(ExitCode::SUCCESS)
-}
-
-/// The report model of a fetch, with what each of `policies` decides.
-pub(crate) fn summary(robots: &RobotsFetch, policies: &[&AvailabilityPolicy]) -> FetchSummary {
-    let r = &robots.report;
-    let encoding = r.encoding();
-    FetchSummary {
-        url: robots.site.clone(),
-        robots_url: robots.robots_url.to_string(),
-        hops: r
-            .hops
-            .iter()
-            .map(|h| HopSummary {
-                url: h.url.to_string(),
-                status: h.status,
-                elapsed_ms: h.elapsed.as_millis(),
-                location: h.location.clone(),
-            })
-            .collect(),
-        status: r.status,
-        content_type: r.content_type.clone(),
-        charset: r.charset.clone(),
-        encoding: encoding.label().to_owned(),
-        encoding_from: match encoding {
-            Encoding::Bom(_) => EncodingFrom::ByteOrderMark,
-            Encoding::Declared(_) => EncodingFrom::ContentType,
-            Encoding::Assumed => EncodingFrom::Assumed,
-        },
-        bom: r.bom().map(|b| b.encoding()),
-        content_encoding: r.content_encoding.clone(),
-        bytes: r.body.len(),
-        wire_bytes: r.wire_bytes,
-        full_bytes: r.full_length,
-        truncated: r.truncated,
-        retry_after: r.retry_after.as_ref().map(|x| x.raw.clone()),
-        elapsed_ms: r.elapsed.as_millis(),
-        warnings: r.warnings.iter().map(ToString::to_string).collect(),
-        error: r.error.as_ref().map(ToString::to_string),
-        missing_probe: robots.missing_probe.as_ref().map(|p| ProbeSummary {
-            url: p.url.to_string(),
-            status: p.status,
-            time_left_ms: p.time_left.as_millis(),
-            sent: !p.time_left.is_zero(),
-        }),
-        availability: Decisions::new(&robots.outcome(), policies),
-    }
 }
