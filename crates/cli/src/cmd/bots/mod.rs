@@ -5,10 +5,15 @@ use std::process::ExitCode;
 use anyhow::Result;
 use clap::Subcommand;
 
-use super::bots_classify::{self, ClassifyArgs};
-use super::bots_registry::{self, RegistryCommand};
-use super::bots_update::{self, UpdateArgs};
-use super::bots_verify::{self, VerifyArgs};
+use classify::ClassifyArgs;
+use registry::RegistryCommand;
+use update::UpdateArgs;
+use verify::VerifyArgs;
+
+mod classify;
+pub(crate) mod registry;
+mod update;
+pub(crate) mod verify;
 
 /// Crawler verification commands.
 #[derive(Debug, Subcommand)]
@@ -44,9 +49,9 @@ pub(crate) enum BotsCommand {
 
 pub(crate) fn run(command: BotsCommand) -> Result<ExitCode> {
     match command {
-        BotsCommand::Verify(args) => bots_verify::run(&args),
-        BotsCommand::Classify(args) => bots_classify::run(&args),
-        BotsCommand::Registry(c) => bots_registry::run(c),
-        BotsCommand::Update(args) => bots_update::run(&args),
+        BotsCommand::Verify(args) => verify::run(&args),
+        BotsCommand::Classify(args) => classify::run(&args),
+        BotsCommand::Registry(c) => registry::run(c),
+        BotsCommand::Update(args) => update::run(&args),
     }
 }

@@ -10,7 +10,7 @@ use botwarden_crawl::{Error, Fetcher};
 use botwarden_verify::registry::{Feed, FeedStore, MAX_FEED_BYTES};
 use clap::Args;
 
-use super::bots_registry::RegistryArgs;
+use super::registry::RegistryArgs;
 
 /// Arguments of `botwarden bots update`.
 #[derive(Debug, Args)]

@@ -7,8 +7,8 @@ use anyhow::{Context, Result};
 use botwarden_verify::classify::{Classification, Classifier, Explanation};
 use clap::{Args, ValueEnum};
 
-use super::bots_registry::RegistryArgs;
-use super::bots_verify::{for_each_line, not_utf8_note};
+use super::registry::RegistryArgs;
+use super::verify::{for_each_line, not_utf8_note};
 
 /// Arguments of `botwarden bots classify`.
 #[derive(Debug, Args)]
