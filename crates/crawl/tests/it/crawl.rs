@@ -8,7 +8,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use botwarden_crawl::{CrawlConfig, Fetcher, StopSignal, Store, Summary, ThrottleConfig, crawl};
+use botwarden_crawl::{
+    CrawlConfig, CrawlEnd, Fetcher, StopSignal, Store, Summary, ThrottleConfig, crawl,
+};
 use url::Url;
 
 use crate::server::{Reply, Server};
@@ -101,6 +103,27 @@ fn config() -> CrawlConfig {
     }
 }
 
+/// Crawls until nothing is left (no stop signal).
+pub(crate) async fn crawl_all(
+    start: &Url,
+    config: &CrawlConfig,
+    fetcher: &Fetcher,
+    store: Store,
+    resume: bool,
+) -> (Store, CrawlEnd) {
+    crawl(
+        start,
+        config,
+        fetcher,
+        store,
+        resume,
+        &StopSignal::new(),
+        |_| {},
+    )
+    .await
+    .expect("the crawl runs")
+}
+
 fn fetcher() -> Fetcher {
     Fetcher::builder()
         .allow_private(true)
@@ -167,17 +190,7 @@ async fn a_site_is_crawled_exactly_as_robots_txt_and_nofollow_allow() {
     let tmp = TempStore::new("whole");
     let store = Store::create(&tmp.db()).expect("store");
     let start = Url::parse(&server.url("/")).expect("url");
-    let (store, end) = crawl(
-        &start,
-        &config(),
-        &fetcher(),
-        store,
-        false,
-        &StopSignal::new(),
-        |_| {},
-    )
-    .await
-    .expect("crawl");
+    let (store, end) = crawl_all(&start, &config(), &fetcher(), store, false).await;
     assert!(!end.stopped);
     assert_eq!(end.left, 0);
     assert_eq!(urls(&store, &server), expected());
@@ -313,17 +326,7 @@ async fn a_stopped_crawl_resumes_and_fetches_nothing_twice() {
     drop(store);
 
     let store = Store::open(&tmp.db()).expect("reopen");
-    let (store, end) = crawl(
-        &start,
-        &cfg,
-        &fetcher(),
-        store,
-        true,
-        &StopSignal::new(),
-        |_| {},
-    )
-    .await
-    .expect("resume");
+    let (store, end) = crawl_all(&start, &cfg, &fetcher(), store, true).await;
     assert!(!end.stopped);
     assert_eq!(urls(&store, &server), expected());
     let hits = hits.lock().expect("hits").clone();
@@ -382,17 +385,7 @@ async fn throttling_follows_the_seeds_rule_step_by_step() {
         },
         ..CrawlConfig::default()
     };
-    let (store, end) = crawl(
-        &start,
-        &cfg,
-        &fetcher(),
-        store,
-        false,
-        &StopSignal::new(),
-        |_| {},
-    )
-    .await
-    .expect("crawl");
+    let (store, end) = crawl_all(&start, &cfg, &fetcher(), store, false).await;
     assert_eq!(end.fetched, 301);
     let mut st = store
         .connection()

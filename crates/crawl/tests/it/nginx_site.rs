@@ -12,9 +12,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use botwarden_crawl::{
-    CrawlConfig, Fetcher, FrontierConfig, StopSignal, Store, ThrottleConfig, crawl,
-};
+use botwarden_crawl::{CrawlConfig, Fetcher, FrontierConfig, Store, ThrottleConfig};
 use url::Url;
 
 const PAGES: usize = 10_000;
@@ -258,17 +256,7 @@ async fn a_generated_site_is_crawled_exactly() {
         .build()
         .expect("fetcher");
     let start = Url::parse(&format!("{base}/p/0.html")).expect("url");
-    let (store, end) = crawl(
-        &start,
-        &cfg,
-        &fetcher,
-        store,
-        false,
-        &StopSignal::new(),
-        |_| {},
-    )
-    .await
-    .expect("crawl");
+    let (store, end) = crate::crawl::crawl_all(&start, &cfg, &fetcher, store, false).await;
     assert!(!end.stopped);
 
     let (want_fetched, want_skipped) = expected();
