@@ -40,6 +40,7 @@
 //! were in flight are made again.
 
 use std::collections::HashMap;
+use std::fmt::Write as _;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
@@ -60,6 +61,7 @@ use crate::html::{self, LinkElement};
 use crate::identity::Identity;
 use crate::normalize::{normalize, normalize_url};
 use crate::page::{PageResponse, link_header_canonicals};
+use crate::sitemap::{SitemapKind, parse_sitemap};
 use crate::store::{
     Batch, LinkRecord, NewUrl, PageRecord, RobotsFileRecord, RobotsRecord, Skip, Store, StoreError,
     ThrottleRecord, UrlState,
@@ -88,6 +90,13 @@ pub struct CrawlConfig {
     pub robots_ttl: Duration,
     /// An origin whose robots.txt cannot be read is tried this many times.
     pub robots_attempts: u32,
+    /// Read the sitemaps the start origin's robots.txt names (`Sitemap:`
+    /// lines). Off by default: a crawl follows links.
+    pub robots_sitemaps: bool,
+    /// More sitemaps to read (`--sitemap`).
+    pub sitemaps: Vec<Url>,
+    /// Sitemap files read at most (indexes included).
+    pub max_sitemaps: usize,
 }
 
 impl Default for CrawlConfig {
@@ -102,6 +111,9 @@ impl Default for CrawlConfig {
             retries: 2,
             robots_ttl: Duration::from_secs(24 * 3600),
             robots_attempts: 3,
+            robots_sitemaps: false,
+            sitemaps: Vec::new(),
+            max_sitemaps: 100,
         }
     }
 }
@@ -225,6 +237,7 @@ pub async fn crawl(
     let chain = config.identity.chain();
     let path = store.path().display().to_string();
     let mut batch = Batch::default();
+    let mut robots: HashMap<String, RobotsState> = HashMap::new();
     let (start, mut frontier) = if resume {
         let seed = store
             .meta("seed")?
@@ -255,6 +268,28 @@ pub async fn crawl(
             ("user_agent".into(), config.identity.user_agent()),
             ("tokens".into(), config.identity.tokens().join(" ")),
         ];
+        let mut sitemaps = config.sitemaps.clone();
+        if config.robots_sitemaps {
+            let origin = origin_key(&start);
+            let state = ensure_robots(
+                &mut robots,
+                &origin,
+                &start,
+                fetcher,
+                &chain,
+                config,
+                &mut batch,
+            )
+            .await;
+            if let RobotsState::Ready { txt, .. } = state {
+                let all = botwarden_robots::Robots::new(txt, &Profile::RFC9309);
+                sitemaps.extend(all.sitemaps().filter_map(|s| start.join(s.value).ok()));
+            }
+        }
+        if !sitemaps.is_empty() {
+            let read = read_sitemaps(sitemaps, fetcher, config, &mut frontier, &mut batch).await;
+            batch.meta.push(("sitemaps".into(), read));
+        }
         (start, frontier)
     };
     batch.meta.push(("state".into(), "running".into()));
@@ -273,7 +308,6 @@ pub async fn crawl(
         Ok(store)
     });
 
-    let mut robots: HashMap<String, RobotsState> = HashMap::new();
     let mut hosts: HashMap<String, Host> = HashMap::new();
     let mut deferred: Vec<Queued> = Vec::new();
     let mut retries: HashMap<u64, u32> = HashMap::new();
@@ -494,6 +528,81 @@ pub async fn crawl(
             left,
         },
     ))
+}
+
+/// Reads sitemaps (indexes lead to more, up to `max_sitemaps` files) and
+/// admits their URLs at depth 1, found by `sitemap`. Returns one line per
+/// sitemap file: URL, kind, URLs read, URLs over the limit, error.
+async fn read_sitemaps(
+    mut todo: Vec<Url>,
+    fetcher: &Fetcher,
+    config: &CrawlConfig,
+    frontier: &mut Frontier,
+    batch: &mut Batch,
+) -> String {
+    let mut done: Vec<String> = Vec::new();
+    let mut lines = String::new();
+    todo.reverse();
+    while let Some(url) = todo.pop() {
+        if done.len() >= config.max_sitemaps || done.contains(&url.to_string()) {
+            continue;
+        }
+        done.push(url.to_string());
+        let (sitemap, error) = match fetcher.fetch_url(url.clone()).await {
+            Ok(r) if r.status.is_some_and(|s| (200..300).contains(&s)) => {
+                let map = parse_sitemap(&r.body);
+                let err = map.error.clone();
+                (Some(map), err)
+            }
+            Ok(r) => (
+                None,
+                Some(r.error.map_or_else(
+                    || {
+                        format!(
+                            "answered {}",
+                            r.status.map_or_else(String::new, |s| s.to_string())
+                        )
+                    },
+                    |e| e.to_string(),
+                )),
+            ),
+            Err(e) => (None, Some(e.to_string())),
+        };
+        let (kind, count, dropped) = match &sitemap {
+            Some(m) => (
+                match m.kind {
+                    SitemapKind::UrlSet => "urlset",
+                    SitemapKind::Index => "index",
+                    SitemapKind::Unknown => "not a sitemap",
+                },
+                m.locs.len(),
+                m.dropped,
+            ),
+            None => ("unread", 0, 0),
+        };
+        let _ = writeln!(
+            lines,
+            "{url}\t{kind}\t{count}\t{dropped}\t{}",
+            error.unwrap_or_default().replace(['\t', '\n'], " ")
+        );
+        let Some(map) = sitemap else { continue };
+        for loc in &map.locs {
+            let Ok(u) = Url::parse(loc)
+                .map_err(|_| ())
+                .and_then(|u| normalize_url(u).map_err(|_| ()))
+            else {
+                continue;
+            };
+            match map.kind {
+                SitemapKind::Index => todo.push(u),
+                _ => {
+                    let admitted = frontier.admit(&u, 1);
+                    record_new(batch, &u, 1, "sitemap", &admitted);
+                }
+            }
+        }
+    }
+    lines
 }
 
 /// Makes sure the origin's robots.txt is known (fetching it if needed) and

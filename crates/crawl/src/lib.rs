@@ -51,6 +51,7 @@ mod identity;
 mod normalize;
 mod page;
 mod robots_fetch;
+mod sitemap;
 mod store;
 mod summary;
 mod throttle;
@@ -75,6 +76,7 @@ pub use identity::{
 pub use normalize::{MAX_URL_LEN, UrlProblem, normalize, normalize_url};
 pub use page::{PageResponse, link_header_canonicals};
 pub use robots_fetch::{MissingProbe, RobotsFetch, fetch_robots_txt, robots_url};
+pub use sitemap::{MAX_BYTES as SITEMAP_MAX_BYTES, MAX_LOCS, Sitemap, SitemapKind, parse_sitemap};
 pub use store::{
     Batch, ExportFormat, ExportTable, LinkRecord, NewUrl, PageRecord, RobotsFileRecord,
     RobotsRecord, SCHEMA_VERSION, Skip, Store, StoreError, StoredUrl, ThrottleRecord, UrlState,

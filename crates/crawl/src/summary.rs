@@ -46,6 +46,11 @@ pub struct Summary {
     pub redirects: u64,
     /// Requests that got no answer.
     pub errors: u64,
+    /// URLs found in a sitemap that no link of the site leads to.
+    pub sitemap_only: u64,
+    /// The sitemaps read: `URL<TAB>kind<TAB>URLs<TAB>over the limit<TAB>error`
+    /// per line.
+    pub sitemaps: String,
     /// Each origin's robots.txt.
     pub robots_files: Vec<RobotsFile>,
     /// Every change of delay or parallelism, in order (the first
@@ -222,6 +227,11 @@ impl Summary {
             "SELECT count(*) FROM pages WHERE status BETWEEN 300 AND 399",
         )?);
         s.errors = n(count("SELECT count(*) FROM pages WHERE status IS NULL")?);
+        s.sitemap_only = n(count(
+            "SELECT count(*) FROM urls WHERE found_by = 'sitemap' AND id NOT IN
+             (SELECT target_id FROM links WHERE target_id IS NOT NULL)",
+        )?);
+        s.sitemaps = meta("sitemaps")?;
         let mut st = c
             .prepare("SELECT origin, status, availability, error FROM robots_files ORDER BY origin")
             .map_err(fail)?;
@@ -356,6 +366,26 @@ impl fmt::Display for Summary {
             self.redirects,
             self.errors
         );
+        for line in self.sitemaps.lines() {
+            let f: Vec<&str> = line.split('\t').collect();
+            if let [url, kind, urls, over, error] = f.as_slice() {
+                let _ = write!(out, "sitemap {url}: {kind}, {urls} URL(s)");
+                if *over != "0" {
+                    let _ = write!(out, ", {over} over the limit");
+                }
+                if !error.is_empty() {
+                    let _ = write!(out, " ({error})");
+                }
+                out.push('\n');
+            }
+        }
+        if self.sitemap_only > 0 {
+            let _ = writeln!(
+                out,
+                "{} URL(s) only in sitemaps (no link leads to them)",
+                self.sitemap_only
+            );
+        }
         if self.throttle_changes == 0 {
             let _ = writeln!(out, "throttle: no change");
         } else {

@@ -67,6 +67,15 @@ pub(crate) struct CrawlArgs {
     /// Follow links marked nofollow (they are recorded either way).
     #[arg(long)]
     follow_nofollow: bool,
+    /// Also crawl the URLs of the sitemaps that the start URL's robots.txt
+    /// names (`Sitemap:` lines); URLs no link leads to are counted as
+    /// sitemap-only.
+    #[arg(long)]
+    sitemaps: bool,
+    /// Also crawl the URLs of this sitemap (or sitemap index); repeat for
+    /// several.
+    #[arg(long = "sitemap", value_name = "URL")]
+    sitemap: Vec<Url>,
     /// The page that explains the crawler, in its User-Agent.
     #[arg(long, value_name = "URL", default_value = DEFAULT_INFO_URL)]
     info_url: String,
@@ -310,6 +319,8 @@ fn run_crawl(args: &CrawlArgs) -> Result<ExitCode> {
             ..ThrottleConfig::default()
         },
         follow_nofollow: args.follow_nofollow,
+        robots_sitemaps: args.sitemaps,
+        sitemaps: args.sitemap.clone(),
         ..CrawlConfig::default()
     };
     let fetcher = Fetcher::builder()

@@ -469,3 +469,74 @@ async fn throttling_follows_the_seeds_rule_step_by_step() {
         "{changes:?}"
     );
 }
+
+#[tokio::test]
+async fn sitemaps_from_robots_txt_add_urls_no_link_leads_to() {
+    // The sitemaps name absolute URLs: the server's own address, known
+    // once it listens.
+    let base: Arc<std::sync::OnceLock<String>> = Arc::default();
+    let own = Arc::clone(&base);
+    let server = Server::start(move |asked| {
+        let base = own.get().cloned().unwrap_or_default();
+        match asked.path {
+            "/robots.txt" => {
+                Reply::text("User-agent: *\nDisallow: /blocked\nSitemap: /sitemap-index.xml\n")
+            }
+            "/sitemap-index.xml" => Reply::new(200).body(format!(
+                "<sitemapindex><sitemap><loc>{base}/sitemap.xml.gz</loc></sitemap></sitemapindex>"
+            )),
+            "/sitemap.xml.gz" => {
+                let xml = format!(
+                    "<urlset><url><loc>{base}/a</loc></url><url><loc>{base}/orphan</loc></url>\
+                     <url><loc>{base}/blocked</loc></url><url><loc>http://other.example/x</loc></url></urlset>"
+                );
+                let mut gz =
+                    flate2::write::GzEncoder::new(Vec::new(), flate2::Compression::fast());
+                std::io::Write::write_all(&mut gz, xml.as_bytes()).expect("gzip");
+                Reply::new(200)
+                    .header("content-type", "application/gzip")
+                    .body(gz.finish().expect("gzip"))
+            }
+            "/" => html(r#"<a href="/a">a</a>"#),
+            "/a" | "/orphan" => html("<p>x</p>"),
+            _ => Reply::new(404),
+        }
+    })
+    .await;
+    base.set(server.url("")).expect("set once");
+    let tmp = TempStore::new("sitemaps");
+    let store = Store::create(&tmp.db()).expect("store");
+    let start = Url::parse(&server.url("/")).expect("url");
+    let cfg = CrawlConfig {
+        robots_sitemaps: true,
+        ..config()
+    };
+    let (store, _) = crawl_all(&start, &cfg, &fetcher(), store, false).await;
+    let got: BTreeSet<(String, String, Option<String>)> = urls(&store, &server);
+    let want: BTreeSet<(String, String, Option<String>)> = [
+        ("/", "fetched", None),
+        ("/a", "fetched", None),
+        ("/orphan", "fetched", None),
+        ("/blocked", "skipped", Some("robots")),
+        ("http://other.example/x", "skipped", Some("scope")),
+    ]
+    .into_iter()
+    .map(|(u, s, r)| (u.to_owned(), s.to_owned(), r.map(str::to_owned)))
+    .collect();
+    assert_eq!(got, want);
+    let summary = Summary::read(&store).expect("summary");
+    // /a is in the sitemap and linked from the home page; /orphan, /blocked
+    // and the other host's URL are only in the sitemap (the last two never
+    // fetched).
+    assert_eq!(summary.sitemap_only, 3, "{summary:?}");
+    let lines: Vec<&str> = summary.sitemaps.lines().collect();
+    assert_eq!(lines.len(), 2, "{lines:?}");
+    assert!(
+        lines[0].ends_with("/sitemap-index.xml\tindex\t1\t0\t"),
+        "{lines:?}"
+    );
+    assert!(
+        lines[1].ends_with("/sitemap.xml.gz\turlset\t4\t0\t"),
+        "{lines:?}"
+    );
+}
