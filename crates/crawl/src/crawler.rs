@@ -63,7 +63,7 @@ use crate::normalize::{normalize, normalize_url};
 use crate::page::{PageResponse, link_header_canonicals};
 use crate::sitemap::{SitemapKind, parse_sitemap};
 use crate::store::{
-    Batch, LinkRecord, NewUrl, PageRecord, RobotsFileRecord, RobotsRecord, Skip, Store, StoreError,
+    Batch, LinkRecord, NewUrl, PageRecord, RobotsFileRecord, RobotsRecord, Skip, Store,
     ThrottleRecord, UrlState,
 };
 use crate::throttle::{Direction, Throttle, ThrottleConfig};
@@ -172,20 +172,6 @@ pub struct CrawlEnd {
     pub left: u64,
 }
 
-/// Why a crawl could not run.
-#[derive(Debug, thiserror::Error)]
-pub enum CrawlError {
-    /// The store failed.
-    #[error(transparent)]
-    Store(#[from] StoreError),
-    /// The start URL is not one.
-    #[error(transparent)]
-    Url(#[from] Error),
-    /// A resumed store has no start URL.
-    #[error("{0}: not a crawl to resume (no seed recorded)")]
-    NoSeed(String),
-}
-
 /// An origin's robots.txt, as the crawl reads it.
 enum RobotsState {
     /// Read: the two readings.
@@ -223,7 +209,8 @@ struct Done {
 /// crawl ended.
 ///
 /// # Errors
-/// [`CrawlError`] when the store fails; failures of requests are results,
+/// [`Error::Store`] when the store fails (or holds no crawl to resume),
+/// [`Error::InvalidUrl`] for a start URL that is not one; failures of requests are results,
 /// written to the store.
 pub async fn crawl(
     start: &Url,
@@ -233,16 +220,14 @@ pub async fn crawl(
     resume: bool,
     stop: &StopSignal,
     mut progress: impl FnMut(&Progress),
-) -> Result<(Store, CrawlEnd), CrawlError> {
+) -> Result<(Store, CrawlEnd), Error> {
     let chain = config.identity.chain();
     let path = store.path().display().to_string();
     let mut batch = Batch::default();
     let mut robots: HashMap<String, RobotsState> = HashMap::new();
     let (start, mut frontier) = if resume {
-        let seed = store
-            .meta("seed")?
-            .ok_or_else(|| CrawlError::NoSeed(path.clone()))?;
-        let start = Url::parse(&seed).map_err(|_| CrawlError::NoSeed(path.clone()))?;
+        let seed = store.meta("seed")?.ok_or_else(|| no_seed(&path))?;
+        let start = Url::parse(&seed).map_err(|_| no_seed(&path))?;
         let mut frontier = Frontier::new(&start, config.frontier.clone());
         for u in store.urls()? {
             if u.state == UrlState::Skipped && u.skip_reason.as_deref() == Some("nofollow") {
@@ -253,11 +238,9 @@ pub async fn crawl(
         }
         (start, frontier)
     } else {
-        let start = normalize_url(start.clone()).map_err(|e| {
-            CrawlError::Url(Error::InvalidUrl {
-                url: start.to_string(),
-                reason: e.to_string(),
-            })
+        let start = normalize_url(start.clone()).map_err(|e| Error::InvalidUrl {
+            url: start.to_string(),
+            reason: e.to_string(),
         })?;
         let mut frontier = Frontier::new(&start, config.frontier.clone());
         let admitted = frontier.admit(&start, 0);
@@ -296,7 +279,7 @@ pub async fn crawl(
 
     // The writer: one thread, one transaction per message batch.
     let (tx, rx) = mpsc::channel::<Batch>();
-    let writer = std::thread::spawn(move || -> Result<Store, StoreError> {
+    let writer = std::thread::spawn(move || -> Result<Store, Error> {
         let mut store = store;
         while let Ok(mut b) = rx.recv() {
             // Join whatever else is waiting into one transaction.
@@ -515,7 +498,7 @@ pub async fn crawl(
     flush(&tx, &mut batch);
     drop(tx);
     let store = writer.join().unwrap_or_else(|_| {
-        Err(StoreError::NotAStore {
+        Err(Error::Store {
             path: path.clone().into(),
             message: "the store's writer stopped unexpectedly".into(),
         })
@@ -603,6 +586,14 @@ async fn read_sitemaps(
         }
     }
     lines
+}
+
+/// The error of a store that holds no crawl to resume.
+fn no_seed(path: &str) -> Error {
+    Error::Store {
+        path: path.into(),
+        message: "not a crawl to resume (no seed recorded)".into(),
+    }
 }
 
 /// Makes sure the origin's robots.txt is known (fetching it if needed) and

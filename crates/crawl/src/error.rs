@@ -1,11 +1,13 @@
 //! The crate's one error type.
 
 use std::net::IpAddr;
+use std::path::PathBuf;
 use std::time::Duration;
 
 use crate::address::AddressKind;
 
-/// What went wrong fetching a URL. Every variant names the URL.
+/// What went wrong: fetching a URL (every such variant names the URL),
+/// reading a page, or the crawl store (named by its file).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
@@ -85,6 +87,22 @@ pub enum Error {
         /// What failed.
         message: String,
     },
+    /// The HTML parser gave up on a page (it does not for malformed
+    /// markup; only for limits it enforces).
+    #[error("the HTML could not be read: {message}")]
+    Html {
+        /// What it said.
+        message: String,
+    },
+    /// The crawl store failed, or a file is not a crawl store of this
+    /// version, or has no crawl to resume.
+    #[error("{}: {message}", path.display())]
+    Store {
+        /// The store's file.
+        path: PathBuf,
+        /// What went wrong, and what was being done.
+        message: String,
+    },
 }
 
 /// `10.0.0.1 is a private address`, or `intranet is 10.0.0.1, a private
@@ -111,7 +129,7 @@ impl Error {
             | Error::Decode { url, .. }
             | Error::TooManyRedirects { url, .. }
             | Error::RedirectLoop { url, .. } => Some(url),
-            Error::Client { .. } => None,
+            Error::Client { .. } | Error::Html { .. } | Error::Store { .. } => None,
         }
     }
 }

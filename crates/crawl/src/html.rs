@@ -19,6 +19,8 @@ use lol_html::html_content::{Element, TextChunk};
 use lol_html::{AsciiCompatibleEncoding, HtmlRewriter, Settings, element, text};
 use url::Url;
 
+use crate::error::Error;
+
 /// Which element a link came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum LinkElement {
@@ -215,17 +217,12 @@ fn meta_charset(head: &[u8]) -> Option<&'static encoding_rs::Encoding> {
     encoding_rs::Encoding::for_label(&rest[..end])
 }
 
-/// Why a page could not be read.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("the HTML could not be read: {0}")]
-pub struct HtmlError(String);
-
 /// Reads a page (module docs). `charset` is the HTTP `Content-Type`'s.
 ///
 /// # Errors
-/// [`HtmlError`] if the HTML parser gives up (it does not for malformed
+/// [`Error::Html`] if the HTML parser gives up (it does not for malformed
 /// markup; only for limits it enforces).
-pub fn extract(body: &[u8], charset: Option<&str>) -> Result<HtmlFacts, HtmlError> {
+pub fn extract(body: &[u8], charset: Option<&str>) -> Result<HtmlFacts, Error> {
     let detected = html_encoding(charset, body);
     // lol_html reads ASCII-compatible encodings itself; UTF-16 pages are
     // decoded first.
@@ -352,7 +349,9 @@ pub fn extract(body: &[u8], charset: Option<&str>) -> Result<HtmlFacts, HtmlErro
     rewriter
         .write(&bytes)
         .and_then(|()| rewriter.end())
-        .map_err(|e| HtmlError(e.to_string()))?;
+        .map_err(|e| Error::Html {
+            message: e.to_string(),
+        })?;
     let mut facts = facts.into_inner();
     for l in &mut facts.links {
         if l.element == LinkElement::A {

@@ -58,7 +58,7 @@ mod throttle;
 
 pub use address::{AddressKind, restricted_kind};
 pub use body::{Bom, Encoding, utf8_body};
-pub use crawler::{CrawlConfig, CrawlEnd, CrawlError, Progress, StopSignal, crawl};
+pub use crawler::{CrawlConfig, CrawlEnd, Progress, StopSignal, crawl};
 pub use directives::{
     Directive, Kind as DirectiveKind, Origin as DirectiveOrigin, PageDirectives, parse_date,
 };
@@ -66,8 +66,8 @@ pub use error::Error;
 pub use fetch::{FetchReport, Fetcher, FetcherBuilder, Hop, RetryAfter, USER_AGENT, Warning};
 pub use frontier::{Admitted, Frontier, FrontierConfig, MAX_REPEATS, MAX_SEGMENTS, Queued, Scope};
 pub use html::{
-    Alternate, HtmlError, HtmlFacts, HtmlLink, LinkElement, MAX_ANCHOR, Meta, Rel,
-    extract as extract_html, html_encoding, refresh_target,
+    Alternate, HtmlFacts, HtmlLink, LinkElement, MAX_ANCHOR, Meta, Rel, extract as extract_html,
+    html_encoding, refresh_target,
 };
 pub use identity::{
     CrawlerKind, DEFAULT_INFO_URL, Identity, Network, Operator, Platform, ranges_json,
@@ -79,7 +79,7 @@ pub use robots_fetch::{MissingProbe, RobotsFetch, fetch_robots_txt, robots_url};
 pub use sitemap::{MAX_BYTES as SITEMAP_MAX_BYTES, MAX_LOCS, Sitemap, SitemapKind, parse_sitemap};
 pub use store::{
     Batch, ExportFormat, ExportTable, LinkRecord, NewUrl, PageRecord, RobotsFileRecord,
-    RobotsRecord, SCHEMA_VERSION, Skip, Store, StoreError, StoredUrl, ThrottleRecord, UrlState,
+    RobotsRecord, SCHEMA_VERSION, Skip, Store, StoredUrl, ThrottleRecord, UrlState,
 };
 pub use summary::{
     BlockingRule, Difference, Differences, RobotsFile, SHOWN, Summary, ThrottleChange, UrlCounts,

@@ -28,6 +28,8 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, OptionalExtension, params};
 
+use crate::error::Error;
+
 /// The version of the schema this code writes and reads.
 pub const SCHEMA_VERSION: u32 = 1;
 
@@ -109,27 +111,6 @@ CREATE TABLE throttle_events (
     parallel_after  INTEGER NOT NULL
 );
 ";
-
-/// What went wrong with the store. Every variant names the file.
-#[derive(Debug, thiserror::Error)]
-pub enum StoreError {
-    /// SQLite failed.
-    #[error("{path}: {message}")]
-    Sqlite {
-        /// The store's file.
-        path: PathBuf,
-        /// What SQLite said, and what was being done.
-        message: String,
-    },
-    /// The file is not a crawl store of this version.
-    #[error("{path}: {message}")]
-    NotAStore {
-        /// The file.
-        path: PathBuf,
-        /// Why.
-        message: String,
-    },
-}
 
 /// A URL's state in the store.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -375,10 +356,10 @@ impl Store {
     /// (a crawl is resumed by opening its file with [`Store::open`], or the file removed).
     ///
     /// # Errors
-    /// [`StoreError`] when the file exists or cannot be created.
-    pub fn create(path: &Path) -> Result<Store, StoreError> {
+    /// [`Error::Store`] when the file exists or cannot be created.
+    pub fn create(path: &Path) -> Result<Store, Error> {
         if path.exists() {
-            return Err(StoreError::NotAStore {
+            return Err(Error::Store {
                 path: path.to_owned(),
                 message: "already exists: resume the crawl, or choose another file".into(),
             });
@@ -406,11 +387,11 @@ impl Store {
     /// Opens an existing store (to resume a crawl, or to read it).
     ///
     /// # Errors
-    /// [`StoreError`] when the file is missing, not SQLite, or not a crawl
+    /// [`Error::Store`] when the file is missing, not SQLite, or not a crawl
     /// store of this version.
-    pub fn open(path: &Path) -> Result<Store, StoreError> {
+    pub fn open(path: &Path) -> Result<Store, Error> {
         if !path.is_file() {
-            return Err(StoreError::NotAStore {
+            return Err(Error::Store {
                 path: path.to_owned(),
                 message: "no such file".into(),
             });
@@ -429,26 +410,26 @@ impl Store {
                 |r| r.get(0),
             )
             .optional()
-            .map_err(|e| StoreError::NotAStore {
+            .map_err(|e| Error::Store {
                 path: path.to_owned(),
                 message: format!("not a botwarden crawl store ({e})"),
             })?;
         match version.as_deref() {
             Some(v) if v == SCHEMA_VERSION.to_string() => Ok(store),
-            Some(v) => Err(StoreError::NotAStore {
+            Some(v) => Err(Error::Store {
                 path: path.to_owned(),
                 message: format!(
                     "a crawl store of schema version {v}; this botwarden reads version {SCHEMA_VERSION}"
                 ),
             }),
-            None => Err(StoreError::NotAStore {
+            None => Err(Error::Store {
                 path: path.to_owned(),
                 message: "not a botwarden crawl store (no schema version)".into(),
             }),
         }
     }
 
-    fn pragmas(&self) -> Result<(), StoreError> {
+    fn pragmas(&self) -> Result<(), Error> {
         self.conn
             .execute_batch(
                 "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA foreign_keys = ON;",
@@ -471,8 +452,8 @@ impl Store {
     /// Writes a batch in one transaction.
     ///
     /// # Errors
-    /// [`StoreError`] if SQLite fails; nothing of the batch is written then.
-    pub fn write(&mut self, batch: &Batch) -> Result<(), StoreError> {
+    /// [`Error::Store`] if SQLite fails; nothing of the batch is written then.
+    pub fn write(&mut self, batch: &Batch) -> Result<(), Error> {
         if batch.is_empty() {
             return Ok(());
         }
@@ -642,8 +623,8 @@ impl Store {
     /// A fact of the crawl (`seed`, `started_at`, …).
     ///
     /// # Errors
-    /// [`StoreError`] if SQLite fails.
-    pub fn meta(&self, key: &str) -> Result<Option<String>, StoreError> {
+    /// [`Error::Store`] if SQLite fails.
+    pub fn meta(&self, key: &str) -> Result<Option<String>, Error> {
         self.conn
             .query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
             .optional()
@@ -653,8 +634,8 @@ impl Store {
     /// Every URL, in id order: what a resumed crawl starts from.
     ///
     /// # Errors
-    /// [`StoreError`] if SQLite fails or a row holds an unknown state.
-    pub fn urls(&self) -> Result<Vec<StoredUrl>, StoreError> {
+    /// [`Error::Store`] if SQLite fails or a row holds an unknown state.
+    pub fn urls(&self) -> Result<Vec<StoredUrl>, Error> {
         let path = &self.path;
         let mut st = self
             .conn
@@ -675,7 +656,7 @@ impl Store {
         for row in rows {
             let (id, url, depth, state, skip_reason) =
                 row.map_err(|e| sqlite(path, "cannot read a URL", &e))?;
-            let state = UrlState::parse(&state).ok_or_else(|| StoreError::NotAStore {
+            let state = UrlState::parse(&state).ok_or_else(|| Error::Store {
                 path: path.clone(),
                 message: format!("URL {id} has the unknown state '{state}'"),
             })?;
@@ -693,8 +674,8 @@ impl Store {
     /// How many URLs are in each state: (queued, fetched, skipped).
     ///
     /// # Errors
-    /// [`StoreError`] if SQLite fails.
-    pub fn counts(&self) -> Result<(u64, u64, u64), StoreError> {
+    /// [`Error::Store`] if SQLite fails.
+    pub fn counts(&self) -> Result<(u64, u64, u64), Error> {
         let mut st = self
             .conn
             .prepare("SELECT state, count(*) FROM urls GROUP BY state")
@@ -721,8 +702,8 @@ fn to_i64(n: u64) -> i64 {
     i64::try_from(n).unwrap_or(i64::MAX)
 }
 
-fn sqlite(path: &Path, what: &str, e: &rusqlite::Error) -> StoreError {
-    StoreError::Sqlite {
+fn sqlite(path: &Path, what: &str, e: &rusqlite::Error) -> Error {
+    Error::Store {
         path: path.to_owned(),
         message: format!("{what}: {e}"),
     }
@@ -950,15 +931,15 @@ impl Store {
     /// Writes a table of the crawl to `out`; returns the rows written.
     ///
     /// # Errors
-    /// [`StoreError`] if SQLite fails or `out` cannot be written.
+    /// [`Error::Store`] if SQLite fails or `out` cannot be written.
     pub fn export(
         &self,
         table: ExportTable,
         format: ExportFormat,
         out: &mut dyn std::io::Write,
-    ) -> Result<u64, StoreError> {
+    ) -> Result<u64, Error> {
         use rusqlite::types::ValueRef;
-        let fail = |e: &dyn std::fmt::Display| StoreError::Sqlite {
+        let fail = |e: &dyn std::fmt::Display| Error::Store {
             path: self.path.clone(),
             message: format!("cannot export: {e}"),
         };

@@ -7,7 +7,8 @@ use std::fmt::{self, Write as _};
 use rusqlite::Connection;
 use serde::Serialize;
 
-use crate::store::{Store, StoreError};
+use crate::error::Error;
+use crate::store::Store;
 
 /// How many of each list the summary shows.
 pub const SHOWN: usize = 20;
@@ -141,10 +142,10 @@ impl Summary {
     /// Reads the summary of the crawl in `store`.
     ///
     /// # Errors
-    /// [`StoreError`] if SQLite fails.
-    pub fn read(store: &Store) -> Result<Summary, StoreError> {
+    /// [`Error::Store`] if SQLite fails.
+    pub fn read(store: &Store) -> Result<Summary, Error> {
         let c = store.connection();
-        let fail = |e: rusqlite::Error| StoreError::Sqlite {
+        let fail = |e: rusqlite::Error| Error::Store {
             path: store.path().to_owned(),
             message: format!("cannot read the summary: {e}"),
         };
