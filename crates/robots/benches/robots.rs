@@ -42,26 +42,18 @@ use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
 
 mod support;
 
-use support::{Doc, fmt_time, load_corpus, path_from_pattern, percentile, workspace};
+use support::{
+    AGENT, Doc, GENERIC_PATHS, HOST, fmt_time, load_corpus, path_from_pattern, percentile,
+    workspace,
+};
 
 /// Counts every allocation, so the memory of a compiled file is measured,
 /// not estimated. The counters are atomic adds: every contender pays them.
 #[global_allocator]
 static GLOBAL: &StatsAlloc<System> = &INSTRUMENTED_SYSTEM;
 
-const AGENT: &str = "googlebot";
-const HOST: &str = "https://www.example.com";
 /// URLs built from each file's own rules (at most this many per file).
 const URLS_FROM_RULES: usize = 8;
-/// Generic URLs asked of every file.
-const GENERIC_PATHS: &[&str] = &[
-    "/",
-    "/search?q=x",
-    "/a/b/c.html",
-    "/index.html",
-    "/wp-admin/admin-ajax.php",
-    "/robots.txt",
-];
 /// robotstxt re-parses the file for every answer: it answers one pair in
 /// this many, so that it does not dominate the run.
 const ROBOTSTXT_SUBSET: usize = 16;

@@ -35,21 +35,13 @@ use botwarden_robots::{Profile, RobotMatcher, Robots, RobotsTxt, TokenChain};
 
 mod support;
 
-use support::{Doc, fmt_time, load_corpus, path_from_pattern, percentile, workspace};
+use support::{
+    AGENT, Doc, GENERIC_PATHS, HOST, fmt_time, load_corpus, path_from_pattern, percentile,
+    workspace,
+};
 
-const AGENT: &str = "googlebot";
-const HOST: &str = "https://www.example.com";
 /// Rules of a file made into queries (at most this many, spread over it).
 const RULE_QUERIES: usize = 64;
-/// Paths asked of every file.
-const GENERIC_PATHS: &[&str] = &[
-    "/",
-    "/search?q=x",
-    "/a/b/c.html",
-    "/index.html",
-    "/wp-admin/admin-ajax.php",
-    "/robots.txt",
-];
 const PROFILE: &Profile = &Profile::GOOGLE;
 
 // ---------------------------------------------------------------- queries

@@ -9,6 +9,7 @@ use std::collections::{BTreeMap, HashMap};
 use crate::analysis::Analysis;
 use crate::change::{ChangeKind, Fixed, NO_GROUP, ORDER, Origin, PATTERN, Plan, READING, has};
 use crate::directive::DirectiveName;
+use crate::matrix::spread;
 use crate::parse::RobotsTxt;
 use crate::profile::{AgentMatch, Beyond, Profile, RuleChoice};
 use crate::robots::{Applies, Decision, Matcher, Reason, Robots, RuleInfo};
@@ -609,29 +610,6 @@ fn paths_to_ask(
     paths.sort_unstable_by(|x, y| x.0.cmp(&y.0).then(y.1.cmp(&x.1)));
     paths.dedup_by(|x, y| x.0 == y.0);
     paths
-}
-
-/// `k` of `items`, evenly spread (the first among them); the others are
-/// passed to `dropped`.
-fn spread<T>(items: Vec<T>, k: usize, mut dropped: impl FnMut(&T)) -> Vec<T> {
-    let n = items.len();
-    if k >= n {
-        return items;
-    }
-    let mut keep = vec![false; n];
-    for i in 0..k {
-        keep[i * n / k] = true;
-    }
-    items
-        .into_iter()
-        .zip(keep)
-        .filter_map(|(item, kept)| {
-            if !kept {
-                dropped(&item);
-            }
-            kept.then_some(item)
-        })
-        .collect()
 }
 
 /// What a robot reads on one file, as a key for grouping robots.

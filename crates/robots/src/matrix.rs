@@ -173,12 +173,12 @@ impl Analysis<'_> {
         if a < robots.len() {
             let (file, always) = robots.split_at(named.min(robots.len()));
             let always_kept = always.len().min(a);
-            let mut kept = spread(file.to_vec(), a - always_kept);
+            let mut kept = spread(file.to_vec(), a - always_kept, |_| {});
             kept.extend(always[..always_kept].iter().cloned());
             robots = kept;
         }
         if p < paths.len() {
-            paths = spread(paths, p);
+            paths = spread(paths, p, |_| {});
         }
         let star = star_robot(&compiled);
         let chains: Vec<TokenChain> = robots
@@ -294,8 +294,9 @@ fn fit(robots: usize, paths: usize, rows: usize, most: usize) -> (usize, usize) 
     (a, p)
 }
 
-/// `k` of `items`, evenly spread, the first among them.
-fn spread<T>(items: Vec<T>, k: usize) -> Vec<T> {
+/// `k` of `items`, evenly spread (the first among them); the others are
+/// passed to `dropped`.
+pub(crate) fn spread<T>(items: Vec<T>, k: usize, mut dropped: impl FnMut(&T)) -> Vec<T> {
     let n = items.len();
     if k >= n {
         return items;
@@ -307,7 +308,12 @@ fn spread<T>(items: Vec<T>, k: usize) -> Vec<T> {
     items
         .into_iter()
         .zip(keep)
-        .filter_map(|(item, kept)| kept.then_some(item))
+        .filter_map(|(item, kept)| {
+            if !kept {
+                dropped(&item);
+            }
+            kept.then_some(item)
+        })
         .collect()
 }
 

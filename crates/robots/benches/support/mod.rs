@@ -3,6 +3,20 @@
 
 use std::path::{Path, PathBuf};
 
+/// The robot every bench asks about.
+pub(crate) const AGENT: &str = "googlebot";
+/// The site the benches' paths are asked on.
+pub(crate) const HOST: &str = "https://www.example.com";
+/// Paths asked of every file, besides those made from its own rules.
+pub(crate) const GENERIC_PATHS: &[&str] = &[
+    "/",
+    "/search?q=x",
+    "/a/b/c.html",
+    "/index.html",
+    "/wp-admin/admin-ajax.php",
+    "/robots.txt",
+];
+
 /// One robots.txt file of the corpus. Each bench reads the fields it needs.
 #[allow(dead_code)]
 pub(crate) struct Doc {
