@@ -843,75 +843,79 @@ fn handle(
             link(batch, frontier, loc, "redirect", None, None, Ok(q.depth));
         }
     } else if page.status.is_some_and(|s| (200..300).contains(&s)) && page.is_html() {
-        if let Ok(facts) = html::extract(&page.body, page.charset.as_deref()) {
-            for m in &facts.metas {
-                directives.add_meta(&m.name, &m.content, chain.tokens());
-            }
-            record.title = facts.title.clone();
-            record.charset = Some(facts.encoding.to_owned());
-            let page_nofollow = directives
-                .nofollow()
-                .map(|d| format!("nofollow in {} on {}", d.origin, base));
-            let base_url = facts.base_url(&base);
-            let next = q.depth + 1;
-            let follow = |rel_words: &str| -> Result<u32, String> {
-                if config.follow_nofollow {
-                    return Ok(next);
+        match html::extract(&page.body, page.charset.as_deref()) {
+            // The page was fetched but not read: say so with the page.
+            Err(e) => record.error = Some(e.to_string()),
+            Ok(facts) => {
+                for m in &facts.metas {
+                    directives.add_meta(&m.name, &m.content, chain.tokens());
                 }
-                if let Some(why) = &page_nofollow {
-                    return Err(why.clone());
-                }
-                if !rel_words.is_empty() {
-                    return Err(format!("rel=\"{rel_words}\" on {base}"));
-                }
-                Ok(next)
-            };
-            for l in &facts.links {
-                let words = l.rel.words();
-                let kind = match l.element {
-                    LinkElement::A => "a",
-                    LinkElement::Area => "area",
-                    LinkElement::Frame => "iframe",
+                record.title = facts.title.clone();
+                record.charset = Some(facts.encoding.to_owned());
+                let page_nofollow = directives
+                    .nofollow()
+                    .map(|d| format!("nofollow in {} on {}", d.origin, base));
+                let base_url = facts.base_url(&base);
+                let next = q.depth + 1;
+                let follow = |rel_words: &str| -> Result<u32, String> {
+                    if config.follow_nofollow {
+                        return Ok(next);
+                    }
+                    if let Some(why) = &page_nofollow {
+                        return Err(why.clone());
+                    }
+                    if !rel_words.is_empty() {
+                        return Err(format!("rel=\"{rel_words}\" on {base}"));
+                    }
+                    Ok(next)
                 };
-                let resolved = base_url
-                    .join(&l.href)
-                    .map(String::from)
-                    .unwrap_or(l.href.clone());
-                link(
-                    batch,
-                    frontier,
-                    &resolved,
-                    kind,
-                    (!l.anchor.is_empty()).then(|| l.anchor.clone()),
-                    (!words.is_empty()).then(|| words.clone()),
-                    follow(&words),
-                );
-            }
-            let mut canonicals = facts.canonicals.clone();
-            canonicals.extend(link_header_canonicals(&page.link));
-            if let Some(c) = canonicals.first()
-                && let Ok(t) = normalize(&base_url, c)
-            {
-                record.canonical = Some(t.to_string());
-            }
-            for c in &canonicals {
-                link(batch, frontier, c, "canonical", None, None, follow(""));
-            }
-            for a in &facts.alternates {
-                link(
-                    batch,
-                    frontier,
-                    &a.href,
-                    "hreflang",
-                    Some(a.hreflang.clone()),
-                    None,
-                    follow(""),
-                );
-            }
-            let refresh = facts.refresh.as_deref().or(page.refresh.as_deref());
-            if let Some(target) = refresh.and_then(html::refresh_target) {
-                record.refresh = Some(target.to_owned());
-                link(batch, frontier, target, "refresh", None, None, follow(""));
+                for l in &facts.links {
+                    let words = l.rel.words();
+                    let kind = match l.element {
+                        LinkElement::A => "a",
+                        LinkElement::Area => "area",
+                        LinkElement::Frame => "iframe",
+                    };
+                    let resolved = base_url
+                        .join(&l.href)
+                        .map(String::from)
+                        .unwrap_or(l.href.clone());
+                    link(
+                        batch,
+                        frontier,
+                        &resolved,
+                        kind,
+                        (!l.anchor.is_empty()).then(|| l.anchor.clone()),
+                        (!words.is_empty()).then(|| words.clone()),
+                        follow(&words),
+                    );
+                }
+                let mut canonicals = facts.canonicals.clone();
+                canonicals.extend(link_header_canonicals(&page.link));
+                if let Some(c) = canonicals.first()
+                    && let Ok(t) = normalize(&base_url, c)
+                {
+                    record.canonical = Some(t.to_string());
+                }
+                for c in &canonicals {
+                    link(batch, frontier, c, "canonical", None, None, follow(""));
+                }
+                for a in &facts.alternates {
+                    link(
+                        batch,
+                        frontier,
+                        &a.href,
+                        "hreflang",
+                        Some(a.hreflang.clone()),
+                        None,
+                        follow(""),
+                    );
+                }
+                let refresh = facts.refresh.as_deref().or(page.refresh.as_deref());
+                if let Some(target) = refresh.and_then(html::refresh_target) {
+                    record.refresh = Some(target.to_owned());
+                    link(batch, frontier, target, "refresh", None, None, follow(""));
+                }
             }
         }
     } else if let Some(target) = page.refresh.as_deref().and_then(html::refresh_target) {
