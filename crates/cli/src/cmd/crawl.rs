@@ -389,6 +389,16 @@ fn run_crawl(args: &CrawlArgs) -> Result<ExitCode> {
         started.elapsed().as_secs_f64(),
         db.display()
     );
+    let refused = summary.robots_files.iter().any(|r| {
+        r.error
+            .as_deref()
+            .is_some_and(|e| e.starts_with("refusing to fetch"))
+    });
+    if refused && !args.allow_private {
+        eprintln!(
+            "botwarden: note: loopback and private addresses are refused; pass --allow-private to crawl them"
+        );
+    }
     if end.stopped {
         eprintln!(
             "botwarden: stopped with {} URL(s) left: `botwarden crawl --resume --db {}` continues",

@@ -136,6 +136,7 @@ fn private_addresses_are_refused_by_default() {
     assert_eq!(code, 0, "{stderr}");
     assert_eq!(v["urls"]["fetched"], 0, "{v}");
     assert_eq!(v["skipped"]["robots-unavailable"], 1, "{v}");
+    assert!(stderr.contains("pass --allow-private"), "{stderr}");
 }
 
 /// Requests per path of the slow site, across every crawl of the test.
