@@ -18,7 +18,11 @@
 //!    for the identity's token chain, which is what the crawl obeys, and
 //!    under `strict` (the 1994 standard and 1997 draft, first match); a
 //!    URL blocked under either, or decided differently, is recorded with
-//!    both deciding lines.
+//!    both deciding lines. On a site whose ownership is verified, a
+//!    [`Simulation`] ([`CrawlConfig::simulation`]) replaces the token
+//!    chain, the obeyed reading (another profile instead of `rfc9309`) or
+//!    the file itself (the site's robots.txt is then not asked for); the
+//!    availability policy stays RFC 9309's and the User-Agent botwarden's.
 //! 3. **Politeness** per host ([`Throttle`]): at most `parallel` requests
 //!    in flight and `delay` between the starts of two requests; the delay
 //!    is never below `Crawl-delay` (capped at
@@ -60,11 +64,12 @@ use crate::frontier::{Admitted, Frontier, FrontierConfig, Queued};
 use crate::html::{self, LinkElement};
 use crate::identity::Identity;
 use crate::normalize::{normalize, normalize_url};
+use crate::ownership::Simulation;
 use crate::page::{PageResponse, link_header_canonicals};
 use crate::sitemap::{SitemapKind, parse_sitemap};
 use crate::store::{
     Batch, LinkRecord, NewUrl, PageRecord, RobotsFileRecord, RobotsRecord, Skip, Store,
-    ThrottleRecord, UrlState,
+    ThrottleRecord, UrlState, VerificationRecord,
 };
 use crate::throttle::{Direction, Throttle, ThrottleConfig};
 
@@ -97,6 +102,10 @@ pub struct CrawlConfig {
     pub sitemaps: Vec<Url>,
     /// Sitemap files read at most (indexes included).
     pub max_sitemaps: usize,
+    /// Read the verified site's robots.txt another way (`--as`,
+    /// `--profile`, `--robots-file`); the site must be the start URL's
+    /// origin. Other origins are read as usual.
+    pub simulation: Option<Simulation>,
 }
 
 impl Default for CrawlConfig {
@@ -114,6 +123,7 @@ impl Default for CrawlConfig {
             robots_sitemaps: false,
             sitemaps: Vec::new(),
             max_sitemaps: 100,
+            simulation: None,
         }
     }
 }
@@ -210,7 +220,10 @@ struct Done {
 ///
 /// # Errors
 /// [`Error::Store`] when the store fails (or holds no crawl to resume),
-/// [`Error::InvalidUrl`] for a start URL that is not one; failures of requests are results,
+/// [`Error::InvalidUrl`] for a start URL that is not one,
+/// [`Error::Ownership`] when the simulation's site is not the start URL's
+/// or a resumed crawl is asked to read robots.txt otherwise than it did;
+/// failures of requests are results,
 /// written to the store.
 pub async fn crawl(
     start: &Url,
@@ -236,6 +249,10 @@ pub async fn crawl(
                 frontier.restore(u.id, &u.url, u.depth, u.state == UrlState::Queued);
             }
         }
+        check_reading(&start, config, &store, true)?;
+        if let Some(sim) = &config.simulation {
+            batch.verifications.push(verification_record(sim));
+        }
         (start, frontier)
     } else {
         let start = normalize_url(start.clone()).map_err(|e| Error::InvalidUrl {
@@ -251,6 +268,11 @@ pub async fn crawl(
             ("user_agent".into(), config.identity.user_agent()),
             ("tokens".into(), config.identity.tokens().join(" ")),
         ];
+        check_reading(&start, config, &store, false)?;
+        if let Some(sim) = &config.simulation {
+            batch.verifications.push(verification_record(sim));
+            batch.meta.extend(reading_meta(sim, &chain));
+        }
         let mut sitemaps = config.sitemaps.clone();
         if config.robots_sitemaps {
             let origin = origin_key(&start);
@@ -588,6 +610,95 @@ async fn read_sitemaps(
     lines
 }
 
+/// The facts of a simulated reading kept in `meta`.
+fn reading_meta(sim: &Simulation, chain: &TokenChain) -> Vec<(String, String)> {
+    let tokens = sim.tokens.as_ref().unwrap_or(chain).tokens().join(" ");
+    vec![
+        ("robots_origin".into(), sim.site().origin().to_owned()),
+        ("robots_tokens".into(), tokens),
+        ("robots_profile".into(), sim.profile.name.to_owned()),
+        ("robots_source".into(), sim.source()),
+    ]
+}
+
+fn verification_record(sim: &Simulation) -> VerificationRecord {
+    let site = sim.site();
+    VerificationRecord {
+        origin: site.origin().to_owned(),
+        method: site.method().as_str(),
+        url: site.url().to_owned(),
+        verified_at: site.at().to_owned(),
+        token_fingerprint: site.fingerprint().to_owned(),
+    }
+}
+
+/// A simulation applies to the start URL's site only; a resumed crawl
+/// reads robots.txt as it did when it started.
+fn check_reading(
+    start: &Url,
+    config: &CrawlConfig,
+    store: &Store,
+    resume: bool,
+) -> Result<(), Error> {
+    let origin = origin_key(start);
+    if let Some(sim) = &config.simulation
+        && sim.site().origin() != origin
+    {
+        return Err(Error::Ownership {
+            origin,
+            message: format!(
+                "the ownership verified is of {}, not of the start URL's site",
+                sim.site().origin()
+            ),
+        });
+    }
+    if !resume {
+        return Ok(());
+    }
+    let chain = config.identity.chain();
+    let mut want = config
+        .simulation
+        .as_ref()
+        .map(|s| reading_meta(s, &chain))
+        .unwrap_or_default();
+    let mut had = Vec::new();
+    for key in [
+        "robots_origin",
+        "robots_tokens",
+        "robots_profile",
+        "robots_source",
+    ] {
+        if let Some(v) = store.meta(key)? {
+            had.push((key.to_owned(), v));
+        }
+    }
+    want.sort();
+    had.sort();
+    if want != had {
+        let show = |facts: &[(String, String)]| {
+            if facts.is_empty() {
+                return "botwarden's own reading".to_owned();
+            }
+            let list: Vec<String> = facts
+                .iter()
+                .filter(|(k, _)| k != "robots_origin")
+                .map(|(k, v)| format!("{}: {v}", k.trim_start_matches("robots_")))
+                .collect();
+            list.join(", ")
+        };
+        return Err(Error::Ownership {
+            origin,
+            message: format!(
+                "the crawl in {} read robots.txt with {}; it cannot be resumed with {}",
+                store.path().display(),
+                show(&had),
+                show(&want)
+            ),
+        });
+    }
+    Ok(())
+}
+
 /// The error of a store that holds no crawl to resume.
 fn no_seed(path: &str) -> Error {
     Error::Store {
@@ -634,6 +745,41 @@ async fn fetch_robots_state(
     batch: &mut Batch,
 ) -> RobotsState {
     let origin = origin_key(url);
+    let sim = config
+        .simulation
+        .as_ref()
+        .filter(|s| s.site().origin() == origin);
+    let chain = sim.and_then(|s| s.tokens.as_ref()).unwrap_or(chain);
+    let profile = sim.map_or(&Profile::RFC9309, |s| s.profile);
+    let ready = |body: &[u8], blanket: Option<bool>, why: String| {
+        let txt = RobotsTxt::parse(body);
+        RobotsState::Ready {
+            relaxed: Box::new(RobotMatcher::new(&txt, profile, chain)),
+            strict: Box::new(RobotMatcher::new(&txt, &Profile::STRICT, chain)),
+            txt: Box::new(txt),
+            blanket,
+            why,
+            fetched: Instant::now(),
+        }
+    };
+    if let Some((label, body)) = sim.and_then(|s| s.robots_file.as_ref()) {
+        // The operator's file, for a verified site: the site's is not
+        // asked for.
+        batch.robots_files.push(RobotsFileRecord {
+            origin,
+            fetched_at: now_text(),
+            status: None,
+            availability: Availability::Parse.name().into(),
+            error: None,
+            body: Some(body.clone()),
+            source: "file",
+        });
+        return ready(
+            &crate::body::utf8_body(body),
+            None,
+            format!("robots.txt from the file {label}"),
+        );
+    }
     let fetched = match fetcher.fetch_robots(url.as_str()).await {
         Ok(f) => f,
         Err(e) => {
@@ -644,6 +790,7 @@ async fn fetch_robots_state(
                 availability: "failed".into(),
                 error: Some(e.to_string()),
                 body: None,
+                source: "site",
             });
             return RobotsState::Failed {
                 why: format!("robots.txt could not be requested: {e}"),
@@ -666,22 +813,12 @@ async fn fetch_robots_state(
         availability: decision.availability.name().into(),
         error,
         body: (!fetched.report.body.is_empty()).then(|| fetched.report.body.clone()),
+        source: "site",
     });
-    let ready = |body: &[u8], blanket: Option<bool>| {
-        let txt = RobotsTxt::parse(body);
-        RobotsState::Ready {
-            relaxed: Box::new(RobotMatcher::new(&txt, &Profile::RFC9309, chain)),
-            strict: Box::new(RobotMatcher::new(&txt, &Profile::STRICT, chain)),
-            txt: Box::new(txt),
-            blanket,
-            why: why.clone(),
-            fetched: Instant::now(),
-        }
-    };
     match decision.availability {
-        Availability::Parse => ready(&fetched.report.utf8_body(), None),
-        Availability::FullAllow => ready(b"", None),
-        Availability::FullDisallow => ready(b"User-agent: *\nDisallow: /\n", Some(false)),
+        Availability::Parse => ready(&fetched.report.utf8_body(), None, why),
+        Availability::FullAllow => ready(b"", None, why),
+        Availability::FullDisallow => ready(b"User-agent: *\nDisallow: /\n", Some(false), why),
         Availability::RetryLater(_) | Availability::UseCached
             if attempts + 1 < config.robots_attempts =>
         {
@@ -987,6 +1124,7 @@ fn merge(into: &mut Batch, more: Batch) {
     into.robots.extend(more.robots);
     into.robots_files.extend(more.robots_files);
     into.throttle.extend(more.throttle);
+    into.verifications.extend(more.verifications);
     into.meta.extend(more.meta);
 }
 

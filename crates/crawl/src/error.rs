@@ -94,6 +94,16 @@ pub enum Error {
         /// What it said.
         message: String,
     },
+    /// A crawl asked to read a site's robots.txt another way is not
+    /// allowed to: the proof of ownership is for another site, or a
+    /// resumed crawl is asked to read it otherwise than it did.
+    #[error("{origin}: {message}")]
+    Ownership {
+        /// The site (`scheme://host[:port]`).
+        origin: String,
+        /// Why.
+        message: String,
+    },
     /// The crawl store failed, or a file is not a crawl store of this
     /// version, or has no crawl to resume.
     #[error("{}: {message}", path.display())]
@@ -129,7 +139,10 @@ impl Error {
             | Error::Decode { url, .. }
             | Error::TooManyRedirects { url, .. }
             | Error::RedirectLoop { url, .. } => Some(url),
-            Error::Client { .. } | Error::Html { .. } | Error::Store { .. } => None,
+            Error::Client { .. }
+            | Error::Html { .. }
+            | Error::Store { .. }
+            | Error::Ownership { .. } => None,
         }
     }
 }

@@ -38,6 +38,11 @@
 //! into a [`Store`] (schema in `docs/store.md`), obeying robots.txt through
 //! an [`Identity`]'s token chain, nofollow and the [`Throttle`]; the
 //! [`Summary`] reads the store back.
+//!
+//! Site ownership ([`verify_site`]): a per-site token derived from the
+//! operator's secret ([`SiteKey`]), placed by the site's owner in a file
+//! or a meta tag, lets a crawl read that site's robots.txt as another
+//! robot would ([`Simulation`]).
 
 mod address;
 mod body;
@@ -49,6 +54,7 @@ mod frontier;
 mod html;
 mod identity;
 mod normalize;
+mod ownership;
 mod page;
 mod robots_fetch;
 mod sitemap;
@@ -74,14 +80,20 @@ pub use identity::{
     registry_entry, robots_lines,
 };
 pub use normalize::{MAX_URL_LEN, UrlProblem, normalize, normalize_url};
+pub use ownership::{
+    Check as OwnershipCheck, META_NAME, Method as OwnershipMethod, SECRET_MIN, Simulation, SiteKey,
+    SiteToken, Verification, Verified, verify_site,
+};
 pub use page::{PageResponse, link_header_canonicals};
 pub use robots_fetch::{MissingProbe, RobotsFetch, fetch_robots_txt, robots_url};
 pub use sitemap::{MAX_BYTES as SITEMAP_MAX_BYTES, MAX_LOCS, Sitemap, SitemapKind, parse_sitemap};
 pub use store::{
     Batch, ExportFormat, ExportTable, LinkRecord, NewUrl, PageRecord, RobotsFileRecord,
     RobotsRecord, SCHEMA_VERSION, Skip, Store, StoredUrl, ThrottleRecord, UrlState,
+    VerificationRecord,
 };
 pub use summary::{
-    BlockingRule, Difference, Differences, RobotsFile, SHOWN, Summary, ThrottleChange, UrlCounts,
+    BlockingRule, Difference, Differences, Reading, RobotsFile, SHOWN, SiteVerification, Summary,
+    ThrottleChange, UrlCounts,
 };
 pub use throttle::{Adjustment, Direction, Outcome, Throttle, ThrottleConfig};

@@ -15,7 +15,10 @@
 //! - `robots_decisions`: URLs that robots.txt blocks under either reading,
 //!   or that the relaxed (RFC 9309) and strict readings decide differently,
 //!   with both deciding lines;
-//! - `throttle_events`: every change of delay or parallelism.
+//! - `throttle_events`: every change of delay or parallelism;
+//! - `site_verifications`: how the site's ownership was shown, for a
+//!   crawl that reads its robots.txt another way (`--as`, `--profile`,
+//!   `--robots-file`).
 //!
 //! Writes come in [`Batch`]es, each one transaction. The crawler assigns
 //! URL ids itself (in discovery order), so a batch never reads back what
@@ -23,6 +26,10 @@
 //! committed batch survives the process being killed (not a power cut).
 //! On resume every URL still `queued` is queued again:
 //! only the requests in flight when the crawl stopped are made twice.
+//!
+//! A store of an older schema is upgraded in place when opened
+//! ([`Store::open`]), in one transaction: version 1 gains
+//! `robots_files.source` and `site_verifications`.
 
 use std::path::{Path, PathBuf};
 
@@ -31,7 +38,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use crate::error::Error;
 
 /// The version of the schema this code writes and reads.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
 
 const SCHEMA: &str = "
 CREATE TABLE meta (
@@ -86,7 +93,8 @@ CREATE TABLE robots_files (
     status       INTEGER,
     availability TEXT NOT NULL,
     error        TEXT,
-    body         BLOB
+    body         BLOB,
+    source       TEXT NOT NULL DEFAULT 'site'
 );
 CREATE TABLE robots_decisions (
     url_id          INTEGER PRIMARY KEY REFERENCES urls (id),
@@ -110,6 +118,29 @@ CREATE TABLE throttle_events (
     parallel_before INTEGER NOT NULL,
     parallel_after  INTEGER NOT NULL
 );
+CREATE TABLE site_verifications (
+    id                INTEGER PRIMARY KEY,
+    origin            TEXT NOT NULL,
+    method            TEXT NOT NULL,
+    url               TEXT NOT NULL,
+    verified_at       TEXT NOT NULL,
+    token_fingerprint TEXT NOT NULL
+);
+";
+
+/// From version 1 to 2: where each robots.txt came from, and the site
+/// verifications.
+const MIGRATE_1_TO_2: &str = "
+ALTER TABLE robots_files ADD COLUMN source TEXT NOT NULL DEFAULT 'site';
+CREATE TABLE site_verifications (
+    id                INTEGER PRIMARY KEY,
+    origin            TEXT NOT NULL,
+    method            TEXT NOT NULL,
+    url               TEXT NOT NULL,
+    verified_at       TEXT NOT NULL,
+    token_fingerprint TEXT NOT NULL
+);
+UPDATE meta SET value = '2' WHERE key = 'schema_version';
 ";
 
 /// A URL's state in the store.
@@ -270,6 +301,24 @@ pub struct RobotsFileRecord {
     pub error: Option<String>,
     /// The body, when one was read.
     pub body: Option<Vec<u8>>,
+    /// `site` (fetched from the origin) or `file` (the operator's file,
+    /// `--robots-file`, for a verified site).
+    pub source: &'static str,
+}
+
+/// How a site's ownership was shown (never the token itself).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct VerificationRecord {
+    /// `scheme://host[:port]`.
+    pub origin: String,
+    /// `file` or `meta`.
+    pub method: &'static str,
+    /// Where the token was found.
+    pub url: String,
+    /// When (RFC 3339).
+    pub verified_at: String,
+    /// `sha256:` and the first 16 hex digits of the token's SHA-256.
+    pub token_fingerprint: String,
 }
 
 /// A change of delay or parallelism.
@@ -310,6 +359,8 @@ pub struct Batch {
     pub robots_files: Vec<RobotsFileRecord>,
     /// Throttle changes.
     pub throttle: Vec<ThrottleRecord>,
+    /// Site verifications.
+    pub verifications: Vec<VerificationRecord>,
     /// Facts of the crawl to set.
     pub meta: Vec<(String, String)>,
 }
@@ -325,6 +376,7 @@ impl Batch {
             && self.robots.is_empty()
             && self.robots_files.is_empty()
             && self.throttle.is_empty()
+            && self.verifications.is_empty()
             && self.meta.is_empty()
     }
 }
@@ -416,6 +468,10 @@ impl Store {
             })?;
         match version.as_deref() {
             Some(v) if v == SCHEMA_VERSION.to_string() => Ok(store),
+            Some("1") => {
+                store.migrate(MIGRATE_1_TO_2, 1)?;
+                Ok(store)
+            }
             Some(v) => Err(Error::Store {
                 path: path.to_owned(),
                 message: format!(
@@ -427,6 +483,20 @@ impl Store {
                 message: "not a botwarden crawl store (no schema version)".into(),
             }),
         }
+    }
+
+    /// Upgrades the store from `from` in one transaction.
+    fn migrate(&self, sql: &str, from: u32) -> Result<(), Error> {
+        self.conn
+            .execute_batch(&format!("BEGIN; {sql} COMMIT;"))
+            .map_err(|e| {
+                let _ = self.conn.execute_batch("ROLLBACK;");
+                sqlite(
+                    &self.path,
+                    &format!("cannot upgrade the store from schema version {from}"),
+                    &e,
+                )
+            })
     }
 
     fn pragmas(&self) -> Result<(), Error> {
@@ -573,7 +643,7 @@ impl Store {
             let mut st = tx
                 .prepare_cached(
                     "INSERT OR REPLACE INTO robots_files (origin, fetched_at, status,
-                     availability, error, body) VALUES (?1, ?2, ?3, ?4, ?5, ?6)",
+                     availability, error, body, source) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
                 )
                 .map_err(err("cannot prepare"))?;
             for f in &batch.robots_files {
@@ -584,6 +654,7 @@ impl Store {
                     f.availability,
                     f.error,
                     f.body,
+                    f.source,
                 ])
                 .map_err(err("cannot store a robots.txt"))?;
             }
@@ -608,6 +679,22 @@ impl Store {
                     t.parallel.1,
                 ])
                 .map_err(err("cannot store a throttle event"))?;
+            }
+            let mut st = tx
+                .prepare_cached(
+                    "INSERT INTO site_verifications (origin, method, url, verified_at,
+                     token_fingerprint) VALUES (?1, ?2, ?3, ?4, ?5)",
+                )
+                .map_err(err("cannot prepare"))?;
+            for v in &batch.verifications {
+                st.execute(params![
+                    v.origin,
+                    v.method,
+                    v.url,
+                    v.verified_at,
+                    v.token_fingerprint,
+                ])
+                .map_err(err("cannot store a site verification"))?;
             }
             let mut st = tx
                 .prepare_cached("INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)")
@@ -858,6 +945,131 @@ mod tests {
         assert!(err.to_string().contains("crawl.db"), "{err}");
         assert!(err.to_string().contains("https://example.com/c"), "{err}");
         assert_eq!(store.urls().expect("urls").len(), 1);
+    }
+
+    /// The schema of version 1, as it was written.
+    const SCHEMA_V1: &str = "
+CREATE TABLE meta (
+    key   TEXT PRIMARY KEY,
+    value TEXT NOT NULL
+);
+CREATE TABLE urls (
+    id          INTEGER PRIMARY KEY,
+    url         TEXT NOT NULL UNIQUE,
+    depth       INTEGER NOT NULL,
+    found_by    TEXT NOT NULL,
+    state       TEXT NOT NULL,
+    skip_reason TEXT,
+    skip_detail TEXT
+);
+CREATE INDEX urls_queued ON urls (id) WHERE state = 'queued';
+CREATE TABLE pages (
+    url_id       INTEGER PRIMARY KEY REFERENCES urls (id),
+    fetched_at   TEXT NOT NULL,
+    status       INTEGER,
+    error        TEXT,
+    elapsed_ms   REAL NOT NULL,
+    ttfb_ms      REAL,
+    bytes        INTEGER NOT NULL,
+    truncated    INTEGER NOT NULL,
+    content_type TEXT,
+    charset      TEXT,
+    content_hash TEXT,
+    title        TEXT,
+    noindex      TEXT,
+    nofollow     TEXT,
+    canonical    TEXT,
+    location     TEXT,
+    refresh      TEXT,
+    x_robots_tag TEXT
+);
+CREATE TABLE links (
+    source_id INTEGER NOT NULL REFERENCES urls (id),
+    target_id INTEGER REFERENCES urls (id),
+    target    TEXT,
+    kind      TEXT NOT NULL,
+    anchor    TEXT,
+    rel       TEXT,
+    followed  INTEGER NOT NULL,
+    position  INTEGER NOT NULL
+);
+CREATE INDEX links_source ON links (source_id);
+CREATE INDEX links_target ON links (target_id);
+CREATE TABLE robots_files (
+    origin       TEXT PRIMARY KEY,
+    fetched_at   TEXT NOT NULL,
+    status       INTEGER,
+    availability TEXT NOT NULL,
+    error        TEXT,
+    body         BLOB
+);
+CREATE TABLE robots_decisions (
+    url_id          INTEGER PRIMARY KEY REFERENCES urls (id),
+    relaxed_allowed INTEGER NOT NULL,
+    relaxed_line    INTEGER,
+    relaxed_rule    TEXT,
+    strict_allowed  INTEGER NOT NULL,
+    strict_line     INTEGER,
+    strict_rule     TEXT
+);
+CREATE TABLE throttle_events (
+    id              INTEGER PRIMARY KEY,
+    at              TEXT NOT NULL,
+    host            TEXT NOT NULL,
+    request         INTEGER NOT NULL,
+    indicators      INTEGER NOT NULL,
+    window          INTEGER NOT NULL,
+    direction       TEXT NOT NULL,
+    delay_ms_before INTEGER NOT NULL,
+    delay_ms_after  INTEGER NOT NULL,
+    parallel_before INTEGER NOT NULL,
+    parallel_after  INTEGER NOT NULL
+);
+";
+
+    #[test]
+    fn a_version_1_store_is_upgraded_when_opened() {
+        let dir = TempDir::new("migrate");
+        let path = dir.0.join("v1.db");
+        let conn = Connection::open(&path).expect("create");
+        conn.execute_batch(SCHEMA_V1).expect("v1 schema");
+        conn.execute_batch(
+            "INSERT INTO meta VALUES ('schema_version', '1'), ('seed', 'https://example.com/');
+             INSERT INTO robots_files (origin, fetched_at, status, availability)
+             VALUES ('https://example.com', '2026-11-23T19:00:00Z', 200, 'parse');",
+        )
+        .expect("v1 rows");
+        drop(conn);
+        let mut store = Store::open(&path).expect("upgraded");
+        assert_eq!(
+            store.meta("schema_version").expect("meta").as_deref(),
+            Some("2")
+        );
+        let source: String = store
+            .connection()
+            .query_row("SELECT source FROM robots_files", [], |r| r.get(0))
+            .expect("source");
+        assert_eq!(source, "site");
+        store
+            .write(&Batch {
+                verifications: vec![VerificationRecord {
+                    origin: "https://example.com".into(),
+                    method: "file",
+                    url: "https://example.com/botwarden-x.txt".into(),
+                    verified_at: "2026-11-23T19:00:01Z".into(),
+                    token_fingerprint: "sha256:0011223344556677".into(),
+                }],
+                ..Batch::default()
+            })
+            .expect("write a verification");
+        drop(store);
+        // Opened again, it is a version 2 store with its row.
+        let store = Store::open(&path).expect("reopened");
+        let n: i64 = store
+            .connection()
+            .query_row("SELECT count(*) FROM site_verifications", [], |r| r.get(0))
+            .expect("count");
+        assert_eq!(n, 1);
     }
 
     #[test]

@@ -24,6 +24,12 @@ pub struct Summary {
     pub user_agent: String,
     /// The robots.txt tokens obeyed, most specific first.
     pub tokens: String,
+    /// How the verified site's robots.txt was read, when not as botwarden
+    /// reads it (`--as`, `--profile`, `--robots-file`).
+    pub reading: Option<Reading>,
+    /// How the site's ownership was shown, each time a crawl run started
+    /// with a simulated reading.
+    pub verifications: Vec<SiteVerification>,
     /// URLs by state.
     pub urls: UrlCounts,
     /// Fetched URLs by HTTP status (`"200"`, …; `"none"` when no answer
@@ -59,6 +65,34 @@ pub struct Summary {
     pub throttle: Vec<ThrottleChange>,
     /// How many changes there were.
     pub throttle_changes: u64,
+}
+
+/// How a verified site's robots.txt was read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct Reading {
+    /// The site (`scheme://host[:port]`); other origins are read as usual.
+    pub origin: String,
+    /// The token chain obeyed, space-separated, most specific first.
+    pub tokens: String,
+    /// The profile obeyed (`rfc9309`, `google`, …).
+    pub profile: String,
+    /// `site`, or `file <name>` for the operator's file.
+    pub source: String,
+}
+
+/// How a site's ownership was shown.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+pub struct SiteVerification {
+    /// The site.
+    pub origin: String,
+    /// `file` or `meta`.
+    pub method: String,
+    /// Where the token was found.
+    pub url: String,
+    /// When.
+    pub verified_at: String,
+    /// The token's fingerprint (`sha256:…`), never the token.
+    pub token_fingerprint: String,
 }
 
 /// URLs by state.
@@ -115,6 +149,8 @@ pub struct RobotsFile {
     pub availability: String,
     /// Why it could not be read.
     pub error: Option<String>,
+    /// `site` (fetched) or `file` (the operator's `--robots-file`).
+    pub source: String,
 }
 
 /// A change of delay or parallelism.
@@ -216,6 +252,33 @@ impl Summary {
             .map_err(fail)?
             .collect::<Result<_, _>>()
             .map_err(fail)?;
+        if let Some(origin) = store.meta("robots_origin")? {
+            s.reading = Some(Reading {
+                origin,
+                tokens: meta("robots_tokens")?,
+                profile: meta("robots_profile")?,
+                source: meta("robots_source")?,
+            });
+        }
+        let mut st = c
+            .prepare(
+                "SELECT origin, method, url, verified_at, token_fingerprint
+                 FROM site_verifications ORDER BY id",
+            )
+            .map_err(fail)?;
+        s.verifications = st
+            .query_map([], |r| {
+                Ok(SiteVerification {
+                    origin: r.get(0)?,
+                    method: r.get(1)?,
+                    url: r.get(2)?,
+                    verified_at: r.get(3)?,
+                    token_fingerprint: r.get(4)?,
+                })
+            })
+            .map_err(fail)?
+            .collect::<Result<_, _>>()
+            .map_err(fail)?;
         s.noindex_pages = n(count(
             "SELECT count(*) FROM pages WHERE noindex IS NOT NULL",
         )?);
@@ -234,7 +297,7 @@ impl Summary {
         )?);
         s.sitemaps = meta("sitemaps")?;
         let mut st = c
-            .prepare("SELECT origin, status, availability, error FROM robots_files ORDER BY origin")
+            .prepare("SELECT origin, status, availability, error, source FROM robots_files ORDER BY origin")
             .map_err(fail)?;
         s.robots_files = st
             .query_map([], |r| {
@@ -243,6 +306,7 @@ impl Summary {
                     status: r.get(1)?,
                     availability: r.get(2)?,
                     error: r.get(3)?,
+                    source: r.get(4)?,
                 })
             })
             .map_err(fail)?
@@ -303,6 +367,27 @@ impl fmt::Display for Summary {
             "  robots.txt tokens: {} → *",
             self.tokens.replace(' ', " → ")
         );
+        if let Some(r) = &self.reading {
+            let _ = writeln!(
+                out,
+                "  robots.txt of {} read as {} → * under {}, rules from {} (User-Agent unchanged)",
+                r.origin,
+                r.tokens.replace(' ', " → "),
+                r.profile,
+                if r.source == "site" {
+                    "the site".to_owned()
+                } else {
+                    r.source.clone()
+                }
+            );
+        }
+        for v in &self.verifications {
+            let _ = writeln!(
+                out,
+                "  ownership of {} verified by {} ({}) at {}, token {}",
+                v.origin, v.method, v.url, v.verified_at, v.token_fingerprint
+            );
+        }
         let _ = writeln!(
             out,
             "URLs: {} met, {} fetched, {} not fetched, {} still queued",
@@ -325,9 +410,12 @@ impl fmt::Display for Summary {
             let _ = writeln!(out, "  not fetched: {}", list.join(", "));
         }
         for r in &self.robots_files {
-            let status = r
-                .status
-                .map_or_else(|| "no answer".to_owned(), |s| s.to_string());
+            let status = if r.source == "file" {
+                "the operator's file".to_owned()
+            } else {
+                r.status
+                    .map_or_else(|| "no answer".to_owned(), |s| s.to_string())
+            };
             let _ = write!(
                 out,
                 "robots.txt of {}: {status}, {}",
@@ -345,6 +433,10 @@ impl fmt::Display for Summary {
             }
         }
         let d = &self.strict_differences;
+        let obeyed = match &self.reading {
+            Some(r) if r.profile != "rfc9309" => r.profile.as_str(),
+            _ => "RFC 9309",
+        };
         let _ = writeln!(
             out,
             "strict (1994/1997, first match) reading differs on {} URL(s)",
@@ -353,7 +445,7 @@ impl fmt::Display for Summary {
         for e in &d.examples {
             let _ = writeln!(
                 out,
-                "  {}: RFC 9309 {}; strict {}",
+                "  {}: {obeyed} {}; strict {}",
                 e.url, e.relaxed, e.strict
             );
         }

@@ -9,9 +9,11 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 use botwarden_crawl::{
     CrawlConfig, CrawlerKind, DEFAULT_INFO_URL, ExportFormat, ExportTable, Fetcher, FrontierConfig,
-    Identity, Network, Operator, Platform, Scope, StopSignal, Store, Summary, ThrottleConfig,
-    crawl, ranges_json, registry_entry, robots_lines,
+    Identity, Network, Operator, OwnershipCheck, Platform, Scope, Simulation, SiteKey, StopSignal,
+    Store, Summary, ThrottleConfig, Verification, crawl, ranges_json, registry_entry, robots_lines,
+    verify_site,
 };
+use botwarden_robots::{Profile, TokenChain};
 use clap::{ArgGroup, Args, Subcommand, ValueEnum};
 use regex::Regex;
 use url::Url;
@@ -46,6 +48,29 @@ pub(crate) struct CrawlArgs {
     /// Crawl as the essential crawler (token botwarden-essential → *).
     #[arg(long)]
     essential: bool,
+    /// Obey robots.txt as these tokens instead of botwarden's (most
+    /// specific first, then *), on a site whose ownership is verified
+    /// (see `crawl verify-site`). The User-Agent stays botwarden's.
+    #[arg(
+        long = "as",
+        value_name = "TOKEN[,TOKEN…]",
+        conflicts_with = "essential"
+    )]
+    as_tokens: Option<String>,
+    /// Read robots.txt as this robot does instead of by RFC 9309
+    /// (rfc9309, google, bing, yandex, strict), on a site whose ownership
+    /// is verified.
+    #[arg(long, value_name = "P", value_parser = profile_name)]
+    profile: Option<&'static Profile>,
+    /// Use this file as the site's robots.txt (the site's is not asked
+    /// for), on a site whose ownership is verified.
+    #[arg(long, value_name = "FILE")]
+    robots_file: Option<PathBuf>,
+    /// The operator's secret that site tokens are derived from, for
+    /// --as, --profile and --robots-file (default: the
+    /// BOTWARDEN_SITE_SECRET environment variable).
+    #[arg(long, value_name = "FILE")]
+    site_secret_file: Option<PathBuf>,
     /// Requests in flight to a host, at most (the throttle lowers it when
     /// the site struggles).
     #[arg(long, value_name = "N", default_value_t = 4,
@@ -106,6 +131,40 @@ enum CrawlCommand {
     Identity(IdentityArgs),
     /// A table of a crawl's store as CSV or JSON lines, on standard output.
     Export(ExportArgs),
+    /// A site's verification token, the file or meta tag its owner places
+    /// to let the crawler read its robots.txt another way (--as,
+    /// --profile, --robots-file), and whether they are in place (exit 0
+    /// when verified, 1 when not).
+    VerifySite(VerifySiteArgs),
+}
+
+/// Arguments of `botwarden crawl verify-site`.
+#[derive(Debug, Args)]
+struct VerifySiteArgs {
+    /// A URL of the site (its scheme, host and port are the site).
+    url: String,
+    /// The operator's secret (default: the BOTWARDEN_SITE_SECRET
+    /// environment variable).
+    #[arg(long, value_name = "FILE")]
+    site_secret_file: Option<PathBuf>,
+    /// Only print the token, the file and the meta tag; ask nothing.
+    #[arg(long)]
+    offline: bool,
+    /// Allow loopback and private addresses (refused by default).
+    #[arg(long)]
+    allow_private: bool,
+    /// Seconds for one request.
+    #[arg(long, value_name = "SECS", default_value_t = 30)]
+    timeout: u64,
+    /// The name server that resolves the site's names (ADDR:PORT).
+    #[arg(long, value_name = "ADDR:PORT")]
+    nameserver: Option<SocketAddr>,
+    /// The page that explains the crawler, in its User-Agent.
+    #[arg(long, value_name = "URL", default_value = DEFAULT_INFO_URL)]
+    info_url: String,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
 }
 
 /// Arguments of `botwarden crawl identity`.
@@ -189,6 +248,7 @@ pub(crate) fn run(args: &CrawlArgs) -> Result<ExitCode> {
     match &args.command {
         Some(CrawlCommand::Identity(a)) => identity(a),
         Some(CrawlCommand::Export(a)) => export(a),
+        Some(CrawlCommand::VerifySite(a)) => verify_site_command(a),
         None => run_crawl(args),
     }
 }
@@ -229,6 +289,233 @@ fn identity(args: &IdentityArgs) -> Result<ExitCode> {
     }
     out.flush().context("cannot write to standard output")?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// A profile by name, for `--profile`.
+fn profile_name(name: &str) -> Result<&'static Profile, String> {
+    Profile::by_name(name).ok_or_else(|| {
+        let names: Vec<&str> = Profile::ALL.iter().map(|p| p.name).collect();
+        format!("no profile '{name}'; the profiles are {}", names.join(", "))
+    })
+}
+
+/// The environment variable that holds the operator's secret.
+const SECRET_VAR: &str = "BOTWARDEN_SITE_SECRET";
+
+/// The operator's secret, from the file given or the environment; the
+/// errors name where it was looked for, never what it is.
+fn site_key(file: Option<&PathBuf>) -> Result<SiteKey> {
+    let (secret, place) = match file {
+        Some(path) => (
+            std::fs::read(path)
+                .with_context(|| format!("cannot read the site secret {}", path.display()))?,
+            path.display().to_string(),
+        ),
+        None => match std::env::var_os(SECRET_VAR) {
+            Some(v) => (v.into_encoded_bytes(), format!("${SECRET_VAR}")),
+            None => bail!(
+                "no site secret: pass --site-secret-file FILE or set {SECRET_VAR} \
+                 (the operator's secret, at least 16 bytes, that site tokens are derived from)"
+            ),
+        },
+    };
+    SiteKey::new(&secret).map_err(|e| anyhow::anyhow!("{place}: {e}"))
+}
+
+fn fetcher_for(
+    identity: &Identity,
+    allow_private: bool,
+    timeout: u64,
+    max_bytes: usize,
+    nameserver: Option<SocketAddr>,
+) -> Result<Fetcher> {
+    Ok(Fetcher::builder()
+        .user_agent(identity.user_agent())
+        .allow_private(allow_private)
+        .timeout(Duration::from_secs(timeout.max(1)))
+        .max_bytes(max_bytes)
+        .nameserver(nameserver)
+        .build()?)
+}
+
+fn runtime() -> Result<tokio::runtime::Runtime> {
+    tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(2)
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")
+}
+
+/// The JSON of `crawl verify-site`.
+#[derive(serde::Serialize)]
+struct SiteReport<'a> {
+    origin: &'a str,
+    token: &'a str,
+    file_url: String,
+    file_content: &'a str,
+    meta_tag: String,
+    verified: Option<&'static str>,
+    checks: &'a [OwnershipCheck],
+}
+
+fn verify_site_command(args: &VerifySiteArgs) -> Result<ExitCode> {
+    let key = site_key(args.site_secret_file.as_ref())?;
+    let url =
+        Url::parse(args.url.trim()).with_context(|| format!("'{}' is not a URL", args.url))?;
+    let token = key.token(&url)?;
+    let verification = if args.offline {
+        None
+    } else {
+        let identity = Identity {
+            info_url: args.info_url.clone(),
+            ..Identity::default()
+        };
+        let fetcher = fetcher_for(
+            &identity,
+            args.allow_private,
+            args.timeout,
+            1024 * 1024,
+            args.nameserver,
+        )?;
+        let rt = runtime()?;
+        let v = rt.block_on(verify_site(&fetcher, &key, &url, true))?;
+        rt.shutdown_background();
+        Some(v)
+    };
+    let verified = verification.as_ref().and_then(Verification::verified);
+    let mut out = std::io::stdout().lock();
+    match args.format {
+        Format::Json => {
+            let report = SiteReport {
+                origin: token.origin(),
+                token: token.as_str(),
+                file_url: token.file_url(),
+                file_content: token.as_str(),
+                meta_tag: token.meta_tag(),
+                verified: verified.as_ref().map(|v| v.method().as_str()),
+                checks: verification.as_ref().map_or(&[], |v| &v.checks),
+            };
+            serde_json::to_writer_pretty(&mut out, &report)?;
+            writeln!(out)?;
+        }
+        Format::Text => {
+            writeln!(out, "site: {}", token.origin())?;
+            writeln!(out, "token: {}", token.as_str())?;
+            writeln!(
+                out,
+                "either serve the file {} holding only the token,",
+                token.file_url()
+            )?;
+            writeln!(
+                out,
+                "or put this tag in the <head> of {}:\n  {}",
+                token.home_url(),
+                token.meta_tag()
+            )?;
+            if let Some(v) = &verification {
+                for c in &v.checks {
+                    let status = c
+                        .status
+                        .map_or_else(|| "no answer".to_owned(), |s| s.to_string());
+                    let mark = if c.found { "ok" } else { "no" };
+                    writeln!(
+                        out,
+                        "{mark:<3} {} {} ({status}): {}",
+                        c.method.as_str(),
+                        c.url,
+                        c.detail
+                    )?;
+                }
+                match &verified {
+                    Some(p) => writeln!(out, "verified by {}", p.method().as_str())?,
+                    None => writeln!(out, "not verified")?,
+                }
+            }
+        }
+    }
+    out.flush().context("cannot write to standard output")?;
+    Ok(if verification.is_some() && verified.is_none() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// The flags that read robots.txt another way, as given.
+fn simulation_flags(args: &CrawlArgs) -> Vec<&'static str> {
+    let mut flags = Vec::new();
+    if args.as_tokens.is_some() {
+        flags.push("--as");
+    }
+    if args.profile.is_some() {
+        flags.push("--profile");
+    }
+    if args.robots_file.is_some() {
+        flags.push("--robots-file");
+    }
+    flags
+}
+
+/// Verifies the start URL's site and builds the simulation the flags ask
+/// for; refuses (exit 2) when the site is not verified.
+fn simulation(
+    args: &CrawlArgs,
+    start: &Url,
+    fetcher: &Fetcher,
+    rt: &tokio::runtime::Runtime,
+) -> Result<Option<Simulation>> {
+    let flags = simulation_flags(args);
+    if flags.is_empty() {
+        return Ok(None);
+    }
+    let named = flags.join(", ");
+    let tokens = match &args.as_tokens {
+        Some(list) => {
+            let chain = TokenChain::parse(list);
+            if chain.tokens().is_empty() {
+                bail!("--as '{list}': no token (give TOKEN[,TOKEN…])");
+            }
+            let bad: Vec<&str> = chain.invalid_tokens().collect();
+            if !bad.is_empty() {
+                bail!(
+                    "--as '{list}': {} not a product token (letters, '-' and '_' only)",
+                    bad.iter()
+                        .map(|t| format!("'{t}' is"))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                );
+            }
+            Some(chain)
+        }
+        None => None,
+    };
+    let robots_file = match &args.robots_file {
+        Some(path) => {
+            let body = std::fs::read(path)
+                .with_context(|| format!("--robots-file: cannot read {}", path.display()))?;
+            Some((path.display().to_string(), body))
+        }
+        None => None,
+    };
+    let key = site_key(args.site_secret_file.as_ref())
+        .with_context(|| format!("{named} need(s) the site's ownership verified"))?;
+    let verification = rt.block_on(verify_site(fetcher, &key, start, false))?;
+    let Some(verified) = verification.verified() else {
+        bail!(
+            "{named} refused: the ownership of {} is not verified ({}); \
+             `botwarden crawl verify-site {}` shows the file or meta tag to place",
+            verification.token.origin(),
+            verification.failures(),
+            verification.token.home_url()
+        );
+    };
+    let mut sim = Simulation::new(verified);
+    sim.tokens = tokens;
+    if let Some(p) = args.profile {
+        sim.profile = p;
+    }
+    sim.robots_file = robots_file;
+    Ok(Some(sim))
 }
 
 #[allow(clippy::print_stderr)]
@@ -282,8 +569,10 @@ fn run_crawl(args: &CrawlArgs) -> Result<ExitCode> {
         )),
         (None, None) => bail!("give the URL to crawl, or --db with --resume"),
     };
-    let store = if args.resume {
-        Store::open(&db)?
+    // A new store is created only once the crawl may start (after the
+    // site's verification, when one is needed).
+    let opened = if args.resume {
+        Some(Store::open(&db)?)
     } else {
         if db.exists() {
             bail!(
@@ -291,11 +580,12 @@ fn run_crawl(args: &CrawlArgs) -> Result<ExitCode> {
                 db.display()
             );
         }
-        Store::create(&db)?
+        None
     };
-    let start = match start {
-        Some(s) => s,
-        None => {
+    let start = match (start, &opened) {
+        (Some(s), _) => s,
+        (None, None) => bail!("give the URL to crawl"),
+        (None, Some(store)) => {
             let seed = store.meta("seed")?.unwrap_or_default();
             Url::parse(&seed).with_context(|| format!("{}: no start URL recorded", db.display()))?
         }
@@ -323,18 +613,22 @@ fn run_crawl(args: &CrawlArgs) -> Result<ExitCode> {
         sitemaps: args.sitemap.clone(),
         ..CrawlConfig::default()
     };
-    let fetcher = Fetcher::builder()
-        .user_agent(identity.user_agent())
-        .allow_private(args.allow_private)
-        .timeout(Duration::from_secs(args.timeout.max(1)))
-        .max_bytes(args.max_bytes)
-        .nameserver(args.nameserver)
-        .build()?;
-    let runtime = tokio::runtime::Builder::new_multi_thread()
-        .worker_threads(2)
-        .enable_all()
-        .build()
-        .context("cannot start the async runtime")?;
+    let fetcher = fetcher_for(
+        &identity,
+        args.allow_private,
+        args.timeout,
+        args.max_bytes,
+        args.nameserver,
+    )?;
+    let runtime = runtime()?;
+    let config = CrawlConfig {
+        simulation: simulation(args, &start, &fetcher, &runtime)?,
+        ..config
+    };
+    let store = match opened {
+        Some(store) => store,
+        None => Store::create(&db)?,
+    };
     let stop = StopSignal::new();
     let terminal = std::io::stderr().is_terminal();
     let started = Instant::now();
