@@ -6,6 +6,7 @@ mod content;
 mod crawl;
 mod failures;
 mod nginx_site;
+mod ownership;
 mod redirects;
 mod robots;
 mod safety;
