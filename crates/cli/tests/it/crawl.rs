@@ -366,3 +366,461 @@ fn export_writes_pages_links_and_redirects() {
     let none = botwarden(&["crawl", "export", "--db", db], b"");
     assert_eq!(none.status.code(), Some(2), "a table must be named");
 }
+
+/// A server on 127.0.0.1 that answers each request with `route(path)`
+/// (the tests below need a route that knows the site's token).
+fn serve_with(route: impl Fn(&str) -> String + Send + 'static) -> std::net::SocketAddr {
+    use std::io::{Read, Write};
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1");
+    let addr = listener.local_addr().expect("address");
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(mut stream) = stream else { continue };
+            let mut request = Vec::new();
+            let mut buf = [0u8; 1024];
+            while !request.windows(4).any(|w| w == b"\r\n\r\n") {
+                match stream.read(&mut buf) {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => request.extend_from_slice(&buf[..n]),
+                }
+            }
+            let head = String::from_utf8_lossy(&request);
+            let path = head.split(' ').nth(1).unwrap_or("/").to_owned();
+            let _ = stream.write_all(route(&path).as_bytes());
+        }
+    });
+    addr
+}
+
+const SECRET: &str = "the operator's secret, kept out of every output\n";
+
+/// googlebot's group differs from botwarden's, and Google reads it
+/// differently from RFC 9309 (`Allow: /dir/index.html` allows `/dir/`).
+const OWNED_ROBOTS: &str = "User-agent: botwarden\nDisallow: /shop\n\nUser-agent: googlebot\nDisallow: /dir/\nAllow: /dir/index.html\nDisallow: /private\n\nUser-agent: botwarden-essential\nDisallow: /private\n\nUser-agent: *\nDisallow: /dir/\n";
+
+/// How a test site shows its ownership.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Proof {
+    File,
+    Meta,
+    None,
+}
+
+/// A site that serves the verification `token` as `proof` says.
+fn owned_site(proof: Proof, token: std::sync::Arc<std::sync::OnceLock<String>>) -> String {
+    let addr = serve_with(move |path| {
+        let token = token.get().cloned().unwrap_or_default();
+        let html = |body: &str| {
+            reply(
+                200,
+                &[("Content-Type", "text/html")],
+                &format!("<html>{body}</html>"),
+            )
+        };
+        if path == format!("/botwarden-{token}.txt") && proof == Proof::File {
+            return reply(200, &[("Content-Type", "text/plain")], &token);
+        }
+        match path {
+            "/robots.txt" => reply(200, &[("Content-Type", "text/plain")], OWNED_ROBOTS),
+            "/" => {
+                let meta = if proof == Proof::Meta {
+                    format!(r#"<meta name="botwarden-site-verification" content="{token}">"#)
+                } else {
+                    String::new()
+                };
+                html(&format!(
+                    r#"<head>{meta}</head><body><a href="/dir/">d</a> <a href="/private">p</a> <a href="/shop">s</a></body>"#
+                ))
+            }
+            "/dir/" | "/private" | "/shop" => html("page"),
+            _ => reply(404, &[], "not found"),
+        }
+    });
+    format!("http://{addr}/")
+}
+
+/// Starts a site and tells it its token, as its owner would be told by
+/// `crawl verify-site --offline`.
+fn start_owned(proof: Proof, secret: &TempFile) -> String {
+    let token = std::sync::Arc::new(std::sync::OnceLock::new());
+    let url = owned_site(proof, std::sync::Arc::clone(&token));
+    let (code, v, stderr) = crawl(&[
+        "crawl",
+        "verify-site",
+        &url,
+        "--offline",
+        "--site-secret-file",
+        secret.arg(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    token
+        .set(v["token"].as_str().expect("a token").to_owned())
+        .expect("set once");
+    url
+}
+
+#[test]
+fn verify_site_prints_what_to_place_and_checks_it_without_showing_the_secret() {
+    let secret = TempFile::new("secret", SECRET.as_bytes());
+    let url = start_owned(Proof::File, &secret);
+    let out = botwarden(
+        &[
+            "crawl",
+            "verify-site",
+            &url,
+            "--site-secret-file",
+            secret.arg(),
+            "--allow-private",
+        ],
+        b"",
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(stdout.contains("/botwarden-"), "{stdout}");
+    assert!(
+        stdout.contains("<meta name=\"botwarden-site-verification\" content=\""),
+        "{stdout}"
+    );
+    assert!(stdout.contains("verified by file"), "{stdout}");
+    assert!(!stdout.contains("operator's secret"), "{stdout}");
+
+    // A site without the file or the tag: exit 1, each check says why.
+    let none = start_owned(Proof::None, &secret);
+    let (code, v, stderr) = crawl(&[
+        "crawl",
+        "verify-site",
+        &none,
+        "--site-secret-file",
+        secret.arg(),
+        "--allow-private",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 1, "{stderr}");
+    assert_eq!(v["verified"], Value::Null, "{v}");
+    assert_eq!(v["checks"][0]["detail"], "answered 404", "{v}");
+    assert_eq!(v["checks"][1]["method"], "meta", "{v}");
+
+    // The secret also comes from the environment; the token is the same.
+    let env = std::process::Command::new(env!("CARGO_BIN_EXE_botwarden"))
+        .args([
+            "crawl",
+            "verify-site",
+            &url,
+            "--offline",
+            "--format",
+            "json",
+        ])
+        .env("BOTWARDEN_SITE_SECRET", SECRET)
+        .output()
+        .expect("run");
+    let from_env: Value = serde_json::from_slice(&env.stdout).expect("JSON");
+    let (_, from_file, _) = crawl(&[
+        "crawl",
+        "verify-site",
+        &url,
+        "--offline",
+        "--site-secret-file",
+        secret.arg(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(from_env["token"], from_file["token"]);
+
+    // No secret, or a short one: exit 2, where it was looked for named.
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_botwarden"))
+        .args(["crawl", "verify-site", &url, "--offline"])
+        .env_remove("BOTWARDEN_SITE_SECRET")
+        .output()
+        .expect("run");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("--site-secret-file") && stderr.contains("BOTWARDEN_SITE_SECRET"),
+        "{stderr}"
+    );
+    let short = TempFile::new("short", b"hunter2\n");
+    let (code, _, stderr) = crawl(&[
+        "crawl",
+        "verify-site",
+        &url,
+        "--offline",
+        "--site-secret-file",
+        short.arg(),
+    ]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("7 byte(s)") && stderr.contains("short"),
+        "{stderr}"
+    );
+    assert!(!stderr.contains("hunter2"), "{stderr}");
+}
+
+#[test]
+fn simulating_a_robot_is_refused_on_a_site_not_verified() {
+    let secret = TempFile::new("secret", SECRET.as_bytes());
+    let url = start_owned(Proof::None, &secret);
+    let db = secret.path.with_file_name("refused.db");
+    let robots = TempFile::new("robots.txt", b"User-agent: *\nAllow: /\n");
+    for flags in [
+        vec!["--as", "googlebot", "--profile", "google"],
+        vec!["--robots-file", robots.arg()],
+        vec!["--profile", "bing"],
+    ] {
+        let mut args = vec![
+            "crawl",
+            &url,
+            "--db",
+            db.to_str().expect("UTF-8 path"),
+            "--allow-private",
+            "--site-secret-file",
+            secret.arg(),
+        ];
+        args.extend(flags.iter().copied());
+        let (code, _, stderr) = crawl(&args);
+        assert_eq!(code, 2, "{stderr}");
+        let named = flags
+            .iter()
+            .filter(|f| f.starts_with("--"))
+            .copied()
+            .collect::<Vec<_>>()
+            .join(", ");
+        assert!(
+            stderr.contains(&format!("{named} refused: the ownership of")),
+            "{stderr}"
+        );
+        assert!(stderr.contains("crawl verify-site"), "{stderr}");
+        // Nothing was crawled, and no store was left behind.
+        assert!(!db.exists(), "{}", db.display());
+    }
+
+    // A token of another secret does not verify either.
+    let other = TempFile::new("other", b"another operator's secret, long enough");
+    let verified = start_owned(Proof::File, &secret);
+    let (code, _, stderr) = crawl(&[
+        "crawl",
+        &verified,
+        "--db",
+        db.to_str().expect("UTF-8 path"),
+        "--allow-private",
+        "--site-secret-file",
+        other.arg(),
+        "--as",
+        "googlebot",
+    ]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("--as refused"), "{stderr}");
+
+    // Unknown profiles and tokens are named.
+    let (code, _, stderr) = crawl(&["crawl", &url, "--profile", "altavista"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("rfc9309, google, bing, yandex, strict"),
+        "{stderr}"
+    );
+    let (code, _, stderr) = crawl(&[
+        "crawl",
+        &url,
+        "--db",
+        db.to_str().expect("UTF-8 path"),
+        "--as",
+        "google bot",
+    ]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("'google bot' is not a product token"),
+        "{stderr}"
+    );
+    assert!(!db.exists());
+}
+
+#[test]
+fn a_verified_site_is_crawled_as_googlebot_under_googles_reading() {
+    let secret = TempFile::new("secret", SECRET.as_bytes());
+    let url = start_owned(Proof::Meta, &secret);
+    let db = secret.path.with_file_name("google.db");
+    let (code, v, stderr) = crawl(&[
+        "crawl",
+        &url,
+        "--db",
+        db.to_str().expect("UTF-8 path"),
+        "--allow-private",
+        "--site-secret-file",
+        secret.arg(),
+        "--as",
+        "googlebot",
+        "--profile",
+        "google",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    // googlebot's group under Google's reading: only /private is blocked
+    // (RFC 9309 would block /dir/ too; botwarden's group blocks /shop).
+    assert_eq!(v["skipped"]["robots"], 1, "{v}");
+    assert_eq!(
+        v["blocked_by"][0]["rule"], "Disallow: /private (line 7)",
+        "{v}"
+    );
+    assert_eq!(v["reading"]["tokens"], "googlebot", "{v}");
+    assert_eq!(v["reading"]["profile"], "google", "{v}");
+    assert_eq!(v["reading"]["source"], "site", "{v}");
+    assert_eq!(v["verifications"][0]["method"], "meta", "{v}");
+    assert!(
+        v["user_agent"]
+            .as_str()
+            .is_some_and(|ua| ua.starts_with("botwarden full crawler ")),
+        "{v}"
+    );
+    // The store keeps the fingerprint, never the token.
+    let conn = rusqlite::Connection::open(&db).expect("open");
+    let (method, fingerprint): (String, String) = conn
+        .query_row(
+            "SELECT method, token_fingerprint FROM site_verifications",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?)),
+        )
+        .expect("a verification");
+    assert_eq!(method, "meta");
+    assert!(fingerprint.starts_with("sha256:"), "{fingerprint}");
+
+    // The text summary says how the site was read and verified.
+    let db2 = secret.path.with_file_name("google-text.db");
+    let out = botwarden(
+        &[
+            "crawl",
+            &url,
+            "--db",
+            db2.to_str().expect("UTF-8 path"),
+            "--allow-private",
+            "--site-secret-file",
+            secret.arg(),
+            "--as",
+            "googlebot",
+            "--profile",
+            "google",
+        ],
+        b"",
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("read as googlebot → * under google"),
+        "{text}"
+    );
+    assert!(text.contains("verified by meta"), "{text}");
+}
+
+#[test]
+fn a_robots_file_replaces_a_verified_sites_own() {
+    let secret = TempFile::new("secret", SECRET.as_bytes());
+    let url = start_owned(Proof::File, &secret);
+    let robots = TempFile::new(
+        "staging.txt",
+        b"User-agent: botwarden\nDisallow: /private\n",
+    );
+    let db = secret.path.with_file_name("file.db");
+    let (code, v, stderr) = crawl(&[
+        "crawl",
+        &url,
+        "--db",
+        db.to_str().expect("UTF-8 path"),
+        "--allow-private",
+        "--site-secret-file",
+        secret.arg(),
+        "--robots-file",
+        robots.arg(),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    // The file's rule decides, not the site's (which blocks /shop).
+    assert_eq!(
+        v["blocked_by"][0]["rule"], "Disallow: /private (line 2)",
+        "{v}"
+    );
+    assert_eq!(v["skipped"]["robots"], 1, "{v}");
+    assert_eq!(v["robots_files"][0]["source"], "file", "{v}");
+    assert_eq!(
+        v["reading"]["source"],
+        format!("file {}", robots.arg()),
+        "{v}"
+    );
+    assert_eq!(v["reading"]["tokens"], "botwarden", "{v}");
+    assert_eq!(v["verifications"][0]["method"], "file", "{v}");
+
+    // Resuming it without the file is refused: the reading would change.
+    let (code, _, stderr) = crawl(&[
+        "crawl",
+        "--resume",
+        "--db",
+        db.to_str().expect("UTF-8 path"),
+        "--allow-private",
+    ]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("cannot be resumed"), "{stderr}");
+}
+
+#[test]
+fn the_essential_crawler_obeys_its_own_group_then_the_star() {
+    let secret = TempFile::new("secret", SECRET.as_bytes());
+    let url = start_owned(Proof::None, &secret);
+    let db = secret.path.with_file_name("essential.db");
+    let (code, v, stderr) = crawl(&[
+        "crawl",
+        &url,
+        "--db",
+        db.to_str().expect("UTF-8 path"),
+        "--allow-private",
+        "--essential",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    // botwarden-essential's group blocks /private; botwarden's (/shop)
+    // and *'s (/dir/) do not apply.
+    assert_eq!(v["tokens"], "botwarden-essential", "{v}");
+    assert_eq!(v["skipped"]["robots"], 1, "{v}");
+    assert_eq!(
+        v["blocked_by"][0]["rule"], "Disallow: /private (line 10)",
+        "{v}"
+    );
+
+    // A site without an essential group: the essential crawler reads *.
+    let star = serve(|path| match path {
+        "/robots.txt" => reply(
+            200,
+            &[("Content-Type", "text/plain")],
+            "User-agent: botwarden\nDisallow: /\n\nUser-agent: *\nDisallow: /private\n",
+        ),
+        "/" => reply(
+            200,
+            &[("Content-Type", "text/html")],
+            r#"<a href="/private">p</a> <a href="/open">o</a>"#,
+        ),
+        "/open" => reply(200, &[("Content-Type", "text/html")], "open"),
+        _ => reply(404, &[], "not found"),
+    });
+    let db = secret.path.with_file_name("essential-star.db");
+    let (code, v, stderr) = crawl(&[
+        "crawl",
+        &format!("http://{star}/"),
+        "--db",
+        db.to_str().expect("UTF-8 path"),
+        "--allow-private",
+        "--essential",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(v["urls"]["fetched"], 2, "{v}");
+    assert_eq!(
+        v["blocked_by"][0]["rule"], "Disallow: /private (line 5)",
+        "{v}"
+    );
+    // --as replaces the chain: it cannot be combined with --essential.
+    let (code, _, stderr) = crawl(&["crawl", &url, "--essential", "--as", "googlebot"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("--as"), "{stderr}");
+}
