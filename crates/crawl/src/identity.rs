@@ -14,6 +14,10 @@
 //! token to use in robots.txt, with a URL that explains it:
 //! `botwarden full crawler/phone 0.1.0 (refer to in robots.txt as
 //! botwarden-phone; +https://…)`.
+//!
+//! On a site whose ownership is verified, a crawl may obey another token
+//! chain ([`Simulation`](crate::Simulation), `--as`); the User-Agent is
+//! still this identity's.
 
 use botwarden_robots::TokenChain;
 
