@@ -456,3 +456,47 @@ async fn a_proof_for_another_site_and_a_changed_reading_on_resume_are_refused() 
         "{text}"
     );
 }
+
+#[tokio::test]
+async fn a_simulated_reading_keeps_the_sites_crawl_delay() {
+    // Google ignores Crawl-delay; a crawl reading as Google still obeys it.
+    let server = Server::start(|asked| {
+        let token = token_for(asked);
+        match asked.path {
+            "/robots.txt" => {
+                Reply::text("User-agent: googlebot\nCrawl-delay: 0.2\nDisallow: /private\n")
+            }
+            p if p == format!("/botwarden-{token}.txt") => Reply::text(token),
+            "/" => html(r#"<body><a href="/a">a</a></body>"#),
+            "/a" => html("<p>a</p>"),
+            _ => Reply::new(404),
+        }
+    })
+    .await;
+    let mut sim = Simulation::new(verified(&server).await);
+    sim.tokens = Some(TokenChain::parse("googlebot"));
+    sim.profile = &Profile::GOOGLE;
+    let config = CrawlConfig {
+        simulation: Some(sim),
+        ..CrawlConfig::default()
+    };
+    let tmp = TempStore::new("delay");
+    let store = Store::create(&tmp.db()).expect("store");
+    let mut delays = Vec::new();
+    let (_, end) = crawl(
+        &url(&server),
+        &config,
+        &fetcher(),
+        store,
+        false,
+        &StopSignal::new(),
+        |p| delays.push(p.delay),
+    )
+    .await
+    .expect("the crawl runs");
+    assert_eq!(end.fetched, 2);
+    assert!(
+        !delays.is_empty() && delays.iter().all(|d| *d == Duration::from_millis(200)),
+        "{delays:?}"
+    );
+}
