@@ -64,7 +64,7 @@ fn bench(c: &mut Criterion) {
                     AnalyzeOptions {
                         format: format.clone(),
                         threads: 1,
-                        ..Options::default()
+                        ..AnalyzeOptions::default()
                     },
                 );
                 assert_eq!(a.report.lines.parsed, LINES);
