@@ -1,4 +1,4 @@
-//! Fuzz target `logs`: arbitrary bytes through `botwarden_logs::format`.
+//! Fuzz target `logs`: arbitrary bytes through `botwarden_logs::LogFormat`.
 //!
 //! The input, converted to UTF-8 lossily as the pipeline does, is
 //!
@@ -17,8 +17,7 @@
 
 use std::sync::OnceLock;
 
-use botwarden_logs::format::LogFormat;
-use botwarden_logs::record::{Client, Record};
+use botwarden_logs::{Client, Error, LogFormat, Record};
 use libfuzzer_sys::fuzz_target;
 
 const SPECS: &[&str] = &[
@@ -68,12 +67,13 @@ fn check<'a>(format: &LogFormat, line: &'a str) -> Option<Record<'a>> {
             }
             Some(r)
         }
-        Err(e) => {
-            assert!(e.column >= 1, "{}: column 0 for {line:?}", format.name());
-            assert!(e.column as usize <= line.len() + 1, "{}: {e} past the end of {line:?}", format.name());
-            assert!(!e.reason.as_str().is_empty());
+        Err(Error::Parse { reason, column }) => {
+            assert!(column >= 1, "{}: column 0 for {line:?}", format.name());
+            assert!(column as usize <= line.len() + 1, "{}: column {column} past the end of {line:?}", format.name());
+            assert!(!reason.as_str().is_empty());
             None
         }
+        Err(e) => panic!("{}: not a line's error: {e}", format.name()),
     }
 }
 

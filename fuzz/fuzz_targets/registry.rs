@@ -4,7 +4,7 @@
 
 #![no_main]
 
-use botwarden_verify::registry::{RegistryBuilder, Severity};
+use botwarden_verify::{RegistryBuilder, Severity};
 use libfuzzer_sys::fuzz_target;
 
 fuzz_target!(|data: &[u8]| {

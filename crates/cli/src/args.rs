@@ -6,9 +6,10 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
-use botwarden_verify::VerifierConfig;
-use botwarden_verify::dns::DnsConfig;
-use botwarden_verify::registry::{self, FeedStore, Problem, Registry, RegistryBuilder, Severity};
+use botwarden_verify::{
+    DEFAULT_EXTRAS_NAME, DEFAULT_REGISTRY_NAME, DnsConfig, FeedStore, Problem, Registry,
+    RegistryBuilder, Severity, VerifierConfig,
+};
 use clap::Args;
 
 /// Which registry to use: the default one, your files over it, and the
@@ -99,10 +100,7 @@ impl RegistryArgs {
 
 /// Whether a problem is in the default registry or extras.
 pub(crate) fn is_builtin(p: &Problem) -> bool {
-    matches!(
-        &*p.file,
-        registry::DEFAULT_REGISTRY_NAME | registry::DEFAULT_EXTRAS_NAME
-    )
+    matches!(&*p.file, DEFAULT_REGISTRY_NAME | DEFAULT_EXTRAS_NAME)
 }
 
 /// How to ask DNS, shared by the commands that verify.

@@ -11,11 +11,8 @@
 use std::io::Write;
 use std::sync::Arc;
 
-use botwarden_logs::analyze::{Analyzer, FormatChoice, Options};
-use botwarden_logs::format::LogFormat;
-use botwarden_logs::input::Input;
-use botwarden_verify::registry::RegistryBuilder;
-use botwarden_verify::{Classifier, Verifier, VerifierConfig};
+use botwarden_logs::{AnalyzeOptions, Analyzer, FormatChoice, Input, LogFormat};
+use botwarden_verify::{Classifier, RegistryBuilder, Verifier, VerifierConfig};
 use criterion::{Criterion, Throughput, criterion_group, criterion_main};
 
 const LINES: u64 = 500_000;
@@ -64,10 +61,10 @@ fn bench(c: &mut Criterion) {
             b.iter(|| {
                 let a = analyzer.run(
                     vec![Input::Path(path.clone())],
-                    Options {
+                    AnalyzeOptions {
                         format: format.clone(),
                         threads: 1,
-                        ..Options::default()
+                        ..AnalyzeOptions::default()
                     },
                 );
                 assert_eq!(a.report.lines.parsed, LINES);

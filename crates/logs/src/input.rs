@@ -7,6 +7,8 @@ use std::path::{Path, PathBuf};
 
 use flate2::read::MultiGzDecoder;
 
+use crate::Error;
+
 /// Lines longer than this many bytes are counted as failed
 /// (`line-too-long`) and not kept in memory.
 pub const MAX_LINE: usize = 1 << 20;
@@ -70,37 +72,15 @@ pub fn sniff_gzip(mut raw: Box<dyn Read + Send>) -> io::Result<(Box<dyn Read + S
     }
 }
 
-/// Why an input argument named no input.
-#[derive(Debug, thiserror::Error)]
-pub enum InputError {
-    /// A glob pattern that is not valid.
-    #[error("{pattern}: not a valid pattern: {message}")]
-    Pattern {
-        /// The pattern.
-        pattern: String,
-        /// What is wrong with it.
-        message: String,
-    },
-    /// A glob pattern that matched no file.
-    #[error("{0}: no file matches")]
-    NoMatch(String),
-    /// A path that is not there (the cause follows in the error's chain).
-    #[error("{path}")]
-    Missing {
-        /// The path.
-        path: String,
-        /// The error.
-        source: io::Error,
-    },
-    /// `-` given more than once.
-    #[error("standard input (-) given more than once")]
-    StdinTwice,
-}
-
 /// Turns command-line arguments into inputs: `-` is standard input, an
 /// existing path is itself, and anything else with `*`, `?` or `[` is a
 /// glob whose matches are taken in sorted order. Duplicates are dropped.
-pub fn expand(args: &[String]) -> Result<Vec<Input>, InputError> {
+///
+/// # Errors
+/// [`Error::StdinTwice`], [`Error::Missing`] for a path that cannot be
+/// read, [`Error::Pattern`] for a bad glob and [`Error::NoMatch`] for one
+/// that matches no file, each naming the argument.
+pub fn expand_inputs(args: &[String]) -> Result<Vec<Input>, Error> {
     let mut out: Vec<Input> = Vec::new();
     let push = |input: Input, out: &mut Vec<Input>| {
         if !out.contains(&input) {
@@ -110,7 +90,7 @@ pub fn expand(args: &[String]) -> Result<Vec<Input>, InputError> {
     for arg in args {
         if arg == "-" {
             if out.contains(&Input::Stdin) {
-                return Err(InputError::StdinTwice);
+                return Err(Error::StdinTwice);
             }
             out.push(Input::Stdin);
             continue;
@@ -118,7 +98,7 @@ pub fn expand(args: &[String]) -> Result<Vec<Input>, InputError> {
         let path = Path::new(arg);
         if path.exists() || !arg.contains(['*', '?', '[']) {
             if let Err(source) = std::fs::metadata(path) {
-                return Err(InputError::Missing {
+                return Err(Error::Missing {
                     path: arg.clone(),
                     source,
                 });
@@ -126,7 +106,7 @@ pub fn expand(args: &[String]) -> Result<Vec<Input>, InputError> {
             push(Input::Path(path.to_path_buf()), &mut out);
             continue;
         }
-        let paths = glob::glob(arg).map_err(|e| InputError::Pattern {
+        let paths = glob::glob(arg).map_err(|e| Error::Pattern {
             pattern: arg.clone(),
             message: e.msg.to_owned(),
         })?;
@@ -135,7 +115,9 @@ pub fn expand(args: &[String]) -> Result<Vec<Input>, InputError> {
             .filter(|p| p.is_file())
             .collect();
         if found.is_empty() {
-            return Err(InputError::NoMatch(arg.clone()));
+            return Err(Error::NoMatch {
+                pattern: arg.clone(),
+            });
         }
         found.sort();
         for p in found {

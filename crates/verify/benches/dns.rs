@@ -10,7 +10,7 @@ use std::net::{IpAddr, Ipv4Addr};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use botwarden_verify::dns::{DnsConfig, FcrdnsChecker, HostRule};
+use botwarden_verify::{DnsConfig, FcrdnsChecker, HostRule};
 use criterion::{Criterion, Throughput};
 
 use botwarden_testdata::dns::{TestDns, Zone};

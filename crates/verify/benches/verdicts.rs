@@ -10,9 +10,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use botwarden_testdata::dns::{BackgroundDns, Zone};
-use botwarden_verify::dns::DnsConfig;
-use botwarden_verify::registry::RegistryBuilder;
-use botwarden_verify::{Verdict, Verifier, VerifierConfig};
+use botwarden_verify::{DnsConfig, RegistryBuilder, Verdict, Verifier, VerifierConfig};
 use criterion::{Criterion, Throughput};
 
 const ADDRESSES: u32 = 10_000;

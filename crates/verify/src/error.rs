@@ -1,7 +1,13 @@
 //! The one error type of the crate.
 
-/// What went wrong, naming the input.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+use std::path::PathBuf;
+
+/// What went wrong, naming the input: an address, range or host rule, a
+/// DNS setting, a User-Agent pattern, a range feed (by URL or file) or the
+/// feed directory (by path). When the system gave a cause, the message
+/// names what was being done and where, and the cause is the error's
+/// [`source`](std::error::Error::source).
+#[derive(Debug, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
     /// Not an IPv4 or IPv6 address.
@@ -88,5 +94,62 @@ pub enum Error {
     Classifier {
         /// What went wrong.
         reason: String,
+    },
+    /// A range feed that could not be read: not JSON, not in the Google
+    /// format, or with bad prefixes; every problem is listed.
+    #[error("range feed {url}: {}", problems.join("; "))]
+    Feed {
+        /// The feed: its URL, or the stored file and its URL.
+        url: String,
+        /// Every problem found, each naming its place
+        /// (`prefixes[3].ipv4Prefix: …`).
+        problems: Vec<String>,
+    },
+    /// A fetched feed body that was not stored because it is not a feed;
+    /// every problem is listed. The message leaves the URL to the caller,
+    /// which names the feed it fetched.
+    #[error("{}", problems.join("; "))]
+    FeedRejected {
+        /// The feed's URL.
+        url: String,
+        /// Every problem found.
+        problems: Vec<String>,
+    },
+    /// A fetched feed that lists no prefixes: storing it would drop the
+    /// copy kept. The message leaves the URL to the caller.
+    #[error("the feed lists no prefixes")]
+    NoPrefixes {
+        /// The feed's URL.
+        url: String,
+    },
+    /// The feed directory cannot be created.
+    #[error("cannot create {}", path.display())]
+    CreateDir {
+        /// The directory.
+        path: PathBuf,
+        /// What the system said.
+        source: std::io::Error,
+    },
+    /// A feed's file cannot be written.
+    #[error("cannot write {}", path.display())]
+    WriteFeed {
+        /// The file.
+        path: PathBuf,
+        /// What the system said.
+        source: std::io::Error,
+    },
+    /// The feed directory's path names something else.
+    #[error("{} is not a directory", path.display())]
+    NotADirectory {
+        /// The path.
+        path: PathBuf,
+    },
+    /// The feed directory cannot be listed.
+    #[error("cannot list {}", path.display())]
+    ListDir {
+        /// The directory.
+        path: PathBuf,
+        /// What the system said.
+        source: std::io::Error,
     },
 }

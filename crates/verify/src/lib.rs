@@ -1,21 +1,31 @@
 //! Crawler verification for botwarden: which requests come from the crawlers
 //! they claim to be.
 //!
-//! - [`registry`]: the bots — their names, User-Agent patterns, address
-//!   lists, published range feeds and reverse-DNS host rules — read from
-//!   registry files with every problem located ([`registry::RegistryBuilder`];
-//!   [`registry::Registry::builtin`] is compiled in), and the directory of
-//!   fetched range feeds ([`registry::FeedStore`]).
-//! - [`classify`]: what a User-Agent claims to be ([`Classifier`]).
+//! - The registry ([`Registry`]): the bots — their names, User-Agent
+//!   patterns, address lists, published range feeds and reverse-DNS host
+//!   rules — read from registry files with every problem located
+//!   ([`RegistryBuilder`], [`Problem`]; [`Registry::builtin`] is compiled
+//!   in), and the directory of fetched range feeds ([`FeedStore`]).
+//! - User-Agent classification ([`Classifier`]): which registered bot a
+//!   User-Agent claims to be, and what kind of client it is.
 //! - IP sets ([`IpSet`]): exact addresses, inclusive ranges and CIDR blocks,
 //!   for IPv4 and IPv6, in named lists (one per bot or per published feed),
 //!   answering which lists an address is in.
-//! - [`dns`]: forward-confirmed reverse DNS ([`FcrdnsChecker`]).
+//! - Forward-confirmed reverse DNS ([`FcrdnsChecker`]), with its cache
+//!   and outcomes ([`Fcrdns`]).
 //! - [`Verifier`]: a request's verdict ([`Verdict`]), decided in one place
 //!   for every front end ([`Claim`], [`Verifier::check_request`]).
 //!
-//! I/O: DNS queries, and the feed directory of [`registry::FeedStore`]
-//! (read, and written atomically); nothing is printed.
+//! I/O: DNS queries, and the feed directory of [`FeedStore`] (read, and
+//! written atomically); nothing is printed.
+//!
+//! Every public type is exported at the crate root; the modules are
+//! private. The crate has one error type, [`Error`]: its message names the
+//! input (an address, a rule, a pattern, a feed by URL or file, the feed
+//! directory) and, when the system gave a cause, that cause is the error's
+//! [`source`](std::error::Error::source) rather than part of the message.
+//! A registry file's problems are not errors but findings ([`Problem`]),
+//! all reported in one run.
 //!
 //! ```
 //! use botwarden_verify::IpSetBuilder;
@@ -31,11 +41,11 @@
 //! assert!(!set.contains("66.249.64.32".parse().unwrap()));
 //! ```
 
-pub mod classify;
-pub mod dns;
+mod classify;
+mod dns;
 mod error;
 mod ipset;
-pub mod registry;
+mod registry;
 mod verdict;
 mod verifier;
 mod yaml;
@@ -44,8 +54,17 @@ pub use classify::{
     BotKind, BotRef, CRAWLER_CATEGORY, Classification, Classifier, ClassifierBot, Explanation,
     LIBRARY_CATEGORY, MAX_CACHED_LEN, Shape, Source, UAP_CORE_REGEXES, UAP_CORE_VERSION, UaPattern,
 };
-pub use dns::{DnsConfig, Fcrdns, FcrdnsChecker, HostRule};
+pub use dns::{
+    CacheStats, Clock, DnsConfig, DnsFailure, DnsStats, FailReason, Fcrdns, FcrdnsChecker,
+    ForwardAnswer, HostRule, MAX_CANDIDATES, ManualClock, Negative, Query, SystemClock,
+    UnknownReason,
+};
 pub use error::Error;
 pub use ipset::{Cidr, IpSet, IpSetBuilder, ListId, normalize};
+pub use registry::{
+    Bot, Category, DEFAULT_EXTRAS, DEFAULT_EXTRAS_NAME, DEFAULT_REGISTRY, DEFAULT_REGISTRY_NAME,
+    Feed, FeedStore, IpRange, MAX_FEED_BYTES, Origin, Position, Problem, PublishedRanges,
+    RangesFormat, Registry, RegistryBuilder, Severity, UaExtra,
+};
 pub use verdict::{Evidence, Method, Verdict};
 pub use verifier::{Claim, VerdictStats, Verifier, VerifierConfig};

@@ -4,3 +4,17 @@ pub(crate) mod bots;
 pub(crate) mod crawl;
 pub(crate) mod logs;
 pub(crate) mod robots;
+
+/// An error and its causes, as `botwarden` prints them: the messages of the
+/// chain joined by `: ` (the libraries keep a system error's text out of
+/// their own message and give it as the source).
+pub(crate) fn with_causes(error: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = error.to_string();
+    let mut cause = error.source();
+    while let Some(e) = cause {
+        text.push_str(": ");
+        text.push_str(&e.to_string());
+        cause = e.source();
+    }
+    text
+}

@@ -209,6 +209,43 @@ fn export_writes_every_list() {
     );
 }
 
+/// An export the system refuses is named with what was being done and the
+/// system's error, said once, and the run exits 1.
+#[test]
+fn a_failed_export_names_the_path_and_the_cause_once() {
+    let log = TempFile::new(
+        "access.log",
+        b"192.0.2.1 - - [10/Oct/2000:13:55:36 -0700] \"GET / HTTP/1.1\" 200 5 \"-\" \"curl/8\"\n",
+    );
+    // A file where the list's directory should be.
+    let target = log.path.join("verified.txt");
+    let target = target.to_str().expect("UTF-8");
+    let out = botwarden(
+        &[
+            "logs",
+            "export",
+            "--no-dns",
+            "--export-verified",
+            target,
+            log.path.to_str().expect("UTF-8"),
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(1), "{}", text(&out.stderr));
+    let stderr = text(&out.stderr);
+    let line = stderr
+        .lines()
+        .find(|l| l.starts_with("botwarden: export failed: "))
+        .unwrap_or_else(|| panic!("no failed export in {stderr}"));
+    let cause = std::io::Error::from_raw_os_error(20).to_string();
+    assert!(
+        line.starts_with(&format!("botwarden: export failed: {target}: cannot ")),
+        "{line}"
+    );
+    assert!(line.ends_with(&format!(": {cause}")), "{line}");
+    assert_eq!(line.matches(&cause).count(), 1, "{line}");
+}
+
 #[test]
 fn an_unreadable_input_is_reported_and_the_others_still_count() {
     let Some(dir) = corpus() else { return };

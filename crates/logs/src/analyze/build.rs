@@ -10,11 +10,11 @@ use jiff::Timestamp;
 
 use super::hist::report_level;
 use super::worker::{Agg, InputResult, KINDS, NamedPair, Pair, Row, settle, unregistered_verdict};
-use super::{Analysis, ClaimInfo, Options, PENDING, Shared};
+use super::{Analysis, AnalyzeOptions, ClaimInfo, PENDING, Shared};
 use crate::input::Input;
-use crate::report::model::{
-    BotRow, InputSummary, LineCounts, NamedClient, NewerFeed, PathCount, Period, Report,
-    RobotsFetches, SCHEMA, Series, SpoofedIp, StatusClasses, Timeline, Totals, UnknownCrawler,
+use crate::report::{
+    BotRow, InputSummary, LineCounts, NamedClient, NewerFeed, PathCount, Period, REPORT_SCHEMA,
+    Report, RobotsFetches, Series, SpoofedIp, StatusClasses, Timeline, Totals, UnknownCrawler,
     VerdictCount, VerificationStats,
 };
 
@@ -53,7 +53,7 @@ pub(super) fn report(
     shared: &Shared,
     inputs: &[Input],
     (results, mut agg): (Vec<InputResult>, Agg),
-    options: &Options,
+    options: &AnalyzeOptions,
     dns: bool,
     wait: Duration,
     lookups: u64,
@@ -339,7 +339,7 @@ pub(super) fn report(
     }
 
     let report = Report {
-        schema: SCHEMA,
+        schema: REPORT_SCHEMA,
         generated: {
             let now = Timestamp::now();
             now.round(jiff::Unit::Second).unwrap_or(now)

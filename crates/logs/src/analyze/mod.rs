@@ -1,30 +1,5 @@
-//! The pipeline: read → parse → classify → verify → aggregate.
-//!
-//! Each input is read by one worker thread (as many at once as
-//! [`Options::threads`]). A worker parses its lines, reads what each
-//! distinct User-Agent claims once ([`Claim::of`], the reading `bots
-//! verify` uses too), and keeps counters per (address, claimed bot)
-//! pair. The first time a worker sees a pair that claims a registered bot,
-//! it hands the pair to the verification task, which runs on the caller's
-//! Tokio runtime ([`Verifier::verify_claim`]), at most
-//! [`VERIFY_IN_FLIGHT`] verifications at once, asks
-//! DNS at most once per pair however many workers see it, and publishes
-//! the verdict. Workers never wait for a verdict: a pair's requests are
-//! kept aside (counts per time bucket and up to [`PENDING_PATHS`] paths)
-//! until its verdict is known, then folded into that bot and verdict's
-//! totals.
-//!
-//! Memory: once its verdict is known, a pair keeps only its address, bot,
-//! verdict, request count, first and last time and a shared User-Agent
-//! (about 220 bytes in all, with the verdict table and the hash tables'
-//! slack); what it requested is in its bot and verdict's totals. At most
-//! [`VERIFY_IN_FLIGHT`] verifications run at once, and a reading thread
-//! waits for verdicts when 16,384 of its pairs wait for theirs.
-//! `crates/logs/docs/report.md` (Memory) gives the bounds.
-//!
-//! Clients a log names by host name (Apache's `HostnameLookups On`) are
-//! counted like addresses; a bot claim from one is `unverifiable`
-//! ([`Verifier::verify_name`]).
+//! The pipeline: read → parse → classify → verify → aggregate (described
+//! on [`Analyzer`]).
 
 mod build;
 mod hist;
@@ -68,7 +43,7 @@ pub enum FormatChoice {
 
 /// How an analysis runs.
 #[derive(Debug, Clone)]
-pub struct Options {
+pub struct AnalyzeOptions {
     /// The log format.
     pub format: FormatChoice,
     /// Proxies whose `X-Forwarded-For` is trusted: when a request comes
@@ -83,7 +58,7 @@ pub struct Options {
     /// Paths listed per bot row.
     pub top_paths: usize,
     /// Keep reading files as they grow (and are rotated) until
-    /// [`Options::stop`] is set.
+    /// [`AnalyzeOptions::stop`] is set.
     pub follow: bool,
     /// How often a followed file is polled for new lines.
     pub poll: Duration,
@@ -95,9 +70,9 @@ pub struct Options {
     pub max_listed: usize,
 }
 
-impl Default for Options {
-    fn default() -> Options {
-        Options {
+impl Default for AnalyzeOptions {
+    fn default() -> AnalyzeOptions {
+        AnalyzeOptions {
             format: FormatChoice::Auto,
             trusted_proxies: Vec::new(),
             threads: std::thread::available_parallelism().map_or(1, |n| n.get()),
@@ -432,7 +407,33 @@ pub fn standing(verdict: &Verdict) -> Option<Standing> {
 }
 
 /// Runs analyses with one classifier and one verifier (and so one cache of
-/// verdicts across runs).
+/// verdicts across runs): read → parse → classify → verify → aggregate.
+///
+/// Each input is read by one worker thread (as many at once as
+/// [`AnalyzeOptions::threads`]). A worker parses its lines, reads what each
+/// distinct User-Agent claims once ([`Claim::of`], the reading `bots
+/// verify` uses too), and keeps counters per (address, claimed bot)
+/// pair. The first time a worker sees a pair that claims a registered bot,
+/// it hands the pair to the verification task, which runs on the caller's
+/// Tokio runtime ([`Verifier::verify_claim`]), at most
+/// [`VERIFY_IN_FLIGHT`] verifications at once, asks
+/// DNS at most once per pair however many workers see it, and publishes
+/// the verdict. Workers never wait for a verdict: a pair's requests are
+/// kept aside (counts per time bucket and up to [`PENDING_PATHS`] paths)
+/// until its verdict is known, then folded into that bot and verdict's
+/// totals.
+///
+/// Memory: once its verdict is known, a pair keeps only its address, bot,
+/// verdict, request count, first and last time and a shared User-Agent
+/// (about 220 bytes in all, with the verdict table and the hash tables'
+/// slack); what it requested is in its bot and verdict's totals. At most
+/// [`VERIFY_IN_FLIGHT`] verifications run at once, and a reading thread
+/// waits for verdicts when 16,384 of its pairs wait for theirs.
+/// `crates/logs/docs/report.md` (Memory) gives the bounds.
+///
+/// Clients a log names by host name (Apache's `HostnameLookups On`) are
+/// counted like addresses; a bot claim from one is `unverifiable`
+/// ([`Verifier::verify_name`]).
 #[derive(Debug, Clone)]
 pub struct Analyzer {
     classifier: Arc<Classifier>,
@@ -494,12 +495,12 @@ impl Analyzer {
 
     /// Analyses the inputs and waits for the result. Must not be called
     /// from within the runtime's own threads.
-    pub fn run(&self, inputs: Vec<Input>, options: Options) -> Analysis {
+    pub fn run(&self, inputs: Vec<Input>, options: AnalyzeOptions) -> Analysis {
         self.start(inputs, options).finish()
     }
 
     /// Starts an analysis on its own threads.
-    pub fn start(&self, inputs: Vec<Input>, options: Options) -> Run {
+    pub fn start(&self, inputs: Vec<Input>, options: AnalyzeOptions) -> Run {
         let (tx, rx) = mpsc::unbounded_channel();
         let shared = Arc::new(Shared {
             classifier: self.classifier.clone(),

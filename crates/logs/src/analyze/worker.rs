@@ -12,11 +12,11 @@ use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 use super::hist::Hist;
 use super::topk::TopK;
-use super::{ClaimInfo, FormatChoice, Job, Options, PENDING, PENDING_PATHS, Shared};
+use super::{AnalyzeOptions, ClaimInfo, FormatChoice, Job, PENDING, PENDING_PATHS, Shared};
 use crate::format::{ChainRead, FormatChain, LogFormat};
 use crate::input::{Input, Line, LineReader};
 use crate::record::{Client, Record};
-use crate::report::model::{BadLine, LineCounts};
+use crate::report::{BadLine, LineCounts};
 
 /// Distinct User-Agents remembered per worker with their classification;
 /// past this, User-Agents are classified through the classifier's own
@@ -397,7 +397,7 @@ enum UaClass {
 /// A worker's state.
 struct Worker<'s> {
     shared: &'s Shared,
-    options: &'s Options,
+    options: &'s AnalyzeOptions,
     agg: Agg,
     /// Classified User-Agents; the key is shared with the pairs that sent
     /// it.
@@ -420,7 +420,7 @@ struct Worker<'s> {
 pub(crate) fn run_all(
     shared: &Shared,
     inputs: &[Input],
-    options: &Options,
+    options: &AnalyzeOptions,
 ) -> (Vec<InputResult>, Agg) {
     let next = AtomicUsize::new(0);
     let threads = options.threads.clamp(1, inputs.len().max(1));
@@ -1044,7 +1044,7 @@ pub(crate) fn settle(pair: &mut Pair, kind: u8, rows: &mut HashMap<(u32, u8), Ro
 /// An address in an `X-Forwarded-For` list, read as the client address
 /// fields are (a port, brackets or a zone allowed).
 fn forwarded_address(text: &str) -> Option<IpAddr> {
-    crate::format::address(text)
+    crate::format::client_address(text)
 }
 
 fn bump(map: &mut BTreeMap<String, u64>, reason: &str) -> u64 {

@@ -8,11 +8,12 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 use super::atomic::{parent_dir, sync_dir, unique};
-use super::{ExportError, Listed, Standing, bot_slug, remote_addr_text, resolve};
+use super::{Listed, Standing, bot_slug, remote_addr_text, resolve_listed};
+use crate::Error;
 
 /// The file botwarden puts at the top of every tree it writes. A plain
 /// directory holding it may be replaced.
-pub const MARKER: &str = ".botwarden-acap";
+pub const ACAP_MARKER: &str = ".botwarden-acap";
 
 /// How old generations are kept after a swap.
 ///
@@ -61,7 +62,7 @@ pub struct AcapSummary {
 /// verified addresses of each bot (directory named by [`bot_slug`]),
 /// `suspect-bots/<ip>` for spoofed addresses, `other-bots/<ip>` for
 /// addresses of crawlers that cannot be verified. Each address has one
-/// standing (see [`resolve`](super::resolve)). The three fixed directories
+/// standing (see [`resolve_listed`](super::resolve_listed)). The three fixed directories
 /// always exist, even when empty.
 ///
 /// `dir` is a symbolic link to a sibling generation directory
@@ -75,7 +76,7 @@ pub struct AcapSummary {
 ///
 /// - missing: created (with its parent directories);
 /// - a link to a generation directory in the same parent: replaced;
-/// - an empty directory, or a directory holding [`MARKER`]: moved aside as
+/// - an empty directory, or a directory holding [`ACAP_MARKER`]: moved aside as
 ///   an old generation and replaced by the link (this first swap is not
 ///   atomic: for an instant `dir` does not exist);
 /// - anything else (a file, another directory, a link elsewhere): refused.
@@ -85,10 +86,10 @@ pub struct AcapSummary {
 ///
 /// # Errors
 ///
-/// [`ExportError::Refused`] when `dir` is something botwarden did not
-/// write; [`ExportError::Io`] naming the path when the file system fails.
+/// [`Error::Refused`] when `dir` is something botwarden did not
+/// write; [`Error::Io`] naming the path when the file system fails.
 /// A half-built generation is removed; the current tree stays in place.
-pub fn write_acap_tree(dir: &Path, entries: &[Listed]) -> Result<AcapSummary, ExportError> {
+pub fn write_acap_tree(dir: &Path, entries: &[Listed]) -> Result<AcapSummary, Error> {
     write_acap_tree_with(dir, entries, &AcapOptions::default())
 }
 
@@ -101,19 +102,15 @@ pub fn write_acap_tree_with(
     dir: &Path,
     entries: &[Listed],
     options: &AcapOptions,
-) -> Result<AcapSummary, ExportError> {
+) -> Result<AcapSummary, Error> {
     let Some(name) = dir.file_name().map(|n| n.to_string_lossy().into_owned()) else {
-        return Err(ExportError::refused(
-            dir,
-            "does not end in a directory name",
-        ));
+        return Err(Error::refused(dir, "does not end in a directory name"));
     };
     let parent = parent_dir(dir);
-    fs::create_dir_all(&parent).map_err(|e| ExportError::io(&parent, "create the directory", e))?;
+    fs::create_dir_all(&parent).map_err(|e| Error::io(&parent, "create the directory", e))?;
     let lock_path = parent.join(format!(".{name}.lock"));
     let lock = open_lock(&lock_path)?;
-    lock.lock()
-        .map_err(|e| ExportError::io(&lock_path, "lock", e))?;
+    lock.lock().map_err(|e| Error::io(&lock_path, "lock", e))?;
 
     let gen_prefix = format!(".{name}.gen-");
     let current = inspect(dir, &gen_prefix)?;
@@ -121,7 +118,7 @@ pub fn write_acap_tree_with(
     let mut next = generations.iter().max().map_or(1, |n| n + 1);
     if current == Current::PlainDir {
         let aside = parent.join(format!("{gen_prefix}{next}"));
-        fs::rename(dir, &aside).map_err(|e| ExportError::io(dir, "move aside the directory", e))?;
+        fs::rename(dir, &aside).map_err(|e| Error::io(dir, "move aside the directory", e))?;
         generations.push(next);
         next += 1;
     }
@@ -138,10 +135,10 @@ pub fn write_acap_tree_with(
 
     let link_tmp = parent.join(format!(".{name}.link-{}", unique()));
     let swap = std::os::unix::fs::symlink(&gen_name, &link_tmp)
-        .map_err(|e| ExportError::io(&link_tmp, "create the symbolic link", e))
+        .map_err(|e| Error::io(&link_tmp, "create the symbolic link", e))
         .and_then(|()| {
             fs::rename(&link_tmp, dir)
-                .map_err(|e| ExportError::io(dir, "rename the new symbolic link to", e))
+                .map_err(|e| Error::io(dir, "rename the new symbolic link to", e))
         });
     if let Err(e) = swap {
         let _ = fs::remove_file(&link_tmp);
@@ -161,9 +158,9 @@ pub fn write_acap_tree_with(
 /// Opens (or creates) the lock file without ever following a symbolic
 /// link: a link there could make the export create or open a file
 /// elsewhere.
-fn open_lock(path: &Path) -> Result<File, ExportError> {
+fn open_lock(path: &Path) -> Result<File, Error> {
     let refuse_link = || {
-        ExportError::refused(
+        Error::refused(
             path,
             "is a symbolic link; the lock file must be a plain file (remove the link)",
         )
@@ -178,12 +175,12 @@ fn open_lock(path: &Path) -> Result<File, ExportError> {
         Ok(file) => return Ok(file),
         Err(e) if e.kind() == io::ErrorKind::AlreadyExists => {
             let meta = fs::symlink_metadata(path)
-                .map_err(|e| ExportError::io(path, "read the metadata of", e))?;
+                .map_err(|e| Error::io(path, "read the metadata of", e))?;
             if meta.file_type().is_symlink() {
                 return Err(refuse_link());
             }
             if !meta.is_file() {
-                return Err(ExportError::refused(
+                return Err(Error::refused(
                     path,
                     "is not a plain file; the lock file must be one (move it away)",
                 ));
@@ -192,17 +189,17 @@ fn open_lock(path: &Path) -> Result<File, ExportError> {
             OpenOptions::new()
                 .read(true)
                 .open(path)
-                .map_err(|e| ExportError::io(path, "open the lock file", e))?
+                .map_err(|e| Error::io(path, "open the lock file", e))?
         }
-        Err(e) => return Err(ExportError::io(path, "create the lock file", e)),
+        Err(e) => return Err(Error::io(path, "create the lock file", e)),
     };
     // The name may have been swapped for a link between the two looks: the
     // file opened must be the one that is there now.
     let opened = file
         .metadata()
-        .map_err(|e| ExportError::io(path, "read the metadata of", e))?;
+        .map_err(|e| Error::io(path, "read the metadata of", e))?;
     let there =
-        fs::symlink_metadata(path).map_err(|e| ExportError::io(path, "read the metadata of", e))?;
+        fs::symlink_metadata(path).map_err(|e| Error::io(path, "read the metadata of", e))?;
     if there.file_type().is_symlink() || (there.dev(), there.ino()) != (opened.dev(), opened.ino())
     {
         return Err(refuse_link());
@@ -217,15 +214,14 @@ enum Current {
     PlainDir,
 }
 
-fn inspect(dir: &Path, gen_prefix: &str) -> Result<Current, ExportError> {
+fn inspect(dir: &Path, gen_prefix: &str) -> Result<Current, Error> {
     let meta = match fs::symlink_metadata(dir) {
         Ok(meta) => meta,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Current::Missing),
-        Err(e) => return Err(ExportError::io(dir, "read the metadata of", e)),
+        Err(e) => return Err(Error::io(dir, "read the metadata of", e)),
     };
     if meta.file_type().is_symlink() {
-        let target =
-            fs::read_link(dir).map_err(|e| ExportError::io(dir, "read the symbolic link", e))?;
+        let target = fs::read_link(dir).map_err(|e| Error::io(dir, "read the symbolic link", e))?;
         let ours = target
             .to_str()
             .and_then(|t| t.strip_prefix(gen_prefix))
@@ -233,7 +229,7 @@ fn inspect(dir: &Path, gen_prefix: &str) -> Result<Current, ExportError> {
         if ours {
             return Ok(Current::Link);
         }
-        return Err(ExportError::refused(
+        return Err(Error::refused(
             dir,
             format!(
                 "is a symbolic link to {}, not to a botwarden generation ({gen_prefix}<n>); \
@@ -243,21 +239,20 @@ fn inspect(dir: &Path, gen_prefix: &str) -> Result<Current, ExportError> {
         ));
     }
     if meta.is_dir() {
-        let mut names =
-            fs::read_dir(dir).map_err(|e| ExportError::io(dir, "list the directory", e))?;
+        let mut names = fs::read_dir(dir).map_err(|e| Error::io(dir, "list the directory", e))?;
         let empty = names.next().is_none();
-        if empty || dir.join(MARKER).exists() {
+        if empty || dir.join(ACAP_MARKER).exists() {
             return Ok(Current::PlainDir);
         }
-        return Err(ExportError::refused(
+        return Err(Error::refused(
             dir,
             format!(
-                "is a directory botwarden did not write (it is not empty and has no {MARKER} file); \
+                "is a directory botwarden did not write (it is not empty and has no {ACAP_MARKER} file); \
                  move it away or choose another path"
             ),
         ));
     }
-    Err(ExportError::refused(
+    Err(Error::refused(
         dir,
         "exists and is not a directory; move it away or choose another path",
     ))
@@ -271,7 +266,7 @@ fn prune(
     mut old: Vec<u64>,
     current: u64,
     options: &AcapOptions,
-) -> Result<(), ExportError> {
+) -> Result<(), Error> {
     let path = |n: u64| parent.join(format!("{gen_prefix}{n}"));
     old.sort_unstable();
     let now = SystemTime::now();
@@ -285,19 +280,17 @@ fn prune(
             .is_some_and(|age| age >= options.retain);
         if old_enough {
             let p = path(n);
-            fs::remove_dir_all(&p)
-                .map_err(|e| ExportError::io(&p, "remove the old generation", e))?;
+            fs::remove_dir_all(&p).map_err(|e| Error::io(&p, "remove the old generation", e))?;
         }
     }
     Ok(())
 }
 
-fn list_generations(parent: &Path, gen_prefix: &str) -> Result<Vec<u64>, ExportError> {
-    let read =
-        fs::read_dir(parent).map_err(|e| ExportError::io(parent, "list the directory", e))?;
+fn list_generations(parent: &Path, gen_prefix: &str) -> Result<Vec<u64>, Error> {
+    let read = fs::read_dir(parent).map_err(|e| Error::io(parent, "list the directory", e))?;
     let mut found = Vec::new();
     for entry in read {
-        let entry = entry.map_err(|e| ExportError::io(parent, "list the directory", e))?;
+        let entry = entry.map_err(|e| Error::io(parent, "list the directory", e))?;
         let name = entry.file_name();
         let Some(name) = name.to_str() else { continue };
         if let Some(n) = name
@@ -310,8 +303,8 @@ fn list_generations(parent: &Path, gen_prefix: &str) -> Result<Vec<u64>, ExportE
     Ok(found)
 }
 
-fn build(gen_path: &Path, entries: &[Listed]) -> Result<AcapSummary, ExportError> {
-    let resolved = resolve(entries);
+fn build(gen_path: &Path, entries: &[Listed]) -> Result<AcapSummary, Error> {
+    let resolved = resolve_listed(entries);
     let mut dirs: std::collections::BTreeMap<String, BTreeSet<String>> = Default::default();
     for fixed in ["all-ok-bots", "other-bots", "suspect-bots"] {
         dirs.insert(fixed.to_owned(), BTreeSet::new());
@@ -352,13 +345,13 @@ fn build(gen_path: &Path, entries: &[Listed]) -> Result<AcapSummary, ExportError
     builder.mode(0o755);
     builder
         .create(gen_path)
-        .map_err(|e| ExportError::io(gen_path, "create the directory", e))?;
-    touch(&gen_path.join(MARKER))?;
+        .map_err(|e| Error::io(gen_path, "create the directory", e))?;
+    touch(&gen_path.join(ACAP_MARKER))?;
     for (sub, ips) in &dirs {
         let sub_path = gen_path.join(sub);
         builder
             .create(&sub_path)
-            .map_err(|e| ExportError::io(&sub_path, "create the directory", e))?;
+            .map_err(|e| Error::io(&sub_path, "create the directory", e))?;
         for ip in ips {
             touch(&sub_path.join(ip))?;
         }
@@ -368,12 +361,12 @@ fn build(gen_path: &Path, entries: &[Listed]) -> Result<AcapSummary, ExportError
     Ok(summary)
 }
 
-fn touch(path: &Path) -> Result<(), ExportError> {
+fn touch(path: &Path) -> Result<(), Error> {
     OpenOptions::new()
         .write(true)
         .create_new(true)
         .mode(0o644)
         .open(path)
         .map(|_: File| ())
-        .map_err(|e| ExportError::io(path, "create the file", e))
+        .map_err(|e| Error::io(path, "create the file", e))
 }

@@ -1,17 +1,5 @@
-//! Lists that web servers read at request time, and the configuration that uses them.
-//!
-//! The analysis ends with a list of [`Listed`] addresses. This module turns
-//! that list into files a running web server consults on every request:
-//!
-//! - the ACAP file tree ([`write_acap_tree`]): one empty file per address,
-//!   tested with `RewriteCond DIR/all-ok-bots/%{REMOTE_ADDR} -f`;
-//! - text maps ([`apache_rewrite_map`], [`nginx_geo`], [`haproxy_map`]),
-//!   a plain address list ([`plain_list`]) and a JSON list ([`json_list`]),
-//!   each written with [`write_atomic`];
-//! - configuration snippets that use them ([`snippet`]).
-//!
-//! Every file is replaced atomically, so a server never reads half a list.
-//! `crates/logs/docs/exports.md` describes the formats and the choices.
+//! Lists that web servers read at request time, and the configuration
+//! that uses them (described in the crate's documentation).
 
 use std::collections::BTreeSet;
 use std::net::IpAddr;
@@ -19,20 +7,18 @@ use std::net::IpAddr;
 mod acap;
 mod addr;
 mod atomic;
-mod error;
 mod name;
 mod snippet;
 mod targets;
 mod text;
 
-pub use acap::{AcapOptions, AcapSummary, MARKER, write_acap_tree, write_acap_tree_with};
+pub use acap::{ACAP_MARKER, AcapOptions, AcapSummary, write_acap_tree, write_acap_tree_with};
 pub use addr::remote_addr_text;
 pub use atomic::write_atomic;
-pub use error::ExportError;
 pub use name::{RESERVED_NAMES, bot_slug};
 pub use snippet::{
-    ApacheLookup, BasicAuth, Server, SnippetContext, SnippetError, SnippetOptions, SnippetPart,
-    snippet, snippet_parts,
+    ApacheLookup, BasicAuth, Server, SnippetContext, SnippetOptions, SnippetPart, snippet,
+    snippet_parts,
 };
 pub use targets::Targets;
 pub use text::{
@@ -108,7 +94,7 @@ pub struct Resolved {
 /// dropped. IPv4-mapped IPv6 addresses (`::ffff:192.0.2.1`) are folded into
 /// their IPv4 address, which is what Apache shows for them.
 #[must_use]
-pub fn resolve(entries: &[Listed]) -> Vec<Resolved> {
+pub fn resolve_listed(entries: &[Listed]) -> Vec<Resolved> {
     let mut by_ip: std::collections::BTreeMap<IpAddr, Resolved> = std::collections::BTreeMap::new();
     for entry in entries {
         let ip = entry.ip.to_canonical();

@@ -12,7 +12,7 @@ pub const RESERVED_NAMES: [&str; 6] = [
     "suspect-bots",
     "spoofed",
     "other",
-    super::acap::MARKER,
+    super::acap::ACAP_MARKER,
 ];
 
 /// The name of a bot's directory in the ACAP tree, and its value in the maps.

@@ -3,6 +3,8 @@
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
+use crate::Error;
+
 /// The web servers [`snippet`] writes configuration for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Server {
@@ -98,20 +100,6 @@ pub struct SnippetPart {
     pub text: String,
 }
 
-/// An option [`snippet`] refuses: a value that would change the meaning
-/// of the configuration around it rather than be part of it.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("{option} {value:?}: {reason}")]
-pub struct SnippetError {
-    /// The option, by its field in [`SnippetOptions`] (`acap_dir`,
-    /// `basic_auth.path`, …).
-    pub option: &'static str,
-    /// The value as given.
-    pub value: String,
-    /// What is wrong with it.
-    pub reason: String,
-}
-
 impl SnippetOptions {
     /// Checks the options for a snippet for `server`: none may hold a
     /// control character (a line break would start a new configuration
@@ -121,8 +109,8 @@ impl SnippetOptions {
     /// may not hold `$`; and the authentication path must start with `/`.
     ///
     /// # Errors
-    /// The first bad option, named by its field.
-    pub fn check(&self, server: Server) -> Result<(), SnippetError> {
+    /// [`Error::Snippet`] for the first bad option, named by its field.
+    pub fn check(&self, server: Server) -> Result<(), Error> {
         let paths = [
             ("acap_dir", &self.acap_dir, false),
             ("apache_map", &self.apache_map, false),
@@ -144,7 +132,7 @@ impl SnippetOptions {
             )?;
             check_text("basic_auth.haproxy_userlist", &auth.haproxy_userlist, false)?;
             if !auth.path.starts_with('/') {
-                return Err(SnippetError {
+                return Err(Error::Snippet {
                     option: "basic_auth.path",
                     value: auth.path.clone(),
                     reason: "a URL path starts with /".to_owned(),
@@ -157,8 +145,8 @@ impl SnippetOptions {
 
 /// Refuses control characters (a newline, carriage return, NUL, any other
 /// C0 or C1 control, DEL), and `$` when nginx would expand it.
-fn check_text(option: &'static str, value: &str, no_dollar: bool) -> Result<(), SnippetError> {
-    let refuse = |reason: String| SnippetError {
+fn check_text(option: &'static str, value: &str, no_dollar: bool) -> Result<(), Error> {
+    let refuse = |reason: String| Error::Snippet {
         option,
         value: value.to_owned(),
         reason,
@@ -190,8 +178,9 @@ fn check_text(option: &'static str, value: &str, no_dollar: bool) -> Result<(), 
 /// has two (`http` and `server` context), the others one.
 ///
 /// # Errors
-/// An option [`SnippetOptions::check`] refuses for `server`.
-pub fn snippet(server: Server, opts: &SnippetOptions) -> Result<String, SnippetError> {
+/// [`Error::Snippet`]: an option [`SnippetOptions::check`] refuses for
+/// `server`.
+pub fn snippet(server: Server, opts: &SnippetOptions) -> Result<String, Error> {
     let parts = snippet_parts(server, opts)?;
     let texts: Vec<_> = parts.into_iter().map(|p| p.text).collect();
     Ok(texts.join("\n"))
@@ -200,11 +189,9 @@ pub fn snippet(server: Server, opts: &SnippetOptions) -> Result<String, SnippetE
 /// The parts of [`snippet`], each with the context it goes in.
 ///
 /// # Errors
-/// An option [`SnippetOptions::check`] refuses for `server`.
-pub fn snippet_parts(
-    server: Server,
-    opts: &SnippetOptions,
-) -> Result<Vec<SnippetPart>, SnippetError> {
+/// [`Error::Snippet`]: an option [`SnippetOptions::check`] refuses for
+/// `server`.
+pub fn snippet_parts(server: Server, opts: &SnippetOptions) -> Result<Vec<SnippetPart>, Error> {
     opts.check(server)?;
     Ok(match server {
         Server::Apache => vec![SnippetPart {

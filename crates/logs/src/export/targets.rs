@@ -3,9 +3,11 @@
 use std::path::PathBuf;
 use std::time::SystemTime;
 
+use crate::Error;
+
 use super::{
-    ExportError, ListFilter, Listed, Standing, apache_rewrite_map, haproxy_map, json_list,
-    nginx_geo, plain_list, write_acap_tree, write_atomic,
+    ListFilter, Listed, Standing, apache_rewrite_map, haproxy_map, json_list, nginx_geo,
+    plain_list, write_acap_tree, write_atomic,
 };
 
 /// Where each export goes; `None` skips it.
@@ -35,7 +37,7 @@ impl Targets {
 
     /// Writes every export asked for, each atomically; returns one line per
     /// export written, for a log. Stops at the first that fails.
-    pub fn write(&self, entries: &[Listed]) -> Result<Vec<String>, ExportError> {
+    pub fn write(&self, entries: &[Listed]) -> Result<Vec<String>, Error> {
         let now = SystemTime::now();
         let mut done = Vec::new();
         if let Some(dir) = &self.acap {

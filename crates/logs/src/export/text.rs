@@ -2,7 +2,7 @@
 
 use std::time::{SystemTime, UNIX_EPOCH};
 
-use super::{Listed, Resolved, Standing, bot_slug, remote_addr_text, resolve};
+use super::{Listed, Resolved, Standing, bot_slug, remote_addr_text, resolve_listed};
 
 /// The value the maps give one address: its bots' names (see [`bot_slug`])
 /// joined with `,` when verified, `spoofed`, or `other`.
@@ -57,7 +57,7 @@ fn map_text(
     what: &str,
     line: impl Fn(&str, &str) -> String,
 ) -> String {
-    let resolved = resolve(entries);
+    let resolved = resolve_listed(entries);
     let count = |s: Standing| resolved.iter().filter(|e| e.standing == s).count();
     let mut out = format!(
         "# botwarden: {what}, generated {}\n# {} addresses: {} verified, {} spoofed, {} other\n",
@@ -86,12 +86,12 @@ pub struct ListFilter {
 
 /// One address per line, sorted, no header: for tools that read bare lists
 /// (ipset, firewalls, fail2ban). The standing and bot filters apply to the
-/// resolved list (see [`resolve`]), so an address both verified and spoofed
+/// resolved list (see [`resolve_listed`]), so an address both verified and spoofed
 /// is in the spoofed list only.
 #[must_use]
 pub fn plain_list(entries: &[Listed], filter: &ListFilter) -> String {
     let mut out = String::new();
-    for entry in resolve(entries) {
+    for entry in resolve_listed(entries) {
         if filter.standing.is_some_and(|s| s != entry.standing) {
             continue;
         }
@@ -105,13 +105,13 @@ pub fn plain_list(entries: &[Listed], filter: &ListFilter) -> String {
 }
 
 /// A JSON array of `{"ip", "bot", "standing"}` objects, one per address
-/// and bot of the resolved list (see [`resolve`]), sorted by address then
+/// and bot of the resolved list (see [`resolve_listed`]), sorted by address then
 /// bot, one object per line. `bot` is the registry name as listed, not
 /// its slug; `standing` is `verified`, `spoofed` or `other`.
 #[must_use]
 pub fn json_list(entries: &[Listed]) -> String {
     let mut lines = Vec::new();
-    for entry in resolve(entries) {
+    for entry in resolve_listed(entries) {
         let ip = remote_addr_text(entry.ip);
         for bot in &entry.bots {
             lines.push(format!(

@@ -8,7 +8,7 @@ use memchr::memchr2;
 
 use super::fields::{self, opt};
 use super::time;
-use super::{Builder, FormatError, ParseError, Reason};
+use super::{Builder, Error, Fault, Reason};
 use crate::record::Record;
 
 /// A record field a JSON member can fill.
@@ -157,7 +157,7 @@ pub(crate) struct JsonFormat {
 impl JsonFormat {
     /// `json` or `json:field=name,field=name`; naming a field replaces its
     /// default names, naming it twice gives it two names.
-    pub(crate) fn compile(spec: &str) -> Result<JsonFormat, FormatError> {
+    pub(crate) fn compile(spec: &str) -> Result<JsonFormat, Error> {
         let mut names: [Vec<Box<str>>; SLOTS] =
             DEFAULTS.map(|d| d.iter().map(|&n| n.into()).collect());
         if let Some(list) = spec.strip_prefix("json:") {
@@ -166,13 +166,13 @@ impl JsonFormat {
             for entry in list.split(',') {
                 let (field, name) = entry
                     .split_once('=')
-                    .ok_or_else(|| FormatError::new(spec, Some(at), "expected field=name"))?;
+                    .ok_or_else(|| Error::format(spec, Some(at), "expected field=name"))?;
                 let Some(i) = SLOT_NAMES.iter().position(|n| *n == field.trim()) else {
-                    return Err(FormatError::new(spec, Some(at), "unknown record field"));
+                    return Err(Error::format(spec, Some(at), "unknown record field"));
                 };
                 let name = name.trim();
                 if name.is_empty() {
-                    return Err(FormatError::new(spec, Some(at), "empty member name"));
+                    return Err(Error::format(spec, Some(at), "empty member name"));
                 }
                 if !replaced[i] {
                     names[i].clear();
@@ -182,7 +182,7 @@ impl JsonFormat {
                 at += entry.len() + 1;
             }
         } else if spec != "json" {
-            return Err(FormatError::new(
+            return Err(Error::format(
                 spec,
                 Some(0),
                 "expected json or json:field=name,...",
@@ -214,7 +214,7 @@ impl JsonFormat {
     }
 
     /// Parses one line.
-    pub(crate) fn parse<'a>(&self, line: &'a str) -> Result<Record<'a>, ParseError> {
+    pub(crate) fn parse<'a>(&self, line: &'a str) -> Result<Record<'a>, Fault> {
         let mut sc = Scanner {
             b: line.as_bytes(),
             pos: 0,
@@ -241,7 +241,7 @@ impl JsonFormat {
         line: &'a str,
         path: Option<&str>,
         got: &mut [Option<(u8, Value<'a>, usize)>; SLOTS],
-    ) -> Result<(), ParseError> {
+    ) -> Result<(), Fault> {
         sc.expect(b'{')?;
         sc.ws();
         if sc.peek() == Some(b'}') {
@@ -325,14 +325,14 @@ fn keep<'a>(
 fn fill<'a>(
     got: &[Option<(u8, Value<'a>, usize)>; SLOTS],
     len: usize,
-) -> Result<Record<'a>, ParseError> {
+) -> Result<Record<'a>, Fault> {
     let mut rec = Builder::default();
     for (slot, cell) in ALL_SLOTS.iter().zip(got) {
         let Some((_, value, at)) = *cell else {
             continue;
         };
         let Some(v) = value.text() else { continue };
-        let e = |reason| ParseError::at(reason, at);
+        let e = |reason| Fault::at(reason, at);
         match slot {
             Slot::Remote => {
                 rec.remote = Some(fields::client(v).ok_or_else(|| e(Reason::BadAddress))?);
@@ -364,7 +364,7 @@ fn fill<'a>(
         rec.protocol = rec.protocol.or(r.protocol);
     }
     if rec.remote.is_none() {
-        return Err(ParseError::at(Reason::MissingField, len));
+        return Err(Fault::at(Reason::MissingField, len));
     }
     rec.finish()
 }
@@ -397,8 +397,8 @@ impl Scanner<'_> {
         self.b.get(self.pos).copied()
     }
 
-    fn fail(&self, reason: Reason) -> ParseError {
-        ParseError::at(reason, self.pos)
+    fn fail(&self, reason: Reason) -> Fault {
+        Fault::at(reason, self.pos)
     }
 
     fn ws(&mut self) {
@@ -407,7 +407,7 @@ impl Scanner<'_> {
         }
     }
 
-    fn expect(&mut self, c: u8) -> Result<(), ParseError> {
+    fn expect(&mut self, c: u8) -> Result<(), Fault> {
         if self.peek() == Some(c) {
             self.pos += 1;
             Ok(())
@@ -417,13 +417,13 @@ impl Scanner<'_> {
     }
 
     /// A string starting at the current quote: the span of its contents.
-    fn string(&mut self) -> Result<(usize, usize), ParseError> {
+    fn string(&mut self) -> Result<(usize, usize), Fault> {
         let open = self.pos;
         let start = open + 1;
         let mut at = start;
         loop {
             let Some(i) = memchr2(b'"', b'\\', &self.b[at..]) else {
-                return Err(ParseError::at(Reason::Unterminated, open));
+                return Err(Fault::at(Reason::Unterminated, open));
             };
             let p = at + i;
             if self.b[p] == b'"' {
@@ -433,14 +433,14 @@ impl Scanner<'_> {
             // A backslash escapes the next byte (a `\uXXXX`'s digits need
             // no special care).
             if p + 1 >= self.b.len() {
-                return Err(ParseError::at(Reason::Unterminated, open));
+                return Err(Fault::at(Reason::Unterminated, open));
             }
             at = p + 2;
         }
     }
 
     /// Skips a nested object or array starting at the current bracket.
-    fn skip_nested(&mut self) -> Result<(), ParseError> {
+    fn skip_nested(&mut self) -> Result<(), Fault> {
         let mut depth: usize = 0;
         loop {
             match self.peek() {
@@ -464,7 +464,7 @@ impl Scanner<'_> {
     }
 
     /// A value and where it starts (inside the quotes of a string).
-    fn value<'a>(&mut self, line: &'a str) -> Result<(Value<'a>, usize), ParseError> {
+    fn value<'a>(&mut self, line: &'a str) -> Result<(Value<'a>, usize), Fault> {
         let at = self.pos;
         let v = match self.peek() {
             Some(b'"') => {
@@ -493,7 +493,7 @@ impl Scanner<'_> {
         v.map(|v| (v, at))
     }
 
-    fn word<'a>(&mut self, line: &'a str, w: &str) -> Result<&'a str, ParseError> {
+    fn word<'a>(&mut self, line: &'a str, w: &str) -> Result<&'a str, Fault> {
         if self.b[self.pos..].starts_with(w.as_bytes()) {
             let s = &line[self.pos..self.pos + w.len()];
             self.pos += w.len();

@@ -1,20 +1,6 @@
-//! Log formats: presets, Apache `LogFormat` and nginx `log_format` strings, JSON lines.
-//!
-//! A [`LogFormat`] is compiled once from a spec ([`LogFormat::from_spec`])
-//! and then parses lines into [`Record`]s that borrow from the line, without
-//! allocating. `crates/logs/docs/formats.md` lists the presets, what every
-//! directive and variable maps to, and the reasons a line is skipped or
-//! fails.
-//!
-//! ```
-//! use botwarden_logs::format::LogFormat;
-//!
-//! let format = LogFormat::from_spec("combined").unwrap();
-//! let line = r#"192.0.2.1 - - [10/Oct/2000:13:55:36 -0700] "GET /robots.txt HTTP/1.1" 200 2326 "-" "ExampleBot/1.0""#;
-//! let record = format.parse(line).unwrap();
-//! assert_eq!(record.path, Some("/robots.txt"));
-//! assert_eq!(record.time.unwrap().unix, 971_211_336);
-//! ```
+//! Log formats: presets, Apache `LogFormat` and nginx `log_format` strings,
+//! JSON lines, W3C extended; and [`FormatChain`], which decides which
+//! format reads a line.
 
 mod fields;
 mod json;
@@ -25,6 +11,7 @@ mod w3c;
 use std::fmt;
 use std::sync::Arc;
 
+use crate::Error;
 use crate::record::{Client, Record, Timestamp};
 use json::JsonFormat;
 use pattern::Pattern;
@@ -102,7 +89,7 @@ impl LogFormat {
     /// When the spec is none of these, or is malformed: an unterminated
     /// `%{` or `${`, a directive cut short, no client address field, an
     /// unknown JSON record field.
-    pub fn from_spec(spec: &str) -> Result<LogFormat, FormatError> {
+    pub fn from_spec(spec: &str) -> Result<LogFormat, Error> {
         let trimmed = spec.trim();
         if let Some((name, text, _)) = PRESETS.iter().find(|(n, _, _)| *n == trimmed) {
             let inner = match (text, flavour(text.unwrap_or(""))) {
@@ -132,7 +119,7 @@ impl LogFormat {
             Some(Flavour::Nginx) => Inner::Pattern(pattern::compile_nginx(trimmed, false)?),
             Some(Flavour::Apache) => Inner::Pattern(pattern::compile_apache(trimmed, false)?),
             None => {
-                return Err(FormatError::new(
+                return Err(Error::format(
                     spec,
                     None,
                     "not a preset, an Apache LogFormat, an nginx log_format or a json spec",
@@ -167,15 +154,21 @@ impl LogFormat {
     /// is tolerated).
     ///
     /// # Errors
-    /// A blank line or a `#` comment is [skipped](ParseError::skipped); any
-    /// other line the format does not describe fails with the [`Reason`]
-    /// and the column where parsing stopped.
-    pub fn parse<'a>(&self, line: &'a str) -> Result<Record<'a>, ParseError> {
+    /// [`Error::Parse`] with the [`Reason`] and the column where parsing
+    /// stopped: a blank line or a `#` comment is
+    /// [skipped](Reason::skipped); any other line the format does not
+    /// describe fails.
+    pub fn parse<'a>(&self, line: &'a str) -> Result<Record<'a>, Error> {
+        self.read(line).map_err(Error::from)
+    }
+
+    /// [`LogFormat::parse`], with the small error the analysis counts.
+    pub(crate) fn read<'a>(&self, line: &'a str) -> Result<Record<'a>, Fault> {
         let line = line.strip_suffix('\r').unwrap_or(line);
         let first = line.bytes().position(|c| !matches!(c, b' ' | b'\t'));
         match first.map(|i| line.as_bytes()[i]) {
-            None => return Err(ParseError::at(Reason::Blank, 0)),
-            Some(b'#') => return Err(ParseError::at(Reason::Comment, 0)),
+            None => return Err(Fault::at(Reason::Blank, 0)),
+            Some(b'#') => return Err(Fault::at(Reason::Comment, 0)),
             Some(_) => {}
         }
         let parse = |line| match &*self.inner {
@@ -207,7 +200,7 @@ impl LogFormat {
     ///
     /// # Errors
     /// A directive without a client field (`c-ip` or `c-dns`).
-    pub fn w3c_fields(line: &str) -> Option<Result<LogFormat, FormatError>> {
+    pub fn w3c_fields(line: &str) -> Option<Result<LogFormat, Error>> {
         let names = line.trim_start().strip_prefix("#Fields:")?;
         let names: Vec<&str> = names.split_ascii_whitespace().collect();
         let spec = format!("w3c:{}", names.join(" "));
@@ -232,7 +225,7 @@ impl LogFormat {
             .filter(|(name, _, _)| *name != "nginx")
             .filter_map(|(name, _, rank)| {
                 let format = LogFormat::from_spec(name).ok()?;
-                let parsed = sample.iter().filter(|l| format.parse(l).is_ok()).count();
+                let parsed = sample.iter().filter(|l| format.read(l).is_ok()).count();
                 Some((format, parsed, *rank))
             })
             .collect();
@@ -315,7 +308,7 @@ fn flavour(spec: &str) -> Option<Flavour> {
 /// brackets or not, with a port (`192.0.2.1:51234`, `[2001:db8::1]:443`)
 /// or a zone (`fe80::1%eth0`), which are dropped.
 #[must_use]
-pub fn address(text: &str) -> Option<std::net::IpAddr> {
+pub fn client_address(text: &str) -> Option<std::net::IpAddr> {
     fields::address(text)
 }
 
@@ -337,9 +330,9 @@ struct Builder<'a> {
 }
 
 impl<'a> Builder<'a> {
-    fn finish(self) -> Result<Record<'a>, ParseError> {
+    fn finish(self) -> Result<Record<'a>, Fault> {
         let Some(remote) = self.remote else {
-            return Err(ParseError::at(Reason::MissingField, 0));
+            return Err(Fault::at(Reason::MissingField, 0));
         };
         Ok(Record {
             remote,
@@ -435,21 +428,19 @@ impl fmt::Display for Reason {
     }
 }
 
-/// A line that gave no record: why, and where.
+/// A line that gave no record: why, and where (the 1-based byte column);
+/// [`Error::Parse`] outside the crate. Kept small and `Copy`, as every line
+/// a format cannot read makes one.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub struct ParseError {
-    /// Why.
-    pub reason: Reason,
-    /// The 1-based byte column where parsing stopped: the start of the
-    /// field that was wrong, the place a literal was expected, or the
-    /// opening quote or bracket that was never closed.
-    pub column: u32,
+pub(crate) struct Fault {
+    pub(crate) reason: Reason,
+    pub(crate) column: u32,
 }
 
-impl ParseError {
+impl Fault {
     /// At a 0-based byte offset.
-    fn at(reason: Reason, offset: usize) -> ParseError {
-        ParseError {
+    pub(crate) fn at(reason: Reason, offset: usize) -> Fault {
+        Fault {
             reason,
             column: u32::try_from(offset.saturating_add(1)).unwrap_or(u32::MAX),
         }
@@ -457,9 +448,17 @@ impl ParseError {
 
     /// Whether the line is not a request by design (blank or a comment),
     /// rather than a failure.
-    #[must_use]
-    pub fn skipped(&self) -> bool {
+    pub(crate) fn skipped(self) -> bool {
         self.reason.skipped()
+    }
+}
+
+impl From<Fault> for Error {
+    fn from(fault: Fault) -> Error {
+        Error::Parse {
+            reason: fault.reason,
+            column: fault.column,
+        }
     }
 }
 
@@ -470,44 +469,44 @@ impl ParseError {
 /// line the input's format or a fallback skips by design (blank, a
 /// comment) is skipped.
 #[derive(Debug, Clone, Copy, Default)]
-pub struct FormatChain<'f> {
+pub(crate) struct FormatChain<'f> {
     /// Tried first; errors ignored.
-    pub richer: Option<&'f LogFormat>,
+    pub(crate) richer: Option<&'f LogFormat>,
     /// The input's format.
-    pub primary: Option<&'f LogFormat>,
+    pub(crate) primary: Option<&'f LogFormat>,
     /// Tried after the input's format, in order.
-    pub fallbacks: &'f [LogFormat],
+    pub(crate) fallbacks: &'f [LogFormat],
 }
 
 /// What a [`FormatChain`] made of a line.
 #[derive(Debug)]
-pub enum ChainRead<'a> {
+pub(crate) enum ChainRead<'a> {
     /// A request.
     Parsed(Record<'a>),
-    /// Not a request by design ([`ParseError::skipped`]).
-    Skipped(ParseError),
+    /// Not a request by design ([`Reason::skipped`]).
+    Skipped(Fault),
     /// No format read it: the input's format's error, or `None` without
     /// one.
-    Failed(Option<ParseError>),
+    Failed(Option<Fault>),
 }
 
 impl FormatChain<'_> {
     /// Reads one line with the first format that can.
     #[must_use]
-    pub fn read<'a>(&self, line: &'a str) -> ChainRead<'a> {
+    pub(crate) fn read<'a>(&self, line: &'a str) -> ChainRead<'a> {
         if let Some(format) = self.richer
-            && let Ok(record) = format.parse(line)
+            && let Ok(record) = format.read(line)
         {
             return ChainRead::Parsed(record);
         }
-        let first = match self.primary.map(|format| format.parse(line)) {
+        let first = match self.primary.map(|format| format.read(line)) {
             Some(Ok(record)) => return ChainRead::Parsed(record),
             Some(Err(e)) if e.skipped() => return ChainRead::Skipped(e),
             Some(Err(e)) => Some(e),
             None => None,
         };
         for format in self.fallbacks {
-            match format.parse(line) {
+            match format.read(line) {
                 Ok(record) => return ChainRead::Parsed(record),
                 Err(e) if e.skipped() => return ChainRead::Skipped(e),
                 Err(_) => {}
@@ -516,57 +515,6 @@ impl FormatChain<'_> {
         ChainRead::Failed(first)
     }
 }
-
-impl fmt::Display for ParseError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "column {}: {}", self.column, self.reason)
-    }
-}
-
-impl std::error::Error for ParseError {}
-
-/// A spec that could not be compiled.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct FormatError {
-    spec: String,
-    position: Option<usize>,
-    what: &'static str,
-}
-
-impl FormatError {
-    fn new(spec: &str, position: Option<usize>, what: &'static str) -> FormatError {
-        FormatError {
-            spec: spec.to_owned(),
-            position,
-            what,
-        }
-    }
-
-    /// The spec as given.
-    #[must_use]
-    pub fn spec(&self) -> &str {
-        &self.spec
-    }
-
-    /// The 0-based byte position in the spec of what is wrong, when one
-    /// place is.
-    #[must_use]
-    pub fn position(&self) -> Option<usize> {
-        self.position
-    }
-}
-
-impl fmt::Display for FormatError {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(f, "log format {:?}: {}", self.spec, self.what)?;
-        if let Some(p) = self.position {
-            write!(f, " at byte {p}")?;
-        }
-        Ok(())
-    }
-}
-
-impl std::error::Error for FormatError {}
 
 #[cfg(test)]
 mod tests {
@@ -601,7 +549,7 @@ mod tests {
         // Nothing reads it: the input's own format's error is the line's.
         match chain.read("1.2.3.4 garbage") {
             ChainRead::Failed(Some(e)) => {
-                assert_eq!(e, common.parse("1.2.3.4 garbage").unwrap_err());
+                assert_eq!(e, common.read("1.2.3.4 garbage").unwrap_err());
             }
             other => panic!("{other:?}"),
         }

@@ -5,7 +5,7 @@ use memchr::{memchr, memchr2};
 
 use super::fields::{self, has_control, opt};
 use super::time;
-use super::{Builder, FormatError, ParseError, Reason};
+use super::{Builder, Error, Fault, Reason};
 use crate::record::Record;
 
 /// How a time field is written.
@@ -126,7 +126,7 @@ impl ItemsBuilder {
         }));
     }
 
-    fn finish(mut self, spec: &str, lenient_tail: bool) -> Result<Pattern, FormatError> {
+    fn finish(mut self, spec: &str, lenient_tail: bool) -> Result<Pattern, Error> {
         if !self.lit.is_empty() {
             self.items
                 .push(Item::Lit(std::mem::take(&mut self.lit).into()));
@@ -157,7 +157,7 @@ impl ItemsBuilder {
             }
         }
         if !seen[0] {
-            return Err(FormatError::new(spec, None, "no client address field"));
+            return Err(Error::format(spec, None, "no client address field"));
         }
         for i in 0..items.len() {
             let before = i
@@ -275,7 +275,7 @@ fn apache_body(spec: &str) -> std::borrow::Cow<'_, str> {
 }
 
 /// Compiles an Apache `LogFormat` string.
-pub(crate) fn compile_apache(spec: &str, lenient_tail: bool) -> Result<Pattern, FormatError> {
+pub(crate) fn compile_apache(spec: &str, lenient_tail: bool) -> Result<Pattern, Error> {
     let body = apache_body(spec);
     let s = body.as_ref();
     let b = s.as_bytes();
@@ -306,16 +306,16 @@ pub(crate) fn compile_apache(spec: &str, lenient_tail: bool) -> Result<Pattern, 
         let mut arg = None;
         if b.get(j) == Some(&b'{') {
             let Some(close) = memchr(b'}', &b[j + 1..]) else {
-                return Err(FormatError::new(spec, Some(start), "unterminated %{"));
+                return Err(Error::format(spec, Some(start), "unterminated %{"));
             };
             arg = Some(&s[j + 1..j + 1 + close]);
             j += close + 2;
         }
         let Some(&letter) = b.get(j) else {
-            return Err(FormatError::new(spec, Some(start), "incomplete directive"));
+            return Err(Error::format(spec, Some(start), "incomplete directive"));
         };
         if !letter.is_ascii_alphabetic() {
-            return Err(FormatError::new(
+            return Err(Error::format(
                 spec,
                 Some(start),
                 "a directive without its letter",
@@ -350,7 +350,7 @@ fn nginx_kind(name: &str) -> Kind {
 
 /// Unwraps what users paste from nginx.conf: `log_format name
 /// [escape=...] 'piece' "piece" ...;`. Returns the format text.
-fn nginx_body(spec: &str) -> Result<String, FormatError> {
+fn nginx_body(spec: &str) -> Result<String, Error> {
     let mut s = spec.trim();
     s = s.strip_suffix(';').unwrap_or(s).trim_end();
     if let Some(rest) = s.strip_prefix("log_format") {
@@ -364,7 +364,7 @@ fn nginx_body(spec: &str) -> Result<String, FormatError> {
         let (mode, rest) = rest.split_once(char::is_whitespace).unwrap_or((rest, ""));
         if !matches!(mode, "default" | "json" | "none") {
             let at = spec.find("escape=").unwrap_or(0);
-            return Err(FormatError::new(spec, Some(at), "unknown escape= mode"));
+            return Err(Error::format(spec, Some(at), "unknown escape= mode"));
         }
         s = rest.trim_start();
     }
@@ -380,7 +380,7 @@ fn nginx_body(spec: &str) -> Result<String, FormatError> {
         }
         if q != '\'' && q != '"' {
             let pos = spec.len() - s.len() + at;
-            return Err(FormatError::new(
+            return Err(Error::format(
                 spec,
                 Some(pos),
                 "text outside the quoted pieces",
@@ -409,18 +409,14 @@ fn nginx_body(spec: &str) -> Result<String, FormatError> {
         }
         if !closed {
             let pos = spec.len() - s.len() + at;
-            return Err(FormatError::new(
-                spec,
-                Some(pos),
-                "unterminated quoted piece",
-            ));
+            return Err(Error::format(spec, Some(pos), "unterminated quoted piece"));
         }
     }
     Ok(out)
 }
 
 /// Compiles an nginx `log_format` string.
-pub(crate) fn compile_nginx(spec: &str, lenient_tail: bool) -> Result<Pattern, FormatError> {
+pub(crate) fn compile_nginx(spec: &str, lenient_tail: bool) -> Result<Pattern, Error> {
     let body = nginx_body(spec)?;
     let s = body.as_str();
     let b = s.as_bytes();
@@ -441,15 +437,11 @@ pub(crate) fn compile_nginx(spec: &str, lenient_tail: bool) -> Result<Pattern, F
         let start = i + d;
         if b.get(start + 1) == Some(&b'{') {
             let Some(close) = memchr(b'}', &b[start + 2..]) else {
-                return Err(FormatError::new(spec, Some(start), "unterminated ${"));
+                return Err(Error::format(spec, Some(start), "unterminated ${"));
             };
             let name = &s[start + 2..start + 2 + close];
             if name.is_empty() || name_len(start + 2) != close {
-                return Err(FormatError::new(
-                    spec,
-                    Some(start),
-                    "bad variable name in ${}",
-                ));
+                return Err(Error::format(spec, Some(start), "bad variable name in ${}"));
             }
             out.field(nginx_kind(name));
             i = start + 3 + close;
@@ -497,8 +489,8 @@ fn find_lit(b: &[u8], from: usize, lit: &[u8]) -> Option<usize> {
     None
 }
 
-fn err(reason: Reason, at: usize) -> ParseError {
-    ParseError::at(reason, at)
+fn err(reason: Reason, at: usize) -> Fault {
+    Fault::at(reason, at)
 }
 
 impl Pattern {
@@ -512,7 +504,7 @@ impl Pattern {
     }
 
     /// Where the field starting at `pos` ends.
-    fn extent(&self, b: &[u8], pos: usize, idx: usize, f: &Field) -> Result<usize, ParseError> {
+    fn extent(&self, b: &[u8], pos: usize, idx: usize, f: &Field) -> Result<usize, Fault> {
         let next = self.items.get(idx + 1);
         if f.quoted {
             let Some(Item::Lit(l)) = next else {
@@ -606,7 +598,7 @@ impl Pattern {
     }
 
     /// Parses one line (already stripped of its terminator).
-    pub(crate) fn parse<'a>(&self, line: &'a str) -> Result<Record<'a>, ParseError> {
+    pub(crate) fn parse<'a>(&self, line: &'a str) -> Result<Record<'a>, Fault> {
         let b = line.as_bytes();
         let mut rec = Builder::default();
         let mut pos = 0;

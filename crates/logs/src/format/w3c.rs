@@ -4,7 +4,7 @@
 
 use super::fields::{self, opt};
 use super::time;
-use super::{Builder, FormatError, ParseError, Reason};
+use super::{Builder, Error, Fault, Reason};
 use crate::record::{Client, Record};
 
 /// What a W3C field means.
@@ -63,7 +63,7 @@ impl W3cFormat {
 
     /// The field names of a `#Fields:` directive (the directive itself
     /// optional), separated by blanks.
-    pub(crate) fn compile(spec: &str, names: &str) -> Result<W3cFormat, FormatError> {
+    pub(crate) fn compile(spec: &str, names: &str) -> Result<W3cFormat, Error> {
         let names = names.trim();
         let names = names
             .strip_prefix("#Fields:")
@@ -82,7 +82,7 @@ impl W3cFormat {
             }
         }
         if !seen.contains(&W3cField::Remote) && !seen.contains(&W3cField::RemoteName) {
-            return Err(FormatError::new(
+            return Err(Error::format(
                 spec,
                 None,
                 "no client address field (c-ip or c-dns)",
@@ -100,20 +100,20 @@ impl W3cFormat {
     }
 
     /// Parses one line (not a `#` directive: those are skipped before).
-    pub(crate) fn parse<'a>(&self, line: &'a str) -> Result<Record<'a>, ParseError> {
+    pub(crate) fn parse<'a>(&self, line: &'a str) -> Result<Record<'a>, Fault> {
         let b = line.as_bytes();
         let mut rec = Builder::default();
         let mut pos = 0;
         let (mut date, mut time_of_day) = (None, None);
         if self.fields.is_empty() {
-            return Err(ParseError::at(Reason::NoFields, 0));
+            return Err(Fault::at(Reason::NoFields, 0));
         }
         for f in &self.fields {
             while matches!(b.get(pos), Some(b' ' | b'\t')) {
                 pos += 1;
             }
             if pos >= b.len() {
-                return Err(ParseError::at(Reason::Mismatch, pos));
+                return Err(Fault::at(Reason::Mismatch, pos));
             }
             let start = pos;
             let (value, end) = if b[pos] == b'"' {
@@ -122,7 +122,7 @@ impl W3cFormat {
                 let mut at = pos + 1;
                 loop {
                     let Some(q) = memchr::memchr(b'"', &b[at..]).map(|q| at + q) else {
-                        return Err(ParseError::at(Reason::Unterminated, pos));
+                        return Err(Fault::at(Reason::Unterminated, pos));
                     };
                     if b.get(q + 1) == Some(&b'"') {
                         at = q + 2;
@@ -142,7 +142,7 @@ impl W3cFormat {
             };
             pos = end;
             let at = start + usize::from(b[start] == b'"');
-            let e = |reason| ParseError::at(reason, at);
+            let e = |reason| Fault::at(reason, at);
             match f {
                 W3cField::Date => date = opt(value),
                 W3cField::Time => time_of_day = Some((value, at)),
@@ -172,15 +172,13 @@ impl W3cFormat {
         }
         if let Some(extra) = b[pos..].iter().position(|c| !matches!(c, b' ' | b'\t')) {
             // More values than fields.
-            return Err(ParseError::at(Reason::Mismatch, pos + extra));
+            return Err(Fault::at(Reason::Mismatch, pos + extra));
         }
         if let (Some(date), Some((t, at))) = (date, time_of_day)
             && t != "-"
         {
-            rec.time = Some(
-                time::parse_date_time(date, t)
-                    .ok_or_else(|| ParseError::at(Reason::BadTime, at))?,
-            );
+            rec.time =
+                Some(time::parse_date_time(date, t).ok_or_else(|| Fault::at(Reason::BadTime, at))?);
         }
         rec.finish()
     }

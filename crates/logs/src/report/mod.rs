@@ -4,9 +4,13 @@
 //! `docs/report.md` for its documented shape.
 
 mod html;
-pub mod model;
+mod model;
 mod text;
 
 pub use html::render_html;
-pub use model::Report;
+pub use model::{
+    BadLine, BotRow, InputSummary, LineCounts, NamedClient, NewerFeed, PathCount, Period,
+    REPORT_SCHEMA, Report, RobotsFetches, Series, SpoofedIp, StatusClasses, Timeline, Totals,
+    UnknownCrawler, VerdictCount, VerificationStats,
+};
 pub use text::{TextOptions, render_text};

@@ -1,9 +1,4 @@
-//! The report's data: what `botwarden logs analyze --report json` prints.
-//!
-//! The shape is stable within a `schema` version: fields may be added,
-//! none is renamed or removed without raising it. Times are
-//! [`jiff::Timestamp`]s, written as RFC 3339 in UTC; counts are requests
-//! unless named otherwise.
+//! The report's data model.
 
 use std::collections::BTreeMap;
 
@@ -11,12 +6,19 @@ use jiff::Timestamp;
 use serde::{Deserialize, Serialize};
 
 /// The schema version of [`Report`].
-pub const SCHEMA: u32 = 1;
+pub const REPORT_SCHEMA: u32 = 1;
 
-/// Everything one analysis found.
+/// Everything one analysis found: what `botwarden logs analyze --report
+/// json` prints (the model serialized with `serde_json`; its shape is
+/// documented in `crates/logs/docs/report.md`).
+///
+/// The shape is stable within a `schema` version: fields may be added,
+/// none is renamed or removed without raising it. Times are
+/// [`jiff::Timestamp`]s, written as RFC 3339 in UTC; counts are requests
+/// unless named otherwise.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Report {
-    /// [`SCHEMA`].
+    /// [`REPORT_SCHEMA`].
     pub schema: u32,
     /// When the report was made (RFC 3339, UTC).
     pub generated: Timestamp,

@@ -10,15 +10,12 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use botwarden_logs::analyze::{Analysis, Analyzer, FormatChoice, Options};
-use botwarden_logs::export::{Listed, Standing};
-use botwarden_logs::format::LogFormat;
-use botwarden_logs::input::{self, Input};
-use botwarden_logs::report::Report;
+use botwarden_logs::{
+    Analysis, AnalyzeOptions, Analyzer, FormatChoice, Input, Listed, LogFormat, Report, Standing,
+    expand_inputs,
+};
 use botwarden_testdata::dns::{BackgroundDns, Zone};
-use botwarden_verify::dns::DnsConfig;
-use botwarden_verify::registry::RegistryBuilder;
-use botwarden_verify::{Classifier, Verifier, VerifierConfig};
+use botwarden_verify::{Classifier, DnsConfig, RegistryBuilder, Verifier, VerifierConfig};
 use hickory_proto::rr::RecordType;
 
 /// A classifier and verifier on the default registry, asking `dns` (or
@@ -150,7 +147,7 @@ fn every_line_of_the_real_logs_is_accounted_for() {
         .map(|name| Input::Path(dir.join(name)))
         .collect();
     let s = setup(None);
-    let analysis = s.analyzer.run(inputs, Options::default());
+    let analysis = s.analyzer.run(inputs, AnalyzeOptions::default());
     let report = &analysis.report;
     assert_adds_up(report);
     for input in &report.inputs {
@@ -188,9 +185,9 @@ fn an_impostor_in_a_custom_format_is_flagged() {
             .expect("an Apache LogFormat");
     let analysis = s.analyzer.run(
         vec![corpus_file(&dir, FAKE_GOOGLEBOT)],
-        Options {
+        AnalyzeOptions {
             format: FormatChoice::Fixed(format),
-            ..Options::default()
+            ..AnalyzeOptions::default()
         },
     );
     let report = &analysis.report;
@@ -240,7 +237,9 @@ fn mixed_formats_in_one_file() {
     );
     std::fs::write(&path, text).expect("write");
     let s = setup(None);
-    let analysis = s.analyzer.run(vec![Input::Path(path)], Options::default());
+    let analysis = s
+        .analyzer
+        .run(vec![Input::Path(path)], AnalyzeOptions::default());
     let report = &analysis.report;
     assert_adds_up(report);
     let l = &report.lines;
@@ -263,7 +262,7 @@ fn crawlers_verified_by_dns_once_per_address() {
     let s = setup(Some(dns.addr()));
     let analysis = s
         .analyzer
-        .run(vec![corpus_file(&dir, ELASTIC)], Options::default());
+        .run(vec![corpus_file(&dir, ELASTIC)], AnalyzeOptions::default());
     assert_adds_up(&analysis.report);
     assert_eq!(
         listed(&analysis, "157.56.92.151"),
@@ -329,9 +328,9 @@ fn garbage_binary_and_truncated_lines_are_counted_with_their_place() {
     std::fs::write(&path, &bytes).expect("write");
 
     let s = setup(None);
-    let options = Options {
+    let options = AnalyzeOptions {
         format: FormatChoice::Fixed(LogFormat::from_spec("combined").expect("a preset")),
-        ..Options::default()
+        ..AnalyzeOptions::default()
     };
     let analysis = s.analyzer.run(vec![Input::Path(path.clone())], options);
     let report = &analysis.report;
@@ -371,14 +370,14 @@ fn gzip_and_globs_and_parallel_files() {
     std::fs::write(tmp.join("b.log.1"), gz.finish().expect("gzip")).expect("write");
 
     let pattern = format!("{}/*.log*", tmp.display());
-    let inputs = input::expand(&[pattern]).expect("the glob matches");
+    let inputs = expand_inputs(&[pattern]).expect("the glob matches");
     assert_eq!(inputs.len(), 2);
     let s = setup(None);
     let both = s.analyzer.run(
         inputs,
-        Options {
+        AnalyzeOptions {
             threads: 2,
-            ..Options::default()
+            ..AnalyzeOptions::default()
         },
     );
     assert_adds_up(&both.report);
@@ -392,7 +391,7 @@ fn gzip_and_globs_and_parallel_files() {
     );
     let one = |name: &str| {
         s.analyzer
-            .run(vec![corpus_file(&dir, name)], Options::default())
+            .run(vec![corpus_file(&dir, name)], AnalyzeOptions::default())
             .report
     };
     let (a, b) = (one(ELASTIC), one(SHOP));
@@ -417,7 +416,7 @@ fn missing_file_does_not_stop_the_others() {
             Input::Path(dir.join("no-such-file.log")),
             corpus_file(&dir, FAKE_GOOGLEBOT),
         ],
-        Options::default(),
+        AnalyzeOptions::default(),
     );
     let inputs = &analysis.report.inputs;
     assert!(
@@ -443,11 +442,11 @@ fn follow_survives_rotation() {
     };
     std::fs::write(&path, line("66.249.66.1")).expect("write");
     let s = setup(None);
-    let options = Options {
+    let options = AnalyzeOptions {
         follow: true,
         poll: Duration::from_millis(20),
         format: FormatChoice::Fixed(LogFormat::from_spec("combined").expect("a preset")),
-        ..Options::default()
+        ..AnalyzeOptions::default()
     };
     let stop = options.stop.clone();
     let run = s.analyzer.start(vec![Input::Path(path.clone())], options);
@@ -531,10 +530,10 @@ fn forwarded_for_is_used_only_from_trusted_proxies() {
     let s = setup(None);
     let analysis = s.analyzer.run(
         vec![Input::Path(path)],
-        Options {
+        AnalyzeOptions {
             format: FormatChoice::Fixed(format),
             trusted_proxies: vec![botwarden_verify::Cidr::parse("10.0.0.0/8").expect("a CIDR")],
-            ..Options::default()
+            ..AnalyzeOptions::default()
         },
     );
     assert_adds_up(&analysis.report);
@@ -577,9 +576,9 @@ fn over_long_lines_fail_with_their_line_number() {
         let path = tmp.join(file);
         let analysis = s.analyzer.run(
             vec![Input::Path(path.clone())],
-            Options {
+            AnalyzeOptions {
                 format,
-                ..Options::default()
+                ..AnalyzeOptions::default()
             },
         );
         let report = &analysis.report;
@@ -601,9 +600,9 @@ fn over_long_lines_fail_with_their_line_number() {
     for format in [FormatChoice::Auto, combined()] {
         let analysis = s.analyzer.run(
             vec![Input::Path(tmp.join("endless.log"))],
-            Options {
+            AnalyzeOptions {
                 format,
-                ..Options::default()
+                ..AnalyzeOptions::default()
             },
         );
         let l = &analysis.report.lines;
@@ -627,7 +626,7 @@ fn old_logs_are_not_judged_by_todays_ranges() {
     let s = setup(None);
     let analysis = s
         .analyzer
-        .run(vec![corpus_file(&dir, ELASTIC)], Options::default());
+        .run(vec![corpus_file(&dir, ELASTIC)], AnalyzeOptions::default());
     let report = &analysis.report;
     assert_adds_up(report);
     let ahrefs: Vec<_> = report
@@ -665,9 +664,10 @@ fn old_logs_are_not_judged_by_todays_ranges() {
     let today = "5.10.83.105 - - [20/Nov/2026:13:05:27 +0000] \"GET / HTTP/1.1\" 200 950 \"-\" \"Mozilla/5.0 (compatible; AhrefsBot/5.0; +http://ahrefs.com/robot/)\"\n";
     let tmp = tempdir("today");
     std::fs::write(tmp.join("today.log"), today).expect("write");
-    let analysis = s
-        .analyzer
-        .run(vec![Input::Path(tmp.join("today.log"))], Options::default());
+    let analysis = s.analyzer.run(
+        vec![Input::Path(tmp.join("today.log"))],
+        AnalyzeOptions::default(),
+    );
     assert_eq!(
         listed(&analysis, "5.10.83.105"),
         [("AhrefsBot".to_owned(), Standing::Spoofed)]
@@ -790,7 +790,7 @@ fn real_log_shapes_are_read_as_requests() {
     let s = setup(None);
     let analysis = s.analyzer.run(
         vec![clf, named, vhost_common, vhost_combined, debian, attack],
-        Options::default(),
+        AnalyzeOptions::default(),
     );
     let report = &analysis.report;
     assert_adds_up(report);
@@ -957,7 +957,7 @@ fn other_servers_logs_are_detected_and_read() {
     let s = setup(None);
     let analysis = s.analyzer.run(
         vec![iis, cloudfront, elb, s3, traefik, caddy, haproxy, syslog],
-        Options::default(),
+        AnalyzeOptions::default(),
     );
     let report = &analysis.report;
     assert_adds_up(report);

@@ -8,11 +8,19 @@ use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, AtomicUsize, Ordering};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-use botwarden_logs::export::{
-    AcapOptions, ExportError, ListFilter, Listed, Server, SnippetOptions, Standing,
-    apache_rewrite_map, bot_slug, haproxy_map, json_list, nginx_geo, plain_list, remote_addr_text,
-    snippet, snippet_parts, write_acap_tree, write_acap_tree_with, write_atomic,
+use botwarden_logs::{
+    AcapOptions, Error, ListFilter, Listed, Server, SnippetOptions, Standing, apache_rewrite_map,
+    bot_slug, haproxy_map, json_list, nginx_geo, plain_list, remote_addr_text, snippet,
+    snippet_parts, write_acap_tree, write_acap_tree_with, write_atomic,
 };
+
+/// The option a snippet refused.
+fn refused_option(err: &Error) -> &'static str {
+    match err {
+        Error::Snippet { option, .. } => option,
+        other => panic!("not a snippet option's error: {other}"),
+    }
+}
 
 pub(crate) fn listed(ip: &str, bot: &str, standing: Standing) -> Listed {
     Listed {
@@ -393,8 +401,8 @@ fn acap_tree_replaces_empty_or_marked_directories_only() {
     fs::create_dir(&foreign).expect("mkdir");
     fs::write(foreign.join("index.html"), "mine").expect("file");
     let err = write_acap_tree(&foreign, &list).expect_err("foreign directory is refused");
-    assert!(matches!(err, ExportError::Refused { .. }), "{err}");
-    assert_eq!(err.path(), foreign);
+    assert!(matches!(err, Error::Refused { .. }), "{err}");
+    assert_eq!(err.path(), Some(foreign.as_path()));
     assert!(err.to_string().contains("foreign"), "{err}");
     assert_eq!(
         fs::read_to_string(foreign.join("index.html")).expect("kept"),
@@ -423,8 +431,15 @@ fn acap_tree_unwritable_parent() {
     fs::write(&file, "x").expect("file");
     let dir = file.join("acap");
     let err = write_acap_tree(&dir, &[]).expect_err("parent is a file");
-    assert!(matches!(err, ExportError::Io { .. }), "{err}");
+    assert!(matches!(err, Error::Io { .. }), "{err}");
     assert!(err.to_string().contains("plain-file"), "{err}");
+    // The system's error is the source, and not repeated in the message,
+    // so that a printed chain says it once.
+    let cause = std::error::Error::source(&err).expect("the system's error is the source");
+    assert!(
+        !err.to_string().contains(&cause.to_string()),
+        "{err} / {cause}"
+    );
 }
 
 /// Readers that stat files throughout many swaps never miss an address
@@ -538,7 +553,7 @@ fn write_atomic_errors_name_the_path() {
     assert!(err.to_string().contains("plain-file"), "{err}");
 
     let err = write_atomic(&tmp.0, b"x").expect_err("a directory");
-    assert!(matches!(err, ExportError::Refused { .. }), "{err}");
+    assert!(matches!(err, Error::Refused { .. }), "{err}");
     assert!(err.to_string().contains("is a directory"), "{err}");
 }
 
@@ -551,7 +566,7 @@ fn snippets_name_the_exports() {
     );
     assert!(apache.contains("Require env BOTWARDEN_VERIFIED"));
     let map = SnippetOptions {
-        apache_lookup: botwarden_logs::export::ApacheLookup::RewriteMap,
+        apache_lookup: botwarden_logs::ApacheLookup::RewriteMap,
         ..SnippetOptions::default()
     };
     assert!(
@@ -634,7 +649,7 @@ fn snippet_options_cannot_inject_configuration() {
             },
         ),
     ];
-    let auth = |f: &dyn Fn(&mut botwarden_logs::export::BasicAuth)| {
+    let auth = |f: &dyn Fn(&mut botwarden_logs::BasicAuth)| {
         let mut opts = SnippetOptions::default();
         f(opts.basic_auth.as_mut().expect("auth by default"));
         opts
@@ -656,7 +671,10 @@ fn snippet_options_cannot_inject_configuration() {
     for (option, opts) in &cases {
         for server in [Server::Apache, Server::Nginx, Server::Haproxy] {
             let err = snippet(server, opts).expect_err(option);
-            assert_eq!(err.option, *option, "{server:?}: {err}");
+            assert!(
+                matches!(&err, Error::Snippet { option: o, .. } if o == option),
+                "{server:?}: {err}"
+            );
             assert!(err.to_string().starts_with(option), "{err}");
             assert!(err.to_string().contains("control character"), "{err}");
             assert!(snippet_parts(server, opts).is_err());
@@ -664,20 +682,20 @@ fn snippet_options_cannot_inject_configuration() {
     }
     let err = snippet(Server::Nginx, &auth(&|a| a.path = "private".to_owned()))
         .expect_err("a relative path");
-    assert_eq!(err.option, "basic_auth.path");
+    assert_eq!(refused_option(&err), "basic_auth.path");
     // nginx expands variables in these values; the other servers do not.
     let dollar = SnippetOptions {
         verified_robots: "/srv/$host.txt".into(),
         ..SnippetOptions::default()
     };
     let err = snippet(Server::Nginx, &dollar).expect_err("a $ for nginx");
-    assert_eq!(err.option, "verified_robots");
+    assert_eq!(refused_option(&err), "verified_robots");
     assert!(err.to_string().contains("variable"), "{err}");
     assert!(snippet(Server::Apache, &dollar).is_ok());
     assert!(snippet(Server::Haproxy, &dollar).is_ok());
     let err = snippet(Server::Nginx, &auth(&|a| a.realm = "Pay $5".to_owned()))
         .expect_err("a $ in the realm");
-    assert_eq!(err.option, "basic_auth.realm");
+    assert_eq!(refused_option(&err), "basic_auth.realm");
     // Without authentication there are no authentication options to check.
     let no_auth = SnippetOptions {
         basic_auth: None,
@@ -692,7 +710,7 @@ fn snippet_options_cannot_inject_configuration() {
         },
     )
     .expect_err("every option is checked, whichever server uses it");
-    assert_eq!(err.option, "apache_map");
+    assert_eq!(refused_option(&err), "apache_map");
 }
 
 /// The lock file next to an ACAP tree is never followed: a dangling
@@ -709,7 +727,7 @@ fn acap_lock_file_symlink_is_refused() {
     let lock = tmp.0.join("site/.acap.lock");
     std::os::unix::fs::symlink(&target, &lock).expect("symlink");
     let err = write_acap_tree(&tree, &sample()).expect_err("a symlinked lock");
-    assert!(matches!(err, ExportError::Refused { .. }), "{err}");
+    assert!(matches!(err, Error::Refused { .. }), "{err}");
     assert!(err.to_string().contains(".acap.lock"), "{err}");
     assert!(err.to_string().contains("symbolic link"), "{err}");
     assert!(!target.exists(), "the link's target was created");

@@ -8,11 +8,8 @@ use std::sync::Arc;
 use std::sync::atomic::Ordering;
 use std::time::Duration;
 
-use botwarden_logs::analyze::{Analyzer, FormatChoice, Options};
-use botwarden_logs::format::LogFormat;
-use botwarden_logs::input::Input;
-use botwarden_verify::registry::RegistryBuilder;
-use botwarden_verify::{Classifier, Verifier, VerifierConfig};
+use botwarden_logs::{AnalyzeOptions, Analyzer, FormatChoice, Input, LogFormat};
+use botwarden_verify::{Classifier, RegistryBuilder, Verifier, VerifierConfig};
 
 const CHILD: &str = "BOTWARDEN_MEMORY_CHILD";
 
@@ -126,12 +123,12 @@ fn measure() {
         .build()
         .expect("a runtime");
     let analyzer = Analyzer::new(classifier, verifier, runtime.handle().clone());
-    let options = Options {
+    let options = AnalyzeOptions {
         follow: true,
         poll: Duration::from_millis(5),
         threads: 1,
         format: FormatChoice::Fixed(LogFormat::from_spec("combined").expect("a preset")),
-        ..Options::default()
+        ..AnalyzeOptions::default()
     };
     let stop = options.stop.clone();
     let (before, before_allocs) = live();

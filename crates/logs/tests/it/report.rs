@@ -8,12 +8,11 @@ use std::time::{Duration, Instant};
 
 use jiff::Timestamp;
 
-use botwarden_logs::report::model::{
-    BadLine, BotRow, InputSummary, LineCounts, NamedClient, NewerFeed, PathCount, Period,
-    RobotsFetches, Series, SpoofedIp, StatusClasses, Timeline, Totals, UnknownCrawler,
-    VerdictCount, VerificationStats,
+use botwarden_logs::{
+    BadLine, BotRow, InputSummary, LineCounts, NamedClient, NewerFeed, PathCount, Period, Report,
+    RobotsFetches, Series, SpoofedIp, StatusClasses, TextOptions, Timeline, Totals, UnknownCrawler,
+    VerdictCount, VerificationStats, render_html, render_text,
 };
-use botwarden_logs::report::{Report, TextOptions, render_html, render_text};
 use botwarden_testdata::snapshot;
 
 const DATA: &str = "crates/logs/tests/data";
@@ -207,7 +206,7 @@ fn typical() -> Report {
         (503, 3),
     ]);
     Report {
-        schema: botwarden_logs::report::model::SCHEMA,
+        schema: botwarden_logs::REPORT_SCHEMA,
         generated: at("2026-11-21T06:00:12Z"),
         dns: true,
         inputs: vec![
@@ -345,7 +344,7 @@ fn hostile() -> Report {
 
 fn empty() -> Report {
     Report {
-        schema: botwarden_logs::report::model::SCHEMA,
+        schema: botwarden_logs::REPORT_SCHEMA,
         generated: at("2026-11-21T06:00:12Z"),
         ..Report::default()
     }

@@ -12,7 +12,7 @@ use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant, SystemTime};
 
 use base64::Engine as _;
-use botwarden_logs::export::{
+use botwarden_logs::{
     ApacheLookup, BasicAuth, Listed, Server, SnippetContext, SnippetOptions, Standing,
     apache_rewrite_map, haproxy_map, nginx_geo, snippet, snippet_parts, write_acap_tree,
     write_atomic,

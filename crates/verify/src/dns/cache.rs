@@ -31,7 +31,7 @@ impl Clock for SystemClock {
 ///
 /// ```
 /// use std::time::Duration;
-/// use botwarden_verify::dns::{Clock, ManualClock};
+/// use botwarden_verify::{Clock, ManualClock};
 ///
 /// let clock = ManualClock::new();
 /// let start = clock.now();

@@ -1,68 +1,5 @@
-//! Forward-confirmed reverse DNS (FCrDNS): does an address belong to the
-//! host names a crawler's operator documents?
-//!
-//! The check of an address against a [`HostRule`]:
-//!
-//! 1. PTR lookup of the address (IPv4-mapped IPv6 addresses are looked up as
-//!    IPv4), keeping all names;
-//! 2. the candidate names are those ending with an allowed suffix on a label
-//!    boundary and, when masks are given, matching a mask;
-//! 3. A and AAAA lookups of each candidate, all at once (within the
-//!    concurrency bound), for at most [`MAX_CANDIDATES`] candidates;
-//! 4. confirmed when the address is among the answers.
-//!
-//! A definitive negative answer (NXDOMAIN, NODATA, no acceptable name,
-//! forward addresses elsewhere) gives [`Fcrdns::Failed`]; a failed lookup
-//! (SERVFAIL, REFUSED, timeout, network error) gives [`Fcrdns::Unknown`],
-//! which is never to be read as a failure. When several candidates are
-//! checked, one confirmation wins, and otherwise one failed lookup makes the
-//! outcome unknown. An address with more candidates than are checked, none
-//! of those checked confirming it, is unknown too
-//! ([`UnknownReason::Unchecked`]), never failed: a name left unchecked might
-//! have confirmed it.
-//!
-//! # Resolver
-//!
-//! Lookups go through `hickory-resolver` over UDP (TCP when the answer is
-//! truncated) to the configured name server, or to the system's
-//! (`/etc/resolv.conf`), with hickory's own cache and hosts-file lookup off.
-//! Hickory answers PTR lookups of `127.0.0.0/8` and `::1` itself
-//! (`localhost`) without asking a server.
-//!
-//! # Cache
-//!
-//! One cache serves every caller of a checker (and of its clones): PTR
-//! answers keyed by address, A and AAAA answers keyed by name. Each answer is
-//! kept for:
-//!
-//! * records: the smallest TTL of the answer, at most
-//!   [`DnsConfig::max_ttl`] (default one day);
-//! * NXDOMAIN and NODATA: the SOA's negative TTL when the server gives one,
-//!   at most [`DnsConfig::negative_ttl`] (default 5 minutes);
-//! * failures (SERVFAIL, REFUSED, timeout, network error):
-//!   [`DnsConfig::unknown_ttl`] (default 5 seconds, zero for not at all) —
-//!   long enough that a burst of requests from one address does not hammer
-//!   a failing resolver, short enough that a recovered one is asked again
-//!   at once.
-//!
-//! While a lookup is in flight, identical lookups wait for its answer
-//! instead of sending their own. At most [`DnsConfig::concurrency`] lookups
-//! are in flight at once (others wait for a slot); each may take at most
-//! [`DnsConfig::timeout`] once sent, retries included. [`FcrdnsChecker::stats`]
-//! counts hits, misses and joins.
-//!
-//! ```no_run
-//! # async fn demo() -> Result<(), botwarden_verify::Error> {
-//! use botwarden_verify::dns::{DnsConfig, FcrdnsChecker, HostRule};
-//!
-//! let checker = FcrdnsChecker::new(DnsConfig::with_nameserver("127.0.0.1:5353".parse().unwrap()))?;
-//! let googlebot = HostRule::new(["googlebot.com", "google.com"], [""; 0])?;
-//! let outcome = checker.check("66.249.66.1".parse().unwrap(), &googlebot).await;
-//! if !outcome.is_confirmed() {
-//!     println!("{outcome}");
-//! }
-//! # Ok(()) }
-//! ```
+//! Forward-confirmed reverse DNS: the checker, its configuration, its
+//! cache and its outcomes (documented on [`FcrdnsChecker`]).
 
 mod cache;
 mod outcome;
@@ -157,8 +94,73 @@ impl DnsConfig {
     }
 }
 
-/// Checks addresses by forward-confirmed reverse DNS, with a cache shared by
-/// all its clones. Needs a Tokio runtime (with the time driver) to check.
+/// Checks addresses by forward-confirmed reverse DNS (FCrDNS): does an
+/// address belong to the host names a crawler's operator documents? Keeps
+/// a cache shared by all its clones. Needs a Tokio runtime (with the time
+/// driver) to check.
+///
+/// The check of an address against a [`HostRule`]:
+///
+/// 1. PTR lookup of the address (IPv4-mapped IPv6 addresses are looked up as
+///    IPv4), keeping all names;
+/// 2. the candidate names are those ending with an allowed suffix on a label
+///    boundary and, when masks are given, matching a mask;
+/// 3. A and AAAA lookups of each candidate, all at once (within the
+///    concurrency bound), for at most [`MAX_CANDIDATES`] candidates;
+/// 4. confirmed when the address is among the answers.
+///
+/// A definitive negative answer (NXDOMAIN, NODATA, no acceptable name,
+/// forward addresses elsewhere) gives [`Fcrdns::Failed`]; a failed lookup
+/// (SERVFAIL, REFUSED, timeout, network error) gives [`Fcrdns::Unknown`],
+/// which is never to be read as a failure. When several candidates are
+/// checked, one confirmation wins, and otherwise one failed lookup makes the
+/// outcome unknown. An address with more candidates than are checked, none
+/// of those checked confirming it, is unknown too
+/// ([`UnknownReason::Unchecked`]), never failed: a name left unchecked might
+/// have confirmed it.
+///
+/// # Resolver
+///
+/// Lookups go through `hickory-resolver` over UDP (TCP when the answer is
+/// truncated) to the configured name server, or to the system's
+/// (`/etc/resolv.conf`), with hickory's own cache and hosts-file lookup off.
+/// Hickory answers PTR lookups of `127.0.0.0/8` and `::1` itself
+/// (`localhost`) without asking a server.
+///
+/// # Cache
+///
+/// One cache serves every caller of a checker (and of its clones): PTR
+/// answers keyed by address, A and AAAA answers keyed by name. Each answer is
+/// kept for:
+///
+/// * records: the smallest TTL of the answer, at most
+///   [`DnsConfig::max_ttl`] (default one day);
+/// * NXDOMAIN and NODATA: the SOA's negative TTL when the server gives one,
+///   at most [`DnsConfig::negative_ttl`] (default 5 minutes);
+/// * failures (SERVFAIL, REFUSED, timeout, network error):
+///   [`DnsConfig::unknown_ttl`] (default 5 seconds, zero for not at all) —
+///   long enough that a burst of requests from one address does not hammer
+///   a failing resolver, short enough that a recovered one is asked again
+///   at once.
+///
+/// While a lookup is in flight, identical lookups wait for its answer
+/// instead of sending their own. At most [`DnsConfig::concurrency`] lookups
+/// are in flight at once (others wait for a slot); each may take at most
+/// [`DnsConfig::timeout`] once sent, retries included. [`FcrdnsChecker::stats`]
+/// counts hits, misses and joins.
+///
+/// ```no_run
+/// # async fn demo() -> Result<(), botwarden_verify::Error> {
+/// use botwarden_verify::{DnsConfig, FcrdnsChecker, HostRule};
+///
+/// let checker = FcrdnsChecker::new(DnsConfig::with_nameserver("127.0.0.1:5353".parse().unwrap()))?;
+/// let googlebot = HostRule::new(["googlebot.com", "google.com"], [""; 0])?;
+/// let outcome = checker.check("66.249.66.1".parse().unwrap(), &googlebot).await;
+/// if !outcome.is_confirmed() {
+///     println!("{outcome}");
+/// }
+/// # Ok(()) }
+/// ```
 #[derive(Clone)]
 pub struct FcrdnsChecker {
     inner: Arc<Inner>,

@@ -27,8 +27,8 @@ use std::sync::Arc;
 
 use crate::ipset::Cidr;
 pub use crate::yaml::Position;
-pub use ranges::{Feed, FeedError, PublishedRanges};
-pub use store::{FeedStore, MAX_FEED_BYTES, StoreError};
+pub use ranges::{Feed, PublishedRanges};
+pub use store::{FeedStore, MAX_FEED_BYTES};
 
 /// What kind of crawler a bot is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -315,6 +315,19 @@ pub const DEFAULT_REGISTRY_NAME: &str = "<default registry>";
 pub const DEFAULT_EXTRAS_NAME: &str = "<default uap_extras>";
 
 /// Reads registry and extras files, in order, into a [`Registry`].
+///
+/// Files are in the bottica format, read as is (`bots:` with `name`,
+/// `fcrdns_hosts`, `ip_list`, `ip_ranges`, `cidr_list`), with optional
+/// extensions (`category`, `operator`, `url`, `robots_tokens`, `rdns_masks`,
+/// `ranges_url`, `ranges_format`). `uap_extras.yaml` files add User-Agent
+/// patterns in uap-core's shape. The format is described in
+/// `crates/verify/docs/registry.md` and by the JSON schema in
+/// `crates/verify/schema/registry.schema.json`.
+///
+/// A later file's entry replaces an earlier entry of the same name. Every
+/// problem is kept as a [`Problem`] with the file, the path in it
+/// (`bots[3].ip_ranges[0].min`) and the line, so that one run reports them
+/// all.
 #[derive(Debug, Default)]
 pub struct RegistryBuilder {
     bots: Vec<Bot>,

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::Value;
 
+use crate::Error;
 use crate::ipset::{Cidr, Span};
 
 /// One feed: its URL, when it was made and fetched, and its prefixes.
@@ -45,9 +46,9 @@ impl Feed {
     /// unknown keys are ignored, as feeds add fields (`syncToken`, `service`).
     ///
     /// # Errors
-    /// A [`FeedError`] naming the URL and every problem.
-    pub fn parse_google_json(url: &str, body: &[u8]) -> Result<Feed, FeedError> {
-        let fail = |problems: Vec<String>| FeedError {
+    /// [`Error::Feed`] naming the URL and every problem.
+    pub fn parse_google_json(url: &str, body: &[u8]) -> Result<Feed, Error> {
+        let fail = |problems: Vec<String>| Error::Feed {
             url: url.to_owned(),
             problems,
         };
@@ -109,8 +110,8 @@ impl Feed {
         serde_json::json!({ "url": url, "fetched_at": fetched, "feed": body })
     }
 
-    fn from_stored(path: &Path, text: &[u8]) -> Result<Feed, FeedError> {
-        let fail = |p: String| FeedError {
+    fn from_stored(path: &Path, text: &[u8]) -> Result<Feed, Error> {
+        let fail = |p: String| Error::Feed {
             url: path.display().to_string(),
             problems: vec![p],
         };
@@ -124,9 +125,12 @@ impl Feed {
             .get("feed")
             .ok_or_else(|| fail("no `feed`".to_owned()))?;
         let body = serde_json::to_vec(feed).map_err(|e| fail(e.to_string()))?;
-        let mut parsed = Feed::parse_google_json(url, &body).map_err(|mut e| {
-            e.url = format!("{} ({url})", path.display());
-            e
+        let mut parsed = Feed::parse_google_json(url, &body).map_err(|e| match e {
+            Error::Feed { problems, .. } => Error::Feed {
+                url: format!("{} ({url})", path.display()),
+                problems,
+            },
+            other => other,
         })?;
         parsed.fetched = value
             .get("fetched_at")
@@ -135,16 +139,6 @@ impl Feed {
         parsed.source = path.display().to_string();
         Ok(parsed)
     }
-}
-
-/// A feed that could not be read.
-#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
-#[error("range feed {url}: {}", problems.join("; "))]
-pub struct FeedError {
-    /// The feed (URL, or file and URL).
-    pub url: String,
-    /// Every problem found.
-    pub problems: Vec<String>,
 }
 
 /// The feeds known, by URL.
@@ -190,12 +184,12 @@ impl PublishedRanges {
     }
 
     /// Lays the feeds stored in `dir` (by `bots update`) over these. A file
-    /// that cannot be read is returned as an error and skipped; the others
-    /// are still read.
+    /// that cannot be read is returned as an [`Error::Feed`] and skipped;
+    /// the others are still read.
     ///
     /// # Errors
     /// The directory itself cannot be listed.
-    pub fn load_dir(&mut self, dir: &Path) -> std::io::Result<Vec<FeedError>> {
+    pub fn load_dir(&mut self, dir: &Path) -> std::io::Result<Vec<Error>> {
         let mut bad = Vec::new();
         let mut paths: Vec<PathBuf> = std::fs::read_dir(dir)?
             .filter_map(|e| e.ok().map(|e| e.path()))
@@ -208,7 +202,7 @@ impl PublishedRanges {
                     Ok(feed) => self.insert(feed),
                     Err(e) => bad.push(e),
                 },
-                Err(e) => bad.push(FeedError {
+                Err(e) => bad.push(Error::Feed {
                     url: path.display().to_string(),
                     problems: vec![e.to_string()],
                 }),

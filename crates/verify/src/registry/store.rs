@@ -4,7 +4,8 @@
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
-use super::ranges::{Feed, FeedError, PublishedRanges};
+use super::ranges::{Feed, PublishedRanges};
+use crate::Error;
 
 /// The directory where `bots update` keeps the range feeds it fetched, one
 /// JSON file per feed ([`PublishedRanges::file_name`]), each holding the
@@ -16,7 +17,7 @@ use super::ranges::{Feed, FeedError, PublishedRanges};
 /// reads every `*.json` file of the directory back.
 ///
 /// ```
-/// use botwarden_verify::registry::{FeedStore, PublishedRanges};
+/// use botwarden_verify::{FeedStore, PublishedRanges};
 ///
 /// let dir = std::env::temp_dir().join(format!("feed-store-doc-{}", std::process::id()));
 /// let store = FeedStore::new(&dir);
@@ -37,48 +38,6 @@ pub struct FeedStore {
 
 /// The most of a feed's body `bots update` reads: 16 MiB.
 pub const MAX_FEED_BYTES: usize = 16 << 20;
-
-/// Why a feed could not be stored, or the stored feeds read.
-#[derive(Debug, thiserror::Error)]
-#[non_exhaustive]
-pub enum StoreError {
-    /// The fetched body is not a feed; every problem is listed.
-    #[error("{}", .0.problems.join("; "))]
-    Invalid(FeedError),
-    /// The feed lists no prefixes: storing it would drop the copy kept.
-    #[error("the feed lists no prefixes")]
-    NoPrefixes,
-    /// The directory cannot be created.
-    #[error("cannot create {}: {error}", path.display())]
-    Create {
-        /// The directory.
-        path: PathBuf,
-        /// What the system said.
-        error: std::io::Error,
-    },
-    /// The feed's file cannot be written.
-    #[error("cannot write {}: {error}", path.display())]
-    Write {
-        /// The file.
-        path: PathBuf,
-        /// What the system said.
-        error: std::io::Error,
-    },
-    /// The directory's path names something else.
-    #[error("{} is not a directory", path.display())]
-    NotADirectory {
-        /// The path.
-        path: PathBuf,
-    },
-    /// The directory cannot be listed.
-    #[error("cannot list {}: {error}", path.display())]
-    List {
-        /// The directory.
-        path: PathBuf,
-        /// What the system said.
-        error: std::io::Error,
-    },
-}
 
 impl FeedStore {
     /// The store in `dir`.
@@ -116,11 +75,11 @@ impl FeedStore {
     /// Creates the directory (and its parents) if it does not exist.
     ///
     /// # Errors
-    /// [`StoreError::Create`].
-    pub fn create(&self) -> Result<(), StoreError> {
-        std::fs::create_dir_all(&self.dir).map_err(|error| StoreError::Create {
+    /// [`Error::CreateDir`].
+    pub fn create(&self) -> Result<(), Error> {
+        std::fs::create_dir_all(&self.dir).map_err(|source| Error::CreateDir {
             path: self.dir.clone(),
-            error,
+            source,
         })
     }
 
@@ -130,49 +89,52 @@ impl FeedStore {
     /// as stored.
     ///
     /// # Errors
-    /// [`StoreError::Invalid`], [`StoreError::NoPrefixes`] (nothing is
-    /// written then), or [`StoreError::Write`].
-    pub fn store(&self, url: &str, body: &[u8], fetched: &str) -> Result<Feed, StoreError> {
-        let mut feed = Feed::parse_google_json(url, body).map_err(StoreError::Invalid)?;
+    /// [`Error::FeedRejected`], [`Error::NoPrefixes`] (nothing is written
+    /// then), or [`Error::WriteFeed`].
+    pub fn store(&self, url: &str, body: &[u8], fetched: &str) -> Result<Feed, Error> {
+        let rejected = |problems| Error::FeedRejected {
+            url: url.to_owned(),
+            problems,
+        };
+        let mut feed = Feed::parse_google_json(url, body).map_err(|e| match e {
+            Error::Feed { problems, .. } => rejected(problems),
+            other => other,
+        })?;
         if feed.prefixes.is_empty() {
-            return Err(StoreError::NoPrefixes);
+            return Err(Error::NoPrefixes {
+                url: url.to_owned(),
+            });
         }
         // The body parsed as JSON above.
-        let body: serde_json::Value = serde_json::from_slice(body).map_err(|e| {
-            StoreError::Invalid(FeedError {
-                url: url.to_owned(),
-                problems: vec![e.to_string()],
-            })
-        })?;
+        let body: serde_json::Value =
+            serde_json::from_slice(body).map_err(|e| rejected(vec![e.to_string()]))?;
         let path = self.path_of(url);
         write_atomically(&path, &Feed::stored(url, fetched, &body))
-            .map_err(|error| StoreError::Write { path, error })?;
+            .map_err(|source| Error::WriteFeed { path, source })?;
         feed.fetched = Some(fetched.to_owned());
         Ok(feed)
     }
 
     /// Lays the stored feeds over `ranges` (the newer copy of a feed wins,
     /// see [`PublishedRanges::insert`]). A directory that does not exist
-    /// holds no feeds. A file that cannot be read is returned as an error
-    /// and skipped; the others are still read.
+    /// holds no feeds. A file that cannot be read is returned as an
+    /// [`Error::Feed`] and skipped; the others are still read.
     ///
     /// # Errors
-    /// [`StoreError::NotADirectory`] or [`StoreError::List`].
-    pub fn read_into(&self, ranges: &mut PublishedRanges) -> Result<Vec<FeedError>, StoreError> {
+    /// [`Error::NotADirectory`] or [`Error::ListDir`].
+    pub fn read_into(&self, ranges: &mut PublishedRanges) -> Result<Vec<Error>, Error> {
         if !self.dir.exists() {
             return Ok(Vec::new());
         }
         if !self.dir.is_dir() {
-            return Err(StoreError::NotADirectory {
+            return Err(Error::NotADirectory {
                 path: self.dir.clone(),
             });
         }
-        ranges
-            .load_dir(&self.dir)
-            .map_err(|error| StoreError::List {
-                path: self.dir.clone(),
-                error,
-            })
+        ranges.load_dir(&self.dir).map_err(|source| Error::ListDir {
+            path: self.dir.clone(),
+            source,
+        })
     }
 }
 
@@ -212,7 +174,10 @@ mod tests {
             .expect("stored");
         let before = std::fs::read(store.path_of(URL)).expect("the stored file");
         let empty = store.store(URL, br#"{"prefixes": []}"#, "2026-11-02T00:00:00Z");
-        assert!(matches!(empty, Err(StoreError::NoPrefixes)), "{empty:?}");
+        assert!(
+            matches!(&empty, Err(Error::NoPrefixes { url }) if url == URL),
+            "{empty:?}"
+        );
         let bad = store
             .store(
                 URL,
@@ -258,7 +223,10 @@ mod tests {
         std::fs::write(dir.join("broken.json"), b"{").expect("written");
         let bad = store.read_into(&mut ranges).expect("read");
         assert_eq!(bad.len(), 1, "{bad:?}");
-        assert!(bad[0].url.ends_with("broken.json"), "{bad:?}");
+        assert!(
+            matches!(&bad[0], Error::Feed { url, .. } if url.ends_with("broken.json")),
+            "{bad:?}"
+        );
         assert_eq!(ranges.get(URL).map(|f| f.prefixes.len()), Some(1));
         std::fs::remove_dir_all(&dir).expect("cleaned up");
         // A file where the directory should be.
@@ -269,5 +237,21 @@ mod tests {
             format!("{} is not a directory", dir.display())
         );
         std::fs::remove_file(&dir).expect("cleaned up");
+    }
+
+    #[test]
+    fn the_system_error_is_the_source_not_the_message() {
+        let file = temp("source");
+        std::fs::write(&file, b"").expect("a file");
+        let store = FeedStore::new(file.join("ranges"));
+        let err = store.create().expect_err("a directory under a file");
+        assert!(matches!(err, Error::CreateDir { .. }), "{err:?}");
+        assert_eq!(
+            err.to_string(),
+            format!("cannot create {}", file.join("ranges").display())
+        );
+        let cause = std::error::Error::source(&err).expect("the system's error");
+        assert!(!cause.to_string().is_empty());
+        std::fs::remove_file(&file).expect("cleaned up");
     }
 }

@@ -11,8 +11,7 @@ use std::collections::BTreeSet;
 use std::fmt::Write as _;
 
 use botwarden_testdata::snapshot;
-use botwarden_verify::registry::Registry;
-use botwarden_verify::{Classifier, Source};
+use botwarden_verify::{Classifier, Registry, Source};
 
 use crate::ua_corpus::{CRAWLER_LISTS, bundled_log_user_agents, crawler_list, shared};
 

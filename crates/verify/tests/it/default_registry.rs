@@ -2,8 +2,7 @@
 //! User-Agents name the right bots, no browser is a bot, and recall on the
 //! public crawler lists is at least that of the small test registry.
 
-use botwarden_verify::Classifier;
-use botwarden_verify::registry::Registry;
+use botwarden_verify::{Classifier, Registry};
 
 use crate::classify::{BROWSER_EXCEPTIONS, RECALL_FLOORS, browsers, own_browsers};
 use crate::ua_corpus::{CRAWLER_LISTS, crawler_list, shared};

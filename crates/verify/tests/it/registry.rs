@@ -4,7 +4,7 @@
 
 use std::net::IpAddr;
 
-use botwarden_verify::registry::{Category, Problem, Registry, RegistryBuilder, Severity};
+use botwarden_verify::{Category, Problem, Registry, RegistryBuilder, Severity};
 
 fn problems(text: &str) -> Vec<Problem> {
     let mut b = RegistryBuilder::new();
@@ -514,11 +514,15 @@ bots:
 
 #[test]
 fn published_feeds_wider_than_operators_publish_are_refused() {
-    use botwarden_verify::registry::Feed;
+    use botwarden_verify::{Error, Feed};
     let body = br#"{"prefixes": [{"ipv4Prefix": "192.0.2.0/24"}, {"ipv4Prefix": "0.0.0.0/0"}, {"ipv6Prefix": "::/0"}, {"ipv4Prefix": "10.0.0.0/8"}]}"#;
     let err = Feed::parse_google_json("https://feed.example/r.json", body).unwrap_err();
+    let Error::Feed { url, problems } = err else {
+        panic!("not a feed's error: {err}");
+    };
+    assert_eq!(url, "https://feed.example/r.json");
     assert_eq!(
-        err.problems,
+        problems,
         [
             "prefixes[1].ipv4Prefix: `0.0.0.0/0` spans 4,294,967,296 addresses (a /0): wider than any operator publishes for its crawlers (a /8 at most)",
             "prefixes[2].ipv6Prefix: `::/0` spans 2^128 addresses (a /0): wider than any operator publishes for its crawlers (a /19 at most)",

@@ -5,9 +5,10 @@ use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
-use botwarden_verify::dns::{DnsConfig, ManualClock};
-use botwarden_verify::registry::{Feed, Registry, RegistryBuilder};
-use botwarden_verify::{Evidence, Method, Verdict, Verifier, VerifierConfig};
+use botwarden_verify::{
+    DnsConfig, Evidence, Feed, ManualClock, Method, Registry, RegistryBuilder, Verdict, Verifier,
+    VerifierConfig,
+};
 use hickory_proto::rr::RecordType;
 
 use botwarden_testdata::dns::{BlackHole, TestDns, Zone};

@@ -4,7 +4,7 @@ use std::io::{BufWriter, Write};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use botwarden_verify::classify::{Classification, Classifier, Explanation};
+use botwarden_verify::{Classification, Classifier, Explanation};
 use clap::{Args, ValueEnum};
 
 use super::registry::RegistryArgs;

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Result;
-use botwarden_verify::registry::{Problem, Severity};
+use botwarden_verify::{Problem, Severity};
 use clap::{Args, Subcommand, ValueEnum};
 
 // Kept here for the commands that name it from this module.

@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use botwarden_crawl::{Error, Fetcher};
-use botwarden_verify::registry::{Feed, FeedStore, MAX_FEED_BYTES};
+use botwarden_verify::{Feed, FeedStore, MAX_FEED_BYTES};
 use clap::Args;
 
 use super::registry::RegistryArgs;
@@ -118,6 +118,6 @@ async fn fetch_one(fetcher: &Fetcher, url: &str, store: &FeedStore) -> Outcome {
     let fetched = jiff::Timestamp::now().to_string();
     match store.store(url, &report.body, &fetched) {
         Ok(feed) => Outcome::Updated(feed),
-        Err(e) => Outcome::Failed(e.to_string()),
+        Err(e) => Outcome::Failed(crate::cmd::with_causes(&e)),
     }
 }

@@ -7,8 +7,7 @@ use std::process::ExitCode;
 use std::sync::Arc;
 
 use anyhow::{Context, Result, bail};
-use botwarden_verify::classify::Classifier;
-use botwarden_verify::{Verdict, Verifier};
+use botwarden_verify::{Classifier, Verdict, Verifier};
 use clap::{Args, ValueEnum};
 use futures_util::StreamExt;
 

@@ -8,15 +8,11 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
-use botwarden_logs::analyze::{
-    Analysis, Analyzer, FormatChoice, Options, Progress, trusted_proxy_warnings,
+use botwarden_logs::{
+    Analysis, AnalyzeOptions, Analyzer, FormatChoice, Listed, LogFormat, Progress, Targets,
+    TextOptions, expand_inputs, render_html, render_text, trusted_proxy_warnings,
 };
-use botwarden_logs::export::{Listed, Targets};
-use botwarden_logs::format::LogFormat;
-use botwarden_logs::input;
-use botwarden_logs::report::{TextOptions, render_html, render_text};
-use botwarden_verify::classify::Classifier;
-use botwarden_verify::{Cidr, Verifier};
+use botwarden_verify::{Cidr, Classifier, Verifier};
 use clap::{Args, ValueEnum};
 
 use crate::args::{DnsArgs, RegistryArgs, positive_seconds};
@@ -152,7 +148,7 @@ pub(crate) fn run(args: &AnalyzeArgs, export_only: bool) -> Result<ExitCode> {
             eprintln!("botwarden: warning: --trust-proxy {warning}");
         }
     }
-    let inputs = input::expand(&args.inputs)?;
+    let inputs = expand_inputs(&args.inputs)?;
     let format = if args.format == "auto" {
         FormatChoice::Auto
     } else {
@@ -178,12 +174,12 @@ pub(crate) fn run(args: &AnalyzeArgs, export_only: bool) -> Result<ExitCode> {
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    let mut options = Options {
+    let mut options = AnalyzeOptions {
         format,
         trusted_proxies: args.trusted_proxies.clone(),
         top_paths: args.top_paths,
         follow: args.follow,
-        ..Options::default()
+        ..AnalyzeOptions::default()
     };
     if let Some(n) = args.threads {
         options.threads = n.max(1);
@@ -256,7 +252,10 @@ fn export(targets: &Targets, listed: &[Listed], bar: Option<&indicatif::Progress
             true
         }
         Err(e) => {
-            say(format!("botwarden: export failed: {e}"));
+            say(format!(
+                "botwarden: export failed: {}",
+                crate::cmd::with_causes(&e)
+            ));
             false
         }
     }

@@ -5,7 +5,7 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 use anyhow::Result;
-use botwarden_logs::export::{ApacheLookup, BasicAuth, Server, SnippetOptions, snippet};
+use botwarden_logs::{ApacheLookup, BasicAuth, Error, Server, SnippetOptions, snippet};
 use clap::{Args, Subcommand, ValueEnum};
 
 use analyze::AnalyzeArgs;
@@ -137,8 +137,14 @@ pub(crate) fn run(command: LogsCommand) -> Result<ExitCode> {
                     haproxy_userlist: args.auth_userlist,
                 }),
             };
-            let text = snippet(server, &options)
-                .map_err(|e| anyhow::anyhow!("{} {:?}: {}", flag(e.option), e.value, e.reason))?;
+            let text = snippet(server, &options).map_err(|e| match e {
+                Error::Snippet {
+                    option,
+                    value,
+                    reason,
+                } => anyhow::anyhow!("{} {value:?}: {reason}", flag(option)),
+                other => anyhow::Error::new(other),
+            })?;
             let mut out = std::io::stdout().lock();
             out.write_all(text.as_bytes())?;
             out.flush()?;
