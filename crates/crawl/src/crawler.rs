@@ -61,7 +61,7 @@ use crate::directives::PageDirectives;
 use crate::error::Error;
 use crate::fetch::Fetcher;
 use crate::frontier::{Admitted, Frontier, FrontierConfig, Queued};
-use crate::html::{self, LinkElement};
+use crate::html::{self, HtmlFacts, LinkElement};
 use crate::identity::Identity;
 use crate::normalize::{normalize, normalize_url};
 use crate::ownership::Simulation;
@@ -210,7 +210,69 @@ struct Host {
 
 struct Done {
     q: Queued,
-    result: Result<PageResponse, Error>,
+    result: Result<(PageResponse, Reading), Error>,
+}
+
+/// What the fetch task reads of a page beside fetching it, off the
+/// scheduler's thread: the body's hash and, for a successful HTML answer,
+/// its links and directives.
+struct Reading {
+    hash: Option<u64>,
+    html: Option<Result<HtmlFacts, Error>>,
+}
+
+/// How a store's `content_hash` is computed: its meta `content_hash`
+/// names it; stores written before it was named hold FNV-1a.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum BodyHash {
+    /// The first 64 bits of SHA-256 (`sha256-64`).
+    Sha256,
+    /// 64-bit FNV-1a (`fnv1a-64`).
+    Fnv1a,
+}
+
+impl BodyHash {
+    const META: &'static str = "content_hash";
+
+    fn name(self) -> &'static str {
+        match self {
+            BodyHash::Sha256 => "sha256-64",
+            BodyHash::Fnv1a => "fnv1a-64",
+        }
+    }
+
+    /// The kind a store holds (`None`: written before the kind was named).
+    fn of_store(value: Option<&str>) -> BodyHash {
+        match value {
+            Some("sha256-64") => BodyHash::Sha256,
+            _ => BodyHash::Fnv1a,
+        }
+    }
+
+    fn hash(self, bytes: &[u8]) -> u64 {
+        match self {
+            BodyHash::Sha256 => {
+                let digest = ring::digest::digest(&ring::digest::SHA256, bytes);
+                let mut head = [0u8; 8];
+                head.copy_from_slice(&digest.as_ref()[..8]);
+                u64::from_be_bytes(head)
+            }
+            BodyHash::Fnv1a => fnv1a(bytes),
+        }
+    }
+}
+
+impl Reading {
+    fn of(page: &PageResponse, hash: BodyHash) -> Reading {
+        let html = (!page.is_redirect()
+            && page.status.is_some_and(|s| (200..300).contains(&s))
+            && page.is_html())
+        .then(|| html::extract(&page.body, page.charset.as_deref()));
+        Reading {
+            hash: (!page.body.is_empty()).then(|| hash.hash(&page.body)),
+            html,
+        }
+    }
 }
 
 /// Runs a crawl (module docs). A fresh store starts at `start`; a resumed
@@ -238,6 +300,11 @@ pub async fn crawl(
     let path = store.path().display().to_string();
     let mut batch = Batch::default();
     let mut robots: HashMap<String, RobotsState> = HashMap::new();
+    let body_hash = if resume {
+        BodyHash::of_store(store.meta(BodyHash::META)?.as_deref())
+    } else {
+        BodyHash::Sha256
+    };
     let (start, mut frontier) = if resume {
         let seed = store.meta("seed")?.ok_or_else(|| no_seed(&path))?;
         let start = Url::parse(&seed).map_err(|_| no_seed(&path))?;
@@ -267,6 +334,7 @@ pub async fn crawl(
             ("started_at".into(), now_text()),
             ("user_agent".into(), config.identity.user_agent()),
             ("tokens".into(), config.identity.tokens().join(" ")),
+            (BodyHash::META.into(), body_hash.name().into()),
         ];
         check_reading(&start, config, &store, false)?;
         if let Some(sim) = &config.simulation {
@@ -303,6 +371,7 @@ pub async fn crawl(
     let (tx, rx) = mpsc::channel::<Batch>();
     let writer = std::thread::spawn(move || -> Result<Store, Error> {
         let mut store = store;
+        store.defer_indexes()?;
         while let Ok(mut b) = rx.recv() {
             // Join whatever else is waiting into one transaction.
             while let Ok(more) = rx.try_recv() {
@@ -310,6 +379,7 @@ pub async fn crawl(
             }
             store.write(&b)?;
         }
+        store.build_indexes()?;
         Ok(store)
     });
 
@@ -446,7 +516,10 @@ pub async fn crawl(
             host.next_start = now + host.throttle.delay();
             let fetcher = fetcher.clone();
             running.spawn(async move {
-                let result = fetcher.fetch_page(url).await;
+                let result = fetcher.fetch_page(url).await.map(|page| {
+                    let reading = Reading::of(&page, body_hash);
+                    (page, reading)
+                });
                 Done { q, result }
             });
         }
@@ -850,8 +923,8 @@ fn handle(
     config: &CrawlConfig,
 ) {
     let Done { q, result } = done;
-    let page = match result {
-        Ok(page) => page,
+    let (page, reading) = match result {
+        Ok(answer) => answer,
         Err(e) => {
             // Nothing was sent: a refused address (a redirect into a
             // private network, say).
@@ -912,7 +985,7 @@ fn handle(
         truncated: page.truncated,
         content_type: page.media_type.clone(),
         charset: page.charset.clone(),
-        content_hash: (!page.body.is_empty()).then(|| format!("{:016x}", fnv1a(&page.body))),
+        content_hash: reading.hash.map(|h| format!("{h:016x}")),
         x_robots_tag: (!page.x_robots_tag.is_empty()).then(|| page.x_robots_tag.join(" | ")),
         ..PageRecord::default()
     };
@@ -923,6 +996,7 @@ fn handle(
     let mut position = 0u32;
     let mut link = |batch: &mut Batch,
                     frontier: &mut Frontier,
+                    against: &Url,
                     href: &str,
                     kind: &'static str,
                     anchor: Option<String>,
@@ -930,7 +1004,7 @@ fn handle(
                     follow: Result<u32, String>| {
         let pos = position;
         position += 1;
-        let target = match normalize(&base, href) {
+        let target = match normalize(against, href) {
             Ok(t) => t,
             Err(_) => {
                 batch.links.push(LinkRecord {
@@ -977,10 +1051,19 @@ fn handle(
             if let Ok(t) = normalize(&base, loc) {
                 record.location = Some(t.to_string());
             }
-            link(batch, frontier, loc, "redirect", None, None, Ok(q.depth));
+            link(
+                batch,
+                frontier,
+                &base,
+                loc,
+                "redirect",
+                None,
+                None,
+                Ok(q.depth),
+            );
         }
-    } else if page.status.is_some_and(|s| (200..300).contains(&s)) && page.is_html() {
-        match html::extract(&page.body, page.charset.as_deref()) {
+    } else if let Some(read) = reading.html {
+        match read {
             // The page was fetched but not read: say so with the page.
             Err(e) => record.error = Some(e.to_string()),
             Ok(facts) => {
@@ -1013,34 +1096,51 @@ fn handle(
                         LinkElement::Area => "area",
                         LinkElement::Frame => "iframe",
                     };
-                    let resolved = base_url
-                        .join(&l.href)
-                        .map(String::from)
-                        .unwrap_or(l.href.clone());
                     link(
                         batch,
                         frontier,
-                        &resolved,
+                        &base_url,
+                        &l.href,
                         kind,
                         (!l.anchor.is_empty()).then(|| l.anchor.clone()),
                         (!words.is_empty()).then(|| words.clone()),
                         follow(&words),
                     );
                 }
-                let mut canonicals = facts.canonicals.clone();
-                canonicals.extend(link_header_canonicals(&page.link));
-                if let Some(c) = canonicals.first()
-                    && let Ok(t) = normalize(&base_url, c)
+                // An HTML canonical is relative to the document's base URL,
+                // a `Link` header's to the page's.
+                let canonicals: Vec<(&Url, String)> = facts
+                    .canonicals
+                    .iter()
+                    .map(|c| (&base_url, c.clone()))
+                    .chain(
+                        link_header_canonicals(&page.link)
+                            .into_iter()
+                            .map(|c| (&base, c)),
+                    )
+                    .collect();
+                if let Some((against, c)) = canonicals.first()
+                    && let Ok(t) = normalize(against, c)
                 {
                     record.canonical = Some(t.to_string());
                 }
-                for c in &canonicals {
-                    link(batch, frontier, c, "canonical", None, None, follow(""));
+                for (against, c) in &canonicals {
+                    link(
+                        batch,
+                        frontier,
+                        against,
+                        c,
+                        "canonical",
+                        None,
+                        None,
+                        follow(""),
+                    );
                 }
                 for a in &facts.alternates {
                     link(
                         batch,
                         frontier,
+                        &base_url,
                         &a.href,
                         "hreflang",
                         Some(a.hreflang.clone()),
@@ -1048,10 +1148,24 @@ fn handle(
                         follow(""),
                     );
                 }
-                let refresh = facts.refresh.as_deref().or(page.refresh.as_deref());
-                if let Some(target) = refresh.and_then(html::refresh_target) {
+                let refresh = match facts.refresh.as_deref() {
+                    Some(r) => Some((&base_url, r)),
+                    None => page.refresh.as_deref().map(|r| (&base, r)),
+                };
+                if let Some((against, target)) =
+                    refresh.and_then(|(a, r)| html::refresh_target(r).map(|t| (a, t)))
+                {
                     record.refresh = Some(target.to_owned());
-                    link(batch, frontier, target, "refresh", None, None, follow(""));
+                    link(
+                        batch,
+                        frontier,
+                        against,
+                        target,
+                        "refresh",
+                        None,
+                        None,
+                        follow(""),
+                    );
                 }
             }
         }
@@ -1060,6 +1174,7 @@ fn handle(
         link(
             batch,
             frontier,
+            &base,
             target,
             "refresh",
             None,
@@ -1179,4 +1294,18 @@ fn fnv1a(bytes: &[u8]) -> u64 {
 
 fn now_text() -> String {
     jiff::Timestamp::now().to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::BodyHash;
+
+    #[test]
+    fn body_hashes_are_the_published_ones() {
+        // SHA-256("abc") = ba7816bf 8f01cfea …; FNV-1a 64("a") = af63dc4c8601ec8c.
+        assert_eq!(BodyHash::Sha256.hash(b"abc"), 0xba78_16bf_8f01_cfea);
+        assert_eq!(BodyHash::Fnv1a.hash(b"a"), 0xaf63_dc4c_8601_ec8c);
+        assert_eq!(BodyHash::of_store(Some("sha256-64")), BodyHash::Sha256);
+        assert_eq!(BodyHash::of_store(None), BodyHash::Fnv1a);
+    }
 }

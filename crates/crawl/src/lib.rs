@@ -88,9 +88,9 @@ pub use page::{PageResponse, link_header_canonicals};
 pub use robots_fetch::{MissingProbe, RobotsFetch, fetch_robots_txt, robots_url};
 pub use sitemap::{MAX_BYTES as SITEMAP_MAX_BYTES, MAX_LOCS, Sitemap, SitemapKind, parse_sitemap};
 pub use store::{
-    Batch, ExportFormat, ExportTable, LinkRecord, NewUrl, PageRecord, RobotsFileRecord,
-    RobotsRecord, SCHEMA_VERSION, Skip, Store, StoredUrl, ThrottleRecord, UrlState,
-    VerificationRecord,
+    Batch, DEFERRED_INDEXES, ExportFormat, ExportTable, LinkRecord, NewUrl, PageRecord,
+    RobotsFileRecord, RobotsRecord, SCHEMA_VERSION, Skip, Store, StoredUrl, ThrottleRecord,
+    UrlState, VerificationRecord,
 };
 pub use summary::{
     BlockingRule, Difference, Differences, Reading, RobotsFile, SHOWN, SiteVerification, Summary,
