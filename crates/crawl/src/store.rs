@@ -407,6 +407,45 @@ pub struct Store {
     path: PathBuf,
 }
 
+/// Links inserted by one statement.
+const LINK_ROWS: usize = 32;
+
+/// `INSERT INTO links … VALUES (…), …` for `rows` rows.
+fn links_insert(rows: usize) -> String {
+    let mut sql = String::from(
+        "INSERT INTO links (source_id, target_id, target, kind, anchor, rel, followed, position) \
+         VALUES ",
+    );
+    for i in 0..rows {
+        if i > 0 {
+            sql.push(',');
+        }
+        sql.push_str("(?,?,?,?,?,?,?,?)");
+    }
+    sql
+}
+
+/// A link's values in the order of [`links_insert`].
+fn link_values(l: &LinkRecord) -> [rusqlite::types::ToSqlOutput<'_>; 8] {
+    use rusqlite::types::{ToSqlOutput, Value, ValueRef};
+    fn text(t: Option<&str>) -> ToSqlOutput<'_> {
+        match t {
+            Some(t) => ToSqlOutput::Borrowed(ValueRef::Text(t.as_bytes())),
+            None => ToSqlOutput::Owned(Value::Null),
+        }
+    }
+    [
+        ToSqlOutput::Owned(Value::Integer(to_i64(l.source))),
+        ToSqlOutput::Owned(l.target.map_or(Value::Null, |t| Value::Integer(to_i64(t)))),
+        text(l.target_text.as_deref()),
+        ToSqlOutput::Borrowed(ValueRef::Text(l.kind.as_bytes())),
+        text(l.anchor.as_deref()),
+        text(l.rel.as_deref()),
+        ToSqlOutput::Owned(Value::Integer(i64::from(l.followed))),
+        ToSqlOutput::Owned(Value::Integer(i64::from(l.position))),
+    ]
+}
+
 impl Store {
     /// Creates a new store at `path`; refuses a file that already exists
     /// (a crawl is resumed by opening its file with [`Store::open`], or the file removed).
@@ -646,24 +685,25 @@ impl Store {
                 ])
                 .map_err(err("cannot store a page"))?;
             }
+            // Links go in LINK_ROWS rows per statement: a page's links
+            // come together, and one statement per row costs more than the
+            // rows themselves.
+            let mut chunks = batch.links.chunks_exact(LINK_ROWS);
             let mut st = tx
-                .prepare_cached(
-                    "INSERT INTO links (source_id, target_id, target, kind, anchor, rel,
-                     followed, position) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-                )
+                .prepare_cached(&links_insert(LINK_ROWS))
                 .map_err(err("cannot prepare"))?;
-            for l in &batch.links {
-                st.execute(params![
-                    to_i64(l.source),
-                    l.target.map(to_i64),
-                    l.target_text,
-                    l.kind,
-                    l.anchor,
-                    l.rel,
-                    l.followed,
-                    l.position,
-                ])
+            for chunk in &mut chunks {
+                st.execute(rusqlite::params_from_iter(
+                    chunk.iter().flat_map(link_values),
+                ))
                 .map_err(err("cannot store a link"))?;
+            }
+            let mut st = tx
+                .prepare_cached(&links_insert(1))
+                .map_err(err("cannot prepare"))?;
+            for l in chunks.remainder() {
+                st.execute(rusqlite::params_from_iter(link_values(l)))
+                    .map_err(err("cannot store a link"))?;
             }
             let mut st = tx
                 .prepare_cached(
