@@ -5,12 +5,14 @@
 mod content;
 mod crawl;
 mod failures;
+mod faults;
 mod nginx_site;
 mod redirects;
 mod robots;
 mod safety;
 mod server;
 mod statuses;
+mod throttling;
 
 use botwarden_crawl::{FetchReport, Fetcher, FetcherBuilder};
 use botwarden_robots::{AvailabilityPolicy, FetchOutcome};
