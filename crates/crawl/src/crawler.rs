@@ -47,7 +47,7 @@ use std::sync::mpsc;
 use std::time::{Duration, SystemTime};
 
 use botwarden_robots::{
-    Availability, AvailabilityPolicy, Profile, Reason, RobotMatcher, RobotsTxt, TokenChain,
+    Availability, AvailabilityPolicy, Cause, Profile, Reason, RobotMatcher, RobotsTxt, TokenChain,
 };
 use tokio::task::JoinSet;
 use tokio::time::Instant;
@@ -678,7 +678,23 @@ async fn fetch_robots_state(
             fetched: Instant::now(),
         }
     };
+    // A server error or no answer disallows everything only for now: the
+    // origin's URLs wait and robots.txt is asked again.
+    let unreachable = match decision.reason.cause {
+        Cause::Timeout | Cause::NetworkError => true,
+        Cause::Status(s) | Cause::MissingAlso5xx { status: s, .. } => s >= 500,
+        _ => false,
+    };
     match decision.availability {
+        Availability::FullDisallow if unreachable && attempts + 1 < config.robots_attempts => {
+            RobotsState::Waiting {
+                retry: Instant::now() + decision.refetch_after.min(config.max_pause),
+                attempts: attempts + 1,
+            }
+        }
+        Availability::FullDisallow if unreachable => RobotsState::Failed {
+            why: format!("{why}; gave up after {} attempts", config.robots_attempts),
+        },
         Availability::Parse => ready(&fetched.report.utf8_body(), None),
         Availability::FullAllow => ready(b"", None),
         Availability::FullDisallow => ready(b"User-agent: *\nDisallow: /\n", Some(false)),
