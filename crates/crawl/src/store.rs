@@ -31,7 +31,21 @@ use rusqlite::{Connection, OptionalExtension, params};
 use crate::error::Error;
 
 /// The version of the schema this code writes and reads.
-pub const SCHEMA_VERSION: u32 = 1;
+pub const SCHEMA_VERSION: u32 = 2;
+
+/// The steps from version 1 (`SCHEMA`) to [`SCHEMA_VERSION`], in order:
+/// the version a step leads to, its name, its SQL. A new store runs them
+/// all; an older store is brought up to date when it is opened.
+const MIGRATIONS: &[(u32, &str, &str)] = &[(
+    2,
+    "pages: fetch details (HTTP version, Content-Length, body read, DNS and connect, download)",
+    "ALTER TABLE pages ADD COLUMN http_version TEXT;
+     ALTER TABLE pages ADD COLUMN content_length INTEGER;
+     ALTER TABLE pages ADD COLUMN body_read INTEGER NOT NULL DEFAULT 1;
+     ALTER TABLE pages ADD COLUMN dns_ms REAL;
+     ALTER TABLE pages ADD COLUMN connect_ms REAL;
+     ALTER TABLE pages ADD COLUMN download_ms REAL;",
+)];
 
 const SCHEMA: &str = "
 CREATE TABLE meta (
@@ -210,6 +224,20 @@ pub struct PageRecord {
     pub refresh: Option<String>,
     /// The `X-Robots-Tag` headers, joined by ` | `.
     pub x_robots_tag: Option<String>,
+    /// The HTTP version of the answer (`HTTP/1.1`, `HTTP/2`).
+    pub http_version: Option<String>,
+    /// The `Content-Length` header, as sent.
+    pub content_length: Option<u64>,
+    /// Whether the body was read: only HTML (or a body of unknown type) is;
+    /// other types are known by their headers.
+    pub body_read: bool,
+    /// The name's lookup, when the request made a new connection to a name.
+    pub dns_ms: Option<f64>,
+    /// Making the connection (lookup, TCP and TLS), when the request made a
+    /// new one; `None` when it reused one.
+    pub connect_ms: Option<f64>,
+    /// From the response's head to the end of what was read of the body.
+    pub download_ms: Option<f64>,
 }
 
 /// One link of a page.
@@ -377,10 +405,12 @@ impl Store {
         store
             .conn
             .execute(
-                "INSERT INTO meta (key, value) VALUES ('schema_version', ?1)",
-                params![SCHEMA_VERSION.to_string()],
+                "INSERT INTO meta (key, value) VALUES ('schema_version', '1')",
+                [],
             )
             .map_err(|e| sqlite(path, "cannot write the schema version", &e))?;
+        let mut store = store;
+        store.migrate(1)?;
         Ok(store)
     }
 
@@ -414,9 +444,13 @@ impl Store {
                 path: path.to_owned(),
                 message: format!("not a botwarden crawl store ({e})"),
             })?;
-        match version.as_deref() {
-            Some(v) if v == SCHEMA_VERSION.to_string() => Ok(store),
-            Some(v) => Err(Error::Store {
+        let mut store = store;
+        match version.as_deref().map(|v| (v, v.parse::<u32>())) {
+            Some((_, Ok(v))) if (1..=SCHEMA_VERSION).contains(&v) => {
+                store.migrate(v)?;
+                Ok(store)
+            }
+            Some((v, _)) => Err(Error::Store {
                 path: path.to_owned(),
                 message: format!(
                     "a crawl store of schema version {v}; this botwarden reads version {SCHEMA_VERSION}"
@@ -427,6 +461,28 @@ impl Store {
                 message: "not a botwarden crawl store (no schema version)".into(),
             }),
         }
+    }
+
+    /// Brings a store of version `from` up to [`SCHEMA_VERSION`], each step
+    /// in its own transaction with the version it leads to.
+    fn migrate(&mut self, from: u32) -> Result<(), Error> {
+        for (to, name, sql) in MIGRATIONS.iter().filter(|(to, _, _)| *to > from) {
+            let what = format!("cannot update the schema to version {to} ({name})");
+            let tx = self
+                .conn
+                .transaction()
+                .map_err(|e| sqlite(&self.path, &what, &e))?;
+            tx.execute_batch(sql)
+                .and_then(|()| {
+                    tx.execute(
+                        "UPDATE meta SET value = ?1 WHERE key = 'schema_version'",
+                        params![to.to_string()],
+                    )
+                })
+                .and_then(|_| tx.commit())
+                .map_err(|e| sqlite(&self.path, &what, &e))?;
+        }
+        Ok(())
     }
 
     fn pragmas(&self) -> Result<(), Error> {
@@ -504,9 +560,10 @@ impl Store {
                 .prepare_cached(
                     "INSERT OR REPLACE INTO pages (url_id, fetched_at, status, error, elapsed_ms,
                      ttfb_ms, bytes, truncated, content_type, charset, content_hash, title,
-                     noindex, nofollow, canonical, location, refresh, x_robots_tag)
+                     noindex, nofollow, canonical, location, refresh, x_robots_tag,
+                     http_version, content_length, body_read, dns_ms, connect_ms, download_ms)
                      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15,
-                     ?16, ?17, ?18)",
+                     ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24)",
                 )
                 .map_err(err("cannot prepare"))?;
             for p in &batch.pages {
@@ -529,6 +586,12 @@ impl Store {
                     p.location,
                     p.refresh,
                     p.x_robots_tag,
+                    p.http_version,
+                    p.content_length.map(to_i64),
+                    p.body_read,
+                    p.dns_ms,
+                    p.connect_ms,
+                    p.download_ms,
                 ])
                 .map_err(err("cannot store a page"))?;
             }
@@ -879,6 +942,65 @@ mod tests {
             .expect("other store");
         let err = Store::open(&other).expect_err("newer version");
         assert!(err.to_string().contains("version 99"), "{err}");
+    }
+
+    #[test]
+    fn a_version_1_store_gains_the_fetch_details_when_opened() {
+        let dir = TempDir::new("migrate");
+        let path = dir.0.join("crawl.db");
+        Connection::open(&path)
+            .and_then(|c| {
+                c.execute_batch(SCHEMA)?;
+                c.execute_batch(
+                    "INSERT INTO meta VALUES ('schema_version', '1');
+                     INSERT INTO urls VALUES (1, 'https://example.com/', 0, 'seed', 'fetched', NULL, NULL);
+                     INSERT INTO pages (url_id, fetched_at, status, elapsed_ms, bytes, truncated)
+                     VALUES (1, '2026-11-23T19:00:00Z', 200, 5.0, 10, 0);",
+                )
+            })
+            .expect("a version 1 store");
+        let mut store = Store::open(&path).expect("open");
+        assert_eq!(
+            store.meta("schema_version").expect("meta").as_deref(),
+            Some(SCHEMA_VERSION.to_string().as_str())
+        );
+        // The page fetched before keeps its facts; its body was read.
+        let (read, version): (bool, Option<String>) = store
+            .connection()
+            .query_row("SELECT body_read, http_version FROM pages", [], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .expect("page");
+        assert_eq!((read, version), (true, None));
+        store
+            .write(&Batch {
+                new_urls: vec![url(2, "https://example.com/a.pdf", UrlState::Fetched)],
+                pages: vec![PageRecord {
+                    url_id: 2,
+                    fetched_at: "2026-11-23T19:00:01Z".into(),
+                    status: Some(200),
+                    http_version: Some("HTTP/2".into()),
+                    content_length: Some(1 << 30),
+                    body_read: false,
+                    connect_ms: Some(1.5),
+                    ..PageRecord::default()
+                }],
+                ..Batch::default()
+            })
+            .expect("write");
+        drop(store);
+        // Opening again changes nothing.
+        let store = Store::open(&path).expect("reopen");
+        let row: (String, i64, bool, Option<f64>) = store
+            .connection()
+            .query_row(
+                "SELECT http_version, content_length, body_read, connect_ms FROM pages
+                 WHERE url_id = 2",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+            )
+            .expect("page");
+        assert_eq!(row, ("HTTP/2".to_owned(), 1 << 30, false, Some(1.5)));
     }
 }
 
