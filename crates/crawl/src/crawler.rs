@@ -793,7 +793,8 @@ fn handle(
         charset: page.charset.clone(),
         content_hash: (!page.body.is_empty()).then(|| format!("{:016x}", fnv1a(&page.body))),
         x_robots_tag: (!page.x_robots_tag.is_empty()).then(|| page.x_robots_tag.join(" | ")),
-        body_read: true,
+        body_read: page.body_read,
+        content_length: page.content_length,
         ..PageRecord::default()
     };
     let mut directives = PageDirectives::new();

@@ -2,6 +2,12 @@
 //! redirects (the crawler records a redirect as a link and queues its
 //! target like any other URL), with the fetcher's address guard, time
 //! limit and body limit, and the headers a crawler reads.
+//!
+//! Only an HTML body is read (or a body whose type is not stated, which
+//! may be HTML): for any other `Content-Type` the answer is known by its
+//! status and headers, and the body is not read at all, not even a prefix,
+//! so a site's PDFs and videos are not downloaded. The connection is then
+//! closed (HTTP/1.1) or the stream reset (HTTP/2) by the client.
 
 use std::time::{Duration, Instant, SystemTime};
 
@@ -41,6 +47,11 @@ pub struct PageResponse {
     pub body: Vec<u8>,
     /// Whether the body was longer.
     pub truncated: bool,
+    /// Whether the body was read: not when the `Content-Type` names
+    /// something other than HTML (module docs).
+    pub body_read: bool,
+    /// The `Content-Length` header, as sent.
+    pub content_length: Option<u64>,
     /// Body bytes received, before decoding.
     pub wire_bytes: u64,
     /// From the request to the answer's head.
@@ -72,10 +83,15 @@ impl PageResponse {
     #[must_use]
     pub fn is_html(&self) -> bool {
         match self.media_type.as_deref() {
-            Some(m) => m == "text/html" || m == "application/xhtml+xml",
-            None => body::looks_like_html(&self.body),
+            Some(m) if !m.is_empty() => is_html_type(m),
+            _ => body::looks_like_html(&self.body),
         }
     }
+}
+
+/// Whether a media type (in lower case) is HTML.
+fn is_html_type(media_type: &str) -> bool {
+    media_type == "text/html" || media_type == "application/xhtml+xml"
 }
 
 impl Fetcher {
@@ -105,6 +121,8 @@ impl Fetcher {
             retry_after: None,
             body: Vec::new(),
             truncated: false,
+            body_read: false,
+            content_length: None,
             wire_bytes: 0,
             ttfb: None,
             elapsed: Duration::ZERO,
@@ -175,6 +193,17 @@ impl Fetcher {
         page.refresh = all("refresh").into_iter().next();
         page.retry_after = header_str(headers, header::RETRY_AFTER)
             .map(|raw| RetryAfter::parse(&raw, SystemTime::now()));
+        page.content_length =
+            header_str(headers, header::CONTENT_LENGTH).and_then(|v| v.trim().parse().ok());
+        if page
+            .media_type
+            .as_deref()
+            .is_some_and(|m| !m.is_empty() && !is_html_type(m))
+        {
+            // Not HTML: the headers say all the crawl records.
+            return Ok(());
+        }
+        page.body_read = true;
         let coding = Coding::of(header_str(headers, header::CONTENT_ENCODING).as_deref());
         let d = decoder.insert(BodyDecoder::new(&coding, self.limits().max_bytes));
         let decode_error = |message| Error::Decode {

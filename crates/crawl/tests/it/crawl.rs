@@ -93,7 +93,7 @@ impl Drop for TempStore {
     }
 }
 
-fn config() -> CrawlConfig {
+pub(crate) fn config() -> CrawlConfig {
     CrawlConfig {
         throttle: ThrottleConfig {
             max_parallel: 2,

@@ -7,6 +7,7 @@ mod content;
 mod crawl;
 mod failures;
 mod faults;
+mod large;
 mod nginx_site;
 mod redirects;
 mod robots;
