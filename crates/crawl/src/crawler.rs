@@ -795,6 +795,7 @@ fn handle(
         x_robots_tag: (!page.x_robots_tag.is_empty()).then(|| page.x_robots_tag.join(" | ")),
         body_read: page.body_read,
         content_length: page.content_length,
+        http_version: page.http_version.map(str::to_owned),
         ..PageRecord::default()
     };
     let mut directives = PageDirectives::new();

@@ -52,6 +52,8 @@ pub struct PageResponse {
     pub body_read: bool,
     /// The `Content-Length` header, as sent.
     pub content_length: Option<u64>,
+    /// The answer's HTTP version (`HTTP/1.1`, `HTTP/2`).
+    pub http_version: Option<&'static str>,
     /// Body bytes received, before decoding.
     pub wire_bytes: u64,
     /// From the request to the answer's head.
@@ -89,6 +91,18 @@ impl PageResponse {
     }
 }
 
+/// `HTTP/1.1`, `HTTP/2`, as the store writes them.
+fn version_name(version: reqwest::Version) -> &'static str {
+    match version {
+        reqwest::Version::HTTP_09 => "HTTP/0.9",
+        reqwest::Version::HTTP_10 => "HTTP/1.0",
+        reqwest::Version::HTTP_11 => "HTTP/1.1",
+        reqwest::Version::HTTP_2 => "HTTP/2",
+        reqwest::Version::HTTP_3 => "HTTP/3",
+        _ => "HTTP/?",
+    }
+}
+
 /// Whether a media type (in lower case) is HTML.
 fn is_html_type(media_type: &str) -> bool {
     media_type == "text/html" || media_type == "application/xhtml+xml"
@@ -123,6 +137,7 @@ impl Fetcher {
             truncated: false,
             body_read: false,
             content_length: None,
+            http_version: None,
             wire_bytes: 0,
             ttfb: None,
             elapsed: Duration::ZERO,
@@ -174,6 +189,7 @@ impl Fetcher {
             .map_err(|e| send_error(url, &e))?;
         page.ttfb = Some(started.elapsed());
         page.status = Some(response.status().as_u16());
+        page.http_version = Some(version_name(response.version()));
         let headers = response.headers();
         page.location = header_str(headers, header::LOCATION);
         if let Some(ct) = header_str(headers, header::CONTENT_TYPE) {

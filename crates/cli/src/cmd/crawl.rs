@@ -88,6 +88,15 @@ pub(crate) struct CrawlArgs {
     /// Bytes of a page kept, after decompression.
     #[arg(long, value_name = "N", default_value_t = 10 * 1024 * 1024)]
     max_bytes: usize,
+    /// Open a new connection for every request (default: reuse them), so
+    /// that the pages' timings compare: each includes the lookup and the
+    /// TCP and TLS handshakes.
+    #[arg(long)]
+    fresh_connections: bool,
+    /// Speak HTTP/2 from the first byte to http:// URLs (h2c with prior
+    /// knowledge). Over https HTTP/2 is used whenever the server offers it.
+    #[arg(long)]
+    http2_prior_knowledge: bool,
     /// The name server that resolves the site's names (ADDR:PORT).
     #[arg(long, value_name = "ADDR:PORT")]
     nameserver: Option<SocketAddr>,
@@ -329,6 +338,8 @@ fn run_crawl(args: &CrawlArgs) -> Result<ExitCode> {
         .timeout(Duration::from_secs(args.timeout.max(1)))
         .max_bytes(args.max_bytes)
         .nameserver(args.nameserver)
+        .fresh_connections(args.fresh_connections)
+        .http2_prior_knowledge(args.http2_prior_knowledge)
         .build()?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)

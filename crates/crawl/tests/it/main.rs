@@ -3,6 +3,7 @@
 //! none asserts a timing.
 
 mod availability;
+mod connections;
 mod content;
 mod crawl;
 mod failures;
