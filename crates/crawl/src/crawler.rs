@@ -796,6 +796,9 @@ fn handle(
         body_read: page.body_read,
         content_length: page.content_length,
         http_version: page.http_version.map(str::to_owned),
+        dns_ms: page.dns.map(|t| t.as_secs_f64() * 1e3),
+        connect_ms: page.connect.map(|t| t.as_secs_f64() * 1e3),
+        download_ms: page.download.map(|t| t.as_secs_f64() * 1e3),
         ..PageRecord::default()
     };
     let mut directives = PageDirectives::new();

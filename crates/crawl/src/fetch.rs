@@ -299,7 +299,7 @@ impl Resolve for GuardedResolver {
         let lookup = self.lookup.clone();
         let host = name.as_str().to_owned();
         Box::pin(async move {
-            let addrs = lookup.addresses(&host).await?;
+            let addrs = crate::timing::lookup(lookup.addresses(&host)).await?;
             let refused = addrs
                 .iter()
                 .find_map(|a| guard.refuses(a.ip()).map(|kind| (a.ip(), kind)));
@@ -342,7 +342,8 @@ impl Fetcher {
             .no_proxy()
             .use_rustls_tls()
             .dns_resolver(Arc::new(GuardedResolver { guard, lookup }))
-            .pool_idle_timeout(Duration::from_secs(30));
+            .pool_idle_timeout(Duration::from_secs(30))
+            .connector_layer(crate::timing::TimeConnect);
         if connections.fresh {
             // No idle connection is kept: each request opens its own.
             builder = builder.pool_max_idle_per_host(0);

@@ -56,8 +56,16 @@ pub struct PageResponse {
     pub http_version: Option<&'static str>,
     /// Body bytes received, before decoding.
     pub wire_bytes: u64,
+    /// The name's lookup, when the request opened a new connection to a
+    /// host name.
+    pub dns: Option<Duration>,
+    /// Opening the connection (lookup, TCP and TLS), when the request
+    /// opened a new one; `None` when it reused one.
+    pub connect: Option<Duration>,
     /// From the request to the answer's head.
     pub ttfb: Option<Duration>,
+    /// From the answer's head to the end of what was read of the body.
+    pub download: Option<Duration>,
     /// From the request to the end of the body.
     pub elapsed: Duration,
 }
@@ -139,7 +147,10 @@ impl Fetcher {
             content_length: None,
             http_version: None,
             wire_bytes: 0,
+            dns: None,
+            connect: None,
             ttfb: None,
+            download: None,
             elapsed: Duration::ZERO,
         };
         let mut decoder = None;
@@ -166,6 +177,7 @@ impl Fetcher {
             Ok(()) => {}
         }
         page.elapsed = started.elapsed();
+        page.download = page.ttfb.map(|t| page.elapsed.saturating_sub(t));
         Ok(page)
     }
 
@@ -176,7 +188,7 @@ impl Fetcher {
         page: &mut PageResponse,
         decoder: &mut Option<BodyDecoder>,
     ) -> Result<(), Error> {
-        let mut response = self
+        let request = self
             .client()
             .get(url.clone())
             .header(
@@ -184,9 +196,11 @@ impl Fetcher {
                 "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5",
             )
             .header(header::ACCEPT_ENCODING, "gzip, deflate, br")
-            .send()
-            .await
-            .map_err(|e| send_error(url, &e))?;
+            .send();
+        let (sent, timing) = crate::timing::measured(request).await;
+        page.dns = timing.dns;
+        page.connect = timing.connect;
+        let mut response = sent.map_err(|e| send_error(url, &e))?;
         page.ttfb = Some(started.elapsed());
         page.status = Some(response.status().as_u16());
         page.http_version = Some(version_name(response.version()));

@@ -3,8 +3,10 @@
 //! and the HTTP version of every page in the store.
 
 use std::collections::BTreeSet;
+use std::time::Duration;
 
-use botwarden_crawl::{Fetcher, Store};
+use botwarden_crawl::{Fetcher, PageResponse, Store};
+use botwarden_testdata::dns::{TestDns, Zone};
 use url::Url;
 
 use crate::crawl::{TempStore, crawl_all};
@@ -21,19 +23,33 @@ fn site() -> Script {
         .path("/", [Act::html(&links)])
         .fallback(|asked| {
             if asked.path.starts_with("/p/") {
-                Act::html("<p>page</p>")
+                Act::html(&format!("<p>asked {} times before</p>", asked.index))
             } else {
                 Act::status(404)
             }
         })
 }
 
-async fn fetch_all(fetcher: &Fetcher, server: &FaultServer) {
+async fn fetch_all(fetcher: &Fetcher, server: &FaultServer) -> Vec<PageResponse> {
+    fetch_from(fetcher, &server.url("")).await
+}
+
+/// `/p/0` … of the site at `base`, one after the other.
+async fn fetch_from(fetcher: &Fetcher, base: &str) -> Vec<PageResponse> {
+    let mut pages = Vec::new();
     for i in 0..PAGES {
-        let url = Url::parse(&server.url(&format!("/p/{i}"))).expect("url");
+        let url = Url::parse(&format!("{base}/p/{i}")).expect("url");
         let page = fetcher.fetch_page(url).await.expect("sent");
-        assert_eq!(page.status, Some(200));
+        assert_eq!(page.status, Some(200), "{:?}", page.error);
+        assert!(page.ttfb.is_some() && page.download.is_some());
+        pages.push(page);
     }
+    pages
+}
+
+/// How many pages opened a connection.
+fn opened(pages: &[PageResponse]) -> u64 {
+    pages.iter().filter(|p| p.connect.is_some()).count() as u64
 }
 
 #[tokio::test]
@@ -43,18 +59,87 @@ async fn fresh_connections_open_one_connection_per_request() {
         .fresh_connections(true)
         .build()
         .expect("fetcher");
-    fetch_all(&fresh, &server).await;
+    let pages = fetch_all(&fresh, &server).await;
     assert_eq!(server.connections(), u64::from(PAGES));
+    // Each page knows it opened one; an address needs no lookup.
+    assert_eq!(opened(&pages), u64::from(PAGES));
+    assert!(pages.iter().all(|p| p.dns.is_none()));
 
     // By default, one after the other, they share a connection.
     let reused = FaultServer::start(site()).await;
     let fetcher = crate::loopback().build().expect("fetcher");
-    fetch_all(&fetcher, &reused).await;
+    let pages = fetch_all(&fetcher, &reused).await;
     assert!(
         reused.connections() < u64::from(PAGES),
         "{} connections",
         reused.connections()
     );
+    // The pages that opened a connection are as many as the connections.
+    assert_eq!(opened(&pages), reused.connections());
+}
+
+#[tokio::test]
+async fn a_new_connection_to_a_name_times_its_lookup() {
+    let server = FaultServer::start(site()).await;
+    let dns = TestDns::start(
+        Zone::new()
+            .a("site.test", &["127.0.0.1"])
+            .delay(Duration::from_millis(20)),
+    )
+    .await;
+    let base = format!("http://site.test:{}", server.addr.port());
+    for fresh in [true, false] {
+        let fetcher = crate::loopback()
+            .nameserver(Some(dns.addr()))
+            .fresh_connections(fresh)
+            .build()
+            .expect("fetcher");
+        let before = server.connections();
+        let pages = fetch_from(&fetcher, &base).await;
+        let connections = server.connections() - before;
+        assert_eq!(opened(&pages), connections, "fresh: {fresh}");
+        for p in &pages {
+            // A lookup when a connection was opened, none when one was
+            // reused; the lookup is part of the connecting.
+            assert_eq!(p.dns.is_some(), p.connect.is_some(), "fresh: {fresh}");
+            if let (Some(dns), Some(connect)) = (p.dns, p.connect) {
+                assert!(dns <= connect, "{dns:?} {connect:?}");
+            }
+        }
+    }
+}
+
+#[tokio::test]
+async fn the_store_holds_each_pages_timings() {
+    let server = FaultServer::start(site()).await;
+    let tmp = TempStore::new("timings");
+    let store = Store::create(&tmp.db()).expect("store");
+    let start = Url::parse(&server.url("/")).expect("url");
+    let fetcher = crate::loopback()
+        .fresh_connections(true)
+        .build()
+        .expect("fetcher");
+    let (store, _) = crawl_all(&start, &crate::crawl::config(), &fetcher, store, false).await;
+    let (pages, connected, downloaded, looked_up): (i64, i64, i64, i64) = store
+        .connection()
+        .query_row(
+            "SELECT count(*), count(connect_ms), count(download_ms), count(dns_ms) FROM pages",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        )
+        .expect("counts");
+    assert_eq!(pages, i64::from(PAGES) + 1);
+    assert_eq!((connected, downloaded, looked_up), (pages, pages, 0));
+    let inconsistent: i64 = store
+        .connection()
+        .query_row(
+            "SELECT count(*) FROM pages
+             WHERE connect_ms > ttfb_ms OR ttfb_ms > elapsed_ms OR download_ms > elapsed_ms",
+            [],
+            |r| r.get(0),
+        )
+        .expect("count");
+    assert_eq!(inconsistent, 0);
 }
 
 #[tokio::test]
