@@ -8,7 +8,8 @@
 //! ([`Script::fallback`]). An act is a status, headers (`Retry-After`
 //! among them), a body (bytes, or any number of zero bytes streamed), a
 //! delay before the answer, or a reset of the connection instead of an
-//! answer.
+//! answer; and a [`Gate`] an act waits for or opens, to order what happens
+//! on different servers without a clock.
 //!
 //! The server counts what the tests assert: connections accepted, bytes
 //! written to the sockets, and every request (path, indexes, connection,
@@ -42,6 +43,22 @@ pub(crate) struct Act {
     body: Payload,
     delay: Duration,
     reset: bool,
+    waits_for: Option<Gate>,
+    opens: Option<Gate>,
+}
+
+/// A gate, shut until an act opens it; acts wait for it before answering.
+#[derive(Debug, Clone)]
+pub(crate) struct Gate(Arc<tokio::sync::watch::Sender<bool>>);
+
+impl Gate {
+    pub(crate) fn new() -> Gate {
+        Gate(Arc::new(tokio::sync::watch::channel(false).0))
+    }
+
+    pub(crate) fn is_open(&self) -> bool {
+        *self.0.borrow()
+    }
 }
 
 #[derive(Debug, Clone)]
@@ -60,6 +77,8 @@ impl Act {
             body: Payload::Bytes(Vec::new()),
             delay: Duration::ZERO,
             reset: false,
+            waits_for: None,
+            opens: None,
         }
     }
 
@@ -107,6 +126,18 @@ impl Act {
     /// A body of `n` zero bytes, streamed (with its `Content-Length`).
     pub(crate) fn zeros(mut self, n: u64) -> Act {
         self.body = Payload::Zeros(n);
+        self
+    }
+
+    /// Answers only once `gate` is open.
+    pub(crate) fn waits_for(mut self, gate: &Gate) -> Act {
+        self.waits_for = Some(gate.clone());
+        self
+    }
+
+    /// Opens `gate` as it answers.
+    pub(crate) fn opens(mut self, gate: &Gate) -> Act {
+        self.opens = Some(gate.clone());
         self
     }
 
@@ -279,8 +310,15 @@ async fn answer(
             global,
         }),
     };
+    if let Some(gate) = &act.waits_for {
+        let mut open = gate.0.subscribe();
+        let _ = open.wait_for(|o| *o).await;
+    }
     if !act.delay.is_zero() {
         tokio::time::sleep(act.delay).await;
+    }
+    if let Some(gate) = &act.opens {
+        gate.0.send_replace(true);
     }
     app.counters.seen.lock().expect("seen")[slot].answered = Some(Instant::now());
     if act.reset {

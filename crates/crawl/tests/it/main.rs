@@ -12,6 +12,7 @@ mod large;
 mod nginx_site;
 mod redirects;
 mod robots;
+mod robustness;
 mod safety;
 mod server;
 mod statuses;
