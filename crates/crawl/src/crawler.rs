@@ -220,7 +220,7 @@ struct InFlight {
 /// How a request's task ended.
 enum Joined {
     /// It answered (a failed request is an answer too).
-    Answer(Done),
+    Answer(Box<Done>),
     /// The task itself failed (a panic): the URL and what happened.
     Lost(Queued, String),
 }
@@ -253,7 +253,7 @@ impl InFlight {
             match self.tasks.join_next_with_id().await? {
                 Ok((id, done)) => {
                     self.urls.remove(&id);
-                    return Some(Joined::Answer(done));
+                    return Some(Joined::Answer(Box::new(done)));
                 }
                 Err(e) => {
                     if let Some(q) = self.urls.remove(&e.id()) {
@@ -296,7 +296,7 @@ fn record_lost(batch: &mut Batch, q: &Queued, why: &str) {
 /// What woke the scheduler.
 enum Event {
     Page(Joined),
-    Robots(Result<(task::Id, (RobotsState, Batch)), task::JoinError>),
+    Robots(Result<(task::Id, Box<(RobotsState, Batch)>), task::JoinError>),
     Tick,
     Nothing,
 }
@@ -394,7 +394,7 @@ pub async fn crawl(
     let mut retries: HashMap<u64, u32> = HashMap::new();
     let mut running = InFlight::default();
     // robots.txt fetches, beside the requests, each with its origin.
-    let mut robots_tasks: JoinSet<(RobotsState, Batch)> = JoinSet::new();
+    let mut robots_tasks: JoinSet<Box<(RobotsState, Batch)>> = JoinSet::new();
     let mut robots_origins: HashMap<task::Id, String> = HashMap::new();
     let mut stats = Progress::default();
     let start_host = host_key(&start);
@@ -442,7 +442,7 @@ pub async fn crawl(
                     let state =
                         fetch_robots_state(&url, &fetcher, &chain, &config, attempts, &mut batch)
                             .await;
-                    (state, batch)
+                    Box::new((state, batch))
                 });
                 robots_origins.insert(handle.id(), origin.clone());
             }
@@ -571,7 +571,7 @@ pub async fn crawl(
                     host.in_flight = host.in_flight.saturating_sub(1);
                     stats.fetched += 1;
                     handle(
-                        done,
+                        *done,
                         host,
                         &mut frontier,
                         &mut batch,
@@ -591,7 +591,8 @@ pub async fn crawl(
                 stats.errors += 1;
                 record_lost(&mut batch, &q, &why);
             }
-            Event::Robots(Ok((id, (state, more)))) => {
+            Event::Robots(Ok((id, fetched))) => {
+                let (state, more) = *fetched;
                 if let Some(origin) = robots_origins.remove(&id) {
                     robots.insert(origin, state);
                 }
