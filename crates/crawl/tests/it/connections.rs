@@ -74,8 +74,13 @@ async fn fresh_connections_open_one_connection_per_request() {
         "{} connections",
         reused.connections()
     );
-    // The pages that opened a connection are as many as the connections.
-    assert_eq!(opened(&pages), reused.connections());
+    // The first page opened the connection, the pages that reused one
+    // know they did. (A connection the client started for a page that then
+    // took an idle one finishes in the background and is that page's at
+    // most: never more pages than connections.)
+    assert!(pages[0].connect.is_some());
+    assert!(opened(&pages) < u64::from(PAGES));
+    assert!(opened(&pages) <= reused.connections());
 }
 
 #[tokio::test]
@@ -97,12 +102,18 @@ async fn a_new_connection_to_a_name_times_its_lookup() {
         let before = server.connections();
         let pages = fetch_from(&fetcher, &base).await;
         let connections = server.connections() - before;
-        assert_eq!(opened(&pages), connections, "fresh: {fresh}");
+        if fresh {
+            assert_eq!(opened(&pages), connections);
+            assert!(pages.iter().all(|p| p.dns.is_some()));
+        } else {
+            assert!(pages[0].dns.is_some() && pages[0].connect.is_some());
+            assert!(opened(&pages) < u64::from(PAGES));
+        }
         for p in &pages {
-            // A lookup when a connection was opened, none when one was
-            // reused; the lookup is part of the connecting.
-            assert_eq!(p.dns.is_some(), p.connect.is_some(), "fresh: {fresh}");
-            if let (Some(dns), Some(connect)) = (p.dns, p.connect) {
+            // A connection to a name was preceded by its lookup, which is
+            // part of the connecting.
+            if let Some(connect) = p.connect {
+                let dns = p.dns.expect("a lookup before the connection");
                 assert!(dns <= connect, "{dns:?} {connect:?}");
             }
         }
