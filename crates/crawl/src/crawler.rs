@@ -2,9 +2,11 @@
 //! request judged by robots.txt, nofollow and the throttle first, every
 //! result written to the store.
 //!
-//! One task schedules; requests run concurrently beside it; one thread
-//! writes the store. For each URL the frontier gives (first met, first
-//! fetched):
+//! One task schedules; requests and robots.txt fetches run concurrently
+//! beside it (a slow robots.txt holds only its origin's URLs); one thread
+//! writes the store. A request whose task panics is recorded as a page
+//! with the error, never lost. For each URL the frontier gives (first met,
+//! first fetched):
 //!
 //! 1. **robots.txt** of its origin (scheme, host, port), fetched once
 //!    through the availability machine of RFC 9309 and kept for
@@ -51,9 +53,11 @@ use std::sync::mpsc;
 use std::time::{Duration, SystemTime};
 
 use botwarden_robots::{
-    Availability, AvailabilityPolicy, Profile, Reason, RobotMatcher, RobotsTxt, TokenChain,
+    Availability, AvailabilityPolicy, Cause, Profile, Reason, RobotMatcher, RobotsTxt, TokenChain,
 };
-use tokio::task::JoinSet;
+use std::future::Future;
+
+use tokio::task::{self, JoinSet};
 use tokio::time::Instant;
 use url::Url;
 
@@ -198,6 +202,8 @@ enum RobotsState {
     Waiting { retry: Instant, attempts: u32 },
     /// Not readable after every attempt.
     Failed { why: String },
+    /// Being fetched, beside the requests: the origin's URLs wait.
+    Fetching,
 }
 
 /// Politeness state of one host.
@@ -273,6 +279,98 @@ impl Reading {
             html,
         }
     }
+}
+
+/// The page requests in flight, each task with its URL, so that a task
+/// that panics does not take its URL with it.
+#[derive(Default)]
+struct InFlight {
+    tasks: JoinSet<Done>,
+    urls: HashMap<task::Id, Queued>,
+}
+
+/// How a request's task ended.
+enum Joined {
+    /// It answered (a failed request is an answer too).
+    Answer(Box<Done>),
+    /// The task itself failed (a panic): the URL and what happened.
+    Lost(Queued, String),
+}
+
+impl InFlight {
+    fn spawn(
+        &mut self,
+        q: Queued,
+        request: impl Future<Output = Result<(PageResponse, Reading), Error>> + Send + 'static,
+    ) {
+        let url = q.clone();
+        let handle = self.tasks.spawn(async move {
+            let result = request.await;
+            Done { q, result }
+        });
+        self.urls.insert(handle.id(), url);
+    }
+
+    fn len(&self) -> usize {
+        self.tasks.len()
+    }
+
+    fn is_empty(&self) -> bool {
+        self.tasks.is_empty()
+    }
+
+    /// The next request to end; `None` when none is in flight.
+    async fn next(&mut self) -> Option<Joined> {
+        loop {
+            match self.tasks.join_next_with_id().await? {
+                Ok((id, done)) => {
+                    self.urls.remove(&id);
+                    return Some(Joined::Answer(Box::new(done)));
+                }
+                Err(e) => {
+                    if let Some(q) = self.urls.remove(&e.id()) {
+                        return Some(Joined::Lost(q, task_failure(e)));
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// What became of a task that did not return.
+fn task_failure(e: task::JoinError) -> String {
+    if !e.is_panic() {
+        return "its task was cancelled".to_owned();
+    }
+    let panic = e.into_panic();
+    let message = panic
+        .downcast_ref::<&str>()
+        .map(|m| (*m).to_owned())
+        .or_else(|| panic.downcast_ref::<String>().cloned());
+    match message {
+        Some(m) => format!("its task panicked: {m}"),
+        None => "its task panicked".to_owned(),
+    }
+}
+
+/// Records a URL whose request was lost inside the crawler: fetched, with
+/// the error, so that nothing is lost silently.
+fn record_lost(batch: &mut Batch, q: &Queued, why: &str) {
+    batch.pages.push(PageRecord {
+        url_id: q.id,
+        fetched_at: now_text(),
+        error: Some(format!("the request failed inside the crawler: {why}")),
+        ..PageRecord::default()
+    });
+    batch.states.push((q.id, UrlState::Fetched, None));
+}
+
+/// What woke the scheduler.
+enum Event {
+    Page(Joined),
+    Robots(Result<(task::Id, Box<(RobotsState, Batch)>), task::JoinError>),
+    Tick,
+    Nothing,
 }
 
 /// Runs a crawl (module docs). A fresh store starts at `start`; a resumed
@@ -386,7 +484,10 @@ pub async fn crawl(
     let mut hosts: HashMap<String, Host> = HashMap::new();
     let mut deferred: Vec<Queued> = Vec::new();
     let mut retries: HashMap<u64, u32> = HashMap::new();
-    let mut running: JoinSet<Done> = JoinSet::new();
+    let mut running = InFlight::default();
+    // robots.txt fetches, beside the requests, each with its origin.
+    let mut robots_tasks: JoinSet<Box<(RobotsState, Batch)>> = JoinSet::new();
+    let mut robots_origins: HashMap<task::Id, String> = HashMap::new();
     let mut stats = Progress::default();
     let start_host = host_key(&start);
 
@@ -399,6 +500,7 @@ pub async fn crawl(
                     .map(|u| origin_key(&u))
                     .unwrap_or_default();
                 !matches!(robots.get(&origin), Some(RobotsState::Waiting { retry, .. }) if *retry > now)
+                    && !matches!(robots.get(&origin), Some(RobotsState::Fetching))
             };
             let (ready, wait): (Vec<Queued>, Vec<Queued>) = deferred.drain(..).partition(due);
             deferred = wait;
@@ -421,16 +523,25 @@ pub async fn crawl(
                 continue;
             };
             let origin = origin_key(&url);
-            let state = ensure_robots(
-                &mut robots,
-                &origin,
-                &url,
-                fetcher,
-                &chain,
-                config,
-                &mut batch,
-            )
-            .await;
+            // robots.txt is fetched in a task of its own: a slow one holds
+            // only its origin's URLs.
+            if let Some(attempts) = robots_due(robots.get(&origin), config, now) {
+                robots.insert(origin.clone(), RobotsState::Fetching);
+                let (url, fetcher, chain, config) =
+                    (url.clone(), fetcher.clone(), chain.clone(), config.clone());
+                let handle = robots_tasks.spawn(async move {
+                    let mut batch = Batch::default();
+                    let state =
+                        fetch_robots_state(&url, &fetcher, &chain, &config, attempts, &mut batch)
+                            .await;
+                    Box::new((state, batch))
+                });
+                robots_origins.insert(handle.id(), origin.clone());
+            }
+            let Some(state) = robots.get(&origin) else {
+                deferred.push(q);
+                continue;
+            };
             let host = hosts.entry(host_key(&url)).or_insert_with(|| Host {
                 throttle: Throttle::new(
                     config.throttle,
@@ -442,6 +553,10 @@ pub async fn crawl(
                 paused_until: now,
             });
             match state {
+                RobotsState::Fetching => {
+                    deferred.push(q);
+                    continue;
+                }
                 RobotsState::Waiting { retry, .. } => {
                     wake = Some(wake.map_or(*retry, |w| w.min(*retry)));
                     deferred.push(q);
@@ -515,12 +630,11 @@ pub async fn crawl(
             host.in_flight += 1;
             host.next_start = now + host.throttle.delay();
             let fetcher = fetcher.clone();
-            running.spawn(async move {
-                let result = fetcher.fetch_page(url).await.map(|page| {
+            running.spawn(q, async move {
+                fetcher.fetch_page(url).await.map(|page| {
                     let reading = Reading::of(&page, body_hash);
                     (page, reading)
-                });
-                Done { q, result }
+                })
             });
         }
 
@@ -532,42 +646,65 @@ pub async fn crawl(
                 }
             }
         }
-        let idle = running.is_empty() && (frontier.waiting() == 0 || stop.is_stopped());
+        let idle = running.is_empty()
+            && robots_tasks.is_empty()
+            && (frontier.waiting() == 0 || stop.is_stopped());
         if idle && (deferred.is_empty() || stop.is_stopped()) {
             break;
         }
 
-        // Wait for an answer, or the moment a host may be asked again.
-        let done = match wake {
-            Some(at) if !running.is_empty() => tokio::select! {
-                d = running.join_next() => d,
-                () = tokio::time::sleep_until(at) => None,
-            },
-            Some(at) => {
-                tokio::time::sleep_until(at).await;
-                None
-            }
-            None => running.join_next().await,
+        // Wait for an answer, a robots.txt, or the moment a host may be
+        // asked again.
+        let event = tokio::select! {
+            Some(joined) = running.next() => Event::Page(joined),
+            Some(fetched) = robots_tasks.join_next_with_id() => Event::Robots(fetched),
+            () = sleep_until_some(wake), if wake.is_some() => Event::Tick,
+            else => Event::Nothing,
         };
-        let answered = done.and_then(Result::ok).and_then(|done| {
-            let key = Url::parse(&done.q.url).map(|u| host_key(&u)).ok()?;
-            Some((done, key))
-        });
-        if let Some((done, key)) = answered
-            && let Some(host) = hosts.get_mut(&key)
-        {
-            host.in_flight -= 1;
-            stats.fetched += 1;
-            handle(
-                done,
-                host,
-                &mut frontier,
-                &mut batch,
-                &mut retries,
-                &mut stats,
-                &chain,
-                config,
-            );
+        match event {
+            Event::Page(Joined::Answer(done)) => {
+                let key = Url::parse(&done.q.url).map(|u| host_key(&u)).ok();
+                if let Some(host) = key.and_then(|k| hosts.get_mut(&k)) {
+                    host.in_flight = host.in_flight.saturating_sub(1);
+                    stats.fetched += 1;
+                    handle(
+                        *done,
+                        host,
+                        &mut frontier,
+                        &mut batch,
+                        &mut retries,
+                        &mut stats,
+                        &chain,
+                        config,
+                    );
+                }
+            }
+            Event::Page(Joined::Lost(q, why)) => {
+                let key = Url::parse(&q.url).map(|u| host_key(&u)).ok();
+                if let Some(host) = key.and_then(|k| hosts.get_mut(&k)) {
+                    host.in_flight = host.in_flight.saturating_sub(1);
+                }
+                stats.fetched += 1;
+                stats.errors += 1;
+                record_lost(&mut batch, &q, &why);
+            }
+            Event::Robots(Ok((id, fetched))) => {
+                let (state, more) = *fetched;
+                if let Some(origin) = robots_origins.remove(&id) {
+                    robots.insert(origin, state);
+                }
+                merge(&mut batch, more);
+            }
+            Event::Robots(Err(e)) => {
+                if let Some(origin) = robots_origins.remove(&e.id()) {
+                    let why = format!("robots.txt could not be read: {}", task_failure(e));
+                    robots.insert(origin, RobotsState::Failed { why });
+                }
+            }
+            Event::Tick => {}
+            // Nothing in flight and nothing to wait for, yet not done: a
+            // moment's pause rather than a busy loop.
+            Event::Nothing => tokio::time::sleep(Duration::from_millis(10)).await,
         }
         stats.waiting = frontier.waiting() as u64 + deferred.len() as u64;
         stats.known = frontier.known() as u64;
@@ -780,6 +917,30 @@ fn no_seed(path: &str) -> Error {
     }
 }
 
+/// Sleeps until `at`; forever when there is none.
+async fn sleep_until_some(at: Option<Instant>) {
+    match at {
+        Some(at) => tokio::time::sleep_until(at).await,
+        None => std::future::pending().await,
+    }
+}
+
+/// Whether an origin's robots.txt is to be fetched now, and if so how many
+/// attempts were made before.
+fn robots_due(state: Option<&RobotsState>, config: &CrawlConfig, now: Instant) -> Option<u32> {
+    let (due, attempts) = match state {
+        None => (true, 0),
+        Some(RobotsState::Ready { fetched, .. }) => {
+            (now.duration_since(*fetched) >= config.robots_ttl, 0)
+        }
+        Some(RobotsState::Waiting {
+            retry, attempts, ..
+        }) => (*retry <= now, *attempts),
+        Some(RobotsState::Failed { .. } | RobotsState::Fetching) => (false, 0),
+    };
+    due.then_some(attempts)
+}
+
 /// Makes sure the origin's robots.txt is known (fetching it if needed) and
 /// returns its state.
 async fn ensure_robots<'a>(
@@ -791,18 +952,7 @@ async fn ensure_robots<'a>(
     config: &CrawlConfig,
     batch: &mut Batch,
 ) -> &'a RobotsState {
-    let now = Instant::now();
-    let (due, attempts) = match robots.get(origin) {
-        None => (true, 0),
-        Some(RobotsState::Ready { fetched, .. }) => {
-            (now.duration_since(*fetched) >= config.robots_ttl, 0)
-        }
-        Some(RobotsState::Waiting {
-            retry, attempts, ..
-        }) => (*retry <= now, *attempts),
-        Some(RobotsState::Failed { .. }) => (false, 0),
-    };
-    if due {
+    if let Some(attempts) = robots_due(robots.get(origin), config, Instant::now()) {
         let state = fetch_robots_state(url, fetcher, chain, config, attempts, batch).await;
         robots.insert(origin.to_owned(), state);
     }
@@ -888,7 +1038,23 @@ async fn fetch_robots_state(
         body: (!fetched.report.body.is_empty()).then(|| fetched.report.body.clone()),
         source: "site",
     });
+    // A server error or no answer disallows everything only for now: the
+    // origin's URLs wait and robots.txt is asked again.
+    let unreachable = match decision.reason.cause {
+        Cause::Timeout | Cause::NetworkError => true,
+        Cause::Status(s) | Cause::MissingAlso5xx { status: s, .. } => s >= 500,
+        _ => false,
+    };
     match decision.availability {
+        Availability::FullDisallow if unreachable && attempts + 1 < config.robots_attempts => {
+            RobotsState::Waiting {
+                retry: Instant::now() + decision.refetch_after.min(config.max_pause),
+                attempts: attempts + 1,
+            }
+        }
+        Availability::FullDisallow if unreachable => RobotsState::Failed {
+            why: format!("{why}; gave up after {} attempts", config.robots_attempts),
+        },
         Availability::Parse => ready(&fetched.report.utf8_body(), None, why),
         Availability::FullAllow => ready(b"", None, why),
         Availability::FullDisallow => ready(b"User-agent: *\nDisallow: /\n", Some(false), why),
@@ -987,6 +1153,12 @@ fn handle(
         charset: page.charset.clone(),
         content_hash: reading.hash.map(|h| format!("{h:016x}")),
         x_robots_tag: (!page.x_robots_tag.is_empty()).then(|| page.x_robots_tag.join(" | ")),
+        body_read: page.body_read,
+        content_length: page.content_length,
+        http_version: page.http_version.map(str::to_owned),
+        dns_ms: page.dns.map(|t| t.as_secs_f64() * 1e3),
+        connect_ms: page.connect.map(|t| t.as_secs_f64() * 1e3),
+        download_ms: page.download.map(|t| t.as_secs_f64() * 1e3),
         ..PageRecord::default()
     };
     let mut directives = PageDirectives::new();
@@ -1298,7 +1470,7 @@ fn now_text() -> String {
 
 #[cfg(test)]
 mod tests {
-    use super::BodyHash;
+    use super::*;
 
     #[test]
     fn body_hashes_are_the_published_ones() {
@@ -1307,5 +1479,50 @@ mod tests {
         assert_eq!(BodyHash::Fnv1a.hash(b"a"), 0xaf63_dc4c_8601_ec8c);
         assert_eq!(BodyHash::of_store(Some("sha256-64")), BodyHash::Sha256);
         assert_eq!(BodyHash::of_store(None), BodyHash::Fnv1a);
+    }
+
+    fn queued(id: u64) -> Queued {
+        Queued {
+            id,
+            url: format!("https://example.com/{id}"),
+            depth: 1,
+        }
+    }
+
+    #[tokio::test]
+    async fn a_request_whose_task_panics_is_recorded_not_lost() {
+        let mut running = InFlight::default();
+        running.spawn(queued(1), async { panic!("broken parser") });
+        running.spawn(queued(2), async {
+            Err(Error::InvalidUrl {
+                url: "x".into(),
+                reason: "an answer, if a failed one".into(),
+            })
+        });
+        let mut lost = Vec::new();
+        let mut answered = Vec::new();
+        while let Some(joined) = running.next().await {
+            match joined {
+                Joined::Lost(q, why) => lost.push((q, why)),
+                Joined::Answer(done) => answered.push(done.q.id),
+            }
+        }
+        assert!(running.is_empty() && running.urls.is_empty());
+        assert_eq!(answered, [2]);
+        assert_eq!(lost.len(), 1);
+        let (q, why) = &lost[0];
+        assert_eq!(q, &queued(1));
+        assert_eq!(why, "its task panicked: broken parser");
+
+        let mut batch = Batch::default();
+        record_lost(&mut batch, q, why);
+        assert_eq!(batch.pages.len(), 1);
+        assert_eq!(batch.pages[0].url_id, 1);
+        assert_eq!(batch.pages[0].status, None);
+        assert_eq!(
+            batch.pages[0].error.as_deref(),
+            Some("the request failed inside the crawler: its task panicked: broken parser")
+        );
+        assert_eq!(batch.states, [(1, UrlState::Fetched, None)]);
     }
 }

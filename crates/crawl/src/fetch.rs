@@ -35,6 +35,16 @@ pub struct FetcherBuilder {
     allow_private: bool,
     user_agent: String,
     nameserver: Option<SocketAddr>,
+    connections: Connections,
+}
+
+/// How the fetcher uses connections.
+#[derive(Debug, Clone, Copy, Default)]
+struct Connections {
+    /// A new connection for every request (none kept for reuse).
+    fresh: bool,
+    /// HTTP/2 without negotiation on `http` URLs (h2c with prior knowledge).
+    h2c: bool,
 }
 
 impl Default for FetcherBuilder {
@@ -52,6 +62,7 @@ impl FetcherBuilder {
             allow_private: false,
             user_agent: USER_AGENT.to_owned(),
             nameserver: None,
+            connections: Connections::default(),
         }
     }
 
@@ -121,6 +132,26 @@ impl FetcherBuilder {
         self
     }
 
+    /// Whether every request opens a new connection (none is kept for
+    /// reuse), so that the timings of requests compare: each includes the
+    /// lookup and the TCP and TLS handshakes. Off by default: connections
+    /// are reused.
+    #[must_use]
+    pub fn fresh_connections(mut self, fresh: bool) -> FetcherBuilder {
+        self.connections.fresh = fresh;
+        self
+    }
+
+    /// Whether to speak HTTP/2 from the first byte, without negotiation
+    /// (h2c with prior knowledge): for servers known to take it on plain
+    /// `http`; a server that does not cannot answer. Off by default: HTTP/2
+    /// is used when a TLS server offers it (ALPN), HTTP/1.1 otherwise.
+    #[must_use]
+    pub fn http2_prior_knowledge(mut self, on: bool) -> FetcherBuilder {
+        self.connections.h2c = on;
+        self
+    }
+
     /// The fetcher.
     ///
     /// Must be called inside a Tokio runtime when a name server is set.
@@ -131,7 +162,13 @@ impl FetcherBuilder {
             only: None,
         };
         let lookup = Lookup::new(self.nameserver, self.limits.timeout)?;
-        Fetcher::with_guard(self.limits, guard, lookup, &self.user_agent)
+        Fetcher::with_guard(
+            self.limits,
+            guard,
+            lookup,
+            &self.user_agent,
+            self.connections,
+        )
     }
 }
 
@@ -262,7 +299,7 @@ impl Resolve for GuardedResolver {
         let lookup = self.lookup.clone();
         let host = name.as_str().to_owned();
         Box::pin(async move {
-            let addrs = lookup.addresses(&host).await?;
+            let addrs = crate::timing::lookup(lookup.addresses(&host)).await?;
             let refused = addrs
                 .iter()
                 .find_map(|a| guard.refuses(a.ip()).map(|kind| (a.ip(), kind)));
@@ -297,14 +334,24 @@ impl Fetcher {
         guard: Guard,
         lookup: Lookup,
         user_agent: &str,
+        connections: Connections,
     ) -> Result<Fetcher, Error> {
-        let client = reqwest::Client::builder()
+        let mut builder = reqwest::Client::builder()
             .user_agent(user_agent)
             .redirect(reqwest::redirect::Policy::none())
             .no_proxy()
             .use_rustls_tls()
             .dns_resolver(Arc::new(GuardedResolver { guard, lookup }))
             .pool_idle_timeout(Duration::from_secs(30))
+            .connector_layer(crate::timing::TimeConnect);
+        if connections.fresh {
+            // No idle connection is kept: each request opens its own.
+            builder = builder.pool_max_idle_per_host(0);
+        }
+        if connections.h2c {
+            builder = builder.http2_prior_knowledge();
+        }
+        let client = builder
             .build()
             .map_err(|e| Error::Client { message: chain(&e) })?;
         Ok(Fetcher {
@@ -1005,8 +1052,14 @@ mod tests {
             allow_private: false,
             only: Some(IpAddr::V4(Ipv4Addr::LOCALHOST)),
         };
-        Fetcher::with_guard(FetchLimits::CHECKER, guard, Lookup::System, USER_AGENT)
-            .expect("client")
+        Fetcher::with_guard(
+            FetchLimits::CHECKER,
+            guard,
+            Lookup::System,
+            USER_AGENT,
+            Connections::default(),
+        )
+        .expect("client")
     }
 
     #[tokio::test]

@@ -61,6 +61,7 @@ mod sitemap;
 mod store;
 mod summary;
 mod throttle;
+mod timing;
 
 pub use address::{AddressKind, restricted_kind};
 pub use body::{Bom, Encoding, utf8_body};

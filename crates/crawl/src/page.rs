@@ -2,6 +2,12 @@
 //! redirects (the crawler records a redirect as a link and queues its
 //! target like any other URL), with the fetcher's address guard, time
 //! limit and body limit, and the headers a crawler reads.
+//!
+//! Only an HTML body is read (or a body whose type is not stated, which
+//! may be HTML): for any other `Content-Type` the answer is known by its
+//! status and headers, and the body is not read at all, not even a prefix,
+//! so a site's PDFs and videos are not downloaded. The connection is then
+//! closed (HTTP/1.1) or the stream reset (HTTP/2) by the client.
 
 use std::time::{Duration, Instant, SystemTime};
 
@@ -41,10 +47,25 @@ pub struct PageResponse {
     pub body: Vec<u8>,
     /// Whether the body was longer.
     pub truncated: bool,
+    /// Whether the body was read: not when the `Content-Type` names
+    /// something other than HTML (module docs).
+    pub body_read: bool,
+    /// The `Content-Length` header, as sent.
+    pub content_length: Option<u64>,
+    /// The answer's HTTP version (`HTTP/1.1`, `HTTP/2`).
+    pub http_version: Option<&'static str>,
     /// Body bytes received, before decoding.
     pub wire_bytes: u64,
+    /// The name's lookup, when the request opened a new connection to a
+    /// host name.
+    pub dns: Option<Duration>,
+    /// Opening the connection (lookup, TCP and TLS), when the request
+    /// opened a new one; `None` when it reused one.
+    pub connect: Option<Duration>,
     /// From the request to the answer's head.
     pub ttfb: Option<Duration>,
+    /// From the answer's head to the end of what was read of the body.
+    pub download: Option<Duration>,
     /// From the request to the end of the body.
     pub elapsed: Duration,
 }
@@ -72,10 +93,27 @@ impl PageResponse {
     #[must_use]
     pub fn is_html(&self) -> bool {
         match self.media_type.as_deref() {
-            Some(m) => m == "text/html" || m == "application/xhtml+xml",
-            None => body::looks_like_html(&self.body),
+            Some(m) if !m.is_empty() => is_html_type(m),
+            _ => body::looks_like_html(&self.body),
         }
     }
+}
+
+/// `HTTP/1.1`, `HTTP/2`, as the store writes them.
+fn version_name(version: reqwest::Version) -> &'static str {
+    match version {
+        reqwest::Version::HTTP_09 => "HTTP/0.9",
+        reqwest::Version::HTTP_10 => "HTTP/1.0",
+        reqwest::Version::HTTP_11 => "HTTP/1.1",
+        reqwest::Version::HTTP_2 => "HTTP/2",
+        reqwest::Version::HTTP_3 => "HTTP/3",
+        _ => "HTTP/?",
+    }
+}
+
+/// Whether a media type (in lower case) is HTML.
+fn is_html_type(media_type: &str) -> bool {
+    media_type == "text/html" || media_type == "application/xhtml+xml"
 }
 
 impl Fetcher {
@@ -105,8 +143,14 @@ impl Fetcher {
             retry_after: None,
             body: Vec::new(),
             truncated: false,
+            body_read: false,
+            content_length: None,
+            http_version: None,
             wire_bytes: 0,
+            dns: None,
+            connect: None,
             ttfb: None,
+            download: None,
             elapsed: Duration::ZERO,
         };
         let mut decoder = None;
@@ -133,6 +177,7 @@ impl Fetcher {
             Ok(()) => {}
         }
         page.elapsed = started.elapsed();
+        page.download = page.ttfb.map(|t| page.elapsed.saturating_sub(t));
         Ok(page)
     }
 
@@ -143,7 +188,7 @@ impl Fetcher {
         page: &mut PageResponse,
         decoder: &mut Option<BodyDecoder>,
     ) -> Result<(), Error> {
-        let mut response = self
+        let request = self
             .client()
             .get(url.clone())
             .header(
@@ -151,11 +196,14 @@ impl Fetcher {
                 "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5",
             )
             .header(header::ACCEPT_ENCODING, "gzip, deflate, br")
-            .send()
-            .await
-            .map_err(|e| send_error(url, &e))?;
+            .send();
+        let (sent, timing) = crate::timing::measured(request).await;
+        page.dns = timing.dns;
+        page.connect = timing.connect;
+        let mut response = sent.map_err(|e| send_error(url, &e))?;
         page.ttfb = Some(started.elapsed());
         page.status = Some(response.status().as_u16());
+        page.http_version = Some(version_name(response.version()));
         let headers = response.headers();
         page.location = header_str(headers, header::LOCATION);
         if let Some(ct) = header_str(headers, header::CONTENT_TYPE) {
@@ -175,6 +223,17 @@ impl Fetcher {
         page.refresh = all("refresh").into_iter().next();
         page.retry_after = header_str(headers, header::RETRY_AFTER)
             .map(|raw| RetryAfter::parse(&raw, SystemTime::now()));
+        page.content_length =
+            header_str(headers, header::CONTENT_LENGTH).and_then(|v| v.trim().parse().ok());
+        if page
+            .media_type
+            .as_deref()
+            .is_some_and(|m| !m.is_empty() && !is_html_type(m))
+        {
+            // Not HTML: the headers say all the crawl records.
+            return Ok(());
+        }
+        page.body_read = true;
         let coding = Coding::of(header_str(headers, header::CONTENT_ENCODING).as_deref());
         let d = decoder.insert(BodyDecoder::new(&coding, self.limits().max_bytes));
         let decode_error = |message| Error::Decode {

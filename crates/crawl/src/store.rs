@@ -38,12 +38,34 @@ use rusqlite::{Connection, OptionalExtension, params};
 use crate::error::Error;
 
 /// The version of the schema this code writes and reads.
-pub const SCHEMA_VERSION: u32 = 2;
+pub const SCHEMA_VERSION: u32 = 3;
 
 /// Indexes a crawl builds once, when it ends, rather than row by row while
 /// it writes (name, table and columns): links arrive in source order, so
 /// `links_source` stays cheap to keep, but targets come in any order.
 pub const DEFERRED_INDEXES: &[(&str, &str)] = &[("links_target", "links (target_id)")];
+
+/// The steps from version 1 to [`SCHEMA_VERSION`], in order: the version
+/// a step leads to, its name, its SQL. `SCHEMA` is version 2: a new store
+/// runs the steps after it; an older store is brought up to date when it
+/// is opened.
+const MIGRATIONS: &[(u32, &str, &str)] = &[
+    (
+        2,
+        "robots.txt sources and site verifications",
+        MIGRATE_1_TO_2,
+    ),
+    (
+        3,
+        "pages: fetch details (HTTP version, Content-Length, body read, DNS and connect, download)",
+        "ALTER TABLE pages ADD COLUMN http_version TEXT;
+     ALTER TABLE pages ADD COLUMN content_length INTEGER;
+     ALTER TABLE pages ADD COLUMN body_read INTEGER NOT NULL DEFAULT 1;
+     ALTER TABLE pages ADD COLUMN dns_ms REAL;
+     ALTER TABLE pages ADD COLUMN connect_ms REAL;
+     ALTER TABLE pages ADD COLUMN download_ms REAL;",
+    ),
+];
 
 const SCHEMA: &str = "
 CREATE TABLE meta (
@@ -144,7 +166,6 @@ CREATE TABLE site_verifications (
     verified_at       TEXT NOT NULL,
     token_fingerprint TEXT NOT NULL
 );
-UPDATE meta SET value = '2' WHERE key = 'schema_version';
 ";
 
 /// A URL's state in the store.
@@ -245,6 +266,20 @@ pub struct PageRecord {
     pub refresh: Option<String>,
     /// The `X-Robots-Tag` headers, joined by ` | `.
     pub x_robots_tag: Option<String>,
+    /// The HTTP version of the answer (`HTTP/1.1`, `HTTP/2`).
+    pub http_version: Option<String>,
+    /// The `Content-Length` header, as sent.
+    pub content_length: Option<u64>,
+    /// Whether the body was read: only HTML (or a body of unknown type) is;
+    /// other types are known by their headers.
+    pub body_read: bool,
+    /// The name's lookup, when the request made a new connection to a name.
+    pub dns_ms: Option<f64>,
+    /// Making the connection (lookup, TCP and TLS), when the request made a
+    /// new one; `None` when it reused one.
+    pub connect_ms: Option<f64>,
+    /// From the response's head to the end of what was read of the body.
+    pub download_ms: Option<f64>,
 }
 
 /// One link of a page.
@@ -472,10 +507,12 @@ impl Store {
         store
             .conn
             .execute(
-                "INSERT INTO meta (key, value) VALUES ('schema_version', ?1)",
-                params![SCHEMA_VERSION.to_string()],
+                "INSERT INTO meta (key, value) VALUES ('schema_version', '2')",
+                [],
             )
             .map_err(|e| sqlite(path, "cannot write the schema version", &e))?;
+        let mut store = store;
+        store.migrate(2)?;
         Ok(store)
     }
 
@@ -509,17 +546,14 @@ impl Store {
                 path: path.to_owned(),
                 message: format!("not a botwarden crawl store ({e})"),
             })?;
-        match version.as_deref() {
-            Some(v) if v == SCHEMA_VERSION.to_string() => {
+        let mut store = store;
+        match version.as_deref().map(|v| (v, v.parse::<u32>())) {
+            Some((_, Ok(v))) if (1..=SCHEMA_VERSION).contains(&v) => {
+                store.migrate(v)?;
                 store.build_indexes()?;
                 Ok(store)
             }
-            Some("1") => {
-                store.migrate(MIGRATE_1_TO_2, 1)?;
-                store.build_indexes()?;
-                Ok(store)
-            }
-            Some(v) => Err(Error::Store {
+            Some((v, _)) => Err(Error::Store {
                 path: path.to_owned(),
                 message: format!(
                     "a crawl store of schema version {v}; this botwarden reads version {SCHEMA_VERSION}"
@@ -532,18 +566,26 @@ impl Store {
         }
     }
 
-    /// Upgrades the store from `from` in one transaction.
-    fn migrate(&self, sql: &str, from: u32) -> Result<(), Error> {
-        self.conn
-            .execute_batch(&format!("BEGIN; {sql} COMMIT;"))
-            .map_err(|e| {
-                let _ = self.conn.execute_batch("ROLLBACK;");
-                sqlite(
-                    &self.path,
-                    &format!("cannot upgrade the store from schema version {from}"),
-                    &e,
-                )
-            })
+    /// Brings a store of version `from` up to [`SCHEMA_VERSION`], each step
+    /// in its own transaction with the version it leads to.
+    fn migrate(&mut self, from: u32) -> Result<(), Error> {
+        for (to, name, sql) in MIGRATIONS.iter().filter(|(to, _, _)| *to > from) {
+            let what = format!("cannot update the schema to version {to} ({name})");
+            let tx = self
+                .conn
+                .transaction()
+                .map_err(|e| sqlite(&self.path, &what, &e))?;
+            tx.execute_batch(sql)
+                .and_then(|()| {
+                    tx.execute(
+                        "UPDATE meta SET value = ?1 WHERE key = 'schema_version'",
+                        params![to.to_string()],
+                    )
+                })
+                .and_then(|_| tx.commit())
+                .map_err(|e| sqlite(&self.path, &what, &e))?;
+        }
+        Ok(())
     }
 
     /// WAL, `synchronous = NORMAL`, and a page cache of 64 MiB (SQLite's
@@ -657,9 +699,10 @@ impl Store {
                 .prepare_cached(
                     "INSERT OR REPLACE INTO pages (url_id, fetched_at, status, error, elapsed_ms,
                      ttfb_ms, bytes, truncated, content_type, charset, content_hash, title,
-                     noindex, nofollow, canonical, location, refresh, x_robots_tag)
+                     noindex, nofollow, canonical, location, refresh, x_robots_tag,
+                     http_version, content_length, body_read, dns_ms, connect_ms, download_ms)
                      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15,
-                     ?16, ?17, ?18)",
+                     ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24)",
                 )
                 .map_err(err("cannot prepare"))?;
             for p in &batch.pages {
@@ -682,6 +725,12 @@ impl Store {
                     p.location,
                     p.refresh,
                     p.x_robots_tag,
+                    p.http_version,
+                    p.content_length.map(to_i64),
+                    p.body_read,
+                    p.dns_ms,
+                    p.connect_ms,
+                    p.download_ms,
                 ])
                 .map_err(err("cannot store a page"))?;
             }
@@ -1127,7 +1176,7 @@ CREATE TABLE throttle_events (
         let mut store = Store::open(&path).expect("upgraded");
         assert_eq!(
             store.meta("schema_version").expect("meta").as_deref(),
-            Some("2")
+            Some(SCHEMA_VERSION.to_string().as_str())
         );
         let source: String = store
             .connection()
@@ -1147,7 +1196,7 @@ CREATE TABLE throttle_events (
             })
             .expect("write a verification");
         drop(store);
-        // Opened again, it is a version 2 store with its row.
+        // Opened again, it is a store of this version with its row.
         let store = Store::open(&path).expect("reopened");
         let n: i64 = store
             .connection()
@@ -1175,6 +1224,65 @@ CREATE TABLE throttle_events (
             .expect("other store");
         let err = Store::open(&other).expect_err("newer version");
         assert!(err.to_string().contains("version 99"), "{err}");
+    }
+
+    #[test]
+    fn a_version_1_store_gains_the_fetch_details_when_opened() {
+        let dir = TempDir::new("migrate");
+        let path = dir.0.join("crawl.db");
+        Connection::open(&path)
+            .and_then(|c| {
+                c.execute_batch(SCHEMA_V1)?;
+                c.execute_batch(
+                    "INSERT INTO meta VALUES ('schema_version', '1');
+                     INSERT INTO urls VALUES (1, 'https://example.com/', 0, 'seed', 'fetched', NULL, NULL);
+                     INSERT INTO pages (url_id, fetched_at, status, elapsed_ms, bytes, truncated)
+                     VALUES (1, '2026-11-23T19:00:00Z', 200, 5.0, 10, 0);",
+                )
+            })
+            .expect("a version 1 store");
+        let mut store = Store::open(&path).expect("open");
+        assert_eq!(
+            store.meta("schema_version").expect("meta").as_deref(),
+            Some(SCHEMA_VERSION.to_string().as_str())
+        );
+        // The page fetched before keeps its facts; its body was read.
+        let (read, version): (bool, Option<String>) = store
+            .connection()
+            .query_row("SELECT body_read, http_version FROM pages", [], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .expect("page");
+        assert_eq!((read, version), (true, None));
+        store
+            .write(&Batch {
+                new_urls: vec![url(2, "https://example.com/a.pdf", UrlState::Fetched)],
+                pages: vec![PageRecord {
+                    url_id: 2,
+                    fetched_at: "2026-11-23T19:00:01Z".into(),
+                    status: Some(200),
+                    http_version: Some("HTTP/2".into()),
+                    content_length: Some(1 << 30),
+                    body_read: false,
+                    connect_ms: Some(1.5),
+                    ..PageRecord::default()
+                }],
+                ..Batch::default()
+            })
+            .expect("write");
+        drop(store);
+        // Opening again changes nothing.
+        let store = Store::open(&path).expect("reopen");
+        let row: (String, i64, bool, Option<f64>) = store
+            .connection()
+            .query_row(
+                "SELECT http_version, content_length, body_read, connect_ms FROM pages
+                 WHERE url_id = 2",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+            )
+            .expect("page");
+        assert_eq!(row, ("HTTP/2".to_owned(), 1 << 30, false, Some(1.5)));
     }
 }
 

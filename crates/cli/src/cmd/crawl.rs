@@ -8,10 +8,10 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use botwarden_crawl::{
-    CrawlConfig, CrawlerKind, DEFAULT_INFO_URL, ExportFormat, ExportTable, Fetcher, FrontierConfig,
-    Identity, Network, Operator, OwnershipCheck, Platform, Scope, Simulation, SiteKey, StopSignal,
-    Store, Summary, ThrottleConfig, Verification, crawl, ranges_json, registry_entry, robots_lines,
-    verify_site,
+    CrawlConfig, CrawlerKind, DEFAULT_INFO_URL, ExportFormat, ExportTable, Fetcher, FetcherBuilder,
+    FrontierConfig, Identity, Network, Operator, OwnershipCheck, Platform, Scope, Simulation,
+    SiteKey, StopSignal, Store, Summary, ThrottleConfig, Verification, crawl, ranges_json,
+    registry_entry, robots_lines, verify_site,
 };
 use botwarden_robots::{Profile, TokenChain};
 use clap::{ArgGroup, Args, Subcommand, ValueEnum};
@@ -113,6 +113,15 @@ pub(crate) struct CrawlArgs {
     /// Bytes of a page kept, after decompression.
     #[arg(long, value_name = "N", default_value_t = 10 * 1024 * 1024)]
     max_bytes: usize,
+    /// Open a new connection for every request (default: reuse them), so
+    /// that the pages' timings compare: each includes the lookup and the
+    /// TCP and TLS handshakes.
+    #[arg(long)]
+    fresh_connections: bool,
+    /// Speak HTTP/2 from the first byte to http:// URLs (h2c with prior
+    /// knowledge). Over https HTTP/2 is used whenever the server offers it.
+    #[arg(long)]
+    http2_prior_knowledge: bool,
     /// The name server that resolves the site's names (ADDR:PORT).
     #[arg(long, value_name = "ADDR:PORT")]
     nameserver: Option<SocketAddr>,
@@ -322,20 +331,21 @@ fn site_key(file: Option<&PathBuf>) -> Result<SiteKey> {
     SiteKey::new(&secret).map_err(|e| anyhow::anyhow!("{place}: {e}"))
 }
 
+/// A fetcher as every crawl command sets it up; the caller adds its own
+/// settings and builds it.
 fn fetcher_for(
     identity: &Identity,
     allow_private: bool,
     timeout: u64,
     max_bytes: usize,
     nameserver: Option<SocketAddr>,
-) -> Result<Fetcher> {
+) -> Result<FetcherBuilder> {
     Ok(Fetcher::builder()
         .user_agent(identity.user_agent())
         .allow_private(allow_private)
         .timeout(Duration::from_secs(timeout.max(1)))
         .max_bytes(max_bytes)
-        .nameserver(nameserver)
-        .build()?)
+        .nameserver(nameserver))
 }
 
 fn runtime() -> Result<tokio::runtime::Runtime> {
@@ -376,7 +386,8 @@ fn verify_site_command(args: &VerifySiteArgs) -> Result<ExitCode> {
             args.timeout,
             1024 * 1024,
             args.nameserver,
-        )?;
+        )?
+        .build()?;
         let rt = runtime()?;
         let v = rt.block_on(verify_site(&fetcher, &key, &url, true))?;
         rt.shutdown_background();
@@ -619,7 +630,10 @@ fn run_crawl(args: &CrawlArgs) -> Result<ExitCode> {
         args.timeout,
         args.max_bytes,
         args.nameserver,
-    )?;
+    )?
+    .fresh_connections(args.fresh_connections)
+    .http2_prior_knowledge(args.http2_prior_knowledge)
+    .build()?;
     let runtime = runtime()?;
     let config = CrawlConfig {
         simulation: simulation(args, &start, &fetcher, &runtime)?,

@@ -824,3 +824,34 @@ fn the_essential_crawler_obeys_its_own_group_then_the_star() {
     assert_eq!(code, 2, "{stderr}");
     assert!(stderr.contains("--as"), "{stderr}");
 }
+
+#[test]
+fn fresh_connections_store_each_pages_version_and_timings() {
+    let addr = serve(site);
+    let dir = TempFile::new("placeholder", b"");
+    let db = dir.path.with_file_name("fresh.db");
+    let url = format!("http://{addr}/");
+    let args = [
+        "crawl",
+        &url,
+        "--db",
+        db.to_str().expect("UTF-8 path"),
+        "--allow-private",
+        "--fresh-connections",
+        "--format",
+        "json",
+    ];
+    let (code, v, stderr) = crawl(&args);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(v["urls"]["fetched"], 3, "{v}");
+    let c = rusqlite::Connection::open(&db).expect("open the store");
+    let (pages, http11, connected, downloaded): (i64, i64, i64, i64) = c
+        .query_row(
+            "SELECT count(*), count(*) FILTER (WHERE http_version = 'HTTP/1.1'),
+                    count(connect_ms), count(download_ms) FROM pages",
+            [],
+            |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?, r.get(3)?)),
+        )
+        .expect("counts");
+    assert_eq!((http11, connected, downloaded), (pages, pages, pages));
+}

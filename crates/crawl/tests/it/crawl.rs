@@ -71,10 +71,10 @@ async fn site() -> (Server, Arc<Mutex<BTreeMap<String, usize>>>) {
 /// A URL, then each reading's answer and deciding line.
 type Decided = (String, bool, Option<u32>, bool, Option<u32>);
 
-struct TempStore(PathBuf);
+pub(crate) struct TempStore(PathBuf);
 
 impl TempStore {
-    fn new(name: &str) -> TempStore {
+    pub(crate) fn new(name: &str) -> TempStore {
         let dir =
             std::env::temp_dir().join(format!("botwarden-crawl-{}-{name}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);
@@ -82,7 +82,7 @@ impl TempStore {
         TempStore(dir)
     }
 
-    fn db(&self) -> PathBuf {
+    pub(crate) fn db(&self) -> PathBuf {
         self.0.join("crawl.db")
     }
 }
@@ -93,7 +93,7 @@ impl Drop for TempStore {
     }
 }
 
-fn config() -> CrawlConfig {
+pub(crate) fn config() -> CrawlConfig {
     CrawlConfig {
         throttle: ThrottleConfig {
             max_parallel: 2,
@@ -124,7 +124,7 @@ pub(crate) async fn crawl_all(
     .expect("the crawl runs")
 }
 
-fn fetcher() -> Fetcher {
+pub(crate) fn fetcher() -> Fetcher {
     Fetcher::builder()
         .allow_private(true)
         .timeout(Duration::from_secs(10))
@@ -338,136 +338,6 @@ async fn a_stopped_crawl_resumes_and_fetches_nothing_twice() {
         };
         assert_eq!(*n, want, "{path} requested {n} times");
     }
-}
-
-/// One change of the throttle as the store holds it: request, indicators,
-/// direction, delay before and after (ms), parallelism before and after.
-type Change = (u64, u32, String, u64, u64, u32, u32);
-
-#[tokio::test]
-async fn throttling_follows_the_seeds_rule_step_by_step() {
-    // 300 pages linked from the home page; the first ten answer 500.
-    let server = Server::start(|asked| {
-        if asked.path == "/robots.txt" {
-            return Reply::text("User-agent: *\nAllow: /\n");
-        }
-        if asked.path == "/" {
-            let links: String = (0..300)
-                .map(|i| format!("<a href=\"/p/{i}\">{i}</a>"))
-                .collect();
-            return html(&links);
-        }
-        match asked
-            .path
-            .strip_prefix("/p/")
-            .and_then(|n| n.parse::<u32>().ok())
-        {
-            Some(n) if n < 10 => Reply::new(500),
-            Some(_) => html("<p>page</p>"),
-            None => Reply::new(404),
-        }
-    })
-    .await;
-    let tmp = TempStore::new("throttle");
-    let store = Store::create(&tmp.db()).expect("store");
-    let start = Url::parse(&server.url("/")).expect("url");
-    // The seed's counts (a window of 100, applied every 10 requests, 10 or
-    // more indicators slower, 4 or fewer faster, parallelism -2 / +1 at most
-    // once per window); the delay steps are a tenth of the seed's
-    // (10 ms / 5 ms instead of 100 ms / 50 ms) to keep the test short; the
-    // unit tests of the rule use the seed's.
-    let cfg = CrawlConfig {
-        throttle: ThrottleConfig {
-            max_parallel: 3,
-            slower: Duration::from_millis(10),
-            faster: Duration::from_millis(5),
-            ..ThrottleConfig::default()
-        },
-        ..CrawlConfig::default()
-    };
-    let (store, end) = crawl_all(&start, &cfg, &fetcher(), store, false).await;
-    assert_eq!(end.fetched, 301);
-    let mut st = store
-        .connection()
-        .prepare(
-            "SELECT request, indicators, direction, delay_ms_before, delay_ms_after,
-                    parallel_before, parallel_after FROM throttle_events ORDER BY id",
-        )
-        .expect("query");
-    let changes: Vec<Change> = st
-        .query_map([], |r| {
-            Ok((
-                r.get(0)?,
-                r.get(1)?,
-                r.get(2)?,
-                r.get(3)?,
-                r.get(4)?,
-                r.get(5)?,
-                r.get(6)?,
-            ))
-        })
-        .expect("rows")
-        .map(|r| r.expect("row"))
-        .collect();
-    // Requests 1-10: 9 indicators, nothing changes. From request 20 to 100
-    // the window holds all ten: 10 ms slower each time, and at the first
-    // change 2 fewer in parallel (3 → 1).
-    let mut want: Vec<Change> = (0..9u64)
-        .map(|k| {
-            let parallel = if k == 0 { (3, 1) } else { (1, 1) };
-            (
-                20 + 10 * k,
-                10,
-                "slower".to_owned(),
-                10 * k,
-                10 * k + 10,
-                parallel.0,
-                parallel.1,
-            )
-        })
-        .collect();
-    // From request 110 the errors have left the window: 5 ms faster each
-    // time; one more in parallel at 120 and at 220 (a window after the
-    // last change each), up to the maximum.
-    let mut delay: u64 = 90;
-    let mut parallel: u32 = 1;
-    for request in (110..=300).step_by(10) {
-        if delay == 0 && parallel == 3 {
-            break;
-        }
-        let next_parallel = if request == 120 || request == 220 {
-            parallel + 1
-        } else {
-            parallel
-        };
-        let next_delay = delay.saturating_sub(5);
-        want.push((
-            request,
-            0,
-            "faster".to_owned(),
-            delay,
-            next_delay,
-            parallel,
-            next_parallel,
-        ));
-        delay = next_delay;
-        parallel = next_parallel;
-    }
-    // The number of indicators of a faster step may be 0 or 1 (the last
-    // error may be answered after a later success): compare the rest.
-    let strip = |c: &[Change]| -> Vec<Change> {
-        c.iter()
-            .map(|x| {
-                let ind = if x.2 == "faster" { 0 } else { x.1 };
-                (x.0, ind, x.2.clone(), x.3, x.4, x.5, x.6)
-            })
-            .collect()
-    };
-    assert_eq!(strip(&changes), want);
-    assert!(
-        changes.iter().filter(|c| c.2 == "faster").all(|c| c.1 <= 4),
-        "{changes:?}"
-    );
 }
 
 #[tokio::test]

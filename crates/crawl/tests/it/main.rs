@@ -2,16 +2,22 @@
 //! each test starts on 127.0.0.1. No test sends traffic anywhere else, and
 //! none asserts a timing.
 
+mod availability;
+mod connections;
 mod content;
 mod crawl;
 mod failures;
+mod faults;
+mod large;
 mod nginx_site;
 mod ownership;
 mod redirects;
 mod robots;
+mod robustness;
 mod safety;
 mod server;
 mod statuses;
+mod throttling;
 
 use botwarden_crawl::{FetchReport, Fetcher, FetcherBuilder};
 use botwarden_robots::{AvailabilityPolicy, FetchOutcome};
