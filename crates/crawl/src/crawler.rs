@@ -43,7 +43,8 @@
 //! Stopping ([`StopSignal`]) schedules nothing more and waits for the
 //! requests in flight; every result is written before the crawl returns.
 //! A crawl that was killed resumes from its store: only the requests that
-//! were in flight are made again.
+//! were in flight, and those answered in the last [`COMMIT_WINDOW`]
+//! (20 ms) before the kill, are made again.
 
 use std::collections::HashMap;
 use std::fmt::Write as _;
@@ -213,6 +214,11 @@ struct Host {
     next_start: Instant,
     paused_until: Instant,
 }
+
+/// How long the writer gathers answers before it commits them: the
+/// answers of this last moment are, with the requests in flight, what a
+/// crawl killed outright asks again when it resumes.
+pub const COMMIT_WINDOW: Duration = Duration::from_millis(20);
 
 struct Done {
     q: Queued,
@@ -471,9 +477,15 @@ pub async fn crawl(
         let mut store = store;
         store.defer_indexes()?;
         while let Ok(mut b) = rx.recv() {
-            // Join whatever else is waiting into one transaction.
-            while let Ok(more) = rx.try_recv() {
-                merge(&mut b, more);
+            // Join what arrives within COMMIT_WINDOW into one transaction:
+            // each commit rewrites the pages it touched, so a transaction
+            // per answer would write the same pages again and again.
+            let due = std::time::Instant::now() + COMMIT_WINDOW;
+            while let Some(left) = due.checked_duration_since(std::time::Instant::now()) {
+                match rx.recv_timeout(left) {
+                    Ok(more) => merge(&mut b, more),
+                    Err(_) => break,
+                }
             }
             store.write(&b)?;
         }
