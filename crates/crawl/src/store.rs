@@ -1313,7 +1313,8 @@ impl ExportTable {
                 "SELECT u.url, u.depth, u.found_by, p.fetched_at, p.status, p.error,
                         p.elapsed_ms, p.ttfb_ms, p.bytes, p.truncated, p.content_type, p.charset,
                         p.content_hash, p.title, p.noindex, p.nofollow, p.canonical, p.location,
-                        p.refresh, p.x_robots_tag
+                        p.refresh, p.x_robots_tag, p.http_version, p.content_length,
+                        p.body_read, p.dns_ms, p.connect_ms, p.download_ms
                  FROM pages p JOIN urls u ON u.id = p.url_id ORDER BY u.id"
             }
             ExportTable::Links => {

@@ -343,7 +343,10 @@ fn export_writes_pages_links_and_redirects() {
     assert!(
         lines
             .next()
-            .is_some_and(|h| h.starts_with("url,depth,found_by,fetched_at,status")),
+            .is_some_and(|h| h.starts_with("url,depth,found_by,fetched_at,status")
+                && h.ends_with(
+                    ",http_version,content_length,body_read,dns_ms,connect_ms,download_ms"
+                )),
         "{csv}"
     );
     assert_eq!(lines.count(), 3, "{csv}");
