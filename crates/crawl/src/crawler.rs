@@ -1173,6 +1173,15 @@ fn handle(
         download_ms: page.download.map(|t| t.as_secs_f64() * 1e3),
         ..PageRecord::default()
     };
+    // A page of the simulated site is read for the simulated chain's meta
+    // names and X-Robots-Tag prefixes (`<meta name="googlebot">`).
+    let origin = origin_key(&page.url);
+    let chain = config
+        .simulation
+        .as_ref()
+        .filter(|s| s.site().origin() == origin)
+        .and_then(|s| s.tokens.as_ref())
+        .unwrap_or(chain);
     let mut directives = PageDirectives::new();
     for value in &page.x_robots_tag {
         directives.add_header(value, chain.tokens());

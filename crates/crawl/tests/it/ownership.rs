@@ -506,3 +506,56 @@ async fn a_simulated_reading_keeps_the_sites_crawl_delay() {
         "{delays:?}"
     );
 }
+
+#[tokio::test]
+async fn a_simulated_chain_reads_its_own_meta_names() {
+    // `<meta name="googlebot" content="nofollow">` binds a crawl reading as
+    // googlebot, not botwarden's own.
+    let server = Server::start(|asked| {
+        let token = token_for(asked);
+        match asked.path {
+            "/robots.txt" => Reply::text("User-agent: *\nAllow: /\n"),
+            p if p == format!("/botwarden-{token}.txt") => Reply::text(token),
+            "/" => html(
+                r#"<head><meta name="googlebot" content="nofollow"></head><body><a href="/b">b</a></body>"#,
+            ),
+            "/b" => html("<p>b</p>"),
+            _ => Reply::new(404),
+        }
+    })
+    .await;
+    let run = |sim: Option<Simulation>, name: &'static str| {
+        let server = &server;
+        async move {
+            let config = CrawlConfig {
+                simulation: sim,
+                ..CrawlConfig::default()
+            };
+            let tmp = TempStore::new(name);
+            let store = Store::create(&tmp.db()).expect("store");
+            let (store, _) = crawl(
+                &url(server),
+                &config,
+                &fetcher(),
+                store,
+                false,
+                &StopSignal::new(),
+                |_| {},
+            )
+            .await
+            .expect("the crawl runs");
+            store
+                .connection()
+                .query_row(
+                    "SELECT state || ' ' || coalesce(skip_reason, '') FROM urls WHERE url LIKE '%/b'",
+                    [],
+                    |r| r.get::<_, String>(0),
+                )
+                .expect("/b")
+        }
+    };
+    assert_eq!(run(None, "own-chain").await, "fetched ");
+    let mut sim = Simulation::new(verified(&server).await);
+    sim.tokens = Some(TokenChain::parse("googlebot"));
+    assert_eq!(run(Some(sim), "googlebot-chain").await, "skipped nofollow");
+}
