@@ -52,25 +52,40 @@ pub fn path_of(url: &str) -> Cow<'_, str> {
 const PATH_OR_FRAGMENT: [u8; 4] = [b'/', b'?', b';', b'#'];
 
 /// The first of four bytes in `bytes` at or after `from`, eight bytes at a
-/// time: URLs are short, so this beats setting up a vector search.
+/// time: URLs are short, so this beats setting up a vector search. The
+/// last bytes are read as the word that ends the slice, so no byte loop
+/// runs unless the whole slice is shorter than a word.
 #[inline]
 fn first_of(bytes: &[u8], mut from: usize, needles: [u8; 4]) -> Option<usize> {
     const ONES: u64 = 0x0101_0101_0101_0101;
-    let zero = |x: u64| x.wrapping_sub(ONES) & !x & (ONES << 7);
+    const LOW: u64 = ONES * 0x7F;
+    // A bit at the top of each byte of `x` that is zero: exact, since no
+    // carry crosses a byte.
+    let zero = |x: u64| !(((x & LOW) + LOW) | x | LOW);
     let [a, b, c, d] = needles.map(|n| ONES * u64::from(n));
-    while let Some(chunk) = bytes.get(from..from + 8) {
+    let hits = |w: u64| zero(w ^ a) | zero(w ^ b) | zero(w ^ c) | zero(w ^ d);
+    let word = |at: usize| {
         let mut word = [0u8; 8];
-        word.copy_from_slice(chunk);
-        let w = u64::from_le_bytes(word);
-        // The lowest set bit is the first match (higher ones may be false).
-        let hits = zero(w ^ a) | zero(w ^ b) | zero(w ^ c) | zero(w ^ d);
-        if hits != 0 {
-            return Some(from + (hits.trailing_zeros() / 8) as usize);
+        word.copy_from_slice(&bytes[at..at + 8]);
+        u64::from_le_bytes(word)
+    };
+    while from + 8 <= bytes.len() {
+        let h = hits(word(from));
+        if h != 0 {
+            return Some(from + (h.trailing_zeros() / 8) as usize);
         }
         from += 8;
     }
-    bytes
-        .get(from..)?
+    if from >= bytes.len() {
+        return None;
+    }
+    if bytes.len() >= 8 {
+        // The word ending the slice, less the bytes before `from`.
+        let start = bytes.len() - 8;
+        let h = hits(word(start)) & (u64::MAX << (8 * (from - start)));
+        return (h != 0).then(|| start + (h.trailing_zeros() / 8) as usize);
+    }
+    bytes[from..]
         .iter()
         .position(|x| needles.contains(x))
         .map(|i| from + i)

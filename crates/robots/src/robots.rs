@@ -736,19 +736,32 @@ impl RobotMatcher {
     /// Whether the robot may fetch `url` (a full URL or a path).
     #[must_use]
     pub fn is_allowed(&self, url: &str) -> bool {
-        self.check(url).allowed
+        // The deciding rule's index is not asked for: it stays local.
+        self.decide_path(path_of(url).as_bytes(), false).allowed
     }
 
     /// The decision for a path that is already the path, parameters and
     /// query of a URL (as [`path_of`] gives), not yet normalised.
     #[must_use]
     pub fn check_path(&self, path: &[u8]) -> Decision {
+        self.decide_path(path, true)
+    }
+
+    /// The decision for `path`, with the deciding rule known by its index
+    /// in a full compile when `full` is set (by its index in this
+    /// matcher's tables otherwise).
+    #[inline]
+    fn decide_path(&self, path: &[u8], full: bool) -> Decision {
         let tables = &self.tables;
         let set = self.set.as_ref();
         decide(&self.profile, set, path, |set, path| {
             set.decide(tables.text.as_bytes(), &tables.rules, path)
                 .map(|v| Verdict {
-                    rule: self.full_index(v.rule),
+                    rule: if full {
+                        self.full_index(v.rule)
+                    } else {
+                        v.rule
+                    },
                     ..v
                 })
         })

@@ -149,6 +149,8 @@ pub(crate) struct WildEntry {
     /// passed over without reading the rule.
     rank: u64,
     rule: u32,
+    /// The rule's pattern in the text arena.
+    pattern: Range32,
     /// One bit per literal byte of the pattern (`b & 63`).
     mask: u64,
 }
@@ -335,6 +337,7 @@ pub(crate) fn build_set(
             index.wild.push(WildEntry {
                 rank,
                 rule: id,
+                pattern: rules[id as usize].pattern,
                 mask,
             });
         }
@@ -397,15 +400,19 @@ pub(crate) fn decide(
     let heads = set.prefix.of(&index.heads);
     let k = deepest(text, entries, heads, path)?;
     let mut best = Some(entries[k].best).filter(|&b| b != NONE);
+    if !entries[k].wild_on_chain() {
+        return best.map(|rule| verdict(rules, rule, set.order));
+    }
     let mut best_rank = best.map(|b| rules[b as usize].rank_key(set.order));
     // The wildcard rules that can match are those of the entries on the
     // chain: their literal part before the first `*` is a prefix of the
-    // path.
+    // path, so matching starts after it.
     let mut path_mask = None;
-    let mut next = Some(k).filter(|&k| entries[k].wild_on_chain());
+    let mut next = Some(k);
     while let Some(k) = next {
         let end = entries.get(k + 1).map_or(set.wild.end, |e| e.wild);
         let wild = &index.wild[entries[k].wild as usize..end as usize];
+        let from = entries[k].bytes.len();
         for w in wild {
             if best_rank.is_some_and(|b| w.rank <= b) {
                 break;
@@ -416,7 +423,8 @@ pub(crate) fn decide(
                     continue;
                 }
             }
-            if wild_match(pattern(text, &rules[w.rule as usize]), path) {
+            let pat = &text[w.pattern.start as usize..w.pattern.end as usize];
+            if wild_match(&pat[from..], &path[from..]) {
                 best = Some(w.rule);
                 best_rank = Some(w.rank);
                 break;
@@ -452,6 +460,58 @@ fn head_be(bytes: &[u8]) -> u128 {
     u128::from_be_bytes(b)
 }
 
+/// How many of the first bytes of `a` and `b` are equal, eight at a time
+/// (patterns and paths are short: an inline loop beats a call to
+/// `memcmp`).
+#[inline]
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    let n = a.len().min(b.len());
+    let (a, b) = (&a[..n], &b[..n]);
+    let mut i = 0;
+    for (x, y) in a.chunks_exact(8).zip(b.chunks_exact(8)) {
+        let x = u64::from_le_bytes(x.try_into().unwrap_or_default());
+        let y = u64::from_le_bytes(y.try_into().unwrap_or_default());
+        if x != y {
+            return i + ((x ^ y).trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    i + a[i..]
+        .iter()
+        .zip(&b[i..])
+        .take_while(|(x, y)| x == y)
+        .count()
+}
+
+/// Whether `a` sorts at or before `b`, byte by byte.
+#[inline]
+fn not_after(a: &[u8], b: &[u8]) -> bool {
+    let c = common_prefix(a, b);
+    match (a.get(c), b.get(c)) {
+        (None, _) => true,
+        (Some(_), None) => false,
+        (Some(x), Some(y)) => x < y,
+    }
+}
+
+/// How many heads are below `head`: a binary search whose steps do not
+/// branch on the comparison, so that it costs no mispredictions.
+#[inline]
+fn heads_below(heads: &[u128], head: u128) -> usize {
+    if heads.is_empty() {
+        return 0;
+    }
+    let mut base = 0;
+    let mut size = heads.len();
+    while size > 1 {
+        let half = size / 2;
+        let mid = base + half;
+        base = if heads[mid] < head { mid } else { base };
+        size -= half;
+    }
+    base + usize::from(heads[base] < head)
+}
+
 /// The deepest entry whose bytes are a prefix of `path`.
 fn deepest(text: &[u8], entries: &[PrefixEntry], heads: &[u128], path: &[u8]) -> Option<usize> {
     let bytes = |e: &PrefixEntry| &text[e.bytes.start as usize..e.bytes.end as usize];
@@ -459,7 +519,7 @@ fn deepest(text: &[u8], entries: &[PrefixEntry], heads: &[u128], path: &[u8]) ->
     // path's are before it, above it after; only those with the same head
     // need their bytes compared.
     let head = head_be(path);
-    let below = heads.partition_point(|&h| h < head);
+    let below = heads_below(heads, head);
     // Most paths share their head with no entry or a few: gallop over
     // the run of equal heads rather than search the rest of the array.
     let same = match heads.get(below) {
@@ -474,16 +534,29 @@ fn deepest(text: &[u8], entries: &[PrefixEntry], heads: &[u128], path: &[u8]) ->
         }
         _ => 0,
     };
-    let found = below + entries[below..below + same].partition_point(|e| bytes(e) <= path);
+    let found = if same == 0 {
+        below
+    } else {
+        below + entries[below..below + same].partition_point(|e| not_after(bytes(e), path))
+    };
     let mut k = found.checked_sub(1)?;
-    let pat = bytes(&entries[k]);
-    if path.starts_with(pat) {
+    let len = entries[k].bytes.len();
+    // How much of the entry the path shares. Heads that differ settle it
+    // without reading the entry's bytes: the equal leading bytes of the
+    // two heads, within both lengths. So does an equal head when the
+    // entry has no more than sixteen bytes.
+    let x = heads[k] ^ head;
+    let common = if x != 0 || len <= 16 {
+        ((x.leading_zeros() / 8) as usize).min(len).min(path.len())
+    } else {
+        common_prefix(bytes(&entries[k]), path)
+    };
+    if common >= len {
         return Some(k);
     }
-    // Every entry that is a prefix of the path is a prefix of `pat` no
+    // Every entry that is a prefix of the path is a prefix of this one no
     // longer than their common prefix: walk up to the first such
     // ancestor.
-    let common = pat.iter().zip(path).take_while(|(a, b)| a == b).count();
     loop {
         k = entries[k].parent()?;
         if entries[k].bytes.len() <= common {
