@@ -6,7 +6,7 @@ use std::borrow::Cow;
 use crate::parse::{LineKind, RobotsTxt};
 use crate::path::{normalize_path, path_of};
 use crate::profile::{AgentMatch, Profile};
-use crate::ruleset::{LazySet, Range32, Rule, RuleSet, Tables, Verdict};
+use crate::ruleset::{LazySet, Range32, Rule, RuleSet, Tables};
 use crate::token::TokenChain;
 use crate::values::{CleanParam, RequestRate, VisitTime};
 
@@ -600,7 +600,11 @@ impl<'r> Matcher<'r> {
     pub fn check_path(&self, path: &[u8]) -> Decision {
         let tables = &self.robots.tables;
         decide(&self.robots.profile, self.set, path, |set, path| {
-            tables.decide(set, path)
+            tables.decide(set, path).map(|v| Hit {
+                allowed: v.allowed,
+                rule: v.rule,
+                line: tables.rules[v.rule as usize].line,
+            })
         })
     }
 
@@ -623,15 +627,22 @@ impl<'r> Matcher<'r> {
     }
 }
 
+/// The rule that decides a path, as [`decide`] is told it.
+struct Hit {
+    allowed: bool,
+    /// The index the rule is known by.
+    rule: u32,
+    line: u32,
+}
+
 /// The decision for `path` under `set` (`None`: no group applies), whose
-/// verdict `verdict` gives with the path normalised; a verdict's rule is
-/// the index a rule is known by.
+/// deciding rule `verdict` gives with the path normalised.
 #[inline]
 fn decide<S>(
     profile: &Profile,
     set: Option<S>,
     path: &[u8],
-    verdict: impl Fn(S, &[u8]) -> Option<Verdict>,
+    verdict: impl Fn(S, &[u8]) -> Option<Hit>,
 ) -> Decision {
     if profile.robots_txt_allowed && is_robots_txt(path) {
         return Decision {
@@ -747,23 +758,29 @@ impl RobotMatcher {
         self.decide_path(path, true)
     }
 
-    /// The decision for `path`, with the deciding rule known by its index
-    /// in a full compile when `full` is set (by its index in this
-    /// matcher's tables otherwise).
+    /// The decision for `path`. With `reason` set, the deciding rule is
+    /// known by its index in a full compile, with its line; without, only
+    /// `allowed` is to be read (the rules are not looked up, so that an
+    /// answer reads the set's index and nothing else).
     #[inline]
-    fn decide_path(&self, path: &[u8], full: bool) -> Decision {
+    fn decide_path(&self, path: &[u8], reason: bool) -> Decision {
         let tables = &self.tables;
         let set = self.set.as_ref();
         decide(&self.profile, set, path, |set, path| {
-            set.decide(tables.text.as_bytes(), &tables.rules, path)
-                .map(|v| Verdict {
-                    rule: if full {
-                        self.full_index(v.rule)
-                    } else {
-                        v.rule
-                    },
-                    ..v
-                })
+            let v = set.decide(tables.text.as_bytes(), &tables.rules, path)?;
+            Some(if reason {
+                Hit {
+                    allowed: v.allowed,
+                    rule: self.full_index(v.rule),
+                    line: tables.rules[v.rule as usize].line,
+                }
+            } else {
+                Hit {
+                    allowed: v.allowed,
+                    rule: v.rule,
+                    line: 0,
+                }
+            })
         })
     }
 
