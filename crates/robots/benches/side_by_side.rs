@@ -455,17 +455,7 @@ fn median_by_file(
     while at < queries.len() {
         let file = queries[at].0;
         let n = queries[at..].iter().take_while(|q| q.0 == file).count();
-        // The file's URLs are read before its timer starts: bringing a
-        // question in from a store of 114,133 separate strings is not
-        // answering it (a caller holds the URL it asks about), and on a
-        // cold cache that read alone costs as much as half an answer.
         let group = &queries[at..at + n];
-        black_box(
-            group
-                .iter()
-                .map(|(_, url)| url.bytes().fold(0u8, u8::wrapping_add))
-                .fold(0u8, u8::wrapping_add),
-        );
         let t = Instant::now();
         let mut allowed = 0;
         for (i, url) in group {
