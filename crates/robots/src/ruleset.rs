@@ -179,8 +179,6 @@ pub(crate) struct WildEntry {
     rank: u64,
     /// The rule, with `ALLOWED` set when it allows.
     rule: u32,
-    /// The rule's pattern in the text arena.
-    pattern: Range32,
     /// One bit per literal byte of the pattern (`b & 63`).
     mask: u64,
 }
@@ -365,7 +363,6 @@ pub(crate) fn build_set(
             index.wild.push(WildEntry {
                 rank,
                 rule: with_allowed(rules, id, order),
-                pattern: rules[id as usize].pattern,
                 mask,
             });
         }
@@ -458,7 +455,7 @@ pub(crate) fn decide(
                     continue;
                 }
             }
-            let pat = &text[w.pattern.start as usize..w.pattern.end as usize];
+            let pat = pattern(text, &rules[(w.rule & !ALLOWED) as usize]);
             if wild_match(&pat[from..], &path[from..]) {
                 best = Some(w.rule);
                 best_rank = Some(w.rank);
