@@ -6,7 +6,7 @@ use std::borrow::Cow;
 use crate::parse::{LineKind, RobotsTxt};
 use crate::path::{normalize_path, path_of};
 use crate::profile::{AgentMatch, Profile};
-use crate::ruleset::{LazySet, Range32, Rule, RuleSet, Tables, Verdict};
+use crate::ruleset::{LazySet, Range32, Rule, RuleSet, Tables};
 use crate::token::TokenChain;
 use crate::values::{CleanParam, RequestRate, VisitTime};
 
@@ -600,7 +600,11 @@ impl<'r> Matcher<'r> {
     pub fn check_path(&self, path: &[u8]) -> Decision {
         let tables = &self.robots.tables;
         decide(&self.robots.profile, self.set, path, |set, path| {
-            tables.decide(set, path)
+            tables.decide(set, path).map(|v| Hit {
+                allowed: v.allowed,
+                rule: v.rule,
+                line: tables.rules[v.rule as usize].line,
+            })
         })
     }
 
@@ -623,15 +627,22 @@ impl<'r> Matcher<'r> {
     }
 }
 
+/// The rule that decides a path, as [`decide`] is told it.
+struct Hit {
+    allowed: bool,
+    /// The index the rule is known by.
+    rule: u32,
+    line: u32,
+}
+
 /// The decision for `path` under `set` (`None`: no group applies), whose
-/// verdict `verdict` gives with the path normalised; a verdict's rule is
-/// the index a rule is known by.
+/// deciding rule `verdict` gives with the path normalised.
 #[inline]
 fn decide<S>(
     profile: &Profile,
     set: Option<S>,
     path: &[u8],
-    verdict: impl Fn(S, &[u8]) -> Option<Verdict>,
+    verdict: impl Fn(S, &[u8]) -> Option<Hit>,
 ) -> Decision {
     if profile.robots_txt_allowed && is_robots_txt(path) {
         return Decision {
@@ -736,21 +747,40 @@ impl RobotMatcher {
     /// Whether the robot may fetch `url` (a full URL or a path).
     #[must_use]
     pub fn is_allowed(&self, url: &str) -> bool {
-        self.check(url).allowed
+        // The deciding rule's index is not asked for: it stays local.
+        self.decide_path(path_of(url).as_bytes(), false).allowed
     }
 
     /// The decision for a path that is already the path, parameters and
     /// query of a URL (as [`path_of`] gives), not yet normalised.
     #[must_use]
     pub fn check_path(&self, path: &[u8]) -> Decision {
+        self.decide_path(path, true)
+    }
+
+    /// The decision for `path`. With `reason` set, the deciding rule is
+    /// known by its index in a full compile, with its line; without, only
+    /// `allowed` is to be read (the rules are not looked up, so that an
+    /// answer reads the set's index and nothing else).
+    #[inline]
+    fn decide_path(&self, path: &[u8], reason: bool) -> Decision {
         let tables = &self.tables;
         let set = self.set.as_ref();
         decide(&self.profile, set, path, |set, path| {
-            set.decide(tables.text.as_bytes(), &tables.rules, path)
-                .map(|v| Verdict {
+            let v = set.decide(tables.text.as_bytes(), &tables.rules, path)?;
+            Some(if reason {
+                Hit {
+                    allowed: v.allowed,
                     rule: self.full_index(v.rule),
-                    ..v
-                })
+                    line: tables.rules[v.rule as usize].line,
+                }
+            } else {
+                Hit {
+                    allowed: v.allowed,
+                    rule: v.rule,
+                    line: 0,
+                }
+            })
         })
     }
 

@@ -107,6 +107,23 @@ pub(crate) enum Order {
 }
 
 const NONE: u32 = u32::MAX;
+
+/// A rule with `ALLOWED` set when its verdict allows.
+fn with_allowed(rules: &[Rule], rule: u32, order: Order) -> u32 {
+    if verdict(rules, rule, order).allowed {
+        rule | ALLOWED
+    } else {
+        rule
+    }
+}
+
+/// The rule and verdict a `with_allowed` value holds.
+fn hit(flagged: u32) -> Verdict {
+    Verdict {
+        rule: flagged & !ALLOWED,
+        allowed: flagged & ALLOWED != 0,
+    }
+}
 /// `PrefixEntry::parent` of an entry without parent.
 const ROOT: u32 = 0x7FFF_FFFF;
 /// Flag in `PrefixEntry::parent`: this entry or an ancestor has wildcard
@@ -128,40 +145,52 @@ impl PrefixEntry {
 
 /// A distinct literal prefix: of a prefix rule (its pattern without
 /// trailing `*`s), or the part of a wildcard rule before its first `*`.
+///
+/// One record of 32 bytes holds all that a probe reads: the head the
+/// binary search compares, the length and place of the bytes, the parent
+/// and the best prefix rule with whether it allows. A query reads these
+/// records and, only when its head equals an entry's and the entry is
+/// longer than sixteen bytes, the entry's bytes; never the rules.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct PrefixEntry {
+    /// The first sixteen bytes of the prefix, big-endian (zeros past its
+    /// end): they order entries as their bytes do, so a binary search
+    /// compares bytes only among entries that share their first sixteen.
+    head: u128,
     /// The prefix in the text arena.
     bytes: Range32,
-    /// Best prefix rule among this entry and its ancestors, or `NONE`.
+    /// Best prefix rule among this entry and its ancestors, with `ALLOWED`
+    /// set when it allows, or `NONE`.
     best: u32,
     /// The longest other entry that is a prefix of this one (`ROOT`: none),
     /// with `WILD_ON_CHAIN` set when this entry or an ancestor has
     /// wildcard rules.
     parent: u32,
-    /// First of this entry's wildcard rules in `Tables::wild` (they run to
-    /// the next entry's `wild`), best first.
-    wild: u32,
 }
+
+/// Flag in `PrefixEntry::best` and `WildEntry::rule`: the rule allows
+/// (under the set's order; a strict empty `disallow` allows).
+const ALLOWED: u32 = 1 << 31;
 
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct WildEntry {
     /// The rule's [`Rule::rank_key`], so that rules that cannot win are
     /// passed over without reading the rule.
     rank: u64,
+    /// The rule, with `ALLOWED` set when it allows.
     rule: u32,
     /// One bit per literal byte of the pattern (`b & 63`).
     mask: u64,
 }
 
-/// What a rule set answers for one path.
+/// What a rule set answers for one path (the rule's line is in the
+/// rules, for those who ask).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) struct Verdict {
     /// The deciding rule.
     pub(crate) rule: u32,
     /// Whether the path is allowed (a strict empty `disallow` allows).
     pub(crate) allowed: bool,
-    /// The rule's line.
-    pub(crate) line: u32,
 }
 
 /// The compiled rules of one group, or of several groups merged: ranges into
@@ -190,24 +219,23 @@ pub(crate) struct Tables {
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Index {
     prefix: Vec<PrefixEntry>,
-    /// The first sixteen bytes of each prefix entry, big-endian (zeros
-    /// past its end): they order entries as their bytes do, so a binary
-    /// search reads this dense array and compares bytes only among entries
-    /// that share their first sixteen.
-    heads: Vec<u128>,
+    /// For each prefix entry, the first of its wildcard rules in `wild`
+    /// (they run to the next entry's), best first: read only when a chain
+    /// has wildcard rules.
+    wild_at: Vec<u32>,
     wild: Vec<WildEntry>,
 }
 
 impl Index {
     fn shrink_to_fit(&mut self) {
         self.prefix.shrink_to_fit();
-        self.heads.shrink_to_fit();
+        self.wild_at.shrink_to_fit();
         self.wild.shrink_to_fit();
     }
 
     pub(crate) fn heap_size(&self) -> usize {
         self.prefix.capacity() * size_of::<PrefixEntry>()
-            + self.heads.capacity() * size_of::<u128>()
+            + self.wild_at.capacity() * size_of::<u32>()
             + self.wild.capacity() * size_of::<WildEntry>()
     }
 }
@@ -334,7 +362,7 @@ pub(crate) fn build_set(
             let rank = rules[id as usize].rank_key(order);
             index.wild.push(WildEntry {
                 rank,
-                rule: id,
+                rule: with_allowed(rules, id, order),
                 mask,
             });
         }
@@ -348,7 +376,10 @@ pub(crate) fn build_set(
         let (parent, inherited, chain_wild) = match stack.last() {
             Some(&p) => (
                 to_u32(p - prefix_start),
-                index.prefix[p].best,
+                match index.prefix[p].best {
+                    NONE => NONE,
+                    b => b & !ALLOWED,
+                },
                 index.prefix[p].wild_on_chain(),
             ),
             None => (ROOT, NONE, false),
@@ -370,12 +401,15 @@ pub(crate) fn build_set(
             }
         };
         stack.push(index.prefix.len());
-        index.heads.push(head_be(me));
+        index.wild_at.push(wild_at);
         index.prefix.push(PrefixEntry {
+            head: head_be(me),
             bytes: key,
-            best,
+            best: match best {
+                NONE => NONE,
+                b => with_allowed(rules, b, order),
+            },
             parent,
-            wild: wild_at,
         });
     }
     RuleSet {
@@ -394,18 +428,23 @@ pub(crate) fn decide(
     path: &[u8],
 ) -> Option<Verdict> {
     let entries = set.prefix.of(&index.prefix);
-    let heads = set.prefix.of(&index.heads);
-    let k = deepest(text, entries, heads, path)?;
-    let mut best = Some(entries[k].best).filter(|&b| b != NONE);
-    let mut best_rank = best.map(|b| rules[b as usize].rank_key(set.order));
+    let k = deepest(text, entries, path)?;
+    let best = entries[k].best;
+    if !entries[k].wild_on_chain() {
+        return (best != NONE).then(|| hit(best));
+    }
+    let mut best = (best != NONE).then_some(best);
+    let mut best_rank = best.map(|b| rules[(b & !ALLOWED) as usize].rank_key(set.order));
     // The wildcard rules that can match are those of the entries on the
     // chain: their literal part before the first `*` is a prefix of the
-    // path.
+    // path, so matching starts after it.
+    let wild_at = set.prefix.of(&index.wild_at);
     let mut path_mask = None;
-    let mut next = Some(k).filter(|&k| entries[k].wild_on_chain());
+    let mut next = Some(k);
     while let Some(k) = next {
-        let end = entries.get(k + 1).map_or(set.wild.end, |e| e.wild);
-        let wild = &index.wild[entries[k].wild as usize..end as usize];
+        let end = wild_at.get(k + 1).map_or(set.wild.end, |&w| w);
+        let wild = &index.wild[wild_at[k] as usize..end as usize];
+        let from = entries[k].bytes.len();
         for w in wild {
             if best_rank.is_some_and(|b| w.rank <= b) {
                 break;
@@ -416,7 +455,8 @@ pub(crate) fn decide(
                     continue;
                 }
             }
-            if wild_match(pattern(text, &rules[w.rule as usize]), path) {
+            let pat = pattern(text, &rules[(w.rule & !ALLOWED) as usize]);
+            if wild_match(&pat[from..], &path[from..]) {
                 best = Some(w.rule);
                 best_rank = Some(w.rank);
                 break;
@@ -424,7 +464,7 @@ pub(crate) fn decide(
         }
         next = entries[k].parent().filter(|&p| entries[p].wild_on_chain());
     }
-    best.map(|rule| verdict(rules, rule, set.order))
+    best.map(hit)
 }
 
 fn verdict(rules: &[Rule], rule: u32, order: Order) -> Verdict {
@@ -432,7 +472,6 @@ fn verdict(rules: &[Rule], rule: u32, order: Order) -> Verdict {
     Verdict {
         rule,
         allowed: r.allow || (order == Order::First && r.priority() == 0),
-        line: r.line,
     }
 }
 
@@ -452,38 +491,103 @@ fn head_be(bytes: &[u8]) -> u128 {
     u128::from_be_bytes(b)
 }
 
+/// How many of the first bytes of `a` and `b` are equal, eight at a time
+/// (patterns and paths are short: an inline loop beats a call to
+/// `memcmp`).
+#[inline]
+fn common_prefix(a: &[u8], b: &[u8]) -> usize {
+    let n = a.len().min(b.len());
+    let (a, b) = (&a[..n], &b[..n]);
+    let mut i = 0;
+    for (x, y) in a.chunks_exact(8).zip(b.chunks_exact(8)) {
+        let x = u64::from_le_bytes(x.try_into().unwrap_or_default());
+        let y = u64::from_le_bytes(y.try_into().unwrap_or_default());
+        if x != y {
+            return i + ((x ^ y).trailing_zeros() / 8) as usize;
+        }
+        i += 8;
+    }
+    i + a[i..]
+        .iter()
+        .zip(&b[i..])
+        .take_while(|(x, y)| x == y)
+        .count()
+}
+
+/// Whether `a` sorts at or before `b`, byte by byte.
+#[inline]
+fn not_after(a: &[u8], b: &[u8]) -> bool {
+    let c = common_prefix(a, b);
+    match (a.get(c), b.get(c)) {
+        (None, _) => true,
+        (Some(_), None) => false,
+        (Some(x), Some(y)) => x < y,
+    }
+}
+
+/// How many heads are below `head`: a binary search whose steps do not
+/// branch on the comparison, so that it costs no mispredictions.
+#[inline]
+fn heads_below(entries: &[PrefixEntry], head: u128) -> usize {
+    if entries.is_empty() {
+        return 0;
+    }
+    let mut base = 0;
+    let mut size = entries.len();
+    while size > 1 {
+        let half = size / 2;
+        let mid = base + half;
+        base = if entries[mid].head < head { mid } else { base };
+        size -= half;
+    }
+    base + usize::from(entries[base].head < head)
+}
+
 /// The deepest entry whose bytes are a prefix of `path`.
-fn deepest(text: &[u8], entries: &[PrefixEntry], heads: &[u128], path: &[u8]) -> Option<usize> {
+fn deepest(text: &[u8], entries: &[PrefixEntry], path: &[u8]) -> Option<usize> {
     let bytes = |e: &PrefixEntry| &text[e.bytes.start as usize..e.bytes.end as usize];
     // The last entry not after the path: entries whose head is below the
     // path's are before it, above it after; only those with the same head
     // need their bytes compared.
     let head = head_be(path);
-    let below = heads.partition_point(|&h| h < head);
+    let below = heads_below(entries, head);
     // Most paths share their head with no entry or a few: gallop over
     // the run of equal heads rather than search the rest of the array.
-    let same = match heads.get(below) {
-        Some(&h) if h == head => {
-            let rest = &heads[below..];
+    let same = match entries.get(below) {
+        Some(e) if e.head == head => {
+            let rest = &entries[below..];
             let mut step = 1;
-            while rest.get(step).is_some_and(|&h| h == head) {
+            while rest.get(step).is_some_and(|e| e.head == head) {
                 step *= 2;
             }
             let end = rest.len().min(step + 1);
-            rest[..end].partition_point(|&h| h == head)
+            rest[..end].partition_point(|e| e.head == head)
         }
         _ => 0,
     };
-    let found = below + entries[below..below + same].partition_point(|e| bytes(e) <= path);
+    let found = if same == 0 {
+        below
+    } else {
+        below + entries[below..below + same].partition_point(|e| not_after(bytes(e), path))
+    };
     let mut k = found.checked_sub(1)?;
-    let pat = bytes(&entries[k]);
-    if path.starts_with(pat) {
+    let len = entries[k].bytes.len();
+    // How much of the entry the path shares. Heads that differ settle it
+    // without reading the entry's bytes: the equal leading bytes of the
+    // two heads, within both lengths. So does an equal head when the
+    // entry has no more than sixteen bytes.
+    let x = entries[k].head ^ head;
+    let common = if x != 0 || len <= 16 {
+        ((x.leading_zeros() / 8) as usize).min(len).min(path.len())
+    } else {
+        common_prefix(bytes(&entries[k]), path)
+    };
+    if common >= len {
         return Some(k);
     }
-    // Every entry that is a prefix of the path is a prefix of `pat` no
+    // Every entry that is a prefix of the path is a prefix of this one no
     // longer than their common prefix: walk up to the first such
     // ancestor.
-    let common = pat.iter().zip(path).take_while(|(a, b)| a == b).count();
     loop {
         k = entries[k].parent()?;
         if entries[k].bytes.len() <= common {
@@ -513,13 +617,26 @@ fn head_word(bytes: &[u8]) -> u64 {
 pub(crate) struct ScanEntry {
     /// The first (up to) eight bytes of the literal prefix.
     head: u64,
-    /// Which bytes of `head` count.
-    mask: u64,
+    /// The rule's [`Rule::rank_key`].
+    rank: u64,
+    /// The rule's pattern in the text arena.
+    pattern: Range32,
     /// Length of the literal prefix, with `SCAN_WILD` set when the rest of
     /// the pattern needs wildcard matching.
     key: u32,
-    /// The rule.
+    /// The rule, with `ALLOWED` set when it allows: a scan reads its
+    /// entries (and the pattern's bytes past the eighth), not the rules.
     rule: u32,
+}
+
+/// Which bytes of a head word count for a literal prefix of `len` bytes.
+#[inline]
+fn head_mask(len: usize) -> u64 {
+    match len {
+        0 => 0,
+        1..8 => u64::MAX >> (64 - 8 * len),
+        _ => u64::MAX,
+    }
 }
 
 const SCAN_WILD: u32 = 1 << 31;
@@ -541,17 +658,12 @@ pub(crate) fn scan_entries(
         }
         let pat = pattern(text, r);
         let (key_len, wild) = literal_prefix(pat, wildcards);
-        let n = key_len.min(8);
-        let mask = if n == 8 {
-            u64::MAX
-        } else {
-            (1u64 << (8 * n)) - 1
-        };
         out.push(ScanEntry {
-            head: head_word(pat) & mask,
-            mask,
+            head: head_word(pat) & head_mask(key_len),
+            rank: r.rank_key(order),
+            pattern: r.pattern,
             key: to_u32(key_len) | if wild { SCAN_WILD } else { 0 },
-            rule: id,
+            rule: with_allowed(rules, id, order),
         });
     }
     out
@@ -606,37 +718,35 @@ pub(crate) fn scan_rules(
 /// with no two rules on one line.
 pub(crate) fn scan(
     text: &[u8],
-    rules: &[Rule],
     entries: &[ScanEntry],
     order: Order,
     path: &[u8],
 ) -> Option<Verdict> {
     let word = head_word(path);
-    let mut best: Option<(u32, Rank)> = None;
+    let mut best: Option<(u32, u64)> = None;
     for e in entries {
-        if (word ^ e.head) & e.mask != 0 {
-            continue;
-        }
-        let r = &rules[e.rule as usize];
-        let rank = r.rank(order);
-        if best.is_some_and(|(_, b)| rank <= b) {
-            continue;
-        }
         let key = (e.key & !SCAN_WILD) as usize;
-        let pat = pattern(text, r);
-        let hit = if e.key & SCAN_WILD != 0 {
+        if (word ^ e.head) & head_mask(key) != 0 {
+            continue;
+        }
+        if best.is_some_and(|(_, b)| e.rank <= b) {
+            continue;
+        }
+        let pat = &text[e.pattern.start as usize..e.pattern.end as usize];
+        let matched = if e.key & SCAN_WILD != 0 {
             wild_match(pat, path)
         } else {
-            path.len() >= key && path[..key] == pat[..key]
+            // The head settled the first eight bytes.
+            path.len() >= key && (key <= 8 || common_prefix(&path[8..key], &pat[8..key]) == key - 8)
         };
-        if hit {
-            best = Some((e.rule, rank));
+        if matched {
+            best = Some((e.rule, e.rank));
             if order == Order::First {
                 break;
             }
         }
     }
-    best.map(|(rule, _)| verdict(rules, rule, order))
+    best.map(|(rule, _)| hit(rule))
 }
 
 /// Sets with at most this many rules are always answered by a scan.
@@ -700,6 +810,11 @@ impl LazySet {
         }
         if self.scannable {
             let small = rules.len() <= SCAN_ALWAYS;
+            // A small set is scanned for good once its entries are built:
+            // no count is kept, so that answers only read.
+            if small && let Some(entries) = self.scan.get() {
+                return scan(text, entries, self.order, path);
+            }
             let asked = self.answered.load(Ordering::Relaxed);
             if small || asked < SCAN_ANSWERS {
                 self.answered
@@ -716,7 +831,7 @@ impl LazySet {
                         self.order,
                     )
                 });
-                return scan(text, rules, entries, self.order, path);
+                return scan(text, entries, self.order, path);
             }
         }
         let (index, set) = self.index.get_or_init(|| {
@@ -960,13 +1075,7 @@ mod tests {
                 for path in paths {
                     let want = t.decide(set, path.as_bytes());
                     let what = format!("{order:?} {wildcards} {patterns:?} {path}");
-                    let scanned = scan(
-                        t.text.as_bytes(),
-                        &t.rules,
-                        &entries,
-                        order,
-                        path.as_bytes(),
-                    );
+                    let scanned = scan(t.text.as_bytes(), &entries, order, path.as_bytes());
                     assert_eq!(scanned, want, "scan: {what}");
                     let tried = scan_rules(
                         t.text.as_bytes(),
