@@ -410,3 +410,58 @@ async fn sitemaps_from_robots_txt_add_urls_no_link_leads_to() {
         "{lines:?}"
     );
 }
+
+#[tokio::test]
+async fn html_canonicals_follow_base_href_and_link_headers_the_page() {
+    // `<base href="/docs/">`: an HTML canonical `guide` is /docs/guide; a
+    // `Link` header's `faq` is relative to the page (/faq), as is a
+    // `Refresh` header's target.
+    let server = Server::start(|asked| match asked.path {
+        "/robots.txt" => Reply::text("User-agent: *\nAllow: /\n"),
+        "/" => html(r#"<a href="/page">p</a>"#),
+        "/page" => Reply::new(200)
+            .header("content-type", "text/html")
+            .header("link", "<faq>; rel=\"canonical\"")
+            .body(
+                r#"<html><head><base href="/docs/"><link rel="canonical" href="guide">
+                <link rel="alternate" hreflang="de" href="de"></head>
+                <body><a href="intro">i</a></body></html>"#,
+            ),
+        _ => html("<p>x</p>"),
+    })
+    .await;
+    let tmp = TempStore::new("base-href");
+    let store = Store::create(&tmp.db()).expect("store");
+    let start = Url::parse(&server.url("/")).expect("url");
+    let (store, _) = crawl_all(&start, &config(), &fetcher(), store, false).await;
+    let c = store.connection();
+    let canonical: String = c
+        .query_row(
+            "SELECT p.canonical FROM pages p JOIN urls u ON u.id = p.url_id WHERE u.url LIKE '%/page'",
+            [],
+            |r| r.get(0),
+        )
+        .expect("canonical");
+    assert_eq!(canonical, server.url("/docs/guide"));
+    let mut st = c
+        .prepare(
+            "SELECT l.kind, t.url FROM links l JOIN urls s ON s.id = l.source_id
+             JOIN urls t ON t.id = l.target_id WHERE s.url LIKE '%/page' ORDER BY l.position",
+        )
+        .expect("query");
+    let links: Vec<(String, String)> = st
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .expect("rows")
+        .map(|r| r.expect("row"))
+        .collect();
+    let want: Vec<(String, String)> = [
+        ("a", "/docs/intro"),
+        ("canonical", "/docs/guide"),
+        ("canonical", "/faq"),
+        ("hreflang", "/docs/de"),
+    ]
+    .into_iter()
+    .map(|(k, p)| (k.to_owned(), server.url(p)))
+    .collect();
+    assert_eq!(links, want);
+}
