@@ -370,31 +370,6 @@ fn export_writes_pages_links_and_redirects() {
     assert_eq!(none.status.code(), Some(2), "a table must be named");
 }
 
-/// A server on 127.0.0.1 that answers each request with `route(path)`
-/// (the tests below need a route that knows the site's token).
-fn serve_with(route: impl Fn(&str) -> String + Send + 'static) -> std::net::SocketAddr {
-    use std::io::{Read, Write};
-    let listener = std::net::TcpListener::bind("127.0.0.1:0").expect("bind 127.0.0.1");
-    let addr = listener.local_addr().expect("address");
-    std::thread::spawn(move || {
-        for stream in listener.incoming() {
-            let Ok(mut stream) = stream else { continue };
-            let mut request = Vec::new();
-            let mut buf = [0u8; 1024];
-            while !request.windows(4).any(|w| w == b"\r\n\r\n") {
-                match stream.read(&mut buf) {
-                    Ok(0) | Err(_) => break,
-                    Ok(n) => request.extend_from_slice(&buf[..n]),
-                }
-            }
-            let head = String::from_utf8_lossy(&request);
-            let path = head.split(' ').nth(1).unwrap_or("/").to_owned();
-            let _ = stream.write_all(route(&path).as_bytes());
-        }
-    });
-    addr
-}
-
 const SECRET: &str = "the operator's secret, kept out of every output\n";
 
 /// googlebot's group differs from botwarden's, and Google reads it
@@ -411,7 +386,7 @@ enum Proof {
 
 /// A site that serves the verification `token` as `proof` says.
 fn owned_site(proof: Proof, token: std::sync::Arc<std::sync::OnceLock<String>>) -> String {
-    let addr = serve_with(move |path| {
+    let addr = serve(move |path| {
         let token = token.get().cloned().unwrap_or_default();
         let html = |body: &str| {
             reply(

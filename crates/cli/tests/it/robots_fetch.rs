@@ -20,7 +20,7 @@ pub(crate) fn reply(status: u16, headers: &[(&str, &str)], body: &str) -> String
 
 /// An HTTP/1.1 server on 127.0.0.1 that answers each request with
 /// `route(path)`, one connection at a time, until the test process ends.
-pub(crate) fn serve(route: fn(&str) -> String) -> SocketAddr {
+pub(crate) fn serve(route: impl Fn(&str) -> String + Send + 'static) -> SocketAddr {
     let listener = TcpListener::bind((Ipv4Addr::LOCALHOST, 0)).expect("bind 127.0.0.1");
     let addr = listener.local_addr().expect("address");
     std::thread::spawn(move || {
