@@ -70,15 +70,17 @@ impl fmt::Display for AuditReport {
 
 fn write_finding(out: &mut String, finding: &Finding) {
     let _ = writeln!(out, "  {}: {}", finding.url, finding.message);
-    if !finding.related.is_empty() {
-        let shown: Vec<&str> = finding
-            .related
-            .iter()
-            .take(SHOWN_PER_FINDING)
-            .map(String::as_str)
-            .collect();
-        let more = finding.related.len().saturating_sub(SHOWN_PER_FINDING);
-        let _ = write!(out, "    with {}", shown.join(", "));
+    // The URLs the message does not already name.
+    let related: Vec<&str> = finding
+        .related
+        .iter()
+        .map(String::as_str)
+        .filter(|r| !finding.message.contains(r))
+        .collect();
+    if !related.is_empty() {
+        let shown = &related[..related.len().min(SHOWN_PER_FINDING)];
+        let more = related.len() - shown.len();
+        let _ = write!(out, "    involves {}", shown.join(", "));
         if more > 0 {
             let _ = write!(out, " and {more} more");
         }

@@ -236,6 +236,13 @@ async fn each_check_finds_exactly_its_planted_instance() {
         "{text}"
     );
     assert!(!text.contains("no findings:"), "{text}");
+    // A chain's next URLs, but not its end, which the message names.
+    let chain_end = server.url("/chain-end");
+    assert!(
+        text.contains(&format!("    involves {}\n", server.url("/chain-2"))),
+        "{text}"
+    );
+    assert!(!text.contains(&format!("involves {chain_end}")), "{text}");
     let first_error = text.find("error ").expect("an error");
     let first_notice = text.find("notice ").expect("a notice");
     assert!(first_error < first_notice, "{text}");
