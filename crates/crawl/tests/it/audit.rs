@@ -274,3 +274,20 @@ async fn the_depth_limit_is_a_setting() {
     assert_eq!(deep(6), Vec::<String>::new());
     assert_eq!(deep(4), ["/d5", "/d6"]);
 }
+
+#[test]
+fn a_store_without_a_crawl_has_no_findings() {
+    let tmp = TempStore::new("audit-empty");
+    let store = Store::create(&tmp.db()).expect("store");
+    let report = Audit::default().run(&store).expect("audit");
+    assert_eq!(report.checks.len(), CHECKS.len());
+    assert_eq!(report.total(), 0);
+    assert_eq!(report.urls.known, 0);
+    let text = report.to_string();
+    assert!(
+        text.contains(&format!("0 finding(s) from 0 of {} checks", CHECKS.len())),
+        "{text}"
+    );
+    assert!(text.contains("the crawl did not finish"), "{text}");
+    assert!(text.contains("no findings: links/broken-internal, "), "{text}");
+}
