@@ -289,5 +289,8 @@ fn a_store_without_a_crawl_has_no_findings() {
         "{text}"
     );
     assert!(text.contains("the crawl did not finish"), "{text}");
-    assert!(text.contains("no findings: links/broken-internal, "), "{text}");
+    assert!(
+        text.contains("no findings: links/broken-internal, "),
+        "{text}"
+    );
 }
