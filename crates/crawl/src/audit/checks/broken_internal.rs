@@ -7,9 +7,9 @@ declare_check! {
     /// ## What it finds
     /// Every URL of the site that the site's own pages link to (`<a>`,
     /// `<area>`, frames) and that answered `4xx` or `5xx`, or gave no
-    /// answer (a refused connection, a timeout, a body that could not be
-    /// read), with every link that leads there: the page and the anchor
-    /// text. The answer is the last one the crawl got (a `503` asked again
+    /// answer (a refused connection, a reset, a timeout before the
+    /// answer's head), with every link that leads there: the page and the
+    /// anchor text. The answer is the last one the crawl got (a `503` asked again
     /// after its `Retry-After` counts as what came then).
     ///
     /// ## Why it matters
