@@ -30,6 +30,9 @@ enum Command {
     /// Crawl a site politely: every accessible URL, robots.txt obeyed
     /// through the crawler's token chain, into a store to audit.
     Crawl(Box<cmd::crawl::CrawlArgs>),
+    /// Audit a crawled site: broken links, redirect chains and loops,
+    /// robots.txt blocks, canonicals, duplicates, depth, from the store.
+    Audit(cmd::audit::AuditArgs),
 }
 
 fn main() -> ExitCode {
@@ -39,6 +42,7 @@ fn main() -> ExitCode {
         Command::Bots(c) => cmd::bots::run(c),
         Command::Logs(c) => cmd::logs::run(*c),
         Command::Crawl(c) => cmd::crawl::run(&c),
+        Command::Audit(a) => cmd::audit::run(&a),
     });
     match result {
         Ok(code) => code,

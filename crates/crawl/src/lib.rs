@@ -39,12 +39,18 @@
 //! an [`Identity`]'s token chain, nofollow and the [`Throttle`]; the
 //! [`Summary`] reads the store back.
 //!
+//! The site audit: [`Audit::run`] finds the problems of a crawled site
+//! by SQL over its store, one [`AuditCheck`] per kind ([`CHECKS`], codes
+//! such as `links/broken-internal`; `docs/audit.md`), into an
+//! [`AuditReport`] rendered as text or JSON.
+//!
 //! Site ownership ([`verify_site`]): a per-site token derived from the
 //! operator's secret ([`SiteKey`]), placed by the site's owner in a file
 //! or a meta tag, lets a crawl read that site's robots.txt as another
 //! robot would ([`Simulation`]).
 
 mod address;
+mod audit;
 mod body;
 mod crawler;
 mod directives;
@@ -64,6 +70,11 @@ mod throttle;
 mod timing;
 
 pub use address::{AddressKind, restricted_kind};
+pub use audit::{
+    AUDIT_SCHEMA, Audit, AuditReport, CHECKS, Check as AuditCheck, CheckReport, DEFAULT_MAX_DEPTH,
+    Finding, LinkSource, MAX_LINKS, RobotsEvidence, RobotsReading, SHOWN_FINDINGS,
+    Severity as AuditSeverity, check as audit_check,
+};
 pub use body::{Bom, Encoding, utf8_body};
 pub use crawler::{COMMIT_WINDOW, CrawlConfig, CrawlEnd, Progress, StopSignal, crawl};
 pub use directives::{

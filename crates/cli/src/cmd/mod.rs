@@ -1,5 +1,6 @@
 //! One module per command or subcommand.
 
+pub(crate) mod audit;
 pub(crate) mod bots;
 pub(crate) mod crawl;
 pub(crate) mod logs;

@@ -1,5 +1,6 @@
 //! Integration tests of the `botwarden` binary.
 
+mod audit;
 mod bots_registry;
 mod bots_verify;
 mod crawl;

@@ -2,6 +2,7 @@
 //! each test starts on 127.0.0.1. No test sends traffic anywhere else, and
 //! none asserts a timing.
 
+mod audit;
 mod availability;
 mod connections;
 mod content;
