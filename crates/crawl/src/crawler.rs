@@ -1175,11 +1175,10 @@ fn handle(
     };
     // A page of the simulated site is read for the simulated chain's meta
     // names and X-Robots-Tag prefixes (`<meta name="googlebot">`).
-    let origin = origin_key(&page.url);
     let chain = config
         .simulation
         .as_ref()
-        .filter(|s| s.site().origin() == origin)
+        .filter(|s| s.site().origin() == origin_key(&page.url))
         .and_then(|s| s.tokens.as_ref())
         .unwrap_or(chain);
     let mut directives = PageDirectives::new();
