@@ -87,6 +87,14 @@ pub enum Error {
         /// What failed.
         message: String,
     },
+    /// A bundle of certificate authorities to trust could not be read.
+    #[error("{input}: cannot read the certificates to trust: {message}")]
+    Certificates {
+        /// The bundle, as named by the caller (its path).
+        input: String,
+        /// What was wrong.
+        message: String,
+    },
     /// The HTML parser gave up on a page (it does not for malformed
     /// markup; only for limits it enforces).
     #[error("the HTML could not be read: {message}")]
@@ -140,6 +148,7 @@ impl Error {
             | Error::TooManyRedirects { url, .. }
             | Error::RedirectLoop { url, .. } => Some(url),
             Error::Client { .. }
+            | Error::Certificates { .. }
             | Error::Html { .. }
             | Error::Store { .. }
             | Error::Ownership { .. } => None,

@@ -36,6 +36,9 @@ pub struct FetcherBuilder {
     user_agent: String,
     nameserver: Option<SocketAddr>,
     connections: Connections,
+    /// Certificate authorities trusted beside the built-in ones: where
+    /// each bundle came from (for messages), and its PEM text.
+    roots: Vec<(String, Vec<u8>)>,
 }
 
 /// How the fetcher uses connections.
@@ -63,6 +66,7 @@ impl FetcherBuilder {
             user_agent: USER_AGENT.to_owned(),
             nameserver: None,
             connections: Connections::default(),
+            roots: Vec::new(),
         }
     }
 
@@ -152,6 +156,19 @@ impl FetcherBuilder {
         self
     }
 
+    /// Also trusts the certificate authorities of a PEM bundle, beside the
+    /// built-in roots (Mozilla's, through `webpki-roots`): for a site
+    /// whose certificate an internal authority signed, such as a staging
+    /// server. `input` names the bundle in messages (its path).
+    ///
+    /// [`build`](FetcherBuilder::build) fails when the bundle holds no
+    /// certificate or one that cannot be read.
+    #[must_use]
+    pub fn trust_pem(mut self, input: impl Into<String>, pem: Vec<u8>) -> FetcherBuilder {
+        self.roots.push((input.into(), pem));
+        self
+    }
+
     /// The fetcher.
     ///
     /// Must be called inside a Tokio runtime when a name server is set.
@@ -162,12 +179,28 @@ impl FetcherBuilder {
             only: None,
         };
         let lookup = Lookup::new(self.nameserver, self.limits.timeout)?;
+        let mut roots = Vec::new();
+        for (input, pem) in &self.roots {
+            let bundle =
+                reqwest::Certificate::from_pem_bundle(pem).map_err(|e| Error::Certificates {
+                    input: input.clone(),
+                    message: chain(&e),
+                })?;
+            if bundle.is_empty() {
+                return Err(Error::Certificates {
+                    input: input.clone(),
+                    message: "no PEM certificate in it".to_owned(),
+                });
+            }
+            roots.extend(bundle);
+        }
         Fetcher::with_guard(
             self.limits,
             guard,
             lookup,
             &self.user_agent,
             self.connections,
+            roots,
         )
     }
 }
@@ -335,6 +368,7 @@ impl Fetcher {
         lookup: Lookup,
         user_agent: &str,
         connections: Connections,
+        roots: Vec<reqwest::Certificate>,
     ) -> Result<Fetcher, Error> {
         let mut builder = reqwest::Client::builder()
             .user_agent(user_agent)
@@ -350,6 +384,9 @@ impl Fetcher {
         }
         if connections.h2c {
             builder = builder.http2_prior_knowledge();
+        }
+        for root in roots {
+            builder = builder.add_root_certificate(root);
         }
         let client = builder
             .build()
@@ -1058,6 +1095,7 @@ mod tests {
             Lookup::System,
             USER_AGENT,
             Connections::default(),
+            Vec::new(),
         )
         .expect("client")
     }

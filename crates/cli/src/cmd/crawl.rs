@@ -122,6 +122,11 @@ pub(crate) struct CrawlArgs {
     /// knowledge). Over https HTTP/2 is used whenever the server offers it.
     #[arg(long)]
     http2_prior_knowledge: bool,
+    /// Also trust the certificate authorities in this PEM file (beside the
+    /// built-in ones), e.g. for a staging site signed by an internal
+    /// authority; repeat for several.
+    #[arg(long = "ca-cert", value_name = "FILE")]
+    ca_cert: Vec<PathBuf>,
     /// The name server that resolves the site's names (ADDR:PORT).
     #[arg(long, value_name = "ADDR:PORT")]
     nameserver: Option<SocketAddr>,
@@ -624,7 +629,7 @@ fn run_crawl(args: &CrawlArgs) -> Result<ExitCode> {
         sitemaps: args.sitemap.clone(),
         ..CrawlConfig::default()
     };
-    let fetcher = fetcher_for(
+    let mut fetcher = fetcher_for(
         &identity,
         args.allow_private,
         args.timeout,
@@ -632,8 +637,13 @@ fn run_crawl(args: &CrawlArgs) -> Result<ExitCode> {
         args.nameserver,
     )?
     .fresh_connections(args.fresh_connections)
-    .http2_prior_knowledge(args.http2_prior_knowledge)
-    .build()?;
+    .http2_prior_knowledge(args.http2_prior_knowledge);
+    for path in &args.ca_cert {
+        let pem = std::fs::read(path)
+            .with_context(|| format!("--ca-cert: cannot read {}", path.display()))?;
+        fetcher = fetcher.trust_pem(path.display().to_string(), pem);
+    }
+    let fetcher = fetcher.build()?;
     let runtime = runtime()?;
     let config = CrawlConfig {
         simulation: simulation(args, &start, &fetcher, &runtime)?,

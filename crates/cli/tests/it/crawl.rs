@@ -139,6 +139,36 @@ fn private_addresses_are_refused_by_default() {
     assert!(stderr.contains("pass --allow-private"), "{stderr}");
 }
 
+#[test]
+fn an_unreadable_or_empty_ca_bundle_is_named() {
+    let dir = TempFile::new("not-a-cert.pem", b"hello\n");
+    let db = dir.path.with_file_name("ca.db");
+    let missing = dir.path.with_file_name("missing.pem");
+    for (file, want) in [
+        (
+            missing.to_str().expect("UTF-8 path"),
+            "--ca-cert: cannot read",
+        ),
+        (
+            dir.path.to_str().expect("UTF-8 path"),
+            "cannot read the certificates to trust: no PEM certificate in it",
+        ),
+    ] {
+        let (code, _, stderr) = crawl(&[
+            "crawl",
+            "http://127.0.0.1:9/",
+            "--db",
+            db.to_str().expect("UTF-8 path"),
+            "--ca-cert",
+            file,
+        ]);
+        assert_eq!(code, 2, "{stderr}");
+        assert!(stderr.contains(want), "{stderr}");
+        assert!(stderr.contains(file), "{stderr}");
+        assert!(!db.exists(), "no store is made before the crawl can start");
+    }
+}
+
 /// Requests per path of the slow site, across every crawl of the test.
 static SLOW_HITS: std::sync::Mutex<Vec<String>> = std::sync::Mutex::new(Vec::new());
 

@@ -19,6 +19,7 @@ mod safety;
 mod server;
 mod statuses;
 mod throttling;
+mod tls;
 
 use botwarden_crawl::{FetchReport, Fetcher, FetcherBuilder};
 use botwarden_robots::{AvailabilityPolicy, FetchOutcome};
