@@ -6,12 +6,12 @@
 use crate::directive::DirectiveName;
 use crate::parse::{LineKind, RawLines, RobotsTxt, Separator, Span, has_bom, split_line};
 use crate::path::{BodyBytes, normalize_pattern};
-use crate::profile::{AgentMatch, Beyond, Grouping, Profile, RuleChoice};
+use crate::profile::{AgentMatch, Beyond, Grouping, Profile};
 use crate::robots::{
-    AgentRec, Applies, Chosen, Cut, GroupRec, Located, NO_VALUES, RobotMatcher, Robots, TextRec,
-    TokenRec, Values,
+    AgentRec, Applies, Chosen, Cut, GroupRec, Located, NO_VALUES, RobotMatcher, Robots, SetRec,
+    TextRec, TokenRec, Values,
 };
-use crate::ruleset::{LazySet, Order, Range32, Rule, RuleSet, Tables, to_u32};
+use crate::ruleset::{LazySet, Range32, Rule, Tables, order_of, to_u32};
 use crate::token::{AgentName, TokenChain};
 use crate::values::{CleanParam, RequestRate, VisitTime, parse_crawl_delay};
 
@@ -570,6 +570,7 @@ impl<'p, 'c> Builder<'p, 'c> {
         index(&mut robots);
         robots.tables.shrink_to_fit();
         robots.sets.shrink_to_fit();
+        robots.merged.shrink_to_fit();
         robots.tokens.shrink_to_fit();
         robots
     }
@@ -636,8 +637,8 @@ impl<'p, 'c> Builder<'p, 'c> {
                 Applies::Token(token.to_owned())
             }
         };
-        let set = (!groups.is_empty())
-            .then(|| LazySet::new(&self.tables.rules, profile.wildcards, order_of(&profile)));
+        let set =
+            (!groups.is_empty()).then(|| LazySet::new(&self.tables.rules, order_of(&profile)));
         // Give back room only where much is spare: shrinking costs a
         // reallocation, which a one-off question should not pay for.
         if self.tables.text.capacity() > 2 * self.tables.text.len() + 64 {
@@ -671,6 +672,7 @@ impl<'p, 'c> Builder<'p, 'c> {
             agents: self.agents,
             values: self.values,
             sets: Vec::new(),
+            merged: Vec::new(),
             tokens: Vec::new(),
             star: None,
             records: Range32::default(),
@@ -682,26 +684,21 @@ impl<'p, 'c> Builder<'p, 'c> {
     }
 }
 
-fn order_of(profile: &Profile) -> Order {
-    match profile.rule_choice {
-        RuleChoice::LongestMatch => Order::Longest,
-        RuleChoice::FirstMatch => Order::First,
-    }
-}
-
 /// Builds the rule sets (group `i` owns set `i`, merged sets follow) and the
 /// lookup from tokens to them.
 fn index(robots: &mut Robots) {
     let profile = robots.profile;
     let order = order_of(&profile);
-    let compile = |tables: &mut Tables, ids: &[u32]| tables.set(ids, profile.wildcards, order);
     let tables = &mut robots.tables;
-    let mut sets: Vec<RuleSet> = Vec::with_capacity(robots.groups.len() + 1);
-    let mut ids: Vec<u32> = Vec::new();
+    // Nothing is indexed yet: a set builds what answers quickly when it is
+    // asked (see `LazySet`).
+    let mut sets: Vec<SetRec> = Vec::with_capacity(robots.groups.len() + 1);
     for g in &robots.groups {
-        ids.clear();
-        ids.extend(g.rules.start..g.rules.end);
-        sets.push(compile(tables, &ids));
+        sets.push(SetRec {
+            rules: g.rules,
+            groups: Range32::default(),
+            lazy: LazySet::new(g.rules.of(&tables.rules), order),
+        });
     }
     let substring = profile.agent_match == AgentMatch::Substring;
     if substring {
@@ -763,16 +760,17 @@ fn index(robots: &mut Robots) {
         let set = if j - i == 1 {
             named[i].1
         } else {
-            let rules: Vec<u32> = groups
-                .of(&tables.ids)
-                .to_vec()
-                .into_iter()
-                .flat_map(|g| {
-                    let r = robots.groups[g as usize].rules;
-                    r.start..r.end
-                })
-                .collect();
-            sets.push(compile(tables, &rules));
+            let start = robots.merged.len();
+            for &g in groups.of(&tables.ids) {
+                let r = robots.groups[g as usize].rules;
+                robots.merged.extend_from_slice(r.of(&tables.rules));
+            }
+            let rules = Range32::new(start, robots.merged.len());
+            sets.push(SetRec {
+                rules,
+                groups,
+                lazy: LazySet::new(rules.of(&robots.merged), order),
+            });
             to_u32(sets.len() - 1)
         };
         let rec = TokenRec {
