@@ -1018,13 +1018,31 @@ impl LazySet {
         if let Some(index) = self.index.get() {
             return decide(index, rules, order, path);
         }
+        // A small set is scanned for good once its block is built: no
+        // count is kept, so that answers only read.
+        if self.scannable
+            && rules.len() <= SCAN_ALWAYS
+            && let Some(packed) = self.scan.get()
+        {
+            return scan(packed, order, path);
+        }
+        self.decide_building(text, rules, wildcards, order, path)
+    }
+
+    /// [`LazySet::decide`] while what answers for good is not built yet:
+    /// counts the question, and builds the next stage when it is due.
+    #[cold]
+    #[inline(never)]
+    fn decide_building(
+        &self,
+        text: &[u8],
+        rules: &[Rule],
+        wildcards: bool,
+        order: Order,
+        path: &[u8],
+    ) -> Option<Verdict> {
         if self.scannable {
             let small = rules.len() <= SCAN_ALWAYS;
-            // A small set is scanned for good once its block is built: no
-            // count is kept, so that answers only read.
-            if small && let Some(packed) = self.scan.get() {
-                return scan(packed, order, path);
-            }
             let asked = self.answered.load(Ordering::Relaxed);
             if small || asked < SCAN_ANSWERS {
                 self.answered
