@@ -2,10 +2,10 @@
 //!
 //! The rules of a file live in one [`Tables`]: the rules and their patterns
 //! in one text arena. A set over some of them ([`LazySet`]) builds what
-//! answers quickly only when it is asked: a set that is asked once tries
-//! its rules as they stand; a small one, or a large one asked a few
-//! questions, scans one block of bytes that holds everything a scan reads
-//! ([`pack`]); a large one asked more builds its index.
+//! answers quickly only when it is asked, in one block of bytes: a set
+//! asked once tries its rules as they stand; a small one asked again scans
+//! a block that holds everything a scan reads ([`pack`]); a large one
+//! asked more than a few questions builds its index ([`pack_index`]).
 //!
 //! A set keeps the literal prefixes of its rules — a prefix rule's pattern
 //! (less trailing `*`s), a wildcard rule's part before its first `*` — in a
@@ -958,28 +958,31 @@ pub(crate) fn scan_rules(
 
 /// Sets with at most this many rules are always answered by a scan.
 const SCAN_ALWAYS: usize = 16;
-/// Larger sets answer this many questions by a scan before they build
-/// their index: a one-off question never pays for sorting the rules, and a
-/// set asked many questions pays for it once.
+/// Larger sets answer this many questions by trying their rules before
+/// they build their index: a one-off question never pays for sorting the
+/// rules, and a set asked many questions pays for it once.
 const SCAN_ANSWERS: u32 = 16;
 
-/// The rules of one set, indexed on demand. The first question is answered
-/// by trying every rule as it stands; later ones by a scan over a block
-/// made for it ([`pack`]), built at the second question; once
-/// [`SCAN_ANSWERS`] questions have been asked (and unless there are few
-/// rules), by a [`RuleSet`] built once. Every stage answers alike.
+/// The rules of one set, indexed on demand, in one block built once: a
+/// small set (up to [`SCAN_ALWAYS`] rules) answers its first question by
+/// trying every rule as it stands and later ones by a scan over a block
+/// made for it ([`pack`]); a larger set answers its first
+/// [`SCAN_ANSWERS`] questions by trying its rules, then builds its index
+/// ([`pack_index`]). Every stage answers alike.
 ///
 /// It holds no rules: each call is given them (the same every time), with
-/// the order and whether wildcards count, which are the file's.
+/// the order and whether wildcards count, which are the file's. A set
+/// that is never asked costs this struct and nothing else.
 #[derive(Debug)]
 pub(crate) struct LazySet {
-    /// Whether a scan may answer ([`packable`]).
+    /// Whether a scan may answer ([`packable`]): if not, the index answers
+    /// every question.
     scannable: bool,
-    /// Questions answered by a scan so far (a hint: races only move the
-    /// moment the next stage is built).
+    /// Questions answered by trying the rules so far (a hint: races only
+    /// move the moment the block is built).
     answered: AtomicU32,
-    scan: OnceLock<Box<[u8]>>,
-    index: OnceLock<Box<[u8]>>,
+    /// The scan block of a small set, or the index of a larger one.
+    built: OnceLock<Box<[u8]>>,
 }
 
 impl Clone for LazySet {
@@ -987,8 +990,7 @@ impl Clone for LazySet {
         LazySet {
             scannable: self.scannable,
             answered: AtomicU32::new(self.answered.load(Ordering::Relaxed)),
-            scan: self.scan.clone(),
-            index: self.index.clone(),
+            built: self.built.clone(),
         }
     }
 }
@@ -999,9 +1001,14 @@ impl LazySet {
         LazySet {
             scannable: packable(rules, order),
             answered: AtomicU32::new(0),
-            scan: OnceLock::new(),
-            index: OnceLock::new(),
+            built: OnceLock::new(),
         }
+    }
+
+    /// Whether `rules` are answered by a scan once the block is built.
+    #[inline]
+    fn scans(&self, rules: &[Rule]) -> bool {
+        self.scannable && rules.len() <= SCAN_ALWAYS
     }
 
     /// The rule that decides `path` (its index in `rules`), if any: what a
@@ -1015,22 +1022,15 @@ impl LazySet {
         order: Order,
         path: &[u8],
     ) -> Option<Verdict> {
-        if let Some(index) = self.index.get() {
-            return decide(index, rules, order, path);
+        match self.built.get() {
+            Some(packed) if self.scans(rules) => scan(packed, order, path),
+            Some(index) => decide(index, rules, order, path),
+            None => self.decide_building(text, rules, wildcards, order, path),
         }
-        // A small set is scanned for good once its block is built: no
-        // count is kept, so that answers only read.
-        if self.scannable
-            && rules.len() <= SCAN_ALWAYS
-            && let Some(packed) = self.scan.get()
-        {
-            return scan(packed, order, path);
-        }
-        self.decide_building(text, rules, wildcards, order, path)
     }
 
-    /// [`LazySet::decide`] while what answers for good is not built yet:
-    /// counts the question, and builds the next stage when it is due.
+    /// [`LazySet::decide`] while the block is not built: counts the
+    /// question, and builds the block when it is due.
     #[cold]
     #[inline(never)]
     fn decide_building(
@@ -1041,23 +1041,24 @@ impl LazySet {
         order: Order,
         path: &[u8],
     ) -> Option<Verdict> {
+        let all = || 0..to_u32(rules.len());
         if self.scannable {
-            let small = rules.len() <= SCAN_ALWAYS;
             let asked = self.answered.load(Ordering::Relaxed);
-            if small || asked < SCAN_ANSWERS {
+            let due = if self.scans(rules) { 1 } else { SCAN_ANSWERS };
+            if asked < due {
                 self.answered
                     .store(asked.saturating_add(1), Ordering::Relaxed);
-                if asked == 0 {
-                    return scan_rules(text, rules, wildcards, order, path);
-                }
+                return scan_rules(text, rules, wildcards, order, path);
+            }
+            if self.scans(rules) {
                 let packed = self
-                    .scan
-                    .get_or_init(|| pack(text, rules, 0..to_u32(rules.len()), wildcards, order));
+                    .built
+                    .get_or_init(|| pack(text, rules, all(), wildcards, order));
                 return scan(packed, order, path);
             }
         }
-        let index = self.index.get_or_init(|| {
-            let ids: Vec<u32> = (0..to_u32(rules.len())).collect();
+        let index = self.built.get_or_init(|| {
+            let ids: Vec<u32> = all().collect();
             pack_index(text, rules, &ids, wildcards, order)
         });
         decide(index, rules, order, path)
@@ -1065,7 +1066,7 @@ impl LazySet {
 
     /// Heap bytes held.
     pub(crate) fn heap_size(&self) -> usize {
-        self.scan.get().map_or(0, |s| s.len()) + self.index.get().map_or(0, |s| s.len())
+        self.built.get().map_or(0, |s| s.len())
     }
 }
 
@@ -1334,9 +1335,13 @@ mod tests {
                     assert_eq!(got, want, "lazy set: {what}");
                 }
                 assert_eq!(
-                    lazy.index.get().is_some(),
-                    t.rules.len() > SCAN_ALWAYS && lazy.scannable,
-                    "the index is built only for large sets"
+                    lazy.built.get().map(|b| b.len()),
+                    Some(if lazy.scans(&t.rules) {
+                        packed.len()
+                    } else {
+                        index.len()
+                    }),
+                    "a small set builds its scan block, a large one its index"
                 );
             }
         }
