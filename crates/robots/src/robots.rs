@@ -487,10 +487,10 @@ impl Robots {
 
     /// Bytes of heap this compiled file holds, for memory accounting.
     ///
-    /// A rule set builds what answers quickly only when it is asked (a
-    /// set of up to sixteen rules a scan block at its second question, a
-    /// larger one its index after sixteen), so this grows with use: right
-    /// after compiling it is the rules and values alone.
+    /// A rule set builds what answers quickly only when it is asked a
+    /// second question (a set of up to sixteen rules a block to scan, a
+    /// larger one its index), so this grows with use: right after
+    /// compiling it is the rules and values alone.
     #[must_use]
     pub fn heap_size(&self) -> usize {
         let clean: usize = self

@@ -3,9 +3,9 @@
 //! The rules of a file live in one [`Tables`]: the rules and their patterns
 //! in one text arena. A set over some of them ([`LazySet`]) builds what
 //! answers quickly only when it is asked, in one block of bytes: a set
-//! asked once tries its rules as they stand; a small one asked again scans
-//! a block that holds everything a scan reads ([`pack`]); a large one
-//! asked more than a few questions builds its index ([`pack_index`]).
+//! asked once tries its rules as they stand; asked again, a small one
+//! builds a block that holds everything a scan reads ([`pack`]), a large
+//! one its index ([`pack_index`]).
 //!
 //! A set keeps the literal prefixes of its rules — a prefix rule's pattern
 //! (less trailing `*`s), a wildcard rule's part before its first `*` — in a
@@ -22,7 +22,7 @@
 
 use std::cmp::Reverse;
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::profile::{Profile, RuleChoice};
 
@@ -958,17 +958,13 @@ pub(crate) fn scan_rules(
 
 /// Sets with at most this many rules are always answered by a scan.
 const SCAN_ALWAYS: usize = 16;
-/// Larger sets answer this many questions by trying their rules before
-/// they build their index: a one-off question never pays for sorting the
-/// rules, and a set asked many questions pays for it once.
-const SCAN_ANSWERS: u32 = 16;
 
-/// The rules of one set, indexed on demand, in one block built once: a
-/// small set (up to [`SCAN_ALWAYS`] rules) answers its first question by
-/// trying every rule as it stands and later ones by a scan over a block
-/// made for it ([`pack`]); a larger set answers its first
-/// [`SCAN_ANSWERS`] questions by trying its rules, then builds its index
-/// ([`pack_index`]). Every stage answers alike.
+/// The rules of one set, indexed on demand, in one block built once. The
+/// first question is answered by trying every rule as it stands, so that a
+/// one-off question never pays for building anything; at the second, a
+/// small set (up to [`SCAN_ALWAYS`] rules) builds a block to scan
+/// ([`pack`]) and a larger one its index ([`pack_index`]), which answer
+/// from then on. Every stage answers alike.
 ///
 /// It holds no rules: each call is given them (the same every time), with
 /// the order and whether wildcards count, which are the file's. A set
@@ -978,9 +974,9 @@ pub(crate) struct LazySet {
     /// Whether a scan may answer ([`packable`]): if not, the index answers
     /// every question.
     scannable: bool,
-    /// Questions answered by trying the rules so far (a hint: races only
-    /// move the moment the block is built).
-    answered: AtomicU32,
+    /// Whether a question was answered by trying the rules (a hint: a
+    /// race only moves the moment the block is built).
+    answered: AtomicBool,
     /// The scan block of a small set, or the index of a larger one.
     built: OnceLock<Box<[u8]>>,
 }
@@ -989,7 +985,7 @@ impl Clone for LazySet {
     fn clone(&self) -> Self {
         LazySet {
             scannable: self.scannable,
-            answered: AtomicU32::new(self.answered.load(Ordering::Relaxed)),
+            answered: AtomicBool::new(self.answered.load(Ordering::Relaxed)),
             built: self.built.clone(),
         }
     }
@@ -1000,7 +996,7 @@ impl LazySet {
     pub(crate) fn new(rules: &[Rule], order: Order) -> LazySet {
         LazySet {
             scannable: packable(rules, order),
-            answered: AtomicU32::new(0),
+            answered: AtomicBool::new(false),
             built: OnceLock::new(),
         }
     }
@@ -1029,8 +1025,8 @@ impl LazySet {
         }
     }
 
-    /// [`LazySet::decide`] while the block is not built: counts the
-    /// question, and builds the block when it is due.
+    /// [`LazySet::decide`] while the block is not built: tries the rules
+    /// at the first question, builds the block at the second.
     #[cold]
     #[inline(never)]
     fn decide_building(
@@ -1043,11 +1039,8 @@ impl LazySet {
     ) -> Option<Verdict> {
         let all = || 0..to_u32(rules.len());
         if self.scannable {
-            let asked = self.answered.load(Ordering::Relaxed);
-            let due = if self.scans(rules) { 1 } else { SCAN_ANSWERS };
-            if asked < due {
-                self.answered
-                    .store(asked.saturating_add(1), Ordering::Relaxed);
+            if !self.answered.load(Ordering::Relaxed) {
+                self.answered.store(true, Ordering::Relaxed);
                 return scan_rules(text, rules, wildcards, order, path);
             }
             if self.scans(rules) {
