@@ -810,6 +810,57 @@ mod tests {
     }
 
     #[test]
+    fn rule_sets_build_their_block_at_the_second_question() {
+        // A small group, a large one (more than sixteen rules, with
+        // wildcards and prefixes longer than a head), and a token named by
+        // two groups, whose merged set answers with the rules' indices in
+        // the file.
+        let mut body = String::from("User-agent: small\nDisallow: /a\nAllow: /a/b\n\n");
+        body.push_str("User-agent: large\n");
+        for i in 0..20 {
+            body.push_str(&format!("Disallow: /section-number-{i:02}/page\n"));
+            body.push_str(&format!("Allow: /section-number-{i:02}/*.html$\n"));
+        }
+        body.push_str("\nUser-agent: merged\nDisallow: /x\n\nUser-agent: other\nDisallow: /\n");
+        body.push_str("\nUser-agent: merged\nAllow: /x/y\n");
+        let robots = Robots::parse(body.as_bytes().to_vec(), &Profile::GOOGLE);
+        let compiled = robots.heap_size();
+        let cases = [
+            ("small", "/a/c", Some((false, 2))),
+            ("small", "/a/b/c", Some((true, 3))),
+            ("small", "/z", None),
+            ("large", "/section-number-07/page/1", Some((false, 20))),
+            ("large", "/section-number-07/page/1.html", Some((true, 21))),
+            ("large", "/section-number-07/pag", None),
+            ("merged", "/x/z", Some((false, 48))),
+            ("merged", "/x/y/z", Some((true, 54))),
+        ];
+        // Asked once, a set tries its rules and builds nothing.
+        for agent in ["small", "large", "merged"] {
+            assert!(robots.is_allowed(&TokenChain::parse(agent), "/q"));
+        }
+        assert_eq!(robots.heap_size(), compiled);
+        for round in 0..2 {
+            for (agent, path, want) in cases {
+                let chain = TokenChain::parse(agent);
+                let d = robots.check(&chain, path);
+                let got = match d.reason {
+                    Reason::Rule { line, index } => {
+                        assert_eq!(robots.rule(index).line, line, "{agent} {path}");
+                        Some((d.allowed, line))
+                    }
+                    _ => None,
+                };
+                assert_eq!(got, want, "{agent} {path}, round {round}");
+                let one = RobotMatcher::parse(body.as_bytes(), &Profile::GOOGLE, &chain);
+                assert_eq!(one.check(path), d, "{agent} {path}, round {round}");
+            }
+        }
+        // Asked again, each set built its block.
+        assert!(robots.heap_size() > compiled);
+    }
+
+    #[test]
     fn google_ignores_content_after_500_kib() {
         let body = padded(500 * 1024);
         let robots = Robots::parse(body.clone(), &Profile::GOOGLE);
