@@ -6,12 +6,12 @@
 use crate::directive::DirectiveName;
 use crate::parse::{LineKind, RawLines, RobotsTxt, Separator, Span, has_bom, split_line};
 use crate::path::{BodyBytes, normalize_pattern};
-use crate::profile::{AgentMatch, Beyond, Grouping, Profile, RuleChoice};
+use crate::profile::{AgentMatch, Beyond, Grouping, Profile};
 use crate::robots::{
-    AgentRec, Applies, Chosen, Cut, GroupRec, Located, NO_VALUES, RobotMatcher, Robots, TextRec,
-    TokenRec, Values,
+    AgentRec, Applies, Chosen, Cut, GroupRec, Located, NO_VALUES, RobotMatcher, Robots, SetRec,
+    TextRec, TokenRec, Values,
 };
-use crate::ruleset::{LazySet, Order, Range32, Rule, RuleSet, Tables, to_u32};
+use crate::ruleset::{LazySet, Range32, Rule, Tables, order_of, to_u32};
 use crate::token::{AgentName, TokenChain};
 use crate::values::{CleanParam, RequestRate, VisitTime, parse_crawl_delay};
 
@@ -570,6 +570,7 @@ impl<'p, 'c> Builder<'p, 'c> {
         index(&mut robots);
         robots.tables.shrink_to_fit();
         robots.sets.shrink_to_fit();
+        robots.merged.shrink_to_fit();
         robots.tokens.shrink_to_fit();
         robots
     }
@@ -636,8 +637,8 @@ impl<'p, 'c> Builder<'p, 'c> {
                 Applies::Token(token.to_owned())
             }
         };
-        let set = (!groups.is_empty())
-            .then(|| LazySet::new(&self.tables.rules, profile.wildcards, order_of(&profile)));
+        let set =
+            (!groups.is_empty()).then(|| LazySet::new(&self.tables.rules, order_of(&profile)));
         // Give back room only where much is spare: shrinking costs a
         // reallocation, which a one-off question should not pay for.
         if self.tables.text.capacity() > 2 * self.tables.text.len() + 64 {
@@ -671,6 +672,7 @@ impl<'p, 'c> Builder<'p, 'c> {
             agents: self.agents,
             values: self.values,
             sets: Vec::new(),
+            merged: Vec::new(),
             tokens: Vec::new(),
             star: None,
             records: Range32::default(),
@@ -682,26 +684,21 @@ impl<'p, 'c> Builder<'p, 'c> {
     }
 }
 
-fn order_of(profile: &Profile) -> Order {
-    match profile.rule_choice {
-        RuleChoice::LongestMatch => Order::Longest,
-        RuleChoice::FirstMatch => Order::First,
-    }
-}
-
 /// Builds the rule sets (group `i` owns set `i`, merged sets follow) and the
 /// lookup from tokens to them.
 fn index(robots: &mut Robots) {
     let profile = robots.profile;
     let order = order_of(&profile);
-    let compile = |tables: &mut Tables, ids: &[u32]| tables.set(ids, profile.wildcards, order);
     let tables = &mut robots.tables;
-    let mut sets: Vec<RuleSet> = Vec::with_capacity(robots.groups.len() + 1);
-    let mut ids: Vec<u32> = Vec::new();
+    // Nothing is indexed yet: a set builds what answers quickly when it is
+    // asked (see `LazySet`).
+    let mut sets: Vec<SetRec> = Vec::with_capacity(robots.groups.len() + 1);
     for g in &robots.groups {
-        ids.clear();
-        ids.extend(g.rules.start..g.rules.end);
-        sets.push(compile(tables, &ids));
+        sets.push(SetRec {
+            rules: g.rules,
+            groups: Range32::default(),
+            lazy: LazySet::new(g.rules.of(&tables.rules), order),
+        });
     }
     let substring = profile.agent_match == AgentMatch::Substring;
     if substring {
@@ -763,16 +760,17 @@ fn index(robots: &mut Robots) {
         let set = if j - i == 1 {
             named[i].1
         } else {
-            let rules: Vec<u32> = groups
-                .of(&tables.ids)
-                .to_vec()
-                .into_iter()
-                .flat_map(|g| {
-                    let r = robots.groups[g as usize].rules;
-                    r.start..r.end
-                })
-                .collect();
-            sets.push(compile(tables, &rules));
+            let start = robots.merged.len();
+            for &g in groups.of(&tables.ids) {
+                let r = robots.groups[g as usize].rules;
+                robots.merged.extend_from_slice(r.of(&tables.rules));
+            }
+            let rules = Range32::new(start, robots.merged.len());
+            sets.push(SetRec {
+                rules,
+                groups,
+                lazy: LazySet::new(rules.of(&robots.merged), order),
+            });
             to_u32(sets.len() - 1)
         };
         let rec = TokenRec {
@@ -809,6 +807,57 @@ mod tests {
         }
         body.extend_from_slice(b"Disallow: /late\n");
         body
+    }
+
+    #[test]
+    fn rule_sets_build_their_block_at_the_second_question() {
+        // A small group, a large one (more than sixteen rules, with
+        // wildcards and prefixes longer than a head), and a token named by
+        // two groups, whose merged set answers with the rules' indices in
+        // the file.
+        let mut body = String::from("User-agent: small\nDisallow: /a\nAllow: /a/b\n\n");
+        body.push_str("User-agent: large\n");
+        for i in 0..20 {
+            body.push_str(&format!("Disallow: /section-number-{i:02}/page\n"));
+            body.push_str(&format!("Allow: /section-number-{i:02}/*.html$\n"));
+        }
+        body.push_str("\nUser-agent: merged\nDisallow: /x\n\nUser-agent: other\nDisallow: /\n");
+        body.push_str("\nUser-agent: merged\nAllow: /x/y\n");
+        let robots = Robots::parse(body.as_bytes().to_vec(), &Profile::GOOGLE);
+        let compiled = robots.heap_size();
+        let cases = [
+            ("small", "/a/c", Some((false, 2))),
+            ("small", "/a/b/c", Some((true, 3))),
+            ("small", "/z", None),
+            ("large", "/section-number-07/page/1", Some((false, 20))),
+            ("large", "/section-number-07/page/1.html", Some((true, 21))),
+            ("large", "/section-number-07/pag", None),
+            ("merged", "/x/z", Some((false, 48))),
+            ("merged", "/x/y/z", Some((true, 54))),
+        ];
+        // Asked once, a set tries its rules and builds nothing.
+        for agent in ["small", "large", "merged"] {
+            assert!(robots.is_allowed(&TokenChain::parse(agent), "/q"));
+        }
+        assert_eq!(robots.heap_size(), compiled);
+        for round in 0..2 {
+            for (agent, path, want) in cases {
+                let chain = TokenChain::parse(agent);
+                let d = robots.check(&chain, path);
+                let got = match d.reason {
+                    Reason::Rule { line, index } => {
+                        assert_eq!(robots.rule(index).line, line, "{agent} {path}");
+                        Some((d.allowed, line))
+                    }
+                    _ => None,
+                };
+                assert_eq!(got, want, "{agent} {path}, round {round}");
+                let one = RobotMatcher::parse(body.as_bytes(), &Profile::GOOGLE, &chain);
+                assert_eq!(one.check(path), d, "{agent} {path}, round {round}");
+            }
+        }
+        // Asked again, each set built its block.
+        assert!(robots.heap_size() > compiled);
     }
 
     #[test]

@@ -6,7 +6,7 @@ use std::borrow::Cow;
 use crate::parse::{LineKind, RobotsTxt};
 use crate::path::{normalize_path, path_of};
 use crate::profile::{AgentMatch, Profile};
-use crate::ruleset::{LazySet, Range32, Rule, RuleSet, Tables};
+use crate::ruleset::{LazySet, Range32, Rule, Tables, order_of};
 use crate::token::TokenChain;
 use crate::values::{CleanParam, RequestRate, VisitTime};
 
@@ -250,6 +250,47 @@ pub(crate) struct TokenRec {
     pub(crate) groups: Range32,
 }
 
+/// A rule set of a [`Robots`]: the rules of one group (a range of
+/// `tables.rules`), or those of the groups one token names (copied, in file
+/// order, into `merged`), indexed on demand.
+#[derive(Debug, Clone)]
+pub(crate) struct SetRec {
+    /// A range of `tables.rules`, or of `merged` when `groups` is not
+    /// empty.
+    pub(crate) rules: Range32,
+    /// The groups (a range of `tables.ids`) whose rules a merged set
+    /// copies; empty for a group's own set.
+    pub(crate) groups: Range32,
+    pub(crate) lazy: LazySet,
+}
+
+impl SetRec {
+    /// The set's rules, in file order.
+    fn rules<'a>(&self, robots: &'a Robots) -> &'a [Rule] {
+        if self.groups.len() == 0 {
+            self.rules.of(&robots.tables.rules)
+        } else {
+            self.rules.of(&robots.merged)
+        }
+    }
+
+    /// The index in the file of the set's rule `local`.
+    fn file_index(&self, robots: &Robots, local: u32) -> u32 {
+        if self.groups.len() == 0 {
+            return self.rules.start + local;
+        }
+        let mut local = local;
+        for &g in self.groups.of(&robots.tables.ids) {
+            let r = robots.groups[g as usize].rules;
+            if (local as usize) < r.len() {
+                return r.start + local;
+            }
+            local -= r.end - r.start;
+        }
+        local
+    }
+}
+
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct TextRec {
     pub(crate) text: Range32,
@@ -276,7 +317,9 @@ pub struct Robots {
     pub(crate) agents: Vec<AgentRec>,
     pub(crate) values: Vec<Values>,
     /// Group `i` owns set `i`; merged sets follow.
-    pub(crate) sets: Vec<RuleSet>,
+    pub(crate) sets: Vec<SetRec>,
+    /// The rules of merged sets, each set's in file order.
+    pub(crate) merged: Vec<Rule>,
     /// Sorted by token.
     pub(crate) tokens: Vec<TokenRec>,
     pub(crate) star: Option<TokenRec>,
@@ -365,7 +408,7 @@ impl Robots {
         Matcher {
             robots: self,
             applies,
-            set: entry.map(|e| self.sets[e.set as usize]),
+            set: entry.map(|e| &self.sets[e.set as usize]),
             groups: entry.map_or(&[][..], |e| e.groups.of(&self.tables.ids)),
         }
     }
@@ -443,6 +486,11 @@ impl Robots {
     }
 
     /// Bytes of heap this compiled file holds, for memory accounting.
+    ///
+    /// A rule set builds what answers quickly only when it is asked a
+    /// second question (a set of up to sixteen rules a block to scan, a
+    /// larger one its index), so this grows with use: right after
+    /// compiling it is the rules and values alone.
     #[must_use]
     pub fn heap_size(&self) -> usize {
         let clean: usize = self
@@ -458,7 +506,9 @@ impl Robots {
             + self.groups.capacity() * size_of::<GroupRec>()
             + self.agents.capacity() * size_of::<AgentRec>()
             + self.values.capacity() * size_of::<Values>()
-            + self.sets.capacity() * size_of::<RuleSet>()
+            + self.sets.capacity() * size_of::<SetRec>()
+            + self.sets.iter().map(|s| s.lazy.heap_size()).sum::<usize>()
+            + self.merged.capacity() * size_of::<Rule>()
             + self.tokens.capacity() * size_of::<TokenRec>()
             + (self.sitemaps.capacity() + self.hosts.capacity()) * size_of::<TextRec>()
             + self.clean_params.capacity() * size_of::<Located<CleanParam>>()
@@ -565,7 +615,7 @@ impl PartialEq for Group<'_> {
 pub struct Matcher<'r> {
     robots: &'r Robots,
     applies: Applies,
-    set: Option<RuleSet>,
+    set: Option<&'r SetRec>,
     groups: &'r [u32],
 }
 
@@ -591,19 +641,43 @@ impl<'r> Matcher<'r> {
     /// Whether the robot may fetch `url` (a full URL or a path).
     #[must_use]
     pub fn is_allowed(&self, url: &str) -> bool {
-        self.check(url).allowed
+        // The deciding rule is not asked for: it is not looked up.
+        self.decide_path(path_of(url).as_bytes(), false).allowed
     }
 
     /// The decision for a path that is already the path, parameters and
     /// query of a URL (as [`path_of`] gives), not yet normalised.
     #[must_use]
     pub fn check_path(&self, path: &[u8]) -> Decision {
-        let tables = &self.robots.tables;
-        decide(&self.robots.profile, self.set, path, |set, path| {
-            tables.decide(set, path).map(|v| Hit {
-                allowed: v.allowed,
-                rule: v.rule,
-                line: tables.rules[v.rule as usize].line,
+        self.decide_path(path, true)
+    }
+
+    /// The decision for `path`. With `reason` set, the deciding rule is
+    /// known by its index in the file, with its line; without, only
+    /// `allowed` is to be read.
+    #[inline]
+    fn decide_path(&self, path: &[u8], reason: bool) -> Decision {
+        let robots = self.robots;
+        let profile = &robots.profile;
+        decide(profile, self.set, path, |set, path| {
+            let text = robots.tables.text.as_bytes();
+            let rules = set.rules(robots);
+            let v = set
+                .lazy
+                .decide(text, rules, profile.wildcards, order_of(profile), path)?;
+            Some(if reason {
+                let rule = set.file_index(robots, v.rule);
+                Hit {
+                    allowed: v.allowed,
+                    rule,
+                    line: robots.tables.rules[rule as usize].line,
+                }
+            } else {
+                Hit {
+                    allowed: v.allowed,
+                    rule: v.rule,
+                    line: 0,
+                }
             })
         })
     }
@@ -766,8 +840,15 @@ impl RobotMatcher {
     fn decide_path(&self, path: &[u8], reason: bool) -> Decision {
         let tables = &self.tables;
         let set = self.set.as_ref();
-        decide(&self.profile, set, path, |set, path| {
-            let v = set.decide(tables.text.as_bytes(), &tables.rules, path)?;
+        let profile = &self.profile;
+        decide(profile, set, path, |set, path| {
+            let v = set.decide(
+                tables.text.as_bytes(),
+                &tables.rules,
+                profile.wildcards,
+                order_of(profile),
+                path,
+            )?;
             Some(if reason {
                 Hit {
                     allowed: v.allowed,

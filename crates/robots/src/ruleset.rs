@@ -1,8 +1,11 @@
 //! Compiled rule sets: the part of the matcher that answers one path.
 //!
-//! All sets of a file live in one [`Tables`]: the rules, their patterns in
-//! one text arena, and flat arrays that sets refer to by range, so that a
-//! compiled file is a handful of allocations.
+//! The rules of a file live in one [`Tables`]: the rules and their patterns
+//! in one text arena. A set over some of them ([`LazySet`]) builds what
+//! answers quickly only when it is asked, in one block of bytes: a set
+//! asked once tries its rules as they stand; asked again, a small one
+//! builds a block that holds everything a scan reads ([`pack`]), a large
+//! one its index ([`pack_index`]).
 //!
 //! A set keeps the literal prefixes of its rules — a prefix rule's pattern
 //! (less trailing `*`s), a wildcard rule's part before its first `*` — in a
@@ -19,7 +22,9 @@
 
 use std::cmp::Reverse;
 use std::sync::OnceLock;
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use crate::profile::{Profile, RuleChoice};
 
 /// How a matching rule ranks against another: its length, whether it is an
 /// allow, and (reversed) its position, so that the earliest wins a tie.
@@ -104,6 +109,15 @@ pub(crate) enum Order {
     /// The first rule in file order wins; an empty pattern matches every
     /// path and allows.
     First,
+}
+
+/// How a profile ranks the matching rules of a set.
+#[inline]
+pub(crate) fn order_of(profile: &Profile) -> Order {
+    match profile.rule_choice {
+        RuleChoice::LongestMatch => Order::Longest,
+        RuleChoice::FirstMatch => Order::First,
+    }
 }
 
 const NONE: u32 = u32::MAX;
@@ -193,24 +207,22 @@ pub(crate) struct Verdict {
     pub(crate) allowed: bool,
 }
 
-/// The compiled rules of one group, or of several groups merged: ranges into
-/// [`Tables`]. Both orders use the same structure: the matching prefix
-/// rules of a path are the ancestors of one entry, so the best of them is
-/// known once the entry is found.
+/// A set as [`build_set`] adds it to an [`Index`]: ranges of its entries.
+/// Both orders use the same structure: the matching prefix rules of a path
+/// are the ancestors of one entry, so the best of them is known once the
+/// entry is found.
 #[derive(Debug, Clone, Copy)]
 pub(crate) struct RuleSet {
-    order: Order,
     prefix: Range32,
     wild: Range32,
 }
 
-/// Every rule set of one compiled file.
+/// The rules of one compiled file.
 #[derive(Debug, Clone, Default)]
 pub(crate) struct Tables {
     /// Patterns, agent values, tokens, sitemap and host values.
     pub(crate) text: String,
     pub(crate) rules: Vec<Rule>,
-    pub(crate) index: Index,
     /// Group lists of tokens.
     pub(crate) ids: Vec<u32>,
 }
@@ -224,20 +236,6 @@ pub(crate) struct Index {
     /// has wildcard rules.
     wild_at: Vec<u32>,
     wild: Vec<WildEntry>,
-}
-
-impl Index {
-    fn shrink_to_fit(&mut self) {
-        self.prefix.shrink_to_fit();
-        self.wild_at.shrink_to_fit();
-        self.wild.shrink_to_fit();
-    }
-
-    pub(crate) fn heap_size(&self) -> usize {
-        self.prefix.capacity() * size_of::<PrefixEntry>()
-            + self.wild_at.capacity() * size_of::<u32>()
-            + self.wild.capacity() * size_of::<WildEntry>()
-    }
 }
 
 /// Files with more wildcard rules than this check the byte mask first.
@@ -275,28 +273,10 @@ fn literal_prefix(pat: &[u8], wildcards: bool) -> (usize, bool) {
 }
 
 impl Tables {
-    /// Adds a set over the rules `ids`, ranked by `order`.
-    pub(crate) fn set(&mut self, ids: &[u32], wildcards: bool, order: Order) -> RuleSet {
-        build_set(
-            self.text.as_bytes(),
-            &self.rules,
-            ids,
-            wildcards,
-            order,
-            &mut self.index,
-        )
-    }
-
-    /// The rule that decides `path` under `set`, if any.
-    pub(crate) fn decide(&self, set: RuleSet, path: &[u8]) -> Option<Verdict> {
-        decide(self.text.as_bytes(), &self.rules, &self.index, set, path)
-    }
-
     /// Releases spare capacity once the file is compiled.
     pub(crate) fn shrink_to_fit(&mut self) {
         self.text.shrink_to_fit();
         self.rules.shrink_to_fit();
-        self.index.shrink_to_fit();
         self.ids.shrink_to_fit();
     }
 
@@ -304,7 +284,6 @@ impl Tables {
     pub(crate) fn heap_size(&self) -> usize {
         self.text.capacity()
             + self.rules.capacity() * size_of::<Rule>()
-            + self.index.heap_size()
             + self.ids.capacity() * size_of::<u32>()
     }
 }
@@ -413,56 +392,212 @@ pub(crate) fn build_set(
         });
     }
     RuleSet {
-        order,
         prefix: Range32::new(prefix_start, index.prefix.len()),
         wild: Range32::new(wild_start, index.wild.len()),
     }
 }
 
-/// The rule that decides `path` under `set` (built in `index`), if any.
-pub(crate) fn decide(
+/// Bytes of a packed prefix entry: the head (16), the place of its bytes
+/// in the block (4 + 4), the best rule (4) and the parent (4).
+const PREFIX: usize = 32;
+/// Bytes of a packed wildcard entry: the rank (8), the byte mask (8), the
+/// rule with `ALLOWED` (4) and the place of the pattern's rest (4 + 4).
+const WILD: usize = 28;
+
+/// `N` bytes of `bytes` from `at` (zeros past its end).
+#[inline]
+fn array<const N: usize>(bytes: &[u8], at: usize) -> [u8; N] {
+    bytes
+        .get(at..at + N)
+        .and_then(|b| b.try_into().ok())
+        .unwrap_or([0; N])
+}
+
+/// The index of a set in one allocation, so that an answer follows no
+/// pointer from one part to another: a count of prefix entries and of
+/// wildcard entries, the prefix entries ([`PREFIX`] bytes each, sorted),
+/// for each prefix entry the first of its wildcard entries (and the count
+/// after the last), the wildcard entries ([`WILD`] bytes each, best first
+/// within an entry), then the bytes they refer to: each prefix entry's
+/// literal prefix and each wildcard rule's pattern after its entry's
+/// prefix. An answer reads this block, and the rules only to rank a prefix
+/// answer against wildcard rules.
+#[derive(Clone, Copy)]
+struct Packed<'a> {
+    bytes: &'a [u8],
+    prefix: usize,
+    wild_at: usize,
+    wild: usize,
+}
+
+/// A wildcard entry as read from a block.
+struct Wild {
+    rank: u64,
+    mask: u64,
+    rule: u32,
+    rest: Range32,
+}
+
+impl<'a> Packed<'a> {
+    fn new(bytes: &'a [u8]) -> Packed<'a> {
+        let prefix = u32_at(bytes, 0) as usize;
+        let wild_at = 8 + prefix * PREFIX;
+        Packed {
+            bytes,
+            prefix,
+            wild_at,
+            wild: wild_at + 4 * (prefix + 1),
+        }
+    }
+
+    #[inline]
+    fn head(&self, k: usize) -> u128 {
+        u128::from_le_bytes(array(self.bytes, 8 + k * PREFIX))
+    }
+
+    #[inline]
+    fn entry(&self, k: usize) -> PrefixEntry {
+        let e: [u8; PREFIX] = array(self.bytes, 8 + k * PREFIX);
+        let word = |i: usize| u32::from_le_bytes([e[i], e[i + 1], e[i + 2], e[i + 3]]);
+        let mut head = [0u8; 16];
+        head.copy_from_slice(&e[..16]);
+        PrefixEntry {
+            head: u128::from_le_bytes(head),
+            bytes: Range32 {
+                start: word(16),
+                end: word(16) + word(20),
+            },
+            best: word(24),
+            parent: word(28),
+        }
+    }
+
+    #[inline]
+    fn slice(&self, r: Range32) -> &'a [u8] {
+        self.bytes
+            .get(r.start as usize..r.end as usize)
+            .unwrap_or_default()
+    }
+
+    /// The wildcard entries of prefix entry `k`: a range of indices.
+    #[inline]
+    fn wild_of(&self, k: usize) -> std::ops::Range<usize> {
+        let at = |k: usize| u32_at(self.bytes, self.wild_at + 4 * k) as usize;
+        at(k)..at(k + 1)
+    }
+
+    #[inline]
+    fn wild(&self, i: usize) -> Wild {
+        let e: [u8; WILD] = array(self.bytes, self.wild + i * WILD);
+        let word = |i: usize| u32::from_le_bytes([e[i], e[i + 1], e[i + 2], e[i + 3]]);
+        let long = |i: usize| u64::from(word(i)) | u64::from(word(i + 4)) << 32;
+        Wild {
+            rank: long(0),
+            mask: long(8),
+            rule: word(16),
+            rest: Range32 {
+                start: word(20),
+                end: word(20) + word(24),
+            },
+        }
+    }
+}
+
+/// A set over the rules `ids` (of `rules`, whose patterns are in `text`),
+/// ranked by `order`, indexed in one block (see [`Packed`]).
+pub(crate) fn pack_index(
     text: &[u8],
     rules: &[Rule],
-    index: &Index,
-    set: RuleSet,
-    path: &[u8],
-) -> Option<Verdict> {
-    let entries = set.prefix.of(&index.prefix);
-    let k = deepest(text, entries, path)?;
-    let best = entries[k].best;
-    if !entries[k].wild_on_chain() {
+    ids: &[u32],
+    wildcards: bool,
+    order: Order,
+) -> Box<[u8]> {
+    let mut index = Index::default();
+    let set = build_set(text, rules, ids, wildcards, order, &mut index);
+    let prefix = set.prefix.of(&index.prefix);
+    let wild_at = set.prefix.of(&index.wild_at);
+    let wild = set.wild.of(&index.wild);
+    let tails_at = 8 + prefix.len() * PREFIX + 4 * (prefix.len() + 1) + wild.len() * WILD;
+    let mut out = Vec::with_capacity(tails_at);
+    let mut tails: Vec<u8> = Vec::new();
+    let mut place = |bytes: &[u8], out: &mut Vec<u8>| {
+        out.extend_from_slice(&to_u32(tails_at + tails.len()).to_le_bytes());
+        out.extend_from_slice(&to_u32(bytes.len()).to_le_bytes());
+        tails.extend_from_slice(bytes);
+    };
+    out.extend_from_slice(&to_u32(prefix.len()).to_le_bytes());
+    out.extend_from_slice(&to_u32(wild.len()).to_le_bytes());
+    for e in prefix {
+        out.extend_from_slice(&e.head.to_le_bytes());
+        place(
+            &text[e.bytes.start as usize..e.bytes.end as usize],
+            &mut out,
+        );
+        out.extend_from_slice(&e.best.to_le_bytes());
+        out.extend_from_slice(&e.parent.to_le_bytes());
+    }
+    let first = set.wild.start;
+    for &w in wild_at {
+        out.extend_from_slice(&(w - first).to_le_bytes());
+    }
+    out.extend_from_slice(&to_u32(wild.len()).to_le_bytes());
+    for (k, e) in prefix.iter().enumerate() {
+        let end = wild_at.get(k + 1).map_or(set.wild.end, |&w| w);
+        let from = e.bytes.len();
+        for w in &index.wild[wild_at[k] as usize..end as usize] {
+            out.extend_from_slice(&w.rank.to_le_bytes());
+            out.extend_from_slice(&w.mask.to_le_bytes());
+            out.extend_from_slice(&w.rule.to_le_bytes());
+            let pat = pattern(text, &rules[(w.rule & !ALLOWED) as usize]);
+            place(&pat[from..], &mut out);
+        }
+    }
+    out.extend_from_slice(&tails);
+    out.into_boxed_slice()
+}
+
+/// The rule that decides `path` under a set indexed by [`pack_index`] over
+/// `rules`, if any.
+pub(crate) fn decide(packed: &[u8], rules: &[Rule], order: Order, path: &[u8]) -> Option<Verdict> {
+    let p = Packed::new(packed);
+    let k = deepest(p, path)?;
+    let entry = p.entry(k);
+    let best = entry.best;
+    if !entry.wild_on_chain() {
         return (best != NONE).then(|| hit(best));
     }
     let mut best = (best != NONE).then_some(best);
-    let mut best_rank = best.map(|b| rules[(b & !ALLOWED) as usize].rank_key(set.order));
+    let mut best_rank = best.map(|b| rules[(b & !ALLOWED) as usize].rank_key(order));
     // The wildcard rules that can match are those of the entries on the
     // chain: their literal part before the first `*` is a prefix of the
     // path, so matching starts after it.
-    let wild_at = set.prefix.of(&index.wild_at);
     let mut path_mask = None;
-    let mut next = Some(k);
-    while let Some(k) = next {
-        let end = wild_at.get(k + 1).map_or(set.wild.end, |&w| w);
-        let wild = &index.wild[wild_at[k] as usize..end as usize];
-        let from = entries[k].bytes.len();
-        for w in wild {
+    let mut next = Some((k, entry));
+    while let Some((k, entry)) = next {
+        let wild = p.wild_of(k);
+        let many = wild.len() > MASK_FROM;
+        let from = entry.bytes.len();
+        for i in wild {
+            let w = p.wild(i);
             if best_rank.is_some_and(|b| w.rank <= b) {
                 break;
             }
-            if wild.len() > MASK_FROM {
+            if many {
                 let have = *path_mask.get_or_insert_with(|| byte_mask(path));
                 if w.mask & !have != 0 {
                     continue;
                 }
             }
-            let pat = pattern(text, &rules[(w.rule & !ALLOWED) as usize]);
-            if wild_match(&pat[from..], &path[from..]) {
+            if wild_match(p.slice(w.rest), &path[from..]) {
                 best = Some(w.rule);
                 best_rank = Some(w.rank);
                 break;
             }
         }
-        next = entries[k].parent().filter(|&p| entries[p].wild_on_chain());
+        next = entry
+            .parent()
+            .map(|k| (k, p.entry(k)))
+            .filter(|(_, e)| e.wild_on_chain());
     }
     best.map(hit)
 }
@@ -528,59 +663,67 @@ fn not_after(a: &[u8], b: &[u8]) -> bool {
 /// How many heads are below `head`: a binary search whose steps do not
 /// branch on the comparison, so that it costs no mispredictions.
 #[inline]
-fn heads_below(entries: &[PrefixEntry], head: u128) -> usize {
-    if entries.is_empty() {
+fn heads_below(p: Packed<'_>, head: u128) -> usize {
+    if p.prefix == 0 {
         return 0;
     }
     let mut base = 0;
-    let mut size = entries.len();
+    let mut size = p.prefix;
     while size > 1 {
         let half = size / 2;
         let mid = base + half;
-        base = if entries[mid].head < head { mid } else { base };
+        base = if p.head(mid) < head { mid } else { base };
         size -= half;
     }
-    base + usize::from(entries[base].head < head)
+    base + usize::from(p.head(base) < head)
+}
+
+/// The first index in `lo..hi` where `pred` fails (it holds, then fails).
+#[inline]
+fn partition(mut lo: usize, mut hi: usize, pred: impl Fn(usize) -> bool) -> usize {
+    while lo < hi {
+        let mid = lo + (hi - lo) / 2;
+        if pred(mid) {
+            lo = mid + 1;
+        } else {
+            hi = mid;
+        }
+    }
+    lo
 }
 
 /// The deepest entry whose bytes are a prefix of `path`.
-fn deepest(text: &[u8], entries: &[PrefixEntry], path: &[u8]) -> Option<usize> {
-    let bytes = |e: &PrefixEntry| &text[e.bytes.start as usize..e.bytes.end as usize];
+fn deepest(p: Packed<'_>, path: &[u8]) -> Option<usize> {
     // The last entry not after the path: entries whose head is below the
     // path's are before it, above it after; only those with the same head
     // need their bytes compared.
     let head = head_be(path);
-    let below = heads_below(entries, head);
+    let below = heads_below(p, head);
     // Most paths share their head with no entry or a few: gallop over
     // the run of equal heads rather than search the rest of the array.
-    let same = match entries.get(below) {
-        Some(e) if e.head == head => {
-            let rest = &entries[below..];
-            let mut step = 1;
-            while rest.get(step).is_some_and(|e| e.head == head) {
-                step *= 2;
-            }
-            let end = rest.len().min(step + 1);
-            rest[..end].partition_point(|e| e.head == head)
+    let found = if below < p.prefix && p.head(below) == head {
+        let mut step = 1;
+        while below + step < p.prefix && p.head(below + step) == head {
+            step *= 2;
         }
-        _ => 0,
-    };
-    let found = if same == 0 {
-        below
+        let end = p.prefix.min(below + step + 1);
+        let same = partition(below, end, |k| p.head(k) == head);
+        partition(below, same, |k| not_after(p.slice(p.entry(k).bytes), path))
     } else {
-        below + entries[below..below + same].partition_point(|e| not_after(bytes(e), path))
+        below
     };
     let mut k = found.checked_sub(1)?;
-    let len = entries[k].bytes.len();
+    let mut entry = p.entry(k);
+    let len = entry.bytes.len();
     // How much of the entry the path shares. Heads that differ settle it
     // without reading the entry's bytes: the equal leading bytes of the
     // two heads, within both lengths. So does an equal head when the
     // entry has no more than sixteen bytes.
-    let x = entries[k].head ^ head;
+    let x = entry.head ^ head;
     let common = if x != 0 || len <= 16 {
         ((x.leading_zeros() / 8) as usize).min(len).min(path.len())
     } else {
-        common_prefix(bytes(&entries[k]), path)
+        common_prefix(p.slice(entry.bytes), path)
     };
     if common >= len {
         return Some(k);
@@ -589,8 +732,9 @@ fn deepest(text: &[u8], entries: &[PrefixEntry], path: &[u8]) -> Option<usize> {
     // longer than their common prefix: walk up to the first such
     // ancestor.
     loop {
-        k = entries[k].parent()?;
-        if entries[k].bytes.len() <= common {
+        k = entry.parent()?;
+        entry = p.entry(k);
+        if entry.bytes.len() <= common {
             return Some(k);
         }
     }
@@ -611,24 +755,6 @@ fn head_word(bytes: &[u8]) -> u64 {
     u64::from_le_bytes(b)
 }
 
-/// A rule as a linear scan tries it: the first bytes of its literal prefix
-/// in one word, so that most rules are ruled out by one comparison.
-#[derive(Debug, Clone, Copy)]
-pub(crate) struct ScanEntry {
-    /// The first (up to) eight bytes of the literal prefix.
-    head: u64,
-    /// The rule's [`Rule::rank_key`].
-    rank: u64,
-    /// The rule's pattern in the text arena.
-    pattern: Range32,
-    /// Length of the literal prefix, with `SCAN_WILD` set when the rest of
-    /// the pattern needs wildcard matching.
-    key: u32,
-    /// The rule, with `ALLOWED` set when it allows: a scan reads its
-    /// entries (and the pattern's bytes past the eighth), not the rules.
-    rule: u32,
-}
-
 /// Which bytes of a head word count for a literal prefix of `len` bytes.
 #[inline]
 fn head_mask(len: usize) -> u64 {
@@ -639,34 +765,152 @@ fn head_mask(len: usize) -> u64 {
     }
 }
 
+/// Flag in a packed entry's key: the rest of the pattern needs wildcard
+/// matching.
 const SCAN_WILD: u32 = 1 << 31;
 
-/// The scan entries of the rules `ids`, in that order (which must be file
-/// order): what [`scan`] answers from, without sorting anything.
-pub(crate) fn scan_entries(
+/// Bytes of one packed entry: the head (8), the rule with `ALLOWED` (4),
+/// the rank (4), the key with `SCAN_WILD` (4) and the place of the tail
+/// (4).
+const ENTRY: usize = 24;
+
+#[inline]
+fn u32_at(bytes: &[u8], at: usize) -> u32 {
+    bytes
+        .get(at..at + 4)
+        .and_then(|b| b.try_into().ok())
+        .map_or(0, u32::from_le_bytes)
+}
+
+/// The rules of a set as a linear scan tries them, in one allocation: a
+/// count, then one [`ENTRY`]-byte entry per rule in file order, then the
+/// pattern bytes a scan may need past an entry's head (its tail). An entry
+/// holds the first (up to) eight bytes of the rule's literal prefix, so
+/// that most rules are ruled out by one comparison, and what decides
+/// between matching rules: the rank (the pattern's length and whether it
+/// allows; among equals the earlier rule, which comes first) and the rule
+/// with its verdict. A scan reads this block and nothing else: not the
+/// rules, not the text arena.
+///
+/// The tail of a prefix rule is its literal prefix after the eighth byte;
+/// that of a wildcard rule is its pattern after the head's bytes, which
+/// wildcard matching starts from.
+pub(crate) fn pack(
     text: &[u8],
     rules: &[Rule],
-    ids: impl Iterator<Item = u32>,
+    ids: impl Iterator<Item = u32> + Clone,
     wildcards: bool,
     order: Order,
-) -> Vec<ScanEntry> {
-    let mut out = Vec::with_capacity(ids.size_hint().0);
-    for id in ids {
+) -> Box<[u8]> {
+    let kept = |id: &u32| !(rules[*id as usize].priority() == 0 && order == Order::Longest);
+    let count = ids.clone().filter(kept).count();
+    let mut out = Vec::with_capacity(4 + count * ENTRY);
+    out.extend_from_slice(&to_u32(count).to_le_bytes());
+    let mut tails: Vec<u8> = Vec::new();
+    let tails_at = 4 + count * ENTRY;
+    for id in ids.filter(kept) {
         let r = &rules[id as usize];
-        if r.priority() == 0 && order == Order::Longest {
-            continue;
-        }
         let pat = pattern(text, r);
         let (key_len, wild) = literal_prefix(pat, wildcards);
-        out.push(ScanEntry {
-            head: head_word(pat) & head_mask(key_len),
-            rank: r.rank_key(order),
-            pattern: r.pattern,
-            key: to_u32(key_len) | if wild { SCAN_WILD } else { 0 },
-            rule: with_allowed(rules, id, order),
-        });
+        let from = if wild { key_len.min(8) } else { 8 };
+        let tail = if wild {
+            &pat[from..]
+        } else {
+            pat.get(from..key_len).unwrap_or_default()
+        };
+        let rank = r.priority().min(u32::MAX >> 1) << 1 | u32::from(r.allow);
+        out.extend_from_slice(&(head_word(pat) & head_mask(key_len)).to_le_bytes());
+        out.extend_from_slice(&with_allowed(rules, id, order).to_le_bytes());
+        out.extend_from_slice(&rank.to_le_bytes());
+        let key = to_u32(key_len).min(!SCAN_WILD) | if wild { SCAN_WILD } else { 0 };
+        out.extend_from_slice(&key.to_le_bytes());
+        out.extend_from_slice(&to_u32(tails_at + tails.len()).to_le_bytes());
+        tails.extend_from_slice(tail);
     }
-    out
+    out.extend_from_slice(&tails);
+    out.into_boxed_slice()
+}
+
+/// Whether `rules` (in set order) may be packed: ranked by the pattern's
+/// length and verdict alone, the earlier of two equal rules must be the
+/// one on the earlier line, and under first match no two rules may share
+/// a line.
+fn packable(rules: &[Rule], order: Order) -> bool {
+    match order {
+        Order::Longest => rules.windows(2).all(|w| w[0].line <= w[1].line),
+        Order::First => rules.windows(2).all(|w| w[0].line < w[1].line),
+    }
+}
+
+/// The rule that decides `path` among the rules of a [`pack`]ed block: the
+/// answer of [`decide`] for a set over the same rules.
+pub(crate) fn scan(packed: &[u8], order: Order, path: &[u8]) -> Option<Verdict> {
+    let count = u32_at(packed, 0) as usize;
+    let entries = packed.get(4..4 + count * ENTRY).unwrap_or_default();
+    let word = head_word(path);
+    let mut best: Option<(u32, u32)> = None;
+    for e in entries.chunks_exact(ENTRY) {
+        let Ok(e) = <&[u8; ENTRY]>::try_from(e) else {
+            break;
+        };
+        let [
+            h0,
+            h1,
+            h2,
+            h3,
+            h4,
+            h5,
+            h6,
+            h7,
+            r0,
+            r1,
+            r2,
+            r3,
+            k0,
+            k1,
+            k2,
+            k3,
+            y0,
+            y1,
+            y2,
+            y3,
+            t0,
+            t1,
+            t2,
+            t3,
+        ] = *e;
+        let head = u64::from_le_bytes([h0, h1, h2, h3, h4, h5, h6, h7]);
+        let key = u32::from_le_bytes([y0, y1, y2, y3]);
+        let len = (key & !SCAN_WILD) as usize;
+        if (word ^ head) & head_mask(len) != 0 {
+            continue;
+        }
+        let rank = u32::from_le_bytes([k0, k1, k2, k3]);
+        if best.is_some_and(|(_, b)| rank <= b) {
+            continue;
+        }
+        let tail = u32::from_le_bytes([t0, t1, t2, t3]) as usize;
+        let matched = if key & SCAN_WILD != 0 {
+            // The head settled the bytes before `from`.
+            let from = len.min(8);
+            let end = tail + (rank >> 1) as usize - from;
+            path.len() >= from
+                && wild_match(packed.get(tail..end).unwrap_or_default(), &path[from..])
+        } else {
+            path.len() >= len
+                && (len <= 8 || {
+                    let rest = packed.get(tail..tail + len - 8).unwrap_or_default();
+                    common_prefix(rest, &path[8..len]) == len - 8
+                })
+        };
+        if matched {
+            best = Some((u32::from_le_bytes([r0, r1, r2, r3]), rank));
+            if order == Order::First {
+                break;
+            }
+        }
+    }
+    best.map(|(rule, _)| hit(rule))
 }
 
 /// The rule that decides `path` among `rules`, trying each as it stands:
@@ -712,144 +956,110 @@ pub(crate) fn scan_rules(
     best.map(|(rule, _)| verdict(rules, rule, order))
 }
 
-/// The rule that decides `path` among `entries`, trying every rule: the
-/// answer of [`decide`] for a set over the same rules, with nothing built
-/// but the entries. Under first match the entries must be in file order,
-/// with no two rules on one line.
-pub(crate) fn scan(
-    text: &[u8],
-    entries: &[ScanEntry],
-    order: Order,
-    path: &[u8],
-) -> Option<Verdict> {
-    let word = head_word(path);
-    let mut best: Option<(u32, u64)> = None;
-    for e in entries {
-        let key = (e.key & !SCAN_WILD) as usize;
-        if (word ^ e.head) & head_mask(key) != 0 {
-            continue;
-        }
-        if best.is_some_and(|(_, b)| e.rank <= b) {
-            continue;
-        }
-        let pat = &text[e.pattern.start as usize..e.pattern.end as usize];
-        let matched = if e.key & SCAN_WILD != 0 {
-            wild_match(pat, path)
-        } else {
-            // The head settled the first eight bytes.
-            path.len() >= key && (key <= 8 || common_prefix(&path[8..key], &pat[8..key]) == key - 8)
-        };
-        if matched {
-            best = Some((e.rule, e.rank));
-            if order == Order::First {
-                break;
-            }
-        }
-    }
-    best.map(|(rule, _)| hit(rule))
-}
-
 /// Sets with at most this many rules are always answered by a scan.
 const SCAN_ALWAYS: usize = 16;
-/// Larger sets answer this many questions by a scan before they build
-/// their index: a one-off question never pays for sorting the rules, and a
-/// set asked many questions pays for it once.
-const SCAN_ANSWERS: u32 = 16;
 
-/// The rules of one robot's groups, indexed on demand. The first question
-/// is answered by trying every rule as it stands; later ones by a scan over
-/// entries made for it ([`ScanEntry`]), built at the second question; once
-/// [`SCAN_ANSWERS`] questions have been asked (and unless there are few
-/// rules), by a [`RuleSet`] built once. Every stage answers alike.
+/// The rules of one set, indexed on demand, in one block built once. The
+/// first question is answered by trying every rule as it stands, so that a
+/// one-off question never pays for building anything; at the second, a
+/// small set (up to [`SCAN_ALWAYS`] rules) builds a block to scan
+/// ([`pack`]) and a larger one its index ([`pack_index`]), which answer
+/// from then on. Every stage answers alike.
+///
+/// It holds no rules: each call is given them (the same every time), with
+/// the order and whether wildcards count, which are the file's. A set
+/// that is never asked costs this struct and nothing else.
 #[derive(Debug)]
 pub(crate) struct LazySet {
-    order: Order,
-    wildcards: bool,
-    /// Whether a scan may answer (first match needs one rule per line).
+    /// Whether a scan may answer ([`packable`]): if not, the index answers
+    /// every question.
     scannable: bool,
-    /// Questions answered by a scan so far (a hint: races only move the
-    /// moment the next stage is built).
-    answered: AtomicU32,
-    scan: OnceLock<Vec<ScanEntry>>,
-    index: OnceLock<(Index, RuleSet)>,
+    /// Whether a question was answered by trying the rules (a hint: a
+    /// race only moves the moment the block is built).
+    answered: AtomicBool,
+    /// The scan block of a small set, or the index of a larger one.
+    built: OnceLock<Box<[u8]>>,
 }
 
 impl Clone for LazySet {
     fn clone(&self) -> Self {
         LazySet {
-            order: self.order,
-            wildcards: self.wildcards,
             scannable: self.scannable,
-            answered: AtomicU32::new(self.answered.load(Ordering::Relaxed)),
-            scan: self.scan.clone(),
-            index: self.index.clone(),
+            answered: AtomicBool::new(self.answered.load(Ordering::Relaxed)),
+            built: self.built.clone(),
         }
     }
 }
 
 impl LazySet {
     /// A set over all of `rules` (in file order), ranked by `order`.
-    pub(crate) fn new(rules: &[Rule], wildcards: bool, order: Order) -> LazySet {
-        let scannable = order == Order::Longest || rules.windows(2).all(|w| w[0].line != w[1].line);
+    pub(crate) fn new(rules: &[Rule], order: Order) -> LazySet {
         LazySet {
-            order,
-            wildcards,
-            scannable,
-            answered: AtomicU32::new(0),
-            scan: OnceLock::new(),
-            index: OnceLock::new(),
+            scannable: packable(rules, order),
+            answered: AtomicBool::new(false),
+            built: OnceLock::new(),
         }
     }
 
-    /// The rule that decides `path`, if any: what a [`RuleSet`] over the
-    /// same rules answers.
+    /// Whether `rules` are answered by a scan once the block is built.
     #[inline]
-    pub(crate) fn decide(&self, text: &[u8], rules: &[Rule], path: &[u8]) -> Option<Verdict> {
-        if let Some((index, set)) = self.index.get() {
-            return decide(text, rules, index, *set, path);
+    fn scans(&self, rules: &[Rule]) -> bool {
+        self.scannable && rules.len() <= SCAN_ALWAYS
+    }
+
+    /// The rule that decides `path` (its index in `rules`), if any: what a
+    /// [`RuleSet`] over the same rules answers.
+    #[inline]
+    pub(crate) fn decide(
+        &self,
+        text: &[u8],
+        rules: &[Rule],
+        wildcards: bool,
+        order: Order,
+        path: &[u8],
+    ) -> Option<Verdict> {
+        match self.built.get() {
+            Some(packed) if self.scans(rules) => scan(packed, order, path),
+            Some(index) => decide(index, rules, order, path),
+            None => self.decide_building(text, rules, wildcards, order, path),
         }
+    }
+
+    /// [`LazySet::decide`] while the block is not built: tries the rules
+    /// at the first question, builds the block at the second.
+    #[cold]
+    #[inline(never)]
+    fn decide_building(
+        &self,
+        text: &[u8],
+        rules: &[Rule],
+        wildcards: bool,
+        order: Order,
+        path: &[u8],
+    ) -> Option<Verdict> {
+        let all = || 0..to_u32(rules.len());
         if self.scannable {
-            let small = rules.len() <= SCAN_ALWAYS;
-            // A small set is scanned for good once its entries are built:
-            // no count is kept, so that answers only read.
-            if small && let Some(entries) = self.scan.get() {
-                return scan(text, entries, self.order, path);
+            if !self.answered.load(Ordering::Relaxed) {
+                self.answered.store(true, Ordering::Relaxed);
+                return scan_rules(text, rules, wildcards, order, path);
             }
-            let asked = self.answered.load(Ordering::Relaxed);
-            if small || asked < SCAN_ANSWERS {
-                self.answered
-                    .store(asked.saturating_add(1), Ordering::Relaxed);
-                if asked == 0 {
-                    return scan_rules(text, rules, self.wildcards, self.order, path);
-                }
-                let entries = self.scan.get_or_init(|| {
-                    scan_entries(
-                        text,
-                        rules,
-                        0..to_u32(rules.len()),
-                        self.wildcards,
-                        self.order,
-                    )
-                });
-                return scan(text, entries, self.order, path);
+            if self.scans(rules) {
+                let packed = self
+                    .built
+                    .get_or_init(|| pack(text, rules, all(), wildcards, order));
+                return scan(packed, order, path);
             }
         }
-        let (index, set) = self.index.get_or_init(|| {
-            let mut index = Index::default();
-            let ids: Vec<u32> = (0..to_u32(rules.len())).collect();
-            let set = build_set(text, rules, &ids, self.wildcards, self.order, &mut index);
-            index.shrink_to_fit();
-            (index, set)
+        let index = self.built.get_or_init(|| {
+            let ids: Vec<u32> = all().collect();
+            pack_index(text, rules, &ids, wildcards, order)
         });
-        decide(text, rules, index, *set, path)
+        decide(index, rules, order, path)
     }
 
     /// Heap bytes held.
     pub(crate) fn heap_size(&self) -> usize {
-        self.scan
-            .get()
-            .map_or(0, |s| s.capacity() * size_of::<ScanEntry>())
-            + self.index.get().map_or(0, |(index, _)| index.heap_size())
+        self.built.get().map_or(0, |s| s.len())
     }
 }
 
@@ -983,17 +1193,23 @@ mod tests {
         t
     }
 
+    /// A set over the rules `ids` of `t`, indexed.
+    fn indexed(t: &Tables, ids: &[u32], wildcards: bool, order: Order) -> Box<[u8]> {
+        pack_index(t.text.as_bytes(), &t.rules, ids, wildcards, order)
+    }
+
     #[test]
     fn longest_prefix_walks_to_ancestors() {
-        let mut t = tables(&[
+        let t = tables(&[
             ("/a", false),
             ("/ab0", true),
             ("/abc/d", true),
             ("/ab", true),
             ("/a", true),
         ]);
-        let set = t.set(&[0, 1, 2, 3, 4], true, Order::Longest);
-        let decide = |p: &str| t.decide(set, p.as_bytes()).map(|v| v.rule);
+        let index = indexed(&t, &[0, 1, 2, 3, 4], true, Order::Longest);
+        let decide =
+            |p: &str| decide(&index, &t.rules, Order::Longest, p.as_bytes()).map(|v| v.rule);
         assert_eq!(decide("/abc"), Some(3));
         assert_eq!(decide("/abc/d/e"), Some(2));
         assert_eq!(decide("/ax"), Some(4), "allow wins the tie on /a");
@@ -1003,14 +1219,16 @@ mod tests {
 
     #[test]
     fn first_match_is_the_earliest_matching_line() {
-        let mut t = tables(&[
+        let t = tables(&[
             ("/a/b", true),
             ("/a", false),
             ("", false),
             ("/a/b/c", false),
         ]);
-        let set = t.set(&[0, 1, 2, 3], false, Order::First);
-        let decide = |p: &str| t.decide(set, p.as_bytes()).map(|v| (v.rule, v.allowed));
+        let index = indexed(&t, &[0, 1, 2, 3], false, Order::First);
+        let decide = |p: &str| {
+            decide(&index, &t.rules, Order::First, p.as_bytes()).map(|v| (v.rule, v.allowed))
+        };
         assert_eq!(decide("/a/b/c/d"), Some((0, true)));
         assert_eq!(decide("/a/x"), Some((1, false)));
         assert_eq!(decide("/z"), Some((2, true)), "an empty disallow allows");
@@ -1039,6 +1257,9 @@ mod tests {
             .collect()
     }
 
+    /// A stem that paths and patterns share in part.
+    const LONG_STEM: &str = "/0123456789abcdef/ghij/";
+
     #[test]
     fn scan_and_lazy_set_agree_with_the_index() {
         for (seed, order, wildcards) in [
@@ -1047,51 +1268,73 @@ mod tests {
             (3, Order::First, false),
             (4, Order::First, true),
         ] {
-            for count in [0, 1, 5, 17, 60] {
+            for (count, long) in [
+                (0, false),
+                (1, false),
+                (5, false),
+                (17, false),
+                (60, false),
+                (9, true),
+                (40, true),
+            ] {
                 let mut patterns = random_words(seed * 100 + count as u64, count, b"ab*$/", 5);
                 if count == 5 {
                     // Patterns that do not start with `/`.
                     patterns.extend(["$", "*", "$*", "", "a$", "*a"].map(String::from));
+                }
+                // Patterns and paths longer than a head (eight bytes in a
+                // scan, sixteen in the index) that share their first
+                // bytes, so that the bytes past the head decide.
+                let stem = |w: &String, k: usize| {
+                    let cut = k % 22;
+                    format!("{}{w}", &LONG_STEM[..cut])
+                };
+                if long {
+                    patterns = patterns
+                        .iter()
+                        .enumerate()
+                        .map(|(k, w)| stem(w, k))
+                        .collect();
                 }
                 let rules: Vec<(&str, bool)> = patterns
                     .iter()
                     .enumerate()
                     .map(|(i, p)| (p.as_str(), i % 3 == 0))
                     .collect();
-                let mut t = tables(&rules);
+                let t = tables(&rules);
                 let ids: Vec<u32> = (0..rules.len() as u32).collect();
-                let set = t.set(&ids, wildcards, order);
-                let entries = scan_entries(
-                    t.text.as_bytes(),
-                    &t.rules,
-                    ids.iter().copied(),
-                    wildcards,
-                    order,
-                );
-                let lazy = LazySet::new(&t.rules, wildcards, order);
+                let index = indexed(&t, &ids, wildcards, order);
+                let text = t.text.as_bytes();
+                let packed = pack(text, &t.rules, ids.iter().copied(), wildcards, order);
+                let lazy = LazySet::new(&t.rules, order);
                 // Enough paths that a large set builds its index midway.
                 let mut paths = random_words(seed, 80, b"ab$/", 7);
                 paths.extend(["", "a", "$"].map(String::from));
+                if long {
+                    paths = paths
+                        .iter()
+                        .enumerate()
+                        .map(|(k, w)| stem(w, k * 7))
+                        .collect();
+                }
                 for path in paths {
-                    let want = t.decide(set, path.as_bytes());
+                    let want = decide(&index, &t.rules, order, path.as_bytes());
                     let what = format!("{order:?} {wildcards} {patterns:?} {path}");
-                    let scanned = scan(t.text.as_bytes(), &entries, order, path.as_bytes());
+                    let scanned = scan(&packed, order, path.as_bytes());
                     assert_eq!(scanned, want, "scan: {what}");
-                    let tried = scan_rules(
-                        t.text.as_bytes(),
-                        &t.rules,
-                        wildcards,
-                        order,
-                        path.as_bytes(),
-                    );
+                    let tried = scan_rules(text, &t.rules, wildcards, order, path.as_bytes());
                     assert_eq!(tried, want, "scan of the rules: {what}");
-                    let got = lazy.decide(t.text.as_bytes(), &t.rules, path.as_bytes());
+                    let got = lazy.decide(text, &t.rules, wildcards, order, path.as_bytes());
                     assert_eq!(got, want, "lazy set: {what}");
                 }
                 assert_eq!(
-                    lazy.index.get().is_some(),
-                    t.rules.len() > SCAN_ALWAYS,
-                    "the index is built only for large sets"
+                    lazy.built.get().map(|b| b.len()),
+                    Some(if lazy.scans(&t.rules) {
+                        packed.len()
+                    } else {
+                        index.len()
+                    }),
+                    "a small set builds its scan block, a large one its index"
                 );
             }
         }
@@ -1103,10 +1346,11 @@ mod tests {
             .map(|i| (format!("/*{}x{i}", char::from(b'a' + i)), i % 2 == 0))
             .collect();
         let refs: Vec<(&str, bool)> = rules.iter().map(|(p, a)| (p.as_str(), *a)).collect();
-        let mut t = tables(&refs);
+        let t = tables(&refs);
         let ids: Vec<u32> = (0..12).collect();
-        let set = t.set(&ids, true, Order::Longest);
-        assert_eq!(t.decide(set, b"/zzcx2").map(|v| v.rule), Some(2));
-        assert_eq!(t.decide(set, b"/zzz"), None);
+        let index = indexed(&t, &ids, true, Order::Longest);
+        let decide = |p: &[u8]| decide(&index, &t.rules, Order::Longest, p);
+        assert_eq!(decide(b"/zzcx2").map(|v| v.rule), Some(2));
+        assert_eq!(decide(b"/zzz"), None);
     }
 }
