@@ -237,7 +237,7 @@ fn overview(out: &mut String, doc: &AuditDocument) -> fmt::Result {
     writeln!(out, r#"<div class="scroll"><table>"#)?;
     write!(
         out,
-        r#"<thead><tr><th>Severity</th><th>Check</th><th>Finds</th><th class="num">Findings</th>"#
+        r#"<thead><tr><th>Severity</th><th>Check</th><th class="finds">Finds</th><th class="num">Findings</th>"#
     )?;
     if doc.compare.is_some() {
         write!(
@@ -249,7 +249,7 @@ fn overview(out: &mut String, doc: &AuditDocument) -> fmt::Result {
     for c in &r.checks {
         write!(
             out,
-            r##"<tr><td>{}</td><td><a href="#{}"><code>{}</code></a></td><td>{}</td><td class="num{}">{}</td>"##,
+            r##"<tr><td>{}</td><td><a href="#{}"><code>{}</code></a></td><td class="finds">{}</td><td class="num{}">{}</td>"##,
             Badge(c.severity),
             section_id(c.code),
             Esc(c.code),
