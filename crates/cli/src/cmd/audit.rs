@@ -84,6 +84,7 @@ pub(crate) fn run(args: &AuditArgs) -> Result<ExitCode> {
 }
 
 /// Writes the audit in `format` to `output`, or standard output.
+#[allow(clippy::print_stderr)]
 pub(crate) fn write_document(
     doc: &AuditDocument,
     format: Format,
@@ -131,6 +132,7 @@ fn write_to(output: Option<&Path>, f: impl FnOnce(&mut dyn Write) -> Result<()>)
     }
 }
 
+#[allow(clippy::print_stderr)]
 fn export_graph(store: &Store, format: GraphFormat, output: Option<&Path>) -> Result<ExitCode> {
     let graph = LinkGraph::load(store)?;
     match format {

@@ -110,7 +110,7 @@ impl SiteOverview {
         }
         let mut by_links: Vec<&Node> = graph.nodes.iter().filter(|n| n.in_links > 0).collect();
         // Stable: ties keep the order of discovery.
-        by_links.sort_by(|a, b| b.in_links.cmp(&a.in_links));
+        by_links.sort_by_key(|n| std::cmp::Reverse(n.in_links));
         let mut by_score: Vec<&Node> = graph.nodes.iter().filter(|n| n.score.is_some()).collect();
         by_score.sort_by(|a, b| b.score.unwrap_or(0.0).total_cmp(&a.score.unwrap_or(0.0)));
         let mut statuses: Vec<Count> = statuses

@@ -615,10 +615,15 @@ async fn link_graph_scores_the_hub_highest_and_exports_csv_and_graphml() {
     );
 }
 
+/// An element's `<data>`: `(key, text)`.
+type Data = Vec<(String, String)>;
+
 struct GraphMl {
     keys: Vec<String>,
-    nodes: Vec<(String, Vec<(String, String)>)>,
-    edges: Vec<(String, String, Vec<(String, String)>)>,
+    /// `(id, data)`.
+    nodes: Vec<(String, Data)>,
+    /// `(source, target, data)`.
+    edges: Vec<(String, String, Data)>,
 }
 
 fn read_graphml(xml: &[u8]) -> GraphMl {
