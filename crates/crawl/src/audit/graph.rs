@@ -292,7 +292,9 @@ impl LinkGraph {
     }
 
     /// Calls `f` with each link of the store whose target is a URL of the
-    /// store: `(source node, target node, kind, anchor, rel, followed)`.
+    /// store, in the order the crawl stored them (a page's links in their
+    /// order on the page): `(source node, target node, kind, anchor, rel,
+    /// followed)`.
     fn each_edge(
         &self,
         store: &Store,
@@ -309,7 +311,7 @@ impl LinkGraph {
             .connection()
             .prepare(
                 "SELECT source_id, target_id, kind, anchor, rel, followed FROM links
-                 WHERE target_id IS NOT NULL ORDER BY source_id, position",
+                 WHERE target_id IS NOT NULL ORDER BY rowid",
             )
             .map_err(&fail)?;
         let mut rows = st.query([]).map_err(&fail)?;
