@@ -194,11 +194,7 @@ impl LinkGraph {
                 });
             }
         }
-        let index: HashMap<i64, u32> = ids
-            .iter()
-            .enumerate()
-            .map(|(i, &id)| (id, u32::try_from(i).unwrap_or(u32::MAX)))
-            .collect();
+        let index = IdIndex::new(&ids);
         // Pages: the HTML pages, numbered in order.
         let mut page_of = vec![u32::MAX; nodes.len()];
         let mut pages = 0u32;
@@ -222,7 +218,7 @@ impl LinkGraph {
                 let source: i64 = r.get(0).map_err(&fail)?;
                 let target: i64 = r.get(1).map_err(&fail)?;
                 let is_followed: bool = r.get(2).map_err(&fail)?;
-                let (Some(&s), Some(&t)) = (index.get(&source), index.get(&target)) else {
+                let (Some(s), Some(t)) = (index.get(source), index.get(target)) else {
                     continue;
                 };
                 nodes[s as usize].out_links += 1;
@@ -301,12 +297,7 @@ impl LinkGraph {
         mut f: impl FnMut(usize, usize, &str, Option<&str>, Option<&str>, bool) -> io::Result<()>,
     ) -> Result<u64, EdgeError> {
         let fail = fail(store, "cannot read the links");
-        let index: HashMap<i64, usize> = self
-            .ids
-            .iter()
-            .enumerate()
-            .map(|(i, &id)| (id, i))
-            .collect();
+        let index = IdIndex::new(&self.ids);
         let mut st = store
             .connection()
             .prepare(
@@ -319,9 +310,10 @@ impl LinkGraph {
         while let Some(r) = rows.next().map_err(&fail)? {
             let source: i64 = r.get(0).map_err(&fail)?;
             let target: i64 = r.get(1).map_err(&fail)?;
-            let (Some(&s), Some(&t)) = (index.get(&source), index.get(&target)) else {
+            let (Some(s), Some(t)) = (index.get(source), index.get(target)) else {
                 continue;
             };
+            let (s, t) = (s as usize, t as usize);
             let kind: String = r.get(2).map_err(&fail)?;
             let anchor: Option<String> = r.get(3).map_err(&fail)?;
             let rel: Option<String> = r.get(4).map_err(&fail)?;
@@ -439,6 +431,46 @@ impl LinkGraph {
     }
 }
 
+/// The node of each store id: a table when the ids are dense (as SQLite
+/// gives them), a map otherwise.
+enum IdIndex {
+    Dense(Vec<u32>),
+    Sparse(HashMap<i64, u32>),
+}
+
+impl IdIndex {
+    fn new(ids: &[i64]) -> IdIndex {
+        let node = |i: usize| u32::try_from(i).unwrap_or(u32::MAX);
+        let max = ids.iter().copied().max().unwrap_or(0);
+        let min = ids.iter().copied().min().unwrap_or(0);
+        match usize::try_from(max) {
+            Ok(max) if min >= 0 && max <= ids.len().saturating_mul(4) + 1024 => {
+                let mut table = vec![u32::MAX; max + 1];
+                for (i, &id) in ids.iter().enumerate() {
+                    table[usize::try_from(id).unwrap_or(0)] = node(i);
+                }
+                IdIndex::Dense(table)
+            }
+            _ => IdIndex::Sparse(
+                ids.iter()
+                    .enumerate()
+                    .map(|(i, &id)| (id, node(i)))
+                    .collect(),
+            ),
+        }
+    }
+
+    fn get(&self, id: i64) -> Option<u32> {
+        match self {
+            IdIndex::Dense(t) => usize::try_from(id)
+                .ok()
+                .and_then(|i| t.get(i).copied())
+                .filter(|&n| n != u32::MAX),
+            IdIndex::Sparse(m) => m.get(&id).copied(),
+        }
+    }
+}
+
 /// A link score as exported: six decimals.
 fn score_text(s: f64) -> String {
     format!("{s:.6}")
@@ -523,6 +555,22 @@ mod tests {
         assert!(close(s.values[1], 1.298_246), "{:?}", s.values);
         let total: f64 = s.values.iter().sum();
         assert!(close(total, 2.0));
+    }
+
+    #[test]
+    fn store_ids_find_their_nodes_dense_or_sparse() {
+        let dense = IdIndex::new(&[1, 2, 4]);
+        assert!(matches!(dense, IdIndex::Dense(_)));
+        let sparse = IdIndex::new(&[7, 9_000_000_000, -3]);
+        assert!(matches!(sparse, IdIndex::Sparse(_)));
+        for (index, ids) in [(dense, [1, 2, 4]), (sparse, [7, 9_000_000_000, -3])] {
+            for (i, id) in ids.into_iter().enumerate() {
+                assert_eq!(index.get(id), Some(i as u32));
+            }
+            assert_eq!(index.get(3), None);
+            assert_eq!(index.get(-1), None);
+            assert_eq!(index.get(10_000_000_000), None);
+        }
     }
 
     #[test]
