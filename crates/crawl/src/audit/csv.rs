@@ -22,17 +22,22 @@ pub(crate) enum CsvCell<'a> {
 /// One CSV record with its CRLF (RFC 4180).
 pub(crate) fn csv_row(cells: &[CsvCell<'_>]) -> String {
     let mut out = String::new();
+    push_row(&mut out, cells);
+    out
+}
+
+/// Appends one CSV record with its CRLF to `out`.
+pub(crate) fn push_row(out: &mut String, cells: &[CsvCell<'_>]) {
     for (i, cell) in cells.iter().enumerate() {
         if i > 0 {
             out.push(',');
         }
         match cell {
-            CsvCell::Text(s) => push_text(&mut out, s),
+            CsvCell::Text(s) => push_text(out, s),
             CsvCell::Number(s) => out.push_str(s),
         }
     }
     out.push_str("\r\n");
-    out
 }
 
 fn push_text(out: &mut String, s: &str) {
@@ -45,7 +50,12 @@ fn push_text(out: &mut String, s: &str) {
         out.push('\'');
     }
     if quote {
-        out.push_str(&s.replace('"', "\"\""));
+        for (i, part) in s.split('"').enumerate() {
+            if i > 0 {
+                out.push_str("\"\"");
+            }
+            out.push_str(part);
+        }
         out.push('"');
     } else {
         out.push_str(s);

@@ -3,12 +3,13 @@
 //! itself (`docs/audit.md`, "The link graph").
 
 use std::collections::HashMap;
+use std::fmt::Write as _;
 use std::io::{self, Write};
 
 use serde::Serialize;
 
 use super::LINK_KINDS;
-use super::csv::{CsvCell, csv_row};
+use super::csv::{CsvCell, csv_row, push_row};
 use crate::error::Error;
 use crate::store::Store;
 
@@ -206,6 +207,9 @@ impl LinkGraph {
         }
         let mut edges = Vec::new();
         let mut followed = 0u64;
+        // Apart from the nodes: counted once per link, they stay in cache.
+        let mut in_links = vec![0u64; nodes.len()];
+        let mut out_links = vec![0u64; nodes.len()];
         {
             let mut st = conn
                 .prepare(&format!(
@@ -221,8 +225,8 @@ impl LinkGraph {
                 let (Some(s), Some(t)) = (index.get(source), index.get(target)) else {
                     continue;
                 };
-                nodes[s as usize].out_links += 1;
-                nodes[t as usize].in_links += 1;
+                out_links[s as usize] += 1;
+                in_links[t as usize] += 1;
                 if is_followed {
                     followed += 1;
                     let (ps, pt) = (page_of[s as usize], page_of[t as usize]);
@@ -237,6 +241,8 @@ impl LinkGraph {
         edges.dedup();
         let scores = link_scores(pages as usize, &edges);
         for (i, node) in nodes.iter_mut().enumerate() {
+            node.in_links = in_links[i];
+            node.out_links = out_links[i];
             if page_of[i] != u32::MAX {
                 node.score = Some(scores.values[page_of[i] as usize]);
             }
@@ -314,11 +320,19 @@ impl LinkGraph {
                 continue;
             };
             let (s, t) = (s as usize, t as usize);
-            let kind: String = r.get(2).map_err(&fail)?;
-            let anchor: Option<String> = r.get(3).map_err(&fail)?;
-            let rel: Option<String> = r.get(4).map_err(&fail)?;
+            let text = |i: usize| -> Result<Option<&str>, Error> {
+                r.get_ref(i).map_err(&fail)?.as_str_or_null().map_err(|e| {
+                    fail(rusqlite::Error::FromSqlConversionFailure(
+                        i,
+                        rusqlite::types::Type::Text,
+                        Box::new(e),
+                    ))
+                })
+            };
+            let kind = text(2)?.unwrap_or("");
+            let (anchor, rel) = (text(3)?, text(4)?);
             let followed: bool = r.get(5).map_err(&fail)?;
-            f(s, t, &kind, anchor.as_deref(), rel.as_deref(), followed)?;
+            f(s, t, kind, anchor, rel, followed)?;
             n += 1;
         }
         Ok(n)
@@ -341,15 +355,20 @@ impl LinkGraph {
             ])
             .as_bytes(),
         )?;
+        let mut row = String::new();
         let n = self.each_edge(store, |s, t, kind, anchor, rel, followed| {
-            let row = csv_row(&[
-                CsvCell::Text(&self.nodes[s].url),
-                CsvCell::Text(&self.nodes[t].url),
-                CsvCell::Text(kind),
-                CsvCell::Text(anchor.unwrap_or("")),
-                CsvCell::Text(rel.unwrap_or("")),
-                CsvCell::Number(if followed { "true" } else { "false" }.to_owned()),
-            ]);
+            row.clear();
+            push_row(
+                &mut row,
+                &[
+                    CsvCell::Text(&self.nodes[s].url),
+                    CsvCell::Text(&self.nodes[t].url),
+                    CsvCell::Text(kind),
+                    CsvCell::Text(anchor.unwrap_or("")),
+                    CsvCell::Text(rel.unwrap_or("")),
+                    CsvCell::Text(if followed { "true" } else { "false" }),
+                ],
+            );
             out.write_all(row.as_bytes())
         })?;
         Ok(n)
@@ -407,10 +426,11 @@ impl LinkGraph {
         let edges = self.each_edge(store, |s, t, kind, anchor, rel, followed| {
             e += 1;
             buf.clear();
-            buf.push_str(&format!(
+            let _ = write!(
+                buf,
                 "    <edge id=\"e{e}\" source=\"n{}\" target=\"n{}\">",
                 self.ids[s], self.ids[t]
-            ));
+            );
             data(&mut buf, "kind", kind);
             if let Some(a) = anchor {
                 data(&mut buf, "anchor", a);
