@@ -94,11 +94,14 @@ fn header(names: &[&str]) -> String {
     csv_row(&names.iter().map(|n| CsvCell::Text(n)).collect::<Vec<_>>())
 }
 
-/// A check's CSV: a header, then a row per link of each finding (a
-/// finding without links has one row).
-#[must_use]
-pub fn check_csv(check: &CheckReport) -> String {
-    let mut out = header(&FINDING_HEADER);
+/// Writes a check's CSV to `out`: a header, then a row per link of each
+/// finding (a finding without links has one row), one row at a time.
+///
+/// # Errors
+/// If writing fails.
+pub fn write_check_csv(check: &CheckReport, mut out: impl io::Write) -> io::Result<()> {
+    out.write_all(header(&FINDING_HEADER).as_bytes())?;
+    let mut buf = String::new();
     for f in &check.findings {
         let related = f.related.join(" ");
         let reading = |r: Option<&RobotsReading>| match r {
@@ -112,30 +115,43 @@ pub fn check_csv(check: &CheckReport) -> String {
         let (oa, or, ol) = reading(f.robots.as_ref().map(|r| &r.obeyed));
         let (sa, sr, sl) = reading(f.robots.as_ref().map(|r| &r.strict));
         let mut row = |source: &str, kind: &str, anchor: &str| {
-            out.push_str(&csv_row(&[
-                CsvCell::Text(&f.url),
-                CsvCell::Text(&f.message),
-                CsvCell::Text(&related),
-                CsvCell::Text(source),
-                CsvCell::Text(kind),
-                CsvCell::Text(anchor),
-                CsvCell::Number(f.link_count.to_string()),
-                CsvCell::Text(oa),
-                CsvCell::Text(&or),
-                CsvCell::Number(ol.clone()),
-                CsvCell::Text(sa),
-                CsvCell::Text(&sr),
-                CsvCell::Number(sl.clone()),
-            ]));
+            buf.clear();
+            push_row(
+                &mut buf,
+                &[
+                    CsvCell::Text(&f.url),
+                    CsvCell::Text(&f.message),
+                    CsvCell::Text(&related),
+                    CsvCell::Text(source),
+                    CsvCell::Text(kind),
+                    CsvCell::Text(anchor),
+                    CsvCell::Number(f.link_count.to_string()),
+                    CsvCell::Text(oa),
+                    CsvCell::Text(&or),
+                    CsvCell::Number(ol.clone()),
+                    CsvCell::Text(sa),
+                    CsvCell::Text(&sr),
+                    CsvCell::Number(sl.clone()),
+                ],
+            );
+            out.write_all(buf.as_bytes())
         };
         if f.links.is_empty() {
-            row("", "", "");
+            row("", "", "")?;
         }
         for l in &f.links {
-            row(&l.source, &l.kind, l.anchor.as_deref().unwrap_or(""));
+            row(&l.source, &l.kind, l.anchor.as_deref().unwrap_or(""))?;
         }
     }
-    out
+    Ok(())
+}
+
+/// A check's CSV ([`write_check_csv`]) as a string.
+#[must_use]
+pub fn check_csv(check: &CheckReport) -> String {
+    let mut out = Vec::new();
+    write_check_csv(check, &mut out).expect("writing to memory cannot fail");
+    String::from_utf8(out).expect("the CSV is UTF-8")
 }
 
 /// The index: a row per check, with its count and its file (empty when
@@ -199,19 +215,26 @@ pub fn write_csv(
         |path: &Path, e: io::Error| io::Error::new(e.kind(), format!("{}: {e}", path.display()));
     fs::create_dir_all(dir).map_err(|e| named(dir, e))?;
     let mut files = Vec::new();
-    let mut put = |name: &str, body: &str| -> io::Result<()> {
+    let mut put = |name: &str, body: &dyn Fn(&mut dyn io::Write) -> io::Result<()>| {
         let path = dir.join(name);
-        let mut f = fs::File::create(&path).map_err(|e| named(&path, e))?;
-        f.write_all(body.as_bytes()).map_err(|e| named(&path, e))?;
+        let file = fs::File::create(&path).map_err(|e| named(&path, e))?;
+        let mut out = io::BufWriter::new(file);
+        body(&mut out)
+            .and_then(|()| out.flush())
+            .map_err(|e| named(&path, e))?;
         files.push(path);
-        Ok(())
+        Ok::<(), io::Error>(())
     };
     for c in report.checks.iter().filter(|c| c.count > 0) {
-        put(&csv_file_name(c.code), &check_csv(c))?;
+        put(&csv_file_name(c.code), &|out| write_check_csv(c, out))?;
     }
-    put(CSV_INDEX, &index_csv(report))?;
+    put(CSV_INDEX, &|out| {
+        out.write_all(index_csv(report).as_bytes())
+    })?;
     if let Some(compare) = compare {
-        put(CSV_COMPARE, &compare_csv(compare))?;
+        put(CSV_COMPARE, &|out| {
+            out.write_all(compare_csv(compare).as_bytes())
+        })?;
     }
     Ok(files)
 }
