@@ -75,6 +75,12 @@ pub use audit::{
     Finding, LinkSource, MAX_LINKS, RobotsEvidence, RobotsReading, SHOWN_FINDINGS,
     Severity as AuditSeverity, check as audit_check,
 };
+pub use audit::{
+    AuditDocument, CSV_COMPARE, CSV_INDEX, CheckChange, Comparison, Count as AuditCount, DAMPING,
+    DepthCount, EdgeError, GraphNode, HTML_FINDINGS, LinkGraph, MAX_ITERATIONS, PageRank, ScoreRun,
+    Scores, SiteOverview, TOLERANCE, TOP_PAGES, check_csv, compare_csv, csv_file_name, index_csv,
+    link_scores, render_audit_html, write_check_csv, write_csv,
+};
 pub use body::{Bom, Encoding, utf8_body};
 pub use crawler::{COMMIT_WINDOW, CrawlConfig, CrawlEnd, Progress, StopSignal, crawl};
 pub use directives::{

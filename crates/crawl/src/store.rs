@@ -1228,7 +1228,7 @@ CREATE TABLE throttle_events (
 
     #[test]
     fn a_version_1_store_gains_the_fetch_details_when_opened() {
-        let dir = TempDir::new("migrate");
+        let dir = TempDir::new("migrate-details");
         let path = dir.0.join("crawl.db");
         Connection::open(&path)
             .and_then(|c| {

@@ -1,11 +1,14 @@
 //! `botwarden audit`: the problems of a crawled site, from its store.
 
-use std::io::Write as _;
-use std::path::PathBuf;
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::{Context as _, Result};
-use botwarden_crawl::{Audit, DEFAULT_MAX_DEPTH, Store};
+use anyhow::{Context as _, Result, bail};
+use botwarden_crawl::{
+    Audit, AuditDocument, DEFAULT_MAX_DEPTH, LinkGraph, Store, render_audit_html, write_csv,
+};
 use clap::{Args, ValueEnum};
 
 /// Arguments of `botwarden audit`.
@@ -17,34 +20,156 @@ pub(crate) struct AuditArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
+    /// Write to this file instead of standard output (a folder for
+    /// --format csv and --graph csv).
+    #[arg(long, short, value_name = "PATH")]
+    output: Option<PathBuf>,
+    /// Also say what changed since the crawl in this older store: per
+    /// check, the findings fixed, new and still there.
+    #[arg(long, value_name = "OTHER.db")]
+    compare: Option<PathBuf>,
+    /// Export the crawl's link graph instead of the audit: nodes (URLs)
+    /// and edges (links) with the link score.
+    #[arg(long, value_enum, value_name = "FORMAT", conflicts_with_all = ["format", "compare"])]
+    graph: Option<GraphFormat>,
     /// Report pages more than this many clicks from the start URL.
     #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_DEPTH)]
     max_depth: u32,
 }
 
 /// The report's format.
-#[derive(Debug, Clone, Copy, ValueEnum)]
-enum Format {
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+pub(crate) enum Format {
     /// For people: most severe first, a few examples per check.
     Text,
     /// One JSON object with every finding (`docs/audit.md`).
     Json,
+    /// One self-contained HTML page.
+    Html,
+    /// A CSV file per check with findings and an index, into the folder
+    /// --output names.
+    Csv,
+}
+
+/// The link graph's export format.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
+enum GraphFormat {
+    /// `nodes.csv` and `edges.csv` in the folder --output names.
+    Csv,
+    /// One GraphML file (Gephi, yEd, NetworkX).
+    Graphml,
 }
 
 pub(crate) fn run(args: &AuditArgs) -> Result<ExitCode> {
     let store = Store::open(&args.db)?;
-    let report = Audit {
-        max_depth: args.max_depth,
+    if let Some(graph) = args.graph {
+        return export_graph(&store, graph, args.output.as_deref());
     }
-    .run(&store)?;
-    let mut out = std::io::stdout().lock();
-    match args.format {
+    let earlier = match &args.compare {
+        Some(path) => Some(
+            Store::open(path)
+                .with_context(|| format!("--compare: cannot open {}", path.display()))?,
+        ),
+        None => None,
+    };
+    let doc = AuditDocument::build(
+        &Audit {
+            max_depth: args.max_depth,
+        },
+        &store,
+        earlier.as_ref(),
+    )?;
+    write_document(&doc, args.format, args.output.as_deref())?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Writes the audit in `format` to `output`, or standard output.
+#[allow(clippy::print_stderr)]
+pub(crate) fn write_document(
+    doc: &AuditDocument,
+    format: Format,
+    output: Option<&Path>,
+) -> Result<()> {
+    if format == Format::Csv {
+        let Some(dir) = output else {
+            bail!("--format csv writes a file per check: give the folder with --output");
+        };
+        let files = write_csv(&doc.report, doc.compare.as_ref(), dir)?;
+        eprintln!(
+            "botwarden: wrote {} CSV file(s) to {}",
+            files.len(),
+            dir.display()
+        );
+        return Ok(());
+    }
+    write_to(output, |out| match format {
         Format::Json => {
-            serde_json::to_writer_pretty(&mut out, &report)?;
+            serde_json::to_writer_pretty(&mut *out, doc)?;
             writeln!(out)?;
+            Ok(())
         }
-        Format::Text => write!(out, "{report}")?,
+        Format::Html => Ok(out.write_all(render_audit_html(doc).as_bytes())?),
+        Format::Text | Format::Csv => Ok(write!(out, "{doc}")?),
+    })
+}
+
+/// Runs `f` on `output` (created) or standard output, and flushes it.
+fn write_to(output: Option<&Path>, f: impl FnOnce(&mut dyn Write) -> Result<()>) -> Result<()> {
+    match output {
+        Some(path) => {
+            let file = File::create(path)
+                .with_context(|| format!("--output: cannot create {}", path.display()))?;
+            let mut out = BufWriter::new(file);
+            f(&mut out).with_context(|| format!("cannot write {}", path.display()))?;
+            out.flush()
+                .with_context(|| format!("cannot write {}", path.display()))
+        }
+        None => {
+            let mut out = BufWriter::new(std::io::stdout().lock());
+            f(&mut out).context("cannot write to standard output")?;
+            out.flush().context("cannot write to standard output")
+        }
     }
-    out.flush().context("cannot write to standard output")?;
+}
+
+#[allow(clippy::print_stderr)]
+fn export_graph(store: &Store, format: GraphFormat, output: Option<&Path>) -> Result<ExitCode> {
+    let graph = LinkGraph::load(store)?;
+    match format {
+        GraphFormat::Graphml => {
+            let mut counts = (0, 0);
+            write_to(output, |out| {
+                counts = graph.write_graphml(store, out)?;
+                Ok(())
+            })?;
+            eprintln!(
+                "botwarden: link graph of {} URL(s) and {} link(s)",
+                counts.0, counts.1
+            );
+        }
+        GraphFormat::Csv => {
+            let Some(dir) = output else {
+                bail!("--graph csv writes nodes.csv and edges.csv: give the folder with --output");
+            };
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("--output: cannot create {}", dir.display()))?;
+            let mut nodes = 0;
+            let mut edges = 0;
+            write_to(Some(&dir.join("nodes.csv")), |out| {
+                nodes = graph.write_nodes_csv(out)?;
+                Ok(())
+            })?;
+            write_to(Some(&dir.join("edges.csv")), |out| {
+                edges = graph.write_edges_csv(store, out)?;
+                Ok(())
+            })?;
+            eprintln!(
+                "botwarden: wrote {} URL(s) to nodes.csv and {} link(s) to edges.csv in {}",
+                nodes,
+                edges,
+                dir.display()
+            );
+        }
+    }
     Ok(ExitCode::SUCCESS)
 }

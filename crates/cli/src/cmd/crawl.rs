@@ -8,10 +8,10 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use botwarden_crawl::{
-    CrawlConfig, CrawlerKind, DEFAULT_INFO_URL, ExportFormat, ExportTable, Fetcher, FetcherBuilder,
-    FrontierConfig, Identity, Network, Operator, OwnershipCheck, Platform, Scope, Simulation,
-    SiteKey, StopSignal, Store, Summary, ThrottleConfig, Verification, crawl, ranges_json,
-    registry_entry, robots_lines, verify_site,
+    Audit, AuditDocument, CrawlConfig, CrawlerKind, DEFAULT_INFO_URL, ExportFormat, ExportTable,
+    Fetcher, FetcherBuilder, FrontierConfig, Identity, Network, Operator, OwnershipCheck, Platform,
+    Scope, Simulation, SiteKey, StopSignal, Store, Summary, ThrottleConfig, Verification, crawl,
+    ranges_json, registry_entry, robots_lines, verify_site,
 };
 use botwarden_robots::{Profile, TokenChain};
 use clap::{ArgGroup, Args, Subcommand, ValueEnum};
@@ -133,6 +133,11 @@ pub(crate) struct CrawlArgs {
     /// Output format of the summary.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
+    /// After the crawl, audit it (as `botwarden audit DB` does) and print
+    /// the audit after the summary; with --format json, one object with
+    /// `crawl` (the summary) and `audit`.
+    #[arg(long)]
+    audit: bool,
 }
 
 /// What else `botwarden crawl` does.
@@ -692,13 +697,30 @@ fn run_crawl(args: &CrawlArgs) -> Result<ExitCode> {
     })?;
     runtime.shutdown_background();
     let summary = Summary::read(&store)?;
+    let audit = if args.audit {
+        Some(AuditDocument::build(&Audit::default(), &store, None)?)
+    } else {
+        None
+    };
     let mut out = std::io::stdout().lock();
-    match args.format {
-        Format::Json => {
+    match (args.format, &audit) {
+        (Format::Json, None) => {
             serde_json::to_writer_pretty(&mut out, &summary)?;
             writeln!(out)?;
         }
-        Format::Text => write!(out, "{summary}")?,
+        (Format::Json, Some(audit)) => {
+            serde_json::to_writer_pretty(
+                &mut out,
+                &serde_json::json!({ "crawl": &summary, "audit": audit }),
+            )?;
+            writeln!(out)?;
+        }
+        (Format::Text, _) => {
+            write!(out, "{summary}")?;
+            if let Some(audit) = &audit {
+                write!(out, "\n{audit}")?;
+            }
+        }
     }
     out.flush().context("cannot write to standard output")?;
     eprintln!(

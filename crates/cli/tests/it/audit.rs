@@ -120,3 +120,172 @@ fn audit_of_a_missing_store_names_it() {
         "{stderr}"
     );
 }
+
+#[test]
+fn audit_writes_html_csv_and_the_link_graph() {
+    let dir = TempFile::new("placeholder", b"");
+    let db = crawled(&dir);
+    let ok = |args: &[&str]| {
+        let out = botwarden(args, b"");
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        out
+    };
+
+    let out = ok(&["audit", &db, "--format", "html"]);
+    let html = String::from_utf8_lossy(&out.stdout);
+    assert!(html.starts_with("<!DOCTYPE html>\n"), "{html}");
+    assert!(html.contains(r#"id="check-links-broken-internal""#));
+    assert!(html.contains("/missing</td>"), "{html}");
+    assert!(html.trim_end().ends_with("</html>"));
+    let page = dir.path.with_file_name("audit.html");
+    let page = page.to_str().expect("UTF-8 path");
+    let out = ok(&["audit", &db, "--format", "html", "--output", page]);
+    assert!(out.stdout.is_empty());
+    assert_eq!(std::fs::read_to_string(page).expect("the page"), html);
+
+    let folder = dir.path.with_file_name("csv");
+    let folder_arg = folder.to_str().expect("UTF-8 path");
+    let out = ok(&["audit", &db, "--format", "csv", "--output", folder_arg]);
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("wrote 4 CSV file(s)"),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let index = std::fs::read_to_string(folder.join("index.csv")).expect("index");
+    assert!(index.starts_with("code,severity,summary,findings,file\r\n"));
+    assert!(index.contains("links/broken-internal,error,"), "{index}");
+    let broken = std::fs::read_to_string(folder.join("links-broken-internal.csv")).expect("file");
+    assert_eq!(broken.lines().count(), 2, "{broken}");
+    assert!(broken.contains("/missing,answered 404,"), "{broken}");
+
+    // CSV needs a folder.
+    let out = botwarden(&["audit", &db, "--format", "csv"], b"");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--output"));
+
+    let out = ok(&["audit", &db, "--graph", "graphml"]);
+    let xml = String::from_utf8_lossy(&out.stdout);
+    assert!(xml.starts_with(r#"<?xml version="1.0" encoding="UTF-8"?>"#));
+    assert!(xml.contains(r#"<key id="link_score" for="node""#));
+    assert!(xml.contains("<data key=\"anchor\">gone</data>"), "{xml}");
+    assert!(xml.trim_end().ends_with("</graphml>"));
+    let graph = dir.path.with_file_name("graph");
+    let graph_arg = graph.to_str().expect("UTF-8 path");
+    ok(&["audit", &db, "--graph", "csv", "--output", graph_arg]);
+    let nodes = std::fs::read_to_string(graph.join("nodes.csv")).expect("nodes");
+    assert!(nodes.starts_with("url,state,status,depth,in_links,out_links,link_score\r\n"));
+    // The home page, /old, /new, /missing, /private/p.
+    assert_eq!(nodes.lines().count(), 6, "{nodes}");
+    let edges = std::fs::read_to_string(graph.join("edges.csv")).expect("edges");
+    assert!(edges.starts_with("source,target,kind,anchor,rel,followed\r\n"));
+    assert!(edges.contains("/missing,a,gone,,true\r\n"), "{edges}");
+}
+
+#[test]
+fn audit_compares_with_an_earlier_crawl() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicBool, Ordering};
+
+    let changed = Arc::new(AtomicBool::new(false));
+    let flag = Arc::clone(&changed);
+    let addr = serve(move |path| {
+        if flag.load(Ordering::SeqCst) && path == "/missing" {
+            reply(200, &[("Content-Type", "text/html")], "<title>Back</title>")
+        } else {
+            site(path)
+        }
+    });
+    let url = format!("http://{addr}/");
+    let dir = TempFile::new("placeholder", b"");
+    let store = |name: &str| {
+        let db = dir.path.with_file_name(name);
+        let db = db.to_str().expect("UTF-8 path").to_owned();
+        let out = botwarden(&["crawl", &url, "--db", &db, "--allow-private"], b"");
+        assert_eq!(out.status.code(), Some(0));
+        db
+    };
+    let before = store("before.db");
+    changed.store(true, Ordering::SeqCst);
+    let now = store("now.db");
+
+    let out = botwarden(&["audit", &now, "--compare", &before], b"");
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{text}");
+    assert!(text.contains(": 1 fixed, 0 new, 2 still there"), "{text}");
+    assert!(
+        text.contains("error    links/broken-internal  1 fixed, 0 new, 0 still there"),
+        "{text}"
+    );
+    assert!(text.contains(&format!("  fixed  {url}missing\n")), "{text}");
+
+    let out = botwarden(
+        &["audit", &now, "--compare", &before, "--format", "json"],
+        b"",
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(v["compare"]["fixed"], 1, "{v}");
+    assert_eq!(v["compare"]["still"], 2, "{v}");
+
+    let out = botwarden(&["audit", &now, "--compare", "nowhere.db"], b"");
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--compare: cannot open nowhere.db"));
+}
+
+#[test]
+fn crawl_with_audit_prints_the_audit_after_the_summary() {
+    let addr = serve(site);
+    let dir = TempFile::new("placeholder", b"");
+    let db = dir.path.with_file_name("crawl.db");
+    let db = db.to_str().expect("UTF-8 path");
+    let url = format!("http://{addr}/");
+    let out = botwarden(
+        &["crawl", &url, "--db", db, "--allow-private", "--audit"],
+        b"",
+    );
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = String::from_utf8_lossy(&out.stdout);
+    let audit = botwarden(&["audit", db], b"");
+    let audit = String::from_utf8_lossy(&audit.stdout);
+    assert!(
+        audit.contains("3 finding(s) from 3 of 12 checks"),
+        "{audit}"
+    );
+    assert!(
+        text.ends_with(&format!("\n\n{audit}")),
+        "the audit follows the summary: {text}"
+    );
+    assert!(text.len() > audit.len() + 2, "and the summary comes first");
+
+    let db2 = dir.path.with_file_name("crawl2.db");
+    let db2 = db2.to_str().expect("UTF-8 path");
+    let out = botwarden(
+        &[
+            "crawl",
+            &url,
+            "--db",
+            db2,
+            "--allow-private",
+            "--audit",
+            "--format",
+            "json",
+        ],
+        b"",
+    );
+    assert_eq!(out.status.code(), Some(0));
+    let v: Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
+    let alone = botwarden(&["audit", db2, "--format", "json"], b"");
+    let alone: Value = serde_json::from_slice(&alone.stdout).expect("JSON");
+    assert_eq!(v["audit"], alone);
+    assert_eq!(v["audit"]["schema"], "botwarden-audit/1");
+    assert!(v["crawl"].is_object(), "{v}");
+}

@@ -16,9 +16,27 @@ use crate::error::Error;
 use crate::store::Store;
 use crate::summary::UrlCounts;
 
+mod compare;
+mod csv;
+mod document;
+mod graph;
+mod html;
 mod render;
+mod site;
 
+pub use compare::{CheckChange, Comparison};
+pub use csv::{
+    CSV_COMPARE, CSV_INDEX, check_csv, compare_csv, csv_file_name, index_csv, write_check_csv,
+    write_csv,
+};
+pub use document::AuditDocument;
+pub use graph::{
+    DAMPING, EdgeError, LinkGraph, MAX_ITERATIONS, Node as GraphNode, ScoreRun, Scores, TOLERANCE,
+    link_scores,
+};
+pub use html::{HTML_FINDINGS, render_html as render_audit_html};
 pub use render::SHOWN_FINDINGS;
+pub use site::{Count, DepthCount, PageRank, SiteOverview, TOP_PAGES};
 
 /// The `schema` of the JSON report; it changes when the shape does.
 pub const AUDIT_SCHEMA: &str = "botwarden-audit/1";

@@ -3,6 +3,7 @@
 //! none asserts a timing.
 
 mod audit;
+mod audit_reports;
 mod availability;
 mod connections;
 mod content;

@@ -1,0 +1,735 @@
+//! The audit as one self-contained HTML page (`docs/audit.md`, "The
+//! HTML").
+//!
+//! The page loads nothing: its style is inline, its chart is SVG drawn
+//! here, it has no script, and its Content-Security-Policy forbids
+//! anything else. Every string from the crawl (URLs, titles, anchor text,
+//! robots.txt rules) is escaped, and control and bidirectional-override
+//! characters are replaced, so that what a site wrote is shown, never
+//! interpreted. URLs are text, not links: opening the report never
+//! reaches the site.
+
+use std::fmt::{self, Write as _};
+
+use super::compare::Comparison;
+use super::document::AuditDocument;
+use super::site::SiteOverview;
+use super::{CheckReport, Finding, RobotsReading, Severity, check};
+
+const CSS: &str = include_str!("report.css");
+
+/// The page's Content-Security-Policy: nothing may load, inline style only.
+const CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
+
+/// Findings shown per check; the JSON and CSV list them all.
+pub const HTML_FINDINGS: usize = 200;
+
+/// Links shown per finding.
+const HTML_LINKS: usize = 10;
+
+/// URLs shown per kind of change (fixed, new) and check.
+const HTML_CHANGES: usize = 200;
+
+/// Renders the audit as one HTML page that opens offline: counts per
+/// severity and check, the crawl's statuses and depths, the link graph's
+/// most linked and best scored pages, the comparison if any, and a
+/// section per check with its documentation and evidence.
+///
+/// The output depends on the document only.
+#[must_use]
+pub fn render_html(doc: &AuditDocument) -> String {
+    let mut out = String::with_capacity(64 * 1024);
+    page(&mut out, doc).expect("writing to a String cannot fail");
+    out
+}
+
+/// Whether a character must not reach the page as is: controls and
+/// bidirectional overrides.
+fn is_unsafe_char(c: char) -> bool {
+    (c.is_control() && !matches!(c, '\n' | '\t'))
+        || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
+}
+
+/// A string escaped for HTML text and attribute values.
+struct Esc<'a>(&'a str);
+
+impl fmt::Display for Esc<'_> {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let s = self.0;
+        let mut from = 0;
+        for (i, c) in s.char_indices() {
+            let rep = match c {
+                '&' => "&amp;",
+                '<' => "&lt;",
+                '>' => "&gt;",
+                '"' => "&quot;",
+                '\'' => "&#39;",
+                c if is_unsafe_char(c) => "\u{fffd}",
+                _ => continue,
+            };
+            f.write_str(&s[from..i])?;
+            f.write_str(rep)?;
+            from = i + c.len_utf8();
+        }
+        f.write_str(&s[from..])
+    }
+}
+
+/// `1234567` as `1,234,567`.
+fn group(n: u64) -> String {
+    let digits = n.to_string();
+    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
+    for (i, c) in digits.chars().enumerate() {
+        if i > 0 && (digits.len() - i).is_multiple_of(3) {
+            out.push(',');
+        }
+        out.push(c);
+    }
+    out
+}
+
+/// The id of a check's section: `check-` and its code with `/` as `-`
+/// (codes are the registry's, never the crawl's).
+fn section_id(code: &str) -> String {
+    format!("check-{}", code.replace('/', "-"))
+}
+
+struct Badge(Severity);
+
+impl fmt::Display for Badge {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let s = self.0.as_str();
+        write!(f, r#"<span class="badge b-{s}">{s}</span>"#)
+    }
+}
+
+fn page(out: &mut String, doc: &AuditDocument) -> fmt::Result {
+    let r = &doc.report;
+    writeln!(out, "<!DOCTYPE html>")?;
+    writeln!(out, r#"<html lang="en">"#)?;
+    writeln!(out, "<head>")?;
+    writeln!(out, r#"<meta charset="utf-8">"#)?;
+    writeln!(
+        out,
+        r#"<meta http-equiv="Content-Security-Policy" content="{CSP}">"#
+    )?;
+    writeln!(out, r#"<meta name="referrer" content="no-referrer">"#)?;
+    writeln!(
+        out,
+        r#"<meta name="viewport" content="width=device-width, initial-scale=1">"#
+    )?;
+    writeln!(out, r#"<meta name="generator" content="botwarden">"#)?;
+    writeln!(
+        out,
+        "<title>Site audit · {} · botwarden</title>",
+        Esc(&r.seed)
+    )?;
+    writeln!(out, "<style>\n{CSS}</style>")?;
+    writeln!(out, "</head>")?;
+    writeln!(out, "<body>")?;
+    writeln!(out, r#"<header class="top"><div class="wrap">"#)?;
+    writeln!(out, r#"<div class="brand">botwarden</div>"#)?;
+    writeln!(out, "<h1>Site audit</h1>")?;
+    let u = &r.urls;
+    writeln!(
+        out,
+        r#"<p class="meta"><b>{}</b> · crawl {} · {} URLs met, {} fetched, {} not fetched, {} still queued · pages deeper than {} clicks reported</p>"#,
+        Esc(&r.seed),
+        Esc(&r.state),
+        group(u.known),
+        group(u.fetched),
+        group(u.skipped),
+        group(u.queued),
+        r.max_depth
+    )?;
+    if r.state != "finished" {
+        writeln!(
+            out,
+            r#"<p class="meta unfinished">The crawl did not finish: the audit covers what it fetched.</p>"#
+        )?;
+    }
+    writeln!(out, "</div></header>")?;
+    writeln!(out, r#"<main class="wrap">"#)?;
+    cards(out, doc)?;
+    overview(out, doc)?;
+    if let Some(c) = &doc.compare {
+        compare(out, c)?;
+    }
+    writeln!(out, r#"<div class="grid2">"#)?;
+    statuses(out, &doc.site)?;
+    depths(out, &doc.site)?;
+    writeln!(out, "</div>")?;
+    link_graph(out, &doc.site)?;
+    for c in &r.checks {
+        check_section(out, c)?;
+    }
+    writeln!(
+        out,
+        "<footer>{} findings from {} checks · schema {} · botwarden</footer>",
+        group(r.total()),
+        r.checks.len(),
+        Esc(r.schema)
+    )?;
+    writeln!(out, "</main>")?;
+    writeln!(out, "</body>")?;
+    writeln!(out, "</html>")
+}
+
+fn cards(out: &mut String, doc: &AuditDocument) -> fmt::Result {
+    let r = &doc.report;
+    let by = |s: Severity| -> (u64, usize) {
+        let checks = r.checks.iter().filter(|c| c.severity == s && c.count > 0);
+        (checks.clone().map(|c| c.count).sum(), checks.count())
+    };
+    writeln!(out, r#"<div class="cards">"#)?;
+    let with = r.checks.iter().filter(|c| c.count > 0).count();
+    let card = |out: &mut String, class: &str, k: &str, v: u64, s: String| {
+        writeln!(
+            out,
+            r#"<div class="card c-{class}{}"><div class="k">{k}</div><div class="v">{}</div><div class="s">{}</div></div>"#,
+            if v == 0 { " zero" } else { "" },
+            group(v),
+            Esc(&s)
+        )
+    };
+    card(
+        out,
+        "total",
+        "Findings",
+        r.total(),
+        format!("from {with} of {} checks", r.checks.len()),
+    )?;
+    for (s, k) in [
+        (Severity::Error, "Errors"),
+        (Severity::Warning, "Warnings"),
+        (Severity::Notice, "Notices"),
+    ] {
+        let (n, checks) = by(s);
+        card(
+            out,
+            s.as_str(),
+            k,
+            n,
+            format!("{checks} check{}", if checks == 1 { "" } else { "s" }),
+        )?;
+    }
+    card(
+        out,
+        "pages",
+        "Fetched",
+        r.urls.fetched,
+        format!("of {} URLs met", group(r.urls.known)),
+    )?;
+    writeln!(out, "</div>")
+}
+
+fn overview(out: &mut String, doc: &AuditDocument) -> fmt::Result {
+    let r = &doc.report;
+    writeln!(
+        out,
+        r#"<section class="panel" id="overview" aria-labelledby="overview-h">"#
+    )?;
+    writeln!(out, r#"<h2 id="overview-h">Findings by check</h2>"#)?;
+    writeln!(
+        out,
+        r#"<p class="sub">Most severe first. Each check has its section below, with what it finds, why it matters, how to fix it, and the evidence.</p>"#
+    )?;
+    writeln!(out, r#"<div class="scroll"><table>"#)?;
+    write!(
+        out,
+        r#"<thead><tr><th>Severity</th><th>Check</th><th class="finds">Finds</th><th class="num">Findings</th>"#
+    )?;
+    if doc.compare.is_some() {
+        write!(
+            out,
+            r#"<th class="num">Fixed</th><th class="num">New</th><th class="num">Still</th>"#
+        )?;
+    }
+    writeln!(out, "</tr></thead><tbody>")?;
+    for c in &r.checks {
+        write!(
+            out,
+            r##"<tr><td>{}</td><td><a href="#{}"><code>{}</code></a></td><td class="finds">{}</td><td class="num{}">{}</td>"##,
+            Badge(c.severity),
+            section_id(c.code),
+            Esc(c.code),
+            Esc(c.summary),
+            if c.count == 0 { " zero" } else { "" },
+            group(c.count)
+        )?;
+        if let Some(cmp) = &doc.compare {
+            let change = cmp.checks.iter().find(|x| x.code == c.code);
+            let n =
+                |f: fn(&super::compare::CheckChange) -> usize| change.map_or(0, |c| f(c) as u64);
+            for v in [
+                n(|c| c.fixed.len()),
+                n(|c| c.new.len()),
+                n(|c| c.still.len()),
+            ] {
+                write!(
+                    out,
+                    r#"<td class="num{}">{}</td>"#,
+                    if v == 0 { " zero" } else { "" },
+                    group(v)
+                )?;
+            }
+        }
+        writeln!(out, "</tr>")?;
+    }
+    writeln!(out, "</tbody></table></div>")?;
+    writeln!(out, "</section>")
+}
+
+fn compare(out: &mut String, c: &Comparison) -> fmt::Result {
+    writeln!(
+        out,
+        r#"<section class="panel" id="compare" aria-labelledby="compare-h">"#
+    )?;
+    writeln!(out, r#"<h2 id="compare-h">Since the earlier crawl</h2>"#)?;
+    writeln!(
+        out,
+        r#"<p class="sub">Compared with the crawl of <span class="url">{}</span> ({}, {} URLs met): <b>{}</b> fixed, <b>{}</b> new, <b>{}</b> still there. A finding is the same when its check and its URL are.</p>"#,
+        Esc(&c.seed),
+        Esc(&c.state),
+        group(c.urls.known),
+        group(c.fixed),
+        group(c.new),
+        group(c.still)
+    )?;
+    let changed: Vec<_> = c
+        .checks
+        .iter()
+        .filter(|x| !x.fixed.is_empty() || !x.new.is_empty())
+        .collect();
+    if changed.is_empty() {
+        writeln!(out, r#"<p class="empty">No finding came or went.</p>"#)?;
+    }
+    for x in changed {
+        writeln!(
+            out,
+            r#"<h3 id="compare-{}">{} <code>{}</code></h3>"#,
+            Esc(&x.code.replace('/', "-")),
+            Badge(x.severity),
+            Esc(x.code)
+        )?;
+        writeln!(
+            out,
+            r#"<div class="scroll"><table class="changes"><thead><tr><th>Change</th><th>URL</th></tr></thead><tbody>"#
+        )?;
+        for (what, urls) in [("fixed", &x.fixed), ("new", &x.new)] {
+            for url in urls.iter().take(HTML_CHANGES) {
+                writeln!(
+                    out,
+                    r#"<tr class="{what}"><td><span class="badge b-{what}">{what}</span></td><td class="url">{}</td></tr>"#,
+                    Esc(url)
+                )?;
+            }
+        }
+        writeln!(out, "</tbody></table></div>")?;
+        for (what, urls) in [("fixed", &x.fixed), ("new", &x.new)] {
+            if urls.len() > HTML_CHANGES {
+                writeln!(
+                    out,
+                    r#"<p class="more">… and {} more {what}: the JSON and CSV list them all.</p>"#,
+                    group((urls.len() - HTML_CHANGES) as u64)
+                )?;
+            }
+        }
+    }
+    writeln!(out, "</section>")
+}
+
+fn statuses(out: &mut String, site: &SiteOverview) -> fmt::Result {
+    writeln!(
+        out,
+        r#"<section class="panel" id="statuses" aria-labelledby="statuses-h">"#
+    )?;
+    writeln!(out, r#"<h2 id="statuses-h">Pages by status</h2>"#)?;
+    writeln!(
+        out,
+        r#"<p class="sub">The last answer of every URL fetched, and why the others were not.</p>"#
+    )?;
+    let fetched: u64 = site.statuses.iter().map(|c| c.count).sum();
+    if site.statuses.is_empty() {
+        writeln!(out, r#"<p class="empty">Nothing was fetched.</p>"#)?;
+    } else {
+        counts_table(out, "Status", &site.statuses, fetched)?;
+    }
+    if !site.not_fetched.is_empty() {
+        writeln!(out, "<h3>Not fetched</h3>")?;
+        let total = site.not_fetched.iter().map(|c| c.count).sum();
+        counts_table(out, "Reason", &site.not_fetched, total)?;
+    }
+    writeln!(out, "</section>")
+}
+
+fn counts_table(
+    out: &mut String,
+    what: &str,
+    rows: &[super::site::Count],
+    total: u64,
+) -> fmt::Result {
+    writeln!(
+        out,
+        r#"<div class="scroll"><table><thead><tr><th>{what}</th><th class="num">URLs</th><th class="num">Share</th></tr></thead><tbody>"#
+    )?;
+    for c in rows {
+        let share = if total == 0 {
+            0.0
+        } else {
+            c.count as f64 * 100.0 / total as f64
+        };
+        writeln!(
+            out,
+            r#"<tr><td class="mono">{}</td><td class="num bar" style="--p:{share:.1}%">{}</td><td class="num">{share:.1}%</td></tr>"#,
+            Esc(&c.name),
+            group(c.count)
+        )?;
+    }
+    writeln!(out, "</tbody></table></div>")
+}
+
+fn depths(out: &mut String, site: &SiteOverview) -> fmt::Result {
+    writeln!(
+        out,
+        r#"<section class="panel" id="depth" aria-labelledby="depth-h">"#
+    )?;
+    writeln!(out, r#"<h2 id="depth-h">Pages per depth</h2>"#)?;
+    writeln!(
+        out,
+        r#"<p class="sub">Clicks from the start URL, as the crawl met each URL (breadth first: the fewest links).</p>"#
+    )?;
+    if site.depths.is_empty() {
+        writeln!(out, r#"<p class="empty">No URL was met.</p>"#)?;
+        return writeln!(out, "</section>");
+    }
+    let max = site.depths.iter().map(|d| d.urls).max().unwrap_or(1).max(1);
+    let n = site.depths.len();
+    let (w, h, top, bottom) = (600.0, 220.0, 22.0, 24.0);
+    let slot = w / n as f64;
+    let bar = (slot * 0.7).min(60.0);
+    let plot = h - top - bottom;
+    writeln!(out, "<figure>")?;
+    writeln!(
+        out,
+        r#"<svg id="depth-chart" viewBox="0 0 {w} {h}" role="img" aria-label="URLs met and fetched per depth">"#
+    )?;
+    writeln!(
+        out,
+        r#"<line class="axis" x1="0" x2="{w}" y1="{y}" y2="{y}"/>"#,
+        y = h - bottom
+    )?;
+    for (i, d) in site.depths.iter().enumerate() {
+        let x = slot * i as f64 + (slot - bar) / 2.0;
+        let hm = plot * d.urls as f64 / max as f64;
+        let hf = plot * d.fetched as f64 / max as f64;
+        let base = h - bottom;
+        writeln!(
+            out,
+            r#"<g class="depth" data-depth="{}"><title>depth {}: {} URLs met, {} fetched</title>"#,
+            d.depth,
+            d.depth,
+            group(d.urls),
+            group(d.fetched)
+        )?;
+        writeln!(
+            out,
+            r#"<rect class="met" x="{x:.1}" y="{:.1}" width="{bar:.1}" height="{hm:.1}"/>"#,
+            base - hm
+        )?;
+        writeln!(
+            out,
+            r#"<rect class="fetched" x="{x:.1}" y="{:.1}" width="{bar:.1}" height="{hf:.1}"/>"#,
+            base - hf
+        )?;
+        let cx = x + bar / 2.0;
+        writeln!(
+            out,
+            r#"<text class="val" x="{cx:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
+            base - hm - 5.0,
+            group(d.urls)
+        )?;
+        writeln!(
+            out,
+            r#"<text x="{cx:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
+            h - 8.0,
+            d.depth
+        )?;
+        writeln!(out, "</g>")?;
+    }
+    writeln!(out, "</svg>")?;
+    writeln!(
+        out,
+        r#"<figcaption>URLs per depth (0 is the start URL); the dark part was fetched.</figcaption>"#
+    )?;
+    writeln!(out, "</figure>")?;
+    writeln!(
+        out,
+        r#"<ul class="legend"><li><span class="sw met"></span>met</li><li><span class="sw fetched"></span>fetched</li></ul>"#
+    )?;
+    writeln!(out, "</section>")
+}
+
+fn link_graph(out: &mut String, site: &SiteOverview) -> fmt::Result {
+    let run = &site.link_score;
+    writeln!(
+        out,
+        r#"<section class="panel" id="link-graph" aria-labelledby="link-graph-h">"#
+    )?;
+    writeln!(out, r#"<h2 id="link-graph-h">Link graph</h2>"#)?;
+    writeln!(
+        out,
+        r#"<p class="sub">The link score is PageRank over the followed links between the site's HTML pages ({} pages, {} distinct links; {} links left out: to a page that is not HTML, to itself, or repeated), damping 0.85, scaled so that the average page scores 1; {} iteration{}{}.</p>"#,
+        group(run.pages),
+        group(run.links),
+        group(run.links_left_out),
+        run.iterations,
+        if run.iterations == 1 { "" } else { "s" },
+        if run.converged {
+            ""
+        } else {
+            ", stopped before settling"
+        }
+    )?;
+    writeln!(out, r#"<div class="grid2">"#)?;
+    writeln!(out, "<div>")?;
+    writeln!(out, "<h3>Most linked</h3>")?;
+    ranked(out, &site.most_linked, "most-linked")?;
+    writeln!(out, "</div>")?;
+    writeln!(out, "<div>")?;
+    writeln!(out, "<h3>Highest link score</h3>")?;
+    ranked(out, &site.top_scores, "top-scores")?;
+    writeln!(out, "</div>")?;
+    writeln!(out, "</div>")?;
+    writeln!(out, "</section>")
+}
+
+fn ranked(out: &mut String, pages: &[super::site::PageRank], id: &str) -> fmt::Result {
+    if pages.is_empty() {
+        return writeln!(out, r#"<p class="empty">No page.</p>"#);
+    }
+    writeln!(
+        out,
+        r#"<div class="scroll"><table id="{id}"><thead><tr><th>URL</th><th class="num">Depth</th><th class="num">Links in</th><th class="num">Score</th></tr></thead><tbody>"#
+    )?;
+    for p in pages {
+        writeln!(
+            out,
+            r#"<tr><td class="url">{}</td><td class="num">{}</td><td class="num">{}</td><td class="num">{}</td></tr>"#,
+            Esc(&p.url),
+            p.depth,
+            group(p.in_links),
+            p.score
+                .map_or_else(|| "–".to_owned(), |s| format!("{s:.2}"))
+        )?;
+    }
+    writeln!(out, "</tbody></table></div>")
+}
+
+fn check_section(out: &mut String, c: &CheckReport) -> fmt::Result {
+    let id = section_id(c.code);
+    writeln!(
+        out,
+        r#"<section class="panel check" id="{}" aria-labelledby="{}-h">"#,
+        Esc(&id),
+        Esc(&id)
+    )?;
+    writeln!(
+        out,
+        r#"<h2 id="{}-h">{} <code>{}</code></h2>"#,
+        Esc(&id),
+        Badge(c.severity),
+        Esc(c.code)
+    )?;
+    writeln!(
+        out,
+        r#"<p class="sub">{} · <b>{}</b> finding{}</p>"#,
+        Esc(c.summary),
+        group(c.count),
+        if c.count == 1 { "" } else { "s" }
+    )?;
+    if let Some(doc) = check(c.code) {
+        writeln!(
+            out,
+            r#"<details class="docs"><summary>About this check</summary>"#
+        )?;
+        markdown(out, doc.docs)?;
+        writeln!(out, "</details>")?;
+    }
+    if c.findings.is_empty() {
+        writeln!(out, r#"<p class="empty">No findings.</p>"#)?;
+        return writeln!(out, "</section>");
+    }
+    writeln!(
+        out,
+        r#"<div class="scroll"><table class="findings"><thead><tr><th>URL</th><th>Found</th><th>Evidence</th></tr></thead><tbody>"#
+    )?;
+    for f in c.findings.iter().take(HTML_FINDINGS) {
+        finding(out, f)?;
+    }
+    writeln!(out, "</tbody></table></div>")?;
+    if c.findings.len() > HTML_FINDINGS {
+        writeln!(
+            out,
+            r#"<p class="more">The first {HTML_FINDINGS} of {} findings; the JSON and CSV list them all.</p>"#,
+            group(c.findings.len() as u64)
+        )?;
+    }
+    writeln!(out, "</section>")
+}
+
+fn finding(out: &mut String, f: &Finding) -> fmt::Result {
+    write!(
+        out,
+        r#"<tr class="finding"><td class="url">{}</td><td class="msg">{}</td><td><ul class="ev">"#,
+        Esc(&f.url),
+        Esc(&f.message)
+    )?;
+    for r in &f.related {
+        write!(
+            out,
+            r#"<li><span class="k">involves</span> <span class="url">{}</span></li>"#,
+            Esc(r)
+        )?;
+    }
+    if let Some(r) = &f.robots {
+        write!(
+            out,
+            r#"<li class="robots"><span class="k">robots.txt, as obeyed:</span> {}</li>"#,
+            reading(&r.obeyed)
+        )?;
+        write!(
+            out,
+            r#"<li class="robots"><span class="k">strict reading:</span> {}</li>"#,
+            reading(&r.strict)
+        )?;
+    }
+    for l in f.links.iter().take(HTML_LINKS) {
+        write!(
+            out,
+            r#"<li class="link"><span class="k">linked from</span> <span class="url">{}</span>"#,
+            Esc(&l.source)
+        )?;
+        match &l.anchor {
+            Some(a) => write!(out, r#" <span class="a">“{}”</span>"#, Esc(a))?,
+            None => write!(out, r#" <span class="k">(no anchor text)</span>"#)?,
+        }
+        if l.kind != "a" {
+            write!(out, r#" <span class="k">({})</span>"#, Esc(&l.kind))?;
+        }
+        write!(out, "</li>")?;
+    }
+    let shown = f.links.len().min(HTML_LINKS) as u64;
+    if f.link_count > shown {
+        write!(
+            out,
+            r#"<li class="k">and {} more link{}</li>"#,
+            group(f.link_count - shown),
+            if f.link_count - shown == 1 { "" } else { "s" }
+        )?;
+    }
+    writeln!(out, "</ul></td></tr>")
+}
+
+fn reading(r: &RobotsReading) -> String {
+    let verdict = if r.allowed { "allowed" } else { "disallowed" };
+    match (&r.rule, r.line) {
+        (Some(rule), Some(line)) => {
+            format!("{verdict} by <code>{}</code> (line {line})", Esc(rule))
+        }
+        (Some(rule), None) => format!("{verdict} by <code>{}</code>", Esc(rule)),
+        _ => format!("{verdict} (no rule)"),
+    }
+}
+
+/// The check documentation's Markdown: `## ` headings, paragraphs, `- `
+/// items and `` `code` ``.
+fn markdown(out: &mut String, md: &str) -> fmt::Result {
+    let mut para: Vec<&str> = Vec::new();
+    let mut list = false;
+    let flush = |out: &mut String, para: &mut Vec<&str>| -> fmt::Result {
+        if !para.is_empty() {
+            writeln!(out, "<p>{}</p>", inline(&para.join(" ")))?;
+            para.clear();
+        }
+        Ok(())
+    };
+    for line in md.lines() {
+        let l = line.trim();
+        let item = l.strip_prefix("- ").or_else(|| l.strip_prefix("* "));
+        if list && item.is_none() && !(l.is_empty() || line.starts_with("   ")) {
+            writeln!(out, "</ul>")?;
+            list = false;
+        }
+        if let Some(h) = l.strip_prefix("## ") {
+            flush(out, &mut para)?;
+            writeln!(out, "<h3>{}</h3>", inline(h))?;
+        } else if let Some(item) = item {
+            flush(out, &mut para)?;
+            if !list {
+                writeln!(out, "<ul>")?;
+                list = true;
+            }
+            writeln!(out, "<li>{}</li>", inline(item))?;
+        } else if l.is_empty() {
+            flush(out, &mut para)?;
+        } else {
+            para.push(l);
+        }
+    }
+    flush(out, &mut para)?;
+    if list {
+        writeln!(out, "</ul>")?;
+    }
+    Ok(())
+}
+
+/// Inline Markdown: `` `code` `` spans; the rest escaped text.
+fn inline(s: &str) -> String {
+    let mut out = String::new();
+    for (i, part) in s.split('`').enumerate() {
+        if i % 2 == 1 {
+            let _ = write!(out, "<code>{}</code>", Esc(part));
+        } else {
+            let _ = write!(out, "{}", Esc(part));
+        }
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn hostile_text_is_escaped() {
+        let s = Esc("<script>alert(1)</script>\"'&\u{202e}\u{1b}").to_string();
+        assert_eq!(
+            s,
+            "&lt;script&gt;alert(1)&lt;/script&gt;&quot;&#39;&amp;\u{fffd}\u{fffd}"
+        );
+    }
+
+    #[test]
+    fn numbers_are_grouped() {
+        assert_eq!(group(0), "0");
+        assert_eq!(group(999), "999");
+        assert_eq!(group(1000), "1,000");
+        assert_eq!(group(1_234_567), "1,234,567");
+    }
+
+    #[test]
+    fn docs_markdown_becomes_headings_paragraphs_and_code() {
+        let mut out = String::new();
+        markdown(
+            &mut out,
+            " ## What it finds\n Links to `<a>` pages\n that fail.\n\n ## Fix\n - one\n - two\n",
+        )
+        .unwrap();
+        assert_eq!(
+            out,
+            "<h3>What it finds</h3>\n<p>Links to <code>&lt;a&gt;</code> pages that fail.</p>\n\
+             <h3>Fix</h3>\n<ul>\n<li>one</li>\n<li>two</li>\n</ul>\n"
+        );
+    }
+}
