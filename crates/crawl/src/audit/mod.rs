@@ -87,6 +87,9 @@ macro_rules! declare_check {
 macro_rules! checks {
     ($($module:ident),* $(,)?) => {
         mod checks {
+            // What several checks share.
+            pub(super) mod bad_href;
+            pub(super) mod listed;
             $(pub(super) mod $module;)*
         }
         /// Every check, in the order of the documentation.
@@ -110,6 +113,49 @@ checks![
     strict_differs,
     robots_blocked,
     deep_page,
+    near_duplicate,
+    canonical_missing,
+    canonical_relative,
+    canonical_multiple,
+    canonical_outside_head,
+    canonical_header_conflict,
+    canonical_to_noindex,
+    canonical_to_blocked,
+    canonical_chain,
+    missing_description,
+    empty_description,
+    duplicate_description,
+    long_description,
+    long_title,
+    missing_h1,
+    empty_h1,
+    multiple_h1,
+    duplicate_h1,
+    robots_txt_health,
+    nofollow_internal,
+    conflicting_directives,
+    temporary_redirect,
+    refresh_redirect,
+    malformed_href,
+    javascript_href,
+    empty_href,
+    orphan,
+    url_hygiene,
+    base_href,
+    hreflang_no_return,
+    hreflang_no_self,
+    hreflang_invalid_code,
+    hreflang_not_200,
+    hreflang_no_x_default,
+    sitemap_redirect,
+    sitemap_error,
+    sitemap_noindex,
+    sitemap_blocked,
+    sitemap_not_canonical,
+    slow_response,
+    large_page,
+    charset_missing,
+    charset_conflict,
 ];
 
 /// The check with this code.
@@ -151,6 +197,10 @@ pub struct AuditReport {
     /// Every check, most severe first (in registry order within a
     /// severity), with or without findings.
     pub checks: Vec<CheckReport>,
+    /// What the audit could not judge, once each: pages of a store written
+    /// before it recorded what some checks read.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 /// One check's findings.
@@ -293,8 +343,56 @@ impl Audit {
                 skipped,
             },
             checks,
+            notes: notes(&cx).map_err(fail)?,
         })
     }
+}
+
+/// The checks that read what the crawler records since schema version 4.
+pub(crate) const VERSION_4_CHECKS: &[&str] = &[
+    "content/near-duplicate",
+    "canonical/missing",
+    "canonical/relative",
+    "canonical/multiple",
+    "canonical/outside-head",
+    "canonical/header-conflict",
+    "content/missing-description",
+    "content/empty-description",
+    "content/duplicate-description",
+    "content/long-description",
+    "content/missing-h1",
+    "content/empty-h1",
+    "content/multiple-h1",
+    "content/duplicate-h1",
+    "robots/conflicting-directives",
+    "structure/base-href",
+    "structure/orphan",
+    "sitemaps/redirect",
+    "sitemaps/error",
+    "sitemaps/noindex",
+    "sitemaps/blocked",
+    "sitemaps/not-canonical",
+    "encoding/charset-missing",
+    "encoding/charset-conflict",
+];
+
+/// Says, once, which pages the checks of [`VERSION_4_CHECKS`] cannot judge.
+fn notes(cx: &Context<'_>) -> Result<Vec<String>, rusqlite::Error> {
+    let old: i64 = cx.conn.query_row(
+        &format!("SELECT count(*) FROM pages p WHERE {HTML_PAGE} AND p.description_count IS NULL"),
+        [],
+        |r| r.get(0),
+    )?;
+    Ok(if old > 0 {
+        vec![format!(
+            "{old} HTML page(s) were crawled before the store recorded SimHash, description, \
+             H1, canonical, charset, robots meta and sitemap details (schema version 4): {} \
+             do not judge them; crawl again to audit them",
+            VERSION_4_CHECKS.join(", ")
+        )]
+    } else {
+        Vec::new()
+    })
 }
 
 impl AuditReport {
@@ -369,6 +467,29 @@ impl Context<'_> {
         let mut f = Finding::new(url, message);
         (f.links, f.link_count) = self.links_to(id)?;
         Ok(f)
+    }
+
+    /// Findings from the rows of `sql`: `(url id, url, message, related)`,
+    /// `related` the other URLs involved, one per line, or `NULL`; each
+    /// with the links that lead to its URL.
+    pub(crate) fn findings(&self, sql: &str) -> Result<Vec<Finding>, rusqlite::Error> {
+        let rows = self.rows(sql, |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, String>(2)?,
+                r.get::<_, Option<String>>(3)?,
+            ))
+        })?;
+        rows.into_iter()
+            .map(|(id, url, message, related)| {
+                let mut f = self.linked_finding(id, url, message)?;
+                f.related = related
+                    .map(|r| r.lines().map(str::to_owned).collect())
+                    .unwrap_or_default();
+                Ok(f)
+            })
+            .collect()
     }
 
     /// Rows of `sql` (no parameters) mapped by `f`.
