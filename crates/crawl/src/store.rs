@@ -1326,7 +1326,7 @@ CREATE TABLE throttle_events (
 
     #[test]
     fn a_version_1_store_gains_the_fetch_details_when_opened() {
-        let dir = TempDir::new("migrate");
+        let dir = TempDir::new("migrate-fetch");
         let path = dir.0.join("crawl.db");
         Connection::open(&path)
             .and_then(|c| {
@@ -1381,6 +1381,78 @@ CREATE TABLE throttle_events (
             )
             .expect("page");
         assert_eq!(row, ("HTTP/2".to_owned(), 1 << 30, false, Some(1.5)));
+    }
+
+    #[test]
+    fn a_version_1_store_gains_the_audit_details_when_opened() {
+        let dir = TempDir::new("migrate4");
+        let path = dir.0.join("crawl.db");
+        Connection::open(&path)
+            .and_then(|c| {
+                c.execute_batch(SCHEMA_V1)?;
+                c.execute_batch(
+                    "INSERT INTO meta VALUES ('schema_version', '1');
+                     INSERT INTO urls VALUES (1, 'https://example.com/', 0, 'seed', 'fetched', NULL, NULL);
+                     INSERT INTO pages (url_id, fetched_at, status, elapsed_ms, bytes, truncated)
+                     VALUES (1, '2026-11-23T19:00:00Z', 200, 5.0, 10, 0);",
+                )
+            })
+            .expect("a version 1 store");
+        let mut store = Store::open(&path).expect("open");
+        // The page fetched before has none of the new facts.
+        let (simhash, h1_count): (Option<i64>, Option<u32>) = store
+            .connection()
+            .query_row("SELECT simhash, h1_count FROM pages", [], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .expect("page");
+        assert_eq!((simhash, h1_count), (None, None));
+        let high = 0xfedc_ba98_7654_3210_u64;
+        store
+            .write(&Batch {
+                pages: vec![PageRecord {
+                    url_id: 1,
+                    fetched_at: "2026-11-23T19:00:01Z".into(),
+                    status: Some(200),
+                    simhash: Some(high),
+                    h1: Some("Home".into()),
+                    h1_count: Some(1),
+                    bom: Some("UTF-8".into()),
+                    ..PageRecord::default()
+                }],
+                sitemap_entries: vec![(1, "https://example.com/sitemap.xml".into())],
+                robots_files: vec![RobotsFileRecord {
+                    origin: "https://example.com".into(),
+                    fetched_at: "2026-11-23T19:00:01Z".into(),
+                    status: Some(200),
+                    availability: "parse".into(),
+                    error: None,
+                    body: None,
+                    source: "site",
+                    redirects: 2,
+                    truncated: true,
+                }],
+                ..Batch::default()
+            })
+            .expect("write");
+        drop(store);
+        let store = Store::open(&path).expect("reopen");
+        let conn = store.connection();
+        // The 64 bits come back as they went in.
+        let stored: i64 = conn
+            .query_row("SELECT simhash FROM pages", [], |r| r.get(0))
+            .expect("simhash");
+        assert_eq!(stored.cast_unsigned(), high);
+        let n: i64 = conn
+            .query_row("SELECT count(*) FROM sitemap_entries", [], |r| r.get(0))
+            .expect("entries");
+        assert_eq!(n, 1);
+        let robots: (u32, bool) = conn
+            .query_row("SELECT redirects, truncated FROM robots_files", [], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .expect("robots");
+        assert_eq!(robots, (2, true));
     }
 }
 
