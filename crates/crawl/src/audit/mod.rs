@@ -152,6 +152,7 @@ checks![
     sitemap_noindex,
     sitemap_blocked,
     sitemap_not_canonical,
+    sitemap_unreadable,
     slow_response,
     large_page,
     charset_missing,

@@ -173,6 +173,12 @@ fn route(path: &str, base: &str) -> Reply {
                 .map(|p| format!("<url><loc>{base}{p}</loc></url>"))
                 .collect::<String>()
             )),
+        // Cut off in the middle of an entry: what came before is read.
+        "/broken-sitemap.xml" => Reply::new(200)
+            .header("content-type", "application/xml")
+            .body(format!(
+                "<urlset><url><loc>{base}/orphan</loc></url><url><loc>{base}/x</lo"
+            )),
         "/" => page(Some("Home"), "", HOME),
         // One hop, temporary: a link to a redirect, not a chain.
         "/old" => redirect(302, "/new"),
@@ -345,7 +351,10 @@ async fn audited(name: &str) -> (Server, AuditReport, TempStore) {
     let store = Store::create(&tmp.db()).expect("store");
     let start = Url::parse(&server.url("/")).expect("url");
     let cfg = CrawlConfig {
-        sitemaps: vec![Url::parse(&server.url("/sitemap.xml")).expect("url")],
+        sitemaps: vec![
+            Url::parse(&server.url("/sitemap.xml")).expect("url"),
+            Url::parse(&server.url("/broken-sitemap.xml")).expect("url"),
+        ],
         ..config()
     };
     let (store, end) = crawl_all(&start, &cfg, &fetcher(), store, false).await;
@@ -436,6 +445,7 @@ const PLANTED: &[(&str, &[&str])] = &[
     ("sitemaps/noindex", &["/listed-noindex"]),
     ("sitemaps/blocked", &["/private/x"]),
     ("sitemaps/not-canonical", &["/orig-copy"]),
+    ("sitemaps/unreadable", &["/broken-sitemap.xml"]),
     ("performance/slow", &["/slow"]),
     ("performance/large-page", &["/large"]),
     ("encoding/charset-missing", &["/no-charset"]),
