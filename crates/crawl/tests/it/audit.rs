@@ -452,6 +452,8 @@ const PLANTED: &[(&str, &[&str])] = &[
     ("encoding/charset-conflict", &["/charset-conflict"]),
 ];
 
+// The table of planted and found per check is the test's report.
+#[allow(clippy::print_stdout)]
 #[tokio::test]
 async fn each_check_finds_exactly_its_planted_instance() {
     let (server, report, tmp) = audited("audit-planted").await;

@@ -6,7 +6,8 @@ use crate::audit::{Context, Finding};
 declare_check! {
     /// ## What it finds
     /// Every fetched page whose robots `<meta>` tags (`robots` and
-    /// `botwarden`) and `X-Robots-Tag` headers, taken together, say both
+    /// `botwarden`) and `X-Robots-Tag` headers (whatever agent a header
+    /// names: they are read together), taken together, say both
     /// `index` and `noindex`, or both `follow` and `nofollow`: in one tag,
     /// or the tag one way and the header the other. `all` counts as
     /// `index, follow` and `none` as `noindex, nofollow`. The finding
