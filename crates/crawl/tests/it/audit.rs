@@ -91,7 +91,7 @@ const HOME: &str = r#"<a href="/missing">gone</a> <a href="/old">old news</a> <a
 <a href="/no-desc">d1</a> <a href="/empty-desc">d2</a> <a href="/desc-a">d3</a>
 <a href="/desc-b">d4</a> <a href="/long-desc">d5</a> <a href="/long-title">t1</a>
 <a href="/no-h1">h1</a> <a href="/empty-h1">h2</a> <a href="/two-h1">h3</a>
-<a href="/h1-a">h4</a> <a href="/h1-b">h5</a>
+<a href="/h1-a">h4</a> <a href="/h1-b">h5</a> <a href="/long-h1">h6</a>
 <a href="/new" rel="nofollow">new again</a> <a href="/conflict">conflict</a>
 <a href="/refresh">refresh</a> <a href="http://exa mple.com/">typo</a>
 <a href="javascript:void(0)">script</a> <a href="">here</a> <a href="mailto:x@example.com">mail</a>
@@ -272,6 +272,12 @@ fn route(path: &str, base: &str) -> Reply {
             "",
             r#"<h1><img src="/logo.png" alt="Logo"></h1>"#,
         ),
+        // 71 characters; the near miss, /h1-a's, is short.
+        "/long-h1" => page(
+            Some("Long heading"),
+            "",
+            "<h1>A heading that runs on for a whole sentence, which is what text is for.</h1>",
+        ),
         "/two-h1" => page(Some("Two headings"), "", "<h1>One</h1><h1>Two</h1>"),
         "/h1-a" => page(Some("Heading A"), "", "<h1>Products</h1><p>a</p>"),
         "/h1-b" => page(Some("Heading B"), "", "<h1> Products </h1><p>b</p>"),
@@ -424,6 +430,7 @@ const PLANTED: &[(&str, &[&str])] = &[
     ("content/empty-h1", &["/empty-h1"]),
     ("content/multiple-h1", &["/two-h1"]),
     ("content/duplicate-h1", &["/h1-a"]),
+    ("content/long-h1", &["/long-h1"]),
     ("robots/txt-health", &["/robots.txt"]),
     ("robots/nofollow-internal", &["/new"]),
     ("robots/conflicting-directives", &["/conflict"]),
@@ -722,4 +729,28 @@ fn pages_crawled_before_the_store_recorded_the_details_are_named_once() {
     assert_eq!(report.total(), 0, "{report}");
     let json = serde_json::to_value(&report).expect("json");
     assert_eq!(json["notes"].as_array().map(Vec::len), Some(1));
+}
+
+#[tokio::test]
+async fn a_redirected_robots_txt_is_named() {
+    let server = Server::start(|asked| match asked.path {
+        "/robots.txt" => redirect(301, "/rules.txt"),
+        "/rules.txt" => Reply::text("User-agent: *\nDisallow: /private\n"),
+        "/" => Reply::new(200)
+            .header("content-type", "text/html; charset=utf-8")
+            .body("<title>Home</title><p>home</p>"),
+        _ => Reply::new(404),
+    })
+    .await;
+    let tmp = TempStore::new("audit-robots-redirect");
+    let store = Store::create(&tmp.db()).expect("store");
+    let start = Url::parse(&server.url("/")).expect("url");
+    let (store, _) = crawl_all(&start, &config(), &fetcher(), store, false).await;
+    let report = Audit::default().run(&store).expect("audit");
+    assert_eq!(
+        found(&report, &server, "robots/txt-health"),
+        one("/robots.txt", &[])
+    );
+    let health = &report.check("robots/txt-health").expect("check").findings[0];
+    assert_eq!(health.message, "reached through 1 redirect(s)");
 }
