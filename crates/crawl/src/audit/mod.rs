@@ -473,26 +473,38 @@ impl Context<'_> {
     }
 
     /// Findings from the rows of `sql`: `(url id, url, message, related)`,
-    /// `related` the other URLs involved, one per line, or `NULL`; each
-    /// with the links that lead to its URL.
+    /// `related` the other URLs involved, one per line, or `NULL`. The
+    /// finding is about the page itself (its head, its headers): the links
+    /// that lead to it are not its evidence and are not looked up, which
+    /// keeps a check that fires on every page of a large site cheap.
     pub(crate) fn findings(&self, sql: &str) -> Result<Vec<Finding>, rusqlite::Error> {
-        let rows = self.rows(sql, |r| {
-            Ok((
-                r.get::<_, i64>(0)?,
-                r.get::<_, String>(1)?,
-                r.get::<_, String>(2)?,
-                r.get::<_, Option<String>>(3)?,
-            ))
-        })?;
-        rows.into_iter()
-            .map(|(id, url, message, related)| {
-                let mut f = self.linked_finding(id, url, message)?;
-                f.related = related
-                    .map(|r| r.lines().map(str::to_owned).collect())
-                    .unwrap_or_default();
-                Ok(f)
-            })
-            .collect()
+        self.findings_with(sql, false)
+    }
+
+    /// As [`Context::findings`], each finding with the links that lead to
+    /// its URL (the pages to fix when the URL is the problem).
+    pub(crate) fn linked_findings(&self, sql: &str) -> Result<Vec<Finding>, rusqlite::Error> {
+        self.findings_with(sql, true)
+    }
+
+    fn findings_with(&self, sql: &str, linked: bool) -> Result<Vec<Finding>, rusqlite::Error> {
+        let mut st = self.conn.prepare(sql)?;
+        let mut rows = st.query([])?;
+        let mut out = Vec::new();
+        while let Some(r) = rows.next()? {
+            let (id, url, message): (i64, String, String) = (r.get(0)?, r.get(1)?, r.get(2)?);
+            let related: Option<String> = r.get(3)?;
+            let mut f = if linked {
+                self.linked_finding(id, url, message)?
+            } else {
+                Finding::new(url, message)
+            };
+            f.related = related
+                .map(|r| r.lines().map(str::to_owned).collect())
+                .unwrap_or_default();
+            out.push(f);
+        }
+        Ok(out)
     }
 
     /// Rows of `sql` (no parameters) mapped by `f`.

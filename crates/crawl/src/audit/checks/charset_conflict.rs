@@ -48,10 +48,10 @@ pub(crate) fn check(cx: &Context<'_>) -> Result<Vec<Finding>, rusqlite::Error> {
         },
     )?;
     let mut out = Vec::new();
-    for (id, url, [header, meta, bom], read_as) in rows {
+    for (_, url, [header, meta, bom], read_as) in rows {
         if let Some(problem) = conflict(header.as_deref(), meta.as_deref(), bom.as_deref()) {
             let message = format!("{problem}; read as {}", read_as.unwrap_or_default());
-            out.push(cx.linked_finding(id, url, message)?);
+            out.push(Finding::new(url, message));
         }
     }
     Ok(out)

@@ -39,11 +39,11 @@ pub(crate) fn check(cx: &Context<'_>) -> Result<Vec<Finding>, rusqlite::Error> {
     let mut last = None;
     let mut bad: Vec<String> = Vec::new();
     let mut flush = |last: Option<(i64, String)>, bad: &mut Vec<String>| {
-        if let Some((id, url)) = last
+        if let Some((_, url)) = last
             && !bad.is_empty()
         {
             let message = format!("hreflang {}", bad.join(", "));
-            out.push(cx.linked_finding(id, url, message)?);
+            out.push(Finding::new(url, message));
         }
         bad.clear();
         Ok::<_, rusqlite::Error>(())

@@ -25,7 +25,7 @@ declare_check! {
 }
 
 pub(crate) fn check(cx: &Context<'_>) -> Result<Vec<Finding>, rusqlite::Error> {
-    cx.findings(&format!(
+    cx.linked_findings(&format!(
         "SELECT t.id, t.url, count(*) || ' link(s) of the site mark it ' ||
                 group_concat(DISTINCT 'rel=\"' || l.rel || '\"'), NULL
          FROM links l JOIN urls t ON t.id = l.target_id

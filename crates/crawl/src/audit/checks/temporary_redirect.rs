@@ -24,7 +24,7 @@ declare_check! {
 }
 
 pub(crate) fn check(cx: &Context<'_>) -> Result<Vec<Finding>, rusqlite::Error> {
-    cx.findings(
+    cx.linked_findings(
         "SELECT u.id, u.url, 'redirects with ' || p.status || ' (temporary) to ' ||
                 coalesce(p.location, 'no crawlable URL'), p.location
          FROM pages p JOIN urls u ON u.id = p.url_id
