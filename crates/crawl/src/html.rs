@@ -193,9 +193,18 @@ pub(crate) fn simhash(text: &str) -> Option<u64> {
             continue;
         }
         let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-        for c in word.chars().flat_map(char::to_lowercase) {
-            h ^= u64::from(u32::from(c));
+        let mut add = |unit: u32| {
+            h ^= u64::from(unit);
             h = h.wrapping_mul(0x0100_0000_01b3);
+        };
+        if word.is_ascii() {
+            for b in word.bytes() {
+                add(u32::from(b.to_ascii_lowercase()));
+            }
+        } else {
+            for c in word.chars().flat_map(char::to_lowercase) {
+                add(u32::from(c));
+            }
         }
         words.push(h);
     }
@@ -208,17 +217,18 @@ pub(crate) fn simhash(text: &str) -> Option<u64> {
         .collect();
     shingles.sort_unstable();
     shingles.dedup();
-    let mut votes = [0i32; 64];
+    // Ones per bit position: a loop the compiler turns into vector adds.
+    let mut ones = [0u32; 64];
     for h in &shingles {
-        for (bit, vote) in votes.iter_mut().enumerate() {
-            *vote += if h >> bit & 1 == 1 { 1 } else { -1 };
+        for (bit, count) in ones.iter_mut().enumerate() {
+            *count += u32::from((h >> bit) & 1 == 1);
         }
     }
+    let total = u64::try_from(shingles.len()).unwrap_or(u64::MAX);
     Some(
-        votes
-            .iter()
+        ones.iter()
             .enumerate()
-            .filter(|(_, v)| **v > 0)
+            .filter(|(_, n)| u64::from(**n) * 2 > total)
             .fold(0u64, |acc, (bit, _)| acc | 1 << bit),
     )
 }
