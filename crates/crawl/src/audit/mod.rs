@@ -328,7 +328,24 @@ impl Audit {
             conn: store.connection(),
             max_depth: self.max_depth,
         };
-        let mut checks = run_all(&cx).map_err(fail)?;
+        // The links of heads and headers, read once for the checks that
+        // look at them, into a table of the connection's own (`temp`):
+        // nothing is written to the store.
+        cx.conn
+            .execute_batch(&format!(
+                "DROP TABLE IF EXISTS temp.{HEAD_LINKS};
+                 CREATE TEMP TABLE {HEAD_LINKS} AS
+                     SELECT source_id, target_id, target, kind, anchor, position FROM links
+                     WHERE kind NOT IN {LINK_KINDS};
+                 CREATE INDEX temp.{HEAD_LINKS}_target ON {HEAD_LINKS} (target_id);
+                 CREATE INDEX temp.{HEAD_LINKS}_source ON {HEAD_LINKS} (source_id);"
+            ))
+            .map_err(fail)?;
+        let checks = run_all(&cx);
+        cx.conn
+            .execute_batch(&format!("DROP TABLE IF EXISTS temp.{HEAD_LINKS};"))
+            .map_err(fail)?;
+        let mut checks = checks.map_err(fail)?;
         // Stable: registry order within a severity.
         checks.sort_by_key(|c| c.severity);
         let (queued, fetched, skipped) = store.counts()?;
@@ -414,6 +431,12 @@ impl AuditReport {
 
 /// The link kinds a visitor follows: the site's internal links.
 pub(crate) const LINK_KINDS: &str = "('a', 'area', 'iframe')";
+
+/// The links that are not the site's own (`links` of the kinds
+/// `redirect`, `canonical`, `hreflang`, `refresh`), copied into a
+/// temporary table when the audit starts: a few per page where the site
+/// has millions of links, looked up by source and target.
+pub(crate) const HEAD_LINKS: &str = "head_links";
 
 /// A page that answered HTML whose body was read (what the content checks
 /// look at); `p` is `pages`.

@@ -25,7 +25,7 @@ declare_check! {
 
 pub(crate) fn check(cx: &Context<'_>) -> Result<Vec<Finding>, rusqlite::Error> {
     let rows = cx.rows(
-        "SELECT s.id, s.url, l.anchor FROM links l JOIN urls s ON s.id = l.source_id
+        "SELECT s.id, s.url, l.anchor FROM head_links l JOIN urls s ON s.id = l.source_id
          WHERE l.kind = 'hreflang' ORDER BY l.source_id, l.position",
         |r| {
             Ok((

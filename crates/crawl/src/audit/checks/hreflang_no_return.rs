@@ -25,10 +25,10 @@ pub(crate) fn check(cx: &Context<'_>) -> Result<Vec<Finding>, rusqlite::Error> {
     cx.findings(&format!(
         "SELECT DISTINCT s.id, s.url, 'lists ' || t.url || ' as its \"' || l.anchor ||
                 '\" version, which does not list it back', t.url
-         FROM links l JOIN urls s ON s.id = l.source_id JOIN urls t ON t.id = l.target_id
+         FROM head_links l JOIN urls s ON s.id = l.source_id JOIN urls t ON t.id = l.target_id
          JOIN pages p ON p.url_id = t.id
          WHERE l.kind = 'hreflang' AND l.target_id != l.source_id AND {HTML_PAGE}
-           AND NOT EXISTS (SELECT 1 FROM links b WHERE b.source_id = t.id
+           AND NOT EXISTS (SELECT 1 FROM head_links b WHERE b.source_id = t.id
                            AND b.kind = 'hreflang' AND b.target_id = s.id)
          ORDER BY s.id, l.position"
     ))

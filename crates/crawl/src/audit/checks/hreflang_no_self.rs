@@ -22,7 +22,7 @@ pub(crate) fn check(cx: &Context<'_>) -> Result<Vec<Finding>, rusqlite::Error> {
     cx.findings(
         "SELECT s.id, s.url, count(*) || ' hreflang alternate(s), none of them the page itself',
                 NULL
-         FROM links l JOIN urls s ON s.id = l.source_id
+         FROM head_links l JOIN urls s ON s.id = l.source_id
          WHERE l.kind = 'hreflang'
          GROUP BY s.id
          HAVING sum(coalesce(l.target_id = l.source_id, 0)) = 0

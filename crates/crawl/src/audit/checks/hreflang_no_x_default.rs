@@ -20,7 +20,7 @@ declare_check! {
 pub(crate) fn check(cx: &Context<'_>) -> Result<Vec<Finding>, rusqlite::Error> {
     cx.findings(
         "SELECT s.id, s.url, count(*) || ' hreflang alternate(s), none x-default', NULL
-         FROM links l JOIN urls s ON s.id = l.source_id
+         FROM head_links l JOIN urls s ON s.id = l.source_id
          WHERE l.kind = 'hreflang'
          GROUP BY s.id
          HAVING sum(lower(coalesce(l.anchor, '')) = 'x-default') = 0

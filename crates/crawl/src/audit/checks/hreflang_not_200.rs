@@ -27,7 +27,7 @@ pub(crate) fn check(cx: &Context<'_>) -> Result<Vec<Finding>, rusqlite::Error> {
                      WHEN p.status IS NULL THEN 'did not answer'
                      ELSE 'answered ' || p.status END,
                 t.url
-         FROM links l JOIN urls s ON s.id = l.source_id JOIN urls t ON t.id = l.target_id
+         FROM head_links l JOIN urls s ON s.id = l.source_id JOIN urls t ON t.id = l.target_id
          LEFT JOIN pages p ON p.url_id = t.id
          WHERE l.kind = 'hreflang'
            AND ((t.state = 'fetched' AND (p.status IS NULL OR p.status != 200))

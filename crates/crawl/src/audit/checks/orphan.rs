@@ -1,7 +1,7 @@
 //! `structure/orphan`: pages that sitemaps or canonicals name and no link
 //! of the site leads to.
 
-use crate::audit::{Context, Finding, HTML_PAGE, LINK_KINDS};
+use crate::audit::{Context, Finding, HEAD_LINKS, HTML_PAGE, LINK_KINDS};
 
 declare_check! {
     /// ## What it finds
@@ -26,17 +26,18 @@ declare_check! {
 
 pub(crate) fn check(cx: &Context<'_>) -> Result<Vec<Finding>, rusqlite::Error> {
     cx.findings(&format!(
-        "SELECT u.id, u.url,
+        "WITH named AS (
+             SELECT url_id AS id FROM sitemap_entries
+             UNION SELECT target_id FROM {HEAD_LINKS}
+             WHERE kind = 'canonical' AND target_id IS NOT NULL AND target_id != source_id)
+         SELECT u.id, u.url,
                 'no link of the site leads here; named by ' ||
                 CASE WHEN EXISTS (SELECT 1 FROM sitemap_entries s WHERE s.url_id = u.id)
                      THEN 'a sitemap' ELSE 'a canonical' END,
                 (SELECT group_concat(sitemap, char(10)) FROM
                     (SELECT DISTINCT sitemap FROM sitemap_entries s WHERE s.url_id = u.id))
-         FROM pages p JOIN urls u ON u.id = p.url_id
+         FROM named n JOIN urls u ON u.id = n.id JOIN pages p ON p.url_id = u.id
          WHERE {HTML_PAGE} AND p.noindex IS NULL
-           AND (EXISTS (SELECT 1 FROM sitemap_entries s WHERE s.url_id = u.id)
-                OR EXISTS (SELECT 1 FROM links c WHERE c.target_id = u.id
-                           AND c.kind = 'canonical' AND c.source_id != u.id))
            AND NOT EXISTS (SELECT 1 FROM links l WHERE l.target_id = u.id
                            AND l.kind IN {LINK_KINDS} AND l.source_id != u.id)
          ORDER BY u.id"

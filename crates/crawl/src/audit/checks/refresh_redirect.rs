@@ -24,7 +24,7 @@ declare_check! {
 pub(crate) fn check(cx: &Context<'_>) -> Result<Vec<Finding>, rusqlite::Error> {
     cx.linked_findings(
         "SELECT u.id, u.url, 'refreshes to ' || p.refresh,
-                (SELECT t.url FROM links l JOIN urls t ON t.id = l.target_id
+                (SELECT t.url FROM head_links l JOIN urls t ON t.id = l.target_id
                  WHERE l.source_id = u.id AND l.kind = 'refresh' LIMIT 1)
          FROM pages p JOIN urls u ON u.id = p.url_id
          WHERE p.refresh IS NOT NULL
