@@ -179,52 +179,81 @@ pub(crate) const SIMHASH_MIN_WORDS: usize = 10;
 /// Words per shingle of [`simhash`].
 pub(crate) const SHINGLE_WORDS: usize = 3;
 
-/// The 64-bit SimHash of a text: its words (runs of letters and digits, in
-/// lower case) taken [`SHINGLE_WORDS`] at a time, each distinct shingle
-/// hashed to 64 bits and counted once; bit `i` of the result is set when
-/// more shingles have bit `i` set than not. Texts that share most of their
-/// shingles have fingerprints a few bits apart. `None` when the text has
-/// fewer than [`SIMHASH_MIN_WORDS`] words.
-#[must_use]
+/// The 64-bit SimHash of a text: its words (runs of ASCII letters and
+/// digits and of non-ASCII characters, ASCII letters in lower case) taken
+/// [`SHINGLE_WORDS`] at a time, each distinct shingle hashed to 64 bits
+/// and counted once; bit `i` of the result is set when more shingles have
+/// bit `i` set than not. Texts that share most of their shingles have
+/// fingerprints a few bits apart. `None` when the text has fewer than
+/// [`SIMHASH_MIN_WORDS`] words.
+///
+/// It runs for every HTML page the crawl reads, so it works on bytes: a
+/// word is hashed as it is scanned (FNV-1a), distinct shingles are kept in
+/// an open-addressing table, and the bits are counted eight at a time,
+/// one byte-wide counter per bit.
 pub(crate) fn simhash(text: &str) -> Option<u64> {
-    let mut words: Vec<u64> = Vec::new();
-    for word in text.split(|c: char| !c.is_alphanumeric()) {
-        if word.is_empty() {
-            continue;
-        }
-        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-        let mut add = |unit: u32| {
-            h ^= u64::from(unit);
+    const FNV: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut words: Vec<u64> = Vec::with_capacity(text.len() / 6);
+    let mut h = FNV;
+    let mut in_word = false;
+    for &b in text.as_bytes() {
+        if b.is_ascii_alphanumeric() || b >= 0x80 {
+            h ^= u64::from(b.to_ascii_lowercase());
             h = h.wrapping_mul(0x0100_0000_01b3);
-        };
-        if word.is_ascii() {
-            for b in word.bytes() {
-                add(u32::from(b.to_ascii_lowercase()));
-            }
-        } else {
-            for c in word.chars().flat_map(char::to_lowercase) {
-                add(u32::from(c));
-            }
+            in_word = true;
+        } else if in_word {
+            words.push(h);
+            h = FNV;
+            in_word = false;
         }
+    }
+    if in_word {
         words.push(h);
     }
     if words.len() < SIMHASH_MIN_WORDS {
         return None;
     }
-    let mut shingles: Vec<u64> = words
-        .windows(SHINGLE_WORDS)
-        .map(|w| mix(w[0] ^ w[1].rotate_left(21) ^ w[2].rotate_left(42)))
-        .collect();
-    shingles.sort_unstable();
-    shingles.dedup();
-    // Ones per bit position: a loop the compiler turns into vector adds.
-    let mut ones = [0u32; 64];
-    for h in &shingles {
-        for (bit, count) in ones.iter_mut().enumerate() {
-            *count += u32::from((h >> bit) & 1 == 1);
+    // Distinct shingles: a table at most half full, 0 marking a free slot
+    // (a shingle that hashes to 0, one in 2^64, counts as 1).
+    let slots = (words.len() * 2).next_power_of_two();
+    let mut table = vec![0u64; slots];
+    let mut distinct: Vec<u64> = Vec::with_capacity(words.len());
+    for w in words.windows(SHINGLE_WORDS) {
+        let shingle = mix(w[0] ^ w[1].rotate_left(21) ^ w[2].rotate_left(42)).max(1);
+        let mut i = usize::try_from(shingle >> 32).unwrap_or(0) & (slots - 1);
+        loop {
+            if table[i] == 0 {
+                table[i] = shingle;
+                distinct.push(shingle);
+                break;
+            }
+            if table[i] == shingle {
+                break;
+            }
+            i = (i + 1) & (slots - 1);
         }
     }
-    let total = u64::try_from(shingles.len()).unwrap_or(u64::MAX);
+    // Ones per bit position, eight byte-wide counters per 64-bit word,
+    // emptied before they can overflow.
+    let mut ones = [0u32; 64];
+    let mut lanes = [0u64; 8];
+    let empty = |lanes: &mut [u64; 8], ones: &mut [u32; 64]| {
+        for (k, lane) in lanes.iter_mut().enumerate() {
+            for (bit, byte) in lane.to_le_bytes().iter().enumerate() {
+                ones[8 * k + bit] += u32::from(*byte);
+            }
+            *lane = 0;
+        }
+    };
+    for chunk in distinct.chunks(255) {
+        for shingle in chunk {
+            for (k, lane) in shingle.to_le_bytes().iter().enumerate() {
+                lanes[k] += SPREAD[usize::from(*lane)];
+            }
+        }
+        empty(&mut lanes, &mut ones);
+    }
+    let total = u64::try_from(distinct.len()).unwrap_or(u64::MAX);
     Some(
         ones.iter()
             .enumerate()
@@ -232,6 +261,25 @@ pub(crate) fn simhash(text: &str) -> Option<u64> {
             .fold(0u64, |acc, (bit, _)| acc | 1 << bit),
     )
 }
+
+/// For each byte, its eight bits spread into the eight bytes of a word
+/// (bit `i` of the byte becomes byte `i`, 0 or 1): adding these counts
+/// eight bit positions at once.
+const SPREAD: [u64; 256] = {
+    let mut table = [0u64; 256];
+    let mut b = 0;
+    while b < 256 {
+        let mut bit = 0;
+        while bit < 8 {
+            if (b >> bit) & 1 == 1 {
+                table[b] |= 1 << (8 * bit);
+            }
+            bit += 1;
+        }
+        b += 1;
+    }
+    table
+};
 
 /// SplitMix64's finaliser: spreads a shingle's bits over the word.
 fn mix(mut z: u64) -> u64 {
@@ -680,6 +728,46 @@ mod audit_facts_tests {
         let f = extract(b"<h1></h1><p>x</p>", None).expect("html");
         assert_eq!((f.h1.as_deref(), f.h1_count), (Some(""), 1));
         assert_eq!(f.simhash, None, "too few words");
+    }
+
+    /// The SimHash as its definition says, without the shortcuts.
+    fn simhash_by_definition(text: &str) -> u64 {
+        let words: Vec<u64> = text
+            .split(|c: char| !(c.is_ascii_alphanumeric() || !c.is_ascii()))
+            .filter(|w| !w.is_empty())
+            .map(|w| {
+                w.to_ascii_lowercase()
+                    .bytes()
+                    .fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+                        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+                    })
+            })
+            .collect();
+        let shingles: std::collections::BTreeSet<u64> = words
+            .windows(3)
+            .map(|w| mix(w[0] ^ w[1].rotate_left(21) ^ w[2].rotate_left(42)).max(1))
+            .collect();
+        (0..64)
+            .filter(|bit| {
+                shingles.iter().filter(|s| *s >> bit & 1 == 1).count() * 2 > shingles.len()
+            })
+            .fold(0, |acc, bit| acc | 1 << bit)
+    }
+
+    #[test]
+    fn the_fast_simhash_is_the_defined_one() {
+        // More than 255 distinct shingles (the counters are emptied), and
+        // repeats, and words outside ASCII.
+        let mut text: Vec<String> = (0..2000).map(|i| format!("w{}", i * 31 % 700)).collect();
+        text.extend(
+            ["Élan", "naïve", "café", "ÉLAN", "x"]
+                .iter()
+                .map(|s| (*s).to_owned()),
+        );
+        let text = text.join(" -- ");
+        assert_eq!(simhash(&text), Some(simhash_by_definition(&text)));
+        let short = "one two three four five six seven eight nine ten";
+        assert_eq!(simhash(short), Some(simhash_by_definition(short)));
     }
 
     #[test]
