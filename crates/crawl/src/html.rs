@@ -733,7 +733,7 @@ mod audit_facts_tests {
     /// The SimHash as its definition says, without the shortcuts.
     fn simhash_by_definition(text: &str) -> u64 {
         let words: Vec<u64> = text
-            .split(|c: char| !(c.is_ascii_alphanumeric() || !c.is_ascii()))
+            .split(|c: char| c.is_ascii() && !c.is_ascii_alphanumeric())
             .filter(|w| !w.is_empty())
             .map(|w| {
                 w.to_ascii_lowercase()
