@@ -8,7 +8,9 @@
 //! - `urls`: every URL met, once, with its id, depth, how it was found,
 //!   its state (`queued`, `fetched`, `skipped`) and, when skipped, why;
 //! - `pages`: what a fetch returned (status or error, timings, sizes, type,
-//!   charset, content hash, title, directives, canonical, redirect target);
+//!   charset, content hash, title, directives, canonical, redirect target)
+//!   and what the audit reads of an HTML page (SimHash of its visible
+//!   text, description, `<h1>`, canonical, `<base>` and charset details);
 //! - `links`: every link of every page (source, target, kind, anchor text,
 //!   `rel` words, whether it was followed, position);
 //! - `robots_files`: each origin's robots.txt as fetched;
@@ -18,7 +20,8 @@
 //! - `throttle_events`: every change of delay or parallelism;
 //! - `site_verifications`: how the site's ownership was shown, for a
 //!   crawl that reads its robots.txt another way (`--as`, `--profile`,
-//!   `--robots-file`).
+//!   `--robots-file`);
+//! - `sitemap_entries`: the URLs sitemaps list, with the sitemap.
 //!
 //! Writes come in [`Batch`]es, each one transaction. The crawler assigns
 //! URL ids itself (in discovery order), so a batch never reads back what
@@ -28,8 +31,7 @@
 //! only the requests in flight when the crawl stopped are made twice.
 //!
 //! A store of an older schema is upgraded in place when opened
-//! ([`Store::open`]), in one transaction: version 1 gains
-//! `robots_files.source` and `site_verifications`.
+//! ([`Store::open`]), one transaction per version (`MIGRATIONS`).
 
 use std::path::{Path, PathBuf};
 
