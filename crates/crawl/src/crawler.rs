@@ -825,6 +825,7 @@ async fn read_sitemaps(
                 _ => {
                     let admitted = frontier.admit(&u, 1);
                     record_new(batch, &u, 1, "sitemap", &admitted);
+                    batch.sitemap_entries.push((admitted.id(), url.to_string()));
                 }
             }
         }
@@ -1008,6 +1009,8 @@ async fn fetch_robots_state(
             error: None,
             body: Some(body.clone()),
             source: "file",
+            redirects: 0,
+            truncated: false,
         });
         return ready(
             &crate::body::utf8_body(body),
@@ -1026,6 +1029,8 @@ async fn fetch_robots_state(
                 error: Some(e.to_string()),
                 body: None,
                 source: "site",
+                redirects: 0,
+                truncated: false,
             });
             return RobotsState::Failed {
                 why: format!("robots.txt could not be requested: {e}"),
@@ -1049,6 +1054,16 @@ async fn fetch_robots_state(
         error,
         body: (!fetched.report.body.is_empty()).then(|| fetched.report.body.clone()),
         source: "site",
+        redirects: u32::try_from(
+            fetched
+                .report
+                .hops
+                .iter()
+                .filter(|h| h.status.is_some_and(|s| (300..400).contains(&s)))
+                .count(),
+        )
+        .unwrap_or(u32::MAX),
+        truncated: fetched.report.truncated,
     });
     // A server error or no answer disallows everything only for now: the
     // origin's URLs wait and robots.txt is asked again.
@@ -1171,6 +1186,7 @@ fn handle(
         dns_ms: page.dns.map(|t| t.as_secs_f64() * 1e3),
         connect_ms: page.connect.map(|t| t.as_secs_f64() * 1e3),
         download_ms: page.download.map(|t| t.as_secs_f64() * 1e3),
+        header_charset: page.charset.clone(),
         ..PageRecord::default()
     };
     // A page of the simulated site is read for the simulated chain's meta
@@ -1196,9 +1212,16 @@ fn handle(
                     follow: Result<u32, String>| {
         let pos = position;
         position += 1;
-        let target = match normalize(against, href) {
+        // An empty `href` leads back to the page itself: kept as written,
+        // not as a link to the page, so that it can be reported.
+        let normalized = if href.is_empty() {
+            Err(())
+        } else {
+            normalize(against, href).map_err(|_| ())
+        };
+        let target = match normalized {
             Ok(t) => t,
-            Err(_) => {
+            Err(()) => {
                 batch.links.push(LinkRecord {
                     source: q.id,
                     target: None,
@@ -1264,6 +1287,7 @@ fn handle(
                 }
                 record.title = facts.title.clone();
                 record.charset = Some(facts.encoding.to_owned());
+                record_facts(&mut record, &facts, &page, &base);
                 let page_nofollow = directives
                     .nofollow()
                     .map(|d| format!("nofollow in {} on {}", d.origin, base));
@@ -1381,6 +1405,43 @@ fn handle(
     batch.states.push((q.id, UrlState::Fetched, None));
 }
 
+/// What the audit reads of an HTML page, beside its links and directives.
+fn record_facts(record: &mut PageRecord, facts: &HtmlFacts, page: &PageResponse, base: &Url) {
+    let descriptions: Vec<&html::Meta> = facts
+        .metas
+        .iter()
+        .filter(|m| m.name.trim().eq_ignore_ascii_case("description"))
+        .collect();
+    record.description_count = Some(u32::try_from(descriptions.len()).unwrap_or(u32::MAX));
+    record.description = descriptions
+        .first()
+        .map(|m| m.content.split_whitespace().collect::<Vec<_>>().join(" "));
+    record.h1 = facts.h1.clone();
+    record.h1_count = Some(facts.h1_count);
+    record.canonical_count = Some(u32::try_from(facts.canonicals.len()).unwrap_or(u32::MAX));
+    record.canonical_written = facts.canonicals.first().cloned();
+    record.canonical_outside_head = Some(facts.canonicals_outside_head);
+    record.canonical_header = link_header_canonicals(&page.link)
+        .first()
+        .and_then(|c| normalize(base, c).ok())
+        .map(|u| u.to_string());
+    record.base_href = facts.base.clone();
+    record.base_count = Some(facts.base_count);
+    record.meta_charset = facts.meta_charset.clone();
+    record.bom = encoding_rs::Encoding::for_bom(&page.body).map(|(e, _)| e.name().to_owned());
+    record.simhash = facts.simhash;
+    let robots: Vec<String> = facts
+        .metas
+        .iter()
+        .filter(|m| {
+            let n = m.name.trim();
+            n.eq_ignore_ascii_case("robots") || n.eq_ignore_ascii_case("botwarden")
+        })
+        .map(|m| format!("{}: {}", m.name.trim(), m.content.trim()))
+        .collect();
+    record.robots_meta = (!robots.is_empty()).then(|| robots.join(" | "));
+}
+
 fn found_by(kind: &str) -> &'static str {
     match kind {
         "redirect" => "redirect",
@@ -1433,6 +1494,7 @@ fn merge(into: &mut Batch, more: Batch) {
     into.throttle.extend(more.throttle);
     into.verifications.extend(more.verifications);
     into.meta.extend(more.meta);
+    into.sitemap_entries.extend(more.sitemap_entries);
 }
 
 fn rule_line(reason: Reason) -> Option<u32> {

@@ -15,8 +15,11 @@
 
 use std::cell::RefCell;
 
-use lol_html::html_content::{Element, TextChunk};
-use lol_html::{AsciiCompatibleEncoding, HtmlRewriter, Settings, element, text};
+use std::cell::Cell;
+use std::rc::Rc;
+
+use lol_html::html_content::{Element, TextChunk, TextType};
+use lol_html::{AsciiCompatibleEncoding, HtmlRewriter, Settings, doc_text, element, text};
 use url::Url;
 
 use crate::error::Error;
@@ -151,6 +154,138 @@ pub struct HtmlFacts {
     pub title: Option<String>,
     /// The encoding the page was read in.
     pub encoding: &'static str,
+    /// How many `<base href>` elements.
+    pub base_count: u32,
+    /// How many `<link rel="canonical">` come after the `<head>` ended
+    /// (its end tag or a `<body>` start tag).
+    pub canonicals_outside_head: u32,
+    /// The first `<h1>`'s text, white space collapsed, at most
+    /// [`MAX_ANCHOR`] characters.
+    pub h1: Option<String>,
+    /// How many `<h1>` elements.
+    pub h1_count: u32,
+    /// The encoding a `<meta charset>` (or `<meta http-equiv="content-type">`)
+    /// declares, as written.
+    pub meta_charset: Option<String>,
+    /// The SimHash of the visible text ([`simhash`]), `None` when the text
+    /// has fewer than [`SIMHASH_MIN_WORDS`] words.
+    pub simhash: Option<u64>,
+}
+
+/// Pages with fewer words of visible text get no SimHash: their
+/// fingerprints say little.
+pub(crate) const SIMHASH_MIN_WORDS: usize = 10;
+
+/// Words per shingle of [`simhash`].
+pub(crate) const SHINGLE_WORDS: usize = 3;
+
+/// The 64-bit SimHash of a text: its words (runs of ASCII letters and
+/// digits and of non-ASCII characters, ASCII letters in lower case) taken
+/// [`SHINGLE_WORDS`] at a time, each distinct shingle hashed to 64 bits
+/// and counted once; bit `i` of the result is set when more shingles have
+/// bit `i` set than not. Texts that share most of their shingles have
+/// fingerprints a few bits apart. `None` when the text has fewer than
+/// [`SIMHASH_MIN_WORDS`] words.
+///
+/// It runs for every HTML page the crawl reads, so it works on bytes: a
+/// word is hashed as it is scanned (FNV-1a), distinct shingles are kept in
+/// an open-addressing table, and the bits are counted eight at a time,
+/// one byte-wide counter per bit.
+pub(crate) fn simhash(text: &str) -> Option<u64> {
+    const FNV: u64 = 0xcbf2_9ce4_8422_2325;
+    let mut words: Vec<u64> = Vec::with_capacity(text.len() / 6);
+    let mut h = FNV;
+    let mut in_word = false;
+    for &b in text.as_bytes() {
+        if b.is_ascii_alphanumeric() || b >= 0x80 {
+            h ^= u64::from(b.to_ascii_lowercase());
+            h = h.wrapping_mul(0x0100_0000_01b3);
+            in_word = true;
+        } else if in_word {
+            words.push(h);
+            h = FNV;
+            in_word = false;
+        }
+    }
+    if in_word {
+        words.push(h);
+    }
+    if words.len() < SIMHASH_MIN_WORDS {
+        return None;
+    }
+    // Distinct shingles: a table at most half full, 0 marking a free slot
+    // (a shingle that hashes to 0, one in 2^64, counts as 1).
+    let slots = (words.len() * 2).next_power_of_two();
+    let mut table = vec![0u64; slots];
+    let mut distinct: Vec<u64> = Vec::with_capacity(words.len());
+    for w in words.windows(SHINGLE_WORDS) {
+        let shingle = mix(w[0] ^ w[1].rotate_left(21) ^ w[2].rotate_left(42)).max(1);
+        let mut i = usize::try_from(shingle >> 32).unwrap_or(0) & (slots - 1);
+        loop {
+            if table[i] == 0 {
+                table[i] = shingle;
+                distinct.push(shingle);
+                break;
+            }
+            if table[i] == shingle {
+                break;
+            }
+            i = (i + 1) & (slots - 1);
+        }
+    }
+    // Ones per bit position, eight byte-wide counters per 64-bit word,
+    // emptied before they can overflow.
+    let mut ones = [0u32; 64];
+    let mut lanes = [0u64; 8];
+    let empty = |lanes: &mut [u64; 8], ones: &mut [u32; 64]| {
+        for (k, lane) in lanes.iter_mut().enumerate() {
+            for (bit, byte) in lane.to_le_bytes().iter().enumerate() {
+                ones[8 * k + bit] += u32::from(*byte);
+            }
+            *lane = 0;
+        }
+    };
+    for chunk in distinct.chunks(255) {
+        for shingle in chunk {
+            for (k, lane) in shingle.to_le_bytes().iter().enumerate() {
+                lanes[k] += SPREAD[usize::from(*lane)];
+            }
+        }
+        empty(&mut lanes, &mut ones);
+    }
+    let total = u64::try_from(distinct.len()).unwrap_or(u64::MAX);
+    Some(
+        ones.iter()
+            .enumerate()
+            .filter(|(_, n)| u64::from(**n) * 2 > total)
+            .fold(0u64, |acc, (bit, _)| acc | 1 << bit),
+    )
+}
+
+/// For each byte, its eight bits spread into the eight bytes of a word
+/// (bit `i` of the byte becomes byte `i`, 0 or 1): adding these counts
+/// eight bit positions at once.
+const SPREAD: [u64; 256] = {
+    let mut table = [0u64; 256];
+    let mut b = 0;
+    while b < 256 {
+        let mut bit = 0;
+        while bit < 8 {
+            if (b >> bit) & 1 == 1 {
+                table[b] |= 1 << (8 * bit);
+            }
+            bit += 1;
+        }
+        b += 1;
+    }
+    table
+};
+
+/// SplitMix64's finaliser: spreads a shingle's bits over the word.
+fn mix(mut z: u64) -> u64 {
+    z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+    z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+    z ^ (z >> 31)
 }
 
 impl HtmlFacts {
@@ -244,6 +379,12 @@ pub fn extract(body: &[u8], charset: Option<&str>) -> Result<HtmlFacts, Error> {
     let open_a: RefCell<Option<usize>> = RefCell::new(None);
     let title: RefCell<Option<String>> = RefCell::new(None);
     let title_done = RefCell::new(false);
+    // Whether `<head>` has ended: set by its end tag (a handler that must
+    // own what it touches) or by `<body>`.
+    let head_over = Rc::new(Cell::new(false));
+    let head_end = Rc::clone(&head_over);
+    let h1 = RefCell::new(String::new());
+    let visible = RefCell::new(String::new());
     let link = |el: &mut Element<'_, '_>, attr: &str, kind: LinkElement| {
         if let Some(href) = el.get_attribute(attr) {
             let mut f = facts.borrow_mut();
@@ -287,8 +428,35 @@ pub fn extract(body: &[u8], charset: Option<&str>) -> Result<HtmlFacts, Error> {
                 link(el, "src", LinkElement::Frame);
                 Ok(())
             }),
+            element!("head", |el| {
+                let over = Rc::clone(&head_end);
+                if let Some(handlers) = el.end_tag_handlers() {
+                    let handler: lol_html::EndTagHandler<'static> = Box::new(move |_| {
+                        over.set(true);
+                        Ok(())
+                    });
+                    handlers.push(handler);
+                }
+                Ok(())
+            }),
+            element!("body", |_| {
+                head_over.set(true);
+                Ok(())
+            }),
+            element!("h1", |_| {
+                facts.borrow_mut().h1_count += 1;
+                Ok(())
+            }),
+            text!("h1", |t: &mut TextChunk<'_>| {
+                let mut s = h1.borrow_mut();
+                if facts.borrow().h1_count == 1 && s.len() < MAX_ANCHOR * 8 {
+                    s.push_str(t.as_str());
+                }
+                Ok(())
+            }),
             element!("base[href]", |el| {
                 let mut f = facts.borrow_mut();
+                f.base_count += 1;
                 if f.base.is_none() {
                     f.base = el.get_attribute("href").map(|h| h.trim().to_owned());
                 }
@@ -297,6 +465,16 @@ pub fn extract(body: &[u8], charset: Option<&str>) -> Result<HtmlFacts, Error> {
             element!("meta", |el| {
                 let mut f = facts.borrow_mut();
                 let content = el.get_attribute("content").unwrap_or_default();
+                if f.meta_charset.is_none() {
+                    if let Some(c) = el.get_attribute("charset") {
+                        f.meta_charset = Some(c.trim().to_owned());
+                    } else if el
+                        .get_attribute("http-equiv")
+                        .is_some_and(|h| h.trim().eq_ignore_ascii_case("content-type"))
+                    {
+                        f.meta_charset = crate::body::parse_content_type(&content).1;
+                    }
+                }
                 if let Some(name) = el.get_attribute("name") {
                     f.metas.push(Meta { name, content });
                 } else if el
@@ -315,6 +493,9 @@ pub fn extract(body: &[u8], charset: Option<&str>) -> Result<HtmlFacts, Error> {
                 for word in rel.split_ascii_whitespace() {
                     if word.eq_ignore_ascii_case("canonical") {
                         f.canonicals.push(href.trim().to_owned());
+                        if head_over.get() {
+                            f.canonicals_outside_head += 1;
+                        }
                     } else if word.eq_ignore_ascii_case("alternate")
                         && let Some(lang) = el.get_attribute("hreflang")
                     {
@@ -340,6 +521,18 @@ pub fn extract(body: &[u8], charset: Option<&str>) -> Result<HtmlFacts, Error> {
                 Ok(())
             }),
         ],
+        // The visible text, for the SimHash: text outside `<script>`,
+        // `<style>`, `<title>` and the like, seen in the same pass.
+        document_content_handlers: vec![doc_text!(|t: &mut TextChunk<'_>| {
+            if t.text_type() == TextType::Data {
+                let mut v = visible.borrow_mut();
+                v.push_str(t.as_str());
+                if t.last_in_text_node() {
+                    v.push(' ');
+                }
+            }
+            Ok(())
+        })],
         encoding,
         adjust_charset_on_meta_tag: false,
         strict: false,
@@ -359,6 +552,10 @@ pub fn extract(body: &[u8], charset: Option<&str>) -> Result<HtmlFacts, Error> {
         }
     }
     facts.title = title.into_inner().map(|t| collapse(&t));
+    if facts.h1_count > 0 {
+        facts.h1 = Some(collapse(&h1.into_inner()));
+    }
+    facts.simhash = simhash(&visible.into_inner());
     Ok(facts)
 }
 
@@ -507,5 +704,87 @@ mod tests {
         let page = format!("<a href=/x>{}</a>", "word ".repeat(1000));
         let f = extract(page.as_bytes(), None).expect("html");
         assert_eq!(f.links[0].anchor.chars().count(), MAX_ANCHOR);
+    }
+}
+
+#[cfg(test)]
+mod audit_facts_tests {
+    use super::*;
+
+    #[test]
+    fn headings_canonicals_base_and_charset() {
+        let page = r#"<html><head><meta charset="latin1"><base href="/a/"><base href="/b/">
+<link rel="canonical" href="/in-head"></head><body>
+<h1>  First <em>one</em> </h1><h1>Second</h1>
+<link rel="canonical" href="/in-body"><script>var hidden = "script words";</script>
+</body></html>"#;
+        let f = extract(page.as_bytes(), None).expect("html");
+        assert_eq!(f.h1.as_deref(), Some("First one"));
+        assert_eq!(f.h1_count, 2);
+        assert_eq!(f.canonicals, ["/in-head", "/in-body"]);
+        assert_eq!(f.canonicals_outside_head, 1);
+        assert_eq!(f.base_count, 2);
+        assert_eq!(f.meta_charset.as_deref(), Some("latin1"));
+        let f = extract(b"<h1></h1><p>x</p>", None).expect("html");
+        assert_eq!((f.h1.as_deref(), f.h1_count), (Some(""), 1));
+        assert_eq!(f.simhash, None, "too few words");
+    }
+
+    /// The SimHash as its definition says, without the shortcuts.
+    fn simhash_by_definition(text: &str) -> u64 {
+        let words: Vec<u64> = text
+            .split(|c: char| c.is_ascii() && !c.is_ascii_alphanumeric())
+            .filter(|w| !w.is_empty())
+            .map(|w| {
+                w.to_ascii_lowercase()
+                    .bytes()
+                    .fold(0xcbf2_9ce4_8422_2325_u64, |h, b| {
+                        (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3)
+                    })
+            })
+            .collect();
+        let shingles: std::collections::BTreeSet<u64> = words
+            .windows(3)
+            .map(|w| mix(w[0] ^ w[1].rotate_left(21) ^ w[2].rotate_left(42)).max(1))
+            .collect();
+        (0..64)
+            .filter(|bit| {
+                shingles.iter().filter(|s| *s >> bit & 1 == 1).count() * 2 > shingles.len()
+            })
+            .fold(0, |acc, bit| acc | 1 << bit)
+    }
+
+    #[test]
+    fn the_fast_simhash_is_the_defined_one() {
+        // More than 255 distinct shingles (the counters are emptied), and
+        // repeats, and words outside ASCII.
+        let mut text: Vec<String> = (0..2000).map(|i| format!("w{}", i * 31 % 700)).collect();
+        text.extend(
+            ["Élan", "naïve", "café", "ÉLAN", "x"]
+                .iter()
+                .map(|s| (*s).to_owned()),
+        );
+        let text = text.join(" -- ");
+        assert_eq!(simhash(&text), Some(simhash_by_definition(&text)));
+        let short = "one two three four five six seven eight nine ten";
+        assert_eq!(simhash(short), Some(simhash_by_definition(short)));
+    }
+
+    #[test]
+    fn the_simhash_reads_visible_text_only_and_near_texts_are_near() {
+        let words: Vec<String> = (0..400).map(|i| format!("word{}", i * 7 % 101)).collect();
+        let text = words.join(" ");
+        let page = format!("<p>{text}</p><script>{}</script>", "other ".repeat(50));
+        let f = extract(page.as_bytes(), None).expect("html");
+        assert_eq!(f.simhash, simhash(&text), "script text is not visible text");
+        // Case and punctuation do not count.
+        assert_eq!(
+            simhash(&text.to_uppercase().replace(' ', ", ")),
+            simhash(&text)
+        );
+        let a = simhash("the quick brown fox jumps over the lazy dog again and again").expect("a");
+        let b = simhash("an entirely different sentence about crawling web sites politely today")
+            .expect("b");
+        assert!((a ^ b).count_ones() > 3);
     }
 }

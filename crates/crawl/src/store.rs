@@ -8,7 +8,9 @@
 //! - `urls`: every URL met, once, with its id, depth, how it was found,
 //!   its state (`queued`, `fetched`, `skipped`) and, when skipped, why;
 //! - `pages`: what a fetch returned (status or error, timings, sizes, type,
-//!   charset, content hash, title, directives, canonical, redirect target);
+//!   charset, content hash, title, directives, canonical, redirect target)
+//!   and what the audit reads of an HTML page (SimHash of its visible
+//!   text, description, `<h1>`, canonical, `<base>` and charset details);
 //! - `links`: every link of every page (source, target, kind, anchor text,
 //!   `rel` words, whether it was followed, position);
 //! - `robots_files`: each origin's robots.txt as fetched;
@@ -18,7 +20,8 @@
 //! - `throttle_events`: every change of delay or parallelism;
 //! - `site_verifications`: how the site's ownership was shown, for a
 //!   crawl that reads its robots.txt another way (`--as`, `--profile`,
-//!   `--robots-file`).
+//!   `--robots-file`);
+//! - `sitemap_entries`: the URLs sitemaps list, with the sitemap.
 //!
 //! Writes come in [`Batch`]es, each one transaction. The crawler assigns
 //! URL ids itself (in discovery order), so a batch never reads back what
@@ -28,8 +31,7 @@
 //! only the requests in flight when the crawl stopped are made twice.
 //!
 //! A store of an older schema is upgraded in place when opened
-//! ([`Store::open`]), in one transaction: version 1 gains
-//! `robots_files.source` and `site_verifications`.
+//! ([`Store::open`]), one transaction per version (`MIGRATIONS`).
 
 use std::path::{Path, PathBuf};
 
@@ -38,7 +40,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use crate::error::Error;
 
 /// The version of the schema this code writes and reads.
-pub const SCHEMA_VERSION: u32 = 3;
+pub const SCHEMA_VERSION: u32 = 4;
 
 /// Indexes a crawl builds once, when it ends, rather than row by row while
 /// it writes (name, table and columns): links arrive in source order, so
@@ -65,7 +67,37 @@ const MIGRATIONS: &[(u32, &str, &str)] = &[
      ALTER TABLE pages ADD COLUMN connect_ms REAL;
      ALTER TABLE pages ADD COLUMN download_ms REAL;",
     ),
+    (
+        4,
+        "pages: what the audit reads (SimHash, description, H1, canonical and charset details); sitemap entries",
+        MIGRATE_3_TO_4,
+    ),
 ];
+
+/// From version 3 to 4: what the site audit's checks read.
+const MIGRATE_3_TO_4: &str = "
+ALTER TABLE pages ADD COLUMN simhash INTEGER;
+ALTER TABLE pages ADD COLUMN description TEXT;
+ALTER TABLE pages ADD COLUMN description_count INTEGER;
+ALTER TABLE pages ADD COLUMN h1 TEXT;
+ALTER TABLE pages ADD COLUMN h1_count INTEGER;
+ALTER TABLE pages ADD COLUMN canonical_count INTEGER;
+ALTER TABLE pages ADD COLUMN canonical_written TEXT;
+ALTER TABLE pages ADD COLUMN canonical_header TEXT;
+ALTER TABLE pages ADD COLUMN canonical_outside_head INTEGER;
+ALTER TABLE pages ADD COLUMN base_href TEXT;
+ALTER TABLE pages ADD COLUMN base_count INTEGER;
+ALTER TABLE pages ADD COLUMN header_charset TEXT;
+ALTER TABLE pages ADD COLUMN meta_charset TEXT;
+ALTER TABLE pages ADD COLUMN bom TEXT;
+ALTER TABLE pages ADD COLUMN robots_meta TEXT;
+ALTER TABLE robots_files ADD COLUMN redirects INTEGER;
+ALTER TABLE robots_files ADD COLUMN truncated INTEGER;
+CREATE TABLE sitemap_entries (
+    url_id  INTEGER NOT NULL REFERENCES urls (id),
+    sitemap TEXT NOT NULL
+);
+";
 
 const SCHEMA: &str = "
 CREATE TABLE meta (
@@ -280,6 +312,37 @@ pub struct PageRecord {
     pub connect_ms: Option<f64>,
     /// From the response's head to the end of what was read of the body.
     pub download_ms: Option<f64>,
+    /// The SimHash of an HTML page's visible text (`html::simhash`).
+    pub simhash: Option<u64>,
+    /// The first `<meta name="description">`'s content, white space
+    /// collapsed.
+    pub description: Option<String>,
+    /// How many `<meta name="description">` (`None`: not an HTML page read).
+    pub description_count: Option<u32>,
+    /// The first `<h1>`'s text.
+    pub h1: Option<String>,
+    /// How many `<h1>`.
+    pub h1_count: Option<u32>,
+    /// How many `<link rel="canonical">`.
+    pub canonical_count: Option<u32>,
+    /// The first `<link rel="canonical">`'s `href`, as written.
+    pub canonical_written: Option<String>,
+    /// The `Link` header's canonical, resolved.
+    pub canonical_header: Option<String>,
+    /// How many `<link rel="canonical">` come after `<head>`.
+    pub canonical_outside_head: Option<u32>,
+    /// The first `<base href>`, as written.
+    pub base_href: Option<String>,
+    /// How many `<base href>`.
+    pub base_count: Option<u32>,
+    /// The `Content-Type` header's `charset`.
+    pub header_charset: Option<String>,
+    /// The charset a `<meta>` declares.
+    pub meta_charset: Option<String>,
+    /// The encoding a byte-order mark names (`UTF-8`, `UTF-16LE`, `UTF-16BE`).
+    pub bom: Option<String>,
+    /// The robots `<meta>` tags read (`name: content`), joined by ` | `.
+    pub robots_meta: Option<String>,
 }
 
 /// One link of a page.
@@ -343,6 +406,10 @@ pub struct RobotsFileRecord {
     /// `site` (fetched from the origin) or `file` (the operator's file,
     /// `--robots-file`, for a verified site).
     pub source: &'static str,
+    /// Redirects followed to reach it.
+    pub redirects: u32,
+    /// Whether the body was longer than the fetcher reads.
+    pub truncated: bool,
 }
 
 /// How a site's ownership was shown (never the token itself).
@@ -402,6 +469,8 @@ pub struct Batch {
     pub verifications: Vec<VerificationRecord>,
     /// Facts of the crawl to set.
     pub meta: Vec<(String, String)>,
+    /// URLs listed by sitemaps: the URL's id and the sitemap's URL.
+    pub sitemap_entries: Vec<(u64, String)>,
 }
 
 impl Batch {
@@ -417,6 +486,7 @@ impl Batch {
             && self.throttle.is_empty()
             && self.verifications.is_empty()
             && self.meta.is_empty()
+            && self.sitemap_entries.is_empty()
     }
 }
 
@@ -700,9 +770,13 @@ impl Store {
                     "INSERT OR REPLACE INTO pages (url_id, fetched_at, status, error, elapsed_ms,
                      ttfb_ms, bytes, truncated, content_type, charset, content_hash, title,
                      noindex, nofollow, canonical, location, refresh, x_robots_tag,
-                     http_version, content_length, body_read, dns_ms, connect_ms, download_ms)
+                     http_version, content_length, body_read, dns_ms, connect_ms, download_ms,
+                     simhash, description, description_count, h1, h1_count, canonical_count,
+                     canonical_written, canonical_header, canonical_outside_head, base_href,
+                     base_count, header_charset, meta_charset, bom, robots_meta)
                      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15,
-                     ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24)",
+                     ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30,
+                     ?31, ?32, ?33, ?34, ?35, ?36, ?37, ?38, ?39)",
                 )
                 .map_err(err("cannot prepare"))?;
             for p in &batch.pages {
@@ -731,6 +805,22 @@ impl Store {
                     p.dns_ms,
                     p.connect_ms,
                     p.download_ms,
+                    // SQLite integers are signed: the 64 bits as they are.
+                    p.simhash.map(|h| h.cast_signed()),
+                    p.description,
+                    p.description_count,
+                    p.h1,
+                    p.h1_count,
+                    p.canonical_count,
+                    p.canonical_written,
+                    p.canonical_header,
+                    p.canonical_outside_head,
+                    p.base_href,
+                    p.base_count,
+                    p.header_charset,
+                    p.meta_charset,
+                    p.bom,
+                    p.robots_meta,
                 ])
                 .map_err(err("cannot store a page"))?;
             }
@@ -776,7 +866,8 @@ impl Store {
             let mut st = tx
                 .prepare_cached(
                     "INSERT OR REPLACE INTO robots_files (origin, fetched_at, status,
-                     availability, error, body, source) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                     availability, error, body, source, redirects, truncated)
+                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
                 )
                 .map_err(err("cannot prepare"))?;
             for f in &batch.robots_files {
@@ -788,6 +879,8 @@ impl Store {
                     f.error,
                     f.body,
                     f.source,
+                    f.redirects,
+                    f.truncated,
                 ])
                 .map_err(err("cannot store a robots.txt"))?;
             }
@@ -828,6 +921,13 @@ impl Store {
                     v.token_fingerprint,
                 ])
                 .map_err(err("cannot store a site verification"))?;
+            }
+            let mut st = tx
+                .prepare_cached("INSERT INTO sitemap_entries (url_id, sitemap) VALUES (?1, ?2)")
+                .map_err(err("cannot prepare"))?;
+            for (id, sitemap) in &batch.sitemap_entries {
+                st.execute(params![to_i64(*id), sitemap])
+                    .map_err(err("cannot store a sitemap entry"))?;
             }
             let mut st = tx
                 .prepare_cached("INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)")
@@ -1228,7 +1328,7 @@ CREATE TABLE throttle_events (
 
     #[test]
     fn a_version_1_store_gains_the_fetch_details_when_opened() {
-        let dir = TempDir::new("migrate-details");
+        let dir = TempDir::new("migrate-fetch");
         let path = dir.0.join("crawl.db");
         Connection::open(&path)
             .and_then(|c| {
@@ -1283,6 +1383,78 @@ CREATE TABLE throttle_events (
             )
             .expect("page");
         assert_eq!(row, ("HTTP/2".to_owned(), 1 << 30, false, Some(1.5)));
+    }
+
+    #[test]
+    fn a_version_1_store_gains_the_audit_details_when_opened() {
+        let dir = TempDir::new("migrate4");
+        let path = dir.0.join("crawl.db");
+        Connection::open(&path)
+            .and_then(|c| {
+                c.execute_batch(SCHEMA_V1)?;
+                c.execute_batch(
+                    "INSERT INTO meta VALUES ('schema_version', '1');
+                     INSERT INTO urls VALUES (1, 'https://example.com/', 0, 'seed', 'fetched', NULL, NULL);
+                     INSERT INTO pages (url_id, fetched_at, status, elapsed_ms, bytes, truncated)
+                     VALUES (1, '2026-11-23T19:00:00Z', 200, 5.0, 10, 0);",
+                )
+            })
+            .expect("a version 1 store");
+        let mut store = Store::open(&path).expect("open");
+        // The page fetched before has none of the new facts.
+        let (simhash, h1_count): (Option<i64>, Option<u32>) = store
+            .connection()
+            .query_row("SELECT simhash, h1_count FROM pages", [], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .expect("page");
+        assert_eq!((simhash, h1_count), (None, None));
+        let high = 0xfedc_ba98_7654_3210_u64;
+        store
+            .write(&Batch {
+                pages: vec![PageRecord {
+                    url_id: 1,
+                    fetched_at: "2026-11-23T19:00:01Z".into(),
+                    status: Some(200),
+                    simhash: Some(high),
+                    h1: Some("Home".into()),
+                    h1_count: Some(1),
+                    bom: Some("UTF-8".into()),
+                    ..PageRecord::default()
+                }],
+                sitemap_entries: vec![(1, "https://example.com/sitemap.xml".into())],
+                robots_files: vec![RobotsFileRecord {
+                    origin: "https://example.com".into(),
+                    fetched_at: "2026-11-23T19:00:01Z".into(),
+                    status: Some(200),
+                    availability: "parse".into(),
+                    error: None,
+                    body: None,
+                    source: "site",
+                    redirects: 2,
+                    truncated: true,
+                }],
+                ..Batch::default()
+            })
+            .expect("write");
+        drop(store);
+        let store = Store::open(&path).expect("reopen");
+        let conn = store.connection();
+        // The 64 bits come back as they went in.
+        let stored: i64 = conn
+            .query_row("SELECT simhash FROM pages", [], |r| r.get(0))
+            .expect("simhash");
+        assert_eq!(stored.cast_unsigned(), high);
+        let n: i64 = conn
+            .query_row("SELECT count(*) FROM sitemap_entries", [], |r| r.get(0))
+            .expect("entries");
+        assert_eq!(n, 1);
+        let robots: (u32, bool) = conn
+            .query_row("SELECT redirects, truncated FROM robots_files", [], |r| {
+                Ok((r.get(0)?, r.get(1)?))
+            })
+            .expect("robots");
+        assert_eq!(robots, (2, true));
     }
 }
 

@@ -59,7 +59,13 @@ fn audit_prints_text_and_json() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    assert!(text.contains("3 finding(s) from 3 of 12 checks"), "{text}");
+    // The three planted problems, and the pages' missing canonical,
+    // description, <h1> and charset (four checks, two pages each).
+    let checks = botwarden_crawl::CHECKS.len();
+    assert!(
+        text.contains(&format!("11 finding(s) from 7 of {checks} checks")),
+        "{text}"
+    );
     assert!(
         text.contains("error    links/broken-internal  1: "),
         "{text}"
@@ -79,7 +85,7 @@ fn audit_prints_text_and_json() {
     assert_eq!(v["schema"], "botwarden-audit/1", "{v}");
     assert_eq!(v["state"], "finished", "{v}");
     let checks = v["checks"].as_array().expect("checks");
-    assert_eq!(checks.len(), 12, "{v}");
+    assert_eq!(checks.len(), botwarden_crawl::CHECKS.len(), "{v}");
     let by_code = |code: &str| {
         checks
             .iter()

@@ -105,6 +105,9 @@ macro_rules! declare_check {
 macro_rules! checks {
     ($($module:ident),* $(,)?) => {
         mod checks {
+            // What several checks share.
+            pub(super) mod bad_href;
+            pub(super) mod listed;
             $(pub(super) mod $module;)*
         }
         /// Every check, in the order of the documentation.
@@ -128,6 +131,51 @@ checks![
     strict_differs,
     robots_blocked,
     deep_page,
+    near_duplicate,
+    canonical_missing,
+    canonical_relative,
+    canonical_multiple,
+    canonical_outside_head,
+    canonical_header_conflict,
+    canonical_to_noindex,
+    canonical_to_blocked,
+    canonical_chain,
+    missing_description,
+    empty_description,
+    duplicate_description,
+    long_description,
+    long_title,
+    missing_h1,
+    empty_h1,
+    multiple_h1,
+    duplicate_h1,
+    long_h1,
+    robots_txt_health,
+    nofollow_internal,
+    conflicting_directives,
+    temporary_redirect,
+    refresh_redirect,
+    malformed_href,
+    javascript_href,
+    empty_href,
+    orphan,
+    url_hygiene,
+    base_href,
+    hreflang_no_return,
+    hreflang_no_self,
+    hreflang_invalid_code,
+    hreflang_not_200,
+    hreflang_no_x_default,
+    sitemap_redirect,
+    sitemap_error,
+    sitemap_noindex,
+    sitemap_blocked,
+    sitemap_not_canonical,
+    sitemap_unreadable,
+    slow_response,
+    large_page,
+    charset_missing,
+    charset_conflict,
 ];
 
 /// The check with this code.
@@ -169,6 +217,10 @@ pub struct AuditReport {
     /// Every check, most severe first (in registry order within a
     /// severity), with or without findings.
     pub checks: Vec<CheckReport>,
+    /// What the audit could not judge, once each: pages of a store written
+    /// before it recorded what some checks read.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    pub notes: Vec<String>,
 }
 
 /// One check's findings.
@@ -294,7 +346,24 @@ impl Audit {
             conn: store.connection(),
             max_depth: self.max_depth,
         };
-        let mut checks = run_all(&cx).map_err(fail)?;
+        // The links of heads and headers, read once for the checks that
+        // look at them, into a table of the connection's own (`temp`):
+        // nothing is written to the store.
+        cx.conn
+            .execute_batch(&format!(
+                "DROP TABLE IF EXISTS temp.{HEAD_LINKS};
+                 CREATE TEMP TABLE {HEAD_LINKS} AS
+                     SELECT source_id, target_id, target, kind, anchor, position FROM links
+                     WHERE kind NOT IN {LINK_KINDS};
+                 CREATE INDEX temp.{HEAD_LINKS}_target ON {HEAD_LINKS} (target_id);
+                 CREATE INDEX temp.{HEAD_LINKS}_source ON {HEAD_LINKS} (source_id);"
+            ))
+            .map_err(fail)?;
+        let checks = run_all(&cx);
+        cx.conn
+            .execute_batch(&format!("DROP TABLE IF EXISTS temp.{HEAD_LINKS};"))
+            .map_err(fail)?;
+        let mut checks = checks.map_err(fail)?;
         // Stable: registry order within a severity.
         checks.sort_by_key(|c| c.severity);
         let (queued, fetched, skipped) = store.counts()?;
@@ -311,8 +380,57 @@ impl Audit {
                 skipped,
             },
             checks,
+            notes: notes(&cx).map_err(fail)?,
         })
     }
+}
+
+/// The checks that read what the crawler records since schema version 4.
+pub(crate) const VERSION_4_CHECKS: &[&str] = &[
+    "content/near-duplicate",
+    "canonical/missing",
+    "canonical/relative",
+    "canonical/multiple",
+    "canonical/outside-head",
+    "canonical/header-conflict",
+    "content/missing-description",
+    "content/empty-description",
+    "content/duplicate-description",
+    "content/long-description",
+    "content/missing-h1",
+    "content/empty-h1",
+    "content/multiple-h1",
+    "content/duplicate-h1",
+    "content/long-h1",
+    "robots/conflicting-directives",
+    "structure/base-href",
+    "structure/orphan",
+    "sitemaps/redirect",
+    "sitemaps/error",
+    "sitemaps/noindex",
+    "sitemaps/blocked",
+    "sitemaps/not-canonical",
+    "encoding/charset-missing",
+    "encoding/charset-conflict",
+];
+
+/// Says, once, which pages the checks of [`VERSION_4_CHECKS`] cannot judge.
+fn notes(cx: &Context<'_>) -> Result<Vec<String>, rusqlite::Error> {
+    let old: i64 = cx.conn.query_row(
+        &format!("SELECT count(*) FROM pages p WHERE {HTML_PAGE} AND p.description_count IS NULL"),
+        [],
+        |r| r.get(0),
+    )?;
+    Ok(if old > 0 {
+        vec![format!(
+            "{old} HTML page(s) were crawled before the store recorded SimHash, description, \
+             H1, canonical, charset, robots meta and sitemap details (schema version 4): {} \
+             do not judge them; crawl again to audit them",
+            VERSION_4_CHECKS.join(", ")
+        )]
+    } else {
+        Vec::new()
+    })
 }
 
 impl AuditReport {
@@ -331,6 +449,12 @@ impl AuditReport {
 
 /// The link kinds a visitor follows: the site's internal links.
 pub(crate) const LINK_KINDS: &str = "('a', 'area', 'iframe')";
+
+/// The links that are not the site's own (`links` of the kinds
+/// `redirect`, `canonical`, `hreflang`, `refresh`), copied into a
+/// temporary table when the audit starts: a few per page where the site
+/// has millions of links, looked up by source and target.
+pub(crate) const HEAD_LINKS: &str = "head_links";
 
 /// A page that answered HTML whose body was read (what the content checks
 /// look at); `p` is `pages`.
@@ -387,6 +511,41 @@ impl Context<'_> {
         let mut f = Finding::new(url, message);
         (f.links, f.link_count) = self.links_to(id)?;
         Ok(f)
+    }
+
+    /// Findings from the rows of `sql`: `(url id, url, message, related)`,
+    /// `related` the other URLs involved, one per line, or `NULL`. The
+    /// finding is about the page itself (its head, its headers): the links
+    /// that lead to it are not its evidence and are not looked up, which
+    /// keeps a check that fires on every page of a large site cheap.
+    pub(crate) fn findings(&self, sql: &str) -> Result<Vec<Finding>, rusqlite::Error> {
+        self.findings_with(sql, false)
+    }
+
+    /// As [`Context::findings`], each finding with the links that lead to
+    /// its URL (the pages to fix when the URL is the problem).
+    pub(crate) fn linked_findings(&self, sql: &str) -> Result<Vec<Finding>, rusqlite::Error> {
+        self.findings_with(sql, true)
+    }
+
+    fn findings_with(&self, sql: &str, linked: bool) -> Result<Vec<Finding>, rusqlite::Error> {
+        let mut st = self.conn.prepare(sql)?;
+        let mut rows = st.query([])?;
+        let mut out = Vec::new();
+        while let Some(r) = rows.next()? {
+            let (id, url, message): (i64, String, String) = (r.get(0)?, r.get(1)?, r.get(2)?);
+            let related: Option<String> = r.get(3)?;
+            let mut f = if linked {
+                self.linked_finding(id, url, message)?
+            } else {
+                Finding::new(url, message)
+            };
+            f.related = related
+                .map(|r| r.lines().map(str::to_owned).collect())
+                .unwrap_or_default();
+            out.push(f);
+        }
+        Ok(out)
     }
 
     /// Rows of `sql` (no parameters) mapped by `f`.

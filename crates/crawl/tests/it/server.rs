@@ -29,6 +29,8 @@ pub(crate) struct Reply {
     pub(crate) status: u16,
     pub(crate) headers: Vec<(&'static str, String)>,
     pub(crate) body: Vec<u8>,
+    /// How long to wait before answering.
+    pub(crate) delay: Duration,
 }
 
 impl Reply {
@@ -37,6 +39,7 @@ impl Reply {
             status,
             headers: Vec::new(),
             body: Vec::new(),
+            delay: Duration::ZERO,
         }
     }
 
@@ -53,6 +56,12 @@ impl Reply {
 
     pub(crate) fn body(mut self, body: impl Into<Vec<u8>>) -> Reply {
         self.body = body.into();
+        self
+    }
+
+    /// Answers after `delay`.
+    pub(crate) fn delayed(mut self, delay: Duration) -> Reply {
+        self.delay = delay;
         self
     }
 
@@ -98,8 +107,15 @@ impl Server {
                             query: request.uri().query().unwrap_or(""),
                             host,
                         };
-                        let response = route(&asked).into_response();
-                        async move { Ok::<_, Infallible>(response) }
+                        let reply = route(&asked);
+                        let delay = reply.delay;
+                        let response = reply.into_response();
+                        async move {
+                            if !delay.is_zero() {
+                                tokio::time::sleep(delay).await;
+                            }
+                            Ok::<_, Infallible>(response)
+                        }
                     });
                     let _ = http1::Builder::new()
                         .serve_connection(TokioIo::new(stream), service)
