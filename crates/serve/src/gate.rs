@@ -202,3 +202,29 @@ async fn decide(inner: &Arc<Inner>, ip: IpAddr, claim: &Claim) -> Arc<Verdict> {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn addresses_as_proxies_write_them() {
+        let v4: IpAddr = "192.0.2.1".parse().expect("address");
+        let v6: IpAddr = "2001:db8::1".parse().expect("address");
+        assert_eq!(parse_address(" 192.0.2.1 "), Some(v4));
+        assert_eq!(parse_address("192.0.2.1:5555"), Some(v4));
+        assert_eq!(parse_address("[2001:db8::1]"), Some(v6));
+        assert_eq!(parse_address("[2001:db8::1]:443"), Some(v6));
+        assert_eq!(parse_address("2001:db8::1"), Some(v6));
+        assert_eq!(parse_address("unknown"), None);
+        assert_eq!(parse_address(""), None);
+    }
+
+    #[test]
+    fn header_values_hold_only_visible_ascii() {
+        assert_eq!(header_value("Searchbot"), "Searchbot");
+        assert_eq!(header_value("Bad\r\nX-Injected: 1"), "Bad??X-Injected: 1");
+        assert_eq!(header_value("Bötchen"), "B?tchen");
+        assert_eq!(header_value(&"a".repeat(500)).len(), 200);
+    }
+}

@@ -47,6 +47,15 @@ fn h(text: &str) -> String {
     out
 }
 
+/// [`h`] for text of several lines: each line escaped, the line breaks
+/// kept.
+fn h_lines(text: &str) -> String {
+    text.split('\n')
+        .map(|line| h(line.strip_suffix('\r').unwrap_or(line)))
+        .collect::<Vec<_>>()
+        .join("\n")
+}
+
 /// Percent-encodes a query value.
 fn q(text: &str) -> String {
     url::form_urlencoded::byte_serialize(text.as_bytes()).collect()
@@ -90,7 +99,7 @@ fn forms(text: &str, url: &str) -> String {
          <label for=\"url\">Site URL (its /robots.txt is fetched)</label>\n\
          <input id=\"url\" name=\"url\" type=\"url\" size=\"60\" value=\"{}\" placeholder=\"https://example.com/\">\n\
          <button type=\"submit\">Fetch and check</button>\n</form>\n</section>\n",
-        h(text),
+        h_lines(text),
         h(url)
     )
 }
@@ -329,7 +338,7 @@ fn render(
         let _ = writeln!(
             out,
             "<section aria-labelledby=\"fetch\">\n<h2 id=\"fetch\">The fetch</h2>\n<pre>{}</pre>\n</section>",
-            h(&fetch_text(fetched))
+            h_lines(&fetch_text(fetched))
         );
     }
     diagnostics(&mut out, &report, &txt);
@@ -339,7 +348,7 @@ fn render(
     let _ = writeln!(
         out,
         "<details>\n<summary>The command's text report</summary>\n<pre>{}</pre>\n</details>",
-        h(&check_text(&report, TextView::default()))
+        h_lines(&check_text(&report, TextView::default()))
     );
     out
 }
@@ -350,7 +359,7 @@ fn diagnostics(out: &mut String, report: &CheckReport<'_>, txt: &RobotsTxt) {
     let _ = writeln!(
         out,
         "<section aria-labelledby=\"findings\">\n<h2 id=\"findings\">Findings</h2>\n\
-         <p>{} errors, {} warnings, {} notes, in {} groups of one root cause.</p>",
+         <p>{} error(s), {} warning(s), {} note(s), in {} group(s) of one root cause.</p>",
         count(Severity::Error),
         count(Severity::Warning),
         count(Severity::Info),
@@ -397,7 +406,7 @@ fn diagnostics(out: &mut String, report: &CheckReport<'_>, txt: &RobotsTxt) {
             } else if column > 0 {
                 let _ = writeln!(
                     out,
-                    "      {}^",
+                    "        {}^",
                     " ".repeat(column.saturating_sub(1) as usize)
                 );
             }
@@ -510,7 +519,7 @@ fn tester(
         "</select>\n<label for=\"urls\">URLs or paths, one per line</label>\n\
          <textarea id=\"urls\" name=\"urls\" rows=\"4\">{}</textarea>\n\
          <button type=\"submit\">Test</button>\n</form>",
-        h(&urls.join("\n"))
+        h_lines(&urls.join("\n"))
     );
     if (ask.url.is_none() && ask.r.is_none()) && (agent.is_some() || !urls.is_empty()) {
         out.push_str("<p>The file is too large for a link, so the tester cannot run on it.</p>\n");
@@ -585,6 +594,6 @@ fn fixed(out: &mut String, report: &CheckReport<'_>, txt: &RobotsTxt) {
     let _ = writeln!(
         out,
         "<h3>The corrected file</h3>\n<pre id=\"corrected\">{}</pre>\n</section>",
-        h(&report.fixed.text)
+        h_lines(&report.fixed.text)
     );
 }

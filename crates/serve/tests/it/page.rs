@@ -60,6 +60,19 @@ async fn the_form_the_permalink_and_escaping() {
     );
     assert!(posted.contains("&lt;script&gt;alert(1)&lt;/script&gt;"));
     assert!(!posted.contains('\u{202e}'), "a bidirectional override");
+    assert!(
+        posted.contains("# \\u{202e}gnp.exe &amp; &lt;b&gt;bold&lt;/b&gt;\n"),
+        "shown escaped"
+    );
+    // Multi-line texts keep their line breaks (not written as escapes).
+    assert!(
+        !posted.contains("\\x0a") && !html.contains("\\x0a"),
+        "an escaped line break"
+    );
+    assert!(
+        posted.contains("<pre id=\"corrected\"># \\u{202e}gnp.exe"),
+        "the corrected file"
+    );
     // Findings, errors first; the matrix; the diff; the corrected file.
     assert!(posted.contains("<h2 id=\"findings\">"));
     let first = posted
