@@ -298,8 +298,16 @@ async fn result(inner: &Shared, input: Input, ask: Ask) -> Response {
     }
 }
 
-/// The most matrix rows shown.
+/// The most matrix rows, changes and finding groups shown.
 const ROWS_SHOWN: usize = 200;
+
+/// The most lines shown of one finding group, and of the diff.
+const LINES_SHOWN: usize = 20;
+const DIFF_LINES_SHOWN: usize = 2000;
+
+/// The text report is shown for files with at most this many findings (it
+/// repeats them, and costs as much as the rest of the page on large files).
+const TEXT_REPORT_UP_TO: usize = 200;
 
 /// The body of the result page.
 fn render(
@@ -345,11 +353,13 @@ fn render(
     matrix(&mut out, &report);
     tester(&mut out, ask, &txt, profile, agent, urls);
     fixed(&mut out, &report, &txt);
-    let _ = writeln!(
-        out,
-        "<details>\n<summary>The command's text report</summary>\n<pre>{}</pre>\n</details>",
-        h_lines(&check_text(&report, TextView::default()))
-    );
+    if report.diagnostics.len() <= TEXT_REPORT_UP_TO {
+        let _ = writeln!(
+            out,
+            "<details>\n<summary>The command's text report</summary>\n<pre>{}</pre>\n</details>",
+            h_lines(&check_text(&report, TextView::default()))
+        );
+    }
     out
 }
 
@@ -365,7 +375,13 @@ fn diagnostics(out: &mut String, report: &CheckReport<'_>, txt: &RobotsTxt) {
         count(Severity::Info),
         report.folded.len()
     );
-    for entry in &report.folded {
+    if report.folded.len() > ROWS_SHOWN {
+        let _ = writeln!(
+            out,
+            "<p>The first {ROWS_SHOWN} groups are shown; the API's <code>check</code> lists every finding.</p>"
+        );
+    }
+    for entry in report.folded.iter().take(ROWS_SHOWN) {
         let head = &report.diagnostics[entry.head];
         let severity = head.severity().as_str();
         let (line, column) = txt.position(head.span.start);
@@ -387,7 +403,14 @@ fn diagnostics(out: &mut String, report: &CheckReport<'_>, txt: &RobotsTxt) {
             }
         );
         out.push_str("<pre>");
-        for i in entry.members() {
+        let members = entry.members().count();
+        if members > LINES_SHOWN {
+            let _ = writeln!(
+                out,
+                "      ({members} findings; the first {LINES_SHOWN} are shown)"
+            );
+        }
+        for i in entry.members().take(LINES_SHOWN) {
             let d = &report.diagnostics[i];
             let (n, c) = txt.position(d.span.start);
             let text = txt
@@ -579,10 +602,11 @@ fn fixed(out: &mut String, report: &CheckReport<'_>, txt: &RobotsTxt) {
     }
     let original = String::from_utf8_lossy(txt.bytes());
     let diff = similar::TextDiff::configure()
-        .timeout(std::time::Duration::from_millis(500))
+        .timeout(std::time::Duration::from_millis(200))
         .diff_lines(original.as_ref(), report.fixed.text.as_str());
     out.push_str("<h3>Diff</h3>\n<pre id=\"diff\">");
-    for change in diff.iter_all_changes() {
+    let total = diff.iter_all_changes().count();
+    for change in diff.iter_all_changes().take(DIFF_LINES_SHOWN) {
         let line = change.value().trim_end_matches(['\n', '\r']);
         let _ = match change.tag() {
             similar::ChangeTag::Delete => writeln!(out, "<del>- {}</del>", h(line)),
@@ -591,6 +615,12 @@ fn fixed(out: &mut String, report: &CheckReport<'_>, txt: &RobotsTxt) {
         };
     }
     out.push_str("</pre>\n");
+    if total > DIFF_LINES_SHOWN {
+        let _ = writeln!(
+            out,
+            "<p>The first {DIFF_LINES_SHOWN} of {total} lines of the diff are shown.</p>"
+        );
+    }
     let _ = writeln!(
         out,
         "<h3>The corrected file</h3>\n<pre id=\"corrected\">{}</pre>\n</section>",

@@ -11,17 +11,18 @@ use flate2::write::DeflateEncoder;
 
 use crate::state::MAX_BODY;
 
-/// The longest `r` value made into a link (256 KiB): longer query strings
-/// are more than some proxies and servers take.
-pub(crate) const MAX_PERMALINK: usize = 256 * 1024;
+/// The longest `r` value made into a link (60 KiB): the HTTP server
+/// (hyper) refuses request targets of 64 KiB or more with `414`, and
+/// proxies often take less.
+pub(crate) const MAX_PERMALINK: usize = 60 * 1024;
 
 /// The `r` value of a file, or `None` when it would be longer than
 /// [`MAX_PERMALINK`].
 pub(crate) fn encode(body: &[u8]) -> Option<String> {
-    let mut encoder = DeflateEncoder::new(Vec::new(), Compression::best());
+    let mut encoder = DeflateEncoder::new(Vec::new(), Compression::default());
     encoder.write_all(body).ok()?;
     let deflated = encoder.finish().ok()?;
-    if deflated.len() / 3 * 4 > MAX_PERMALINK {
+    if deflated.len().div_ceil(3) * 4 > MAX_PERMALINK {
         return None;
     }
     Some(URL_SAFE_NO_PAD.encode(deflated))

@@ -129,6 +129,63 @@ async fn the_form_the_permalink_and_escaping() {
     running.stop().await;
 }
 
+/// `n` bytes of rules that deflate badly (a pseudo-random path per line).
+fn incompressible(n: usize) -> String {
+    const ALPHABET: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_";
+    let mut state: u64 = 0x2545_f491_4f6c_dd1d;
+    let mut text = String::from("User-agent: *\n");
+    while text.len() < n {
+        text.push_str("Disallow: /");
+        for _ in 0..60 {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1);
+            text.push(char::from(ALPHABET[(state >> 58) as usize]));
+        }
+        text.push('\n');
+    }
+    text
+}
+
+#[tokio::test]
+async fn permalinks_are_made_only_when_the_server_takes_them() {
+    let dir = TempDir::new("page-links");
+    let running = start(config(&dir), Some(dir)).await;
+    // About 50 KiB of link: made, and it opens.
+    let posted = client()
+        .post(running.url("/check"))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(form(&incompressible(60_000)))
+        .send()
+        .await
+        .expect("check")
+        .text()
+        .await
+        .expect("html");
+    let link = permalink(&posted);
+    assert!(link.len() > 40_000, "{}", link.len());
+    let opened = client()
+        .get(running.url(&link))
+        .send()
+        .await
+        .expect("permalink");
+    assert_eq!(opened.status().as_u16(), 200);
+    // Past what the server takes: no link, said so.
+    let posted = client()
+        .post(running.url("/check"))
+        .header("content-type", "application/x-www-form-urlencoded")
+        .body(form(&incompressible(100_000)))
+        .send()
+        .await
+        .expect("check")
+        .text()
+        .await
+        .expect("html");
+    assert!(!posted.contains("id=\"permalink\""));
+    assert!(posted.contains("too large for a permalink"));
+    running.stop().await;
+}
+
 fn chromium() -> PathBuf {
     if let Some(p) = std::env::var_os("BOTWARDEN_CHROMIUM") {
         return PathBuf::from(p);
