@@ -33,6 +33,10 @@ enum Command {
     /// Audit a crawled site: broken links, redirect chains and loops,
     /// robots.txt blocks, canonicals, duplicates, depth, from the store.
     Audit(cmd::audit::AuditArgs),
+    /// Serve the JSON API, the verification endpoint for web servers
+    /// (`GET /verify`, for nginx's auth_request), metrics and the web
+    /// checker, until Ctrl-C or SIGTERM.
+    Serve(Box<cmd::serve::ServeArgs>),
 }
 
 fn main() -> ExitCode {
@@ -43,6 +47,7 @@ fn main() -> ExitCode {
         Command::Logs(c) => cmd::logs::run(*c),
         Command::Crawl(c) => cmd::crawl::run(&c),
         Command::Audit(a) => cmd::audit::run(&a),
+        Command::Serve(a) => cmd::serve::run(&a),
     });
     match result {
         Ok(code) => code,

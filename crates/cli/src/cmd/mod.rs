@@ -5,6 +5,7 @@ pub(crate) mod bots;
 pub(crate) mod crawl;
 pub(crate) mod logs;
 pub(crate) mod robots;
+pub(crate) mod serve;
 
 /// An error and its causes, as `botwarden` prints them: the messages of the
 /// chain joined by `: ` (the libraries keep a system error's text out of

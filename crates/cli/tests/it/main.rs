@@ -10,6 +10,7 @@ mod robots_check;
 mod robots_fetch;
 mod robots_fix;
 mod robots_test;
+mod serve;
 
 use std::io::Write;
 use std::path::PathBuf;

@@ -1,0 +1,157 @@
+//! `botwarden serve`: the JSON API, the verification endpoint for web
+//! servers and the web checker (`botwarden-serve`), with logs on standard
+//! error.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use botwarden_serve::{Config, Service};
+use clap::{Args, ValueEnum};
+use tracing_subscriber::filter::LevelFilter;
+
+/// Arguments of `botwarden serve`.
+#[derive(Debug, Args)]
+pub(crate) struct ServeArgs {
+    /// Address and port to listen on [default: the file's `listen`, else
+    /// 127.0.0.1:8080]; port 0 picks a free one.
+    #[arg(long, value_name = "ADDR")]
+    listen: Option<SocketAddr>,
+    /// The configuration file (TOML; docs/serve.md lists the keys).
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+    /// Answer 403 on /verify for spoofed crawlers (default: monitor mode,
+    /// always 200).
+    #[arg(long)]
+    enforce: bool,
+    /// A proxy whose client-address header is believed (address or CIDR);
+    /// repeat for several.
+    #[arg(long = "trusted-proxy", value_name = "CIDR")]
+    trusted_proxies: Vec<String>,
+    /// Fetch robots.txt from loopback and private addresses too.
+    #[arg(long)]
+    allow_private: bool,
+    /// A registry or uap_extras file read after the default registry.
+    #[arg(long = "registry", value_name = "FILE")]
+    registry: Vec<PathBuf>,
+    /// Start from an empty registry instead of the default one.
+    #[arg(long)]
+    no_default_registry: bool,
+    /// Where `bots update` stores published ranges.
+    #[arg(long, value_name = "DIR")]
+    ranges_dir: Option<PathBuf>,
+    /// The name server verification asks (ADDR:PORT) instead of the
+    /// system's.
+    #[arg(long, value_name = "ADDR:PORT")]
+    nameserver: Option<SocketAddr>,
+    /// Verify by address lists and published ranges only.
+    #[arg(long)]
+    no_dns: bool,
+    /// Log format on standard error.
+    #[arg(long, value_enum, default_value_t = LogFormat::Text)]
+    log_format: LogFormat,
+    /// Log every request, `/verify` included (default: `/verify` is not
+    /// logged one by one; the metrics count it).
+    #[arg(long)]
+    debug: bool,
+}
+
+/// How logs are written.
+#[derive(Debug, Clone, Copy, ValueEnum)]
+enum LogFormat {
+    /// One line per event, for people.
+    Text,
+    /// One JSON object per event, for log collectors.
+    Json,
+}
+
+/// The file's configuration with the options over it.
+fn config(args: &ServeArgs) -> Result<Config> {
+    let mut config = match &args.config {
+        Some(path) => {
+            let text = std::fs::read_to_string(path)
+                .with_context(|| format!("cannot read the configuration {}", path.display()))?;
+            Config::from_toml(path, &text)?
+        }
+        None => Config::default(),
+    };
+    if let Some(listen) = args.listen {
+        config.listen = listen;
+    }
+    config.enforce |= args.enforce;
+    config
+        .trusted_proxies
+        .extend(args.trusted_proxies.iter().cloned());
+    config.allow_private |= args.allow_private;
+    config.registry.extend(args.registry.iter().cloned());
+    config.no_default_registry |= args.no_default_registry;
+    if args.ranges_dir.is_some() {
+        config.ranges_dir.clone_from(&args.ranges_dir);
+    }
+    if args.nameserver.is_some() {
+        config.nameserver = args.nameserver;
+    }
+    config.no_dns |= args.no_dns;
+    Ok(config)
+}
+
+pub(crate) fn run(args: &ServeArgs) -> Result<ExitCode> {
+    let level = if args.debug {
+        LevelFilter::DEBUG
+    } else {
+        LevelFilter::INFO
+    };
+    let logs = tracing_subscriber::fmt()
+        .with_max_level(level)
+        .with_writer(std::io::stderr)
+        .with_ansi(false);
+    match args.log_format {
+        LogFormat::Text => logs.init(),
+        LogFormat::Json => logs.json().init(),
+    }
+    let config = config(args)?;
+    let listen = config.listen;
+    let service = Service::new(config)?;
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    runtime.block_on(async {
+        let listener = tokio::net::TcpListener::bind(listen)
+            .await
+            .with_context(|| format!("cannot listen on {listen}"))?;
+        let bound = listener
+            .local_addr()
+            .with_context(|| format!("cannot listen on {listen}"))?;
+        #[allow(clippy::print_stderr)]
+        {
+            eprintln!("botwarden: listening on http://{bound}/");
+        }
+        service.run(listener, shutdown()).await?;
+        Ok::<_, anyhow::Error>(())
+    })?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Completes on Ctrl-C or SIGTERM.
+async fn shutdown() {
+    let interrupt = async {
+        let _ = tokio::signal::ctrl_c().await;
+    };
+    #[cfg(unix)]
+    let terminate = async {
+        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
+            Ok(mut s) => {
+                s.recv().await;
+            }
+            Err(_) => std::future::pending::<()>().await,
+        }
+    };
+    #[cfg(not(unix))]
+    let terminate = std::future::pending::<()>();
+    tokio::select! {
+        () = interrupt => {},
+        () = terminate => {},
+    }
+}

@@ -1,0 +1,726 @@
+//! The JSON API under `/api/v1/`: the command's JSON answers over HTTP.
+//!
+//! Each handler builds its answer with the library calls the command uses
+//! (`CheckReport::new` and `check_json`, `FixReport::new` and `fix_text`,
+//! `RobotMatcher`, `RobotsFetch::summary` and `fetch_json`,
+//! `Verifier::check_request`, `Classifier::classify`), so an answer is the
+//! command's `--format json` output for the same input.
+
+use std::net::IpAddr;
+
+use axum::body::{Body, Bytes};
+use axum::extract::{RawQuery, State};
+use axum::http::{HeaderMap, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use base64::Engine as _;
+use botwarden_robots::report::{
+    CheckReport, FetchSummary, FixReport, check_json, fetch_json, fix_text,
+};
+use botwarden_robots::{
+    Applies, AvailabilityPolicy, Profile, Reason, RobotMatcher, RobotsTxt, TokenChain,
+};
+use botwarden_verify::{Classification, Evidence, Verdict};
+use serde::Deserialize;
+use serde::de::DeserializeOwned;
+
+use crate::state::{Inner, MAX_BODY, MAX_REQUEST_BODY, Shared};
+
+/// An error answer: `{"error": {"code", "message"}}` with its status.
+#[derive(Debug)]
+pub(crate) struct ApiError {
+    pub(crate) status: StatusCode,
+    pub(crate) code: &'static str,
+    pub(crate) message: String,
+}
+
+impl ApiError {
+    pub(crate) fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
+        ApiError {
+            status,
+            code,
+            message: message.into(),
+        }
+    }
+
+    pub(crate) fn bad(message: impl Into<String>) -> Self {
+        ApiError::new(StatusCode::BAD_REQUEST, "bad_request", message)
+    }
+
+    pub(crate) fn busy() -> Self {
+        ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "busy",
+            "too many checks are running or waiting; try again shortly",
+        )
+    }
+}
+
+impl IntoResponse for ApiError {
+    fn into_response(self) -> Response {
+        let body = serde_json::json!({
+            "error": {"code": self.code, "message": self.message}
+        });
+        let mut response = (self.status, json_body(body.to_string() + "\n")).into_response();
+        if self.status == StatusCode::SERVICE_UNAVAILABLE {
+            response
+                .headers_mut()
+                .insert(header::RETRY_AFTER, header::HeaderValue::from_static("1"));
+        }
+        response
+    }
+}
+
+/// A JSON text as a response body.
+fn json_body(text: String) -> Response {
+    ([(header::CONTENT_TYPE, "application/json")], text).into_response()
+}
+
+/// Reads a request body of at most [`MAX_REQUEST_BODY`] bytes.
+pub(crate) async fn read_body(body: Body) -> Result<Bytes, ApiError> {
+    axum::body::to_bytes(body, MAX_REQUEST_BODY)
+        .await
+        .map_err(|e| {
+            // axum says so only in words: its error wraps http-body's.
+            let mut too_large = false;
+            let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(&e);
+            while let Some(c) = cause {
+                too_large |= c.to_string().contains("length limit");
+                cause = c.source();
+            }
+            if too_large {
+                ApiError::new(
+                    StatusCode::PAYLOAD_TOO_LARGE,
+                    "payload_too_large",
+                    format!("the request body is over {MAX_REQUEST_BODY} bytes (11 MiB)"),
+                )
+            } else {
+                ApiError::bad(format!("cannot read the request body: {e}"))
+            }
+        })
+}
+
+/// A JSON request body: `Content-Type: application/json` (or none), read
+/// into `T`; unknown fields are errors.
+async fn json<T: DeserializeOwned>(headers: &HeaderMap, body: Body) -> Result<T, ApiError> {
+    if let Some(kind) = headers.get(header::CONTENT_TYPE) {
+        let kind = kind.to_str().unwrap_or("");
+        let essence = kind.split(';').next().unwrap_or("").trim();
+        if !essence.eq_ignore_ascii_case("application/json") {
+            return Err(ApiError::new(
+                StatusCode::UNSUPPORTED_MEDIA_TYPE,
+                "unsupported_media_type",
+                format!("the body must be application/json, not '{kind}'"),
+            ));
+        }
+    }
+    let bytes = read_body(body).await?;
+    serde_json::from_slice(&bytes).map_err(|e| {
+        ApiError::new(
+            StatusCode::BAD_REQUEST,
+            "invalid_json",
+            format!("the request body is not the JSON expected: {e}"),
+        )
+    })
+}
+
+/// Where a robots.txt comes from: exactly one of the text, its bytes in
+/// base64, or a site URL.
+#[derive(Debug, Default, Deserialize)]
+pub(crate) struct Input {
+    /// The file as text.
+    #[serde(default)]
+    pub(crate) robots_txt: Option<String>,
+    /// The file's bytes in base64 (for files that are not UTF-8).
+    #[serde(default)]
+    pub(crate) robots_txt_base64: Option<String>,
+    /// A site whose `/robots.txt` is fetched (checker's limits).
+    #[serde(default)]
+    pub(crate) url: Option<String>,
+    /// The name shown for the file (default `robots.txt`; for a URL, the
+    /// URL fetched).
+    #[serde(default)]
+    pub(crate) name: Option<String>,
+}
+
+/// A robots.txt to check: its name, its bytes, and the fetch it came from.
+pub(crate) struct Loaded {
+    pub(crate) name: String,
+    pub(crate) body: Vec<u8>,
+    pub(crate) fetched: Option<FetchSummary>,
+}
+
+fn too_big() -> ApiError {
+    ApiError::new(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        "payload_too_large",
+        format!(
+            "the robots.txt is over {MAX_BODY} bytes (10 MiB), more than botwarden reads; \
+             Google reads only the first 500 KiB"
+        ),
+    )
+}
+
+/// A fetch error as an answer: a bad URL is the caller's (`400`), a
+/// refused address is refused (`403`), the rest is the site's (`502`).
+fn fetch_error(e: &botwarden_crawl::Error) -> ApiError {
+    match e {
+        botwarden_crawl::Error::InvalidUrl { .. } => {
+            ApiError::new(StatusCode::BAD_REQUEST, "invalid_url", e.to_string())
+        }
+        botwarden_crawl::Error::Refused { .. } => ApiError::new(
+            StatusCode::FORBIDDEN,
+            "refused_address",
+            format!("{e}; the service is not configured to fetch from private addresses"),
+        ),
+        _ => ApiError::new(StatusCode::BAD_GATEWAY, "fetch_failed", e.to_string()),
+    }
+}
+
+impl Inner {
+    /// The robots.txt an input names; a URL is fetched as `robots check
+    /// URL` fetches it (its body kept when an availability policy parses
+    /// it, and the fetch's decisions under every policy).
+    pub(crate) async fn load(&self, input: Input, text_only: bool) -> Result<Loaded, ApiError> {
+        let given = [
+            input.robots_txt.is_some(),
+            input.robots_txt_base64.is_some(),
+            input.url.is_some(),
+        ];
+        if given.iter().filter(|g| **g).count() != 1 {
+            return Err(ApiError::bad(if text_only {
+                "give exactly one of robots_txt and robots_txt_base64"
+            } else {
+                "give exactly one of robots_txt, robots_txt_base64 and url"
+            }));
+        }
+        let name = input.name.unwrap_or_else(|| "robots.txt".to_owned());
+        if let Some(text) = input.robots_txt {
+            if text.len() > MAX_BODY {
+                return Err(too_big());
+            }
+            return Ok(Loaded {
+                name,
+                body: text.into_bytes(),
+                fetched: None,
+            });
+        }
+        if let Some(b64) = input.robots_txt_base64 {
+            let body = base64::engine::general_purpose::STANDARD
+                .decode(b64.trim())
+                .map_err(|e| ApiError::bad(format!("robots_txt_base64 is not base64: {e}")))?;
+            if body.len() > MAX_BODY {
+                return Err(too_big());
+            }
+            return Ok(Loaded {
+                name,
+                body,
+                fetched: None,
+            });
+        }
+        let url = input.url.unwrap_or_default();
+        if text_only {
+            return Err(ApiError::bad("url is not accepted here; give the file"));
+        }
+        let fetched = self
+            .fetcher
+            .fetch_robots(&url)
+            .await
+            .map_err(|e| fetch_error(&e))?;
+        let parsed = fetched.outcome().is_read_by(&AvailabilityPolicy::ALL);
+        Ok(Loaded {
+            name: fetched.robots_url.to_string(),
+            body: if parsed {
+                fetched.report.body.clone()
+            } else {
+                Vec::new()
+            },
+            fetched: Some(fetched.summary(&AvailabilityPolicy::ALL)),
+        })
+    }
+}
+
+/// A profile by name, or the error that lists the known ones.
+pub(crate) fn profile(name: &str) -> Result<&'static Profile, ApiError> {
+    Profile::by_name(name).ok_or_else(|| {
+        let names: Vec<_> = Profile::ALL.iter().map(|p| p.name).collect();
+        ApiError::bad(format!(
+            "unknown profile '{name}' (known: {})",
+            names.join(", ")
+        ))
+    })
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct CheckRequest {
+    robots_txt: Option<String>,
+    robots_txt_base64: Option<String>,
+    url: Option<String>,
+    name: Option<String>,
+    /// Profiles of the matrix (default: all).
+    #[serde(default)]
+    profiles: Vec<String>,
+    /// More robots for the matrix.
+    #[serde(default)]
+    agents: Vec<String>,
+}
+
+/// The input fields of a request (serde's `flatten` and
+/// `deny_unknown_fields` do not mix, so each request lists them).
+macro_rules! input_of {
+    ($r:expr) => {
+        Input {
+            robots_txt: $r.robots_txt,
+            robots_txt_base64: $r.robots_txt_base64,
+            url: $r.url,
+            name: $r.name,
+        }
+    };
+}
+
+/// `POST /api/v1/check`: `robots check --format json`.
+pub(crate) async fn check(
+    State(inner): State<Shared>,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Response, ApiError> {
+    let request: CheckRequest = json(&headers, body).await?;
+    let profiles = request
+        .profiles
+        .iter()
+        .map(|p| profile(p))
+        .collect::<Result<Vec<_>, _>>()?;
+    let agents = request.agents;
+    let loaded = inner.load(input_of!(request), false).await?;
+    let text = inner
+        .run_job(move || {
+            let txt = RobotsTxt::parse(loaded.body);
+            let agents: Vec<&str> = agents.iter().map(String::as_str).collect();
+            let report = CheckReport::new(loaded.name, &txt, &profiles, &agents, loaded.fetched);
+            check_json(&report).map(|t| t + "\n")
+        })
+        .await?
+        .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", e.to_string()))?;
+    Ok(json_body(text))
+}
+
+impl Inner {
+    /// [`Inner::job`], refused with `503` when too busy.
+    pub(crate) async fn run_job<T: Send + 'static>(
+        &self,
+        work: impl FnOnce() -> T + Send + 'static,
+    ) -> Result<T, ApiError> {
+        match self.job(work).await {
+            Some(v) => Ok(v),
+            None => {
+                self.metrics.job_refused();
+                Err(ApiError::busy())
+            }
+        }
+    }
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FixRequest {
+    robots_txt: Option<String>,
+    robots_txt_base64: Option<String>,
+    url: Option<String>,
+    name: Option<String>,
+    /// List every change in the summary.
+    #[serde(default)]
+    verbose: bool,
+}
+
+/// `POST /api/v1/fix`: what `robots fix` writes (the fixed file, its
+/// standard output) and says (the summary, its standard error), with the
+/// counts.
+pub(crate) async fn fix(
+    State(inner): State<Shared>,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Response, ApiError> {
+    let request: FixRequest = json(&headers, body).await?;
+    let verbose = request.verbose;
+    let loaded = inner.load(input_of!(request), false).await?;
+    let doc = inner
+        .run_job(move || {
+            let txt = RobotsTxt::parse(loaded.body);
+            let report = FixReport::new(loaded.name, &txt);
+            let eq = &report.equivalence;
+            serde_json::json!({
+                "source": report.name,
+                "fixed": report.fixed.text,
+                "changes": report.fixed.changes.len(),
+                "holds": eq.holds(),
+                "complete": eq.is_complete(),
+                "intended_differences": eq.intended_found,
+                "unintended_differences": eq.unintended_found,
+                "summary": fix_text(&report, verbose),
+            })
+        })
+        .await?;
+    Ok(json_body(doc.to_string() + "\n"))
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct TestRequest {
+    robots_txt: Option<String>,
+    robots_txt_base64: Option<String>,
+    /// Product tokens, most specific first, comma-separated.
+    agent: String,
+    /// The profile (default `rfc9309`).
+    #[serde(default)]
+    profile: Option<String>,
+    /// URLs or paths.
+    urls: Vec<String>,
+}
+
+/// One answer of `robots test --format json`, fields in its order.
+#[derive(serde::Serialize)]
+pub(crate) struct Answer<'a> {
+    pub(crate) url: &'a str,
+    pub(crate) allowed: bool,
+    pub(crate) profile: &'a str,
+    pub(crate) agent: &'a str,
+    pub(crate) rule: Option<String>,
+    pub(crate) line: Option<u32>,
+    pub(crate) group: Option<&'a str>,
+    pub(crate) reason: String,
+}
+
+/// The answers of `robots test --format json` for `urls`, one JSON value
+/// each.
+pub(crate) fn test_answers(
+    txt: &RobotsTxt,
+    profile: &'static Profile,
+    agent: &str,
+    urls: &[String],
+) -> Vec<serde_json::Value> {
+    let chain = TokenChain::parse(agent);
+    let matcher = RobotMatcher::new(txt, profile, &chain);
+    urls.iter()
+        .map(|url| {
+            let d = matcher.check(url);
+            let (rule, line) = match d.reason {
+                Reason::Rule { index, line } => {
+                    (Some(matcher.rule_as_written(txt, index)), Some(line))
+                }
+                _ => (None, None),
+            };
+            let answer = Answer {
+                url,
+                allowed: d.allowed,
+                profile: profile.name,
+                agent,
+                rule,
+                line,
+                group: match matcher.applies() {
+                    Applies::Token(t) => Some(t.as_str()),
+                    Applies::Star => Some("*"),
+                    Applies::Nothing => None,
+                },
+                reason: d.explain(&matcher, txt, &chain).to_string(),
+            };
+            serde_json::to_value(&answer).unwrap_or(serde_json::Value::Null)
+        })
+        .collect()
+}
+
+/// What is wrong with an `agent`: `Err` when it has no product token,
+/// else the warnings for tokens robots never match.
+pub(crate) fn agent_warnings(agent: &str) -> Result<Vec<String>, String> {
+    let chain = TokenChain::parse(agent);
+    if chain.tokens().is_empty() && agent.trim() != "*" {
+        return Err(
+            "agent needs at least one product token (e.g. botwarden-phone,botwarden)".to_owned(),
+        );
+    }
+    Ok(chain
+        .invalid_tokens()
+        .map(|token| {
+            format!(
+                "'{token}' is not a product token ([A-Za-z_-]+); \
+                 robots that compare product tokens never match it"
+            )
+        })
+        .collect())
+}
+
+/// `POST /api/v1/test`: `robots test --format json`, its lines as
+/// `answers`.
+pub(crate) async fn test(
+    State(inner): State<Shared>,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Response, ApiError> {
+    let request: TestRequest = json(&headers, body).await?;
+    let profile = profile(request.profile.as_deref().unwrap_or("rfc9309"))?;
+    let warnings = agent_warnings(&request.agent).map_err(ApiError::bad)?;
+    let loaded = inner
+        .load(
+            Input {
+                robots_txt: request.robots_txt,
+                robots_txt_base64: request.robots_txt_base64,
+                url: None,
+                name: None,
+            },
+            true,
+        )
+        .await?;
+    let (agent, urls) = (request.agent, request.urls);
+    let answers = inner
+        .run_job(move || {
+            let txt = RobotsTxt::parse(loaded.body);
+            test_answers(&txt, profile, &agent, &urls)
+        })
+        .await?;
+    let doc = serde_json::json!({"answers": answers, "warnings": warnings});
+    Ok(json_body(doc.to_string() + "\n"))
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct FetchRequest {
+    url: String,
+    #[serde(default)]
+    profiles: Vec<String>,
+}
+
+/// An availability policy by name.
+fn policy(name: &str) -> Result<&'static AvailabilityPolicy, ApiError> {
+    AvailabilityPolicy::by_name(name).ok_or_else(|| {
+        let names: Vec<_> = AvailabilityPolicy::ALL.iter().map(|p| p.name).collect();
+        ApiError::bad(format!(
+            "unknown profile '{name}' (known: {})",
+            names.join(", ")
+        ))
+    })
+}
+
+async fn fetch_answer(inner: &Inner, request: FetchRequest) -> Result<Response, ApiError> {
+    let mut policies: Vec<&'static AvailabilityPolicy> = Vec::new();
+    for name in &request.profiles {
+        let p = policy(name)?;
+        if !policies.contains(&p) {
+            policies.push(p);
+        }
+    }
+    if policies.is_empty() {
+        policies = AvailabilityPolicy::ALL.to_vec();
+    }
+    let fetched = inner
+        .fetcher
+        .fetch_robots(&request.url)
+        .await
+        .map_err(|e| fetch_error(&e))?;
+    let summary = fetched.summary(&policies);
+    let text = fetch_json(&summary)
+        .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", e.to_string()))?;
+    Ok(json_body(text + "\n"))
+}
+
+/// Query pairs, decoded; a name given twice is an error.
+fn query_pairs(query: Option<&str>, known: &[&str]) -> Result<Vec<(String, String)>, ApiError> {
+    let mut pairs: Vec<(String, String)> = Vec::new();
+    for (k, v) in url::form_urlencoded::parse(query.unwrap_or("").as_bytes()) {
+        if !known.contains(&&*k) {
+            return Err(ApiError::bad(format!(
+                "unknown query parameter '{k}' (known: {})",
+                known.join(", ")
+            )));
+        }
+        if pairs.iter().any(|(seen, _)| *seen == k) {
+            return Err(ApiError::bad(format!(
+                "query parameter '{k}' is given twice"
+            )));
+        }
+        pairs.push((k.into_owned(), v.into_owned()));
+    }
+    Ok(pairs)
+}
+
+fn pair<'a>(pairs: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    pairs
+        .iter()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.as_str())
+}
+
+/// `GET /api/v1/fetch?url=&profile=a,b`: `robots fetch --format json`.
+pub(crate) async fn fetch_get(
+    State(inner): State<Shared>,
+    RawQuery(query): RawQuery,
+) -> Result<Response, ApiError> {
+    let pairs = query_pairs(query.as_deref(), &["url", "profile"])?;
+    let url = pair(&pairs, "url").ok_or_else(|| ApiError::bad("the url parameter is missing"))?;
+    let profiles = pair(&pairs, "profile")
+        .map(|p| p.split(',').map(str::trim).map(str::to_owned).collect())
+        .unwrap_or_default();
+    fetch_answer(
+        &inner,
+        FetchRequest {
+            url: url.to_owned(),
+            profiles,
+        },
+    )
+    .await
+}
+
+/// `POST /api/v1/fetch` with `{"url", "profiles"}`.
+pub(crate) async fn fetch_post(
+    State(inner): State<Shared>,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Response, ApiError> {
+    let request: FetchRequest = json(&headers, body).await?;
+    fetch_answer(&inner, request).await
+}
+
+/// A verdict as `bots verify --format json` writes it, fields in its
+/// order.
+#[derive(serde::Serialize)]
+struct VerdictJson<'a> {
+    ip: IpAddr,
+    user_agent: Option<&'a str>,
+    bot: Option<&'a str>,
+    verdict: &'static str,
+    method: Option<String>,
+    reason: Option<&'a str>,
+    evidence: Option<&'a Evidence>,
+}
+
+/// `GET /api/v1/verify?ip=&ua=&bot=`: `bots verify IP --format json`.
+pub(crate) async fn verify(
+    State(inner): State<Shared>,
+    RawQuery(query): RawQuery,
+) -> Result<Response, ApiError> {
+    let pairs = query_pairs(query.as_deref(), &["ip", "ua", "bot"])?;
+    let text = pair(&pairs, "ip").ok_or_else(|| ApiError::bad("the ip parameter is missing"))?;
+    let ip = text
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .parse::<IpAddr>()
+        .map_err(|_| ApiError::bad(format!("'{text}' is not an IP address")))?;
+    let (ua, bot) = (pair(&pairs, "ua"), pair(&pairs, "bot"));
+    if let Some(bot) = bot
+        && inner.registry.find(bot).is_none()
+    {
+        return Err(ApiError::new(
+            StatusCode::NOT_FOUND,
+            "unknown_bot",
+            format!("no bot named '{bot}' in the registry"),
+        ));
+    }
+    let verdict: std::sync::Arc<Verdict> = inner
+        .verifier
+        .check_request(&inner.classifier, ip, ua, bot)
+        .await;
+    let doc = VerdictJson {
+        ip: botwarden_verify::normalize(ip),
+        user_agent: ua,
+        bot: verdict.bot(),
+        verdict: verdict.kind(),
+        method: verdict.method(),
+        reason: verdict.reason(),
+        evidence: verdict.evidence(),
+    };
+    let text = serde_json::to_string(&doc)
+        .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", e.to_string()))?;
+    Ok(json_body(text + "\n"))
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct ClassifyRequest {
+    user_agents: Vec<String>,
+    #[serde(default)]
+    explain: bool,
+}
+
+/// The most User-Agents one classify request may hold.
+const MAX_USER_AGENTS: usize = 10_000;
+
+fn classification_json(
+    ua: &str,
+    c: &Classification<'_>,
+    explanation: Option<&botwarden_verify::Explanation<'_>>,
+) -> serde_json::Value {
+    let mut doc = serde_json::json!({
+        "user_agent": ua,
+        "bot": c.bot.map(|b| b.name),
+        "category": c.category,
+        "kind": c.kind.map(|k| k.as_str()),
+        "source": c.source.map(|s| format!("{s:?}").to_lowercase()),
+    });
+    if let Some(e) = explanation {
+        doc["explanation"] = serde_json::json!({
+            "layer": e.layer,
+            "rule": e.rule,
+            "kind_word": e.kind_word,
+            "text": e.to_string(),
+        });
+    }
+    doc
+}
+
+/// `POST /api/v1/classify`: `bots classify --format json`, its lines as
+/// `results`.
+pub(crate) async fn classify(
+    State(inner): State<Shared>,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Response, ApiError> {
+    let request: ClassifyRequest = json(&headers, body).await?;
+    if request.user_agents.len() > MAX_USER_AGENTS {
+        return Err(ApiError::new(
+            StatusCode::PAYLOAD_TOO_LARGE,
+            "payload_too_large",
+            format!(
+                "{} User-Agents given; at most {MAX_USER_AGENTS} per request",
+                request.user_agents.len()
+            ),
+        ));
+    }
+    let results: Vec<serde_json::Value> = request
+        .user_agents
+        .iter()
+        .map(|ua| {
+            if request.explain {
+                let e = inner.classifier.explain(ua);
+                classification_json(ua, &e.classification, Some(&e))
+            } else {
+                classification_json(ua, &inner.classifier.classify(ua), None)
+            }
+        })
+        .collect();
+    let doc = serde_json::json!({ "results": results });
+    Ok(json_body(doc.to_string() + "\n"))
+}
+
+/// The API's description, OpenAPI 3.1.
+pub(crate) const OPENAPI: &str = include_str!("openapi.json");
+
+/// `GET /api/v1/openapi.json`.
+pub(crate) async fn openapi() -> Response {
+    json_body(OPENAPI.to_owned())
+}
+
+/// Any other path under `/api/v1/`.
+pub(crate) async fn not_found() -> ApiError {
+    ApiError::new(
+        StatusCode::NOT_FOUND,
+        "not_found",
+        "no such endpoint; /api/v1/openapi.json lists them",
+    )
+}
+
+/// A known path with another method.
+pub(crate) async fn method_not_allowed() -> ApiError {
+    ApiError::new(
+        StatusCode::METHOD_NOT_ALLOWED,
+        "method_not_allowed",
+        "this endpoint does not take that method; /api/v1/openapi.json lists them",
+    )
+}

@@ -1,0 +1,149 @@
+//! The service's configuration: `--config FILE` (TOML) and the command's
+//! options over it.
+
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+use crate::error::Error;
+
+/// Where the service listens unless told otherwise.
+pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
+
+/// The service's settings, as read from a TOML file (every key optional;
+/// unknown keys are errors). Start from [`Config::default`] or
+/// [`Config::from_toml`] and change fields.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+#[non_exhaustive]
+pub struct Config {
+    /// Address and port to listen on. Default `127.0.0.1:8080`.
+    pub listen: SocketAddr,
+    /// Proxies whose client-address header is believed: addresses or CIDR
+    /// blocks (`127.0.0.1`, `10.0.0.0/8`). Default none: the peer's
+    /// address is the client's.
+    pub trusted_proxies: Vec<String>,
+    /// The header a trusted proxy puts the client's address in. Default
+    /// `X-Forwarded-For` (the right-most address that is not a trusted
+    /// proxy is the client); `X-Real-IP` works the same way with one address.
+    pub client_header: String,
+    /// Enforce mode: `GET /verify` answers `403` for spoofed crawlers.
+    /// Default false (monitor mode: always `200`, the verdict in headers).
+    pub enforce: bool,
+    /// Registry or uap_extras files read after the default registry.
+    pub registry: Vec<PathBuf>,
+    /// Start from an empty registry instead of the default one.
+    pub no_default_registry: bool,
+    /// The directory of published ranges `bots update` stores (default:
+    /// the same as the command's).
+    pub ranges_dir: Option<PathBuf>,
+    /// Fetch robots.txt from loopback and private addresses too. Default
+    /// false.
+    pub allow_private: bool,
+    /// The name server verification asks (`ADDR:PORT`) instead of the
+    /// system's.
+    pub nameserver: Option<SocketAddr>,
+    /// Verify by address lists and published ranges only.
+    pub no_dns: bool,
+    /// Seconds one DNS lookup may take. Default 2.
+    pub dns_timeout: f64,
+    /// Seconds one verification may take before `GET /verify` answers
+    /// `unknown`. Default 3.
+    pub verify_timeout: f64,
+    /// Verifications waiting on DNS at once; past it `GET /verify` answers
+    /// `unknown` at once. Default 1,024.
+    pub max_pending: usize,
+    /// Verdicts kept in the cache. Default 100,000.
+    pub cache_capacity: usize,
+    /// Checks, fixes and URL tests running at once (each on a thread of
+    /// its own). Default: the number of CPUs.
+    pub workers: usize,
+    /// Checks admitted at once, running or waiting for a worker; past it
+    /// the answer is `503` with `Retry-After: 1`. Default: four times the
+    /// workers.
+    pub max_jobs: usize,
+}
+
+impl Default for Config {
+    fn default() -> Config {
+        let cpus = std::thread::available_parallelism().map_or(2, std::num::NonZero::get);
+        Config {
+            listen: DEFAULT_LISTEN
+                .parse()
+                .unwrap_or_else(|_| SocketAddr::from(([127, 0, 0, 1], 8080))),
+            trusted_proxies: Vec::new(),
+            client_header: "X-Forwarded-For".to_owned(),
+            enforce: false,
+            registry: Vec::new(),
+            no_default_registry: false,
+            ranges_dir: None,
+            allow_private: false,
+            nameserver: None,
+            no_dns: false,
+            dns_timeout: 2.0,
+            verify_timeout: 3.0,
+            max_pending: 1024,
+            cache_capacity: 100_000,
+            workers: cpus,
+            max_jobs: 4 * cpus,
+        }
+    }
+}
+
+impl Config {
+    /// Reads a configuration file's text; `path` names it in errors.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Config`] for TOML that does not parse or does not fit
+    /// (with the line and column), and for values out of range.
+    pub fn from_toml(path: &Path, text: &str) -> Result<Config, Error> {
+        let config: Config = toml::from_str(text).map_err(|e| Error::Config {
+            path: path.display().to_string(),
+            message: e.to_string().trim_end().to_owned(),
+        })?;
+        config.check().map_err(|message| Error::Config {
+            path: path.display().to_string(),
+            message,
+        })?;
+        Ok(config)
+    }
+
+    /// Checks the values that the types let through.
+    pub(crate) fn check(&self) -> Result<(), String> {
+        let seconds = |name: &str, v: f64| {
+            if v.is_finite() && v > 0.0 && v <= 60.0 {
+                Ok(())
+            } else {
+                Err(format!(
+                    "{name} = {v} is not a number of seconds between 0 and 60"
+                ))
+            }
+        };
+        seconds("dns_timeout", self.dns_timeout)?;
+        seconds("verify_timeout", self.verify_timeout)?;
+        for (name, v) in [
+            ("max_pending", self.max_pending),
+            ("workers", self.workers),
+            ("max_jobs", self.max_jobs),
+        ] {
+            if v == 0 {
+                return Err(format!("{name} must be at least 1"));
+            }
+        }
+        if self.client_header.is_empty()
+            || axum::http::HeaderName::try_from(self.client_header.as_str()).is_err()
+        {
+            return Err(format!(
+                "client_header = '{}' is not a header name",
+                self.client_header
+            ));
+        }
+        for (i, proxy) in self.trusted_proxies.iter().enumerate() {
+            crate::state::parse_proxy(proxy)
+                .map_err(|e| format!("trusted_proxies[{i}] = '{proxy}': {e}"))?;
+        }
+        Ok(())
+    }
+}

@@ -1,0 +1,230 @@
+//! `GET /verify`: the verdict on the request a web server is about to
+//! serve, for nginx's `auth_request` and its kin.
+
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use axum::extract::{ConnectInfo, State};
+use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use botwarden_verify::{Claim, Verdict};
+
+use crate::state::{Inner, Shared};
+
+/// Where the client's address came from, or why it is not known.
+enum Client {
+    Known(IpAddr),
+    /// A trusted proxy's header held no address.
+    Unreadable,
+}
+
+/// The client's address: from the configured header when the peer is a
+/// trusted proxy (the right-most address that is not itself a trusted
+/// proxy), else the peer's.
+fn client(inner: &Inner, peer: IpAddr, headers: &HeaderMap) -> Client {
+    if !inner.is_trusted(peer) {
+        return Client::Known(peer);
+    }
+    let values: Vec<&str> = headers
+        .get_all(&inner.client_header)
+        .iter()
+        .filter_map(|v| v.to_str().ok())
+        .collect();
+    if values.is_empty() {
+        // The proxy sent no header: the request is its own.
+        return Client::Known(peer);
+    }
+    let mut addresses = Vec::new();
+    for entry in values.iter().flat_map(|v| v.split(',')) {
+        match parse_address(entry) {
+            Some(ip) => addresses.push(ip),
+            None => return Client::Unreadable,
+        }
+    }
+    match addresses.iter().rev().find(|ip| !inner.is_trusted(**ip)) {
+        Some(ip) => Client::Known(*ip),
+        None => addresses
+            .first()
+            .map_or(Client::Unreadable, |ip| Client::Known(*ip)),
+    }
+}
+
+/// An address as proxies write it: bare, in brackets, or with a port.
+fn parse_address(text: &str) -> Option<IpAddr> {
+    let text = text.trim();
+    if let Ok(ip) = text.parse::<IpAddr>() {
+        return Some(ip);
+    }
+    if let Ok(addr) = text.parse::<SocketAddr>() {
+        return Some(addr.ip());
+    }
+    text.strip_prefix('[')
+        .and_then(|t| t.strip_suffix(']'))
+        .and_then(|t| t.parse().ok())
+}
+
+/// A header value from text that may hold anything: visible ASCII kept,
+/// the rest as `?`.
+fn header_value(text: &str) -> HeaderValue {
+    let clean: String = text
+        .chars()
+        .take(200)
+        .map(|c| {
+            if c.is_ascii_graphic() || c == ' ' {
+                c
+            } else {
+                '?'
+            }
+        })
+        .collect();
+    HeaderValue::from_str(clean.trim()).unwrap_or_else(|_| HeaderValue::from_static("?"))
+}
+
+/// The answer: the verdict's headers, `403` for a spoofed crawler in
+/// enforce mode, else `200`.
+fn answer(inner: &Inner, verdict: &Verdict) -> Response {
+    let status = if inner.config.enforce && matches!(verdict, Verdict::Spoofed { .. }) {
+        StatusCode::FORBIDDEN
+    } else {
+        StatusCode::OK
+    };
+    let mut response = status.into_response();
+    let h = response.headers_mut();
+    h.insert("x-bot-name", header_value(verdict.bot().unwrap_or("-")));
+    h.insert("x-bot-verdict", HeaderValue::from_static(verdict.kind()));
+    h.insert(
+        "x-bot-method",
+        header_value(verdict.method().as_deref().unwrap_or("-")),
+    );
+    if let Some(reason) = verdict.reason() {
+        h.insert("x-bot-reason", header_value(reason));
+    }
+    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    response
+}
+
+/// The label a verdict is counted under: a registered bot's name, else
+/// `unregistered` or `none`, so that clients cannot make up series.
+fn counted_as<'a>(inner: &Inner, claim: &'a Claim) -> &'a str {
+    match claim {
+        Claim::Bot { name, .. } if inner.registry.find(name).is_some() => name,
+        Claim::Bot { .. } | Claim::Unregistered { .. } => "unregistered",
+        Claim::NotABot => "none",
+    }
+}
+
+/// `GET /verify`.
+pub(crate) async fn verify(
+    State(inner): State<Shared>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+) -> Response {
+    let ua = headers
+        .get(header::USER_AGENT)
+        .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
+    let claim = match &ua {
+        Some(ua) => Claim::of(&inner.classifier, ua),
+        None => Claim::NotABot,
+    };
+    let ip = match client(&inner, peer.ip(), &headers) {
+        Client::Known(ip) => botwarden_verify::normalize(ip),
+        Client::Unreadable => {
+            inner.metrics.bad_client_header();
+            let verdict = unknown(
+                &claim,
+                "the trusted proxy's client-address header holds no address",
+            );
+            inner
+                .metrics
+                .verdict(counted_as(&inner, &claim), verdict.kind());
+            return answer(&inner, &verdict);
+        }
+    };
+    let verdict = decide(&inner, ip, &claim).await;
+    inner
+        .metrics
+        .verdict(counted_as(&inner, &claim), verdict.kind());
+    tracing::debug!(
+        %ip,
+        ua = ua.as_deref().unwrap_or(""),
+        verdict = verdict.kind(),
+        bot = verdict.bot().unwrap_or("-"),
+        "verify"
+    );
+    answer(&inner, &verdict)
+}
+
+/// An `unknown` verdict for a claim.
+fn unknown(claim: &Claim, reason: &str) -> Verdict {
+    match claim {
+        Claim::Bot { name, .. } => Verdict::Unknown {
+            bot: name.clone(),
+            reason: reason.to_owned(),
+            evidence: botwarden_verify::Evidence::default(),
+        },
+        Claim::Unregistered { name, category } => {
+            Verdict::unregistered(name, Some(category.as_str()))
+        }
+        Claim::NotABot => Verdict::NotABot,
+    }
+}
+
+/// The verdict: from the cache at once when there is one; else worked out
+/// within `verify_timeout`, if fewer than `max_pending` are waiting.
+async fn decide(inner: &Arc<Inner>, ip: IpAddr, claim: &Claim) -> Arc<Verdict> {
+    let Claim::Bot { name, .. } = claim else {
+        return inner.verifier.verify_claim(ip, claim, None).await;
+    };
+    if let Some(v) = inner.verifier.cached(ip, name) {
+        return v;
+    }
+    let Ok(_permit) = Arc::clone(&inner.pending).try_acquire_owned() else {
+        inner.metrics.busy();
+        return Arc::new(unknown(
+            claim,
+            "too many verifications waiting; not verified",
+        ));
+    };
+    let started = Instant::now();
+    let limit = Duration::from_secs_f64(inner.config.verify_timeout);
+    match tokio::time::timeout(limit, inner.verifier.verify_claim(ip, claim, None)).await {
+        Ok(verdict) => {
+            inner.metrics.verification(started.elapsed());
+            verdict
+        }
+        Err(_) => {
+            inner.metrics.timeout();
+            Arc::new(unknown(
+                claim,
+                "verification took longer than verify_timeout",
+            ))
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn addresses_as_proxies_write_them() {
+        let v4: IpAddr = "192.0.2.1".parse().expect("address");
+        let v6: IpAddr = "2001:db8::1".parse().expect("address");
+        assert_eq!(parse_address(" 192.0.2.1 "), Some(v4));
+        assert_eq!(parse_address("192.0.2.1:5555"), Some(v4));
+        assert_eq!(parse_address("[2001:db8::1]"), Some(v6));
+        assert_eq!(parse_address("[2001:db8::1]:443"), Some(v6));
+        assert_eq!(parse_address("2001:db8::1"), Some(v6));
+        assert_eq!(parse_address("unknown"), None);
+        assert_eq!(parse_address(""), None);
+    }
+
+    #[test]
+    fn header_values_hold_only_visible_ascii() {
+        assert_eq!(header_value("Searchbot"), "Searchbot");
+        assert_eq!(header_value("Bad\r\nX-Injected: 1"), "Bad??X-Injected: 1");
+        assert_eq!(header_value("Bötchen"), "B?tchen");
+        assert_eq!(header_value(&"a".repeat(500)).len(), 200);
+    }
+}
