@@ -142,11 +142,19 @@ fn page(out: &mut String, doc: &AuditDocument) -> fmt::Result {
         group(u.queued),
         r.max_depth
     )?;
-    if r.state != "finished" {
+    if r.state.is_empty() {
+        writeln!(
+            out,
+            r#"<p class="meta unfinished">No crawl is recorded in this store.</p>"#
+        )?;
+    } else if r.state != "finished" {
         writeln!(
             out,
             r#"<p class="meta unfinished">The crawl did not finish: the audit covers what it fetched.</p>"#
         )?;
+    }
+    for note in &r.notes {
+        writeln!(out, r#"<p class="meta unfinished">{}</p>"#, Esc(note))?;
     }
     writeln!(out, "</div></header>")?;
     writeln!(out, r#"<main class="wrap">"#)?;

@@ -21,11 +21,16 @@ impl fmt::Display for AuditReport {
             "audit of {} ({}): {} URL(s) met, {} fetched, {} not fetched, {} still queued",
             self.seed, self.state, u.known, u.fetched, u.skipped, u.queued
         );
-        if self.state != "finished" {
+        if self.state.is_empty() {
+            let _ = writeln!(out, "  no crawl is recorded in this store");
+        } else if self.state != "finished" {
             let _ = writeln!(
                 out,
                 "  the crawl did not finish: the audit covers what it fetched"
             );
+        }
+        for note in &self.notes {
+            let _ = writeln!(out, "  note: {note}");
         }
         let _ = writeln!(
             out,
