@@ -48,6 +48,7 @@ mod ipset;
 mod registry;
 mod verdict;
 mod verifier;
+mod webbotauth;
 mod yaml;
 
 pub use classify::{
@@ -68,3 +69,10 @@ pub use registry::{
 };
 pub use verdict::{Evidence, Method, Verdict};
 pub use verifier::{Claim, VerdictStats, Verifier, VerifierConfig};
+pub use webbotauth::{
+    Agent, AgentCard, AgentForm, AgentKind, AgentReading, CardKeys, DIRECTORY_MEDIA_TYPE,
+    KeyAlgorithm, KeyOwner, KeyRing, KeySet, MediaType, PublicKey, RequestParts, SignatureCheck,
+    SignatureConfig, SignatureEvidence, SignatureFailure, SignatureHeaders, SignatureStats,
+    SignatureVerifier, Signer, WEB_BOT_AUTH_TAG, WELL_KNOWN_DIRECTORY, parse_agent_registry,
+    verify_message_signature,
+};
