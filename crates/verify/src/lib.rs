@@ -73,6 +73,6 @@ pub use webbotauth::{
     Agent, AgentCard, AgentForm, AgentKind, AgentReading, CardKeys, DIRECTORY_MEDIA_TYPE,
     KeyAlgorithm, KeyOwner, KeyRing, KeySet, MediaType, PublicKey, RequestParts, SignatureCheck,
     SignatureConfig, SignatureEvidence, SignatureFailure, SignatureHeaders, SignatureStats,
-    SignatureVerifier, Signer, WEB_BOT_AUTH_TAG, WELL_KNOWN_DIRECTORY, parse_agent_registry,
-    verify_message_signature,
+    SignatureVerifier, Signer, WEB_BOT_AUTH_TAG, WELL_KNOWN_DIRECTORY, ed25519_key, keys_url,
+    parse_agent_registry, verify_message_signature,
 };

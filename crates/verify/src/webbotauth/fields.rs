@@ -335,13 +335,9 @@ fn agent(
         .ok()
         .filter(|u| matches!(u.scheme(), "http" | "https") && u.host().is_some())
         .ok_or_else(|| malformed("Signature-Agent", format!("`{uri}` is not an http(s) URL")))?;
-    let bare = (parsed.path().is_empty() || parsed.path() == "/")
-        && parsed.query().is_none()
-        && kind == AgentKind::Directory;
+    let bare = kind == AgentKind::Directory && is_bare_origin(&parsed);
     let keys_url = if bare {
-        let mut u = parsed.clone();
-        u.set_path(WELL_KNOWN_DIRECTORY);
-        u.to_string()
+        well_known(&parsed)
     } else {
         uri.to_owned()
     };
@@ -352,5 +348,35 @@ fn agent(
         reading,
         keys_url,
         well_known: bare,
+    })
+}
+
+fn is_bare_origin(u: &url::Url) -> bool {
+    (u.path().is_empty() || u.path() == "/") && u.query().is_none() && u.fragment().is_none()
+}
+
+fn well_known(u: &url::Url) -> String {
+    let mut u = u.clone();
+    u.set_path(WELL_KNOWN_DIRECTORY);
+    u.to_string()
+}
+
+/// The URL of the keys of a signature agent given as `agent` (in a
+/// registry entry): a bare origin's well-known key directory, or the
+/// directory URL itself; `None` if it is not an http(s) URL or has a query
+/// or fragment.
+#[must_use]
+pub fn keys_url(agent: &str) -> Option<String> {
+    let u = url::Url::parse(agent).ok()?;
+    if !matches!(u.scheme(), "http" | "https") || u.host().is_none() {
+        return None;
+    }
+    if u.query().is_some() || u.fragment().is_some() {
+        return None;
+    }
+    Some(if is_bare_origin(&u) {
+        well_known(&u)
+    } else {
+        agent.to_owned()
     })
 }

@@ -258,6 +258,22 @@ impl PublicKey {
     }
 }
 
+/// An Ed25519 public key from its JWK `x` (base64url without padding), as
+/// registry entries list them.
+///
+/// # Errors
+///
+/// Why it is not one, in words.
+pub fn ed25519_key(x: &str) -> Result<PublicKey, String> {
+    let bytes = URL_SAFE_NO_PAD
+        .decode(x)
+        .map_err(|e| format!("not base64url without padding: {e}"))?;
+    let key: [u8; 32] = bytes
+        .try_into()
+        .map_err(|v: Vec<u8>| format!("{} bytes; an Ed25519 key has 32", v.len()))?;
+    Ok(PublicKey::ed25519(key))
+}
+
 fn thumbprint_of(canonical: &str) -> String {
     let digest = ring::digest::digest(&ring::digest::SHA256, canonical.as_bytes());
     URL_SAFE_NO_PAD.encode(digest.as_ref())
@@ -448,6 +464,22 @@ impl KeyRing {
         self.forget(&KeyOwner::Directory(url.to_owned()));
         self.sources
             .insert(url.to_owned(), SourceState::Unreachable(reason.into()));
+    }
+
+    /// A ring with the keys the registry's entries list
+    /// (`signature_keys`).
+    #[must_use]
+    pub fn from_registry(registry: &crate::Registry) -> KeyRing {
+        let mut ring = KeyRing::new();
+        for bot in registry.bots() {
+            let keys: Vec<PublicKey> = bot
+                .signature_keys
+                .iter()
+                .filter_map(|x| ed25519_key(x).ok())
+                .collect();
+            ring.insert_registry_keys(&bot.name, &keys);
+        }
+        ring
     }
 
     /// Puts keys listed for `bot` in the registry.

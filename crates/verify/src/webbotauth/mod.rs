@@ -25,6 +25,9 @@ mod failure;
 mod fields;
 mod keys;
 mod signer;
+mod verdict;
+
+pub(crate) use verdict::agent_index;
 
 pub use base::RequestParts;
 pub use check::{
@@ -32,9 +35,9 @@ pub use check::{
     WEB_BOT_AUTH_TAG, verify_message_signature,
 };
 pub use failure::SignatureFailure;
-pub use fields::{Agent, AgentKind, AgentReading};
+pub use fields::{Agent, AgentKind, AgentReading, keys_url};
 pub use keys::{
     AgentCard, CardKeys, DIRECTORY_MEDIA_TYPE, KeyAlgorithm, KeyOwner, KeyRing, KeySet, MediaType,
-    PublicKey, WELL_KNOWN_DIRECTORY, parse_agent_registry,
+    PublicKey, WELL_KNOWN_DIRECTORY, ed25519_key, parse_agent_registry,
 };
 pub use signer::{AgentForm, SignatureHeaders, Signer};

@@ -2,12 +2,14 @@
 //! Ed25519 example, tampered requests, and signing round trips.
 
 use std::path::PathBuf;
+use std::sync::Arc;
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
 use botwarden_verify::{
-    AgentCard, AgentForm, AgentKind, AgentReading, CardKeys, DIRECTORY_MEDIA_TYPE, Error, KeyOwner,
-    KeyRing, KeySet, MediaType, PublicKey, RequestParts, SignatureCheck, SignatureConfig,
-    SignatureFailure, SignatureVerifier, Signer, parse_agent_registry, verify_message_signature,
+    AgentCard, AgentForm, AgentKind, AgentReading, CardKeys, Claim, Classifier,
+    DIRECTORY_MEDIA_TYPE, Error, KeyOwner, KeyRing, KeySet, MediaType, PublicKey, RegistryBuilder,
+    RequestParts, SignatureCheck, SignatureConfig, SignatureFailure, SignatureVerifier, Signer,
+    Verifier, VerifierConfig, parse_agent_registry, verify_message_signature,
 };
 use serde_json::Value;
 
@@ -784,4 +786,211 @@ fn keys_written_by_a_signer_read_back() {
         .agent("ftp://x", AgentForm::String)
         .unwrap_err();
     assert!(err.to_string().contains("not an http(s) URL"), "{err}");
+}
+
+const REGISTRY: &str = "\
+bots:
+  - name: ExampleBot
+    signature_agents: [\"https://signature-agent.test\"]
+  - name: KeyBot
+    signature_keys: [\"JrQLj5P_89iXES9-vFgrIy29clF9CC_oPPsw3c5D0bs\"]
+  - name: Googlebot
+    cidr_list: [\"66.249.64.0/19\"]
+";
+
+fn signing_verifier() -> Verifier {
+    let mut b = RegistryBuilder::new();
+    b.add_registry("signers.yaml", REGISTRY);
+    let (registry, problems) = b.build();
+    assert!(problems.is_empty(), "{problems:?}");
+    Verifier::new(Arc::new(registry.unwrap()), VerifierConfig::offline()).unwrap()
+}
+
+fn bot(name: &str) -> Claim {
+    Claim::Bot {
+        name: name.to_owned(),
+        category: None,
+    }
+}
+
+#[test]
+fn registry_signature_fields_are_read_and_checked() {
+    let v = signing_verifier();
+    let example = v
+        .registry()
+        .bots()
+        .iter()
+        .find(|b| b.name == "ExampleBot")
+        .unwrap();
+    assert_eq!(example.signature_agents, ["https://signature-agent.test"]);
+    assert_eq!(v.signature_agent_urls(), [AGENT_DIRECTORY]);
+    assert_eq!(
+        v.bot_of_agent(AGENT_DIRECTORY).map(|b| b.name.as_str()),
+        Some("ExampleBot")
+    );
+    let ring = KeyRing::from_registry(v.registry());
+    assert_eq!(ring.by_keyid(ED25519_THUMBPRINT).count(), 1);
+
+    let mut b = RegistryBuilder::new();
+    b.add_registry(
+        "bad.yaml",
+        "bots:\n  - name: Bad\n    signature_agents: [\"ftp://x.example\", \"https://x.example/?q\"]\n    signature_keys: [\"AAAA\"]\n",
+    );
+    let (registry, problems) = b.build();
+    assert!(registry.is_none());
+    let messages: Vec<String> = problems.iter().map(ToString::to_string).collect();
+    assert_eq!(messages.len(), 3, "{messages:#?}");
+    assert!(
+        messages[0].contains("bots[0].signature_agents[0]")
+            && messages[0].contains("not an http(s) URL"),
+        "{messages:#?}"
+    );
+    assert!(
+        messages[1].contains("bots[0].signature_agents[1]") && messages[1].contains("query"),
+        "{messages:#?}"
+    );
+    assert!(
+        messages[2].contains("bots[0].signature_keys[0]") && messages[2].contains("3 bytes"),
+        "{messages:#?}"
+    );
+}
+
+#[test]
+fn a_signature_gives_the_verdict() {
+    let v = signing_verifier();
+    let vector = vectors("web_bot_auth_architecture_v2.json").remove(3);
+    let mut ring = KeyRing::from_registry(v.registry());
+    ring.insert_directory(AGENT_DIRECTORY, KeySet::new(vec![vector.key.clone()]));
+    let check = SignatureVerifier::default().check(&vector.request(), &ring, at(vector.created));
+    assert!(matches!(check, SignatureCheck::Valid(_)), "{check:?}");
+
+    let verdict = v.signature_verdict(&bot("ExampleBot"), &check).unwrap();
+    assert_eq!(verdict.to_string(), "verified ExampleBot by web_bot_auth");
+    let ev = verdict.evidence().unwrap().signature.as_ref().unwrap();
+    assert_eq!(ev.agent.as_ref().unwrap().reading, AgentReading::Dictionary);
+    let json = serde_json::to_value(verdict.evidence().unwrap()).unwrap();
+    assert_eq!(json["signature"]["agent"]["reading"], "dictionary");
+    assert_eq!(json["signature"]["key_owner"]["name"], AGENT_DIRECTORY);
+
+    // Without a bot in the User-Agent, the signature names it.
+    assert_eq!(
+        v.signature_verdict(&Claim::NotABot, &check)
+            .unwrap()
+            .to_string(),
+        "verified ExampleBot by web_bot_auth"
+    );
+    // Claiming another bot with ExampleBot's key.
+    assert_eq!(
+        v.signature_verdict(&bot("KeyBot"), &check)
+            .unwrap()
+            .to_string(),
+        "spoofed KeyBot: signed with a key of ExampleBot, not of KeyBot"
+    );
+    // A bot with no signature methods: the address decides.
+    let mut other_ring = KeyRing::new();
+    other_ring.insert_directory(
+        "https://elsewhere.example/.well-known/http-message-signatures-directory",
+        KeySet::new(vec![vector.key.clone()]),
+    );
+    let req = RequestParts::new("GET", "example.com", "/")
+        .header("Signature-Input", &vector.signature_input)
+        .header("Signature", &vector.signature)
+        .header("Signature-Agent", "agent2=\"https://elsewhere.example\"");
+    let elsewhere = SignatureVerifier::default().check(&req, &other_ring, at(vector.created));
+    // (The agent changed, so that signature is broken; sign a fresh one.)
+    assert_eq!(failure(&elsewhere), &SignatureFailure::BadSignature);
+    let signer = Signer::from_jwk(&read("ed25519.json"), "ed25519.json")
+        .unwrap()
+        .agent("https://elsewhere.example", AgentForm::Dictionary)
+        .unwrap();
+    let now = at(1_800_000_000);
+    let h = signer
+        .sign(&RequestParts::new("GET", "example.com", "/"), now)
+        .unwrap();
+    let req = RequestParts::new("GET", "example.com", "/")
+        .header("Signature-Input", &h.signature_input)
+        .header("Signature", &h.signature)
+        .header("Signature-Agent", h.signature_agent.as_deref().unwrap());
+    let unregistered = SignatureVerifier::default().check(&req, &other_ring, now);
+    assert!(
+        matches!(unregistered, SignatureCheck::Valid(_)),
+        "{unregistered:?}"
+    );
+    assert_eq!(v.signature_verdict(&bot("Googlebot"), &unregistered), None);
+    assert_eq!(
+        v.signature_verdict(&bot("ExampleBot"), &unregistered)
+            .unwrap()
+            .to_string(),
+        "spoofed ExampleBot: signed by https://elsewhere.example, which is not one of ExampleBot's signature agents"
+    );
+    assert_eq!(
+        v.signature_verdict(&Claim::NotABot, &unregistered)
+            .unwrap()
+            .kind(),
+        "unverifiable"
+    );
+
+    // Keys listed in the registry verify without a directory.
+    let vector = vectors("web_bot_auth_architecture_v1.json").remove(2);
+    let check = SignatureVerifier::default().check(&vector.request(), &ring, at(vector.created));
+    assert_eq!(
+        v.signature_verdict(&bot("KeyBot"), &check)
+            .unwrap()
+            .to_string(),
+        "verified KeyBot by web_bot_auth"
+    );
+    // Expired: spoofed, with the reason.
+    let check =
+        SignatureVerifier::default().check(&vector.request(), &ring, at(vector.expires + 3600));
+    let verdict = v.signature_verdict(&bot("KeyBot"), &check).unwrap();
+    assert_eq!(verdict.kind(), "spoofed");
+    assert!(
+        verdict
+            .reason()
+            .unwrap()
+            .starts_with("Web Bot Auth signature: the signature expired at 1735693200"),
+        "{verdict}"
+    );
+    // Directory unreachable: unknown.
+    let vector = vectors("web_bot_auth_architecture_v2.json").remove(3);
+    let mut ring = KeyRing::new();
+    ring.insert_unreachable(AGENT_DIRECTORY, "HTTP 503");
+    let check = SignatureVerifier::default().check(&vector.request(), &ring, at(vector.created));
+    let verdict = v.signature_verdict(&bot("ExampleBot"), &check).unwrap();
+    assert_eq!(verdict.kind(), "unknown");
+    assert!(verdict.reason().unwrap().contains("HTTP 503"), "{verdict}");
+    assert_eq!(
+        v.signature_verdict(&bot("ExampleBot"), &SignatureCheck::Unsigned),
+        None
+    );
+}
+
+#[tokio::test]
+async fn unsigned_requests_fall_back_to_the_address() {
+    let v = signing_verifier();
+    let classifier = Classifier::for_registry(v.registry()).unwrap();
+    let ip = "66.249.66.1".parse().unwrap();
+    let verdict = v
+        .check_signed_request(
+            &classifier,
+            ip,
+            None,
+            Some("Googlebot"),
+            &SignatureCheck::Unsigned,
+        )
+        .await;
+    assert_eq!(verdict.to_string(), "verified Googlebot by cidr_list");
+    let verdict = v
+        .check_signed_request(
+            &classifier,
+            ip,
+            None,
+            Some("ExampleBot"),
+            &SignatureCheck::Invalid {
+                failure: SignatureFailure::BadSignature,
+                evidence: None,
+            },
+        )
+        .await;
+    assert_eq!(verdict.kind(), "spoofed");
 }
