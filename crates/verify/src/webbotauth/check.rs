@@ -272,14 +272,14 @@ impl SignatureVerifier {
             failure,
             evidence: Some(evidence.clone()),
         };
-        if let Err(f) = self.profile(req, input, now) {
-            return invalid(f, &evidence);
-        }
         let agent = match agent_of(req, input) {
             Ok(a) => a,
             Err(f) => return invalid(f, &evidence),
         };
         evidence.agent.clone_from(&agent);
+        if let Err(f) = self.profile(req, input, now) {
+            return invalid(f, &evidence);
+        }
         let keyid = evidence.keyid.clone();
         let (owner, key) = match find_key(keys, agent.as_ref(), &keyid) {
             Found::Key(owner, key) => (owner, key),

@@ -83,7 +83,11 @@ impl Verifier {
             Claim::Unregistered { .. } | Claim::NotABot => None,
         };
         let signer_name = |ev: Option<&SignatureEvidence>| -> String {
-            ev.and_then(|e| e.agent.as_ref().map(|a| a.uri.clone()))
+            let agent = ev.and_then(|e| e.agent.as_ref());
+            agent
+                .and_then(|a| self.bot_of_agent(&a.keys_url))
+                .map(|b| b.name.clone())
+                .or_else(|| agent.map(|a| a.uri.clone()))
                 .or_else(|| ev.map(|e| format!("key {}", e.keyid)))
                 .unwrap_or_else(|| "an unknown signer".to_owned())
         };
