@@ -196,7 +196,7 @@ impl SignatureVerifier {
     /// The [`SignatureFailure`] that makes the signature invalid whatever
     /// the keys (a field that cannot be read, no `web-bot-auth` tag).
     pub fn agents(&self, req: &RequestParts<'_>) -> Result<Vec<Agent>, SignatureFailure> {
-        let Some(inputs) = tagged_inputs(req)? else {
+        let Some((inputs, _)) = tagged_inputs(req)? else {
             return Ok(Vec::new());
         };
         let mut out = Vec::new();
@@ -220,11 +220,11 @@ impl SignatureVerifier {
                 failure,
                 evidence: None,
             },
-            Ok(Some(inputs)) => {
+            Ok(Some((inputs, sig_field))) => {
                 let mut first = None;
                 let mut found = None;
                 for input in &inputs {
-                    let o = self.check_one(req, input, keys, unix(now));
+                    let o = self.check_one(req, input, &sig_field, keys, unix(now));
                     if matches!(o, SignatureCheck::Valid(_)) {
                         found = Some(o);
                         break;
@@ -250,6 +250,7 @@ impl SignatureVerifier {
         &self,
         req: &RequestParts<'_>,
         input: &SignatureInput,
+        sig_field: &str,
         keys: &KeyRing,
         now: i64,
     ) -> SignatureCheck {
@@ -290,7 +291,7 @@ impl SignatureVerifier {
         };
         evidence.alg = Some(key.algorithm().as_str());
         evidence.key_owner = Some(owner.clone());
-        if let Err(f) = verify_with(req, input, key, Some(now)) {
+        if let Err(f) = verify_with(req, input, sig_field, key, Some(now)) {
             return invalid(f, &evidence);
         }
         if let Some(nonce) = &input.nonce {
@@ -399,7 +400,10 @@ impl SignatureVerifier {
 
 /// The `Signature-Input` members tagged `web-bot-auth`; `None` for a
 /// request without signature fields.
-fn tagged_inputs(req: &RequestParts<'_>) -> Result<Option<Vec<SignatureInput>>, SignatureFailure> {
+#[allow(clippy::type_complexity)]
+fn tagged_inputs(
+    req: &RequestParts<'_>,
+) -> Result<Option<(Vec<SignatureInput>, String)>, SignatureFailure> {
     let input = req.header_value("signature-input");
     let sig = req.header_value("signature");
     let input = match (input, sig) {
@@ -410,8 +414,9 @@ fn tagged_inputs(req: &RequestParts<'_>) -> Result<Option<Vec<SignatureInput>>, 
                 field: "Signature-Input",
             });
         }
-        (Some(i), Some(_)) => i,
+        (Some(i), Some(s)) => (i, s),
     };
+    let (input, sig_field) = input;
     let all = parse_signature_input(&input)?;
     let found: Vec<String> = all
         .iter()
@@ -424,7 +429,7 @@ fn tagged_inputs(req: &RequestParts<'_>) -> Result<Option<Vec<SignatureInput>>, 
     if tagged.is_empty() {
         return Err(SignatureFailure::WrongTag { found });
     }
-    Ok(Some(tagged))
+    Ok(Some((tagged, sig_field)))
 }
 
 fn agent_of(
@@ -491,6 +496,7 @@ fn find_key<'k>(keys: &'k KeyRing, agent: Option<&Agent>, keyid: &str) -> Found<
 fn verify_with(
     req: &RequestParts<'_>,
     input: &SignatureInput,
+    sig_field: &str,
     key: &PublicKey,
     now: Option<i64>,
 ) -> Result<(), SignatureFailure> {
@@ -510,10 +516,7 @@ fn verify_with(
             keyid: key.thumbprint().to_owned(),
         });
     }
-    let sig_field = req
-        .header_value("signature")
-        .ok_or(SignatureFailure::MissingField { field: "Signature" })?;
-    let sig = signature_bytes(&sig_field, &input.label)?;
+    let sig = signature_bytes(sig_field, &input.label)?;
     let base = signature_base(req, &input.components, &input.params_line)?;
     if key.verifies(base.as_bytes(), &sig) {
         Ok(())
@@ -549,5 +552,8 @@ pub fn verify_message_signature(
                 field: "Signature-Input",
                 reason: format!("no member {label}"),
             })?;
-    verify_with(req, input, key, None)
+    let sig_field = req
+        .header_value("signature")
+        .ok_or(SignatureFailure::MissingField { field: "Signature" })?;
+    verify_with(req, input, &sig_field, key, None)
 }

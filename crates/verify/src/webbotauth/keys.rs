@@ -79,8 +79,13 @@ impl KeyAlgorithm {
 
 #[derive(Debug, Clone, PartialEq, Eq)]
 enum Material {
-    Ed25519([u8; 32]),
-    Rsa { n: Vec<u8>, e: Vec<u8> },
+    /// The key's bytes, and the key decompressed once (verification then
+    /// skips the point decompression each signature would cost).
+    Ed25519([u8; 32], ed25519_dalek::VerifyingKey),
+    Rsa {
+        n: Vec<u8>,
+        e: Vec<u8>,
+    },
 }
 
 /// A public key read from a JWK: Ed25519 (`kty: OKP`, `crv: Ed25519`) or
@@ -97,19 +102,27 @@ pub struct PublicKey {
 
 impl PublicKey {
     /// An Ed25519 public key from its 32 bytes.
-    #[must_use]
-    pub fn ed25519(x: [u8; 32]) -> PublicKey {
+    ///
+    /// # Errors
+    ///
+    /// Why the bytes are not a point of the curve, in words.
+    pub fn ed25519(x: [u8; 32]) -> Result<PublicKey, String> {
+        let key = ed25519_dalek::VerifyingKey::from_bytes(&x)
+            .map_err(|_| "not a point of Ed25519's curve".to_owned())?;
+        if key.is_weak() {
+            return Err("a point of small order, which any signature would match".to_owned());
+        }
         let thumbprint = thumbprint_of(&format!(
             r#"{{"crv":"Ed25519","kty":"OKP","x":"{}"}}"#,
             URL_SAFE_NO_PAD.encode(x)
         ));
-        PublicKey {
-            material: Material::Ed25519(x),
+        Ok(PublicKey {
+            material: Material::Ed25519(x, key),
             thumbprint,
             kid: None,
             not_before: None,
             expires: None,
-        }
+        })
     }
 
     /// The key of a JWK (a JSON object); `what` names it in errors
@@ -155,7 +168,14 @@ impl PublicKey {
                 })?;
                 let canonical =
                     format!(r#"{{"crv":"Ed25519","kty":"OKP","x":"{}"}}"#, member("x")?);
-                (Material::Ed25519(x), canonical)
+                let key = ed25519_dalek::VerifyingKey::from_bytes(&x)
+                    .map_err(|_| bad("`x` is not a point of Ed25519's curve".to_owned()))?;
+                if key.is_weak() {
+                    return Err(bad(
+                        "`x` is a point of small order, which any signature would match".to_owned(),
+                    ));
+                }
+                (Material::Ed25519(x, key), canonical)
             }
             "RSA" => {
                 let n = b64("n")?;
@@ -217,7 +237,7 @@ impl PublicKey {
     #[must_use]
     pub fn algorithm(&self) -> KeyAlgorithm {
         match self.material {
-            Material::Ed25519(_) => KeyAlgorithm::Ed25519,
+            Material::Ed25519(..) => KeyAlgorithm::Ed25519,
             Material::Rsa { .. } => KeyAlgorithm::RsaPssSha512,
         }
     }
@@ -232,7 +252,7 @@ impl PublicKey {
     #[must_use]
     pub fn to_jwk(&self) -> Value {
         match &self.material {
-            Material::Ed25519(x) => serde_json::json!({
+            Material::Ed25519(x, _) => serde_json::json!({
                 "kty": "OKP",
                 "crv": "Ed25519",
                 "x": URL_SAFE_NO_PAD.encode(x),
@@ -248,9 +268,10 @@ impl PublicKey {
     /// Whether `sig` is this key's signature of `message`.
     pub(crate) fn verifies(&self, message: &[u8], sig: &[u8]) -> bool {
         match &self.material {
-            Material::Ed25519(x) => signature::UnparsedPublicKey::new(&signature::ED25519, x)
-                .verify(message, sig)
-                .is_ok(),
+            // RFC 8032 verification (a non-canonical `S` is refused); weak
+            // keys were refused when the key was read.
+            Material::Ed25519(_, key) => ed25519_dalek::Signature::from_slice(sig)
+                .is_ok_and(|sig| ed25519_dalek::Verifier::verify(key, message, &sig).is_ok()),
             Material::Rsa { n, e } => signature::RsaPublicKeyComponents { n, e }
                 .verify(&signature::RSA_PSS_2048_8192_SHA512, message, sig)
                 .is_ok(),
@@ -271,7 +292,7 @@ pub fn ed25519_key(x: &str) -> Result<PublicKey, String> {
     let key: [u8; 32] = bytes
         .try_into()
         .map_err(|v: Vec<u8>| format!("{} bytes; an Ed25519 key has 32", v.len()))?;
-    Ok(PublicKey::ed25519(key))
+    PublicKey::ed25519(key)
 }
 
 fn thumbprint_of(canonical: &str) -> String {

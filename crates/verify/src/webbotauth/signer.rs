@@ -120,7 +120,7 @@ impl Signer {
         Ok(Signer {
             seed,
             pair,
-            public: PublicKey::ed25519(x),
+            public: PublicKey::ed25519(x).map_err(|e| key_error(what, e))?,
             label: "sig1".to_owned(),
             agent: None,
             validity: Duration::from_secs(60),

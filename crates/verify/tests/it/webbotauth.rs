@@ -994,3 +994,19 @@ async fn unsigned_requests_fall_back_to_the_address() {
         .await;
     assert_eq!(verdict.kind(), "spoofed");
 }
+
+#[test]
+fn small_order_keys_are_refused() {
+    // The identity point: every signature with R = identity, S = 0 would match.
+    let identity = "AQAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA";
+    let err = botwarden_verify::ed25519_key(identity).unwrap_err();
+    assert!(err.contains("small order"), "{err}");
+    let jwk = serde_json::json!({"kty": "OKP", "crv": "Ed25519", "x": identity});
+    let err = PublicKey::from_jwk(&jwk, "keys[0]")
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.starts_with("key keys[0]: `x` is a point of small order"),
+        "{err}"
+    );
+}
