@@ -37,7 +37,7 @@ pub(crate) enum BotsCommand {
     /// not at hand is unknown; an unsigned request is judged by its
     /// address, when one is given. Key directories are not fetched: the
     /// registry's keys and --keys files are used.
-    Verify(VerifyArgs),
+    Verify(Box<VerifyArgs>),
     /// Tell which registered bot each User-Agent claims to be.
     ///
     /// Prints `bot<TAB>category<TAB>user-agent` (`-` for none): a
