@@ -152,4 +152,28 @@ pub enum Error {
         /// What the system said.
         source: std::io::Error,
     },
+    /// A key that cannot be read or used: a JWK, a PEM file, a signer's
+    /// setting.
+    #[error("key {input}: {reason}")]
+    InvalidKey {
+        /// The key: its file, its place in a set, or what was given.
+        input: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A key directory, JWK Set or signature agent card that cannot be
+    /// read; every problem is listed.
+    #[error("key directory {url}: {}", problems.join("; "))]
+    KeyDirectory {
+        /// Where it came from (its URL or file).
+        url: String,
+        /// Every problem found.
+        problems: Vec<String>,
+    },
+    /// A request that could not be signed.
+    #[error("cannot sign the request: {reason}")]
+    Signing {
+        /// Why.
+        reason: String,
+    },
 }

@@ -15,9 +15,14 @@
 //!   and outcomes ([`Fcrdns`]).
 //! - [`Verifier`]: a request's verdict ([`Verdict`]), decided in one place
 //!   for every front end ([`Claim`], [`Verifier::check_request`]).
+//! - Web Bot Auth: requests signed with HTTP Message Signatures
+//!   ([`SignatureVerifier`] over a [`KeyRing`] of fetched key directories
+//!   and registry keys; [`Verifier::check_signed_request`] for the verdict)
+//!   and signing them ([`Signer`]); see `docs/webbotauth.md`.
 //!
 //! I/O: DNS queries, and the feed directory of [`FeedStore`] (read, and
-//! written atomically); nothing is printed.
+//! written atomically); nothing is printed. Key directories are not
+//! fetched here: the caller fetches and hands them over.
 //!
 //! Every public type is exported at the crate root; the modules are
 //! private. The crate has one error type, [`Error`]: its message names the
@@ -48,6 +53,7 @@ mod ipset;
 mod registry;
 mod verdict;
 mod verifier;
+mod webbotauth;
 mod yaml;
 
 pub use classify::{
@@ -68,3 +74,10 @@ pub use registry::{
 };
 pub use verdict::{Evidence, Method, Verdict};
 pub use verifier::{Claim, VerdictStats, Verifier, VerifierConfig};
+pub use webbotauth::{
+    Agent, AgentCard, AgentForm, AgentKind, AgentReading, CardKeys, DIRECTORY_MEDIA_TYPE,
+    KeyAlgorithm, KeyOwner, KeyRing, KeySet, MediaType, PublicKey, RequestParts, SignatureCheck,
+    SignatureConfig, SignatureEvidence, SignatureFailure, SignatureHeaders, SignatureStats,
+    SignatureVerifier, Signer, WEB_BOT_AUTH_TAG, WELL_KNOWN_DIRECTORY, ed25519_key, keys_url,
+    parse_agent_registry, verify_message_signature,
+};

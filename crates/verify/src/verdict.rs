@@ -20,6 +20,9 @@ pub enum Method {
     IpRanges,
     /// The registry's `cidr_list`.
     CidrList,
+    /// A Web Bot Auth request signature, with a key of the bot's
+    /// `signature_agents` or `signature_keys`.
+    WebBotAuth,
 }
 
 impl Method {
@@ -32,6 +35,7 @@ impl Method {
             Method::IpList => "ip_list",
             Method::IpRanges => "ip_ranges",
             Method::CidrList => "cidr_list",
+            Method::WebBotAuth => "web_bot_auth",
         }
     }
 }
@@ -67,6 +71,9 @@ pub struct Evidence {
     /// The feed's version: its creation time, else when it was fetched.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub feed_version: Option<String>,
+    /// The request's Web Bot Auth signature, as far as it was read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub signature: Option<crate::webbotauth::SignatureEvidence>,
 }
 
 /// The verdict on one `(ip, user agent)` pair.

@@ -139,6 +139,8 @@ pub struct Verifier {
     cache: RwLock<Cache>,
     hits: AtomicU64,
     misses: AtomicU64,
+    /// The bots by the key URLs of their `signature_agents`.
+    pub(crate) agents: HashMap<String, u32>,
 }
 
 /// What a request's User-Agent claims, as verification reads it.
@@ -255,6 +257,7 @@ impl Verifier {
             index.insert(bot.name.clone(), id);
         }
         let dns = config.dns.clone().map(FcrdnsChecker::new).transpose()?;
+        let agents = crate::webbotauth::agent_index(&registry);
         Ok(Verifier {
             registry,
             plans,
@@ -266,6 +269,7 @@ impl Verifier {
             cache: RwLock::new(Cache::default()),
             hits: AtomicU64::new(0),
             misses: AtomicU64::new(0),
+            agents,
         })
     }
 
@@ -680,7 +684,7 @@ fn matched_entries(bot: &Bot, method: Method, ip: IpAddr) -> Vec<String> {
             .filter(|c| c.contains(ip))
             .map(|c| format!("cidr_list {}/{}", c.network, c.len))
             .collect(),
-        Method::PublishedRanges | Method::Fcrdns => Vec::new(),
+        Method::PublishedRanges | Method::Fcrdns | Method::WebBotAuth => Vec::new(),
     }
 }
 

@@ -2,6 +2,7 @@
 
 mod audit;
 mod bots_registry;
+mod bots_signature;
 mod bots_verify;
 mod crawl;
 mod input;

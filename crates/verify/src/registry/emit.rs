@@ -52,6 +52,12 @@ fn fields(bot: &Bot) -> Vec<(&'static str, Value)> {
         m.push(("ranges_url", json!(u)));
         m.push(("ranges_format", json!(bot.ranges_format.as_str())));
     }
+    if !bot.signature_agents.is_empty() {
+        m.push(("signature_agents", json!(bot.signature_agents)));
+    }
+    if !bot.signature_keys.is_empty() {
+        m.push(("signature_keys", json!(bot.signature_keys)));
+    }
     m
 }
 

@@ -10,7 +10,7 @@ use crate::ipset::{Cidr, Span, normalize};
 use crate::yaml::{self, Kind, Node, Position};
 
 /// The keys a bot entry may have: bottica's, then the extensions.
-const BOT_KEYS: [&str; 12] = [
+const BOT_KEYS: [&str; 14] = [
     "name",
     "fcrdns_hosts",
     "ip_list",
@@ -23,6 +23,8 @@ const BOT_KEYS: [&str; 12] = [
     "rdns_masks",
     "ranges_url",
     "ranges_format",
+    "signature_agents",
+    "signature_keys",
 ];
 
 /// The keys of a uap-core `user_agent_parsers` entry.
@@ -457,6 +459,37 @@ fn read_bot(cx: &mut Ctx<'_>, path: &str, node: &Node) -> Option<Bot> {
                         format!("unknown ranges format `{text}`; the one format is `google-json`"),
                     );
                 }
+            }
+            "signature_agents" => {
+                bot.signature_agents = cx
+                    .strings(&here, value, |cx, p, at, u| {
+                        let u = web_url(cx, p, at, u)?;
+                        if crate::webbotauth::keys_url(&u).is_none() {
+                            cx.error(
+                                p,
+                                at,
+                                format!(
+                                    "`{u}` cannot be a signature agent: it has a query or fragment"
+                                ),
+                            );
+                            return None;
+                        }
+                        Some(u)
+                    })
+                    .unwrap_or_default();
+            }
+            "signature_keys" => {
+                bot.signature_keys = cx
+                    .strings(&here, value, |cx, p, at, x| {
+                        match crate::webbotauth::ed25519_key(x.trim()) {
+                            Ok(_) => Some(x.trim().to_owned()),
+                            Err(reason) => {
+                                cx.error(p, at, format!("`{x}` is not an Ed25519 public key (the JWK `x`, base64url): {reason}"));
+                                None
+                            }
+                        }
+                    })
+                    .unwrap_or_default();
             }
             "robots_tokens" => {
                 bot.robots_tokens = cx.strings(&here, value, token).unwrap_or_default();

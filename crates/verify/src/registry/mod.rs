@@ -4,7 +4,8 @@
 //! Files are in the bottica format, read as is (`bots:` with `name`,
 //! `fcrdns_hosts`, `ip_list`, `ip_ranges`, `cidr_list`), with optional
 //! extensions (`category`, `operator`, `url`, `robots_tokens`, `rdns_masks`,
-//! `ranges_url`, `ranges_format`). `uap_extras.yaml` files add User-Agent
+//! `ranges_url`, `ranges_format`, `signature_agents`, `signature_keys`).
+//! `uap_extras.yaml` files add User-Agent
 //! patterns in uap-core's shape. The format is described in
 //! `crates/verify/docs/registry.md` and by the JSON schema in
 //! `crates/verify/schema/registry.schema.json`.
@@ -195,6 +196,13 @@ pub struct Bot {
     pub ranges_url: Option<String>,
     /// The format of that feed.
     pub ranges_format: RangesFormat,
+    /// Its Web Bot Auth signature agents: origins (whose well-known key
+    /// directory holds its keys) or key directory URLs. A request signed
+    /// with a key from one of them is this bot's.
+    pub signature_agents: Vec<String>,
+    /// Ed25519 public keys it signs with (the JWK `x`, base64url), for a
+    /// bot whose keys are listed rather than published.
+    pub signature_keys: Vec<String>,
     /// Where the entry was read.
     pub origin: Origin,
 }
@@ -216,6 +224,8 @@ impl Bot {
             rdns_masks: Vec::new(),
             ranges_url: None,
             ranges_format: RangesFormat::GoogleJson,
+            signature_agents: Vec::new(),
+            signature_keys: Vec::new(),
             origin,
         }
     }
@@ -472,6 +482,16 @@ fn replacement(n: usize, old: &Bot, new: &Bot) -> Problem {
         "ranges_url",
         old.ranges_url.is_some(),
         new.ranges_url.is_some(),
+    );
+    lost(
+        "signature_agents",
+        !old.signature_agents.is_empty(),
+        !new.signature_agents.is_empty(),
+    );
+    lost(
+        "signature_keys",
+        !old.signature_keys.is_empty(),
+        !new.signature_keys.is_empty(),
     );
     lost(
         "robots_tokens",

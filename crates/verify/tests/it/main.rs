@@ -10,3 +10,4 @@ mod published_ranges;
 mod registry;
 mod ua_corpus;
 mod verdicts;
+mod webbotauth;

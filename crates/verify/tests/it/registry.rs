@@ -452,7 +452,7 @@ fn the_schema_agrees_with_the_reader() {
     assert_eq!(categories, ours);
     assert_eq!(bot["additionalProperties"], false);
     let mut b = RegistryBuilder::new();
-    let every_key = "bots:\n  - name: X\n    fcrdns_hosts: [x.example]\n    ip_list: [192.0.2.1]\n    ip_ranges: [{min: 192.0.2.1, max: 192.0.2.2}]\n    cidr_list: [192.0.2.0/24]\n    category: other\n    operator: O\n    url: https://x.example/\n    robots_tokens: [X]\n    rdns_masks: ['a-*.x.example']\n    ranges_url: https://x.example/r.json\n    ranges_format: google-json\n";
+    let every_key = "bots:\n  - name: X\n    fcrdns_hosts: [x.example]\n    ip_list: [192.0.2.1]\n    ip_ranges: [{min: 192.0.2.1, max: 192.0.2.2}]\n    cidr_list: [192.0.2.0/24]\n    category: other\n    operator: O\n    url: https://x.example/\n    robots_tokens: [X]\n    rdns_masks: ['a-*.x.example']\n    ranges_url: https://x.example/r.json\n    ranges_format: google-json\n    signature_agents: ['https://x.example']\n    signature_keys: [JrQLj5P_89iXES9-vFgrIy29clF9CC_oPPsw3c5D0bs]\n";
     b.add_registry("all.yaml", every_key);
     let (r, problems) = b.build();
     assert_eq!(problems, Vec::new());

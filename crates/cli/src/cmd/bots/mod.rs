@@ -6,12 +6,15 @@ use anyhow::Result;
 use clap::Subcommand;
 
 use classify::ClassifyArgs;
+use keygen::KeygenArgs;
 use registry::RegistryCommand;
 use update::UpdateArgs;
 use verify::VerifyArgs;
 
 mod classify;
+mod keygen;
 pub(crate) mod registry;
+mod signature;
 mod update;
 pub(crate) mod verify;
 
@@ -26,7 +29,15 @@ pub(crate) enum BotsCommand {
     /// no IP, reads `IP<TAB>USER-AGENT` lines from standard input and
     /// answers them in order, many at once; a summary goes to standard
     /// error. Exit 1 when an input line is not an address.
-    Verify(VerifyArgs),
+    ///
+    /// With --header (repeated) or --request FILE, checks a signed request
+    /// instead (Web Bot Auth: HTTP Message Signatures tagged web-bot-auth):
+    /// a valid signature with a key of the claimed bot verifies it
+    /// (method web_bot_auth), an invalid one is spoofed, a key directory
+    /// not at hand is unknown; an unsigned request is judged by its
+    /// address, when one is given. Key directories are not fetched: the
+    /// registry's keys and --keys files are used.
+    Verify(Box<VerifyArgs>),
     /// Tell which registered bot each User-Agent claims to be.
     ///
     /// Prints `bot<TAB>category<TAB>user-agent` (`-` for none): a
@@ -45,6 +56,15 @@ pub(crate) enum BotsCommand {
     /// compiled-in snapshot. A feed that cannot be fetched or read keeps its
     /// previous copy. Exit 1 when any feed failed.
     Update(UpdateArgs),
+    /// Make an Ed25519 key pair for signing requests (Web Bot Auth).
+    ///
+    /// Writes the private key (a JWK, readable by you alone) and the key
+    /// directory to publish at
+    /// `/.well-known/http-message-signatures-directory` of the agent's
+    /// origin, with media type
+    /// application/http-message-signatures-directory+json. Prints the
+    /// key's id (its JWK thumbprint). Existing files are not overwritten.
+    Keygen(KeygenArgs),
 }
 
 pub(crate) fn run(command: BotsCommand) -> Result<ExitCode> {
@@ -53,5 +73,6 @@ pub(crate) fn run(command: BotsCommand) -> Result<ExitCode> {
         BotsCommand::Classify(args) => classify::run(&args),
         BotsCommand::Registry(c) => registry::run(c),
         BotsCommand::Update(args) => update::run(&args),
+        BotsCommand::Keygen(args) => keygen::run(&args),
     }
 }

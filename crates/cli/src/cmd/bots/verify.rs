@@ -3,14 +3,17 @@
 use std::collections::BTreeMap;
 use std::io::{BufRead, BufWriter, Write};
 use std::net::IpAddr;
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
+use std::time::SystemTime;
 
 use anyhow::{Context, Result, bail};
 use botwarden_verify::{Classifier, Verdict, Verifier};
 use clap::{Args, ValueEnum};
 use futures_util::StreamExt;
 
+use super::signature::{self, GivenRequest};
 use crate::args::{DnsArgs, RegistryArgs};
 
 /// Arguments of `botwarden bots verify`.
@@ -26,6 +29,41 @@ pub(crate) struct VerifyArgs {
     /// the bots whose ranges or reverse DNS point at the address are tried.
     #[arg(long, value_name = "NAME")]
     bot: Option<String>,
+    /// A header field of a signed request (`'Signature-Input: …'`); repeat
+    /// for each. The request's Web Bot Auth signature is checked, and
+    /// decides the verdict when it can; the address (if given) otherwise.
+    #[arg(
+        long = "header",
+        value_name = "'NAME: VALUE'",
+        conflicts_with = "request"
+    )]
+    headers: Vec<String>,
+    /// A raw signed request: its request line, then its header fields.
+    #[arg(long, value_name = "FILE")]
+    request: Option<PathBuf>,
+    /// The signed request's method (with --header).
+    #[arg(
+        long,
+        value_name = "METHOD",
+        default_value = "GET",
+        requires = "headers"
+    )]
+    method: String,
+    /// The signed request's path and query (with --header).
+    #[arg(long, value_name = "TARGET", default_value = "/", requires = "headers")]
+    target: String,
+    /// The signed request's authority (host[:port]), if not its Host field.
+    #[arg(long, value_name = "HOST")]
+    authority: Option<String>,
+    /// A key directory (JWK Set) file standing for the signature agent's
+    /// directory, which is not fetched; repeat for several. Without it, only
+    /// keys listed in the registry are known.
+    #[arg(long = "keys", value_name = "FILE")]
+    keys: Vec<PathBuf>,
+    /// Check the signature's times as of this moment (RFC 3339, or seconds
+    /// since 1970) instead of now.
+    #[arg(long, value_name = "TIME")]
+    at: Option<String>,
     #[command(flatten)]
     registry: RegistryArgs,
     #[command(flatten)]
@@ -188,6 +226,24 @@ fn parse_line(line: &str) -> Result<Option<Ask>, String> {
     Ok(Some(Ask { ip, ua }))
 }
 
+fn parse_ip(text: &str) -> Result<IpAddr> {
+    text.trim_start_matches('[')
+        .trim_end_matches(']')
+        .parse::<IpAddr>()
+        .map_err(|_| anyhow::anyhow!("'{text}' is not an IP address"))
+}
+
+/// `--at`: RFC 3339, or seconds since 1970.
+fn parse_time(text: &str) -> Result<SystemTime> {
+    if let Ok(secs) = text.trim().parse::<u64>() {
+        return Ok(SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(secs));
+    }
+    let ts: jiff::Timestamp = text.trim().parse().map_err(|e| {
+        anyhow::anyhow!("--at '{text}' is neither RFC 3339 nor seconds since 1970: {e}")
+    })?;
+    Ok(SystemTime::from(ts))
+}
+
 pub(crate) fn run(args: &VerifyArgs) -> Result<ExitCode> {
     let registry = Arc::new(args.registry.load()?);
     let classifier = Classifier::for_registry(&registry)
@@ -205,12 +261,40 @@ pub(crate) fn run(args: &VerifyArgs) -> Result<ExitCode> {
         .build()
         .context("cannot start the async runtime")?;
     let mut out = BufWriter::new(std::io::stdout().lock());
+    if !args.headers.is_empty() || args.request.is_some() {
+        let given = match &args.request {
+            Some(path) => GivenRequest::from_file(path, args.authority.as_deref())?,
+            None => GivenRequest::from_headers(
+                &args.headers,
+                &args.method,
+                &args.target,
+                args.authority.as_deref(),
+            )?,
+        };
+        let ip = args.ip.as_deref().map(parse_ip).transpose()?;
+        let now = match &args.at {
+            Some(t) => parse_time(t)?,
+            None => SystemTime::now(),
+        };
+        signature::run(
+            &mut out,
+            args.format,
+            &verifier,
+            &classifier,
+            &given,
+            ip,
+            args.ua.as_deref(),
+            args.bot.as_deref(),
+            &args.keys,
+            now,
+        )?;
+        out.flush()?;
+        return Ok(ExitCode::SUCCESS);
+    } else if !args.keys.is_empty() || args.at.is_some() || args.authority.is_some() {
+        bail!("--keys, --at and --authority go with a signed request (--header or --request)");
+    }
     if let Some(text) = &args.ip {
-        let ip = text
-            .trim_start_matches('[')
-            .trim_end_matches(']')
-            .parse::<IpAddr>()
-            .map_err(|_| anyhow::anyhow!("'{text}' is not an IP address"))?;
+        let ip = parse_ip(text)?;
         let verdict = runtime.block_on(verifier.check_request(
             &classifier,
             ip,

@@ -1,0 +1,318 @@
+//! `botwarden bots verify --header …` / `--request FILE`: the verdict of a
+//! signed request (Web Bot Auth), falling back to its address.
+
+use std::io::Write;
+use std::net::IpAddr;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use anyhow::{Context, Result, bail};
+use botwarden_verify::{
+    Classifier, KeyRing, KeySet, RequestParts, SignatureCheck, SignatureVerifier, Verdict, Verifier,
+};
+
+use super::verify::Format;
+
+/// A request as given on the command line: its line and fields.
+pub(crate) struct GivenRequest {
+    method: String,
+    target: String,
+    authority: String,
+    headers: Vec<(String, String)>,
+}
+
+/// Splits `Name: value`; `what` names the input in errors.
+fn field(line: &str, what: &str) -> Result<(String, String)> {
+    let Some((name, value)) = line.split_once(':') else {
+        bail!("{what}: `{line}` is not a header field (`Name: value`)");
+    };
+    let name = name.trim();
+    if name.is_empty()
+        || name
+            .bytes()
+            .any(|b| b.is_ascii_whitespace() || b.is_ascii_control())
+    {
+        bail!("{what}: `{name}` is not a field name");
+    }
+    Ok((name.to_owned(), value.trim().to_owned()))
+}
+
+impl GivenRequest {
+    /// From `--header` values and the `--method`, `--target`,
+    /// `--authority` options (the authority else from `Host`).
+    pub(crate) fn from_headers(
+        headers: &[String],
+        method: &str,
+        target: &str,
+        authority: Option<&str>,
+    ) -> Result<GivenRequest> {
+        let headers = headers
+            .iter()
+            .enumerate()
+            .map(|(i, h)| field(h, &format!("--header #{}", i + 1)))
+            .collect::<Result<Vec<_>>>()?;
+        GivenRequest::assemble(
+            method.to_owned(),
+            target.to_owned(),
+            authority,
+            headers,
+            "--header",
+        )
+    }
+
+    /// From a raw request in a file: the request line, then field lines
+    /// up to a blank line (a body after it is ignored).
+    pub(crate) fn from_file(path: &Path, authority: Option<&str>) -> Result<GivenRequest> {
+        let text = std::fs::read_to_string(path)
+            .with_context(|| format!("cannot read {}", path.display()))?;
+        let mut lines = text.lines().enumerate();
+        let Some((_, first)) = lines.next() else {
+            bail!(
+                "{}: empty; a request starts with its request line",
+                path.display()
+            );
+        };
+        let mut parts = first.split_whitespace();
+        let (Some(method), Some(target)) = (parts.next(), parts.next()) else {
+            bail!(
+                "{}:1: `{first}` is not a request line (`GET /path HTTP/1.1`)",
+                path.display()
+            );
+        };
+        let mut headers = Vec::new();
+        for (i, line) in lines {
+            let line = line.trim_end_matches('\r');
+            if line.is_empty() {
+                break;
+            }
+            headers.push(field(line, &format!("{}:{}", path.display(), i + 1))?);
+        }
+        GivenRequest::assemble(
+            method.to_owned(),
+            target.to_owned(),
+            authority,
+            headers,
+            &path.display().to_string(),
+        )
+    }
+
+    fn assemble(
+        method: String,
+        target: String,
+        authority: Option<&str>,
+        headers: Vec<(String, String)>,
+        what: &str,
+    ) -> Result<GivenRequest> {
+        // An absolute-form target carries the authority.
+        let (target, from_target) = match url::Url::parse(&target) {
+            Ok(u) if u.host_str().is_some() => {
+                let mut t = u.path().to_owned();
+                if let Some(q) = u.query() {
+                    t.push('?');
+                    t.push_str(q);
+                }
+                let host = u.host_str().unwrap_or_default();
+                let a = match u.port() {
+                    Some(p) => format!("{host}:{p}"),
+                    None => host.to_owned(),
+                };
+                (t, Some(a))
+            }
+            _ => (target, None),
+        };
+        let host = headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case("host"))
+            .map(|(_, v)| v.clone());
+        let Some(authority) = authority.map(str::to_owned).or(from_target).or(host) else {
+            bail!("{what}: no authority: give a Host field or --authority");
+        };
+        Ok(GivenRequest {
+            method,
+            target,
+            authority,
+            headers,
+        })
+    }
+
+    pub(crate) fn parts(&self) -> RequestParts<'_> {
+        let mut r = RequestParts::new(&self.method, &self.authority, &self.target);
+        for (n, v) in &self.headers {
+            r.push_header(n, v);
+        }
+        r
+    }
+
+    fn user_agent(&self) -> Option<&str> {
+        self.headers
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case("user-agent"))
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+/// The keys for a request: the registry's, and `keys` files standing for
+/// every signature agent the request names (nothing is fetched).
+fn key_ring(
+    verifier: &Verifier,
+    signatures: &SignatureVerifier,
+    req: &RequestParts<'_>,
+    keys: &[PathBuf],
+) -> Result<KeyRing> {
+    let mut ring = KeyRing::from_registry(verifier.registry());
+    let mut sets = Vec::new();
+    for path in keys {
+        let body =
+            std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
+        let set = KeySet::from_directory(&body, None, &path.display().to_string())?;
+        sets.push((path, set));
+    }
+    let agents = signatures.agents(req).unwrap_or_default();
+    for agent in &agents {
+        let mut merged = Vec::new();
+        for (_, set) in &sets {
+            merged.extend(set.keys().iter().cloned());
+        }
+        if !sets.is_empty() {
+            ring.insert_directory(&agent.keys_url, KeySet::new(merged));
+        }
+    }
+    if agents.is_empty() {
+        for (path, set) in &sets {
+            ring.insert_registry_keys(&path.display().to_string(), set.keys());
+        }
+    }
+    Ok(ring)
+}
+
+/// The verdict on a signed request, written as `bots verify` writes one.
+#[allow(clippy::too_many_arguments)]
+pub(crate) fn run(
+    out: &mut impl Write,
+    format: Format,
+    verifier: &Verifier,
+    classifier: &Classifier,
+    given: &GivenRequest,
+    ip: Option<IpAddr>,
+    ua: Option<&str>,
+    bot: Option<&str>,
+    keys: &[PathBuf],
+    now: SystemTime,
+) -> Result<Verdict> {
+    let req = given.parts();
+    let signatures = SignatureVerifier::default();
+    let ring = key_ring(verifier, &signatures, &req, keys)?;
+    let check = signatures.check(&req, &ring, now);
+    let ua = ua.or(given.user_agent());
+    let verdict = match ip {
+        Some(ip) => {
+            let runtime = tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build()
+                .context("cannot start the async runtime")?;
+            (*runtime.block_on(verifier.check_signed_request(classifier, ip, ua, bot, &check)))
+                .clone()
+        }
+        None => {
+            let claim = match (bot, ua) {
+                (Some(b), _) => botwarden_verify::Claim::Bot {
+                    name: b.to_owned(),
+                    category: None,
+                },
+                (None, Some(ua)) => botwarden_verify::Claim::of(classifier, ua),
+                (None, None) => botwarden_verify::Claim::NotABot,
+            };
+            verifier
+                .signature_verdict(&claim, &check)
+                .unwrap_or_else(|| Verdict::Unverifiable {
+                    bot: bot.or(ua).unwrap_or("-").to_owned(),
+                    reason: match &check {
+                        SignatureCheck::Unsigned => {
+                            "the request is not signed and no address was given".to_owned()
+                        }
+                        _ => "the signature does not decide for this bot and no address was given"
+                            .to_owned(),
+                    },
+                })
+        }
+    };
+    let shown_ip = ip.map_or_else(
+        || "-".to_owned(),
+        |ip| botwarden_verify::normalize(ip).to_string(),
+    );
+    match format {
+        Format::Text => writeln!(
+            out,
+            "{shown_ip}\t{}\t{}\t{}",
+            verdict.kind(),
+            verdict.bot().unwrap_or("-"),
+            details(&verdict, &check)
+        )?,
+        Format::Json => {
+            let doc = SignedVerdictJson {
+                ip: ip.map(botwarden_verify::normalize),
+                user_agent: ua,
+                bot: verdict.bot(),
+                verdict: verdict.kind(),
+                method: verdict.method(),
+                reason: verdict.reason(),
+                signature: check.kind(),
+                evidence: verdict.evidence(),
+            };
+            serde_json::to_writer(&mut *out, &doc)?;
+            writeln!(out)?;
+        }
+    }
+    Ok(verdict)
+}
+
+/// The verdict on a signed request as a JSON object: `bots verify`'s
+/// fields, the address possibly null, and the signature check's outcome.
+#[derive(serde::Serialize)]
+struct SignedVerdictJson<'a> {
+    ip: Option<IpAddr>,
+    user_agent: Option<&'a str>,
+    bot: Option<&'a str>,
+    verdict: &'static str,
+    method: Option<String>,
+    reason: Option<&'a str>,
+    signature: &'static str,
+    evidence: Option<&'a botwarden_verify::Evidence>,
+}
+
+fn details(verdict: &Verdict, check: &SignatureCheck) -> String {
+    match (verdict, check) {
+        (Verdict::Verified { .. }, SignatureCheck::Valid(ev)) => {
+            let mut s = format!("web_bot_auth: key {} ({})", ev.keyid, ev.alg.unwrap_or("?"));
+            if let Some(owner) = &ev.key_owner {
+                s.push_str(&format!(" from {owner}"));
+            }
+            if let Some(a) = &ev.agent {
+                s.push_str(&format!(
+                    "; Signature-Agent {} read as {}{}",
+                    a.uri,
+                    a.reading.as_str(),
+                    if a.well_known {
+                        ", its well-known directory"
+                    } else {
+                        ""
+                    }
+                ));
+            }
+            s
+        }
+        (Verdict::Verified { evidence, .. }, _) => {
+            let mut parts = Vec::new();
+            if let Some(name) = &evidence.confirmed_name {
+                parts.push(format!("PTR {name} confirmed"));
+            }
+            parts.extend(evidence.matched.iter().cloned());
+            format!(
+                "{}: {}",
+                verdict.method().unwrap_or_default(),
+                parts.join("; ")
+            )
+        }
+        (other, _) => other.reason().unwrap_or("").to_owned(),
+    }
+}
