@@ -695,7 +695,10 @@ fn a_store_without_a_crawl_has_no_findings() {
         text.contains(&format!("0 finding(s) from 0 of {} checks", CHECKS.len())),
         "{text}"
     );
-    assert!(text.contains("no crawl is recorded in this store"), "{text}");
+    assert!(
+        text.contains("no crawl is recorded in this store"),
+        "{text}"
+    );
     assert!(
         text.contains("no findings: links/broken-internal, "),
         "{text}"
