@@ -24,6 +24,7 @@
 //! URL; every other profile must disallow it. `robots_base64` replaces
 //! `robots` for bodies that are not UTF-8.
 
+pub mod chromium;
 pub mod dns;
 pub mod loggen;
 use std::path::{Path, PathBuf};

@@ -2,15 +2,14 @@
 //! page (structure, hostile strings, headless Chromium), the CSV files,
 //! the comparison of two crawls, and the link graph's exports and score.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::time::{Duration, Instant};
 
 use botwarden_crawl::{
     Audit, AuditDocument, CHECKS, LinkGraph, Store, csv_file_name, render_audit_html, write_csv,
 };
+use botwarden_testdata::chromium;
 use url::Url;
 
 use crate::crawl::{TempStore, config, crawl_all, fetcher};
@@ -100,73 +99,6 @@ fn section<'a>(html: &'a str, id: &str) -> &'a str {
     &rest[..rest.find("</section>").expect("section end")]
 }
 
-fn chromium() -> PathBuf {
-    if let Some(p) = std::env::var_os("BOTWARDEN_CHROMIUM") {
-        return PathBuf::from(p);
-    }
-    let found = std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths)
-            .map(|d| d.join("chromium"))
-            .find(|p| p.is_file())
-    });
-    found.unwrap_or_else(|| {
-        panic!(
-            "chromium not found: install the Debian package `chromium`, \
-             or set BOTWARDEN_CHROMIUM to a Chromium binary"
-        )
-    })
-}
-
-/// Opens `page` in headless Chromium at `width`×`height`: its DOM after
-/// loading, and a screenshot written to `png`.
-fn render(page: &Path, png: &Path, width: u32, height: u32) -> String {
-    let bin = chromium();
-    let profile = png.with_extension("profile");
-    let mut child = Command::new(&bin)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--disable-dev-shm-usage",
-            "--hide-scrollbars",
-        ])
-        .arg(format!("--window-size={width},{height}"))
-        .arg(format!("--user-data-dir={}", profile.display()))
-        .arg(format!("--screenshot={}", png.display()))
-        .arg("--dump-dom")
-        .arg(format!("file://{}", page.display()))
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap_or_else(|e| panic!("{}: {e}", bin.display()));
-    let deadline = Instant::now() + Duration::from_secs(90);
-    while child.try_wait().expect("wait").is_none() {
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("chromium did not finish within 90 s");
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    let out = child.wait_with_output().expect("chromium output");
-    let _ = std::fs::remove_dir_all(&profile);
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-/// Width and height from a PNG's IHDR chunk.
-fn png_size(png: &[u8]) -> (u32, u32) {
-    assert!(
-        png.len() > 24 && png.starts_with(b"\x89PNG\r\n\x1a\n"),
-        "not a PNG"
-    );
-    let word = |at: usize| u32::from_be_bytes(png[at..at + 4].try_into().expect("4 bytes"));
-    (word(16), word(20))
-}
-
 #[tokio::test]
 async fn html_report_shows_every_check_and_keeps_hostile_strings_inert() {
     let (server, store, _tmp) = crawled("audit-html", hostile).await;
@@ -242,7 +174,7 @@ async fn html_report_shows_every_check_and_keeps_hostile_strings_inert() {
     let file = dir.join("audit.html");
     std::fs::write(&file, &html).expect("write the page");
     let png = dir.join("audit.png");
-    let dom = render(&file, &png, 1200, 2400);
+    let dom = chromium::render(&format!("file://{}", file.display()), &png, 1200, 2400);
     for c in &r.checks {
         let id = format!("check-{}", c.code.replace('/', "-"));
         assert!(
@@ -258,7 +190,7 @@ async fn html_report_shows_every_check_and_keeps_hostile_strings_inert() {
     assert!(!dom.contains("<img") && !dom.contains("<script"), "{dom}");
     assert_eq!(dom.matches("<iframe").count(), 0);
     let image = std::fs::read(&png).unwrap_or_else(|e| panic!("{}: {e}", png.display()));
-    assert_eq!(png_size(&image), (1200, 2400));
+    assert_eq!(chromium::png_size(&image), (1200, 2400));
     assert!(
         image.len() > 40_000,
         "screenshot looks blank ({} bytes)",
@@ -266,10 +198,10 @@ async fn html_report_shows_every_check_and_keeps_hostile_strings_inert() {
     );
     // On a phone.
     let phone = dir.join("audit-phone.png");
-    let dom = render(&file, &phone, 390, 2400);
+    let dom = chromium::render(&format!("file://{}", file.display()), &phone, 390, 2400);
     assert!(dom.contains(r#"id="check-links-broken-internal""#));
     let image = std::fs::read(&phone).unwrap_or_else(|e| panic!("{}: {e}", phone.display()));
-    assert_eq!(png_size(&image), (390, 2400));
+    assert_eq!(chromium::png_size(&image), (390, 2400));
 }
 
 /// Splits a CSV file (RFC 4180) into records of fields.
@@ -412,11 +344,23 @@ async fn comparison_of_two_crawls_says_fixed_new_and_still() {
         .expect("check");
     assert_eq!(redirect.still, [server.url("/old")]);
     assert!(redirect.fixed.is_empty() && redirect.new.is_empty());
-    assert_eq!((cmp.fixed, cmp.new, cmp.still), (1, 1, 1));
+    // New besides /missing: /gone, now a page, has no canonical,
+    // description or <h1>; still: /old, and the same three on the home page.
+    for code in [
+        "canonical/missing",
+        "content/missing-description",
+        "content/missing-h1",
+    ] {
+        let check = cmp.checks.iter().find(|c| c.code == code).expect("check");
+        assert_eq!(check.new, [server.url("/gone")], "{code}");
+        assert_eq!(check.still, [server.url("/")], "{code}");
+        assert!(check.fixed.is_empty(), "{code}");
+    }
+    assert_eq!((cmp.fixed, cmp.new, cmp.still), (1, 4, 4));
     assert_eq!(cmp.checks.len(), CHECKS.len());
 
     let text = doc.to_string();
-    assert!(text.contains(": 1 fixed, 1 new, 1 still there"), "{text}");
+    assert!(text.contains(": 1 fixed, 4 new, 4 still there"), "{text}");
     assert!(
         text.contains("error    links/broken-internal  1 fixed, 1 new, 0 still there"),
         "{text}"

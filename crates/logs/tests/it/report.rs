@@ -2,9 +2,7 @@
 //! and the HTML page (structure, escaping, and a headless Chromium render).
 
 use std::collections::BTreeMap;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::path::Path;
 
 use jiff::Timestamp;
 
@@ -13,7 +11,7 @@ use botwarden_logs::{
     RobotsFetches, Series, SpoofedIp, StatusClasses, TextOptions, Timeline, Totals, UnknownCrawler,
     VerdictCount, VerificationStats, render_html, render_text,
 };
-use botwarden_testdata::snapshot;
+use botwarden_testdata::{chromium, snapshot};
 
 const DATA: &str = "crates/logs/tests/data";
 
@@ -724,39 +722,10 @@ fn html_single_bucket() {
     assert!(html.contains("bucket 1: 5 bot requests"));
 }
 
-fn chromium() -> PathBuf {
-    if let Some(p) = std::env::var_os("BOTWARDEN_CHROMIUM") {
-        return PathBuf::from(p);
-    }
-    let found = std::env::var_os("PATH").and_then(|paths| {
-        std::env::split_paths(&paths)
-            .map(|d| d.join("chromium"))
-            .find(|p| p.is_file())
-    });
-    found.unwrap_or_else(|| {
-        panic!(
-            "chromium not found: install the Debian package `chromium` \
-             (apt-get install chromium), or set BOTWARDEN_CHROMIUM to a Chromium binary"
-        )
-    })
-}
-
-/// Width and height from a PNG's IHDR chunk.
-fn png_size(png: &[u8]) -> (u32, u32) {
-    assert!(
-        png.len() > 24 && png.starts_with(b"\x89PNG\r\n\x1a\n"),
-        "not a PNG"
-    );
-    assert_eq!(&png[12..16], b"IHDR");
-    let word = |at: usize| u32::from_be_bytes(png[at..at + 4].try_into().unwrap());
-    (word(16), word(20))
-}
-
 /// Renders the typical report in headless Chromium: the DOM holds the
 /// three charts, and the screenshot has content.
 #[test]
 fn html_renders_in_chromium() {
-    let bin = chromium();
     let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("report-html");
     let _ = std::fs::remove_dir_all(&dir);
     std::fs::create_dir_all(&dir).unwrap();
@@ -766,41 +735,8 @@ fn html_renders_in_chromium() {
     // Beside it, for looking at by hand: the empty and the hostile report.
     std::fs::write(dir.join("empty.html"), render_html(&empty())).unwrap();
     std::fs::write(dir.join("hostile.html"), render_html(&hostile())).unwrap();
-    let mut child = Command::new(&bin)
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--disable-dev-shm-usage",
-            "--hide-scrollbars",
-            "--window-size=1200,2000",
-        ])
-        .arg(format!("--user-data-dir={}", dir.join("profile").display()))
-        .arg(format!("--screenshot={}", png.display()))
-        .arg("--dump-dom")
-        .arg(format!("file://{}", page.display()))
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap_or_else(|e| panic!("{}: {e} (the Debian package is `chromium`)", bin.display()));
-    let deadline = Instant::now() + Duration::from_secs(90);
-    loop {
-        if child.try_wait().unwrap().is_some() {
-            break;
-        }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("chromium did not finish within 90 s");
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    let out = child.wait_with_output().unwrap();
-    let dom = String::from_utf8_lossy(&out.stdout);
+    let dom = chromium::render(&format!("file://{}", page.display()), &png, 1200, 2000);
+
     for id in ["timeline-chart", "verdict-chart", "status-chart"] {
         assert!(
             dom.contains(&format!(r#"<svg id="{id}""#)),
@@ -810,7 +746,7 @@ fn html_renders_in_chromium() {
     assert_eq!(dom.matches(r#"<path class="series"#).count(), 9);
     assert!(dom.contains("Crawl volume"));
     let image = std::fs::read(&png).unwrap_or_else(|e| panic!("{}: {e}", png.display()));
-    assert_eq!(png_size(&image), (1200, 2000));
+    assert_eq!(chromium::png_size(&image), (1200, 2000));
     assert!(
         image.len() > 60_000,
         "screenshot looks blank ({} bytes)",

@@ -1,9 +1,7 @@
 //! The web checker: the form, the permalink, escaping, and the page in
 //! headless Chromium.
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::path::Path;
 
 use crate::{TempDir, client, config, start};
 
@@ -186,54 +184,6 @@ async fn permalinks_are_made_only_when_the_server_takes_them() {
     running.stop().await;
 }
 
-fn chromium() -> PathBuf {
-    if let Some(p) = std::env::var_os("BOTWARDEN_CHROMIUM") {
-        return PathBuf::from(p);
-    }
-    let p = PathBuf::from("/usr/bin/chromium");
-    assert!(
-        p.is_file(),
-        "chromium not found: install the Debian package `chromium`"
-    );
-    p
-}
-
-/// Renders the page at `url`; returns its DOM, and writes a screenshot.
-fn render(url: &str, dir: &Path, png: &Path) -> String {
-    let mut child = Command::new(chromium())
-        .args([
-            "--headless",
-            "--no-sandbox",
-            "--disable-gpu",
-            "--disable-quic",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--disable-dev-shm-usage",
-            "--hide-scrollbars",
-            "--window-size=1200,2400",
-        ])
-        .arg(format!("--user-data-dir={}", dir.join("profile").display()))
-        .arg(format!("--screenshot={}", png.display()))
-        .arg("--dump-dom")
-        .arg(url)
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .expect("start chromium");
-    let deadline = Instant::now() + Duration::from_secs(90);
-    while child.try_wait().expect("wait").is_none() {
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            panic!("chromium did not finish within 90 s");
-        }
-        std::thread::sleep(Duration::from_millis(100));
-    }
-    let out = child.wait_with_output().expect("output");
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_permalink_in_headless_chromium() {
     let dir = TempDir::new("chromium");
@@ -255,8 +205,8 @@ async fn the_permalink_in_headless_chromium() {
     let png = out.join("check.png");
     let url = format!("{link}&agent=Googlebot&urls=%2Fprivate");
     let dom = tokio::task::spawn_blocking({
-        let (out, png) = (out.clone(), png.clone());
-        move || render(&url, &out, &png)
+        let png = png.clone();
+        move || botwarden_testdata::chromium::render(&url, &png, 1200, 2400)
     })
     .await
     .expect("chromium");
