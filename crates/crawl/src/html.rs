@@ -167,8 +167,8 @@ pub struct HtmlFacts {
     /// The encoding a `<meta charset>` (or `<meta http-equiv="content-type">`)
     /// declares, as written.
     pub meta_charset: Option<String>,
-    /// The SimHash of the visible text ([`simhash`]), `None` when the text
-    /// has fewer than [`SIMHASH_MIN_WORDS`] words.
+    /// The SimHash of the visible text (64 bits over its three-word
+    /// shingles), `None` when the text has fewer than ten words.
     pub simhash: Option<u64>,
 }
 

@@ -52,7 +52,7 @@ pub(crate) struct VerifyArgs {
     /// The signed request's path and query (with --header).
     #[arg(long, value_name = "TARGET", default_value = "/", requires = "headers")]
     target: String,
-    /// The signed request's authority (host[:port]), if not its Host field.
+    /// The signed request's authority (host, or host:port), if not its Host field.
     #[arg(long, value_name = "HOST")]
     authority: Option<String>,
     /// A key directory (JWK Set) file standing for the signature agent's
