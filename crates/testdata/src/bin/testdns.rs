@@ -9,6 +9,7 @@
 //! `crawl-198-18-1-2.DOMAIN` (DOMAIN defaults to `searchbot.test`). Any
 //! other name answers NXDOMAIN. It serves until it is killed.
 
+use std::io::Write as _;
 use std::net::Ipv4Addr;
 use std::process::ExitCode;
 
@@ -16,8 +17,11 @@ use botwarden_testdata::dns::{BackgroundDns, Zone};
 
 fn main() -> ExitCode {
     let mut args = std::env::args().skip(1);
-    let Some(count) = args.next().and_then(|c| c.replace('_', "").parse::<u32>().ok()) else {
-        eprintln!("usage: testdns COUNT [DOMAIN]");
+    let Some(count) = args
+        .next()
+        .and_then(|c| c.replace('_', "").parse::<u32>().ok())
+    else {
+        let _ = writeln!(std::io::stderr(), "usage: testdns COUNT [DOMAIN]");
         return ExitCode::from(2);
     };
     let domain = args.next().unwrap_or_else(|| "searchbot.test".to_owned());
@@ -28,7 +32,9 @@ fn main() -> ExitCode {
         zone.ptr(&ip, &[&name]).a(&name, &[&ip])
     });
     let dns = BackgroundDns::start(zone);
-    println!("{}", dns.addr());
+    if writeln!(std::io::stdout(), "{}", dns.addr()).is_err() {
+        return ExitCode::from(2);
+    }
     loop {
         std::thread::park();
     }
