@@ -27,6 +27,10 @@
 pub mod chromium;
 pub mod dns;
 pub mod loggen;
+pub mod nats;
+mod process;
+pub mod redis;
+pub use process::{TempDir, free_port, program};
 use std::path::{Path, PathBuf};
 
 use base64::Engine as _;
