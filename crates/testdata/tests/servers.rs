@@ -26,8 +26,16 @@ fn a_three_node_cluster_forms_and_redirects_keys() {
         .iter()
         .map(|n| n.command(&["SET", "botwarden", "1"]).expect("answer"))
         .collect();
-    assert_eq!(answers.iter().filter(|a| *a == "+OK").count(), 1, "{answers:?}");
-    assert_eq!(answers.iter().filter(|a| a.starts_with("-MOVED")).count(), 2, "{answers:?}");
+    assert_eq!(
+        answers.iter().filter(|a| *a == "+OK").count(),
+        1,
+        "{answers:?}"
+    );
+    assert_eq!(
+        answers.iter().filter(|a| a.starts_with("-MOVED")).count(),
+        2,
+        "{answers:?}"
+    );
 }
 
 #[test]

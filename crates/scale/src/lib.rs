@@ -1,0 +1,15 @@
+//! botwarden beyond one machine, on engines that already exist: Redis (or
+//! Valkey) holds the state many processes share — verdicts and DNS answers
+//! behind each process's own cache, and a crawl's frontier, seen-set and
+//! per-host politeness for many workers — and NATS JetStream carries the
+//! (address, claim) pairs of a fleet's logs to central verifiers.
+//!
+//! The libraries below stay single-machine and know nothing of Redis or
+//! NATS: this crate plugs into the seams they offer.
+
+pub mod error;
+pub mod redis_crawl;
+pub mod redis_verdicts;
+pub mod stream;
+
+pub use error::Error;

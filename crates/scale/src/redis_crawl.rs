@@ -1,0 +1,1 @@
+//! The crawl shared by many workers on Redis: frontier, seen-set and per-host politeness.

@@ -1,0 +1,1 @@
+//! The verdict and DNS-answer cache shared on Redis.

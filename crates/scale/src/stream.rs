@@ -1,0 +1,1 @@
+//! Logs of many web servers verified centrally over NATS JetStream.
