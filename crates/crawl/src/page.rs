@@ -5,9 +5,13 @@
 //!
 //! Only an HTML body is read (or a body whose type is not stated, which
 //! may be HTML): for any other `Content-Type` the answer is known by its
-//! status and headers, and the body is not read at all, not even a prefix,
-//! so a site's PDFs and videos are not downloaded. The connection is then
-//! closed (HTTP/1.1) or the stream reset (HTTP/2) by the client.
+//! status and headers, and the body is not kept. Over HTTP/2 the stream is
+//! reset, so nothing more is downloaded. Over HTTP/1.1 a body with a
+//! `Content-Length` of at most 64 KiB is read and
+//! dropped, so that the connection is reused (an image or a small PDF
+//! costs the server less than a new connection); a longer body, or one of
+//! unknown length, is not read at all, and the client closes the
+//! connection, so a site's videos are not downloaded.
 
 use std::time::{Duration, Instant, SystemTime};
 
@@ -110,6 +114,11 @@ fn version_name(version: reqwest::Version) -> &'static str {
         _ => "HTTP/?",
     }
 }
+
+/// The largest body of another type than HTML that is read (and
+/// dropped) to keep an HTTP/1.1 connection: a few round trips' worth on
+/// any link, far less than a new connection costs a server.
+pub(crate) const DRAIN_LIMIT: u64 = 64 * 1024;
 
 /// Whether a media type (in lower case) is HTML.
 fn is_html_type(media_type: &str) -> bool {
@@ -230,7 +239,16 @@ impl Fetcher {
             .as_deref()
             .is_some_and(|m| !m.is_empty() && !is_html_type(m))
         {
-            // Not HTML: the headers say all the crawl records.
+            // Not HTML: the headers say all the crawl records. A small body
+            // of known length on HTTP/1.x is read and dropped, so that the
+            // connection goes back to the pool instead of being closed.
+            if response.version() < reqwest::Version::HTTP_2
+                && page.content_length.is_some_and(|n| n <= DRAIN_LIMIT)
+            {
+                while let Ok(Some(chunk)) = response.chunk().await {
+                    page.wire_bytes += chunk.len() as u64;
+                }
+            }
             return Ok(());
         }
         page.body_read = true;

@@ -208,3 +208,52 @@ async fn http2_with_prior_knowledge_is_spoken_and_recorded() {
         }
     }
 }
+
+/// A site of small images and one large video, one link each from `/`.
+fn media_site() -> Script {
+    Script::new().fallback(|asked| {
+        if asked.path.starts_with("/img/") {
+            Act::status(200)
+                .header("content-type", "image/png")
+                .body(vec![0x89; 2048])
+        } else if asked.path == "/video" {
+            Act::status(200)
+                .header("content-type", "video/mp4")
+                .zeros(50 << 20)
+        } else {
+            Act::status(404)
+        }
+    })
+}
+
+#[tokio::test]
+async fn small_bodies_of_other_types_keep_the_connection_large_ones_are_not_downloaded() {
+    let server = FaultServer::start(media_site()).await;
+    let fetcher = crate::loopback().build().expect("fetcher");
+    for i in 0..PAGES {
+        let url = Url::parse(&server.url(&format!("/img/{i}.png"))).expect("url");
+        let page = fetcher.fetch_page(url).await.expect("sent");
+        assert_eq!(page.status, Some(200), "{:?}", page.error);
+        assert!(!page.body_read && page.body.is_empty());
+        // Read to keep the connection, counted, not kept.
+        assert_eq!(page.wire_bytes, 2048);
+    }
+    // One after the other over HTTP/1.1, the images share a connection.
+    assert_eq!(
+        server.connections(),
+        1,
+        "{} connections",
+        server.connections()
+    );
+
+    let video = Url::parse(&server.url("/video")).expect("url");
+    let page = fetcher.fetch_page(video).await.expect("sent");
+    assert_eq!(page.status, Some(200));
+    assert_eq!(page.wire_bytes, 0);
+    // The server could not write 50 MiB to a client that stopped reading.
+    assert!(
+        server.written() < 50 << 20,
+        "{} bytes written",
+        server.written()
+    );
+}
