@@ -27,6 +27,7 @@ mod gate;
 mod metrics;
 mod page;
 mod permalink;
+mod robots_cache;
 mod state;
 
 pub use config::{Config, DEFAULT_LISTEN};

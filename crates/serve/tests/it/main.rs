@@ -2,7 +2,9 @@
 //! port, in process, and asks it over HTTP.
 
 mod api;
+mod cache;
 mod gate;
+mod limits;
 mod ops;
 mod page;
 
