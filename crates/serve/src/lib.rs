@@ -27,9 +27,11 @@ mod gate;
 mod metrics;
 mod page;
 mod permalink;
+mod rewrite_map;
 mod robots_cache;
 mod state;
 
 pub use config::{Config, DEFAULT_LISTEN};
 pub use error::Error;
+pub use rewrite_map::{MapCounts, RewriteMap};
 pub use state::{MAX_BODY, MAX_REQUEST_BODY, Service};

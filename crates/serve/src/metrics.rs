@@ -59,6 +59,9 @@ pub(crate) struct Metrics {
     /// Checks whose client left (or whose request timed out) while they
     /// waited for a worker: never started.
     jobs_abandoned: AtomicU64,
+    /// `GET /verify?wait=` answered `unknown` while the verification went
+    /// on in the background.
+    deferred: AtomicU64,
     /// Requests answered `503` after `request_timeout`.
     request_timeouts: AtomicU64,
     /// Request bodies not received within `body_timeout` (`408`).
@@ -127,6 +130,10 @@ impl Metrics {
 
     pub(crate) fn job_abandoned(&self) {
         self.jobs_abandoned.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub(crate) fn deferred(&self) {
+        self.deferred.fetch_add(1, Ordering::Relaxed);
     }
 
     pub(crate) fn request_timeout(&self) {
@@ -301,6 +308,11 @@ pub(crate) async fn render(State(inner): State<Shared>) -> impl IntoResponse {
             "botwarden_jobs_abandoned_total",
             "Checks never started: their client left, or the request timed out, while they waited for a worker.",
             &m.jobs_abandoned,
+        ),
+        (
+            "botwarden_verify_deferred_total",
+            "GET /verify?wait= answered unknown while the verification went on in the background.",
+            &m.deferred,
         ),
         (
             "botwarden_request_timeouts_total",

@@ -4,9 +4,11 @@
 mod api;
 mod cache;
 mod gate;
+mod haproxy;
 mod limits;
 mod ops;
 mod page;
+mod rewrite_map;
 
 use std::net::SocketAddr;
 
