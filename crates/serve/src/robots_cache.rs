@@ -237,9 +237,11 @@ mod tests {
         aged.age = Some("100".to_owned());
         assert_eq!(f(&aged), Some(Duration::from_secs(500)));
 
-        let mut config = Config::default();
-        config.robots_cache_min = 60.0;
-        config.robots_cache_max = 86_400.0;
+        let config = Config {
+            robots_cache_min: 60.0,
+            robots_cache_max: 86_400.0,
+            ..Config::default()
+        };
         let cache = RobotsCache::new(&config);
         let life = |h: &CacheHeaders| cache.lifetime(h, now).as_secs();
         assert_eq!(life(&headers(None, None, None)), 60);
