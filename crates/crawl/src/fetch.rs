@@ -550,6 +550,12 @@ impl Fetcher {
             header_str(headers, header::CONTENT_LENGTH).and_then(|v| v.trim().parse().ok());
         run.retry_after = header_str(headers, header::RETRY_AFTER)
             .map(|raw| RetryAfter::parse(&raw, SystemTime::now()));
+        run.caching = CacheHeaders {
+            cache_control: header_str(headers, header::CACHE_CONTROL),
+            expires: header_str(headers, header::EXPIRES),
+            date: header_str(headers, header::DATE),
+            age: header_str(headers, header::AGE),
+        };
         let coding = Coding::of(run.content_encoding.as_deref());
         if let Coding::Unsupported(coding) = &coding {
             run.warnings.push(Warning::UnsupportedEncoding {
@@ -605,6 +611,7 @@ struct Run {
     content_encoding: Option<String>,
     content_length: Option<u64>,
     retry_after: Option<RetryAfter>,
+    caching: CacheHeaders,
     body: Option<BodyDecoder>,
     result: Option<FetchResult>,
     error: Option<Error>,
@@ -627,6 +634,7 @@ impl Run {
             content_encoding: None,
             content_length: None,
             retry_after: None,
+            caching: CacheHeaders::default(),
             body: None,
             result: None,
             error: None,
@@ -702,6 +710,7 @@ impl Run {
             content_length: self.content_length,
             full_length: if identity { self.content_length } else { None },
             retry_after: self.retry_after,
+            caching: self.caching,
             body,
             truncated,
             wire_bytes: wire,
@@ -894,6 +903,21 @@ impl fmt::Display for Warning {
     }
 }
 
+/// The headers that say how long an answer may be cached (RFC 9111), as
+/// sent; reading them is the cache's business.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[non_exhaustive]
+pub struct CacheHeaders {
+    /// `Cache-Control`.
+    pub cache_control: Option<String>,
+    /// `Expires`.
+    pub expires: Option<String>,
+    /// `Date`.
+    pub date: Option<String>,
+    /// `Age`.
+    pub age: Option<String>,
+}
+
 /// What one fetch gave.
 #[derive(Debug, Clone)]
 pub struct FetchReport {
@@ -920,6 +944,8 @@ pub struct FetchReport {
     pub full_length: Option<u64>,
     /// The `Retry-After` of the last answer.
     pub retry_after: Option<RetryAfter>,
+    /// The caching headers of the last answer, as sent.
+    pub caching: CacheHeaders,
     /// The decoded body, at most the fetcher's `max_bytes`.
     pub body: Vec<u8>,
     /// Whether the body was longer than `body`.

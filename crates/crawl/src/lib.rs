@@ -87,7 +87,9 @@ pub use directives::{
     Directive, Kind as DirectiveKind, Origin as DirectiveOrigin, PageDirectives, parse_date,
 };
 pub use error::Error;
-pub use fetch::{FetchReport, Fetcher, FetcherBuilder, Hop, RetryAfter, USER_AGENT, Warning};
+pub use fetch::{
+    CacheHeaders, FetchReport, Fetcher, FetcherBuilder, Hop, RetryAfter, USER_AGENT, Warning,
+};
 pub use frontier::{Admitted, Frontier, FrontierConfig, MAX_REPEATS, MAX_SEGMENTS, Queued, Scope};
 pub use html::{
     Alternate, HtmlFacts, HtmlLink, LinkElement, MAX_ANCHOR, Meta, Rel, extract as extract_html,

@@ -7,6 +7,8 @@
 //! command's `--format json` output for the same input.
 
 use std::net::IpAddr;
+use std::sync::Arc;
+use std::sync::atomic::Ordering;
 
 use axum::body::{Body, Bytes};
 use axum::extract::{RawQuery, State};
@@ -75,33 +77,49 @@ fn json_body(text: String) -> Response {
     ([(header::CONTENT_TYPE, "application/json")], text).into_response()
 }
 
-/// Reads a request body of at most [`MAX_REQUEST_BODY`] bytes.
-pub(crate) async fn read_body(body: Body) -> Result<Bytes, ApiError> {
-    axum::body::to_bytes(body, MAX_REQUEST_BODY)
-        .await
-        .map_err(|e| {
-            // axum says so only in words: its error wraps http-body's.
-            let mut too_large = false;
-            let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(&e);
-            while let Some(c) = cause {
-                too_large |= c.to_string().contains("length limit");
-                cause = c.source();
-            }
-            if too_large {
-                ApiError::new(
-                    StatusCode::PAYLOAD_TOO_LARGE,
-                    "payload_too_large",
-                    format!("the request body is over {MAX_REQUEST_BODY} bytes (11 MiB)"),
-                )
-            } else {
-                ApiError::bad(format!("cannot read the request body: {e}"))
-            }
-        })
+/// Reads a request body of at most [`MAX_REQUEST_BODY`] bytes, within
+/// `body_timeout` (else `408`).
+pub(crate) async fn read_body(inner: &Inner, body: Body) -> Result<Bytes, ApiError> {
+    let limit = std::time::Duration::from_secs_f64(inner.config.body_timeout);
+    let Ok(read) = tokio::time::timeout(limit, axum::body::to_bytes(body, MAX_REQUEST_BODY)).await
+    else {
+        inner.metrics.body_timeout();
+        return Err(ApiError::new(
+            StatusCode::REQUEST_TIMEOUT,
+            "body_timeout",
+            format!(
+                "the request body did not arrive within body_timeout ({} s)",
+                inner.config.body_timeout
+            ),
+        ));
+    };
+    read.map_err(|e| {
+        // axum says so only in words: its error wraps http-body's.
+        let mut too_large = false;
+        let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(&e);
+        while let Some(c) = cause {
+            too_large |= c.to_string().contains("length limit");
+            cause = c.source();
+        }
+        if too_large {
+            ApiError::new(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "payload_too_large",
+                format!("the request body is over {MAX_REQUEST_BODY} bytes (11 MiB)"),
+            )
+        } else {
+            ApiError::bad(format!("cannot read the request body: {e}"))
+        }
+    })
 }
 
 /// A JSON request body: `Content-Type: application/json` (or none), read
 /// into `T`; unknown fields are errors.
-async fn json<T: DeserializeOwned>(headers: &HeaderMap, body: Body) -> Result<T, ApiError> {
+async fn json<T: DeserializeOwned>(
+    inner: &Inner,
+    headers: &HeaderMap,
+    body: Body,
+) -> Result<T, ApiError> {
     if let Some(kind) = headers.get(header::CONTENT_TYPE) {
         let kind = kind.to_str().unwrap_or("");
         let essence = kind.split(';').next().unwrap_or("").trim();
@@ -113,7 +131,7 @@ async fn json<T: DeserializeOwned>(headers: &HeaderMap, body: Body) -> Result<T,
             ));
         }
     }
-    let bytes = read_body(body).await?;
+    let bytes = read_body(inner, body).await?;
     serde_json::from_slice(&bytes).map_err(|e| {
         ApiError::new(
             StatusCode::BAD_REQUEST,
@@ -147,6 +165,16 @@ pub(crate) struct Loaded {
     pub(crate) name: String,
     pub(crate) body: Vec<u8>,
     pub(crate) fetched: Option<FetchSummary>,
+    /// When the fetch came from the service's cache: how old it is and
+    /// how long it is kept.
+    pub(crate) cached: Option<FromCache>,
+}
+
+/// A fetch answered from the cache.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct FromCache {
+    pub(crate) age: std::time::Duration,
+    pub(crate) kept: std::time::Duration,
 }
 
 fn too_big() -> ApiError {
@@ -202,6 +230,7 @@ impl Inner {
                 name,
                 body: text.into_bytes(),
                 fetched: None,
+                cached: None,
             });
         }
         if let Some(b64) = input.robots_txt_base64 {
@@ -215,17 +244,37 @@ impl Inner {
                 name,
                 body,
                 fetched: None,
+                cached: None,
             });
         }
         let url = input.url.unwrap_or_default();
         if text_only {
             return Err(ApiError::bad("url is not accepted here; give the file"));
         }
-        let fetched = self
-            .fetcher
-            .fetch_robots(&url)
-            .await
-            .map_err(|e| fetch_error(&e))?;
+        let robots_url = botwarden_crawl::robots_url(&url).map_err(|e| fetch_error(&e))?;
+        let key = robots_url.as_str();
+        let (fetched, cached) = if let Some(hit) = self.robots_cache.get(key) {
+            self.metrics
+                .robots_cache_hits
+                .fetch_add(1, Ordering::Relaxed);
+            let cached = Some(FromCache {
+                age: hit.age,
+                kept: hit.kept,
+            });
+            (hit.fetch, cached)
+        } else {
+            self.metrics
+                .robots_cache_misses
+                .fetch_add(1, Ordering::Relaxed);
+            let fetched = Arc::new(
+                self.fetcher
+                    .fetch_robots(&url)
+                    .await
+                    .map_err(|e| fetch_error(&e))?,
+            );
+            self.robots_cache.put(key, Arc::clone(&fetched));
+            (fetched, None)
+        };
         let parsed = fetched.outcome().is_read_by(&AvailabilityPolicy::ALL);
         Ok(Loaded {
             name: fetched.robots_url.to_string(),
@@ -235,6 +284,7 @@ impl Inner {
                 Vec::new()
             },
             fetched: Some(fetched.summary(&AvailabilityPolicy::ALL)),
+            cached,
         })
     }
 }
@@ -284,7 +334,7 @@ pub(crate) async fn check(
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
-    let request: CheckRequest = json(&headers, body).await?;
+    let request: CheckRequest = json(&inner, &headers, body).await?;
     let profiles = request
         .profiles
         .iter()
@@ -340,7 +390,7 @@ pub(crate) async fn fix(
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
-    let request: FixRequest = json(&headers, body).await?;
+    let request: FixRequest = json(&inner, &headers, body).await?;
     let verbose = request.verbose;
     let loaded = inner.load(input_of!(request), false).await?;
     let doc = inner
@@ -455,7 +505,7 @@ pub(crate) async fn test(
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
-    let request: TestRequest = json(&headers, body).await?;
+    let request: TestRequest = json(&inner, &headers, body).await?;
     let profile = profile(request.profile.as_deref().unwrap_or("rfc9309"))?;
     let warnings = agent_warnings(&request.agent).map_err(ApiError::bad)?;
     let loaded = inner
@@ -574,7 +624,7 @@ pub(crate) async fn fetch_post(
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
-    let request: FetchRequest = json(&headers, body).await?;
+    let request: FetchRequest = json(&inner, &headers, body).await?;
     fetch_answer(&inner, request).await
 }
 
@@ -672,7 +722,7 @@ pub(crate) async fn classify(
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
-    let request: ClassifyRequest = json(&headers, body).await?;
+    let request: ClassifyRequest = json(&inner, &headers, body).await?;
     if request.user_agents.len() > MAX_USER_AGENTS {
         return Err(ApiError::new(
             StatusCode::PAYLOAD_TOO_LARGE,

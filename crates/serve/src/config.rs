@@ -63,6 +63,27 @@ pub struct Config {
     /// the answer is `503` with `Retry-After: 1`. Default: four times the
     /// workers.
     pub max_jobs: usize,
+    /// Seconds a client may take to send a request's line and headers;
+    /// past it the connection is closed. Default 10.
+    pub header_timeout: f64,
+    /// Seconds a client may take to send a request's body; past it the
+    /// answer is `408`. Default 30.
+    pub body_timeout: f64,
+    /// Seconds one request may take from its headers to its answer
+    /// (reading the body, fetching, checking); past it the answer is
+    /// `503` with `Retry-After: 1`. Default 60.
+    pub request_timeout: f64,
+    /// Site robots.txt fetches kept for the web checker's site links and
+    /// the API's `url` inputs. Default 256.
+    pub robots_cache_entries: usize,
+    /// Bytes of robots.txt bodies kept in that cache. Default 64 MiB.
+    pub robots_cache_bytes: usize,
+    /// The shortest time, in seconds, a fetched robots.txt is kept, whatever
+    /// its caching headers say (`no-store` and `no-cache` included). Default 60.
+    pub robots_cache_min: f64,
+    /// The longest time, in seconds, a fetched robots.txt is kept: RFC 9309
+    /// asks crawlers not to cache it longer than 24 hours. Default 86,400.
+    pub robots_cache_max: f64,
 }
 
 impl Default for Config {
@@ -87,6 +108,13 @@ impl Default for Config {
             cache_capacity: 100_000,
             workers: cpus,
             max_jobs: 4 * cpus,
+            header_timeout: 10.0,
+            body_timeout: 30.0,
+            request_timeout: 60.0,
+            robots_cache_entries: 256,
+            robots_cache_bytes: 64 * 1024 * 1024,
+            robots_cache_min: 60.0,
+            robots_cache_max: 86_400.0,
         }
     }
 }
@@ -112,17 +140,28 @@ impl Config {
 
     /// Checks the values that the types let through.
     pub(crate) fn check(&self) -> Result<(), String> {
-        let seconds = |name: &str, v: f64| {
-            if v.is_finite() && v > 0.0 && v <= 60.0 {
+        let within = |name: &str, v: f64, max: f64| {
+            if v.is_finite() && v > 0.0 && v <= max {
                 Ok(())
             } else {
                 Err(format!(
-                    "{name} = {v} is not a number of seconds between 0 and 60"
+                    "{name} = {v} is not a number of seconds between 0 and {max}"
                 ))
             }
         };
-        seconds("dns_timeout", self.dns_timeout)?;
-        seconds("verify_timeout", self.verify_timeout)?;
+        within("dns_timeout", self.dns_timeout, 60.0)?;
+        within("verify_timeout", self.verify_timeout, 60.0)?;
+        within("header_timeout", self.header_timeout, 3600.0)?;
+        within("body_timeout", self.body_timeout, 3600.0)?;
+        within("request_timeout", self.request_timeout, 3600.0)?;
+        within("robots_cache_min", self.robots_cache_min, 86_400.0)?;
+        within("robots_cache_max", self.robots_cache_max, 86_400.0)?;
+        if self.robots_cache_min > self.robots_cache_max {
+            return Err(format!(
+                "robots_cache_min = {} is more than robots_cache_max = {}",
+                self.robots_cache_min, self.robots_cache_max
+            ));
+        }
         for (name, v) in [
             ("max_pending", self.max_pending),
             ("workers", self.workers),

@@ -5,7 +5,7 @@ use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use axum::extract::{ConnectInfo, State};
+use axum::extract::{ConnectInfo, RawQuery, State};
 use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use botwarden_verify::{Claim, Verdict};
@@ -114,12 +114,48 @@ fn counted_as<'a>(inner: &Inner, claim: &'a Claim) -> &'a str {
     }
 }
 
-/// `GET /verify`.
+/// The `wait` query parameter of `GET /verify`: seconds to wait for a
+/// verification not in the cache before answering `unknown` (it goes on in
+/// the background, and its verdict is cached for the next request).
+fn wait_of(query: Option<&str>) -> Result<Option<Duration>, String> {
+    let mut wait = None;
+    for (k, v) in url::form_urlencoded::parse(query.unwrap_or("").as_bytes()) {
+        if k != "wait" {
+            return Err(format!(
+                "unknown query parameter '{k}' (only wait is known)"
+            ));
+        }
+        let seconds: f64 = v
+            .trim()
+            .parse()
+            .ok()
+            .filter(|s: &f64| s.is_finite() && *s >= 0.0)
+            .ok_or_else(|| format!("wait = '{v}' is not a number of seconds"))?;
+        wait = Some(Duration::from_secs_f64(seconds.min(60.0)));
+    }
+    Ok(wait)
+}
+
+/// `GET /verify` (and `GET /verify?wait=SECONDS`).
 pub(crate) async fn verify(
     State(inner): State<Shared>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    RawQuery(query): RawQuery,
     headers: HeaderMap,
 ) -> Response {
+    let wait = match wait_of(query.as_deref()) {
+        Ok(w) => w,
+        Err(message) => {
+            // Never a 4xx the web server would turn into a refusal: the
+            // verdict is `unknown`, the reason says why.
+            let mut r = answer(&inner, &Verdict::NotABot);
+            r.headers_mut()
+                .insert("x-bot-verdict", HeaderValue::from_static("unknown"));
+            r.headers_mut()
+                .insert("x-bot-reason", header_value(&message));
+            return r;
+        }
+    };
     let ua = headers
         .get(header::USER_AGENT)
         .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
@@ -141,7 +177,7 @@ pub(crate) async fn verify(
             return answer(&inner, &verdict);
         }
     };
-    let verdict = decide(&inner, ip, &claim).await;
+    let verdict = decide(&inner, ip, &claim, wait).await;
     inner
         .metrics
         .verdict(counted_as(&inner, &claim), verdict.kind());
@@ -171,33 +207,66 @@ fn unknown(claim: &Claim, reason: &str) -> Verdict {
 }
 
 /// The verdict: from the cache at once when there is one; else worked out
-/// within `verify_timeout`, if fewer than `max_pending` are waiting.
-async fn decide(inner: &Arc<Inner>, ip: IpAddr, claim: &Claim) -> Arc<Verdict> {
+/// within `verify_timeout`, if fewer than `max_pending` are waiting. With
+/// `wait`, the verification runs in the background and the answer waits
+/// at most `wait` for it (`unknown` past it; the verdict is cached when it
+/// comes).
+async fn decide(
+    inner: &Arc<Inner>,
+    ip: IpAddr,
+    claim: &Claim,
+    wait: Option<Duration>,
+) -> Arc<Verdict> {
     let Claim::Bot { name, .. } = claim else {
         return inner.verifier.verify_claim(ip, claim, None).await;
     };
     if let Some(v) = inner.verifier.cached(ip, name) {
         return v;
     }
-    let Ok(_permit) = Arc::clone(&inner.pending).try_acquire_owned() else {
+    let Ok(permit) = Arc::clone(&inner.pending).try_acquire_owned() else {
         inner.metrics.busy();
         return Arc::new(unknown(
             claim,
             "too many verifications waiting; not verified",
         ));
     };
-    let started = Instant::now();
     let limit = Duration::from_secs_f64(inner.config.verify_timeout);
-    match tokio::time::timeout(limit, inner.verifier.verify_claim(ip, claim, None)).await {
-        Ok(verdict) => {
-            inner.metrics.verification(started.elapsed());
-            verdict
+    let work = {
+        let inner = Arc::clone(inner);
+        let claim = claim.clone();
+        async move {
+            let _permit = permit;
+            let started = Instant::now();
+            match tokio::time::timeout(limit, inner.verifier.verify_claim(ip, &claim, None)).await {
+                Ok(verdict) => {
+                    inner.metrics.verification(started.elapsed());
+                    Some(verdict)
+                }
+                Err(_) => {
+                    inner.metrics.timeout();
+                    None
+                }
+            }
         }
+    };
+    let timed_out = || {
+        Arc::new(unknown(
+            claim,
+            "verification took longer than verify_timeout",
+        ))
+    };
+    let Some(wait) = wait else {
+        return work.await.unwrap_or_else(timed_out);
+    };
+    let background = tokio::spawn(work);
+    match tokio::time::timeout(wait.min(limit), background).await {
+        Ok(Ok(Some(verdict))) => verdict,
+        Ok(_) => timed_out(),
         Err(_) => {
-            inner.metrics.timeout();
+            inner.metrics.deferred();
             Arc::new(unknown(
                 claim,
-                "verification took longer than verify_timeout",
+                "verification still running (wait elapsed); its verdict is cached for the next request",
             ))
         }
     }

@@ -5,18 +5,20 @@
 //!   `verify`, `classify`, and `openapi.json` describing them): the same
 //!   answers, built by the same library calls, as the command's
 //!   `--format json` output.
-//! - **`GET /verify`**, for a web server's `auth_request` (nginx), `http-request
-//!   lua`/`sc` rules (HAProxy) or a sub-request (Apache): the client's address
-//!   (from a trusted proxy's header, else the peer) and User-Agent give a
-//!   verdict in `X-Bot-Name`, `X-Bot-Verdict` and `X-Bot-Method`; `403` for a
-//!   spoofed crawler in enforce mode, `200` otherwise, never a `5xx`.
+//! - **`GET /verify`**, for a web server's `auth_request` (nginx), the Lua
+//!   action in `recipes/botwarden.lua` (HAProxy) or the `RewriteMap prg:`
+//!   helper [`RewriteMap`] (Apache): the client's address (from a trusted
+//!   proxy's header, else the peer) and User-Agent give a verdict in
+//!   `X-Bot-Name`, `X-Bot-Verdict` and `X-Bot-Method`; `403` for a spoofed
+//!   crawler in enforce mode, `200` otherwise, never a `5xx`.
 //! - **Operations**: `/healthz`, Prometheus `/metrics`, logs through
 //!   `tracing`, graceful shutdown ([`Service::run`]).
 //! - **The web checker** at `/`: a server-rendered page (no JavaScript, no
 //!   external requests) that checks a pasted file or a site's robots.txt.
 //!
-//! Every bound (request bodies, checks at once, verifications in flight,
-//! caches) is documented in `docs/serve.md`. The library never prints; the
+//! Every bound (request bodies, header, body and request timeouts, checks
+//! at once, verifications in flight, caches) is documented in
+//! `docs/serve.md`. The library never prints; the
 //! `botwarden serve` command reads the configuration, installs a log
 //! subscriber and runs [`Service::run`].
 
@@ -27,8 +29,11 @@ mod gate;
 mod metrics;
 mod page;
 mod permalink;
+mod rewrite_map;
+mod robots_cache;
 mod state;
 
 pub use config::{Config, DEFAULT_LISTEN};
 pub use error::Error;
+pub use rewrite_map::{MapCounts, RewriteMap};
 pub use state::{MAX_BODY, MAX_REQUEST_BODY, Service};

@@ -56,6 +56,19 @@ pub(crate) struct Metrics {
     bad_client_header: AtomicU64,
     /// Checks refused with `503` (more than `max_jobs` admitted).
     jobs_refused: AtomicU64,
+    /// Checks whose client left (or whose request timed out) while they
+    /// waited for a worker: never started.
+    jobs_abandoned: AtomicU64,
+    /// `GET /verify?wait=` answered `unknown` while the verification went
+    /// on in the background.
+    deferred: AtomicU64,
+    /// Requests answered `503` after `request_timeout`.
+    request_timeouts: AtomicU64,
+    /// Request bodies not received within `body_timeout` (`408`).
+    body_timeouts: AtomicU64,
+    /// Site robots.txt fetches answered from the cache, and sent.
+    pub(crate) robots_cache_hits: AtomicU64,
+    pub(crate) robots_cache_misses: AtomicU64,
 }
 
 impl Metrics {
@@ -113,6 +126,22 @@ impl Metrics {
 
     pub(crate) fn job_refused(&self) {
         self.jobs_refused.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub(crate) fn job_abandoned(&self) {
+        self.jobs_abandoned.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub(crate) fn deferred(&self) {
+        self.deferred.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub(crate) fn request_timeout(&self) {
+        self.request_timeouts.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub(crate) fn body_timeout(&self) {
+        self.body_timeouts.fetch_add(1, Ordering::Relaxed);
     }
 }
 
@@ -275,6 +304,36 @@ pub(crate) async fn render(State(inner): State<Shared>) -> impl IntoResponse {
             "Checks, fixes and tests refused with 503: max_jobs were admitted already.",
             &m.jobs_refused,
         ),
+        (
+            "botwarden_jobs_abandoned_total",
+            "Checks never started: their client left, or the request timed out, while they waited for a worker.",
+            &m.jobs_abandoned,
+        ),
+        (
+            "botwarden_verify_deferred_total",
+            "GET /verify?wait= answered unknown while the verification went on in the background.",
+            &m.deferred,
+        ),
+        (
+            "botwarden_request_timeouts_total",
+            "Requests answered 503 after request_timeout.",
+            &m.request_timeouts,
+        ),
+        (
+            "botwarden_body_timeouts_total",
+            "Request bodies not received within body_timeout (408).",
+            &m.body_timeouts,
+        ),
+        (
+            "botwarden_robots_cache_hits_total",
+            "Site robots.txt answered from the fetch cache.",
+            &m.robots_cache_hits,
+        ),
+        (
+            "botwarden_robots_cache_misses_total",
+            "Site robots.txt fetched (not in the cache, or expired).",
+            &m.robots_cache_misses,
+        ),
     ] {
         head(&mut out, name, "counter", help);
         let _ = writeln!(out, "{name} {}", value.load(Ordering::Relaxed));
@@ -287,6 +346,36 @@ pub(crate) async fn render(State(inner): State<Shared>) -> impl IntoResponse {
         "Verifications waiting on DNS now.",
     );
     let _ = writeln!(out, "botwarden_verify_pending {pending}");
+    let (admitted, running) = inner.jobs_now();
+    head(
+        &mut out,
+        "botwarden_jobs_admitted",
+        "gauge",
+        "Checks, fixes and tests admitted now (running or waiting for a worker).",
+    );
+    let _ = writeln!(out, "botwarden_jobs_admitted {admitted}");
+    head(
+        &mut out,
+        "botwarden_jobs_running",
+        "gauge",
+        "Checks, fixes and tests running now on a worker.",
+    );
+    let _ = writeln!(out, "botwarden_jobs_running {running}");
+    let (entries, bytes) = inner.robots_cache.size();
+    head(
+        &mut out,
+        "botwarden_robots_cache_entries",
+        "gauge",
+        "Site robots.txt fetches held in the cache.",
+    );
+    let _ = writeln!(out, "botwarden_robots_cache_entries {entries}");
+    head(
+        &mut out,
+        "botwarden_robots_cache_bytes",
+        "gauge",
+        "Bytes of robots.txt bodies held in the cache.",
+    );
+    let _ = writeln!(out, "botwarden_robots_cache_bytes {bytes}");
     (
         [(
             header::CONTENT_TYPE,

@@ -137,7 +137,7 @@ pub(crate) async fn not_found() -> Response {
 }
 
 /// An error page.
-fn error_page(e: &ApiError) -> Response {
+pub(crate) fn error_page(e: &ApiError) -> Response {
     let body = format!(
         "<h1>Cannot check</h1>\n<p role=\"alert\">{}</p>\n<p><a href=\"/\">Back</a></p>\n",
         h(&e.message)
@@ -242,7 +242,7 @@ pub(crate) async fn check_post(
             "send the form (application/x-www-form-urlencoded)",
         ));
     }
-    let bytes = match read_body(body).await {
+    let bytes = match read_body(&inner, body).await {
         Ok(b) => b,
         Err(e) => return error_page(&e),
     };
@@ -348,6 +348,16 @@ fn render(
             "<section aria-labelledby=\"fetch\">\n<h2 id=\"fetch\">The fetch</h2>\n<pre>{}</pre>\n</section>",
             h_lines(&fetch_text(fetched))
         );
+        if let Some(c) = loaded.cached {
+            let _ = writeln!(
+                out,
+                "<p id=\"cached\">Fetched {} s ago; the service keeps a site's robots.txt \
+                 for {} s (its caching headers, held between the configured floor and \
+                 ceiling).</p>",
+                c.age.as_secs(),
+                c.kept.as_secs()
+            );
+        }
     }
     diagnostics(&mut out, &report, &txt);
     matrix(&mut out, &report);

@@ -1,27 +1,32 @@
 //! The service: its shared state, the router, and the server loop.
 
 use std::future::Future;
-use std::net::{IpAddr, SocketAddr};
+use std::net::IpAddr;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use axum::Router;
 use axum::extract::{MatchedPath, Request, State};
-use axum::http::HeaderName;
+use axum::http::{HeaderName, StatusCode};
 use axum::middleware::Next;
-use axum::response::Response;
+use axum::response::{IntoResponse as _, Response};
 use axum::routing::{get, post};
 use botwarden_crawl::Fetcher;
 use botwarden_verify::{
     Cidr, Classifier, DEFAULT_EXTRAS_NAME, DEFAULT_REGISTRY_NAME, DnsConfig, FeedStore, Registry,
     RegistryBuilder, Severity, Verifier, VerifierConfig,
 };
+use hyper::body::Incoming;
+use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use tokio::net::TcpListener;
 use tokio::sync::Semaphore;
+use tower_service::Service as _;
 
+use crate::api::ApiError;
 use crate::config::Config;
 use crate::error::Error;
 use crate::metrics::Metrics;
+use crate::robots_cache::RobotsCache;
 use crate::{api, gate, page};
 
 /// The most bytes of robots.txt the service reads: the command's own cap
@@ -48,6 +53,8 @@ pub(crate) struct Inner {
     jobs: Arc<Semaphore>,
     /// Checks running.
     workers: Arc<Semaphore>,
+    /// Site robots.txt fetches.
+    pub(crate) robots_cache: RobotsCache,
 }
 
 pub(crate) type Shared = Arc<Inner>;
@@ -133,6 +140,7 @@ impl Service {
                 pending: Arc::new(Semaphore::new(config.max_pending)),
                 jobs: Arc::new(Semaphore::new(config.max_jobs)),
                 workers: Arc::new(Semaphore::new(config.workers)),
+                robots_cache: RobotsCache::new(&config),
                 metrics: Metrics::default(),
                 config,
                 trusted,
@@ -183,30 +191,96 @@ impl Service {
     /// Serves on `listener` until `shutdown` completes, then stops taking
     /// connections and waits for the requests in flight.
     ///
+    /// Each connection is served by hyper (HTTP/1.1, and HTTP/2 with prior
+    /// knowledge) with `header_timeout` on reading a request's headers: a
+    /// client that sends them slowly, or stops, has its connection closed.
+    ///
     /// # Errors
     ///
-    /// [`Error::Io`] when serving fails.
+    /// [`Error::Io`] when the listener has no address.
     pub async fn run(
         self,
         listener: TcpListener,
         shutdown: impl Future<Output = ()> + Send + 'static,
     ) -> Result<(), Error> {
-        let addr = listener
-            .local_addr()
-            .map_or_else(|_| "?".to_owned(), |a| a.to_string());
-        tracing::info!(%addr, enforce = self.inner.config.enforce, "listening");
-        let app = self.router();
-        axum::serve(
-            listener,
-            app.into_make_service_with_connect_info::<SocketAddr>(),
-        )
-        .with_graceful_shutdown(shutdown)
-        .await
-        .map_err(|source| Error::Io {
+        let addr = listener.local_addr().map_err(|source| Error::Io {
             what: "serve on",
-            addr,
+            addr: "the listener".to_owned(),
             source,
         })?;
+        tracing::info!(%addr, enforce = self.inner.config.enforce, "listening");
+        let app = self.router();
+        let mut http = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
+        http.http1()
+            .timer(TokioTimer::new())
+            .header_read_timeout(Duration::from_secs_f64(self.inner.config.header_timeout));
+        http.http2().timer(TokioTimer::new());
+        let http = Arc::new(http);
+        // Connections watch `stop`; `run` returns once every one of them
+        // has dropped its receiver.
+        let (stop, stopping) = tokio::sync::watch::channel(false);
+        let mut shutdown = std::pin::pin!(shutdown);
+        loop {
+            let (stream, peer) = tokio::select! {
+                accepted = listener.accept() => match accepted {
+                    Ok(pair) => pair,
+                    Err(e) => {
+                        // Out of descriptors or a connection reset before
+                        // it was taken: wait a little rather than spin.
+                        tracing::warn!(error = %e, "cannot accept a connection");
+                        tokio::time::sleep(Duration::from_millis(50)).await;
+                        continue;
+                    }
+                },
+                () = &mut shutdown => break,
+            };
+            let _ = stream.set_nodelay(true);
+            let app = app.clone();
+            let http = Arc::clone(&http);
+            let mut stopping = stopping.clone();
+            let idle_limit = Duration::from_secs_f64(self.inner.config.header_timeout);
+            tokio::spawn(async move {
+                let activity = Arc::new(Activity::new());
+                let watched = Arc::clone(&activity);
+                let service = hyper::service::service_fn(move |mut request: Request<Incoming>| {
+                    request
+                        .extensions_mut()
+                        .insert(axum::extract::ConnectInfo(peer));
+                    let busy = Busy::begin(&watched);
+                    let answer = app.clone().call(request);
+                    async move {
+                        let response = answer.await?;
+                        // Busy until the body is written out.
+                        Ok::<_, std::convert::Infallible>(
+                            response
+                                .map(|body| axum::body::Body::new(Sending { body, _busy: busy })),
+                        )
+                    }
+                });
+                let connection = http.serve_connection(TokioIo::new(stream), service);
+                let mut connection = std::pin::pin!(connection);
+                tokio::select! {
+                    done = connection.as_mut() => {
+                        if let Err(e) = done {
+                            tracing::debug!(%peer, error = %e, "connection ended");
+                        }
+                        return;
+                    }
+                    () = activity.idle_for(idle_limit) => {
+                        tracing::debug!(%peer, "closed a connection that sent no request within header_timeout");
+                        return;
+                    }
+                    _ = stopping.changed() => {}
+                }
+                connection.as_mut().graceful_shutdown();
+                if let Err(e) = connection.await {
+                    tracing::debug!(%peer, error = %e, "connection ended");
+                }
+            });
+        }
+        drop(stopping);
+        let _ = stop.send(true);
+        stop.closed().await;
         tracing::info!("stopped");
         Ok(())
     }
@@ -227,7 +301,14 @@ impl Inner {
         work: impl FnOnce() -> T + Send + 'static,
     ) -> Option<T> {
         let admitted = Arc::clone(&self.jobs).try_acquire_owned().ok()?;
+        // Dropped while waiting for a worker (the client left, or the
+        // request timed out): the work never starts, and is counted.
+        let mut waiting = Waiting {
+            metrics: &self.metrics,
+            started: false,
+        };
         let running = Arc::clone(&self.workers).acquire_owned().await.ok()?;
+        waiting.started = true;
         let result = tokio::task::spawn_blocking(move || {
             let _permits = (admitted, running);
             work()
@@ -238,6 +319,126 @@ impl Inner {
             Err(e) if e.is_panic() => std::panic::resume_unwind(e.into_panic()),
             Err(_) => None,
         }
+    }
+}
+
+impl Inner {
+    /// Checks admitted and checks running now.
+    pub(crate) fn jobs_now(&self) -> (usize, usize) {
+        (
+            self.config.max_jobs - self.jobs.available_permits(),
+            self.config.workers - self.workers.available_permits(),
+        )
+    }
+}
+
+/// A check waiting for a worker; counted as abandoned if dropped before
+/// it starts.
+struct Waiting<'a> {
+    metrics: &'a Metrics,
+    started: bool,
+}
+
+impl Drop for Waiting<'_> {
+    fn drop(&mut self) {
+        if !self.started {
+            self.metrics.job_abandoned();
+        }
+    }
+}
+
+/// What a connection is doing: requests in flight, and since when it has
+/// had none.
+struct Activity {
+    state: std::sync::Mutex<(usize, Instant)>,
+}
+
+impl Activity {
+    fn new() -> Activity {
+        Activity {
+            state: std::sync::Mutex::new((0, Instant::now())),
+        }
+    }
+
+    fn now(&self) -> (usize, Instant) {
+        *self
+            .state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// Completes once the connection has had no request in flight for
+    /// `limit`: from its start, or from its last answer, until a
+    /// request's headers have all come.
+    async fn idle_for(&self, limit: Duration) {
+        loop {
+            let (in_flight, since) = self.now();
+            let wait = if in_flight > 0 {
+                limit
+            } else {
+                match limit.checked_sub(since.elapsed()) {
+                    Some(left) if !left.is_zero() => left,
+                    _ => return,
+                }
+            };
+            tokio::time::sleep(wait).await;
+        }
+    }
+}
+
+/// A request in flight on a connection, from its headers until its
+/// answer's body is written.
+struct Busy(Arc<Activity>);
+
+impl Busy {
+    fn begin(activity: &Arc<Activity>) -> Busy {
+        let mut state = activity
+            .state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        state.0 += 1;
+        Busy(Arc::clone(activity))
+    }
+}
+
+impl Drop for Busy {
+    fn drop(&mut self) {
+        let mut state = self
+            .0
+            .state
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        state.0 -= 1;
+        if state.0 == 0 {
+            state.1 = Instant::now();
+        }
+    }
+}
+
+/// An answer's body, keeping its request [`Busy`] until it is sent (or
+/// dropped).
+struct Sending {
+    body: axum::body::Body,
+    _busy: Busy,
+}
+
+impl axum::body::HttpBody for Sending {
+    type Data = axum::body::Bytes;
+    type Error = axum::Error;
+
+    fn poll_frame(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<Option<Result<hyper::body::Frame<Self::Data>, Self::Error>>> {
+        std::pin::Pin::new(&mut self.body).poll_frame(cx)
+    }
+
+    fn is_end_stream(&self) -> bool {
+        self.body.is_end_stream()
+    }
+
+    fn size_hint(&self) -> hyper::body::SizeHint {
+        self.body.size_hint()
     }
 }
 
@@ -298,8 +499,28 @@ async fn track(State(inner): State<Shared>, request: Request, next: Next) -> Res
         .get::<MatchedPath>()
         .map_or("unmatched", |p| inner.metrics.route_name(p.as_str()));
     let method = request.method().clone();
+    let api = request.uri().path().starts_with("/api/");
     let started = Instant::now();
-    let response = next.run(request).await;
+    let limit = Duration::from_secs_f64(inner.config.request_timeout);
+    let response = match tokio::time::timeout(limit, next.run(request)).await {
+        Ok(response) => response,
+        Err(_) => {
+            inner.metrics.request_timeout();
+            let e = ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "timeout",
+                format!(
+                    "the request took longer than request_timeout ({} s); try again shortly",
+                    inner.config.request_timeout
+                ),
+            );
+            if api {
+                e.into_response()
+            } else {
+                page::error_page(&e)
+            }
+        }
+    };
     let status = response.status().as_u16();
     inner.metrics.request(route, status);
     let micros = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);

@@ -5,9 +5,10 @@
 use std::net::SocketAddr;
 use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::Duration;
 
 use anyhow::{Context, Result};
-use botwarden_serve::{Config, Service};
+use botwarden_serve::{Config, RewriteMap, Service};
 use clap::{Args, ValueEnum};
 use tracing_subscriber::filter::LevelFilter;
 
@@ -55,6 +56,30 @@ pub(crate) struct ServeArgs {
     /// logged one by one; the metrics count it).
     #[arg(long)]
     debug: bool,
+    /// Do not serve: be Apache's `RewriteMap prg:` helper, answering each
+    /// `ADDRESS USER-AGENT` line on standard input with `STATUS VERDICT
+    /// METHOD NAME` from the service running at URL (e.g.
+    /// http://127.0.0.1:8080).
+    #[arg(long, value_name = "URL")]
+    rewrite_map: Option<String>,
+    /// With --rewrite-map: seconds the service may wait for a verification
+    /// not in its cache before answering unknown (it goes on in the
+    /// background).
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = 0.05,
+        requires = "rewrite_map"
+    )]
+    map_wait: f64,
+    /// With --rewrite-map: seconds one ask may take, connecting included.
+    #[arg(
+        long,
+        value_name = "SECONDS",
+        default_value_t = 0.5,
+        requires = "rewrite_map"
+    )]
+    map_timeout: f64,
 }
 
 /// How logs are written.
@@ -110,6 +135,9 @@ pub(crate) fn run(args: &ServeArgs) -> Result<ExitCode> {
         LogFormat::Text => logs.init(),
         LogFormat::Json => logs.json().init(),
     }
+    if let Some(url) = &args.rewrite_map {
+        return rewrite_map(url, args);
+    }
     let config = config(args)?;
     let listen = config.listen;
     let service = Service::new(config)?;
@@ -131,6 +159,39 @@ pub(crate) fn run(args: &ServeArgs) -> Result<ExitCode> {
         service.run(listener, shutdown()).await?;
         Ok::<_, anyhow::Error>(())
     })?;
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Seconds from an option, checked.
+fn seconds(name: &str, value: f64, min: f64) -> Result<Duration> {
+    if value.is_finite() && value >= min && value <= 60.0 {
+        Ok(Duration::from_secs_f64(value))
+    } else {
+        anyhow::bail!("{name} {value} is not a number of seconds between {min} and 60")
+    }
+}
+
+/// `--rewrite-map URL`: Apache's helper on standard input and output until
+/// Apache closes standard input.
+fn rewrite_map(url: &str, args: &ServeArgs) -> Result<ExitCode> {
+    let mut map = RewriteMap::new(url)?;
+    map.wait = seconds("--map-wait", args.map_wait, 0.0)?;
+    map.timeout = seconds("--map-timeout", args.map_timeout, 0.001)?;
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .context("cannot start the async runtime")?;
+    let counts = runtime.block_on(map.run(
+        tokio::io::BufReader::new(tokio::io::stdin()),
+        tokio::io::stdout(),
+    ))?;
+    #[allow(clippy::print_stderr)]
+    {
+        eprintln!(
+            "botwarden: rewrite map: {} answered, {} unknown (service not reachable), {} bad keys",
+            counts.answered, counts.unreachable, counts.bad_keys
+        );
+    }
     Ok(ExitCode::SUCCESS)
 }
 

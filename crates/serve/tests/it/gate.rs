@@ -12,19 +12,20 @@ use botwarden_testdata::dns::{BlackHole, TestDns, Zone};
 
 use crate::{Running, TempDir, config, start};
 
-const SEARCHBOT: &str = "Mozilla/5.0 (compatible; Searchbot/2.1; +https://searchbot.example/bot)";
-const BROWSER: &str = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36";
+pub(crate) const SEARCHBOT: &str =
+    "Mozilla/5.0 (compatible; Searchbot/2.1; +https://searchbot.example/bot)";
+pub(crate) const BROWSER: &str = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/126.0.0.0 Safari/537.36";
 
-const VERIFIED: Ipv4Addr = Ipv4Addr::new(127, 0, 0, 2);
-const SPOOFED: Ipv4Addr = Ipv4Addr::new(127, 0, 0, 3);
-const HUMAN: Ipv4Addr = Ipv4Addr::new(127, 0, 0, 4);
+pub(crate) const VERIFIED: Ipv4Addr = Ipv4Addr::new(127, 0, 0, 2);
+pub(crate) const SPOOFED: Ipv4Addr = Ipv4Addr::new(127, 0, 0, 3);
+pub(crate) const HUMAN: Ipv4Addr = Ipv4Addr::new(127, 0, 0, 4);
 
 /// The test zone. hickory answers reverse lookups of 127.0.0.0/8 itself
 /// (`localhost`, as RFC 6761 asks) without asking any server, so the
 /// loopback sources the tests use (127.0.0.2, .3, .4) are given to the
 /// service as the documentation addresses 192.0.2.2, .3, .4: by a
 /// trusted proxy's header, as nginx does in front of it.
-fn zone() -> Zone {
+pub(crate) fn zone() -> Zone {
     Zone::new()
         .ptr("192.0.2.2", &["crawl-2.searchbot.example"])
         .a("crawl-2.searchbot.example", &["192.0.2.2"])
@@ -40,7 +41,7 @@ fn stands_for(from: Ipv4Addr) -> String {
 }
 
 /// A client whose requests leave from `from`.
-fn client_from(from: Ipv4Addr) -> reqwest::Client {
+pub(crate) fn client_from(from: Ipv4Addr) -> reqwest::Client {
     reqwest::Client::builder()
         .no_proxy()
         .local_address(IpAddr::V4(from))
@@ -75,7 +76,7 @@ async fn ask(
     )
 }
 
-async fn serve(dns: SocketAddr, enforce: bool, trusted: &[&str]) -> Running {
+pub(crate) async fn serve(dns: SocketAddr, enforce: bool, trusted: &[&str]) -> Running {
     let dir = TempDir::new("gate");
     let mut cfg = config(&dir);
     cfg.nameserver = Some(dns);
@@ -236,7 +237,7 @@ impl Drop for Nginx {
     }
 }
 
-fn free_port() -> u16 {
+pub(crate) fn free_port() -> u16 {
     TcpListener::bind("127.0.0.1:0")
         .and_then(|l| l.local_addr())
         .map(|a| a.port())
@@ -417,4 +418,61 @@ async fn nginx_auth_request_in_front_of_a_static_site() {
         }
         running.stop().await;
     }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn with_wait_the_verdict_comes_in_the_background() {
+    let dns = TestDns::start(zone().delay(Duration::from_millis(300))).await;
+    let running = serve(dns.addr(), true, &["127.0.0.1"]).await;
+    let local = Ipv4Addr::LOCALHOST;
+    let url = running.url("/verify?wait=0");
+    // Not in the cache: answered unknown at once, verified meanwhile.
+    let first = ask(local, &url, SEARCHBOT, Some("192.0.2.3")).await;
+    assert_eq!((first.0, first.2.as_str()), (200, "unknown"));
+    assert!(first.4.contains("still running"), "{}", first.4);
+    let mut deferred = 1;
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let got = ask(local, &url, SEARCHBOT, Some("192.0.2.3")).await;
+        if got.2 == "spoofed" {
+            assert_eq!(got.0, 403);
+            break;
+        }
+        assert_eq!(got.2, "unknown");
+        assert!(got.4.contains("still running"), "{}", got.4);
+        deferred += 1;
+        assert!(Instant::now() < deadline, "never verified: {got:?}");
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    // A wait long enough gives the verdict in the same answer.
+    let got = ask(
+        local,
+        &running.url("/verify?wait=10"),
+        SEARCHBOT,
+        Some("192.0.2.2"),
+    )
+    .await;
+    assert_eq!((got.0, got.2.as_str()), (200, "verified"));
+    // A bad parameter is said in the reason, never refused.
+    let got = ask(
+        local,
+        &running.url("/verify?wait=soon"),
+        SEARCHBOT,
+        Some("192.0.2.2"),
+    )
+    .await;
+    assert_eq!((got.0, got.2.as_str()), (200, "unknown"));
+    assert!(got.4.contains("wait = 'soon'"), "{}", got.4);
+    let text = reqwest::get(running.url("/metrics"))
+        .await
+        .expect("metrics")
+        .text()
+        .await
+        .expect("text");
+    assert!(
+        text.lines()
+            .any(|l| l == format!("botwarden_verify_deferred_total {deferred}")),
+        "{text}"
+    );
+    running.stop().await;
 }

@@ -2,9 +2,13 @@
 //! port, in process, and asks it over HTTP.
 
 mod api;
+mod cache;
 mod gate;
+mod haproxy;
+mod limits;
 mod ops;
 mod page;
+mod rewrite_map;
 
 use std::net::SocketAddr;
 
