@@ -9,8 +9,11 @@
 //! and line). The report renders as text (`Display`) and JSON
 //! (`Serialize`, shape in `docs/audit.md`).
 
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
 use rusqlite::{Connection, params};
-use serde::Serialize;
+use serde::{Serialize, Serializer};
 
 use crate::error::Error;
 use crate::store::Store;
@@ -48,6 +51,11 @@ pub const DEFAULT_MAX_DEPTH: u32 = 5;
 /// A finding lists at most this many of the links that lead to its URL;
 /// [`Finding::link_count`] counts them all.
 pub const MAX_LINKS: usize = 100;
+
+/// Up to this many URLs whose findings need their in-links, the links are
+/// looked up URL by URL (two index lookups each); above it, one scan of
+/// the links table gathers them for every finding at once.
+pub(crate) const SCAN_ABOVE: usize = 1_000;
 
 /// How serious a finding is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -271,6 +279,10 @@ pub struct Finding {
     pub links: Vec<LinkSource>,
     /// How many such links there are in all.
     pub link_count: u64,
+    /// The URL id whose in-links are the evidence, gathered for every
+    /// finding at once when the checks are done.
+    #[serde(skip)]
+    pub(crate) evidence_of: Option<i64>,
 }
 
 impl Finding {
@@ -282,19 +294,72 @@ impl Finding {
             robots: None,
             links: Vec::new(),
             link_count: 0,
+            evidence_of: None,
         }
     }
 }
 
-/// A link that leads to a finding's URL.
+/// A link that leads to a finding's URL. The page's URL and the anchor
+/// text are shared between the findings that cite the same link or page:
+/// a large report holds millions of these.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct LinkSource {
     /// The page that holds it.
-    pub source: String,
+    #[serde(serialize_with = "shared_str")]
+    pub source: Arc<str>,
     /// `a`, `area` or `iframe`.
-    pub kind: String,
+    pub kind: &'static str,
     /// Its anchor text (an `<area>`'s `alt`), if any.
-    pub anchor: Option<String>,
+    #[serde(serialize_with = "shared_opt")]
+    pub anchor: Option<Arc<str>>,
+}
+
+fn shared_str<S: Serializer>(s: &Arc<str>, ser: S) -> Result<S::Ok, S::Error> {
+    ser.serialize_str(s)
+}
+
+fn shared_opt<S: Serializer>(s: &Option<Arc<str>>, ser: S) -> Result<S::Ok, S::Error> {
+    match s {
+        Some(s) => ser.serialize_some(&**s),
+        None => ser.serialize_none(),
+    }
+}
+
+/// A link kind of the store as a constant (`a`, `area`, `iframe`, …).
+pub(crate) fn link_kind(kind: &str) -> Result<&'static str, rusqlite::Error> {
+    const KINDS: &[&str] = &[
+        "a",
+        "area",
+        "iframe",
+        "redirect",
+        "canonical",
+        "hreflang",
+        "refresh",
+        "sitemap",
+    ];
+    KINDS.iter().copied().find(|k| *k == kind).ok_or_else(|| {
+        rusqlite::Error::FromSqlConversionFailure(
+            2,
+            rusqlite::types::Type::Text,
+            format!("unknown link kind '{kind}'").into(),
+        )
+    })
+}
+
+/// Strings shared rather than copied: the same page URL or anchor text
+/// cited by many findings is held once.
+#[derive(Default)]
+pub(crate) struct Interner(HashSet<Arc<str>>);
+
+impl Interner {
+    pub(crate) fn get(&mut self, s: &str) -> Arc<str> {
+        if let Some(a) = self.0.get(s) {
+            return Arc::clone(a);
+        }
+        let a: Arc<str> = Arc::from(s);
+        self.0.insert(Arc::clone(&a));
+        a
+    }
 }
 
 /// How the two readings of robots.txt decide a URL.
@@ -364,6 +429,7 @@ impl Audit {
             .execute_batch(&format!("DROP TABLE IF EXISTS temp.{HEAD_LINKS};"))
             .map_err(fail)?;
         let mut checks = checks.map_err(fail)?;
+        attach_links(cx.conn, &mut checks, SCAN_ABOVE).map_err(fail)?;
         // Stable: registry order within a severity.
         checks.sort_by_key(|c| c.severity);
         let (queued, fetched, skipped) = store.counts()?;
@@ -476,32 +542,9 @@ pub(crate) struct Context<'a> {
 }
 
 impl Context<'_> {
-    /// The links of the site's pages that lead to the URL `id`: the first
-    /// [`MAX_LINKS`] and how many in all.
-    pub(crate) fn links_to(&self, id: i64) -> Result<(Vec<LinkSource>, u64), rusqlite::Error> {
-        let count: i64 = self.conn.query_row(
-            &format!("SELECT count(*) FROM links WHERE target_id = ?1 AND kind IN {LINK_KINDS}"),
-            params![id],
-            |r| r.get(0),
-        )?;
-        let mut st = self.conn.prepare_cached(&format!(
-            "SELECT u.url, l.kind, l.anchor FROM links l JOIN urls u ON u.id = l.source_id
-             WHERE l.target_id = ?1 AND l.kind IN {LINK_KINDS}
-             ORDER BY l.source_id, l.position LIMIT {MAX_LINKS}"
-        ))?;
-        let links = st
-            .query_map(params![id], |r| {
-                Ok(LinkSource {
-                    source: r.get(0)?,
-                    kind: r.get(1)?,
-                    anchor: r.get(2)?,
-                })
-            })?
-            .collect::<Result<_, _>>()?;
-        Ok((links, u64::try_from(count).unwrap_or(0)))
-    }
-
-    /// A finding about the URL `id`, with the links that lead to it.
+    /// A finding about the URL `id`, with the links that lead to it: they
+    /// are gathered when every check is done, for all findings at once
+    /// ([`attach_links`]).
     pub(crate) fn linked_finding(
         &self,
         id: i64,
@@ -509,7 +552,7 @@ impl Context<'_> {
         message: String,
     ) -> Result<Finding, rusqlite::Error> {
         let mut f = Finding::new(url, message);
-        (f.links, f.link_count) = self.links_to(id)?;
+        f.evidence_of = Some(id);
         Ok(f)
     }
 
@@ -624,6 +667,170 @@ pub(crate) fn answer(status: Option<u16>, error: Option<&str>) -> String {
     }
 }
 
+/// The in-links of one URL as gathered: how many, and the first
+/// [`MAX_LINKS`] as `(source id, position, kind, anchor)`.
+#[derive(Default)]
+struct InLinks {
+    count: u64,
+    kept: Vec<(i64, u32, &'static str, Option<Arc<str>>)>,
+    /// The last of the first [`MAX_LINKS`] kept, once that many are.
+    bound: Option<(i64, u32)>,
+}
+
+impl InLinks {
+    /// Keeps the first [`MAX_LINKS`] in the order of their pages'
+    /// discovery, then their place in the page.
+    fn settle(&mut self) {
+        self.kept.sort_unstable_by_key(|k| (k.0, k.1));
+        self.kept.truncate(MAX_LINKS);
+        if self.kept.len() == MAX_LINKS {
+            self.bound = self.kept.last().map(|k| (k.0, k.1));
+        }
+    }
+}
+
+/// Fills in the links that lead to each finding's URL
+/// ([`Finding::evidence_of`]), for every finding of every check at once:
+/// the URLs are gathered, their in-links read in one pass (one scan of
+/// `links` when there are more than `scan_above` URLs, else two index
+/// lookups per URL), at most [`MAX_LINKS`] kept per URL, and the pages'
+/// URLs and anchors are shared between the findings.
+pub(crate) fn attach_links(
+    conn: &Connection,
+    checks: &mut [CheckReport],
+    scan_above: usize,
+) -> Result<(), rusqlite::Error> {
+    let mut targets: Vec<i64> = checks
+        .iter()
+        .flat_map(|c| c.findings.iter().filter_map(|f| f.evidence_of))
+        .collect();
+    if targets.is_empty() {
+        return Ok(());
+    }
+    targets.sort_unstable();
+    targets.dedup();
+    let mut anchors = Interner::default();
+    let mut gathered: HashMap<i64, InLinks> = if targets.len() > scan_above {
+        scan_in_links(conn, &targets, &mut anchors)?
+    } else {
+        look_up_in_links(conn, &targets, &mut anchors)?
+    };
+    // The pages' URLs, each read once.
+    let mut sources: HashMap<i64, Arc<str>> = HashMap::new();
+    let mut st = conn.prepare_cached("SELECT url FROM urls WHERE id = ?1")?;
+    let mut evidence: HashMap<i64, (Vec<LinkSource>, u64)> = HashMap::with_capacity(gathered.len());
+    for (target, links) in gathered.drain() {
+        let mut out = Vec::with_capacity(links.kept.len());
+        for (source, _, kind, anchor) in links.kept {
+            let url = match sources.get(&source) {
+                Some(u) => Arc::clone(u),
+                None => {
+                    let u: String = st.query_row(params![source], |r| r.get(0))?;
+                    let u: Arc<str> = Arc::from(u);
+                    sources.insert(source, Arc::clone(&u));
+                    u
+                }
+            };
+            out.push(LinkSource {
+                source: url,
+                kind,
+                anchor,
+            });
+        }
+        evidence.insert(target, (out, links.count));
+    }
+    for f in checks.iter_mut().flat_map(|c| c.findings.iter_mut()) {
+        if let Some((links, count)) = f.evidence_of.and_then(|id| evidence.get(&id)) {
+            f.links.clone_from(links);
+            f.link_count = *count;
+        }
+    }
+    Ok(())
+}
+
+/// The in-links of `targets` (sorted), two index lookups per URL: a count,
+/// and the first [`MAX_LINKS`].
+fn look_up_in_links(
+    conn: &Connection,
+    targets: &[i64],
+    anchors: &mut Interner,
+) -> Result<HashMap<i64, InLinks>, rusqlite::Error> {
+    let mut count = conn.prepare_cached(&format!(
+        "SELECT count(*) FROM links WHERE target_id = ?1 AND kind IN {LINK_KINDS}"
+    ))?;
+    let mut list = conn.prepare_cached(&format!(
+        "SELECT source_id, position, kind, anchor FROM links
+         WHERE target_id = ?1 AND kind IN {LINK_KINDS}
+         ORDER BY source_id, position LIMIT {MAX_LINKS}"
+    ))?;
+    let mut out = HashMap::with_capacity(targets.len());
+    for &t in targets {
+        let n: i64 = count.query_row(params![t], |r| r.get(0))?;
+        let mut links = InLinks {
+            count: u64::try_from(n).unwrap_or(0),
+            ..InLinks::default()
+        };
+        let mut rows = list.query(params![t])?;
+        while let Some(r) = rows.next()? {
+            let anchor: Option<String> = r.get(3)?;
+            links.kept.push((
+                r.get(0)?,
+                r.get(1)?,
+                link_kind(&r.get::<_, String>(2)?)?,
+                anchor.map(|a| anchors.get(&a)),
+            ));
+        }
+        out.insert(t, links);
+    }
+    Ok(out)
+}
+
+/// The in-links of `targets` (sorted) in one scan of the links table, in
+/// table order (no index: reading the table straight through is cheaper
+/// than an index lookup per link when most URLs are wanted), keeping at
+/// most twice [`MAX_LINKS`] per URL between settlings.
+fn scan_in_links(
+    conn: &Connection,
+    targets: &[i64],
+    anchors: &mut Interner,
+) -> Result<HashMap<i64, InLinks>, rusqlite::Error> {
+    let wanted: HashSet<i64> = targets.iter().copied().collect();
+    let mut out: HashMap<i64, InLinks> = HashMap::with_capacity(targets.len());
+    let mut st = conn.prepare(&format!(
+        "SELECT target_id, source_id, position, kind, anchor FROM links NOT INDEXED
+         WHERE target_id IS NOT NULL AND kind IN {LINK_KINDS}"
+    ))?;
+    let mut rows = st.query([])?;
+    while let Some(r) = rows.next()? {
+        let target: i64 = r.get(0)?;
+        if !wanted.contains(&target) {
+            continue;
+        }
+        let links = out.entry(target).or_default();
+        links.count += 1;
+        let (source, position): (i64, u32) = (r.get(1)?, r.get(2)?);
+        // MAX_LINKS kept links come before this one: it is not among the
+        // first.
+        if links.bound.is_some_and(|b| (source, position) >= b) {
+            continue;
+        }
+        let anchor = r.get_ref(4)?.as_str_or_null()?;
+        links.kept.push((
+            source,
+            position,
+            link_kind(r.get_ref(3)?.as_str()?)?,
+            anchor.map(|a| anchors.get(a)),
+        ));
+        if links.kept.len() >= 2 * MAX_LINKS {
+            links.settle();
+        }
+    }
+    for links in out.values_mut() {
+        links.settle();
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -653,5 +860,102 @@ mod tests {
             CHECKS.len(),
             "docs/audit.md lists a check the registry lacks"
         );
+    }
+}
+
+#[cfg(test)]
+mod evidence_tests {
+    use super::*;
+    use crate::store::{Batch, LinkRecord, NewUrl, UrlState};
+
+    /// A store of 300 pages: page 1 links to every page; pages are written
+    /// out of discovery order (the last first), each linking to page 2 and
+    /// page 3 twice, page 3's second link of a kind other than `a`.
+    fn store(dir: &std::path::Path) -> Store {
+        let mut store = Store::create(&dir.join("crawl.db")).expect("store");
+        let mut batch = Batch::default();
+        for id in 1..=300u64 {
+            batch.new_urls.push(NewUrl {
+                id,
+                url: format!("https://example.com/p{id}"),
+                depth: 1,
+                found_by: "link",
+                state: UrlState::Fetched,
+                skip: None,
+            });
+        }
+        let link = |source, target, kind, anchor: &str, position| LinkRecord {
+            source,
+            target: Some(target),
+            target_text: None,
+            kind,
+            anchor: (!anchor.is_empty()).then(|| anchor.to_owned()),
+            rel: None,
+            followed: true,
+            position,
+        };
+        for id in (1..=300u64).rev() {
+            if id == 1 {
+                for t in 2..=300u32 {
+                    batch.links.push(link(1, u64::from(t), "a", "all", t));
+                }
+            } else {
+                batch
+                    .links
+                    .push(link(id, 2, "a", &format!("to two from {id}"), 0));
+                batch.links.push(link(id, 3, "a", "three", 1));
+                batch.links.push(link(id, 3, "redirect", "", 2));
+                batch.links.push(link(id, 3, "iframe", "", 3));
+            }
+        }
+        store.write(&batch).expect("write");
+        store.build_indexes().expect("indexes");
+        store
+    }
+
+    fn findings(ids: &[i64]) -> Vec<CheckReport> {
+        let findings = ids
+            .iter()
+            .map(|&id| {
+                let mut f = Finding::new(format!("u{id}"), String::new());
+                f.evidence_of = Some(id);
+                f
+            })
+            .collect();
+        vec![CheckReport::new(CHECKS[0], findings)]
+    }
+
+    #[test]
+    fn one_scan_and_lookups_per_url_gather_the_same_evidence() {
+        let dir = std::env::temp_dir().join(format!("botwarden-evidence-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("dir");
+        let store = store(&dir);
+        let ids = [2, 3, 150, 300, 3];
+        let mut scanned = findings(&ids);
+        attach_links(store.connection(), &mut scanned, 0).expect("scan");
+        let mut looked_up = findings(&ids);
+        attach_links(store.connection(), &mut looked_up, usize::MAX).expect("lookups");
+        std::fs::remove_dir_all(&dir).expect("cleanup");
+        assert_eq!(scanned, looked_up);
+        let f = &scanned[0].findings;
+        // Page 2: 300 links (page 1 and 299 others), the first 100 by
+        // discovery though the last pages were written first.
+        assert_eq!(f[0].link_count, 300);
+        assert_eq!(f[0].links.len(), MAX_LINKS);
+        assert_eq!(&*f[0].links[0].source, "https://example.com/p1");
+        assert_eq!(f[0].links[0].anchor.as_deref(), Some("all"));
+        assert_eq!(&*f[0].links[99].source, "https://example.com/p100");
+        assert_eq!(f[0].links[99].anchor.as_deref(), Some("to two from 100"));
+        // Page 3: `a` and `iframe` links count, the redirects do not; a
+        // page's two links in their order.
+        assert_eq!(f[1].link_count, 1 + 2 * 299);
+        let kinds: Vec<&str> = f[1].links[1..5].iter().map(|l| l.kind).collect();
+        assert_eq!(kinds, ["a", "iframe", "a", "iframe"]);
+        assert_eq!(f[1], f[4], "a URL cited twice gets the same evidence");
+        assert_eq!((f[2].link_count, f[2].links.len()), (1, 1));
+        // Page sources are shared, not copied.
+        assert_eq!(&*f[0].links[2].source, "https://example.com/p3");
+        assert!(Arc::ptr_eq(&f[0].links[2].source, &f[1].links[3].source));
     }
 }

@@ -576,7 +576,7 @@ async fn each_check_finds_exactly_its_planted_instance() {
         .findings[0];
     assert_eq!(broken.message, "answered 404");
     assert_eq!(broken.link_count, 1);
-    assert_eq!(broken.links[0].source, home);
+    assert_eq!(*broken.links[0].source, *home);
     assert_eq!(broken.links[0].anchor.as_deref(), Some("gone"));
     let blocked = &report.check("robots/blocked").expect("check").findings[0];
     assert_eq!(blocked.message, "disallowed by Disallow: /private (line 2)");
@@ -618,7 +618,7 @@ async fn each_check_finds_exactly_its_planted_instance() {
     assert_eq!(chain.link_count, 0, "only the sitemap leads there");
     let deep = &report.check("structure/deep-page").expect("check").findings[0];
     assert_eq!(deep.message, "6 clicks from the start URL (limit 5)");
-    assert_eq!(deep.links[0].source, server.url("/d5"));
+    assert_eq!(*deep.links[0].source, *server.url("/d5"));
 
     // Most severe first.
     let severities: Vec<_> = report.checks.iter().map(|c| c.severity).collect();
