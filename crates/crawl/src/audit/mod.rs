@@ -184,6 +184,9 @@ checks![
     large_page,
     charset_missing,
     charset_conflict,
+    body_in_head,
+    mixed_active,
+    mixed_passive,
 ];
 
 /// The check with this code.
@@ -480,23 +483,45 @@ pub(crate) const VERSION_4_CHECKS: &[&str] = &[
     "encoding/charset-conflict",
 ];
 
-/// Says, once, which pages the checks of [`VERSION_4_CHECKS`] cannot judge.
+/// The checks that read what the crawler records since schema version 5.
+pub(crate) const VERSION_5_CHECKS: &[&str] = &[
+    "structure/body-in-head",
+    "security/mixed-content-active",
+    "security/mixed-content-passive",
+];
+
+/// Says, once, which pages the checks of [`VERSION_4_CHECKS`] and
+/// [`VERSION_5_CHECKS`] cannot judge.
 fn notes(cx: &Context<'_>) -> Result<Vec<String>, rusqlite::Error> {
-    let old: i64 = cx.conn.query_row(
-        &format!("SELECT count(*) FROM pages p WHERE {HTML_PAGE} AND p.description_count IS NULL"),
+    let (before_4, before_5): (i64, i64) = cx.conn.query_row(
+        &format!(
+            "SELECT count(*) FILTER (WHERE p.description_count IS NULL),
+                    count(*) FILTER (WHERE p.description_count IS NOT NULL
+                                     AND p.head_ignored_count IS NULL)
+             FROM pages p WHERE {HTML_PAGE}"
+        ),
         [],
-        |r| r.get(0),
+        |r| Ok((r.get(0)?, r.get(1)?)),
     )?;
-    Ok(if old > 0 {
-        vec![format!(
-            "{old} HTML page(s) were crawled before the store recorded SimHash, description, \
-             H1, canonical, charset, robots meta and sitemap details (schema version 4): {} \
+    let mut notes = Vec::new();
+    if before_4 > 0 {
+        notes.push(format!(
+            "{before_4} HTML page(s) were crawled before the store recorded SimHash, description, \
+             H1, canonical, charset, robots meta and sitemap details (schema version 4): {}, {} \
              do not judge them; crawl again to audit them",
-            VERSION_4_CHECKS.join(", ")
-        )]
-    } else {
-        Vec::new()
-    })
+            VERSION_4_CHECKS.join(", "),
+            VERSION_5_CHECKS.join(", ")
+        ));
+    }
+    if before_5 > 0 {
+        notes.push(format!(
+            "{before_5} HTML page(s) were crawled before the store recorded head breaks and \
+             insecure subresources (schema version 5): {} do not judge them; crawl again to \
+             audit them",
+            VERSION_5_CHECKS.join(", ")
+        ));
+    }
+    Ok(notes)
 }
 
 impl AuditReport {
