@@ -74,7 +74,7 @@ const MIGRATIONS: &[(u32, &str, &str)] = &[
     ),
     (
         5,
-        "pages: head breaks and insecure subresources",
+        "pages: head breaks and insecure subresources; external link checks",
         MIGRATE_4_TO_5,
     ),
 ];
@@ -89,6 +89,15 @@ ALTER TABLE pages ADD COLUMN head_ignored_count INTEGER;
 ALTER TABLE pages ADD COLUMN mixed_active INTEGER;
 ALTER TABLE pages ADD COLUMN mixed_passive INTEGER;
 ALTER TABLE pages ADD COLUMN mixed_examples TEXT;
+CREATE TABLE external_checks (
+    url_id     INTEGER PRIMARY KEY REFERENCES urls (id),
+    checked_at TEXT NOT NULL,
+    method     TEXT NOT NULL,
+    status     INTEGER,
+    error      TEXT,
+    location   TEXT,
+    elapsed_ms REAL NOT NULL
+);
 ";
 
 /// From version 3 to 4: what the site audit's checks read.
@@ -376,6 +385,25 @@ pub struct PageRecord {
     pub mixed_passive: Option<u32>,
     /// The first of them (`img src http://… (line 9)`), one per line.
     pub mixed_examples: Option<String>,
+}
+
+/// What an external URL answered (`crawl --check-external`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExternalRecord {
+    /// The URL's id.
+    pub url_id: i64,
+    /// When (RFC 3339).
+    pub checked_at: String,
+    /// `HEAD`, or `GET` when the `HEAD` was refused or dropped.
+    pub method: &'static str,
+    /// The status of that request's answer, if one came.
+    pub status: Option<u16>,
+    /// Why no answer came.
+    pub error: Option<String>,
+    /// A redirect's `Location`, resolved (not followed).
+    pub location: Option<String>,
+    /// From the first request to the answer's head.
+    pub elapsed_ms: f64,
 }
 
 /// One link of a page.
@@ -981,6 +1009,38 @@ impl Store {
             }
         }
         tx.commit().map_err(err("cannot commit"))
+    }
+
+    /// Stores what external URLs answered, in one transaction (a URL
+    /// checked again replaces its row).
+    ///
+    /// # Errors
+    /// [`Error::Store`] if SQLite fails; nothing is written then.
+    pub fn write_external(&mut self, records: &[ExternalRecord]) -> Result<(), Error> {
+        let path = self.path.clone();
+        let fail = |e: rusqlite::Error| sqlite(&path, "cannot store an external link check", &e);
+        let tx = self.conn.transaction().map_err(fail)?;
+        {
+            let mut st = tx
+                .prepare_cached(
+                    "INSERT OR REPLACE INTO external_checks (url_id, checked_at, method, status,
+                     error, location, elapsed_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                )
+                .map_err(fail)?;
+            for r in records {
+                st.execute(params![
+                    r.url_id,
+                    r.checked_at,
+                    r.method,
+                    r.status,
+                    r.error,
+                    r.location,
+                    r.elapsed_ms,
+                ])
+                .map_err(fail)?;
+            }
+        }
+        tx.commit().map_err(fail)
     }
 
     /// A fact of the crawl (`seed`, `started_at`, …).

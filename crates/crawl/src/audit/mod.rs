@@ -128,6 +128,7 @@ macro_rules! checks {
 
 checks![
     broken_internal,
+    broken_external,
     redirect_loop,
     link_to_redirect,
     redirect_chain,
@@ -740,11 +741,33 @@ pub(crate) fn attach_links(
     } else {
         look_up_in_links(conn, &targets, &mut anchors)?
     };
+    // How many findings cite each URL: the last takes its links, the
+    // others get a copy (of shared strings).
+    let mut citations: HashMap<i64, usize> = HashMap::with_capacity(targets.len());
+    for f in checks.iter().flat_map(|c| c.findings.iter()) {
+        if let Some(id) = f.evidence_of {
+            *citations.entry(id).or_default() += 1;
+        }
+    }
     // The pages' URLs, each read once.
     let mut sources: HashMap<i64, Arc<str>> = HashMap::new();
     let mut st = conn.prepare_cached("SELECT url FROM urls WHERE id = ?1")?;
-    let mut evidence: HashMap<i64, (Vec<LinkSource>, u64)> = HashMap::with_capacity(gathered.len());
-    for (target, links) in gathered.drain() {
+    for f in checks.iter_mut().flat_map(|c| c.findings.iter_mut()) {
+        let Some(id) = f.evidence_of else { continue };
+        let Some(left) = citations.get_mut(&id) else {
+            continue;
+        };
+        *left -= 1;
+        let links = if *left == 0 {
+            gathered.remove(&id)
+        } else {
+            gathered.get(&id).map(|l| InLinks {
+                count: l.count,
+                kept: l.kept.clone(),
+                bound: l.bound,
+            })
+        };
+        let Some(links) = links else { continue };
         let mut out = Vec::with_capacity(links.kept.len());
         for (source, _, kind, anchor) in links.kept {
             let url = match sources.get(&source) {
@@ -762,13 +785,8 @@ pub(crate) fn attach_links(
                 anchor,
             });
         }
-        evidence.insert(target, (out, links.count));
-    }
-    for f in checks.iter_mut().flat_map(|c| c.findings.iter_mut()) {
-        if let Some((links, count)) = f.evidence_of.and_then(|id| evidence.get(&id)) {
-            f.links.clone_from(links);
-            f.link_count = *count;
-        }
+        f.links = out;
+        f.link_count = links.count;
     }
     Ok(())
 }
@@ -852,6 +870,7 @@ fn scan_in_links(
     }
     for links in out.values_mut() {
         links.settle();
+        links.kept.shrink_to_fit();
     }
     Ok(out)
 }
