@@ -75,6 +75,9 @@ async fn start_other(seen: Arc<Seen>) -> String {
 /// The other site's URLs, in the order the site links to them: the slow
 /// one last of those checked (its handler goes on after the check gave up,
 /// and would count as a second request at once).
+/// A row of `external_checks`: URL, method, status, error, location.
+type Checked = (String, String, Option<u16>, Option<String>, Option<String>);
+
 const PATHS: &[&str] = &[
     "/gone", "/error", "/no-head", "/fine", "/moved", "/slow", "/extra",
 ];
@@ -150,7 +153,7 @@ async fn external_links_are_checked_once_each_politely_and_the_broken_reported()
     );
     assert_eq!(seen.most.load(Ordering::SeqCst), 1);
 
-    let stored: Vec<(String, String, Option<u16>, Option<String>, Option<String>)> = {
+    let stored: Vec<Checked> = {
         let mut st = store
             .connection()
             .prepare(
