@@ -273,9 +273,10 @@ pub struct Finding {
     /// next URLs, the other pages of a group, a canonical's target.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub related: Vec<String>,
-    /// How robots.txt decides the URL, for the robots checks.
+    /// How robots.txt decides the URL, for the robots checks (boxed: most
+    /// findings have none, and a large report holds many findings).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub robots: Option<RobotsEvidence>,
+    pub robots: Option<Box<RobotsEvidence>>,
     /// The links of the site's pages (`<a>`, `<area>`, frames) that lead to
     /// `url`, the first [`MAX_LINKS`] in the order of their pages'
     /// discovery.
@@ -331,23 +332,7 @@ fn shared_opt<S: Serializer>(s: &Option<Arc<str>>, ser: S) -> Result<S::Ok, S::E
 
 /// A link kind of the store as a constant (`a`, `area`, `iframe`, …).
 pub(crate) fn link_kind(kind: &str) -> Result<&'static str, rusqlite::Error> {
-    const KINDS: &[&str] = &[
-        "a",
-        "area",
-        "iframe",
-        "redirect",
-        "canonical",
-        "hreflang",
-        "refresh",
-        "sitemap",
-    ];
-    KINDS.iter().copied().find(|k| *k == kind).ok_or_else(|| {
-        rusqlite::Error::FromSqlConversionFailure(
-            2,
-            rusqlite::types::Type::Text,
-            format!("unknown link kind '{kind}'").into(),
-        )
-    })
+    kind_index(kind).map(|i| KINDS[usize::from(i)])
 }
 
 /// Strings shared rather than copied: the same page URL or anchor text
@@ -693,26 +678,79 @@ pub(crate) fn answer(status: Option<u16>, error: Option<&str>) -> String {
     }
 }
 
+/// A link kept as evidence while the links are read, in order: 16 bytes,
+/// its kind an index into [`KINDS`] and its anchor into the anchors read
+/// ([`Anchors`]).
+#[derive(Debug, Clone, Copy)]
+struct Kept {
+    source: i64,
+    /// [`NO_ANCHOR`] for none.
+    anchor: u32,
+    kind: u8,
+}
+
+/// [`Kept::anchor`] of a link without anchor text.
+const NO_ANCHOR: u32 = u32::MAX;
+
 /// The in-links of one URL as gathered: how many, and the first
-/// [`MAX_LINKS`] as `(source id, position, kind, anchor)`.
+/// [`MAX_LINKS`] in the order of their pages' discovery, then their place
+/// in the page.
 #[derive(Default)]
 struct InLinks {
     count: u64,
-    kept: Vec<(i64, u32, &'static str, Option<Arc<str>>)>,
-    /// The last of the first [`MAX_LINKS`] kept, once that many are.
-    bound: Option<(i64, u32)>,
+    kept: Vec<Kept>,
 }
 
-impl InLinks {
-    /// Keeps the first [`MAX_LINKS`] in the order of their pages'
-    /// discovery, then their place in the page.
-    fn settle(&mut self) {
-        self.kept.sort_unstable_by_key(|k| (k.0, k.1));
-        self.kept.truncate(MAX_LINKS);
-        if self.kept.len() == MAX_LINKS {
-            self.bound = self.kept.last().map(|k| (k.0, k.1));
+/// The anchor texts read, each held once.
+#[derive(Default)]
+struct Anchors {
+    texts: Vec<Arc<str>>,
+    index: HashMap<Arc<str>, u32>,
+}
+
+impl Anchors {
+    fn get(&mut self, text: Option<&str>) -> u32 {
+        let Some(text) = text else { return NO_ANCHOR };
+        if let Some(&i) = self.index.get(text) {
+            return i;
         }
+        let i = u32::try_from(self.texts.len()).unwrap_or(NO_ANCHOR - 1);
+        let a: Arc<str> = Arc::from(text);
+        self.texts.push(Arc::clone(&a));
+        self.index.insert(a, i);
+        i
     }
+
+    fn text(&self, i: u32) -> Option<Arc<str>> {
+        self.texts.get(i as usize).map(Arc::clone)
+    }
+}
+
+/// The link kinds of the store, for [`Kept::kind`].
+const KINDS: &[&str] = &[
+    "a",
+    "area",
+    "iframe",
+    "redirect",
+    "canonical",
+    "hreflang",
+    "refresh",
+    "sitemap",
+];
+
+/// A link kind of the store as its index in [`KINDS`].
+fn kind_index(kind: &str) -> Result<u8, rusqlite::Error> {
+    KINDS
+        .iter()
+        .position(|k| *k == kind)
+        .and_then(|i| u8::try_from(i).ok())
+        .ok_or_else(|| {
+            rusqlite::Error::FromSqlConversionFailure(
+                2,
+                rusqlite::types::Type::Text,
+                format!("unknown link kind '{kind}'").into(),
+            )
+        })
 }
 
 /// Fills in the links that lead to each finding's URL
@@ -735,14 +773,14 @@ pub(crate) fn attach_links(
     }
     targets.sort_unstable();
     targets.dedup();
-    let mut anchors = Interner::default();
+    let mut anchors = Anchors::default();
     let mut gathered: HashMap<i64, InLinks> = if targets.len() > scan_above {
         scan_in_links(conn, &targets, &mut anchors)?
     } else {
         look_up_in_links(conn, &targets, &mut anchors)?
     };
     // How many findings cite each URL: the last takes its links, the
-    // others get a copy (of shared strings).
+    // others get a copy.
     let mut citations: HashMap<i64, usize> = HashMap::with_capacity(targets.len());
     for f in checks.iter().flat_map(|c| c.findings.iter()) {
         if let Some(id) = f.evidence_of {
@@ -764,25 +802,24 @@ pub(crate) fn attach_links(
             gathered.get(&id).map(|l| InLinks {
                 count: l.count,
                 kept: l.kept.clone(),
-                bound: l.bound,
             })
         };
         let Some(links) = links else { continue };
         let mut out = Vec::with_capacity(links.kept.len());
-        for (source, _, kind, anchor) in links.kept {
-            let url = match sources.get(&source) {
+        for k in links.kept {
+            let url = match sources.get(&k.source) {
                 Some(u) => Arc::clone(u),
                 None => {
-                    let u: String = st.query_row(params![source], |r| r.get(0))?;
+                    let u: String = st.query_row(params![k.source], |r| r.get(0))?;
                     let u: Arc<str> = Arc::from(u);
-                    sources.insert(source, Arc::clone(&u));
+                    sources.insert(k.source, Arc::clone(&u));
                     u
                 }
             };
             out.push(LinkSource {
                 source: url,
-                kind,
-                anchor,
+                kind: KINDS[usize::from(k.kind)],
+                anchor: anchors.text(k.anchor),
             });
         }
         f.links = out;
@@ -796,13 +833,13 @@ pub(crate) fn attach_links(
 fn look_up_in_links(
     conn: &Connection,
     targets: &[i64],
-    anchors: &mut Interner,
+    anchors: &mut Anchors,
 ) -> Result<HashMap<i64, InLinks>, rusqlite::Error> {
     let mut count = conn.prepare_cached(&format!(
         "SELECT count(*) FROM links WHERE target_id = ?1 AND kind IN {LINK_KINDS}"
     ))?;
     let mut list = conn.prepare_cached(&format!(
-        "SELECT source_id, position, kind, anchor FROM links
+        "SELECT source_id, kind, anchor FROM links
          WHERE target_id = ?1 AND kind IN {LINK_KINDS}
          ORDER BY source_id, position LIMIT {MAX_LINKS}"
     ))?;
@@ -811,34 +848,58 @@ fn look_up_in_links(
         let n: i64 = count.query_row(params![t], |r| r.get(0))?;
         let mut links = InLinks {
             count: u64::try_from(n).unwrap_or(0),
-            ..InLinks::default()
+            kept: Vec::new(),
         };
         let mut rows = list.query(params![t])?;
         while let Some(r) = rows.next()? {
-            let anchor: Option<String> = r.get(3)?;
-            links.kept.push((
-                r.get(0)?,
-                r.get(1)?,
-                link_kind(&r.get::<_, String>(2)?)?,
-                anchor.map(|a| anchors.get(&a)),
-            ));
+            links.kept.push(Kept {
+                source: r.get(0)?,
+                kind: kind_index(r.get_ref(1)?.as_str()?)?,
+                anchor: anchors.get(r.get_ref(2)?.as_str_or_null()?),
+            });
         }
         out.insert(t, links);
     }
     Ok(out)
 }
 
+/// A link kept by the scan, with the slot of its URL: 24 bytes.
+struct Entry {
+    source: i64,
+    position: u32,
+    anchor: u32,
+    slot: u32,
+    kind: u8,
+}
+
+/// Where the scan is for one URL: links counted, links kept, and the
+/// greatest `(source, position)` kept.
+#[derive(Default, Clone, Copy)]
+struct Tally {
+    count: u64,
+    kept: usize,
+    greatest: (i64, u32),
+}
+
 /// The in-links of `targets` (sorted) in one scan of the links table, in
 /// table order (no index: reading the table straight through is cheaper
-/// than an index lookup per link when most URLs are wanted), keeping at
-/// most twice [`MAX_LINKS`] per URL between settlings.
+/// than an index lookup per link when most URLs are wanted), into one
+/// vector of 24-byte entries. A link is not kept when [`MAX_LINKS`] links
+/// to its URL are, all before it: the crawler writes a page's links
+/// together, mostly in the pages' order, so at most about [`MAX_LINKS`]
+/// per URL are kept (every link in the worst order).
 fn scan_in_links(
     conn: &Connection,
     targets: &[i64],
-    anchors: &mut Interner,
+    anchors: &mut Anchors,
 ) -> Result<HashMap<i64, InLinks>, rusqlite::Error> {
-    let wanted: HashSet<i64> = targets.iter().copied().collect();
-    let mut out: HashMap<i64, InLinks> = HashMap::with_capacity(targets.len());
+    let slots: HashMap<i64, u32> = targets
+        .iter()
+        .enumerate()
+        .map(|(i, &t)| (t, u32::try_from(i).unwrap_or(u32::MAX)))
+        .collect();
+    let mut tallies = vec![Tally::default(); targets.len()];
+    let mut entries: Vec<Entry> = Vec::new();
     let mut st = conn.prepare(&format!(
         "SELECT target_id, source_id, position, kind, anchor FROM links NOT INDEXED
          WHERE target_id IS NOT NULL AND kind IN {LINK_KINDS}"
@@ -846,31 +907,45 @@ fn scan_in_links(
     let mut rows = st.query([])?;
     while let Some(r) = rows.next()? {
         let target: i64 = r.get(0)?;
-        if !wanted.contains(&target) {
+        let Some(&slot) = slots.get(&target) else {
+            continue;
+        };
+        let tally = &mut tallies[slot as usize];
+        tally.count += 1;
+        let key: (i64, u32) = (r.get(1)?, r.get(2)?);
+        if tally.kept >= MAX_LINKS && key > tally.greatest {
             continue;
         }
-        let links = out.entry(target).or_default();
-        links.count += 1;
-        let (source, position): (i64, u32) = (r.get(1)?, r.get(2)?);
-        // MAX_LINKS kept links come before this one: it is not among the
-        // first.
-        if links.bound.is_some_and(|b| (source, position) >= b) {
-            continue;
-        }
-        let anchor = r.get_ref(4)?.as_str_or_null()?;
-        links.kept.push((
-            source,
-            position,
-            link_kind(r.get_ref(3)?.as_str()?)?,
-            anchor.map(|a| anchors.get(a)),
-        ));
-        if links.kept.len() >= 2 * MAX_LINKS {
-            links.settle();
-        }
+        tally.kept += 1;
+        tally.greatest = tally.greatest.max(key);
+        entries.push(Entry {
+            source: key.0,
+            position: key.1,
+            anchor: anchors.get(r.get_ref(4)?.as_str_or_null()?),
+            slot,
+            kind: kind_index(r.get_ref(3)?.as_str()?)?,
+        });
     }
-    for links in out.values_mut() {
-        links.settle();
-        links.kept.shrink_to_fit();
+    drop(rows);
+    entries.sort_unstable_by_key(|e| (e.slot, e.source, e.position));
+    let mut out: HashMap<i64, InLinks> = HashMap::with_capacity(targets.len());
+    for run in entries.chunk_by(|a, b| a.slot == b.slot) {
+        let slot = run[0].slot as usize;
+        out.insert(
+            targets[slot],
+            InLinks {
+                count: tallies[slot].count,
+                kept: run
+                    .iter()
+                    .take(MAX_LINKS)
+                    .map(|e| Kept {
+                        source: e.source,
+                        anchor: e.anchor,
+                        kind: e.kind,
+                    })
+                    .collect(),
+            },
+        );
     }
     Ok(out)
 }
