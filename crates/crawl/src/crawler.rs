@@ -1440,6 +1440,32 @@ fn record_facts(record: &mut PageRecord, facts: &HtmlFacts, page: &PageResponse,
         .map(|m| format!("{}: {}", m.name.trim(), m.content.trim()))
         .collect();
     record.robots_meta = (!robots.is_empty()).then(|| robots.join(" | "));
+    // Set on every HTML page read: a store of schema 5 read it.
+    record.head_ignored_count = Some(facts.head_ignored_count);
+    if let Some(b) = &facts.head_break {
+        record.head_break = Some(b.element.clone());
+        record.head_break_line = Some(b.line);
+        record.head_ignored = (!facts.head_ignored.is_empty()).then(|| {
+            let lines: Vec<String> = facts
+                .head_ignored
+                .iter()
+                .map(|p| format!("{} (line {})", p.what, p.line))
+                .collect();
+            lines.join("\n")
+        });
+    }
+    if base.scheme() == "https" {
+        record.mixed_active = Some(facts.insecure_active);
+        record.mixed_passive = Some(facts.insecure_passive);
+        record.mixed_examples = (!facts.insecure.is_empty()).then(|| {
+            let lines: Vec<String> = facts
+                .insecure
+                .iter()
+                .map(|i| format!("{} {} (line {})", i.element, i.url, i.line))
+                .collect();
+            lines.join("\n")
+        });
+    }
 }
 
 fn found_by(kind: &str) -> &'static str {

@@ -170,6 +170,110 @@ pub struct HtmlFacts {
     /// The SimHash of the visible text (64 bits over its three-word
     /// shingles), `None` when the text has fewer than ten words.
     pub simhash: Option<u64>,
+    /// The first element or text of the body met inside `<head>`, where
+    /// parsers end the head early ([`HeadBreak`]).
+    pub head_break: Option<HeadBreak>,
+    /// The head elements (`<title>`, `<base>`, `<link>`, `<meta>`) after
+    /// the [`HtmlFacts::head_break`] and before the head's written end: a
+    /// parser reads them as part of the body, and search engines ignore
+    /// them. At most [`MAX_EXAMPLES`]; [`HtmlFacts::head_ignored_count`]
+    /// counts them all.
+    pub head_ignored: Vec<Placed>,
+    /// How many head elements the break leaves out of the head.
+    pub head_ignored_count: u32,
+    /// Subresources loaded over plain `http://` ([`Insecure`]): the first
+    /// [`MAX_EXAMPLES`]; the counts are in
+    /// [`HtmlFacts::insecure_active`] and [`HtmlFacts::insecure_passive`].
+    pub insecure: Vec<Insecure>,
+    /// How many `http://` scripts, style sheets, frames, objects, embeds
+    /// and form actions.
+    pub insecure_active: u32,
+    /// How many `http://` images, audio, video and their sources.
+    pub insecure_passive: u32,
+}
+
+/// Examples of a kind kept per page (ignored head elements, insecure
+/// subresources).
+pub(crate) const MAX_EXAMPLES: usize = 10;
+
+/// Where the head ends early: an element that belongs in the body (any
+/// element but `<html>`, `<head>`, `<title>`, `<base>`, `<link>`,
+/// `<meta>`, `<style>`, `<script>`, `<noscript>` and `<template>`, or
+/// what a `<template>` holds), or text other than white space, met before
+/// the head's written end (`</head>` or `<body>`). A page that marks no
+/// end of its head has no head break: its head ends where its body
+/// starts, as its author meant. What `<noscript>` holds is text to a
+/// parser that runs scripts (as Google's does), so it does not count.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HeadBreak {
+    /// The element's name (`img`, `div`), or `text`.
+    pub element: String,
+    /// Its line, from 1.
+    pub line: u32,
+}
+
+/// A head element with its line.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Placed {
+    /// The element as it identifies itself: `<title>`, `<base>`,
+    /// `<link rel="canonical">`, `<meta name="robots">`.
+    pub what: String,
+    /// Its line, from 1.
+    pub line: u32,
+}
+
+/// A subresource written as a plain `http://` URL.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Insecure {
+    /// The element and attribute (`img src`, `script src`,
+    /// `link rel=stylesheet href`, `form action`).
+    pub element: String,
+    /// The URL, as written.
+    pub url: String,
+    /// Whether browsers block it on an HTTPS page (active content:
+    /// scripts, style sheets, frames, objects, embeds, form actions)
+    /// rather than upgrade or show it (passive content: images, audio,
+    /// video).
+    pub active: bool,
+    /// Its line, from 1.
+    pub line: u32,
+}
+
+/// Whether a URL as written is a plain `http://` URL.
+fn is_insecure(url: &str) -> bool {
+    url.trim_start()
+        .get(..5)
+        .is_some_and(|s| s.eq_ignore_ascii_case("http:"))
+}
+
+/// Whether an element may stand in `<head>`.
+fn head_element(name: &str) -> bool {
+    matches!(
+        name,
+        "html"
+            | "head"
+            | "body"
+            | "title"
+            | "base"
+            | "link"
+            | "meta"
+            | "style"
+            | "script"
+            | "noscript"
+            | "template"
+    )
+}
+
+/// The character references of a text or attribute value decoded (`&amp;`,
+/// `&eacute;`, `&#233;`, `&#xE9;`), as HTML parsers do: lol_html gives
+/// them as written.
+#[must_use]
+pub(crate) fn decode_entities(s: &str) -> String {
+    if s.contains('&') {
+        html_escape::decode_html_entities(s).into_owned()
+    } else {
+        s.to_owned()
+    }
 }
 
 /// Pages with fewer words of visible text get no SimHash: their
@@ -385,17 +489,26 @@ pub fn extract(body: &[u8], charset: Option<&str>) -> Result<HtmlFacts, Error> {
     let head_end = Rc::clone(&head_over);
     let h1 = RefCell::new(String::new());
     let visible = RefCell::new(String::new());
-    let link = |el: &mut Element<'_, '_>, attr: &str, kind: LinkElement| {
-        if let Some(href) = el.get_attribute(attr) {
+    // The head break and the head elements after it, with their offsets;
+    // `<template>`s open (what they hold is not the document's).
+    let head_break: RefCell<Option<(String, usize)>> = RefCell::new(None);
+    let ignored: RefCell<Vec<(String, usize)>> = RefCell::new(Vec::new());
+    let templates = Rc::new(Cell::new(0u32));
+    let template_end = Rc::clone(&templates);
+    let insecure: RefCell<Vec<(Insecure, usize)>> = RefCell::new(Vec::new());
+    let attr =
+        |el: &Element<'_, '_>, name: &str| el.get_attribute(name).map(|v| decode_entities(&v));
+    let link = |el: &mut Element<'_, '_>, name: &str, kind: LinkElement| {
+        if let Some(href) = attr(el, name) {
             let mut f = facts.borrow_mut();
             let anchor = match kind {
-                LinkElement::Area => collapse(&el.get_attribute("alt").unwrap_or_default()),
+                LinkElement::Area => collapse(&attr(el, "alt").unwrap_or_default()),
                 _ => String::new(),
             };
             f.links.push(HtmlLink {
                 href: href.trim().to_owned(),
                 element: kind,
-                rel: Rel::parse(&el.get_attribute("rel").unwrap_or_default()),
+                rel: Rel::parse(&attr(el, "rel").unwrap_or_default()),
                 anchor,
                 offset: el.source_location().bytes().start,
             });
@@ -428,6 +541,127 @@ pub fn extract(body: &[u8], charset: Option<&str>) -> Result<HtmlFacts, Error> {
                 link(el, "src", LinkElement::Frame);
                 Ok(())
             }),
+            // Every element while the head is open: the first that
+            // belongs in the body breaks it, and the head elements after
+            // the break are left out of it.
+            element!("*", |el| {
+                if head_over.get() {
+                    return Ok(());
+                }
+                let name = el.tag_name();
+                if name == "template" {
+                    templates.set(templates.get() + 1);
+                    let open = Rc::clone(&template_end);
+                    if let Some(handlers) = el.end_tag_handlers() {
+                        let handler: lol_html::EndTagHandler<'static> = Box::new(move |_| {
+                            open.set(open.get().saturating_sub(1));
+                            Ok(())
+                        });
+                        handlers.push(handler);
+                    }
+                }
+                if templates.get() > 0 {
+                    return Ok(());
+                }
+                let offset = el.source_location().bytes().start;
+                if !head_element(&name) {
+                    let mut b = head_break.borrow_mut();
+                    if b.is_none() {
+                        *b = Some((name, offset));
+                    }
+                } else if head_break.borrow().is_some()
+                    && matches!(name.as_str(), "title" | "base" | "link" | "meta")
+                {
+                    let what = match name.as_str() {
+                        "link" => format!(
+                            "<link rel=\"{}\">",
+                            attr(el, "rel").unwrap_or_default().trim()
+                        ),
+                        "meta" => match (
+                            attr(el, "name"),
+                            attr(el, "http-equiv"),
+                            attr(el, "charset"),
+                        ) {
+                            (Some(n), _, _) => format!("<meta name=\"{}\">", n.trim()),
+                            (None, Some(h), _) => format!("<meta http-equiv=\"{}\">", h.trim()),
+                            (None, None, Some(c)) => format!("<meta charset=\"{}\">", c.trim()),
+                            _ => "<meta>".to_owned(),
+                        },
+                        other => format!("<{other}>"),
+                    };
+                    ignored.borrow_mut().push((what, offset));
+                }
+                Ok(())
+            }),
+            // Subresources written as `http://` URLs.
+            element!(
+                "img, script[src], link[href][rel], iframe[src], frame[src], audio[src], \
+                 video, source, embed[src], object[data], form[action]",
+                |el| {
+                    let name = el.tag_name();
+                    let attrs: &[(&str, bool)] = match name.as_str() {
+                        "img" => &[("src", false), ("srcset", false)],
+                        "video" => &[("src", false), ("poster", false)],
+                        "audio" => &[("src", false)],
+                        "source" => &[("src", false), ("srcset", false)],
+                        "script" | "iframe" | "frame" | "embed" => &[("src", true)],
+                        "object" => &[("data", true)],
+                        "form" => &[("action", true)],
+                        "link" => {
+                            let rel = attr(el, "rel").unwrap_or_default();
+                            if rel
+                                .split_ascii_whitespace()
+                                .any(|w| w.eq_ignore_ascii_case("stylesheet"))
+                            {
+                                &[("href", true)]
+                            } else {
+                                &[]
+                            }
+                        }
+                        _ => &[],
+                    };
+                    for (name_attr, active) in attrs {
+                        let Some(value) = attr(el, name_attr) else {
+                            continue;
+                        };
+                        // A `srcset` lists candidates: a URL, then a size.
+                        let urls: Vec<&str> = if *name_attr == "srcset" {
+                            value
+                                .split(',')
+                                .filter_map(|c| c.split_ascii_whitespace().next())
+                                .collect()
+                        } else {
+                            vec![value.trim()]
+                        };
+                        for url in urls.into_iter().filter(|u| is_insecure(u)) {
+                            let mut f = facts.borrow_mut();
+                            if *active {
+                                f.insecure_active += 1;
+                            } else {
+                                f.insecure_passive += 1;
+                            }
+                            let mut list = insecure.borrow_mut();
+                            if list.len() < MAX_EXAMPLES {
+                                let element = if name == "link" {
+                                    "link rel=stylesheet href".to_owned()
+                                } else {
+                                    format!("{name} {name_attr}")
+                                };
+                                list.push((
+                                    Insecure {
+                                        element,
+                                        url: url.to_owned(),
+                                        active: *active,
+                                        line: 0,
+                                    },
+                                    el.source_location().bytes().start,
+                                ));
+                            }
+                        }
+                    }
+                    Ok(())
+                }
+            ),
             element!("head", |el| {
                 let over = Rc::clone(&head_end);
                 if let Some(handlers) = el.end_tag_handlers() {
@@ -458,15 +692,15 @@ pub fn extract(body: &[u8], charset: Option<&str>) -> Result<HtmlFacts, Error> {
                 let mut f = facts.borrow_mut();
                 f.base_count += 1;
                 if f.base.is_none() {
-                    f.base = el.get_attribute("href").map(|h| h.trim().to_owned());
+                    f.base = attr(el, "href").map(|h| h.trim().to_owned());
                 }
                 Ok(())
             }),
             element!("meta", |el| {
                 let mut f = facts.borrow_mut();
-                let content = el.get_attribute("content").unwrap_or_default();
+                let content = attr(el, "content").unwrap_or_default();
                 if f.meta_charset.is_none() {
-                    if let Some(c) = el.get_attribute("charset") {
+                    if let Some(c) = attr(el, "charset") {
                         f.meta_charset = Some(c.trim().to_owned());
                     } else if el
                         .get_attribute("http-equiv")
@@ -475,7 +709,7 @@ pub fn extract(body: &[u8], charset: Option<&str>) -> Result<HtmlFacts, Error> {
                         f.meta_charset = crate::body::parse_content_type(&content).1;
                     }
                 }
-                if let Some(name) = el.get_attribute("name") {
+                if let Some(name) = attr(el, "name") {
                     f.metas.push(Meta { name, content });
                 } else if el
                     .get_attribute("http-equiv")
@@ -487,8 +721,8 @@ pub fn extract(body: &[u8], charset: Option<&str>) -> Result<HtmlFacts, Error> {
                 Ok(())
             }),
             element!("link[href][rel]", |el| {
-                let rel = el.get_attribute("rel").unwrap_or_default();
-                let href = el.get_attribute("href").unwrap_or_default();
+                let rel = attr(el, "rel").unwrap_or_default();
+                let href = attr(el, "href").unwrap_or_default();
                 let mut f = facts.borrow_mut();
                 for word in rel.split_ascii_whitespace() {
                     if word.eq_ignore_ascii_case("canonical") {
@@ -497,7 +731,7 @@ pub fn extract(body: &[u8], charset: Option<&str>) -> Result<HtmlFacts, Error> {
                             f.canonicals_outside_head += 1;
                         }
                     } else if word.eq_ignore_ascii_case("alternate")
-                        && let Some(lang) = el.get_attribute("hreflang")
+                        && let Some(lang) = attr(el, "hreflang")
                     {
                         f.alternates.push(Alternate {
                             hreflang: lang.trim().to_owned(),
@@ -524,6 +758,17 @@ pub fn extract(body: &[u8], charset: Option<&str>) -> Result<HtmlFacts, Error> {
         // The visible text, for the SimHash: text outside `<script>`,
         // `<style>`, `<title>` and the like, seen in the same pass.
         document_content_handlers: vec![doc_text!(|t: &mut TextChunk<'_>| {
+            if t.text_type() == TextType::Data
+                && !head_over.get()
+                && templates.get() == 0
+                && head_break.borrow().is_none()
+                && !t.as_str().trim_ascii().is_empty()
+            {
+                let text = t.as_str();
+                let blank = text.len() - text.trim_ascii_start().len();
+                *head_break.borrow_mut() =
+                    Some(("text".to_owned(), t.source_location().bytes().start + blank));
+            }
             if t.text_type() == TextType::Data {
                 let mut v = visible.borrow_mut();
                 v.push_str(t.as_str());
@@ -548,13 +793,44 @@ pub fn extract(body: &[u8], charset: Option<&str>) -> Result<HtmlFacts, Error> {
     let mut facts = facts.into_inner();
     for l in &mut facts.links {
         if l.element == LinkElement::A {
-            l.anchor = collapse(&l.anchor);
+            l.anchor = collapse(&decode_entities(&l.anchor));
         }
     }
-    facts.title = title.into_inner().map(|t| collapse(&t));
+    facts.title = title.into_inner().map(|t| collapse(&decode_entities(&t)));
     if facts.h1_count > 0 {
-        facts.h1 = Some(collapse(&h1.into_inner()));
+        facts.h1 = Some(collapse(&decode_entities(&h1.into_inner())));
     }
+    let line = |offset: usize| {
+        let upto = &bytes[..offset.min(bytes.len())];
+        u32::try_from(memchr::memchr_iter(b'\n', upto).count() + 1).unwrap_or(u32::MAX)
+    };
+    // A break counts when the head's written end comes after it.
+    if head_over.get()
+        && let Some((element, at)) = head_break.into_inner()
+    {
+        facts.head_break = Some(HeadBreak {
+            element,
+            line: line(at),
+        });
+        let ignored = ignored.into_inner();
+        facts.head_ignored_count = u32::try_from(ignored.len()).unwrap_or(u32::MAX);
+        facts.head_ignored = ignored
+            .into_iter()
+            .take(MAX_EXAMPLES)
+            .map(|(what, at)| Placed {
+                what,
+                line: line(at),
+            })
+            .collect();
+    }
+    facts.insecure = insecure
+        .into_inner()
+        .into_iter()
+        .map(|(mut i, at)| {
+            i.line = line(at);
+            i
+        })
+        .collect();
     facts.simhash = simhash(&visible.into_inner());
     Ok(facts)
 }
@@ -786,5 +1062,134 @@ mod audit_facts_tests {
         let b = simhash("an entirely different sentence about crawling web sites politely today")
             .expect("b");
         assert!((a ^ b).count_ones() > 3);
+    }
+}
+
+#[cfg(test)]
+mod head_and_mixed_tests {
+    use super::*;
+
+    #[test]
+    fn entities_are_decoded_in_titles_anchors_headings_and_attributes() {
+        let page = br#"<html><head><title>Fish &amp; Chips &#8211; caf&eacute; &#xE9;</title>
+<meta name="description" content="Tom &amp; Jerry">
+<link rel="canonical" href="/search?a=1&amp;b=2"></head><body>
+<h1>A &lt;b&gt; &quot;tag&quot;</h1>
+<a href="/p?x=1&amp;y=2">R&amp;D &nbsp;&copy; 2026</a>
+<area href="/m" alt="M&amp;M">
+<a href="/plain">no entity &amp</a>
+</body></html>"#;
+        let f = extract(page, None).expect("html");
+        assert_eq!(f.title.as_deref(), Some("Fish & Chips – café é"));
+        assert_eq!(f.h1.as_deref(), Some("A <b> \"tag\""));
+        assert_eq!(f.links[0].href, "/p?x=1&y=2");
+        assert_eq!(f.links[0].anchor, "R&D © 2026");
+        assert_eq!(f.links[1].anchor, "M&M");
+        assert_eq!(f.canonicals, ["/search?a=1&b=2"]);
+        assert_eq!(f.metas[0].content, "Tom & Jerry");
+        assert!(f.links[2].anchor.starts_with("no entity &"));
+    }
+
+    #[test]
+    fn a_body_element_in_head_breaks_it_and_the_head_elements_after_it_are_named() {
+        let page = "<!doctype html>\n<html><head>\n<title>T</title>\n<meta charset=utf-8>\n\
+                    <noscript><img src=/pixel></noscript>\n<img src=/tracker>\n\
+                    <link rel=\"canonical\" href=\"/c\">\n<meta name=\"robots\" content=\"noindex\">\n\
+                    </head><body><p>x</p></body></html>";
+        let f = extract(page.as_bytes(), None).expect("html");
+        assert_eq!(
+            f.head_break,
+            Some(HeadBreak {
+                element: "img".into(),
+                line: 6
+            })
+        );
+        assert_eq!(f.head_ignored_count, 2);
+        let ignored: Vec<(&str, u32)> = f
+            .head_ignored
+            .iter()
+            .map(|p| (p.what.as_str(), p.line))
+            .collect();
+        assert_eq!(
+            ignored,
+            [
+                ("<link rel=\"canonical\">", 7),
+                ("<meta name=\"robots\">", 8)
+            ]
+        );
+        // Text breaks it too.
+        let f = extract(
+            b"<html><head>\n\nstray<title>x</title></head><body></body>",
+            None,
+        )
+        .expect("html");
+        assert_eq!(
+            f.head_break,
+            Some(HeadBreak {
+                element: "text".into(),
+                line: 3
+            })
+        );
+        assert_eq!(f.head_ignored_count, 1);
+    }
+
+    #[test]
+    fn a_sound_head_and_a_page_without_a_written_head_end_have_no_break() {
+        for page in [
+            // Everything that may stand in a head, and white space.
+            "<html><head>\n <title>x</title><base href=/><link rel=stylesheet href=/s.css>\
+             <meta name=a content=b><style>p{}</style><script>var a = '<div>';</script>\
+             <noscript><img src=/p></noscript><template><div>t</div></template>\n\
+             </head><body><div>body</div></body></html>",
+            // No </head> or <body> written: the head ends where meant.
+            "<title>x</title><p>text</p><link rel=canonical href=/c>",
+            // The element after </head>, before <body>.
+            "<html><head><title>x</title></head><div>between</div><body></body></html>",
+        ] {
+            let f = extract(page.as_bytes(), None).expect("html");
+            assert_eq!(f.head_break, None, "{page}");
+            assert_eq!(f.head_ignored_count, 0, "{page}");
+        }
+    }
+
+    #[test]
+    fn insecure_subresources_are_told_active_or_passive() {
+        let page = r#"<html><head>
+<script src="HTTP://cdn.example.com/a.js"></script>
+<link rel="stylesheet" href="http://cdn.example.com/s.css">
+<link rel="icon" href="http://cdn.example.com/favicon.ico">
+<script src="https://cdn.example.com/ok.js"></script>
+</head><body>
+<img src="/local.png" srcset="/a.png 1x, http://img.example.com/b.png 2x">
+<img src="//img.example.com/protocol-relative.png">
+<video poster="http://v.example.com/p.jpg"><source src="http://v.example.com/v.mp4"></video>
+<iframe src="http://w.example.com/"></iframe>
+<form action="http://f.example.com/post"></form>
+<a href="http://example.org/">a link is not a subresource</a>
+</body></html>"#;
+        let f = extract(page.as_bytes(), None).expect("html");
+        assert_eq!((f.insecure_active, f.insecure_passive), (4, 3));
+        let found: Vec<(&str, &str, bool, u32)> = f
+            .insecure
+            .iter()
+            .map(|i| (i.element.as_str(), i.url.as_str(), i.active, i.line))
+            .collect();
+        assert_eq!(
+            found,
+            [
+                ("script src", "HTTP://cdn.example.com/a.js", true, 2),
+                (
+                    "link rel=stylesheet href",
+                    "http://cdn.example.com/s.css",
+                    true,
+                    3
+                ),
+                ("img srcset", "http://img.example.com/b.png", false, 7),
+                ("video poster", "http://v.example.com/p.jpg", false, 9),
+                ("source src", "http://v.example.com/v.mp4", false, 9),
+                ("iframe src", "http://w.example.com/", true, 10),
+                ("form action", "http://f.example.com/post", true, 11),
+            ]
+        );
     }
 }

@@ -55,6 +55,7 @@ mod body;
 mod crawler;
 mod directives;
 mod error;
+mod external;
 mod fetch;
 mod frontier;
 mod html;
@@ -87,6 +88,7 @@ pub use directives::{
     Directive, Kind as DirectiveKind, Origin as DirectiveOrigin, PageDirectives, parse_date,
 };
 pub use error::Error;
+pub use external::{ExternalConfig, ExternalSummary, check_external};
 pub use fetch::{
     CacheHeaders, FetchReport, Fetcher, FetcherBuilder, Hop, RetryAfter, USER_AGENT, Warning,
 };
@@ -108,9 +110,9 @@ pub use page::{PageResponse, link_header_canonicals};
 pub use robots_fetch::{MissingProbe, RobotsFetch, fetch_robots_txt, robots_url};
 pub use sitemap::{MAX_BYTES as SITEMAP_MAX_BYTES, MAX_LOCS, Sitemap, SitemapKind, parse_sitemap};
 pub use store::{
-    Batch, DEFERRED_INDEXES, ExportFormat, ExportTable, LinkRecord, NewUrl, PageRecord,
-    RobotsFileRecord, RobotsRecord, SCHEMA_VERSION, Skip, Store, StoredUrl, ThrottleRecord,
-    UrlState, VerificationRecord,
+    Batch, DEFERRED_INDEXES, ExportFormat, ExportTable, ExternalRecord, LinkRecord, NewUrl,
+    PageRecord, RobotsFileRecord, RobotsRecord, SCHEMA_VERSION, Skip, Store, StoredUrl,
+    ThrottleRecord, UrlState, VerificationRecord,
 };
 pub use summary::{
     BlockingRule, Difference, Differences, Reading, RobotsFile, SHOWN, SiteVerification, Summary,

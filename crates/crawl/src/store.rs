@@ -40,7 +40,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use crate::error::Error;
 
 /// The version of the schema this code writes and reads.
-pub const SCHEMA_VERSION: u32 = 4;
+pub const SCHEMA_VERSION: u32 = 5;
 
 /// Indexes a crawl builds once, when it ends, rather than row by row while
 /// it writes (name, table and columns): links arrive in source order, so
@@ -72,7 +72,33 @@ const MIGRATIONS: &[(u32, &str, &str)] = &[
         "pages: what the audit reads (SimHash, description, H1, canonical and charset details); sitemap entries",
         MIGRATE_3_TO_4,
     ),
+    (
+        5,
+        "pages: head breaks and insecure subresources; external link checks",
+        MIGRATE_4_TO_5,
+    ),
 ];
+
+/// From version 4 to 5: where a page's head ends early, and the
+/// subresources an HTTPS page loads over plain HTTP.
+const MIGRATE_4_TO_5: &str = "
+ALTER TABLE pages ADD COLUMN head_break TEXT;
+ALTER TABLE pages ADD COLUMN head_break_line INTEGER;
+ALTER TABLE pages ADD COLUMN head_ignored TEXT;
+ALTER TABLE pages ADD COLUMN head_ignored_count INTEGER;
+ALTER TABLE pages ADD COLUMN mixed_active INTEGER;
+ALTER TABLE pages ADD COLUMN mixed_passive INTEGER;
+ALTER TABLE pages ADD COLUMN mixed_examples TEXT;
+CREATE TABLE external_checks (
+    url_id     INTEGER PRIMARY KEY REFERENCES urls (id),
+    checked_at TEXT NOT NULL,
+    method     TEXT NOT NULL,
+    status     INTEGER,
+    error      TEXT,
+    location   TEXT,
+    elapsed_ms REAL NOT NULL
+);
+";
 
 /// From version 3 to 4: what the site audit's checks read.
 const MIGRATE_3_TO_4: &str = "
@@ -343,6 +369,41 @@ pub struct PageRecord {
     pub bom: Option<String>,
     /// The robots `<meta>` tags read (`name: content`), joined by ` | `.
     pub robots_meta: Option<String>,
+    /// The element (or `text`) that ends the head early, if one does.
+    pub head_break: Option<String>,
+    /// Its line.
+    pub head_break_line: Option<u32>,
+    /// The head elements after the break (`<link rel="canonical"> (line
+    /// 9)`), one per line, at most `html::MAX_EXAMPLES`.
+    pub head_ignored: Option<String>,
+    /// How many head elements come after the break.
+    pub head_ignored_count: Option<u32>,
+    /// An HTTPS page's `http://` scripts, style sheets, frames, objects,
+    /// embeds and form actions (`None`: not an HTTPS HTML page read).
+    pub mixed_active: Option<u32>,
+    /// An HTTPS page's `http://` images, audio and video.
+    pub mixed_passive: Option<u32>,
+    /// The first of them (`img src http://… (line 9)`), one per line.
+    pub mixed_examples: Option<String>,
+}
+
+/// What an external URL answered (`crawl --check-external`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct ExternalRecord {
+    /// The URL's id.
+    pub url_id: i64,
+    /// When (RFC 3339).
+    pub checked_at: String,
+    /// `HEAD`, or `GET` when the `HEAD` was refused or dropped.
+    pub method: &'static str,
+    /// The status of that request's answer, if one came.
+    pub status: Option<u16>,
+    /// Why no answer came.
+    pub error: Option<String>,
+    /// A redirect's `Location`, resolved (not followed).
+    pub location: Option<String>,
+    /// From the first request to the answer's head.
+    pub elapsed_ms: f64,
 }
 
 /// One link of a page.
@@ -773,10 +834,13 @@ impl Store {
                      http_version, content_length, body_read, dns_ms, connect_ms, download_ms,
                      simhash, description, description_count, h1, h1_count, canonical_count,
                      canonical_written, canonical_header, canonical_outside_head, base_href,
-                     base_count, header_charset, meta_charset, bom, robots_meta)
+                     base_count, header_charset, meta_charset, bom, robots_meta, head_break,
+                     head_break_line, head_ignored, head_ignored_count, mixed_active,
+                     mixed_passive, mixed_examples)
                      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15,
                      ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30,
-                     ?31, ?32, ?33, ?34, ?35, ?36, ?37, ?38, ?39)",
+                     ?31, ?32, ?33, ?34, ?35, ?36, ?37, ?38, ?39, ?40, ?41, ?42, ?43, ?44, ?45,
+                     ?46)",
                 )
                 .map_err(err("cannot prepare"))?;
             for p in &batch.pages {
@@ -821,6 +885,13 @@ impl Store {
                     p.meta_charset,
                     p.bom,
                     p.robots_meta,
+                    p.head_break,
+                    p.head_break_line,
+                    p.head_ignored,
+                    p.head_ignored_count,
+                    p.mixed_active,
+                    p.mixed_passive,
+                    p.mixed_examples,
                 ])
                 .map_err(err("cannot store a page"))?;
             }
@@ -938,6 +1009,38 @@ impl Store {
             }
         }
         tx.commit().map_err(err("cannot commit"))
+    }
+
+    /// Stores what external URLs answered, in one transaction (a URL
+    /// checked again replaces its row).
+    ///
+    /// # Errors
+    /// [`Error::Store`] if SQLite fails; nothing is written then.
+    pub fn write_external(&mut self, records: &[ExternalRecord]) -> Result<(), Error> {
+        let path = self.path.clone();
+        let fail = |e: rusqlite::Error| sqlite(&path, "cannot store an external link check", &e);
+        let tx = self.conn.transaction().map_err(fail)?;
+        {
+            let mut st = tx
+                .prepare_cached(
+                    "INSERT OR REPLACE INTO external_checks (url_id, checked_at, method, status,
+                     error, location, elapsed_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                )
+                .map_err(fail)?;
+            for r in records {
+                st.execute(params![
+                    r.url_id,
+                    r.checked_at,
+                    r.method,
+                    r.status,
+                    r.error,
+                    r.location,
+                    r.elapsed_ms,
+                ])
+                .map_err(fail)?;
+            }
+        }
+        tx.commit().map_err(fail)
     }
 
     /// A fact of the crawl (`seed`, `started_at`, …).
@@ -1456,6 +1559,103 @@ CREATE TABLE throttle_events (
             .expect("robots");
         assert_eq!(robots, (2, true));
     }
+
+    #[test]
+    fn a_version_4_store_gains_head_breaks_and_mixed_content_and_exports_every_column() {
+        let dir = TempDir::new("migrate5");
+        let path = dir.0.join("crawl.db");
+        // A store as version 4 wrote it, with a page read then.
+        Connection::open(&path)
+            .and_then(|c| {
+                c.execute_batch(SCHEMA)?;
+                // `SCHEMA` is version 2.
+                for (_, _, sql) in MIGRATIONS.iter().filter(|(to, _, _)| (3..=4).contains(to)) {
+                    c.execute_batch(sql)?;
+                }
+                c.execute_batch(
+                    "INSERT INTO meta VALUES ('schema_version', '4');
+                     INSERT INTO urls VALUES (1, 'https://example.com/', 0, 'seed', 'fetched', NULL, NULL);
+                     INSERT INTO urls VALUES (2, 'https://example.com/b', 1, 'link', 'fetched', NULL, NULL);
+                     INSERT INTO pages (url_id, fetched_at, status, elapsed_ms, bytes, truncated,
+                                        simhash, description_count, h1, h1_count)
+                     VALUES (1, '2026-11-23T19:00:00Z', 200, 5.0, 10, 0, -2, 1, 'Home', 1);",
+                )
+            })
+            .expect("a version 4 store");
+        let mut store = Store::open(&path).expect("open");
+        assert_eq!(
+            store.meta("schema_version").expect("meta").as_deref(),
+            Some("5")
+        );
+        let old: (Option<String>, Option<u32>, Option<u32>) = store
+            .connection()
+            .query_row(
+                "SELECT head_break, head_ignored_count, mixed_active FROM pages",
+                [],
+                |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)),
+            )
+            .expect("page");
+        assert_eq!(old, (None, None, None), "the old page read none of it");
+        store
+            .write(&Batch {
+                pages: vec![PageRecord {
+                    url_id: 2,
+                    fetched_at: "2026-11-23T19:00:01Z".into(),
+                    status: Some(200),
+                    description: Some("Fish & chips".into()),
+                    description_count: Some(1),
+                    head_break: Some("img".into()),
+                    head_break_line: Some(6),
+                    head_ignored: Some("<link rel=\"canonical\"> (line 7)".into()),
+                    head_ignored_count: Some(1),
+                    mixed_active: Some(2),
+                    mixed_passive: Some(0),
+                    mixed_examples: Some("script src http://x/a.js (line 3)".into()),
+                    ..PageRecord::default()
+                }],
+                ..Batch::default()
+            })
+            .expect("write");
+        let mut out = Vec::new();
+        let rows = store
+            .export(ExportTable::Pages, ExportFormat::Jsonl, &mut out)
+            .expect("export");
+        assert_eq!(rows, 2);
+        let lines: Vec<serde_json::Value> = String::from_utf8(out)
+            .expect("UTF-8")
+            .lines()
+            .map(|l| serde_json::from_str(l).expect("JSON"))
+            .collect();
+        // The 64 bits of the SimHash as hex; the details of versions 4 and 5.
+        assert_eq!(lines[0]["simhash"], "fffffffffffffffe");
+        assert_eq!(lines[0]["h1"], "Home");
+        assert_eq!(lines[0]["head_break"], serde_json::Value::Null);
+        assert_eq!(lines[1]["simhash"], serde_json::Value::Null);
+        assert_eq!(lines[1]["description"], "Fish & chips");
+        assert_eq!(lines[1]["head_break"], "img");
+        assert_eq!(lines[1]["head_break_line"], 6);
+        assert_eq!(lines[1]["head_ignored_count"], 1);
+        assert_eq!(lines[1]["mixed_active"], 2);
+        for column in [
+            "description_count",
+            "h1_count",
+            "canonical_count",
+            "canonical_written",
+            "canonical_header",
+            "canonical_outside_head",
+            "base_href",
+            "base_count",
+            "header_charset",
+            "meta_charset",
+            "bom",
+            "robots_meta",
+            "head_ignored",
+            "mixed_passive",
+            "mixed_examples",
+        ] {
+            assert!(lines[1].get(column).is_some(), "no {column}");
+        }
+    }
 }
 
 /// What `botwarden crawl export` writes.
@@ -1486,7 +1686,15 @@ impl ExportTable {
                         p.elapsed_ms, p.ttfb_ms, p.bytes, p.truncated, p.content_type, p.charset,
                         p.content_hash, p.title, p.noindex, p.nofollow, p.canonical, p.location,
                         p.refresh, p.x_robots_tag, p.http_version, p.content_length,
-                        p.body_read, p.dns_ms, p.connect_ms, p.download_ms
+                        p.body_read, p.dns_ms, p.connect_ms, p.download_ms,
+                        CASE WHEN p.simhash IS NULL THEN NULL
+                             ELSE printf('%016x', p.simhash) END AS simhash,
+                        p.description, p.description_count, p.h1, p.h1_count,
+                        p.canonical_count, p.canonical_written, p.canonical_header,
+                        p.canonical_outside_head, p.base_href, p.base_count, p.header_charset,
+                        p.meta_charset, p.bom, p.robots_meta, p.head_break, p.head_break_line,
+                        p.head_ignored, p.head_ignored_count, p.mixed_active, p.mixed_passive,
+                        p.mixed_examples
                  FROM pages p JOIN urls u ON u.id = p.url_id ORDER BY u.id"
             }
             ExportTable::Links => {

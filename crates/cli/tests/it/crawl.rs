@@ -374,9 +374,10 @@ fn export_writes_pages_links_and_redirects() {
         lines
             .next()
             .is_some_and(|h| h.starts_with("url,depth,found_by,fetched_at,status")
-                && h.ends_with(
-                    ",http_version,content_length,body_read,dns_ms,connect_ms,download_ms"
-                )),
+                && h.contains(
+                    ",http_version,content_length,body_read,dns_ms,connect_ms,download_ms,simhash,"
+                )
+                && h.ends_with(",mixed_active,mixed_passive,mixed_examples")),
         "{csv}"
     );
     assert_eq!(lines.count(), 3, "{csv}");

@@ -140,7 +140,7 @@ pub fn write_check_csv(check: &CheckReport, mut out: impl io::Write) -> io::Resu
             row("", "", "")?;
         }
         for l in &f.links {
-            row(&l.source, &l.kind, l.anchor.as_deref().unwrap_or(""))?;
+            row(&l.source, l.kind, l.anchor.as_deref().unwrap_or(""))?;
         }
     }
     Ok(())

@@ -623,7 +623,7 @@ fn finding(out: &mut String, f: &Finding) -> fmt::Result {
             None => write!(out, r#" <span class="k">(no anchor text)</span>"#)?,
         }
         if l.kind != "a" {
-            write!(out, r#" <span class="k">({})</span>"#, Esc(&l.kind))?;
+            write!(out, r#" <span class="k">({})</span>"#, Esc(l.kind))?;
         }
         write!(out, "</li>")?;
     }

@@ -9,8 +9,11 @@
 //! and line). The report renders as text (`Display`) and JSON
 //! (`Serialize`, shape in `docs/audit.md`).
 
+use std::collections::{HashMap, HashSet};
+use std::sync::Arc;
+
 use rusqlite::{Connection, params};
-use serde::Serialize;
+use serde::{Serialize, Serializer};
 
 use crate::error::Error;
 use crate::store::Store;
@@ -48,6 +51,11 @@ pub const DEFAULT_MAX_DEPTH: u32 = 5;
 /// A finding lists at most this many of the links that lead to its URL;
 /// [`Finding::link_count`] counts them all.
 pub const MAX_LINKS: usize = 100;
+
+/// Up to this many URLs whose findings need their in-links, the links are
+/// looked up URL by URL (two index lookups each); above it, one scan of
+/// the links table gathers them for every finding at once.
+pub(crate) const SCAN_ABOVE: usize = 1_000;
 
 /// How serious a finding is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -120,6 +128,7 @@ macro_rules! checks {
 
 checks![
     broken_internal,
+    broken_external,
     redirect_loop,
     link_to_redirect,
     redirect_chain,
@@ -176,6 +185,9 @@ checks![
     large_page,
     charset_missing,
     charset_conflict,
+    body_in_head,
+    mixed_active,
+    mixed_passive,
 ];
 
 /// The check with this code.
@@ -261,9 +273,10 @@ pub struct Finding {
     /// next URLs, the other pages of a group, a canonical's target.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub related: Vec<String>,
-    /// How robots.txt decides the URL, for the robots checks.
+    /// How robots.txt decides the URL, for the robots checks (boxed: most
+    /// findings have none, and a large report holds many findings).
     #[serde(skip_serializing_if = "Option::is_none")]
-    pub robots: Option<RobotsEvidence>,
+    pub robots: Option<Box<RobotsEvidence>>,
     /// The links of the site's pages (`<a>`, `<area>`, frames) that lead to
     /// `url`, the first [`MAX_LINKS`] in the order of their pages'
     /// discovery.
@@ -271,6 +284,10 @@ pub struct Finding {
     pub links: Vec<LinkSource>,
     /// How many such links there are in all.
     pub link_count: u64,
+    /// The URL id whose in-links are the evidence, gathered for every
+    /// finding at once when the checks are done.
+    #[serde(skip)]
+    pub(crate) evidence_of: Option<i64>,
 }
 
 impl Finding {
@@ -282,19 +299,56 @@ impl Finding {
             robots: None,
             links: Vec::new(),
             link_count: 0,
+            evidence_of: None,
         }
     }
 }
 
-/// A link that leads to a finding's URL.
+/// A link that leads to a finding's URL. The page's URL and the anchor
+/// text are shared between the findings that cite the same link or page:
+/// a large report holds millions of these.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
 pub struct LinkSource {
     /// The page that holds it.
-    pub source: String,
+    #[serde(serialize_with = "shared_str")]
+    pub source: Arc<str>,
     /// `a`, `area` or `iframe`.
-    pub kind: String,
+    pub kind: &'static str,
     /// Its anchor text (an `<area>`'s `alt`), if any.
-    pub anchor: Option<String>,
+    #[serde(serialize_with = "shared_opt")]
+    pub anchor: Option<Arc<str>>,
+}
+
+fn shared_str<S: Serializer>(s: &Arc<str>, ser: S) -> Result<S::Ok, S::Error> {
+    ser.serialize_str(s)
+}
+
+fn shared_opt<S: Serializer>(s: &Option<Arc<str>>, ser: S) -> Result<S::Ok, S::Error> {
+    match s {
+        Some(s) => ser.serialize_some(&**s),
+        None => ser.serialize_none(),
+    }
+}
+
+/// A link kind of the store as a constant (`a`, `area`, `iframe`, …).
+pub(crate) fn link_kind(kind: &str) -> Result<&'static str, rusqlite::Error> {
+    kind_index(kind).map(|i| KINDS[usize::from(i)])
+}
+
+/// Strings shared rather than copied: the same page URL or anchor text
+/// cited by many findings is held once.
+#[derive(Default)]
+pub(crate) struct Interner(HashSet<Arc<str>>);
+
+impl Interner {
+    pub(crate) fn get(&mut self, s: &str) -> Arc<str> {
+        if let Some(a) = self.0.get(s) {
+            return Arc::clone(a);
+        }
+        let a: Arc<str> = Arc::from(s);
+        self.0.insert(Arc::clone(&a));
+        a
+    }
 }
 
 /// How the two readings of robots.txt decide a URL.
@@ -364,6 +418,7 @@ impl Audit {
             .execute_batch(&format!("DROP TABLE IF EXISTS temp.{HEAD_LINKS};"))
             .map_err(fail)?;
         let mut checks = checks.map_err(fail)?;
+        attach_links(cx.conn, &mut checks, SCAN_ABOVE).map_err(fail)?;
         // Stable: registry order within a severity.
         checks.sort_by_key(|c| c.severity);
         let (queued, fetched, skipped) = store.counts()?;
@@ -414,23 +469,45 @@ pub(crate) const VERSION_4_CHECKS: &[&str] = &[
     "encoding/charset-conflict",
 ];
 
-/// Says, once, which pages the checks of [`VERSION_4_CHECKS`] cannot judge.
+/// The checks that read what the crawler records since schema version 5.
+pub(crate) const VERSION_5_CHECKS: &[&str] = &[
+    "structure/body-in-head",
+    "security/mixed-content-active",
+    "security/mixed-content-passive",
+];
+
+/// Says, once, which pages the checks of [`VERSION_4_CHECKS`] and
+/// [`VERSION_5_CHECKS`] cannot judge.
 fn notes(cx: &Context<'_>) -> Result<Vec<String>, rusqlite::Error> {
-    let old: i64 = cx.conn.query_row(
-        &format!("SELECT count(*) FROM pages p WHERE {HTML_PAGE} AND p.description_count IS NULL"),
+    let (before_4, before_5): (i64, i64) = cx.conn.query_row(
+        &format!(
+            "SELECT count(*) FILTER (WHERE p.description_count IS NULL),
+                    count(*) FILTER (WHERE p.description_count IS NOT NULL
+                                     AND p.head_ignored_count IS NULL)
+             FROM pages p WHERE {HTML_PAGE}"
+        ),
         [],
-        |r| r.get(0),
+        |r| Ok((r.get(0)?, r.get(1)?)),
     )?;
-    Ok(if old > 0 {
-        vec![format!(
-            "{old} HTML page(s) were crawled before the store recorded SimHash, description, \
-             H1, canonical, charset, robots meta and sitemap details (schema version 4): {} \
+    let mut notes = Vec::new();
+    if before_4 > 0 {
+        notes.push(format!(
+            "{before_4} HTML page(s) were crawled before the store recorded SimHash, description, \
+             H1, canonical, charset, robots meta and sitemap details (schema version 4): {}, {} \
              do not judge them; crawl again to audit them",
-            VERSION_4_CHECKS.join(", ")
-        )]
-    } else {
-        Vec::new()
-    })
+            VERSION_4_CHECKS.join(", "),
+            VERSION_5_CHECKS.join(", ")
+        ));
+    }
+    if before_5 > 0 {
+        notes.push(format!(
+            "{before_5} HTML page(s) were crawled before the store recorded head breaks and \
+             insecure subresources (schema version 5): {} do not judge them; crawl again to \
+             audit them",
+            VERSION_5_CHECKS.join(", ")
+        ));
+    }
+    Ok(notes)
 }
 
 impl AuditReport {
@@ -476,32 +553,9 @@ pub(crate) struct Context<'a> {
 }
 
 impl Context<'_> {
-    /// The links of the site's pages that lead to the URL `id`: the first
-    /// [`MAX_LINKS`] and how many in all.
-    pub(crate) fn links_to(&self, id: i64) -> Result<(Vec<LinkSource>, u64), rusqlite::Error> {
-        let count: i64 = self.conn.query_row(
-            &format!("SELECT count(*) FROM links WHERE target_id = ?1 AND kind IN {LINK_KINDS}"),
-            params![id],
-            |r| r.get(0),
-        )?;
-        let mut st = self.conn.prepare_cached(&format!(
-            "SELECT u.url, l.kind, l.anchor FROM links l JOIN urls u ON u.id = l.source_id
-             WHERE l.target_id = ?1 AND l.kind IN {LINK_KINDS}
-             ORDER BY l.source_id, l.position LIMIT {MAX_LINKS}"
-        ))?;
-        let links = st
-            .query_map(params![id], |r| {
-                Ok(LinkSource {
-                    source: r.get(0)?,
-                    kind: r.get(1)?,
-                    anchor: r.get(2)?,
-                })
-            })?
-            .collect::<Result<_, _>>()?;
-        Ok((links, u64::try_from(count).unwrap_or(0)))
-    }
-
-    /// A finding about the URL `id`, with the links that lead to it.
+    /// A finding about the URL `id`, with the links that lead to it: they
+    /// are gathered when every check is done, for all findings at once
+    /// ([`attach_links`]).
     pub(crate) fn linked_finding(
         &self,
         id: i64,
@@ -509,7 +563,7 @@ impl Context<'_> {
         message: String,
     ) -> Result<Finding, rusqlite::Error> {
         let mut f = Finding::new(url, message);
-        (f.links, f.link_count) = self.links_to(id)?;
+        f.evidence_of = Some(id);
         Ok(f)
     }
 
@@ -624,6 +678,278 @@ pub(crate) fn answer(status: Option<u16>, error: Option<&str>) -> String {
     }
 }
 
+/// A link kept as evidence while the links are read, in order: 16 bytes,
+/// its kind an index into [`KINDS`] and its anchor into the anchors read
+/// ([`Anchors`]).
+#[derive(Debug, Clone, Copy)]
+struct Kept {
+    source: i64,
+    /// [`NO_ANCHOR`] for none.
+    anchor: u32,
+    kind: u8,
+}
+
+/// [`Kept::anchor`] of a link without anchor text.
+const NO_ANCHOR: u32 = u32::MAX;
+
+/// The in-links of one URL as gathered: how many, and the first
+/// [`MAX_LINKS`] in the order of their pages' discovery, then their place
+/// in the page.
+#[derive(Default)]
+struct InLinks {
+    count: u64,
+    kept: Vec<Kept>,
+}
+
+/// The anchor texts read, each held once.
+#[derive(Default)]
+struct Anchors {
+    texts: Vec<Arc<str>>,
+    index: HashMap<Arc<str>, u32>,
+}
+
+impl Anchors {
+    fn get(&mut self, text: Option<&str>) -> u32 {
+        let Some(text) = text else { return NO_ANCHOR };
+        if let Some(&i) = self.index.get(text) {
+            return i;
+        }
+        let i = u32::try_from(self.texts.len()).unwrap_or(NO_ANCHOR - 1);
+        let a: Arc<str> = Arc::from(text);
+        self.texts.push(Arc::clone(&a));
+        self.index.insert(a, i);
+        i
+    }
+
+    fn text(&self, i: u32) -> Option<Arc<str>> {
+        self.texts.get(i as usize).map(Arc::clone)
+    }
+}
+
+/// The link kinds of the store, for [`Kept::kind`].
+const KINDS: &[&str] = &[
+    "a",
+    "area",
+    "iframe",
+    "redirect",
+    "canonical",
+    "hreflang",
+    "refresh",
+    "sitemap",
+];
+
+/// A link kind of the store as its index in [`KINDS`].
+fn kind_index(kind: &str) -> Result<u8, rusqlite::Error> {
+    KINDS
+        .iter()
+        .position(|k| *k == kind)
+        .and_then(|i| u8::try_from(i).ok())
+        .ok_or_else(|| {
+            rusqlite::Error::FromSqlConversionFailure(
+                2,
+                rusqlite::types::Type::Text,
+                format!("unknown link kind '{kind}'").into(),
+            )
+        })
+}
+
+/// Fills in the links that lead to each finding's URL
+/// ([`Finding::evidence_of`]), for every finding of every check at once:
+/// the URLs are gathered, their in-links read in one pass (one scan of
+/// `links` when there are more than `scan_above` URLs, else two index
+/// lookups per URL), at most [`MAX_LINKS`] kept per URL, and the pages'
+/// URLs and anchors are shared between the findings.
+pub(crate) fn attach_links(
+    conn: &Connection,
+    checks: &mut [CheckReport],
+    scan_above: usize,
+) -> Result<(), rusqlite::Error> {
+    let mut targets: Vec<i64> = checks
+        .iter()
+        .flat_map(|c| c.findings.iter().filter_map(|f| f.evidence_of))
+        .collect();
+    if targets.is_empty() {
+        return Ok(());
+    }
+    targets.sort_unstable();
+    targets.dedup();
+    let mut anchors = Anchors::default();
+    let mut gathered: HashMap<i64, InLinks> = if targets.len() > scan_above {
+        scan_in_links(conn, &targets, &mut anchors)?
+    } else {
+        look_up_in_links(conn, &targets, &mut anchors)?
+    };
+    // How many findings cite each URL: the last takes its links, the
+    // others get a copy.
+    let mut citations: HashMap<i64, usize> = HashMap::with_capacity(targets.len());
+    for f in checks.iter().flat_map(|c| c.findings.iter()) {
+        if let Some(id) = f.evidence_of {
+            *citations.entry(id).or_default() += 1;
+        }
+    }
+    // The pages' URLs, each read once.
+    let mut sources: HashMap<i64, Arc<str>> = HashMap::new();
+    let mut st = conn.prepare_cached("SELECT url FROM urls WHERE id = ?1")?;
+    for f in checks.iter_mut().flat_map(|c| c.findings.iter_mut()) {
+        let Some(id) = f.evidence_of else { continue };
+        let Some(left) = citations.get_mut(&id) else {
+            continue;
+        };
+        *left -= 1;
+        let links = if *left == 0 {
+            gathered.remove(&id)
+        } else {
+            gathered.get(&id).map(|l| InLinks {
+                count: l.count,
+                kept: l.kept.clone(),
+            })
+        };
+        let Some(links) = links else { continue };
+        let mut out = Vec::with_capacity(links.kept.len());
+        for k in links.kept {
+            let url = match sources.get(&k.source) {
+                Some(u) => Arc::clone(u),
+                None => {
+                    let u: String = st.query_row(params![k.source], |r| r.get(0))?;
+                    let u: Arc<str> = Arc::from(u);
+                    sources.insert(k.source, Arc::clone(&u));
+                    u
+                }
+            };
+            out.push(LinkSource {
+                source: url,
+                kind: KINDS[usize::from(k.kind)],
+                anchor: anchors.text(k.anchor),
+            });
+        }
+        f.links = out;
+        f.link_count = links.count;
+    }
+    Ok(())
+}
+
+/// The in-links of `targets` (sorted), two index lookups per URL: a count,
+/// and the first [`MAX_LINKS`].
+fn look_up_in_links(
+    conn: &Connection,
+    targets: &[i64],
+    anchors: &mut Anchors,
+) -> Result<HashMap<i64, InLinks>, rusqlite::Error> {
+    let mut count = conn.prepare_cached(&format!(
+        "SELECT count(*) FROM links WHERE target_id = ?1 AND kind IN {LINK_KINDS}"
+    ))?;
+    let mut list = conn.prepare_cached(&format!(
+        "SELECT source_id, kind, anchor FROM links
+         WHERE target_id = ?1 AND kind IN {LINK_KINDS}
+         ORDER BY source_id, position LIMIT {MAX_LINKS}"
+    ))?;
+    let mut out = HashMap::with_capacity(targets.len());
+    for &t in targets {
+        let n: i64 = count.query_row(params![t], |r| r.get(0))?;
+        let mut links = InLinks {
+            count: u64::try_from(n).unwrap_or(0),
+            kept: Vec::new(),
+        };
+        let mut rows = list.query(params![t])?;
+        while let Some(r) = rows.next()? {
+            links.kept.push(Kept {
+                source: r.get(0)?,
+                kind: kind_index(r.get_ref(1)?.as_str()?)?,
+                anchor: anchors.get(r.get_ref(2)?.as_str_or_null()?),
+            });
+        }
+        out.insert(t, links);
+    }
+    Ok(out)
+}
+
+/// A link kept by the scan, with the slot of its URL: 24 bytes.
+struct Entry {
+    source: i64,
+    position: u32,
+    anchor: u32,
+    slot: u32,
+    kind: u8,
+}
+
+/// Where the scan is for one URL: links counted, links kept, and the
+/// greatest `(source, position)` kept.
+#[derive(Default, Clone, Copy)]
+struct Tally {
+    count: u64,
+    kept: usize,
+    greatest: (i64, u32),
+}
+
+/// The in-links of `targets` (sorted) in one scan of the links table, in
+/// table order (no index: reading the table straight through is cheaper
+/// than an index lookup per link when most URLs are wanted), into one
+/// vector of 24-byte entries. A link is not kept when [`MAX_LINKS`] links
+/// to its URL are, all before it: the crawler writes a page's links
+/// together, mostly in the pages' order, so at most about [`MAX_LINKS`]
+/// per URL are kept (every link in the worst order).
+fn scan_in_links(
+    conn: &Connection,
+    targets: &[i64],
+    anchors: &mut Anchors,
+) -> Result<HashMap<i64, InLinks>, rusqlite::Error> {
+    let slots: HashMap<i64, u32> = targets
+        .iter()
+        .enumerate()
+        .map(|(i, &t)| (t, u32::try_from(i).unwrap_or(u32::MAX)))
+        .collect();
+    let mut tallies = vec![Tally::default(); targets.len()];
+    let mut entries: Vec<Entry> = Vec::new();
+    let mut st = conn.prepare(&format!(
+        "SELECT target_id, source_id, position, kind, anchor FROM links NOT INDEXED
+         WHERE target_id IS NOT NULL AND kind IN {LINK_KINDS}"
+    ))?;
+    let mut rows = st.query([])?;
+    while let Some(r) = rows.next()? {
+        let target: i64 = r.get(0)?;
+        let Some(&slot) = slots.get(&target) else {
+            continue;
+        };
+        let tally = &mut tallies[slot as usize];
+        tally.count += 1;
+        let key: (i64, u32) = (r.get(1)?, r.get(2)?);
+        if tally.kept >= MAX_LINKS && key > tally.greatest {
+            continue;
+        }
+        tally.kept += 1;
+        tally.greatest = tally.greatest.max(key);
+        entries.push(Entry {
+            source: key.0,
+            position: key.1,
+            anchor: anchors.get(r.get_ref(4)?.as_str_or_null()?),
+            slot,
+            kind: kind_index(r.get_ref(3)?.as_str()?)?,
+        });
+    }
+    drop(rows);
+    entries.sort_unstable_by_key(|e| (e.slot, e.source, e.position));
+    let mut out: HashMap<i64, InLinks> = HashMap::with_capacity(targets.len());
+    for run in entries.chunk_by(|a, b| a.slot == b.slot) {
+        let slot = run[0].slot as usize;
+        out.insert(
+            targets[slot],
+            InLinks {
+                count: tallies[slot].count,
+                kept: run
+                    .iter()
+                    .take(MAX_LINKS)
+                    .map(|e| Kept {
+                        source: e.source,
+                        anchor: e.anchor,
+                        kind: e.kind,
+                    })
+                    .collect(),
+            },
+        );
+    }
+    Ok(out)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -653,5 +979,102 @@ mod tests {
             CHECKS.len(),
             "docs/audit.md lists a check the registry lacks"
         );
+    }
+}
+
+#[cfg(test)]
+mod evidence_tests {
+    use super::*;
+    use crate::store::{Batch, LinkRecord, NewUrl, UrlState};
+
+    /// A store of 300 pages: page 1 links to every page; pages are written
+    /// out of discovery order (the last first), each linking to page 2 and
+    /// page 3 twice, page 3's second link of a kind other than `a`.
+    fn store(dir: &std::path::Path) -> Store {
+        let mut store = Store::create(&dir.join("crawl.db")).expect("store");
+        let mut batch = Batch::default();
+        for id in 1..=300u64 {
+            batch.new_urls.push(NewUrl {
+                id,
+                url: format!("https://example.com/p{id}"),
+                depth: 1,
+                found_by: "link",
+                state: UrlState::Fetched,
+                skip: None,
+            });
+        }
+        let link = |source, target, kind, anchor: &str, position| LinkRecord {
+            source,
+            target: Some(target),
+            target_text: None,
+            kind,
+            anchor: (!anchor.is_empty()).then(|| anchor.to_owned()),
+            rel: None,
+            followed: true,
+            position,
+        };
+        for id in (1..=300u64).rev() {
+            if id == 1 {
+                for t in 2..=300u32 {
+                    batch.links.push(link(1, u64::from(t), "a", "all", t));
+                }
+            } else {
+                batch
+                    .links
+                    .push(link(id, 2, "a", &format!("to two from {id}"), 0));
+                batch.links.push(link(id, 3, "a", "three", 1));
+                batch.links.push(link(id, 3, "redirect", "", 2));
+                batch.links.push(link(id, 3, "iframe", "", 3));
+            }
+        }
+        store.write(&batch).expect("write");
+        store.build_indexes().expect("indexes");
+        store
+    }
+
+    fn findings(ids: &[i64]) -> Vec<CheckReport> {
+        let findings = ids
+            .iter()
+            .map(|&id| {
+                let mut f = Finding::new(format!("u{id}"), String::new());
+                f.evidence_of = Some(id);
+                f
+            })
+            .collect();
+        vec![CheckReport::new(CHECKS[0], findings)]
+    }
+
+    #[test]
+    fn one_scan_and_lookups_per_url_gather_the_same_evidence() {
+        let dir = std::env::temp_dir().join(format!("botwarden-evidence-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("dir");
+        let store = store(&dir);
+        let ids = [2, 3, 150, 300, 3];
+        let mut scanned = findings(&ids);
+        attach_links(store.connection(), &mut scanned, 0).expect("scan");
+        let mut looked_up = findings(&ids);
+        attach_links(store.connection(), &mut looked_up, usize::MAX).expect("lookups");
+        std::fs::remove_dir_all(&dir).expect("cleanup");
+        assert_eq!(scanned, looked_up);
+        let f = &scanned[0].findings;
+        // Page 2: 300 links (page 1 and 299 others), the first 100 by
+        // discovery though the last pages were written first.
+        assert_eq!(f[0].link_count, 300);
+        assert_eq!(f[0].links.len(), MAX_LINKS);
+        assert_eq!(&*f[0].links[0].source, "https://example.com/p1");
+        assert_eq!(f[0].links[0].anchor.as_deref(), Some("all"));
+        assert_eq!(&*f[0].links[99].source, "https://example.com/p100");
+        assert_eq!(f[0].links[99].anchor.as_deref(), Some("to two from 100"));
+        // Page 3: `a` and `iframe` links count, the redirects do not; a
+        // page's two links in their order.
+        assert_eq!(f[1].link_count, 1 + 2 * 299);
+        let kinds: Vec<&str> = f[1].links[1..5].iter().map(|l| l.kind).collect();
+        assert_eq!(kinds, ["a", "iframe", "a", "iframe"]);
+        assert_eq!(f[1], f[4], "a URL cited twice gets the same evidence");
+        assert_eq!((f[2].link_count, f[2].links.len()), (1, 1));
+        // Page sources are shared, not copied.
+        assert_eq!(&*f[0].links[2].source, "https://example.com/p3");
+        assert!(Arc::ptr_eq(&f[0].links[2].source, &f[1].links[3].source));
     }
 }

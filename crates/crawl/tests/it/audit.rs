@@ -98,7 +98,8 @@ const HOME: &str = r#"<a href="/missing">gone</a> <a href="/old">old news</a> <a
 <a href="/Upper_Case">hygiene</a> <a href="/lower-case?a=1&amp;b=2&amp;c=3">fine</a>
 <a href="/base-other">base</a> <a href="/en">english</a>
 <a href="/slow">slow</a> <a href="/large">large</a>
-<a href="/no-charset">cs1</a> <a href="/charset-conflict">cs2</a> <a href="/charset-same">cs3</a>"#;
+<a href="/no-charset">cs1</a> <a href="/charset-conflict">cs2</a> <a href="/charset-same">cs3</a>
+<a href="/head-break">hb1</a> <a href="/head-noscript">hb2</a>"#;
 
 /// The planted site; absolute URLs (the sitemap's, canonicals) are known
 /// once the server listens.
@@ -331,6 +332,19 @@ fn route(path: &str, base: &str) -> Reply {
             "",
             &format!("<!-- {} -->", "x".repeat(310 * 1024)),
         ),
+        // A tracking pixel in the head ends it: the viewport after it is
+        // ignored. The near miss keeps its pixel in a `<noscript>`, and
+        // loads an `http://` image on an HTTP page (not mixed content).
+        "/head-break" => page(
+            Some("Head break"),
+            "\n<img src=\"/pixel.gif\">\n<meta name=\"viewport\" content=\"width=device-width\">",
+            "",
+        ),
+        "/head-noscript" => page(
+            Some("Head noscript"),
+            r#"<noscript><img src="/pixel.gif"></noscript><meta name="viewport" content="x">"#,
+            r#"<img src="http://img.example.invalid/photo.png">"#,
+        ),
         "/no-charset" => Reply::new(200).header("content-type", "text/html").body(
             r#"<html><head><title>No charset</title><link rel="canonical" href="{SELF}">
 <meta name="description" content="No charset"></head><body><h1>No charset</h1></body></html>"#,
@@ -401,6 +415,9 @@ fn one(url: &str, related: &[&str]) -> Vec<(String, Vec<String>)> {
 /// the loop are reached only from it.
 const PLANTED: &[(&str, &[&str])] = &[
     ("links/broken-internal", &["/missing"]),
+    // Planted on a second server (`audit_external.rs`): this crawl does
+    // not check its external links.
+    ("links/broken-external", &[]),
     ("redirects/loop", &["/loop-a"]),
     ("links/to-redirect", &["/old"]),
     ("redirects/chain", &["/chain-1"]),
@@ -457,6 +474,11 @@ const PLANTED: &[(&str, &[&str])] = &[
     ("performance/large-page", &["/large"]),
     ("encoding/charset-missing", &["/no-charset"]),
     ("encoding/charset-conflict", &["/charset-conflict"]),
+    ("structure/body-in-head", &["/head-break"]),
+    // Planted on the HTTPS site (`audit_tls.rs`): this site is HTTP, and
+    // its `http://` image is not mixed content.
+    ("security/mixed-content-active", &[]),
+    ("security/mixed-content-passive", &[]),
 ];
 
 // The table of planted and found per check is the test's report.
@@ -561,6 +583,18 @@ async fn each_check_finds_exactly_its_planted_instance() {
         "{}",
         near.message
     );
+    assert_eq!(
+        f("structure/body-in-head"),
+        one("/head-break", &["<meta name=\"viewport\"> (line 3)"])
+    );
+    let head = &report
+        .check("structure/body-in-head")
+        .expect("check")
+        .findings[0];
+    assert_eq!(
+        head.message,
+        "<img> at line 2 ends <head> early; 1 head element(s) after it are ignored"
+    );
     assert_eq!(f("hreflang/no-return"), one("/en", &["/fr"]));
     assert_eq!(f("hreflang/not-200"), one("/en", &["/nl"]));
     assert_eq!(
@@ -576,7 +610,7 @@ async fn each_check_finds_exactly_its_planted_instance() {
         .findings[0];
     assert_eq!(broken.message, "answered 404");
     assert_eq!(broken.link_count, 1);
-    assert_eq!(broken.links[0].source, home);
+    assert_eq!(*broken.links[0].source, *home);
     assert_eq!(broken.links[0].anchor.as_deref(), Some("gone"));
     let blocked = &report.check("robots/blocked").expect("check").findings[0];
     assert_eq!(blocked.message, "disallowed by Disallow: /private (line 2)");
@@ -618,7 +652,7 @@ async fn each_check_finds_exactly_its_planted_instance() {
     assert_eq!(chain.link_count, 0, "only the sitemap leads there");
     let deep = &report.check("structure/deep-page").expect("check").findings[0];
     assert_eq!(deep.message, "6 clicks from the start URL (limit 5)");
-    assert_eq!(deep.links[0].source, server.url("/d5"));
+    assert_eq!(*deep.links[0].source, *server.url("/d5"));
 
     // Most severe first.
     let severities: Vec<_> = report.checks.iter().map(|c| c.severity).collect();
@@ -630,7 +664,7 @@ async fn each_check_finds_exactly_its_planted_instance() {
     let text = report.to_string();
     let summary = format!(
         "{planted_total} finding(s) from {} of {} checks",
-        CHECKS.len(),
+        PLANTED.iter().filter(|(_, p)| !p.is_empty()).count(),
         CHECKS.len()
     );
     assert!(text.contains(&summary), "{text}");
@@ -642,7 +676,14 @@ async fn each_check_finds_exactly_its_planted_instance() {
         text.contains(&format!("    linked from {home} (\"gone\")")),
         "{text}"
     );
-    assert!(!text.contains("no findings:"), "{text}");
+    // Only the checks planted on other sites have nothing here.
+    assert!(
+        text.contains(
+            "no findings: security/mixed-content-active, links/broken-external, \
+             security/mixed-content-passive"
+        ),
+        "{text}"
+    );
     // A chain's next URLs, but not its end, which the message names.
     let chain_end = server.url("/chain-end");
     assert!(

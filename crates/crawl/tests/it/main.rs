@@ -3,7 +3,9 @@
 //! none asserts a timing.
 
 mod audit;
+mod audit_external;
 mod audit_reports;
+mod audit_tls;
 mod availability;
 mod connections;
 mod content;

@@ -30,7 +30,7 @@ fn openssl(dir: &Path, args: &[&str]) {
 
 /// A certificate authority (`ca.pem`) and a server certificate for
 /// 127.0.0.1 it signed (`server.pem`, `server.key`), in `dir`.
-fn certificates(dir: &Path) {
+pub(crate) fn certificates(dir: &Path) {
     let ec = [
         "-newkey",
         "ec",

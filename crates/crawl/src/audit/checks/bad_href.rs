@@ -4,7 +4,9 @@
 
 use url::Url;
 
-use crate::audit::{Context, Finding, LINK_KINDS, LinkSource};
+use std::sync::Arc;
+
+use crate::audit::{Context, Finding, Interner, LINK_KINDS, LinkSource, link_kind};
 
 /// What is wrong with a link's `href`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -60,22 +62,25 @@ pub(crate) fn findings(cx: &Context<'_>, which: Bad) -> Result<Vec<Finding>, rus
     )?;
     let mut out: Vec<Finding> = Vec::new();
     let mut last: Option<i64> = None;
+    let mut anchors = Interner::default();
+    let mut page: Arc<str> = Arc::from("");
     for (id, source, text, kind, anchor) in rows {
         if classify(&source, &text) != Some(which) {
             continue;
         }
         if last != Some(id) {
             last = Some(id);
-            out.push(Finding::new(source.clone(), String::new()));
+            page = Arc::from(source.as_str());
+            out.push(Finding::new(source, String::new()));
         }
         let Some(f) = out.last_mut() else { continue };
         f.link_count += 1;
         if f.links.len() < 10 {
             f.related.push(format!("href=\"{text}\""));
             f.links.push(LinkSource {
-                source: source.clone(),
-                kind,
-                anchor,
+                source: Arc::clone(&page),
+                kind: link_kind(&kind)?,
+                anchor: anchor.map(|a| anchors.get(&a)),
             });
         }
     }

@@ -60,7 +60,7 @@ pub(crate) fn check(cx: &Context<'_>) -> Result<Vec<Finding>, rusqlite::Error> {
                 detail.as_deref().unwrap_or("robots.txt (no rule recorded)")
             );
             let mut f = cx.linked_finding(id, url, message)?;
-            f.robots = evidence;
+            f.robots = evidence.map(Box::new);
             Ok(f)
         })
         .collect()

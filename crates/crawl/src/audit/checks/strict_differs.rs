@@ -58,7 +58,7 @@ pub(crate) fn check(cx: &Context<'_>) -> Result<Vec<Finding>, rusqlite::Error> {
                 evidence.strict.describe()
             );
             let mut f = cx.linked_finding(id, url, message)?;
-            f.robots = Some(evidence);
+            f.robots = Some(Box::new(evidence));
             Ok(f)
         })
         .collect()
