@@ -328,10 +328,15 @@ fn render(
     };
     match &link {
         Some(link) => {
+            let held = if ask.url.is_some() {
+                "the site's robots.txt is fetched again once the service's copy is stale"
+            } else {
+                "the file is in the link; nothing is stored"
+            };
             let _ = writeln!(
                 out,
                 "<p><a id=\"permalink\" href=\"{}\">Permalink to this result</a> \
-                 (the file is in the link; nothing is stored). <a href=\"/\">Check another</a></p>",
+                 ({held}). <a href=\"/\">Check another</a></p>",
                 h(link)
             );
         }
