@@ -1,12 +1,16 @@
 //! What the crawler reads from an HTML page, in one streaming pass
 //! (lol_html): links, the `<base>`, robots `<meta>` tags, canonical and
-//! hreflang links, a meta refresh and the title.
+//! hreflang links, a meta refresh, the title, a head that ends early and
+//! `http://` subresources.
 //!
 //! Links are `<a href>` and `<area href>` (with their `rel` words and, for
 //! `<a>`, the text inside), `<iframe src>` and `<frame src>`. Images,
-//! scripts and style sheets are not links of the site's graph and are not
-//! read. URLs are kept as written; [`HtmlFacts::base_url`] gives the URL
-//! they are resolved against (the first `<base href>`, as browsers do).
+//! scripts and style sheets are not links of the site's graph; only those
+//! written as plain `http://` URLs are noted ([`Insecure`], for mixed
+//! content). URLs are kept as written, character references decoded;
+//! [`HtmlFacts::base_url`] gives the URL they are resolved against (the
+//! first `<base href>`, as browsers do). Where a body element or text ends
+//! the head early is noted too ([`HeadBreak`]).
 //!
 //! The page's bytes are decoded as the HTTP `charset` says, else as a
 //! byte-order mark says, else as a `<meta charset>` near the start says,
@@ -194,7 +198,7 @@ pub struct HtmlFacts {
 
 /// Examples of a kind kept per page (ignored head elements, insecure
 /// subresources).
-pub(crate) const MAX_EXAMPLES: usize = 10;
+pub const MAX_EXAMPLES: usize = 10;
 
 /// Where the head ends early: an element that belongs in the body (any
 /// element but `<html>`, `<head>`, `<title>`, `<base>`, `<link>`,
