@@ -9,7 +9,8 @@
 //! and line). The report renders as text (`Display`) and JSON
 //! (`Serialize`, shape in `docs/audit.md`).
 
-use std::collections::{HashMap, HashSet};
+// foldhash, seeded per process: the keys are read from crawled pages.
+use foldhash::{HashMap, HashMapExt as _, HashSet};
 use std::sync::Arc;
 
 use rusqlite::{Connection, params};
