@@ -1075,7 +1075,7 @@ fn a_signed_directory_response_verifies_and_tampering_is_named() {
     let req = RequestParts::new("GET", "agent.example", "/")
         .header("Signature-Input", &h.signature_input)
         .header("Signature", &h.signature);
-    let err = botwarden_verify::verify_message_signature(&req, "sig1", signer.public_key())
-        .unwrap_err();
+    let err =
+        botwarden_verify::verify_message_signature(&req, "sig1", signer.public_key()).unwrap_err();
     assert_eq!(err.code(), "unsupported_component", "{err}");
 }
