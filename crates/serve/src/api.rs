@@ -71,7 +71,7 @@ impl IntoResponse for ApiError {
 }
 
 /// A JSON text as a response body.
-fn json_body(text: String) -> Response {
+pub(crate) fn json_body(text: String) -> Response {
     ([(header::CONTENT_TYPE, "application/json")], text).into_response()
 }
 
@@ -101,7 +101,10 @@ pub(crate) async fn read_body(body: Body) -> Result<Bytes, ApiError> {
 
 /// A JSON request body: `Content-Type: application/json` (or none), read
 /// into `T`; unknown fields are errors.
-async fn json<T: DeserializeOwned>(headers: &HeaderMap, body: Body) -> Result<T, ApiError> {
+pub(crate) async fn json<T: DeserializeOwned>(
+    headers: &HeaderMap,
+    body: Body,
+) -> Result<T, ApiError> {
     if let Some(kind) = headers.get(header::CONTENT_TYPE) {
         let kind = kind.to_str().unwrap_or("");
         let essence = kind.split(';').next().unwrap_or("").trim();

@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use crate::error::Error;
+use crate::webbotauth::WebBotAuthConfig;
 
 /// Where the service listens unless told otherwise.
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
@@ -63,6 +64,9 @@ pub struct Config {
     /// the answer is `503` with `Retry-After: 1`. Default: four times the
     /// workers.
     pub max_jobs: usize,
+    /// Web Bot Auth: the operator's key directory served, and whether
+    /// signature agents' directories are fetched (`[web_bot_auth]`).
+    pub web_bot_auth: WebBotAuthConfig,
 }
 
 impl Default for Config {
@@ -87,6 +91,7 @@ impl Default for Config {
             cache_capacity: 100_000,
             workers: cpus,
             max_jobs: 4 * cpus,
+            web_bot_auth: WebBotAuthConfig::default(),
         }
     }
 }

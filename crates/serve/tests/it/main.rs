@@ -5,6 +5,7 @@ mod api;
 mod gate;
 mod ops;
 mod page;
+mod webbotauth;
 
 use std::net::SocketAddr;
 
