@@ -159,6 +159,7 @@ fn every_request_of_a_crawl_with_a_signing_key_is_signed() {
         targets,
         [
             "/",
+            "/a",
             "/a?from=moved",
             "/listed",
             "/moved",
