@@ -394,7 +394,7 @@ fn a_signing_key_outside_the_directory_is_a_configuration_error() {
     std::fs::write(&key, Signer::generate().expect("key").private_jwk()).expect("write");
     let mut config = crate::config(&dir);
     config.web_bot_auth.directory = Some(directory);
-    config.web_bot_auth.signing_key = Some(key.clone());
+    config.web_bot_auth.signing_key = Some(key);
     let err = Service::new(config).expect_err("refused").to_string();
     assert!(err.contains("other.jwk"), "{err}");
     assert!(err.contains("is not in the directory"), "{err}");
