@@ -222,6 +222,12 @@ pub(crate) async fn gate_verdict(
             req.push_header(name.as_str(), v);
         }
     }
+    // A signature may name any agent, whose directory is then fetched:
+    // checks share `max_pending` with the verifications waiting on DNS.
+    let Ok(_permit) = std::sync::Arc::clone(&inner.pending).try_acquire_owned() else {
+        inner.metrics.busy();
+        return Some(busy(claim));
+    };
     let limit = Duration::from_secs_f64(inner.config.verify_timeout);
     let check = inner.webbotauth.check(&req, limit, SystemTime::now()).await;
     let verdict = inner.verifier.signature_verdict(claim, &check)?;
@@ -232,6 +238,20 @@ pub(crate) async fn gate_verdict(
         "verify signed"
     );
     Some(verdict)
+}
+
+/// `unknown`: too many checks waiting.
+fn busy(claim: &Claim) -> Verdict {
+    let reason = "too many verifications waiting; the signature was not checked".to_owned();
+    let bot = match claim {
+        Claim::Bot { name, .. } | Claim::Unregistered { name, .. } => name.clone(),
+        Claim::NotABot => "-".to_owned(),
+    };
+    Verdict::Unknown {
+        bot,
+        reason,
+        evidence: Evidence::default(),
+    }
 }
 
 /// `POST /api/v1/verify`: a signed request's verdict.
