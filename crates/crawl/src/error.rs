@@ -95,6 +95,22 @@ pub enum Error {
         /// What was wrong.
         message: String,
     },
+    /// A request could not be signed (Web Bot Auth).
+    #[error("{url}: cannot sign the request: {message}")]
+    Signing {
+        /// The URL requested.
+        url: String,
+        /// Why.
+        message: String,
+    },
+    /// A key directory could not be had or read.
+    #[error("key directory {url}: {message}")]
+    KeyDirectory {
+        /// The directory's URL.
+        url: String,
+        /// What went wrong.
+        message: String,
+    },
     /// The HTML parser gave up on a page (it does not for malformed
     /// markup; only for limits it enforces).
     #[error("the HTML could not be read: {message}")]
@@ -146,7 +162,9 @@ impl Error {
             | Error::Timeout { url, .. }
             | Error::Decode { url, .. }
             | Error::TooManyRedirects { url, .. }
-            | Error::RedirectLoop { url, .. } => Some(url),
+            | Error::RedirectLoop { url, .. }
+            | Error::Signing { url, .. }
+            | Error::KeyDirectory { url, .. } => Some(url),
             Error::Client { .. }
             | Error::Certificates { .. }
             | Error::Html { .. }

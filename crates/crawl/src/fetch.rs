@@ -8,6 +8,7 @@ use std::sync::Arc;
 use std::time::{Duration, Instant, SystemTime};
 
 use botwarden_robots::{FetchLimits, FetchOutcome, FetchResult};
+use botwarden_verify::{RequestParts, Signer};
 use hickory_resolver::TokioResolver;
 use hickory_resolver::config::{
     ConnectionConfig, NameServerConfig, ResolveHosts, ResolverConfig, ResolverOpts,
@@ -39,6 +40,8 @@ pub struct FetcherBuilder {
     /// Certificate authorities trusted beside the built-in ones: where
     /// each bundle came from (for messages), and its PEM text.
     roots: Vec<(String, Vec<u8>)>,
+    /// Signs every request (Web Bot Auth) when set.
+    signer: Option<Arc<Signer>>,
 }
 
 /// How the fetcher uses connections.
@@ -67,7 +70,18 @@ impl FetcherBuilder {
             nameserver: None,
             connections: Connections::default(),
             roots: Vec::new(),
+            signer: None,
         }
+    }
+
+    /// Signs every request with this Web Bot Auth signer (HTTP Message
+    /// Signatures over `@authority`, and `Signature-Agent` when the signer
+    /// names its agent): robots.txt, pages, sitemaps and every redirect
+    /// hop, each with a fresh nonce and the time of sending.
+    #[must_use]
+    pub fn signer(mut self, signer: Option<Arc<Signer>>) -> FetcherBuilder {
+        self.signer = signer;
+        self
     }
 
     /// All limits at once.
@@ -202,6 +216,10 @@ impl FetcherBuilder {
             self.connections,
             roots,
         )
+        .map(|mut f| {
+            f.signer.clone_from(&self.signer);
+            f
+        })
     }
 }
 
@@ -353,6 +371,7 @@ pub struct Fetcher {
     client: reqwest::Client,
     limits: FetchLimits,
     guard: Guard,
+    signer: Option<Arc<Signer>>,
 }
 
 impl Fetcher {
@@ -395,6 +414,7 @@ impl Fetcher {
             client,
             limits,
             guard,
+            signer: None,
         })
     }
 
@@ -407,6 +427,40 @@ impl Fetcher {
     /// The HTTP client, with the address guard in its resolver.
     pub(crate) fn client(&self) -> &reqwest::Client {
         &self.client
+    }
+
+    /// Whether requests are signed, and with which key (its `keyid`).
+    #[must_use]
+    pub fn signing_keyid(&self) -> Option<&str> {
+        self.signer.as_deref().map(Signer::keyid)
+    }
+
+    /// A GET of `url`, signed when the fetcher has a signer.
+    pub(crate) fn get(&self, url: &Url) -> Result<reqwest::RequestBuilder, Error> {
+        let request = self.client.get(url.clone());
+        let Some(signer) = &self.signer else {
+            return Ok(request);
+        };
+        let host = url.host_str().unwrap_or_default();
+        let authority = match url.port() {
+            Some(p) => format!("{host}:{p}"),
+            None => host.to_owned(),
+        };
+        let target = match url.query() {
+            Some(q) => format!("{}?{q}", url.path()),
+            None => url.path().to_owned(),
+        };
+        let parts = RequestParts::new("GET", &authority, &target).scheme(url.scheme());
+        let headers = signer
+            .sign(&parts, SystemTime::now())
+            .map_err(|e| Error::Signing {
+                url: url.to_string(),
+                message: e.to_string(),
+            })?;
+        Ok(headers
+            .fields()
+            .into_iter()
+            .fold(request, |r, (name, value)| r.header(name, value)))
     }
 
     /// Fetches `url` (absolute, `http` or `https`).
@@ -486,8 +540,8 @@ impl Fetcher {
             self.check_literal(&url)
                 .map_err(|e| (FetchResult::NetworkError, e))?;
             let response = self
-                .client
-                .get(url.clone())
+                .get(&url)
+                .map_err(|e| (FetchResult::NetworkError, e))?
                 .header(header::ACCEPT, "text/plain, */*;q=0.5")
                 .header(header::ACCEPT_ENCODING, "gzip, deflate, br")
                 .send()

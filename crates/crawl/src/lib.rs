@@ -44,6 +44,11 @@
 //! such as `links/broken-internal`; `docs/audit.md`), into an
 //! [`AuditReport`] rendered as text or JSON.
 //!
+//! Web Bot Auth: [`KeyDirectories`] fetches and caches the key
+//! directories signed requests name, for `botwarden-verify` to check them
+//! with; [`FetcherBuilder::signer`] signs every request of a fetcher (and
+//! so of a crawl) with a `botwarden_verify::Signer`.
+//!
 //! Site ownership ([`verify_site`]): a per-site token derived from the
 //! operator's secret ([`SiteKey`]), placed by the site's owner in a file
 //! or a meta tag, lets a crawl read that site's robots.txt as another
@@ -60,6 +65,7 @@ mod fetch;
 mod frontier;
 mod html;
 mod identity;
+mod keydir;
 mod normalize;
 mod ownership;
 mod page;
@@ -101,6 +107,7 @@ pub use identity::{
     CrawlerKind, DEFAULT_INFO_URL, Identity, Network, Operator, Platform, ranges_json,
     registry_entry, robots_lines,
 };
+pub use keydir::{DirectoryFetch, KeyDirConfig, KeyDirStats, KeyDirectories, freshness};
 pub use normalize::{MAX_URL_LEN, UrlProblem, normalize, normalize_url};
 pub use ownership::{
     Check as OwnershipCheck, META_NAME, Method as OwnershipMethod, SECRET_MIN, Simulation, SiteKey,

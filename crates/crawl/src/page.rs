@@ -198,8 +198,7 @@ impl Fetcher {
         decoder: &mut Option<BodyDecoder>,
     ) -> Result<(), Error> {
         let request = self
-            .client()
-            .get(url.clone())
+            .get(url)?
             .header(
                 header::ACCEPT,
                 "text/html,application/xhtml+xml;q=0.9,*/*;q=0.5",

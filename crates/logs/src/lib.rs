@@ -77,9 +77,10 @@ pub use export::{
 };
 pub use format::{LogFormat, Reason, client_address};
 pub use input::{Input, Line, LineReader, MAX_LINE, expand_inputs, sniff_gzip};
-pub use record::{Client, Record, Timestamp};
+pub use record::{Client, Record, SignatureFields, Timestamp};
 pub use report::{
     BadLine, BotRow, InputSummary, LineCounts, NamedClient, NewerFeed, PathCount, Period,
-    REPORT_SCHEMA, Report, RobotsFetches, Series, SpoofedIp, StatusClasses, TextOptions, Timeline,
-    Totals, UnknownCrawler, VerdictCount, VerificationStats, render_html, render_text,
+    REPORT_SCHEMA, Report, RobotsFetches, Series, SignedLines, SpoofedIp, StatusClasses,
+    TextOptions, Timeline, Totals, UnknownCrawler, VerdictCount, VerificationStats, render_html,
+    render_text,
 };

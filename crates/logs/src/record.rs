@@ -42,6 +42,26 @@ impl From<IpAddr> for Client<'_> {
     }
 }
 
+/// The signature fields of a logged request (all `None` when the log does
+/// not record them).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct SignatureFields<'a> {
+    /// `Signature-Input`.
+    pub input: Option<&'a str>,
+    /// `Signature`.
+    pub signature: Option<&'a str>,
+    /// `Signature-Agent`.
+    pub agent: Option<&'a str>,
+}
+
+impl SignatureFields<'_> {
+    /// Whether the request carried a signature field.
+    #[must_use]
+    pub fn is_signed(&self) -> bool {
+        self.input.is_some() || self.signature.is_some()
+    }
+}
+
 /// The fields of one request, borrowed from the line they were parsed from.
 ///
 /// Quoted fields are kept as written (with the server's `\"` and `\xHH`
@@ -74,6 +94,10 @@ pub struct Record<'a> {
     pub user_agent: Option<&'a str>,
     /// The virtual host (`%v`, `$host`, `$server_name`).
     pub vhost: Option<&'a str>,
+    /// The request's Web Bot Auth fields, as written (with the server's
+    /// escapes): `Signature-Input` (`%{Signature-Input}i`,
+    /// `$http_signature_input`), `Signature` and `Signature-Agent`.
+    pub signature: SignatureFields<'a>,
     /// The line was cut short (presets only): it ends inside a quoted field
     /// (the request or a later one), as lines cut by a length limit on the
     /// way do. That field runs to the end of the line; the fields after it

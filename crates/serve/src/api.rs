@@ -73,7 +73,7 @@ impl IntoResponse for ApiError {
 }
 
 /// A JSON text as a response body.
-fn json_body(text: String) -> Response {
+pub(crate) fn json_body(text: String) -> Response {
     ([(header::CONTENT_TYPE, "application/json")], text).into_response()
 }
 
@@ -115,7 +115,7 @@ pub(crate) async fn read_body(inner: &Inner, body: Body) -> Result<Bytes, ApiErr
 
 /// A JSON request body: `Content-Type: application/json` (or none), read
 /// into `T`; unknown fields are errors.
-async fn json<T: DeserializeOwned>(
+pub(crate) async fn json<T: DeserializeOwned>(
     inner: &Inner,
     headers: &HeaderMap,
     body: Body,

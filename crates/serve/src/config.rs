@@ -7,6 +7,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 
 use crate::error::Error;
+use crate::webbotauth::WebBotAuthConfig;
 
 /// Where the service listens unless told otherwise.
 pub const DEFAULT_LISTEN: &str = "127.0.0.1:8080";
@@ -84,6 +85,9 @@ pub struct Config {
     /// The longest time, in seconds, a fetched robots.txt is kept: RFC 9309
     /// asks crawlers not to cache it longer than 24 hours. Default 86,400.
     pub robots_cache_max: f64,
+    /// Web Bot Auth: the operator's key directory served, and whether
+    /// signature agents' directories are fetched (`[web_bot_auth]`).
+    pub web_bot_auth: WebBotAuthConfig,
 }
 
 impl Default for Config {
@@ -115,6 +119,7 @@ impl Default for Config {
             robots_cache_bytes: 64 * 1024 * 1024,
             robots_cache_min: 60.0,
             robots_cache_max: 86_400.0,
+            web_bot_auth: WebBotAuthConfig::default(),
         }
     }
 }

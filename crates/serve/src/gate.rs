@@ -163,6 +163,12 @@ pub(crate) async fn verify(
         Some(ua) => Claim::of(&inner.classifier, ua),
         None => Claim::NotABot,
     };
+    if let Some(verdict) = crate::webbotauth::gate_verdict(&inner, &headers, &claim).await {
+        inner
+            .metrics
+            .verdict(counted_as(&inner, &claim), verdict.kind());
+        return answer(&inner, &verdict);
+    }
     let ip = match client(&inner, peer.ip(), &headers) {
         Client::Known(ip) => botwarden_verify::normalize(ip),
         Client::Unreadable => {

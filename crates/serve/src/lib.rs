@@ -11,6 +11,11 @@
 //!   proxy's header, else the peer) and User-Agent give a verdict in
 //!   `X-Bot-Name`, `X-Bot-Verdict` and `X-Bot-Method`; `403` for a spoofed
 //!   crawler in enforce mode, `200` otherwise, never a `5xx`.
+//! - **Web Bot Auth**: signed requests (`Signature-Input`, `Signature`,
+//!   `Signature-Agent`) are verified at `/verify` and `POST /api/v1/verify`
+//!   with the agents' key directories fetched and cached
+//!   (`X-Bot-Method: web_bot_auth`); the operator's own directory is served
+//!   at `/.well-known/http-message-signatures-directory`.
 //! - **Operations**: `/healthz`, Prometheus `/metrics`, logs through
 //!   `tracing`, graceful shutdown ([`Service::run`]).
 //! - **The web checker** at `/`: a server-rendered page (no JavaScript, no
@@ -32,8 +37,10 @@ mod permalink;
 mod rewrite_map;
 mod robots_cache;
 mod state;
+mod webbotauth;
 
 pub use config::{Config, DEFAULT_LISTEN};
 pub use error::Error;
 pub use rewrite_map::{MapCounts, RewriteMap};
 pub use state::{MAX_BODY, MAX_REQUEST_BODY, Service};
+pub use webbotauth::WebBotAuthConfig;

@@ -14,7 +14,7 @@ use axum::routing::{get, post};
 use botwarden_crawl::Fetcher;
 use botwarden_verify::{
     Cidr, Classifier, DEFAULT_EXTRAS_NAME, DEFAULT_REGISTRY_NAME, DnsConfig, FeedStore, Registry,
-    RegistryBuilder, Severity, Verifier, VerifierConfig,
+    RegistryBuilder, Severity, Verifier, VerifierConfig, WELL_KNOWN_DIRECTORY,
 };
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
@@ -27,6 +27,7 @@ use crate::config::Config;
 use crate::error::Error;
 use crate::metrics::Metrics;
 use crate::robots_cache::RobotsCache;
+use crate::webbotauth::{self, WebBotAuth};
 use crate::{api, gate, page};
 
 /// The most bytes of robots.txt the service reads: the command's own cap
@@ -46,6 +47,7 @@ pub(crate) struct Inner {
     pub(crate) classifier: Classifier,
     pub(crate) verifier: Verifier,
     pub(crate) fetcher: Fetcher,
+    pub(crate) webbotauth: WebBotAuth,
     pub(crate) metrics: Metrics,
     /// Verifications waiting on DNS (`GET /verify`).
     pub(crate) pending: Arc<Semaphore>,
@@ -125,6 +127,7 @@ impl Service {
         let fetcher = Fetcher::builder()
             .allow_private(config.allow_private)
             .build()?;
+        let webbotauth = WebBotAuth::new(&config.web_bot_auth, &registry, fetcher.clone())?;
         let trusted = config
             .trusted_proxies
             .iter()
@@ -149,6 +152,7 @@ impl Service {
                 classifier,
                 verifier,
                 fetcher,
+                webbotauth,
             }),
         })
     }
@@ -167,7 +171,7 @@ impl Service {
             .route("/fix", post(api::fix))
             .route("/test", post(api::test))
             .route("/fetch", get(api::fetch_get).post(api::fetch_post))
-            .route("/verify", get(api::verify))
+            .route("/verify", get(api::verify).post(webbotauth::api_verify))
             .route("/classify", post(api::classify))
             .route("/openapi.json", get(api::openapi))
             .fallback(api::not_found)
@@ -175,6 +179,7 @@ impl Service {
         Router::new()
             .nest("/api/v1", api)
             .route("/verify", get(gate::verify))
+            .route(WELL_KNOWN_DIRECTORY, get(webbotauth::directory))
             .route("/healthz", get(|| async { "ok\n" }))
             .route("/metrics", get(crate::metrics::render))
             .route("/", get(page::home))

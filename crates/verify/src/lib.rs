@@ -76,8 +76,9 @@ pub use verdict::{Evidence, Method, Verdict};
 pub use verifier::{Claim, VerdictStats, Verifier, VerifierConfig};
 pub use webbotauth::{
     Agent, AgentCard, AgentForm, AgentKind, AgentReading, CardKeys, DIRECTORY_MEDIA_TYPE,
-    KeyAlgorithm, KeyOwner, KeyRing, KeySet, MediaType, PublicKey, RequestParts, SignatureCheck,
-    SignatureConfig, SignatureEvidence, SignatureFailure, SignatureHeaders, SignatureStats,
-    SignatureVerifier, Signer, WEB_BOT_AUTH_TAG, WELL_KNOWN_DIRECTORY, ed25519_key, keys_url,
-    parse_agent_registry, verify_message_signature,
+    DIRECTORY_TAG, DirectorySignature, KeyAlgorithm, KeyOwner, KeyRing, KeySet, MediaType,
+    PublicKey, RequestParts, SignatureCheck, SignatureConfig, SignatureEvidence, SignatureFailure,
+    SignatureHeaders, SignatureStats, SignatureVerifier, Signer, WEB_BOT_AUTH_TAG,
+    WELL_KNOWN_DIRECTORY, check_directory_response, ed25519_key, keys_url, parse_agent_registry,
+    verify_message_signature,
 };

@@ -2,7 +2,7 @@
 
 use std::io::{IsTerminal, Write};
 use std::net::SocketAddr;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
@@ -15,6 +15,7 @@ use botwarden_crawl::{
     verify_site,
 };
 use botwarden_robots::{Profile, TokenChain};
+use botwarden_verify::{AgentForm, Signer};
 use clap::{ArgGroup, Args, Subcommand, ValueEnum};
 use regex::Regex;
 use url::Url;
@@ -131,6 +132,16 @@ pub(crate) struct CrawlArgs {
     /// The name server that resolves the site's names (ADDR:PORT).
     #[arg(long, value_name = "ADDR:PORT")]
     nameserver: Option<SocketAddr>,
+    /// Sign every request (robots.txt, pages, sitemaps, redirects) with
+    /// this Ed25519 private key (Web Bot Auth: a JWK or PKCS#8 PEM file,
+    /// as `botwarden bots keygen` writes).
+    #[arg(long, value_name = "FILE")]
+    sign_key: Option<PathBuf>,
+    /// The signature agent named in the signed requests (`Signature-Agent`):
+    /// the origin whose well-known key directory holds the key, or the
+    /// directory's URL.
+    #[arg(long, value_name = "URL", requires = "sign_key")]
+    signature_agent: Option<String>,
     /// Output format of the summary.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
@@ -364,6 +375,25 @@ fn fetcher_for(
         .timeout(Duration::from_secs(timeout.max(1)))
         .max_bytes(max_bytes)
         .nameserver(nameserver))
+}
+
+/// The Web Bot Auth signer of `--sign-key FILE` (a JWK, or PKCS#8 PEM)
+/// naming `agent`.
+fn signer(path: &Path, agent: Option<&str>) -> Result<Signer> {
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("--sign-key: cannot read {}", path.display()))?;
+    let what = path.display().to_string();
+    let signer = if text.trim_start().starts_with("-----BEGIN") {
+        Signer::from_pkcs8_pem(&text, &what)?
+    } else {
+        Signer::from_jwk(&text, &what)?
+    };
+    Ok(match agent {
+        Some(url) => signer
+            .agent(url, AgentForm::Dictionary)
+            .context("--signature-agent")?,
+        None => signer,
+    })
 }
 
 fn runtime() -> Result<tokio::runtime::Runtime> {
@@ -655,6 +685,10 @@ fn run_crawl(args: &CrawlArgs) -> Result<ExitCode> {
         let pem = std::fs::read(path)
             .with_context(|| format!("--ca-cert: cannot read {}", path.display()))?;
         fetcher = fetcher.trust_pem(path.display().to_string(), pem);
+    }
+    if let Some(path) = &args.sign_key {
+        let signer = signer(path, args.signature_agent.as_deref())?;
+        fetcher = fetcher.signer(Some(std::sync::Arc::new(signer)));
     }
     let fetcher = fetcher.build()?;
     let runtime = runtime()?;

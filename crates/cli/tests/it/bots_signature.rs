@@ -75,8 +75,8 @@ fn a_signed_request_from_a_file() {
          (ed25519) from directory https://signature-agent.test/.well-known/http-message-signatures-directory; \
          Signature-Agent https://signature-agent.test read as dictionary, its well-known directory\n"
     );
-    // Without the directory: unknown, not spoofed.
-    let (code, stdout, _) = with(&[]);
+    // Without the directory, and not fetching it: unknown, not spoofed.
+    let (code, stdout, _) = with(&["--no-fetch"]);
     assert_eq!(code, 0);
     assert!(
         stdout.starts_with(
@@ -206,4 +206,86 @@ fn keygen_then_verify_a_request_signed_with_the_key() {
         stderr.contains("--header #1: `no colon` is not a header field"),
         "{stderr}"
     );
+}
+
+#[test]
+fn the_agents_directory_is_fetched_unless_forbidden() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    use crate::robots_fetch::{reply, serve};
+
+    let key = Signer::generate().unwrap();
+    let directory = key.directory_json();
+    let asked = Arc::new(AtomicUsize::new(0));
+    let count = Arc::clone(&asked);
+    let addr = serve(move |path| {
+        if path == "/.well-known/http-message-signatures-directory" {
+            count.fetch_add(1, Ordering::SeqCst);
+            reply(
+                200,
+                &[(
+                    "Content-Type",
+                    "application/http-message-signatures-directory+json",
+                )],
+                &directory,
+            )
+        } else {
+            reply(404, &[], "")
+        }
+    });
+    let origin = format!("http://{addr}");
+    let registry = TempFile::new(
+        "fetch-registry.yaml",
+        format!("bots:\n  - name: LoopBot\n    signature_agents: [\"{origin}\"]\n").as_bytes(),
+    );
+    let signer = Signer::from_jwk(&key.private_jwk(), "key")
+        .unwrap()
+        .agent(&origin, AgentForm::Dictionary)
+        .unwrap();
+    let now = std::time::SystemTime::now();
+    let h = signer
+        .sign(&RequestParts::new("GET", "site.example", "/"), now)
+        .unwrap();
+    let input = format!("Signature-Input: {}", h.signature_input);
+    let signature = format!("Signature: {}", h.signature);
+    let agent = format!("Signature-Agent: {}", h.signature_agent.unwrap());
+    let base = [
+        "bots",
+        "verify",
+        "--no-default-registry",
+        "--registry",
+        registry.arg(),
+        "--header",
+        "Host: site.example",
+        "--header",
+        &input,
+        "--header",
+        &signature,
+        "--header",
+        &agent,
+    ];
+    let with = |extra: &[&str]| {
+        let mut args = base.to_vec();
+        args.extend_from_slice(extra);
+        run(&args)
+    };
+    let (code, stdout, stderr) = with(&["--allow-private"]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stdout.starts_with("-\tverified\tLoopBot\tweb_bot_auth: key "),
+        "{stdout}"
+    );
+    assert_eq!(asked.load(Ordering::SeqCst), 1);
+    // Loopback is refused without --allow-private: the keys cannot be
+    // had, so unknown.
+    let (code, stdout, _) = with(&[]);
+    assert_eq!(code, 0);
+    assert!(stdout.contains("\tunknown\tLoopBot\t"), "{stdout}");
+    assert!(stdout.contains("could not be had"), "{stdout}");
+    // --no-fetch: nothing asked.
+    let (code, stdout, _) = with(&["--no-fetch", "--allow-private"]);
+    assert_eq!(code, 0);
+    assert!(stdout.contains("were not fetched"), "{stdout}");
+    assert_eq!(asked.load(Ordering::SeqCst), 1);
 }

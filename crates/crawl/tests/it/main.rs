@@ -23,6 +23,7 @@ mod server;
 mod statuses;
 mod throttling;
 mod tls;
+mod webbotauth;
 
 use botwarden_crawl::{FetchReport, Fetcher, FetcherBuilder};
 use botwarden_robots::{AvailabilityPolicy, FetchOutcome};

@@ -373,6 +373,7 @@ pub(super) fn report(
             pairs: shared.progress.pairs.load(Ordering::Relaxed),
             dns_lookups: lookups,
             wait_seconds: (wait.as_secs_f64() * 1000.0).round() / 1000.0,
+            web_bot_auth: agg.signed.clone(),
         },
     };
     Analysis {

@@ -3,6 +3,7 @@
 
 mod build;
 mod hist;
+mod signed;
 mod topk;
 mod worker;
 
@@ -12,7 +13,9 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError, RwLock};
 use std::time::{Duration, Instant, SystemTime};
 
-use botwarden_verify::{Cidr, Claim, Classifier, Verdict, Verifier};
+use botwarden_verify::{
+    Cidr, Claim, Classifier, KeyRing, SignatureConfig, SignatureVerifier, Verdict, Verifier,
+};
 use foldhash::{HashMap, HashMapExt};
 use tokio::sync::mpsc;
 
@@ -68,6 +71,10 @@ pub struct AnalyzeOptions {
     /// busiest first; the rest are counted in `spoofed_omitted` and
     /// `host_names_omitted`, and every address is still in the exports).
     pub max_listed: usize,
+    /// The keys signed lines (Web Bot Auth) are checked with; `None`: the
+    /// registry's `signature_keys` only. A signature whose agent's keys
+    /// are not here gives `unknown`.
+    pub signature_keys: Option<Arc<KeyRing>>,
 }
 
 impl Default for AnalyzeOptions {
@@ -82,6 +89,7 @@ impl Default for AnalyzeOptions {
             poll: Duration::from_millis(250),
             stop: Arc::new(AtomicBool::new(false)),
             max_listed: 1_000,
+            signature_keys: None,
         }
     }
 }
@@ -238,6 +246,9 @@ pub(crate) struct Shared {
     reasons: Mutex<Reasons>,
     pub(crate) progress: Arc<Progress>,
     jobs: mpsc::UnboundedSender<Msg>,
+    /// Checks signed lines; nonces are not remembered.
+    pub(crate) signatures: SignatureVerifier,
+    pub(crate) signature_keys: Arc<KeyRing>,
 }
 
 impl Shared {
@@ -510,6 +521,14 @@ impl Analyzer {
             reasons: Mutex::new(Reasons::default()),
             progress: Arc::new(Progress::default()),
             jobs: tx,
+            signatures: SignatureVerifier::new(SignatureConfig {
+                remember_nonces: false,
+                ..SignatureConfig::default()
+            }),
+            signature_keys: options
+                .signature_keys
+                .clone()
+                .unwrap_or_else(|| Arc::new(KeyRing::from_registry(self.verifier.registry()))),
         });
         let (done_tx, done_rx) = tokio::sync::oneshot::channel();
         self.runtime.spawn(verify_loop(

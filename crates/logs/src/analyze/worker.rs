@@ -16,7 +16,7 @@ use super::{AnalyzeOptions, ClaimInfo, FormatChoice, Job, PENDING, PENDING_PATHS
 use crate::format::{ChainRead, FormatChain, LogFormat};
 use crate::input::{Input, Line, LineReader};
 use crate::record::{Client, Record};
-use crate::report::{BadLine, LineCounts};
+use crate::report::{BadLine, LineCounts, SignedLines};
 
 /// Distinct User-Agents remembered per worker with their classification;
 /// past this, User-Agents are classified through the classifier's own
@@ -316,6 +316,8 @@ pub(crate) struct Agg {
     pub(crate) named_requests: u64,
     /// Requests whose client the log does not give.
     pub(crate) unknown_client_requests: u64,
+    /// Signed lines (Web Bot Auth).
+    pub(crate) signed: SignedLines,
 }
 
 /// Requests that claim no bot.
@@ -343,6 +345,7 @@ impl Default for Agg {
             bytes: 0,
             named_requests: 0,
             unknown_client_requests: 0,
+            signed: SignedLines::default(),
         }
     }
 }
@@ -384,6 +387,7 @@ impl Agg {
         self.bytes += other.bytes;
         self.named_requests += other.named_requests;
         self.unknown_client_requests += other.unknown_client_requests;
+        self.signed.merge(&other.signed);
     }
 }
 
@@ -885,6 +889,25 @@ impl Worker<'_> {
             }
             return;
         };
+        if record.signature.is_signed() {
+            let info = self.shared.claim_info(claim);
+            if let Some(verdict) =
+                super::signed::check(self.shared, &info, record, &mut self.agg.signed)
+            {
+                // The signature decides: counted under its verdict, the
+                // address not asked.
+                let row = self
+                    .agg
+                    .rows
+                    .entry((claim, kind_index(&verdict)))
+                    .or_default();
+                row.counts.add(record, time);
+                if let Some(path) = record.path {
+                    row.paths.add(path, 1);
+                }
+                return;
+            }
+        }
         match client {
             Client::Addr(ip) => self.claimed(ip, claim, ua, record, time),
             Client::Name(name) => self.named(name, claim, ua, record, time),

@@ -45,6 +45,10 @@ pub(crate) enum Kind {
     /// A virtual host optionally followed by `:port` (dropped): the vhost
     /// presets, which read Apache's `%v` and Debian's `%v:%p` alike.
     VhostPort,
+    /// Web Bot Auth: `Signature-Input`, `Signature`, `Signature-Agent`.
+    SignatureInput,
+    Signature,
+    SignatureAgent,
     Opaque,
 }
 
@@ -66,6 +70,9 @@ impl Kind {
             Kind::UserAgent => 10,
             Kind::Vhost | Kind::VhostPort => 11,
             Kind::Request => 12,
+            Kind::SignatureInput => 13,
+            Kind::Signature => 14,
+            Kind::SignatureAgent => 15,
             Kind::Opaque => return None,
         })
     }
@@ -142,7 +149,7 @@ impl ItemsBuilder {
                 })
             )
         });
-        let mut seen = [false; 13];
+        let mut seen = [false; 16];
         for item in &mut items {
             if let Item::Field(f) = item {
                 if f.kind == Kind::OriginalStatus && has_final {
@@ -235,6 +242,10 @@ fn apache_kind(letter: u8, arg: Option<&str>, final_status: bool) -> Kind {
         (b'i', Some(h)) if h.eq_ignore_ascii_case("referer") => Kind::Referer,
         (b'i', Some(h)) if h.eq_ignore_ascii_case("user-agent") => Kind::UserAgent,
         (b'i', Some(h)) if h.eq_ignore_ascii_case("x-forwarded-for") => Kind::ForwardedFor,
+        (b'i', Some(h)) if h.eq_ignore_ascii_case("host") => Kind::Vhost,
+        (b'i', Some(h)) if h.eq_ignore_ascii_case("signature-input") => Kind::SignatureInput,
+        (b'i', Some(h)) if h.eq_ignore_ascii_case("signature") => Kind::Signature,
+        (b'i', Some(h)) if h.eq_ignore_ascii_case("signature-agent") => Kind::SignatureAgent,
         _ => Kind::Opaque,
     }
 }
@@ -343,6 +354,9 @@ fn nginx_kind(name: &str) -> Kind {
         "http_referer" => Kind::Referer,
         "http_user_agent" => Kind::UserAgent,
         "http_x_forwarded_for" => Kind::ForwardedFor,
+        "http_signature_input" => Kind::SignatureInput,
+        "http_signature" => Kind::Signature,
+        "http_signature_agent" => Kind::SignatureAgent,
         "host" | "server_name" | "http_host" => Kind::Vhost,
         _ => Kind::Opaque,
     }
@@ -690,6 +704,9 @@ impl Pattern {
                 Kind::UserAgent => rec.user_agent = opt(v),
                 Kind::ForwardedFor => rec.forwarded_for = opt(v),
                 Kind::Vhost => rec.vhost = opt(v),
+                Kind::SignatureInput => rec.signature.input = opt(v),
+                Kind::Signature => rec.signature.signature = opt(v),
+                Kind::SignatureAgent => rec.signature.agent = opt(v),
                 Kind::VhostPort => {
                     let host = match v.rsplit_once(':') {
                         Some((h, p)) if !p.is_empty() && p.bytes().all(|c| c.is_ascii_digit()) => h,

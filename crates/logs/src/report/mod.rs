@@ -10,7 +10,7 @@ mod text;
 pub use html::render_html;
 pub use model::{
     BadLine, BotRow, InputSummary, LineCounts, NamedClient, NewerFeed, PathCount, Period,
-    REPORT_SCHEMA, Report, RobotsFetches, Series, SpoofedIp, StatusClasses, Timeline, Totals,
-    UnknownCrawler, VerdictCount, VerificationStats,
+    REPORT_SCHEMA, Report, RobotsFetches, Series, SignedLines, SpoofedIp, StatusClasses, Timeline,
+    Totals, UnknownCrawler, VerdictCount, VerificationStats,
 };
 pub use text::{TextOptions, render_text};

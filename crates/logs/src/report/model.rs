@@ -330,4 +330,53 @@ pub struct VerificationStats {
     pub dns_lookups: u64,
     /// Seconds spent waiting for verification after the last line was read.
     pub wait_seconds: f64,
+    /// Lines whose Web Bot Auth signature was checked (logs that record
+    /// the signature fields); absent when none was.
+    #[serde(default, skip_serializing_if = "SignedLines::is_empty")]
+    pub web_bot_auth: SignedLines,
+}
+
+/// Signed requests in a log (Web Bot Auth), checked line by line at each
+/// line's time. Requests counted here as `verified`, `spoofed` or
+/// `unknown` got that verdict from their signature (method
+/// `web_bot_auth`), whatever their address.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct SignedLines {
+    /// Lines claiming a bot that carry signature fields.
+    pub signed: u64,
+    /// Verified by their signature.
+    pub verified: u64,
+    /// Spoofed by their signature (invalid, or another bot's key).
+    pub spoofed: u64,
+    /// Unknown: the agent's keys were not at hand.
+    pub unknown: u64,
+    /// Signed, but the signature said nothing of the claim (an agent the
+    /// registry does not know, for a bot without signature methods): the
+    /// address decided.
+    pub address_decided: u64,
+    /// Not checked: the line has no time to check it at (the address
+    /// decided).
+    pub without_time: u64,
+    /// Invalid signatures by failure (`bad_signature`, `expired`, …).
+    pub failures: BTreeMap<String, u64>,
+}
+
+impl SignedLines {
+    /// Whether no signed line was seen.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.signed == 0
+    }
+
+    pub(crate) fn merge(&mut self, other: &SignedLines) {
+        self.signed += other.signed;
+        self.verified += other.verified;
+        self.spoofed += other.spoofed;
+        self.unknown += other.unknown;
+        self.address_decided += other.address_decided;
+        self.without_time += other.without_time;
+        for (k, v) in &other.failures {
+            *self.failures.entry(k.clone()).or_default() += v;
+        }
+    }
 }

@@ -738,6 +738,28 @@ impl Text<'_> {
             group(v.dns_lookups),
             v.wait_seconds
         ));
+        let w = &v.web_bot_auth;
+        if !w.is_empty() {
+            let mut line = format!(
+                "{:INDENT$}{} signed lines (Web Bot Auth): {} verified by web_bot_auth, \
+                 {} spoofed, {} unknown, {} left to the address",
+                "",
+                group(w.signed),
+                group(w.verified),
+                group(w.spoofed),
+                group(w.unknown),
+                group(w.address_decided + w.without_time)
+            );
+            if !w.failures.is_empty() {
+                let failures: Vec<String> = w
+                    .failures
+                    .iter()
+                    .map(|(code, n)| format!("{code} {}", group(*n)))
+                    .collect();
+                line.push_str(&format!("; failures: {}", failures.join(", ")));
+            }
+            self.line(&line);
+        }
     }
 }
 

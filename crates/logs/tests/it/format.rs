@@ -290,6 +290,7 @@ fn apache_common_from_the_docs() {
             referer: None,
             user_agent: None,
             vhost: None,
+            signature: botwarden_logs::SignatureFields::default(),
             truncated: false,
         }
     );
@@ -502,6 +503,7 @@ fn nginx_main_from_the_docs() {
             referer: Some("https://example.org/"),
             user_agent: Some("Mozilla/5.0 (X11; Linux x86_64)"),
             vhost: None,
+            signature: botwarden_logs::SignatureFields::default(),
             truncated: false,
         }
     );
@@ -586,6 +588,7 @@ fn json_lines_default_names() {
             referer: None,
             user_agent: Some(r"Mozilla\/5.0 (compatible; Bingbot\/2.0)"),
             vhost: Some("example.com"),
+            signature: botwarden_logs::SignatureFields::default(),
             truncated: false,
         }
     );

@@ -6,6 +6,7 @@ mod format;
 mod memory;
 mod report;
 mod servers;
+mod signed;
 
 /// Every allocation is counted, for the memory test (`memory.rs`), which
 /// runs alone in a process of its own.

@@ -315,6 +315,7 @@ fn typical() -> Report {
             pairs: 87,
             dns_lookups: 174,
             wait_seconds: 0.25,
+            ..VerificationStats::default()
         },
     }
 }

@@ -9,6 +9,7 @@ mod limits;
 mod ops;
 mod page;
 mod rewrite_map;
+mod webbotauth;
 
 use std::net::SocketAddr;
 

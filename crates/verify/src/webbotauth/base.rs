@@ -136,6 +136,12 @@ impl<'a> RequestParts<'a> {
         let absent = || SignatureFailure::ComponentAbsent {
             component: c.identifier.clone(),
         };
+        if c.req {
+            // A request's own signature has no request to refer to.
+            return Err(SignatureFailure::UnsupportedComponent {
+                component: c.identifier.clone(),
+            });
+        }
         if c.name.starts_with('@') {
             if c.key.is_some() || c.sf {
                 return Err(SignatureFailure::UnsupportedComponent {
@@ -209,6 +215,42 @@ pub(crate) fn signature_base(
     let mut base = String::with_capacity(256);
     for c in components {
         let value = req.component_value(c)?;
+        let _ = writeln!(base, "{}: {value}", c.identifier);
+    }
+    let _ = write!(base, "\"@signature-params\": {params_line}");
+    Ok(base)
+}
+
+/// The signature base of a response's signature (RFC 9421 §2.5): fields
+/// from the response's `headers`, `@status`, and the components marked
+/// `req` from the request it answers.
+pub(crate) fn response_base(
+    request: &RequestParts<'_>,
+    status: u16,
+    headers: &[(&str, &str)],
+    components: &[Component],
+    params_line: &str,
+) -> Result<String, SignatureFailure> {
+    let mut response = RequestParts::new("", "", "");
+    for (n, v) in headers {
+        response.push_header(n, v);
+    }
+    let mut base = String::with_capacity(256);
+    for c in components {
+        let value = if c.req {
+            let mut plain = c.clone();
+            plain.req = false;
+            request.component_value(&plain)?
+        } else if c.name == "@status" {
+            status.to_string()
+        } else if c.name.starts_with('@') {
+            // Request components of a response must be marked `req`.
+            return Err(SignatureFailure::UnsupportedComponent {
+                component: c.identifier.clone(),
+            });
+        } else {
+            response.component_value(c)?
+        };
         let _ = writeln!(base, "{}: {value}", c.identifier);
     }
     let _ = write!(base, "\"@signature-params\": {params_line}");

@@ -28,6 +28,10 @@ pub struct SignatureConfig {
     /// How many nonces are remembered at most; past that the ones that
     /// expire first are forgotten (and counted).
     pub max_nonces: usize,
+    /// Whether nonces are remembered to refuse replays (true unless set).
+    /// Off for requests read back from a log: they were served already,
+    /// in an order the reading does not keep.
+    pub remember_nonces: bool,
 }
 
 impl Default for SignatureConfig {
@@ -36,6 +40,7 @@ impl Default for SignatureConfig {
             clock_skew: Duration::from_secs(60),
             max_validity: None,
             max_nonces: 1 << 20,
+            remember_nonces: true,
         }
     }
 }
@@ -294,7 +299,9 @@ impl SignatureVerifier {
         if let Err(f) = verify_with(req, input, sig_field, key, Some(now)) {
             return invalid(f, &evidence);
         }
-        if let Some(nonce) = &input.nonce {
+        if let Some(nonce) = &input.nonce
+            && self.config.remember_nonces
+        {
             let until = input
                 .expires
                 .unwrap_or(now)

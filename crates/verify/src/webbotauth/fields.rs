@@ -18,6 +18,9 @@ pub(crate) struct Component {
     pub(crate) key: Option<String>,
     /// `sf`: the field re-serialized as a structured field.
     pub(crate) sf: bool,
+    /// `req`: the component of the request a response answers (only in a
+    /// response's signature: a signed key directory).
+    pub(crate) req: bool,
     /// The component identifier as it goes in the signature base
     /// (`"signature-agent";key="agent2"`).
     pub(crate) identifier: String,
@@ -78,10 +81,12 @@ pub(crate) fn parse_signature_input(value: &str) -> Result<Vec<SignatureInput>, 
             }
             let mut key = None;
             let mut sf = false;
+            let mut req = false;
             for (p, v) in &item.params {
                 match (p.as_str(), v) {
                     ("key", BareItem::String(s)) => key = Some(s.as_str().to_owned()),
                     ("sf", BareItem::Boolean(b)) => sf = *b,
+                    ("req", BareItem::Boolean(b)) => req = *b,
                     (p, _) => {
                         return Err(SignatureFailure::UnsupportedComponent {
                             component: format!("{name};{p}"),
@@ -93,6 +98,7 @@ pub(crate) fn parse_signature_input(value: &str) -> Result<Vec<SignatureInput>, 
                 name: name.to_owned(),
                 key,
                 sf,
+                req,
                 identifier: item.serialize(),
             });
         }

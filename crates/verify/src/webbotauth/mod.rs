@@ -21,6 +21,7 @@
 
 mod base;
 mod check;
+mod directory;
 mod failure;
 mod fields;
 mod keys;
@@ -34,6 +35,7 @@ pub use check::{
     SignatureCheck, SignatureConfig, SignatureEvidence, SignatureStats, SignatureVerifier,
     WEB_BOT_AUTH_TAG, verify_message_signature,
 };
+pub use directory::{DIRECTORY_TAG, DirectorySignature, check_directory_response};
 pub use failure::SignatureFailure;
 pub use fields::{Agent, AgentKind, AgentReading, keys_url};
 pub use keys::{

@@ -9,8 +9,9 @@ use ring::signature::{Ed25519KeyPair, KeyPair as _};
 use serde_json::Value;
 use sfv::{BareItem, FieldType as _, InnerList, Integer, Item, Key, ListEntry, Parameters};
 
-use super::base::{RequestParts, signature_base};
+use super::base::{RequestParts, response_base, signature_base};
 use super::check::WEB_BOT_AUTH_TAG;
+use super::directory::DIRECTORY_TAG;
 use super::fields::Component;
 use super::keys::PublicKey;
 use crate::error::Error;
@@ -349,6 +350,7 @@ impl Signer {
                     .and_then(|k| k.as_string())
                     .map(|s| s.as_str().to_owned()),
                 sf: false,
+                req: false,
                 identifier: item.serialize(),
             })
             .collect();
@@ -372,6 +374,82 @@ impl Signer {
             signature_input: format!("{}={params_line}", self.label),
             signature: format!("{}=:{}:", self.label, STANDARD.encode(sig.as_ref())),
             signature_agent: agent_value,
+        })
+    }
+}
+
+impl Signer {
+    /// Signs a key directory response (the directory draft's signed
+    /// directory): a signature tagged `http-message-signatures-directory`
+    /// over `"@authority";req`, the authority of `url` (the directory's
+    /// URL as requested), with `created`, `expires` (the signer's
+    /// validity), `keyid`, `alg` and a nonce. Its fields go in the response
+    /// beside the directory, whose keys must include the signer's.
+    ///
+    /// # Errors
+    ///
+    /// [`Error::Signing`] when `url` is not an absolute URL or the system
+    /// gives no random bytes.
+    pub fn sign_directory_response(
+        &self,
+        url: &str,
+        now: SystemTime,
+    ) -> Result<SignatureHeaders, Error> {
+        let fail = |reason: String| Error::Signing { reason };
+        let parsed =
+            url::Url::parse(url).map_err(|e| fail(format!("`{url}` is not a URL: {e}")))?;
+        let authority = match (parsed.host_str(), parsed.port()) {
+            (Some(h), Some(p)) => format!("{h}:{p}"),
+            (Some(h), None) => h.to_owned(),
+            (None, _) => return Err(fail(format!("`{url}` has no host"))),
+        };
+        let request = RequestParts::new("GET", &authority, parsed.path()).scheme(parsed.scheme());
+        let created = now
+            .duration_since(SystemTime::UNIX_EPOCH)
+            .map_err(|_| fail("the time is before 1970".to_owned()))?
+            .as_secs();
+        let expires = created.saturating_add(self.validity.as_secs());
+        let mut nonce = [0u8; 32];
+        self.rng
+            .fill(&mut nonce)
+            .map_err(|_| fail("the system gave no random bytes for the nonce".to_owned()))?;
+        let mut item_params = Parameters::new();
+        item_params.insert(key("req")?, BareItem::Boolean(true));
+        let items = vec![Item::with_params(
+            sf_bare_string("@authority")?,
+            item_params,
+        )];
+        let int = |v: u64| -> Result<BareItem, Error> {
+            i64::try_from(v)
+                .ok()
+                .and_then(|v| Integer::try_from(v).ok())
+                .map(BareItem::Integer)
+                .ok_or_else(|| fail(format!("{v} is out of range for a structured integer")))
+        };
+        let mut params = Parameters::new();
+        params.insert(key("alg")?, sf_bare_string("ed25519")?);
+        params.insert(key("keyid")?, sf_bare_string(self.keyid())?);
+        params.insert(key("nonce")?, sf_bare_string(&STANDARD.encode(nonce))?);
+        params.insert(key("tag")?, sf_bare_string(DIRECTORY_TAG)?);
+        params.insert(key("created")?, int(created)?);
+        params.insert(key("expires")?, int(expires)?);
+        let components = vec![Component {
+            name: "@authority".to_owned(),
+            key: None,
+            sf: false,
+            req: true,
+            identifier: items[0].serialize(),
+        }];
+        let params_line = vec![ListEntry::InnerList(InnerList::with_params(items, params))]
+            .serialize()
+            .unwrap_or_default();
+        let base = response_base(&request, 200, &[], &components, &params_line)
+            .map_err(|f| fail(f.to_string()))?;
+        let sig = self.pair.sign(base.as_bytes());
+        Ok(SignatureHeaders {
+            signature_input: format!("{}={params_line}", self.label),
+            signature: format!("{}=:{}:", self.label, STANDARD.encode(sig.as_ref())),
+            signature_agent: None,
         })
     }
 }

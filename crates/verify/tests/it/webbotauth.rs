@@ -1010,3 +1010,72 @@ fn small_order_keys_are_refused() {
         "{err}"
     );
 }
+
+#[test]
+fn a_signed_directory_response_verifies_and_tampering_is_named() {
+    use botwarden_verify::{DirectorySignature, check_directory_response};
+    let signer = Signer::generate().unwrap();
+    let now = at(1_800_000_000);
+    let url = "https://agent.example/.well-known/http-message-signatures-directory";
+    let keys = KeySet::from_directory(
+        signer.directory_json().as_bytes(),
+        Some(DIRECTORY_MEDIA_TYPE),
+        url,
+    )
+    .unwrap();
+    let h = signer.sign_directory_response(url, now).unwrap();
+    assert!(
+        h.signature_input
+            .contains("(\"@authority\";req);alg=\"ed25519\"")
+    );
+    assert!(
+        h.signature_input
+            .contains("tag=\"http-message-signatures-directory\"")
+    );
+    let headers = [
+        ("Content-Type", DIRECTORY_MEDIA_TYPE),
+        ("Signature-Input", h.signature_input.as_str()),
+        ("Signature", h.signature.as_str()),
+    ];
+    let skew = Duration::from_secs(60);
+    assert_eq!(
+        check_directory_response(&keys, url, 200, &headers, now, skew).unwrap(),
+        DirectorySignature::Valid {
+            keyids: vec![signer.keyid().to_owned()]
+        }
+    );
+    // The default port is not part of the authority.
+    let with_port = "https://agent.example:443/.well-known/http-message-signatures-directory";
+    assert!(check_directory_response(&keys, with_port, 200, &headers, now, skew).is_ok());
+    // Served for another authority: the signature does not match.
+    let elsewhere = "https://mirror.example/.well-known/http-message-signatures-directory";
+    assert_eq!(
+        check_directory_response(&keys, elsewhere, 200, &headers, now, skew).unwrap_err(),
+        SignatureFailure::BadSignature
+    );
+    // Signed with a key the directory does not hold.
+    let other = Signer::generate().unwrap();
+    let h2 = other.sign_directory_response(url, now).unwrap();
+    let foreign = [
+        ("Signature-Input", h2.signature_input.as_str()),
+        ("Signature", h2.signature.as_str()),
+    ];
+    let err = check_directory_response(&keys, url, 200, &foreign, now, skew).unwrap_err();
+    assert_eq!(err.code(), "unknown_key", "{err}");
+    // Expired.
+    let later = now + Duration::from_secs(3600);
+    let err = check_directory_response(&keys, url, 200, &headers, later, skew).unwrap_err();
+    assert_eq!(err.code(), "expired", "{err}");
+    // No signature: unsigned, which is not a failure.
+    assert_eq!(
+        check_directory_response(&keys, url, 200, &headers[..1], now, skew).unwrap(),
+        DirectorySignature::Unsigned
+    );
+    // `req` in a request's own signature is refused, not ignored.
+    let req = RequestParts::new("GET", "agent.example", "/")
+        .header("Signature-Input", &h.signature_input)
+        .header("Signature", &h.signature);
+    let err =
+        botwarden_verify::verify_message_signature(&req, "sig1", signer.public_key()).unwrap_err();
+    assert_eq!(err.code(), "unsupported_component", "{err}");
+}

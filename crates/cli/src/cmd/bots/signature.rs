@@ -4,9 +4,10 @@
 use std::io::Write;
 use std::net::IpAddr;
 use std::path::{Path, PathBuf};
-use std::time::SystemTime;
+use std::time::{Duration, SystemTime};
 
 use anyhow::{Context, Result, bail};
+use botwarden_crawl::{Fetcher, KeyDirConfig, KeyDirectories};
 use botwarden_verify::{
     Classifier, KeyRing, KeySet, RequestParts, SignatureCheck, SignatureVerifier, Verdict, Verifier,
 };
@@ -151,23 +152,47 @@ impl GivenRequest {
     }
 }
 
+/// Where the keys of a signed request come from.
+pub(crate) struct Keys<'a> {
+    /// Files standing for the directories of the agents the request names.
+    pub(crate) files: &'a [PathBuf],
+    /// Whether the directories are fetched when no file is given.
+    pub(crate) fetch: bool,
+    /// Whether directories on loopback and private addresses may be fetched.
+    pub(crate) allow_private: bool,
+}
+
 /// The keys for a request: the registry's, and `keys` files standing for
-/// every signature agent the request names (nothing is fetched).
+/// every signature agent the request names, or else the agents'
+/// directories fetched (when allowed).
 fn key_ring(
     verifier: &Verifier,
     signatures: &SignatureVerifier,
     req: &RequestParts<'_>,
-    keys: &[PathBuf],
+    keys: &Keys<'_>,
 ) -> Result<KeyRing> {
     let mut ring = KeyRing::from_registry(verifier.registry());
     let mut sets = Vec::new();
-    for path in keys {
+    for path in keys.files {
         let body =
             std::fs::read(path).with_context(|| format!("cannot read {}", path.display()))?;
         let set = KeySet::from_directory(&body, None, &path.display().to_string())?;
         sets.push((path, set));
     }
     let agents = signatures.agents(req).unwrap_or_default();
+    if sets.is_empty() && keys.fetch && !agents.is_empty() {
+        let fetcher = Fetcher::builder()
+            .allow_private(keys.allow_private)
+            .timeout(Duration::from_secs(10))
+            .build()
+            .context("cannot set up the HTTP client for key directories")?;
+        let directories = KeyDirectories::new(fetcher, KeyDirConfig::default());
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
+            .context("cannot start the async runtime")?;
+        return Ok(runtime.block_on(directories.key_ring(signatures, req, &ring)));
+    }
     for agent in &agents {
         let mut merged = Vec::new();
         for (_, set) in &sets {
@@ -196,7 +221,7 @@ pub(crate) fn run(
     ip: Option<IpAddr>,
     ua: Option<&str>,
     bot: Option<&str>,
-    keys: &[PathBuf],
+    keys: &Keys<'_>,
     now: SystemTime,
 ) -> Result<Verdict> {
     let req = given.parts();

@@ -56,10 +56,19 @@ pub(crate) struct VerifyArgs {
     #[arg(long, value_name = "HOST")]
     authority: Option<String>,
     /// A key directory (JWK Set) file standing for the signature agent's
-    /// directory, which is not fetched; repeat for several. Without it, only
-    /// keys listed in the registry are known.
+    /// directory, which is then not fetched; repeat for several. Without
+    /// it, the directories the request names are fetched (unless
+    /// --no-fetch).
     #[arg(long = "keys", value_name = "FILE")]
     keys: Vec<PathBuf>,
+    /// Fetch no key directory: only the registry's keys and --keys files
+    /// are known (a request whose agent's keys are not known is `unknown`).
+    #[arg(long)]
+    no_fetch: bool,
+    /// Allow key directories on loopback and private addresses (refused by
+    /// default).
+    #[arg(long)]
+    allow_private: bool,
     /// Check the signature's times as of this moment (RFC 3339, or seconds
     /// since 1970) instead of now.
     #[arg(long, value_name = "TIME")]
@@ -285,13 +294,25 @@ pub(crate) fn run(args: &VerifyArgs) -> Result<ExitCode> {
             ip,
             args.ua.as_deref(),
             args.bot.as_deref(),
-            &args.keys,
+            &signature::Keys {
+                files: &args.keys,
+                fetch: !args.no_fetch,
+                allow_private: args.allow_private,
+            },
             now,
         )?;
         out.flush()?;
         return Ok(ExitCode::SUCCESS);
-    } else if !args.keys.is_empty() || args.at.is_some() || args.authority.is_some() {
-        bail!("--keys, --at and --authority go with a signed request (--header or --request)");
+    } else if !args.keys.is_empty()
+        || args.at.is_some()
+        || args.authority.is_some()
+        || args.no_fetch
+        || args.allow_private
+    {
+        bail!(
+            "--keys, --no-fetch, --allow-private, --at and --authority go with a signed request \
+             (--header or --request)"
+        );
     }
     if let Some(text) = &args.ip {
         let ip = parse_ip(text)?;

@@ -8,11 +8,12 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
+use botwarden_crawl::{Fetcher, KeyDirConfig, KeyDirectories};
 use botwarden_logs::{
     Analysis, AnalyzeOptions, Analyzer, FormatChoice, Listed, LogFormat, Progress, Targets,
     TextOptions, expand_inputs, render_html, render_text, trusted_proxy_warnings,
 };
-use botwarden_verify::{Cidr, Classifier, Verifier};
+use botwarden_verify::{AgentKind, Cidr, Classifier, KeyRing, Verifier};
 use clap::{Args, ValueEnum};
 
 use crate::args::{DnsArgs, RegistryArgs, positive_seconds};
@@ -61,6 +62,13 @@ pub(crate) struct AnalyzeArgs {
     /// No progress bar, even on a terminal.
     #[arg(long)]
     no_progress: bool,
+    /// Fetch no key directory: signed lines (Web Bot Auth, in formats that
+    /// record `Signature-Input`, `Signature` and `Signature-Agent`) are
+    /// checked with the registry's `signature_keys` only. By default the
+    /// directories of the registry's `signature_agents` are fetched once,
+    /// before reading.
+    #[arg(long)]
+    no_fetch_keys: bool,
     #[command(flatten)]
     exports: ExportArgs,
 }
@@ -131,6 +139,43 @@ fn parse_cidr(text: &str) -> Result<Cidr, String> {
     Cidr::parse(&full).map_err(|e| e.to_string())
 }
 
+/// The keys signed lines are checked with: the registry's, and the
+/// directories of its signature agents when `fetch` (one that cannot be
+/// had is said on standard error; its lines are `unknown`).
+fn signature_keys(
+    verifier: &Verifier,
+    runtime: &tokio::runtime::Runtime,
+    fetch: bool,
+) -> Result<KeyRing> {
+    let mut ring = KeyRing::from_registry(verifier.registry());
+    let urls = verifier.signature_agent_urls();
+    if !fetch || urls.is_empty() {
+        return Ok(ring);
+    }
+    let fetcher = Fetcher::builder()
+        .timeout(Duration::from_secs(10))
+        .build()
+        .context("cannot set up the HTTP client for key directories")?;
+    let directories = KeyDirectories::new(fetcher, KeyDirConfig::default());
+    for url in urls {
+        let got = runtime.block_on(directories.get(url, AgentKind::Directory));
+        match &got.keys {
+            Ok(keys) => ring.insert_directory(url, (**keys).clone()),
+            Err(why) => {
+                #[allow(clippy::print_stderr)]
+                {
+                    eprintln!(
+                        "botwarden: warning: key directory {url}: {why}; \
+                         lines signed by its agent are unknown"
+                    );
+                }
+                ring.insert_unreachable(url, why.clone());
+            }
+        }
+    }
+    Ok(ring)
+}
+
 /// Runs `logs analyze` (`export_only` false) or `logs export`.
 pub(crate) fn run(args: &AnalyzeArgs, export_only: bool) -> Result<ExitCode> {
     let targets = args.exports.targets();
@@ -192,6 +237,11 @@ pub(crate) fn run(args: &AnalyzeArgs, export_only: bool) -> Result<ExitCode> {
             }
         });
     }
+    options.signature_keys = Some(Arc::new(signature_keys(
+        &verifier,
+        &runtime,
+        !args.no_fetch_keys,
+    )?));
     let total_bytes: Option<u64> = inputs.iter().map(|i| i.size()).sum();
     let analyzer = Analyzer::new(classifier, verifier, runtime.handle().clone());
     let run = analyzer.start(inputs, options);

@@ -1,0 +1,486 @@
+//! Web Bot Auth key directories, fetched and cached: what a signed
+//! request's `Signature-Agent` points at.
+//!
+//! `botwarden-verify` never fetches; it says which key URLs a request
+//! needs ([`SignatureVerifier::agents`]) and reads what was fetched
+//! ([`KeySet::from_directory`]). [`KeyDirectories`] does the fetching in
+//! between, through a [`Fetcher`] (so with its address guard), checks the
+//! directory response's own signature when it has one, and caches by the
+//! response's caching headers.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex, PoisonError};
+use std::time::{Duration, Instant, SystemTime};
+
+use botwarden_verify::{
+    AgentCard, AgentKind, CardKeys, DirectorySignature, KeyRing, KeySet, RequestParts,
+    SignatureVerifier, check_directory_response,
+};
+use reqwest::header::{self, HeaderMap};
+use serde::Serialize;
+use url::Url;
+
+use crate::error::Error;
+use crate::fetch::{Fetcher, chain, check_scheme, header_str, parse_url, send_error};
+
+/// The `Accept` of a directory request: the drafts' media type first, then
+/// the ones older and deployed directories are served with.
+const ACCEPT: &str = "application/http-message-signatures-directory+json, \
+                      application/jwk-set+json;q=0.9, application/json;q=0.8";
+
+/// How directories are fetched and kept.
+#[derive(Debug, Clone, Copy)]
+pub struct KeyDirConfig {
+    /// The shortest time a fetched directory is kept, whatever its headers
+    /// say (`no-cache`, `no-store`, `max-age=0`): 5 minutes, so that a
+    /// busy signer's requests do not each cost a fetch.
+    pub min_ttl: Duration,
+    /// The longest: 24 hours, so that a key taken out of a directory stops
+    /// verifying within a day.
+    pub max_ttl: Duration,
+    /// How long a directory without `Cache-Control: max-age` or `Expires` is
+    /// kept: 1 hour.
+    pub default_ttl: Duration,
+    /// How long a failure (unreachable, not a directory, bad signature) is
+    /// remembered before the next try: 1 minute.
+    pub failure_ttl: Duration,
+    /// The largest directory read: 64 KiB.
+    pub max_bytes: usize,
+    /// The most redirects followed: 3.
+    pub max_redirects: u32,
+    /// How many directories are kept at most; past that, expired ones are
+    /// dropped, and if none has expired the new one is not kept (counted).
+    pub max_entries: usize,
+    /// The tolerance on a directory signature's `created` and `expires`.
+    pub clock_skew: Duration,
+}
+
+impl Default for KeyDirConfig {
+    fn default() -> KeyDirConfig {
+        KeyDirConfig {
+            min_ttl: Duration::from_secs(300),
+            max_ttl: Duration::from_secs(86_400),
+            default_ttl: Duration::from_secs(3600),
+            failure_ttl: Duration::from_secs(60),
+            max_bytes: 64 * 1024,
+            max_redirects: 3,
+            max_entries: 10_000,
+            clock_skew: Duration::from_secs(60),
+        }
+    }
+}
+
+/// One directory as fetched (or as it failed).
+#[derive(Debug, Clone)]
+pub struct DirectoryFetch {
+    /// The URL asked for.
+    pub url: String,
+    /// The keys, or why there are none (in a sentence).
+    pub keys: Result<Arc<KeySet>, String>,
+    /// The directory response's own signature (`Unsigned` for a failure).
+    pub signature: DirectorySignature,
+    /// How long it is kept.
+    pub ttl: Duration,
+    /// When it was fetched.
+    pub fetched: SystemTime,
+}
+
+#[derive(Debug)]
+struct Cached {
+    fetch: Arc<DirectoryFetch>,
+    until: Instant,
+}
+
+type Slot = Arc<tokio::sync::Mutex<Option<Cached>>>;
+
+/// Counters of a [`KeyDirectories`].
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
+pub struct KeyDirStats {
+    /// Directories (and cards, and `jwks_uri` sets) fetched.
+    pub fetches: u64,
+    /// Answers from the cache.
+    pub cache_hits: u64,
+    /// Fetches that gave no keys.
+    pub failures: u64,
+    /// Fetched directories not kept because the cache was full.
+    pub not_kept: u64,
+}
+
+/// Fetches Web Bot Auth key directories and keeps them as their caching
+/// headers allow, within [`KeyDirConfig`]'s floor and ceiling. One is
+/// shared by every request (it is `Sync`); concurrent requests for one URL
+/// wait for a single fetch.
+#[derive(Debug)]
+pub struct KeyDirectories {
+    fetcher: Fetcher,
+    config: KeyDirConfig,
+    slots: Mutex<HashMap<String, Slot>>,
+    fetches: AtomicU64,
+    hits: AtomicU64,
+    failures: AtomicU64,
+    not_kept: AtomicU64,
+}
+
+impl KeyDirectories {
+    /// Directories fetched with `fetcher` (its address guard and time limit
+    /// apply; its body limit does not, `config.max_bytes` does).
+    #[must_use]
+    pub fn new(fetcher: Fetcher, config: KeyDirConfig) -> KeyDirectories {
+        KeyDirectories {
+            fetcher,
+            config,
+            slots: Mutex::new(HashMap::new()),
+            fetches: AtomicU64::new(0),
+            hits: AtomicU64::new(0),
+            failures: AtomicU64::new(0),
+            not_kept: AtomicU64::new(0),
+        }
+    }
+
+    /// The counters so far.
+    #[must_use]
+    pub fn stats(&self) -> KeyDirStats {
+        KeyDirStats {
+            fetches: self.fetches.load(Ordering::Relaxed),
+            cache_hits: self.hits.load(Ordering::Relaxed),
+            failures: self.failures.load(Ordering::Relaxed),
+            not_kept: self.not_kept.load(Ordering::Relaxed),
+        }
+    }
+
+    /// The key ring to check `req` with: `base` (the registry's keys) and
+    /// the key sets of the signature agents the request names, fetched or
+    /// from the cache; an agent whose keys could not be had is recorded as
+    /// unreachable, so that the check is undecided (`unknown`).
+    pub async fn key_ring(
+        &self,
+        verifier: &SignatureVerifier,
+        req: &RequestParts<'_>,
+        base: &KeyRing,
+    ) -> KeyRing {
+        let mut ring = base.clone();
+        // A request whose fields cannot be read fails the check whatever
+        // the keys: nothing to fetch.
+        let agents = verifier.agents(req).unwrap_or_default();
+        for agent in agents {
+            if ring.directory(&agent.keys_url).is_some() {
+                continue;
+            }
+            let fetch = self.get(&agent.keys_url, agent.kind).await;
+            match &fetch.keys {
+                Ok(keys) => ring.insert_directory(&agent.keys_url, (**keys).clone()),
+                Err(why) => ring.insert_unreachable(&agent.keys_url, why.clone()),
+            }
+        }
+        ring
+    }
+
+    /// The keys at `url`, read as `kind` says (a directory, a `jwks_uri`
+    /// JWK Set, or an agent card and the keys it names), from the cache
+    /// while they are fresh.
+    pub async fn get(&self, url: &str, kind: AgentKind) -> Arc<DirectoryFetch> {
+        let slot = {
+            let mut slots = self.slots.lock().unwrap_or_else(PoisonError::into_inner);
+            if let Some(s) = slots.get(url) {
+                Some(Arc::clone(s))
+            } else {
+                if slots.len() >= self.config.max_entries {
+                    let now = Instant::now();
+                    slots.retain(|_, s| {
+                        s.try_lock()
+                            .map_or(true, |c| c.as_ref().is_some_and(|c| c.until > now))
+                    });
+                }
+                if slots.len() < self.config.max_entries {
+                    let s: Slot = Arc::default();
+                    slots.insert(url.to_owned(), Arc::clone(&s));
+                    Some(s)
+                } else {
+                    None
+                }
+            }
+        };
+        let Some(slot) = slot else {
+            self.not_kept.fetch_add(1, Ordering::Relaxed);
+            return Arc::new(self.fetch(url, kind).await);
+        };
+        let mut cached = slot.lock().await;
+        if let Some(c) = cached.as_ref()
+            && c.until > Instant::now()
+        {
+            self.hits.fetch_add(1, Ordering::Relaxed);
+            return Arc::clone(&c.fetch);
+        }
+        let fetch = Arc::new(self.fetch(url, kind).await);
+        *cached = Some(Cached {
+            fetch: Arc::clone(&fetch),
+            until: Instant::now() + fetch.ttl,
+        });
+        fetch
+    }
+
+    /// Fetches and reads, without the cache.
+    async fn fetch(&self, url: &str, kind: AgentKind) -> DirectoryFetch {
+        let fetched = SystemTime::now();
+        let outcome = match kind {
+            AgentKind::Directory | AgentKind::JwksUri => self.fetch_directory(url).await,
+            AgentKind::Card => self.fetch_card(url).await,
+        };
+        match outcome {
+            Ok((keys, signature, ttl)) => DirectoryFetch {
+                url: url.to_owned(),
+                keys: Ok(Arc::new(keys)),
+                signature,
+                ttl,
+                fetched,
+            },
+            Err(e) => {
+                self.failures.fetch_add(1, Ordering::Relaxed);
+                DirectoryFetch {
+                    url: url.to_owned(),
+                    keys: Err(e.to_string()),
+                    signature: DirectorySignature::Unsigned,
+                    ttl: self.config.failure_ttl,
+                    fetched,
+                }
+            }
+        }
+    }
+
+    async fn fetch_card(&self, url: &str) -> Result<(KeySet, DirectorySignature, Duration), Error> {
+        let got = self.request(url).await?;
+        let card = AgentCard::parse(&got.body, got.final_url.as_str()).map_err(|e| {
+            Error::KeyDirectory {
+                url: url.to_owned(),
+                message: e.to_string(),
+            }
+        })?;
+        match card.keys {
+            CardKeys::Inline(keys) => Ok((keys, DirectorySignature::Unsigned, got.ttl)),
+            CardKeys::Uri(uri) => {
+                let (keys, signature, ttl) = Box::pin(self.fetch_directory(&uri)).await?;
+                Ok((keys, signature, ttl.min(got.ttl)))
+            }
+        }
+    }
+
+    async fn fetch_directory(
+        &self,
+        url: &str,
+    ) -> Result<(KeySet, DirectorySignature, Duration), Error> {
+        let got = self.request(url).await?;
+        let bad = |message: String| Error::KeyDirectory {
+            url: url.to_owned(),
+            message,
+        };
+        let final_url = got.final_url.as_str();
+        let keys = KeySet::from_directory(&got.body, got.content_type.as_deref(), final_url)
+            .map_err(|e| bad(e.to_string()))?;
+        let headers: Vec<(&str, &str)> = got
+            .headers
+            .iter()
+            .filter_map(|(n, v)| Some((n.as_str(), v.to_str().ok()?)))
+            .collect();
+        let signature = check_directory_response(
+            &keys,
+            final_url,
+            got.status,
+            &headers,
+            SystemTime::now(),
+            self.config.clock_skew,
+        )
+        .map_err(|f| bad(format!("the directory response's signature: {f}")))?;
+        Ok((keys, signature, got.ttl))
+    }
+
+    /// One GET, redirects followed, the body read up to the limit.
+    async fn request(&self, url: &str) -> Result<Got, Error> {
+        let limit = self.fetcher.limits().timeout;
+        match tokio::time::timeout(limit, self.request_within(url)).await {
+            Ok(r) => r,
+            Err(_) => Err(Error::Timeout {
+                url: url.to_owned(),
+                timeout: limit,
+            }),
+        }
+    }
+
+    async fn request_within(&self, url: &str) -> Result<Got, Error> {
+        self.fetches.fetch_add(1, Ordering::Relaxed);
+        let mut current = parse_url(url)?;
+        let mut redirects = 0;
+        loop {
+            check_scheme(&current)?;
+            self.fetcher.check_literal(&current)?;
+            let mut response = self
+                .fetcher
+                .client()
+                .get(current.clone())
+                .header(header::ACCEPT, ACCEPT)
+                .send()
+                .await
+                .map_err(|e| send_error(&current, &e))?;
+            let status = response.status().as_u16();
+            if matches!(status, 301 | 302 | 303 | 307 | 308) {
+                let next = header_str(response.headers(), header::LOCATION)
+                    .and_then(|l| current.join(&l).ok());
+                match next {
+                    Some(next) if redirects < self.config.max_redirects => {
+                        redirects += 1;
+                        current = next;
+                        continue;
+                    }
+                    Some(_) => {
+                        return Err(Error::TooManyRedirects {
+                            url: url.to_owned(),
+                            max: self.config.max_redirects,
+                        });
+                    }
+                    None => {
+                        return Err(Error::KeyDirectory {
+                            url: current.to_string(),
+                            message: format!("HTTP {status} without a usable Location"),
+                        });
+                    }
+                }
+            }
+            if status != 200 {
+                return Err(Error::KeyDirectory {
+                    url: current.to_string(),
+                    message: format!("HTTP {status}, not 200"),
+                });
+            }
+            let mut body = Vec::new();
+            while let Some(chunk) = response.chunk().await.map_err(|e| Error::Network {
+                url: current.to_string(),
+                message: format!("reading the body: {}", chain(&e)),
+            })? {
+                if body.len() + chunk.len() > self.config.max_bytes {
+                    return Err(Error::KeyDirectory {
+                        url: current.to_string(),
+                        message: format!(
+                            "larger than {} bytes, the most a directory may be",
+                            self.config.max_bytes
+                        ),
+                    });
+                }
+                body.extend_from_slice(&chunk);
+            }
+            let headers = response.headers().clone();
+            let ttl = freshness(&headers, SystemTime::now(), &self.config);
+            return Ok(Got {
+                final_url: current,
+                status,
+                content_type: header_str(&headers, header::CONTENT_TYPE),
+                headers,
+                body,
+                ttl,
+            });
+        }
+    }
+}
+
+struct Got {
+    final_url: Url,
+    status: u16,
+    content_type: Option<String>,
+    headers: HeaderMap,
+    body: Vec<u8>,
+    ttl: Duration,
+}
+
+/// How long a response may be kept, from `Cache-Control` (`max-age`, less
+/// `Age`; `no-store`, `no-cache`: not at all), else `Expires` less `Date`
+/// (or now), else the default; always within the floor and the ceiling.
+pub fn freshness(headers: &HeaderMap, now: SystemTime, config: &KeyDirConfig) -> Duration {
+    let age = header_str(headers, header::AGE)
+        .and_then(|a| a.trim().parse::<u64>().ok())
+        .unwrap_or(0);
+    let mut max_age = None;
+    let mut no_store = false;
+    for value in headers.get_all(header::CACHE_CONTROL) {
+        let Ok(value) = value.to_str() else { continue };
+        for directive in value.split(',') {
+            let directive = directive.trim();
+            let (name, arg) = match directive.split_once('=') {
+                Some((n, a)) => (n.trim(), Some(a.trim().trim_matches('"'))),
+                None => (directive, None),
+            };
+            if name.eq_ignore_ascii_case("no-store") || name.eq_ignore_ascii_case("no-cache") {
+                no_store = true;
+            } else if name.eq_ignore_ascii_case("max-age")
+                && let Some(secs) = arg.and_then(|a| a.parse::<u64>().ok())
+            {
+                max_age = Some(secs.saturating_sub(age));
+            }
+        }
+    }
+    let ttl = if no_store {
+        Duration::ZERO
+    } else if let Some(secs) = max_age {
+        Duration::from_secs(secs)
+    } else if let Some(expires) = header_str(headers, header::EXPIRES) {
+        // An Expires that cannot be read is in the past (RFC 9111 §5.3).
+        let date = header_str(headers, header::DATE)
+            .and_then(|d| httpdate::parse_http_date(&d).ok())
+            .unwrap_or(now);
+        httpdate::parse_http_date(&expires)
+            .ok()
+            .and_then(|e| e.duration_since(date).ok())
+            .unwrap_or(Duration::ZERO)
+    } else {
+        config.default_ttl
+    };
+    ttl.clamp(config.min_ttl, config.max_ttl.max(config.min_ttl))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use reqwest::header::HeaderValue;
+
+    fn ttl(pairs: &[(header::HeaderName, &str)]) -> u64 {
+        let mut h = HeaderMap::new();
+        for (n, v) in pairs {
+            h.append(n.clone(), HeaderValue::from_str(v).unwrap());
+        }
+        let now = httpdate::parse_http_date("Tue, 24 Nov 2026 00:00:00 GMT").unwrap();
+        freshness(&h, now, &KeyDirConfig::default()).as_secs()
+    }
+
+    #[test]
+    fn caching_headers_within_the_floor_and_ceiling() {
+        assert_eq!(
+            ttl(&[(header::CACHE_CONTROL, "public, max-age=7200")]),
+            7200
+        );
+        assert_eq!(
+            ttl(&[
+                (header::CACHE_CONTROL, "max-age=7200"),
+                (header::AGE, "200")
+            ]),
+            7000
+        );
+        assert_eq!(ttl(&[(header::CACHE_CONTROL, "max-age=10")]), 300);
+        assert_eq!(ttl(&[(header::CACHE_CONTROL, "max-age=9999999")]), 86_400);
+        assert_eq!(ttl(&[(header::CACHE_CONTROL, "no-store")]), 300);
+        assert_eq!(ttl(&[]), 3600);
+        assert_eq!(
+            ttl(&[
+                (header::DATE, "Tue, 24 Nov 2026 00:00:00 GMT"),
+                (header::EXPIRES, "Tue, 24 Nov 2026 02:00:00 GMT")
+            ]),
+            7200
+        );
+        assert_eq!(ttl(&[(header::EXPIRES, "0")]), 300);
+        // max-age wins over Expires.
+        assert_eq!(
+            ttl(&[
+                (header::CACHE_CONTROL, "max-age=900"),
+                (header::EXPIRES, "Tue, 24 Nov 2026 02:00:00 GMT")
+            ]),
+            900
+        );
+    }
+}

@@ -1,0 +1,477 @@
+//! Web Bot Auth in the service: signed requests verified (`GET /verify`,
+//! `POST /api/v1/verify`) with the signature agents' key directories
+//! fetched and cached, and the operator's own key directory served at
+//! `/.well-known/http-message-signatures-directory`.
+
+use std::net::IpAddr;
+use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
+
+use axum::body::Body;
+use axum::extract::State;
+use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
+use axum::response::{IntoResponse, Response};
+use botwarden_crawl::{Fetcher, KeyDirConfig, KeyDirectories};
+use botwarden_verify::{
+    Claim, DIRECTORY_MEDIA_TYPE, Evidence, KeyRing, KeySet, RequestParts, SignatureCheck,
+    SignatureVerifier, Signer, Verdict,
+};
+use serde::Deserialize;
+
+use crate::api::{ApiError, json, json_body};
+use crate::error::Error;
+use crate::state::{Inner, Shared};
+
+/// The `[web_bot_auth]` table of the configuration.
+#[derive(Debug, Clone, Deserialize)]
+#[serde(default, deny_unknown_fields)]
+#[non_exhaustive]
+pub struct WebBotAuthConfig {
+    /// The operator's own key directory (a JWK Set file, as `botwarden bots
+    /// keygen` writes), served at
+    /// `/.well-known/http-message-signatures-directory` with its media type.
+    /// Default none (that path is `404`).
+    pub directory: Option<PathBuf>,
+    /// The private key (JWK or PKCS#8 PEM) that signs the directory
+    /// response (tag `http-message-signatures-directory`); its public key
+    /// must be in the directory. Default none: served unsigned.
+    pub signing_key: Option<PathBuf>,
+    /// Seconds the served directory may be cached (`Cache-Control:
+    /// max-age`), and how long its signature is valid. Default 3,600.
+    pub max_age: u64,
+    /// Fetch no key directory: signed requests are checked with the
+    /// registry's `signature_keys` only (others are `unknown`). Default
+    /// false.
+    pub no_fetch: bool,
+}
+
+impl Default for WebBotAuthConfig {
+    fn default() -> WebBotAuthConfig {
+        WebBotAuthConfig {
+            directory: None,
+            signing_key: None,
+            max_age: 3600,
+            no_fetch: false,
+        }
+    }
+}
+
+/// The operator's directory, as served.
+struct OwnDirectory {
+    body: String,
+    signer: Option<Signer>,
+    max_age: u64,
+}
+
+/// What the service keeps for Web Bot Auth.
+pub(crate) struct WebBotAuth {
+    signatures: SignatureVerifier,
+    directories: Option<KeyDirectories>,
+    registry_keys: KeyRing,
+    own: Option<OwnDirectory>,
+}
+
+fn config_error(path: &Path, message: impl Into<String>) -> Error {
+    Error::Config {
+        path: path.display().to_string(),
+        message: message.into(),
+    }
+}
+
+impl WebBotAuth {
+    /// Reads the operator's directory and key, if configured; directories
+    /// are fetched with `fetcher` unless `no_fetch`.
+    pub(crate) fn new(
+        config: &WebBotAuthConfig,
+        registry: &botwarden_verify::Registry,
+        fetcher: Fetcher,
+    ) -> Result<WebBotAuth, Error> {
+        let own = match &config.directory {
+            None => {
+                if let Some(key) = &config.signing_key {
+                    return Err(config_error(
+                        key,
+                        "web_bot_auth.signing_key signs the served directory: \
+                         set web_bot_auth.directory too",
+                    ));
+                }
+                None
+            }
+            Some(path) => {
+                let body = std::fs::read_to_string(path)
+                    .map_err(|e| config_error(path, format!("cannot read: {e}")))?;
+                let keys =
+                    KeySet::from_directory(body.as_bytes(), None, &path.display().to_string())
+                        .map_err(|e| config_error(path, e.to_string()))?;
+                if keys.keys().is_empty() {
+                    return Err(config_error(path, "the directory holds no usable key"));
+                }
+                let signer = match &config.signing_key {
+                    None => None,
+                    Some(key) => {
+                        let text = std::fs::read_to_string(key)
+                            .map_err(|e| config_error(key, format!("cannot read: {e}")))?;
+                        let what = key.display().to_string();
+                        let signer = if text.trim_start().starts_with("-----BEGIN") {
+                            Signer::from_pkcs8_pem(&text, &what)
+                        } else {
+                            Signer::from_jwk(&text, &what)
+                        }
+                        .map_err(|e| config_error(key, e.to_string()))?
+                        .validity(Duration::from_secs(config.max_age.max(60)));
+                        if keys.get(signer.keyid()).is_none() {
+                            return Err(config_error(
+                                key,
+                                format!(
+                                    "its public key ({}) is not in the directory {}",
+                                    signer.keyid(),
+                                    path.display()
+                                ),
+                            ));
+                        }
+                        Some(signer)
+                    }
+                };
+                Some(OwnDirectory {
+                    body,
+                    signer,
+                    max_age: config.max_age,
+                })
+            }
+        };
+        Ok(WebBotAuth {
+            signatures: SignatureVerifier::default(),
+            directories: (!config.no_fetch)
+                .then(|| KeyDirectories::new(fetcher, KeyDirConfig::default())),
+            registry_keys: KeyRing::from_registry(registry),
+            own,
+        })
+    }
+
+    /// Checks a request's signature at `now`, its agents' directories
+    /// fetched (or from the cache) within `limit`.
+    pub(crate) async fn check(
+        &self,
+        req: &RequestParts<'_>,
+        limit: Duration,
+        now: SystemTime,
+    ) -> SignatureCheck {
+        let ring = match &self.directories {
+            None => self.registry_keys.clone(),
+            Some(dirs) => {
+                match tokio::time::timeout(
+                    limit,
+                    dirs.key_ring(&self.signatures, req, &self.registry_keys),
+                )
+                .await
+                {
+                    Ok(ring) => ring,
+                    Err(_) => {
+                        let mut ring = self.registry_keys.clone();
+                        for agent in self.signatures.agents(req).unwrap_or_default() {
+                            ring.insert_unreachable(
+                                &agent.keys_url,
+                                "no answer within verify_timeout",
+                            );
+                        }
+                        ring
+                    }
+                }
+            }
+        };
+        self.signatures.check(req, &ring, now)
+    }
+}
+
+/// Whether a request carries signature fields.
+fn is_signed(headers: &HeaderMap) -> bool {
+    headers.contains_key("signature-input") || headers.contains_key("signature")
+}
+
+fn text<'h>(headers: &'h HeaderMap, names: &[&str]) -> Option<&'h str> {
+    names
+        .iter()
+        .find_map(|n| headers.get(*n).and_then(|v| v.to_str().ok()))
+}
+
+/// `GET /verify` for a signed request: the verdict its signature gives,
+/// or `None` when it is not signed or the signature says nothing of the
+/// claim (the address decides).
+///
+/// The request being verified is the original one: its authority from
+/// `X-Forwarded-Host` (else `Host`), its target from `X-Original-URI`
+/// (else `X-Forwarded-Uri`, else `/`), its method from `X-Original-Method`
+/// (else `X-Forwarded-Method`, else `GET`), its scheme from
+/// `X-Forwarded-Proto` (else `https`); the signature fields and the
+/// others as the proxy passed them.
+pub(crate) async fn gate_verdict(
+    inner: &Inner,
+    headers: &HeaderMap,
+    claim: &Claim,
+) -> Option<Verdict> {
+    if !is_signed(headers) {
+        return None;
+    }
+    let authority = text(headers, &["x-forwarded-host", "host"]).unwrap_or_default();
+    let target = text(headers, &["x-original-uri", "x-forwarded-uri"]).unwrap_or("/");
+    let method = text(headers, &["x-original-method", "x-forwarded-method"]).unwrap_or("GET");
+    let scheme = text(headers, &["x-forwarded-proto"]).unwrap_or("https");
+    let mut req = RequestParts::new(method, authority, target).scheme(scheme);
+    for (name, value) in headers {
+        if let Ok(v) = value.to_str() {
+            req.push_header(name.as_str(), v);
+        }
+    }
+    // A signature may name any agent, whose directory is then fetched:
+    // checks share `max_pending` with the verifications waiting on DNS.
+    let Ok(_permit) = std::sync::Arc::clone(&inner.pending).try_acquire_owned() else {
+        inner.metrics.busy();
+        return Some(busy(claim));
+    };
+    let limit = Duration::from_secs_f64(inner.config.verify_timeout);
+    let check = inner.webbotauth.check(&req, limit, SystemTime::now()).await;
+    let verdict = inner.verifier.signature_verdict(claim, &check)?;
+    tracing::debug!(
+        signature = check.kind(),
+        verdict = verdict.kind(),
+        bot = verdict.bot().unwrap_or("-"),
+        "verify signed"
+    );
+    Some(verdict)
+}
+
+/// `unknown`: too many checks waiting.
+fn busy(claim: &Claim) -> Verdict {
+    let reason = "too many verifications waiting; the signature was not checked".to_owned();
+    let bot = match claim {
+        Claim::Bot { name, .. } | Claim::Unregistered { name, .. } => name.clone(),
+        Claim::NotABot => "-".to_owned(),
+    };
+    Verdict::Unknown {
+        bot,
+        reason,
+        evidence: Evidence::default(),
+    }
+}
+
+/// `POST /api/v1/verify`: a signed request's verdict.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct SignedRequest {
+    /// The client's address; without it, an unsigned request (or a
+    /// signature that does not decide) is `unverifiable`.
+    #[serde(default)]
+    ip: Option<String>,
+    #[serde(default)]
+    ua: Option<String>,
+    #[serde(default)]
+    bot: Option<String>,
+    #[serde(default = "get")]
+    method: String,
+    #[serde(default = "https")]
+    scheme: String,
+    authority: String,
+    #[serde(default = "slash")]
+    target: String,
+    /// The request's header fields: an object of names to values (a value
+    /// may be an array for a field sent on several lines).
+    #[serde(default)]
+    headers: serde_json::Map<String, serde_json::Value>,
+    /// The time to check the signature at (seconds since 1970); default
+    /// now.
+    #[serde(default)]
+    at: Option<i64>,
+}
+
+fn get() -> String {
+    "GET".to_owned()
+}
+fn https() -> String {
+    "https".to_owned()
+}
+fn slash() -> String {
+    "/".to_owned()
+}
+
+/// The answer of `POST /api/v1/verify`: `bots verify --header … --format
+/// json`.
+#[derive(serde::Serialize)]
+struct SignedVerdictJson<'a> {
+    ip: Option<IpAddr>,
+    user_agent: Option<&'a str>,
+    bot: Option<&'a str>,
+    verdict: &'static str,
+    method: Option<String>,
+    reason: Option<&'a str>,
+    signature: &'static str,
+    evidence: Option<&'a Evidence>,
+}
+
+/// `POST /api/v1/verify`.
+pub(crate) async fn api_verify(
+    State(inner): State<Shared>,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Response, ApiError> {
+    let asked: SignedRequest = json(&inner, &headers, body).await?;
+    let ip = asked
+        .ip
+        .as_deref()
+        .map(|t| {
+            t.trim_start_matches('[')
+                .trim_end_matches(']')
+                .parse::<IpAddr>()
+                .map_err(|_| ApiError::bad(format!("'{t}' is not an IP address")))
+        })
+        .transpose()?;
+    if let Some(bot) = &asked.bot
+        && inner.registry.find(bot).is_none()
+    {
+        return Err(ApiError::new(
+            StatusCode::NOT_FOUND,
+            "unknown_bot",
+            format!("no bot named '{bot}' in the registry"),
+        ));
+    }
+    let mut fields: Vec<(&str, &str)> = Vec::new();
+    for (name, value) in &asked.headers {
+        match value {
+            serde_json::Value::String(s) => fields.push((name, s)),
+            serde_json::Value::Array(lines) => {
+                for (i, line) in lines.iter().enumerate() {
+                    let s = line.as_str().ok_or_else(|| {
+                        ApiError::bad(format!("headers.{name}[{i}] is not a string"))
+                    })?;
+                    fields.push((name, s));
+                }
+            }
+            _ => {
+                return Err(ApiError::bad(format!(
+                    "headers.{name} is not a string or an array of strings"
+                )));
+            }
+        }
+    }
+    let mut req =
+        RequestParts::new(&asked.method, &asked.authority, &asked.target).scheme(&asked.scheme);
+    for (n, v) in &fields {
+        req.push_header(n, v);
+    }
+    let ua = asked.ua.as_deref().or_else(|| {
+        fields
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case("user-agent"))
+            .map(|(_, v)| *v)
+    });
+    let now = match asked.at {
+        Some(secs) => SystemTime::UNIX_EPOCH
+            .checked_add(Duration::from_secs(
+                u64::try_from(secs)
+                    .map_err(|_| ApiError::bad(format!("at = {secs} is before 1970")))?,
+            ))
+            .ok_or_else(|| ApiError::bad(format!("at = {secs} is out of range")))?,
+        None => SystemTime::now(),
+    };
+    let limit = Duration::from_secs_f64(inner.config.verify_timeout);
+    let check = inner.webbotauth.check(&req, limit, now).await;
+    let bot = asked.bot.as_deref();
+    let verdict: Verdict = match ip {
+        Some(ip) => (*inner
+            .verifier
+            .check_signed_request(&inner.classifier, ip, ua, bot, &check)
+            .await)
+            .clone(),
+        None => {
+            let claim = match (bot, ua) {
+                (Some(b), _) => Claim::Bot {
+                    name: b.to_owned(),
+                    category: None,
+                },
+                (None, Some(ua)) => Claim::of(&inner.classifier, ua),
+                (None, None) => Claim::NotABot,
+            };
+            inner
+                .verifier
+                .signature_verdict(&claim, &check)
+                .unwrap_or_else(|| Verdict::Unverifiable {
+                    bot: bot.or(ua).unwrap_or("-").to_owned(),
+                    reason: match &check {
+                        SignatureCheck::Unsigned => {
+                            "the request is not signed and no address was given".to_owned()
+                        }
+                        _ => "the signature does not decide for this bot and no address was given"
+                            .to_owned(),
+                    },
+                })
+        }
+    };
+    let doc = SignedVerdictJson {
+        ip: ip.map(botwarden_verify::normalize),
+        user_agent: ua,
+        bot: verdict.bot(),
+        verdict: verdict.kind(),
+        method: verdict.method(),
+        reason: verdict.reason(),
+        signature: check.kind(),
+        evidence: verdict.evidence(),
+    };
+    let text = serde_json::to_string(&doc)
+        .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", e.to_string()))?;
+    Ok(json_body(text + "\n"))
+}
+
+/// `GET /.well-known/http-message-signatures-directory`: the operator's
+/// key directory with its media type and `Cache-Control`, signed for the
+/// authority asked when a signing key is configured; `404` when none is
+/// configured.
+pub(crate) async fn directory(State(inner): State<Shared>, headers: HeaderMap) -> Response {
+    let Some(own) = &inner.webbotauth.own else {
+        return (
+            StatusCode::NOT_FOUND,
+            [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+            "no key directory is served here (web_bot_auth.directory)\n",
+        )
+            .into_response();
+    };
+    let mut response = (
+        [
+            (
+                header::CONTENT_TYPE,
+                HeaderValue::from_static(DIRECTORY_MEDIA_TYPE),
+            ),
+            (
+                header::CACHE_CONTROL,
+                HeaderValue::from_str(&format!("max-age={}", own.max_age))
+                    .unwrap_or_else(|_| HeaderValue::from_static("max-age=3600")),
+            ),
+        ],
+        own.body.clone(),
+    )
+        .into_response();
+    if let Some(signer) = &own.signer {
+        let host = text(&headers, &["x-forwarded-host", "host"]).unwrap_or_default();
+        let scheme = text(&headers, &["x-forwarded-proto"]).unwrap_or("http");
+        let url = format!(
+            "{scheme}://{host}{}",
+            botwarden_verify::WELL_KNOWN_DIRECTORY
+        );
+        match signer.sign_directory_response(&url, SystemTime::now()) {
+            Ok(h) => {
+                let h_map = response.headers_mut();
+                for (name, value) in h.fields() {
+                    if let (Ok(n), Ok(v)) = (
+                        HeaderName::from_bytes(name.as_bytes()),
+                        HeaderValue::from_str(value),
+                    ) {
+                        h_map.insert(n, v);
+                    }
+                }
+            }
+            Err(e) => {
+                // An authority that makes no URL: served unsigned, said.
+                tracing::warn!(%url, error = %e, "the key directory response is not signed");
+            }
+        }
+    }
+    response
+}

@@ -1,0 +1,401 @@
+//! Web Bot Auth in the service: a crawl signed with the operator's key,
+//! each of its requests verified through `/verify` as nginx's
+//! `auth_request` would ask; the operator's directory served (typed,
+//! cached, signed); `POST /api/v1/verify`.
+
+use std::net::{Ipv4Addr, SocketAddr};
+use std::path::PathBuf;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime};
+
+use axum::Router;
+use axum::http::{HeaderMap, StatusCode, Uri, header};
+use axum::response::IntoResponse;
+use botwarden_crawl::{CrawlConfig, Fetcher, StopSignal, Store, ThrottleConfig, crawl};
+use botwarden_serve::{Config, Service};
+use botwarden_verify::{
+    AgentForm, DIRECTORY_MEDIA_TYPE, DirectorySignature, KeySet, RequestParts, Signer,
+    WELL_KNOWN_DIRECTORY, check_directory_response,
+};
+use serde_json::{Value, json};
+use tokio::sync::oneshot;
+use url::Url;
+
+use crate::{TempDir, client};
+
+/// The service on `listener`, with the operator's directory and key (the
+/// key signs the directory response) and a registry whose `LoopBot` signs
+/// with the directory at the service's own address.
+struct Signed {
+    addr: SocketAddr,
+    signer: Signer,
+    _stop: oneshot::Sender<()>,
+    _dir: TempDir,
+}
+
+async fn start_signed(tag: &str, change: impl FnOnce(&mut Config)) -> Signed {
+    let dir = TempDir::new(tag);
+    let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("bound");
+    let key = Signer::generate().expect("key");
+    let directory = dir.0.join("http-message-signatures-directory");
+    std::fs::write(&directory, key.directory_json()).expect("directory");
+    let private = dir.0.join("private-key.jwk");
+    std::fs::write(&private, key.private_jwk()).expect("key");
+    let registry = dir.0.join("registry.yaml");
+    std::fs::write(
+        &registry,
+        format!("bots:\n  - name: LoopBot\n    signature_agents: [\"http://{addr}\"]\n"),
+    )
+    .expect("registry");
+    let mut config = Config::default();
+    config.no_default_registry = true;
+    config.registry = vec![registry];
+    config.ranges_dir = Some(dir.0.join("ranges"));
+    config.no_dns = true;
+    config.allow_private = true;
+    config.web_bot_auth.directory = Some(directory);
+    config.web_bot_auth.signing_key = Some(private);
+    change(&mut config);
+    let service = Service::new(config).expect("the service starts");
+    let (stop, stopped) = oneshot::channel::<()>();
+    tokio::spawn(async move {
+        let _ = service
+            .run(listener, async {
+                let _ = stopped.await;
+            })
+            .await;
+    });
+    let signer = Signer::from_jwk(&key.private_jwk(), "key")
+        .expect("jwk")
+        .agent(&format!("http://{addr}"), AgentForm::Dictionary)
+        .expect("agent");
+    Signed {
+        addr,
+        signer,
+        _stop: stop,
+        _dir: dir,
+    }
+}
+
+/// What the site's front learnt from `/verify` for each path: the
+/// verdict and method.
+type Seen = Arc<Mutex<Vec<(String, String, String)>>>;
+
+/// A site whose front asks the service's `/verify` about each request, as
+/// nginx's `auth_request` does: the request's fields passed through, with
+/// `X-Original-URI`, `X-Forwarded-Host` and `X-Forwarded-Proto`.
+async fn fronted_site(verify: String) -> (Url, Seen) {
+    let seen: Seen = Arc::default();
+    let record = Arc::clone(&seen);
+    let http = client();
+    let app = Router::new().fallback(move |uri: Uri, headers: HeaderMap| {
+        let record = Arc::clone(&record);
+        let http = http.clone();
+        let verify = verify.clone();
+        async move {
+            let mut ask = http.get(&verify);
+            for (name, value) in &headers {
+                if name != header::HOST {
+                    ask = ask.header(name, value);
+                }
+            }
+            let host = headers
+                .get(header::HOST)
+                .and_then(|h| h.to_str().ok())
+                .unwrap_or_default()
+                .to_owned();
+            let target = uri
+                .path_and_query()
+                .map_or("/".to_owned(), |p| p.as_str().to_owned());
+            let answer = ask
+                .header("x-original-uri", &target)
+                .header("x-forwarded-host", &host)
+                .header("x-forwarded-proto", "http")
+                .send()
+                .await
+                .expect("/verify answers");
+            let h = |n: &str| {
+                answer
+                    .headers()
+                    .get(n)
+                    .and_then(|v| v.to_str().ok())
+                    .unwrap_or("")
+                    .to_owned()
+            };
+            record.lock().expect("seen").push((
+                uri.path().to_owned(),
+                h("x-bot-verdict"),
+                format!("{} {}", h("x-bot-method"), h("x-bot-reason")),
+            ));
+            let html = |body: &str| {
+                (
+                    [(header::CONTENT_TYPE, "text/html")],
+                    format!("<!doctype html><title>t</title>{body}"),
+                )
+                    .into_response()
+            };
+            match uri.path() {
+                "/robots.txt" => (
+                    [(header::CONTENT_TYPE, "text/plain")],
+                    format!("User-agent: *\nAllow: /\nSitemap: http://{host}/sitemap.xml\n"),
+                )
+                    .into_response(),
+                "/sitemap.xml" => (
+                    [(header::CONTENT_TYPE, "application/xml")],
+                    format!(
+                        "<?xml version=\"1.0\"?><urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\
+                         <url><loc>http://{host}/listed</loc></url></urlset>"
+                    ),
+                )
+                    .into_response(),
+                "/" => html(r#"<a href="/a">a</a> <a href="/b?x=1">b</a>"#),
+                "/a" | "/b" | "/listed" => html("<p>end</p>"),
+                _ => StatusCode::NOT_FOUND.into_response(),
+            }
+        }
+    });
+    let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, app).await;
+    });
+    (Url::parse(&format!("http://{addr}/")).expect("url"), seen)
+}
+
+struct TempStore(PathBuf);
+
+impl Drop for TempStore {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.0);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_signed_crawl_is_verified_request_by_request_through_verify() {
+    let service = start_signed("signed-crawl", |_| {}).await;
+    let (start, seen) = fronted_site(format!("http://{}/verify", service.addr)).await;
+    let signer = Signer::from_jwk(&service.signer.private_jwk(), "key")
+        .expect("jwk")
+        .agent(&format!("http://{}", service.addr), AgentForm::Dictionary)
+        .expect("agent");
+    let fetcher = Fetcher::builder()
+        .allow_private(true)
+        .timeout(Duration::from_secs(10))
+        .signer(Some(Arc::new(signer)))
+        .build()
+        .expect("fetcher");
+    let store = TempStore(std::env::temp_dir().join(format!(
+        "botwarden-serve-signed-crawl-{}.db",
+        std::process::id()
+    )));
+    let _ = std::fs::remove_file(&store.0);
+    let config = CrawlConfig {
+        robots_sitemaps: true,
+        throttle: ThrottleConfig {
+            max_parallel: 2,
+            ..ThrottleConfig::default()
+        },
+        ..CrawlConfig::default()
+    };
+    crawl(
+        &start,
+        &config,
+        &fetcher,
+        Store::create(&store.0).expect("store"),
+        false,
+        &StopSignal::new(),
+        |_| {},
+    )
+    .await
+    .expect("the crawl runs");
+    let seen = seen.lock().expect("seen").clone();
+    let mut paths: Vec<&str> = seen.iter().map(|(p, _, _)| p.as_str()).collect();
+    paths.sort_unstable();
+    assert_eq!(
+        paths,
+        ["/", "/a", "/b", "/listed", "/robots.txt", "/sitemap.xml"]
+    );
+    for (path, verdict, method) in &seen {
+        assert_eq!(
+            (verdict.as_str(), method.as_str()),
+            ("verified", "web_bot_auth "),
+            "{path}"
+        );
+    }
+}
+
+#[tokio::test]
+async fn the_operators_directory_is_served_typed_cached_and_signed() {
+    let service = start_signed("own-directory", |c| c.web_bot_auth.max_age = 600).await;
+    let url = format!("http://{}{WELL_KNOWN_DIRECTORY}", service.addr);
+    let answer = client().get(&url).send().await.expect("answer");
+    assert_eq!(answer.status(), 200);
+    let headers: Vec<(String, String)> = answer
+        .headers()
+        .iter()
+        .map(|(n, v)| (n.as_str().to_owned(), v.to_str().expect("text").to_owned()))
+        .collect();
+    let get = |n: &str| headers.iter().find(|(k, _)| k == n).map(|(_, v)| v.clone());
+    assert_eq!(get("content-type").as_deref(), Some(DIRECTORY_MEDIA_TYPE));
+    assert_eq!(get("cache-control").as_deref(), Some("max-age=600"));
+    let body = answer.bytes().await.expect("body");
+    let keys = KeySet::from_directory(&body, get("content-type").as_deref(), &url).expect("keys");
+    assert!(keys.get(service.signer.keyid()).is_some());
+    let pairs: Vec<(&str, &str)> = headers
+        .iter()
+        .map(|(n, v)| (n.as_str(), v.as_str()))
+        .collect();
+    assert_eq!(
+        check_directory_response(
+            &keys,
+            &url,
+            200,
+            &pairs,
+            SystemTime::now(),
+            Duration::from_secs(60)
+        ),
+        Ok(DirectorySignature::Valid {
+            keyids: vec![service.signer.keyid().to_owned()]
+        })
+    );
+}
+
+#[tokio::test]
+async fn without_a_directory_configured_the_well_known_path_is_not_found() {
+    let dir = TempDir::new("no-directory");
+    let config = crate::config(&dir);
+    let running = crate::start(config, Some(dir)).await;
+    let answer = client()
+        .get(running.url(WELL_KNOWN_DIRECTORY))
+        .send()
+        .await
+        .expect("answer");
+    assert_eq!(answer.status(), 404);
+}
+
+fn signed_body(signer: &Signer, authority: &str, at: SystemTime) -> Value {
+    let h = signer
+        .sign(&RequestParts::new("GET", "site.example", "/page"), at)
+        .expect("sign");
+    json!({
+        "authority": authority,
+        "target": "/page",
+        "headers": {
+            "Signature-Input": h.signature_input,
+            "Signature": h.signature,
+            "Signature-Agent": h.signature_agent,
+        },
+    })
+}
+
+async fn post(addr: SocketAddr, body: &Value) -> (u16, Value) {
+    let answer = client()
+        .post(format!("http://{addr}/api/v1/verify"))
+        .json(body)
+        .send()
+        .await
+        .expect("answer");
+    let status = answer.status().as_u16();
+    (status, answer.json().await.expect("JSON"))
+}
+
+#[tokio::test]
+async fn api_verify_takes_a_signed_request_as_json() {
+    let service = start_signed("api-verify", |_| {}).await;
+    let now = SystemTime::now();
+    let (status, doc) = post(
+        service.addr,
+        &signed_body(&service.signer, "site.example", now),
+    )
+    .await;
+    assert_eq!(status, 200, "{doc}");
+    assert_eq!(doc["verdict"], "verified", "{doc}");
+    assert_eq!(doc["bot"], "LoopBot");
+    assert_eq!(doc["method"], "web_bot_auth");
+    assert_eq!(doc["signature"], "valid");
+    assert_eq!(doc["ip"], Value::Null);
+
+    // Signed for site.example, presented for another site.
+    let (_, doc) = post(
+        service.addr,
+        &signed_body(&service.signer, "other.example", now),
+    )
+    .await;
+    assert_eq!(doc["verdict"], "spoofed", "{doc}");
+    assert_eq!(doc["signature"], "invalid");
+
+    // An agent whose directory cannot be had.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .expect("port")
+        .port();
+    let stray = Signer::generate()
+        .expect("key")
+        .agent(&format!("http://127.0.0.1:{port}"), AgentForm::String)
+        .expect("agent");
+    let mut body = signed_body(&stray, "site.example", now);
+    body["bot"] = json!("LoopBot");
+    let (_, doc) = post(service.addr, &body).await;
+    assert_eq!(doc["verdict"], "unknown", "{doc}");
+    assert_eq!(doc["signature"], "undecided");
+
+    // Bad input is named.
+    let (status, doc) = post(service.addr, &json!({ "target": "/" })).await;
+    assert_eq!(status, 400);
+    assert!(
+        doc["error"]["message"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("authority"),
+        "{doc}"
+    );
+    let (status, doc) = post(
+        service.addr,
+        &json!({ "authority": "a.example", "headers": { "Signature": 1 } }),
+    )
+    .await;
+    assert_eq!(status, 400);
+    assert!(doc.to_string().contains("headers.Signature"), "{doc}");
+}
+
+#[tokio::test]
+async fn with_no_fetch_the_agents_keys_are_not_known() {
+    let service = start_signed("no-fetch", |c| c.web_bot_auth.no_fetch = true).await;
+    let (_, doc) = post(
+        service.addr,
+        &signed_body(&service.signer, "site.example", SystemTime::now()),
+    )
+    .await;
+    assert_eq!(doc["verdict"], "unknown", "{doc}");
+    assert!(
+        doc["reason"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("were not fetched"),
+        "{doc}"
+    );
+}
+
+#[test]
+fn a_signing_key_outside_the_directory_is_a_configuration_error() {
+    let dir = TempDir::new("bad-key");
+    let directory = dir.0.join("dir.json");
+    std::fs::write(
+        &directory,
+        Signer::generate().expect("key").directory_json(),
+    )
+    .expect("write");
+    let key = dir.0.join("other.jwk");
+    std::fs::write(&key, Signer::generate().expect("key").private_jwk()).expect("write");
+    let mut config = crate::config(&dir);
+    config.web_bot_auth.directory = Some(directory);
+    config.web_bot_auth.signing_key = Some(key);
+    let err = Service::new(config).expect_err("refused").to_string();
+    assert!(err.contains("other.jwk"), "{err}");
+    assert!(err.contains("is not in the directory"), "{err}");
+}
