@@ -52,6 +52,7 @@
 mod address;
 mod audit;
 mod body;
+mod coordinator;
 mod crawler;
 mod directives;
 mod error;
@@ -59,6 +60,7 @@ mod fetch;
 mod frontier;
 mod html;
 mod identity;
+mod merge;
 mod normalize;
 mod ownership;
 mod page;
@@ -82,7 +84,11 @@ pub use audit::{
     link_scores, render_audit_html, write_check_csv, write_csv,
 };
 pub use body::{Bom, Encoding, utf8_body};
-pub use crawler::{COMMIT_WINDOW, CrawlConfig, CrawlEnd, Progress, StopSignal, crawl};
+pub use coordinator::{
+    Claim, Coordinator, CoordinatorConfig, CoordinatorFuture, Finish, Lease, LocalCoordinator,
+    Offer, Offered, RobotsLookup, WorkerConfig, WorkerEnd, WorkerStats, crawl_worker,
+};
+pub use crawler::{COMMIT_WINDOW, CrawlConfig, CrawlEnd, Progress, RobotsRead, StopSignal, crawl};
 pub use directives::{
     Directive, Kind as DirectiveKind, Origin as DirectiveOrigin, PageDirectives, parse_date,
 };
@@ -97,6 +103,7 @@ pub use identity::{
     CrawlerKind, DEFAULT_INFO_URL, Identity, Network, Operator, Platform, ranges_json,
     registry_entry, robots_lines,
 };
+pub use merge::{MergeReport, merge_stores};
 pub use normalize::{MAX_URL_LEN, UrlProblem, normalize, normalize_url};
 pub use ownership::{
     Check as OwnershipCheck, META_NAME, Method as OwnershipMethod, SECRET_MIN, Simulation, SiteKey,
