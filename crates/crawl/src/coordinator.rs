@@ -726,6 +726,11 @@ pub async fn crawl_worker(
                                 .put_robots(&lease.host, &origin, read, floor)
                                 .await?;
                             robots.insert(origin.clone(), state);
+                            // Reading robots.txt took time since the
+                            // lease's turn was counted: the URL is leased
+                            // again, so that its request keeps the delay.
+                            pending.push((lease, Finish::Release { pause: None }));
+                            continue;
                         }
                         RobotsLookup::Wait => {
                             pending.push((

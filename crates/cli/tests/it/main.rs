@@ -5,6 +5,7 @@ mod bots_registry;
 mod bots_signature;
 mod bots_verify;
 mod crawl;
+mod crawl_shared;
 mod input;
 mod logs;
 mod robots_check;
