@@ -320,3 +320,156 @@ fn copy_table(conn: &Connection, table: &str) -> Result<(), rusqlite::Error> {
         values.join(", ")
     ))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::store::{Batch, LinkRecord, NewUrl, PageRecord, Skip, UrlState};
+
+    fn url(id: u64, path: &str, found_by: &'static str, state: UrlState) -> NewUrl {
+        NewUrl {
+            id,
+            url: format!("https://example.com{path}"),
+            depth: 1,
+            found_by,
+            state,
+            skip: (state == UrlState::Skipped).then(|| Skip {
+                reason: "nofollow",
+                detail: "rel=nofollow".into(),
+            }),
+        }
+    }
+
+    fn page(id: u64) -> PageRecord {
+        PageRecord {
+            url_id: id,
+            fetched_at: "2026-01-01T00:00:00Z".into(),
+            status: Some(200),
+            ..PageRecord::default()
+        }
+    }
+
+    fn link(source: u64, target: u64) -> LinkRecord {
+        LinkRecord {
+            source,
+            target: Some(target),
+            target_text: None,
+            kind: "a",
+            anchor: None,
+            rel: None,
+            followed: true,
+            position: 0,
+        }
+    }
+
+    fn store(path: &Path, batch: &Batch) {
+        let mut s = Store::create(path).expect("create");
+        s.write(batch).expect("write");
+    }
+
+    #[test]
+    fn ids_are_remapped_states_advance_and_a_page_fetched_twice_is_kept_once() {
+        let dir = std::env::temp_dir().join(format!("botwarden-merge-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("dir");
+        let meta = vec![
+            ("seed".to_owned(), "https://example.com/".to_owned()),
+            ("state".to_owned(), "finished".to_owned()),
+        ];
+        // Worker one: the seed fetched, /a queued, /b met through nofollow.
+        let a = dir.join("a.db");
+        store(
+            &a,
+            &Batch {
+                new_urls: vec![
+                    url(1, "/", "seed", UrlState::Fetched),
+                    url(2, "/a", "link", UrlState::Queued),
+                    url(3, "/b", "link", UrlState::Skipped),
+                ],
+                pages: vec![page(1)],
+                links: vec![link(1, 2), link(1, 3)],
+                meta: meta.clone(),
+                ..Batch::default()
+            },
+        );
+        // Worker two: fetched /a (leased, found by the other) and the seed
+        // again (the other's lease ran out after its commit); found /c.
+        let b = dir.join("b.db");
+        store(
+            &b,
+            &Batch {
+                new_urls: vec![
+                    url(1, "/", "seed", UrlState::Fetched),
+                    url(2, "/a", "claimed", UrlState::Fetched),
+                    url(3, "/c", "link", UrlState::Queued),
+                ],
+                pages: vec![page(1), page(2)],
+                links: vec![link(1, 2), link(2, 3)],
+                meta,
+                ..Batch::default()
+            },
+        );
+        let out = dir.join("merged.db");
+        let report = merge_stores(&out, &[a.clone(), b]).expect("merge");
+        assert_eq!(
+            report,
+            MergeReport {
+                inputs: 2,
+                urls: 4,
+                pages: 2,
+                duplicate_pages: 1,
+                links: 3,
+                queued: 1,
+            }
+        );
+        let merged = Store::open(&out).expect("open");
+        let c = merged.connection();
+        let rows = |sql: &str| -> Vec<String> {
+            let mut st = c.prepare(sql).expect("sql");
+            st.query_map([], |r| r.get::<_, String>(0))
+                .expect("rows")
+                .collect::<Result<_, _>>()
+                .expect("rows")
+        };
+        assert_eq!(
+            rows("SELECT url || ' ' || state || ' ' || found_by FROM urls ORDER BY url"),
+            [
+                "https://example.com/ fetched seed",
+                "https://example.com/a fetched link",
+                "https://example.com/b skipped link",
+                "https://example.com/c queued link",
+            ]
+        );
+        assert_eq!(
+            rows(
+                "SELECT s.url || ' -> ' || t.url FROM links l JOIN urls s ON s.id = l.source_id \
+                 JOIN urls t ON t.id = l.target_id ORDER BY 1"
+            ),
+            [
+                "https://example.com/ -> https://example.com/a",
+                "https://example.com/ -> https://example.com/b",
+                "https://example.com/a -> https://example.com/c",
+            ]
+        );
+        assert_eq!(
+            merged.meta("state").expect("meta").as_deref(),
+            Some("finished")
+        );
+        // Stores of another crawl are refused, naming the file.
+        let other = dir.join("other.db");
+        store(
+            &other,
+            &Batch {
+                meta: vec![("seed".to_owned(), "https://other.example/".to_owned())],
+                ..Batch::default()
+            },
+        );
+        let err = merge_stores(&dir.join("no.db"), &[a, other.clone()]).expect_err("refused");
+        assert!(
+            matches!(&err, Error::Store { path, .. } if *path == other),
+            "{err}"
+        );
+        assert!(!dir.join("no.db").exists());
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -35,7 +35,7 @@ fn generate(site: &Path) {
             }
         }
         let _ = write!(html, "<a href=\"/nf/{i}.html\" rel=\"nofollow\">nf</a> ");
-        if i % 20 == 0 {
+        if i.is_multiple_of(20) {
             let _ = write!(html, "<a href=\"/private/{i}.html\">private</a>");
         }
         html.push_str("</body></html>\n");
@@ -376,4 +376,38 @@ fn a_worker_killed_midway_loses_nothing() {
     let log: Vec<Request> = requests(&site.root).into_iter().skip(before).collect();
     let again: Vec<(&str, usize)> = counts(&log).into_iter().filter(|(_, n)| *n > 1).collect();
     assert!(again.len() <= 4, "asked again: {again:?}");
+}
+
+#[test]
+fn workers_in_one_process_share_the_crawl_without_redis() {
+    let site = nginx("local");
+    let start = format!("http://127.0.0.1:{}/p/0.html", site.port);
+    let want = single_crawl(&start, &site.root);
+    let before = requests(&site.root).len();
+    let db = site.root.join("local.db");
+    let out = Command::new(env!("CARGO_BIN_EXE_botwarden"))
+        .args(["crawl", &start, "--db"])
+        .arg(&db)
+        .args(["--workers", "3", "--allow-private", "--format", "json"])
+        .output()
+        .expect("run botwarden crawl --workers 3");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let summary: serde_json::Value = serde_json::from_slice(&out.stdout).expect("summary");
+    assert!(summary.is_object(), "{summary}");
+    assert_eq!(
+        url_states(&db),
+        want,
+        "the merged store against one crawl's"
+    );
+    let log: Vec<Request> = requests(&site.root).into_iter().skip(before).collect();
+    let twice: Vec<_> = counts(&log).into_iter().filter(|(_, n)| *n > 1).collect();
+    assert!(twice.is_empty(), "asked more than once: {twice:?}");
+    // The workers' own stores are merged into --db and removed.
+    for i in 1..=3 {
+        assert!(!site.root.join(format!("local.worker{i}.db")).exists());
+    }
 }

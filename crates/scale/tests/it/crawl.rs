@@ -153,14 +153,14 @@ async fn the_throttle_in_redis_is_the_crawlers() {
     let (a, b) = (worker(&redis, &cfg).await, worker(&redis, &cfg).await);
     let seed = Url::parse(&format!("http://{HOST}/")).expect("url");
     a.start(&seed).await.expect("start");
-    let n = 400;
+    let n: usize = 400;
     a.offer((0..n).map(|i| offer(&format!("/{i}"))).collect())
         .await
         .expect("offer");
     let mut local = Throttle::new(throttle, throttle.min_delay, throttle.max_parallel);
     // Bursts of trouble and calm: slower, then faster again.
     let outcome = |i: usize| match i {
-        40..=90 if i % 3 == 0 => Outcome::Status(503),
+        40..=90 if i.is_multiple_of(3) => Outcome::Status(503),
         200..=230 => Outcome::TimedOut,
         _ => Outcome::Status(200),
     };
@@ -168,7 +168,11 @@ async fn the_throttle_in_redis_is_the_crawlers() {
     for i in 0..=n {
         // The two workers take turns: the window is the host's, not a
         // worker's.
-        let (c, name) = if i % 2 == 0 { (&a, "a") } else { (&b, "b") };
+        let (c, name) = if i.is_multiple_of(2) {
+            (&a, "a")
+        } else {
+            (&b, "b")
+        };
         let lease = claim_one(c, name).await;
         let o = outcome(i);
         let remote = c
