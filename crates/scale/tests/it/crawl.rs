@@ -195,3 +195,54 @@ async fn the_throttle_in_redis_is_the_crawlers() {
     assert_eq!(status.hosts[0].delay_ms, local.delay().as_millis() as u64);
     assert_eq!(status.hosts[0].parallel, u64::from(local.parallel()));
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_a_cluster_each_hosts_steps_stay_on_its_slot() {
+    let cluster = botwarden_testdata::redis::RedisCluster::start(3);
+    let urls = cluster.urls().join(",");
+    let cfg = config(
+        ThrottleConfig {
+            max_parallel: 1,
+            ..ThrottleConfig::default()
+        },
+        Duration::from_secs(60),
+    );
+    let connect = || RedisCoordinator::connect(&urls, "test", cfg.clone());
+    let (a, b) = (
+        connect().await.expect("connect"),
+        connect().await.expect("connect"),
+    );
+    let seed = Url::parse(&format!("http://{HOST}/")).expect("url");
+    a.start(&seed).await.expect("start");
+    // Hosts on different slots, each with its own politeness.
+    let offers: Vec<Offer> = ["one.test", "two.test", "three.test"]
+        .iter()
+        .map(|h| Offer {
+            url: format!("http://{h}/"),
+            depth: 1,
+            host: (*h).to_owned(),
+        })
+        .collect();
+    let answers = a.offer(offers.clone()).await.expect("offer");
+    assert!(answers.iter().all(|o| *o == Offered::Queued), "{answers:?}");
+    assert!(
+        b.offer(offers)
+            .await
+            .expect("offer")
+            .iter()
+            .all(|o| *o == Offered::Known)
+    );
+    let leased = a.claim("a", 10).await.expect("claim").leases;
+    let mut hosts: Vec<&str> = leased.iter().map(|l| l.host.as_str()).collect();
+    hosts.sort_unstable();
+    assert_eq!(
+        hosts,
+        ["one.test", "site.test", "three.test", "two.test"],
+        "one per host (parallelism 1)"
+    );
+    assert!(b.claim("b", 10).await.expect("claim").leases.is_empty());
+    for l in &leased {
+        a.finish("a", l, Finish::Skipped).await.expect("finish");
+    }
+    assert!(b.is_finished().await.expect("finished"));
+}
