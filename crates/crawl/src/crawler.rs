@@ -76,7 +76,7 @@ use crate::store::{
     Batch, LinkRecord, NewUrl, PageRecord, RobotsFileRecord, RobotsRecord, Skip, Store,
     ThrottleRecord, UrlState, VerificationRecord,
 };
-use crate::throttle::{Direction, Throttle, ThrottleConfig};
+use crate::throttle::{Adjustment, Direction, Throttle, ThrottleConfig};
 
 /// How to crawl.
 #[derive(Debug, Clone)]
@@ -188,7 +188,7 @@ pub struct CrawlEnd {
 }
 
 /// An origin's robots.txt, as the crawl reads it.
-enum RobotsState {
+pub(crate) enum RobotsState {
     /// Read: the two readings.
     Ready {
         relaxed: Box<RobotMatcher>,
@@ -207,6 +207,65 @@ enum RobotsState {
     Fetching,
 }
 
+impl RobotsState {
+    /// The `Crawl-delay` obeyed (at most [`CrawlConfig::max_crawl_delay`]).
+    pub(crate) fn crawl_delay(&self, config: &CrawlConfig) -> Option<Duration> {
+        let RobotsState::Ready { relaxed, .. } = self else {
+            return None;
+        };
+        relaxed.crawl_delay().map(|delay| {
+            Duration::from_secs_f64(delay.value.clamp(0.0, 86_400.0)).min(config.max_crawl_delay)
+        })
+    }
+
+    /// Judges a URL under both readings: records the decision when either
+    /// blocks it or they differ, and the skip when the obeyed one blocks
+    /// it. Whether it may be fetched. Only for a `Ready` state.
+    pub(crate) fn judge(&self, id: u64, url: &Url, batch: &mut Batch) -> bool {
+        let RobotsState::Ready {
+            relaxed,
+            strict,
+            txt,
+            blanket,
+            why,
+            ..
+        } = self
+        else {
+            return false;
+        };
+        let target = path_and_query(url);
+        let r = relaxed.check(&target);
+        let s = strict.check(&target);
+        if !r.allowed || !s.allowed || r.allowed != s.allowed {
+            batch.robots.push(RobotsRecord {
+                url_id: id,
+                relaxed_allowed: r.allowed,
+                relaxed_line: rule_line(r.reason),
+                relaxed_rule: rule_text(relaxed, txt, r.reason),
+                strict_allowed: s.allowed,
+                strict_line: rule_line(s.reason),
+                strict_rule: rule_text(strict, txt, s.reason),
+            });
+        }
+        if !r.allowed {
+            let detail = match (rule_line(r.reason), rule_text(relaxed, txt, r.reason)) {
+                (Some(line), Some(rule)) => format!("{rule} (line {line})"),
+                _ if *blanket == Some(false) => why.clone(),
+                _ => "disallowed".to_owned(),
+            };
+            batch.states.push((
+                id,
+                UrlState::Skipped,
+                Some(Skip {
+                    reason: "robots",
+                    detail,
+                }),
+            ));
+        }
+        r.allowed
+    }
+}
+
 /// Politeness state of one host.
 struct Host {
     throttle: Throttle,
@@ -220,15 +279,15 @@ struct Host {
 /// crawl killed outright asks again when it resumes.
 pub const COMMIT_WINDOW: Duration = Duration::from_millis(20);
 
-struct Done {
-    q: Queued,
-    result: Result<(PageResponse, Reading), Error>,
+pub(crate) struct Done {
+    pub(crate) q: Queued,
+    pub(crate) result: Result<(PageResponse, Reading), Error>,
 }
 
 /// What the fetch task reads of a page beside fetching it, off the
 /// scheduler's thread: the body's hash and, for a successful HTML answer,
 /// its links and directives.
-struct Reading {
+pub(crate) struct Reading {
     hash: Option<u64>,
     html: Option<Result<HtmlFacts, Error>>,
 }
@@ -236,7 +295,7 @@ struct Reading {
 /// How a store's `content_hash` is computed: its meta `content_hash`
 /// names it; stores written before it was named hold FNV-1a.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum BodyHash {
+pub(crate) enum BodyHash {
     /// The first 64 bits of SHA-256 (`sha256-64`).
     Sha256,
     /// 64-bit FNV-1a (`fnv1a-64`).
@@ -244,9 +303,9 @@ enum BodyHash {
 }
 
 impl BodyHash {
-    const META: &'static str = "content_hash";
+    pub(crate) const META: &'static str = "content_hash";
 
-    fn name(self) -> &'static str {
+    pub(crate) fn name(self) -> &'static str {
         match self {
             BodyHash::Sha256 => "sha256-64",
             BodyHash::Fnv1a => "fnv1a-64",
@@ -275,7 +334,7 @@ impl BodyHash {
 }
 
 impl Reading {
-    fn of(page: &PageResponse, hash: BodyHash) -> Reading {
+    pub(crate) fn of(page: &PageResponse, hash: BodyHash) -> Reading {
         let html = (!page.is_redirect()
             && page.status.is_some_and(|s| (200..300).contains(&s))
             && page.is_html())
@@ -290,13 +349,13 @@ impl Reading {
 /// The page requests in flight, each task with its URL, so that a task
 /// that panics does not take its URL with it.
 #[derive(Default)]
-struct InFlight {
+pub(crate) struct InFlight {
     tasks: JoinSet<Done>,
     urls: HashMap<task::Id, Queued>,
 }
 
 /// How a request's task ended.
-enum Joined {
+pub(crate) enum Joined {
     /// It answered (a failed request is an answer too).
     Answer(Box<Done>),
     /// The task itself failed (a panic): the URL and what happened.
@@ -304,7 +363,7 @@ enum Joined {
 }
 
 impl InFlight {
-    fn spawn(
+    pub(crate) fn spawn(
         &mut self,
         q: Queued,
         request: impl Future<Output = Result<(PageResponse, Reading), Error>> + Send + 'static,
@@ -317,16 +376,16 @@ impl InFlight {
         self.urls.insert(handle.id(), url);
     }
 
-    fn len(&self) -> usize {
+    pub(crate) fn len(&self) -> usize {
         self.tasks.len()
     }
 
-    fn is_empty(&self) -> bool {
+    pub(crate) fn is_empty(&self) -> bool {
         self.tasks.is_empty()
     }
 
     /// The next request to end; `None` when none is in flight.
-    async fn next(&mut self) -> Option<Joined> {
+    pub(crate) async fn next(&mut self) -> Option<Joined> {
         loop {
             match self.tasks.join_next_with_id().await? {
                 Ok((id, done)) => {
@@ -361,7 +420,7 @@ fn task_failure(e: task::JoinError) -> String {
 
 /// Records a URL whose request was lost inside the crawler: fetched, with
 /// the error, so that nothing is lost silently.
-fn record_lost(batch: &mut Batch, q: &Queued, why: &str) {
+pub(crate) fn record_lost(batch: &mut Batch, q: &Queued, why: &str) {
     batch.pages.push(PageRecord {
         url_id: q.id,
         fetched_at: now_text(),
@@ -585,48 +644,11 @@ pub async fn crawl(
                     ));
                     continue;
                 }
-                RobotsState::Ready {
-                    relaxed,
-                    strict,
-                    txt,
-                    blanket,
-                    why,
-                    ..
-                } => {
-                    if let Some(delay) = relaxed.crawl_delay() {
-                        let d = Duration::from_secs_f64(delay.value.clamp(0.0, 86_400.0))
-                            .min(config.max_crawl_delay);
+                ready @ RobotsState::Ready { .. } => {
+                    if let Some(d) = ready.crawl_delay(config) {
                         host.throttle.raise_floor(d);
                     }
-                    let target = path_and_query(&url);
-                    let r = relaxed.check(&target);
-                    let s = strict.check(&target);
-                    if !r.allowed || !s.allowed || r.allowed != s.allowed {
-                        batch.robots.push(RobotsRecord {
-                            url_id: q.id,
-                            relaxed_allowed: r.allowed,
-                            relaxed_line: rule_line(r.reason),
-                            relaxed_rule: rule_text(relaxed, txt, r.reason),
-                            strict_allowed: s.allowed,
-                            strict_line: rule_line(s.reason),
-                            strict_rule: rule_text(strict, txt, s.reason),
-                        });
-                    }
-                    if !r.allowed {
-                        let detail = match (rule_line(r.reason), rule_text(relaxed, txt, r.reason))
-                        {
-                            (Some(line), Some(rule)) => format!("{rule} (line {line})"),
-                            _ if *blanket == Some(false) => why.clone(),
-                            _ => "disallowed".to_owned(),
-                        };
-                        batch.states.push((
-                            q.id,
-                            UrlState::Skipped,
-                            Some(Skip {
-                                reason: "robots",
-                                detail,
-                            }),
-                        ));
+                    if !ready.judge(q.id, &url, &mut batch) {
                         continue;
                     }
                 }
@@ -980,6 +1002,45 @@ async fn fetch_robots_state(
     attempts: u32,
     batch: &mut Batch,
 ) -> RobotsState {
+    let read = read_robots(url, fetcher, config, attempts, batch).await;
+    robots_state(url, read, chain, config)
+}
+
+/// What became of an origin's robots.txt, in a form that can be kept
+/// elsewhere (a coordinator shares it between workers).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum RobotsRead {
+    /// Read: the text obeyed (the file, an empty one for full allow, or a
+    /// full disallow), whether it is a blanket rule, and why.
+    Ready {
+        /// The rules obeyed.
+        body: Vec<u8>,
+        /// `None`: the file's rules; `Some(false)`: full disallow.
+        blanket: Option<bool>,
+        /// What was fetched and decided.
+        why: String,
+    },
+    /// Not readable now: ask again after `after`; `attempts` made.
+    Waiting {
+        /// How long to wait.
+        after: Duration,
+        /// Attempts made so far.
+        attempts: u32,
+    },
+    /// Not readable after every attempt.
+    Failed {
+        /// Why.
+        why: String,
+    },
+}
+
+/// The crawl's reading of an origin's robots.txt from what was read.
+pub(crate) fn robots_state(
+    url: &Url,
+    read: RobotsRead,
+    chain: &TokenChain,
+    config: &CrawlConfig,
+) -> RobotsState {
     let origin = origin_key(url);
     let sim = config
         .simulation
@@ -987,16 +1048,44 @@ async fn fetch_robots_state(
         .filter(|s| s.site().origin() == origin);
     let chain = sim.and_then(|s| s.tokens.as_ref()).unwrap_or(chain);
     let profile = sim.map_or(&Profile::RFC9309, |s| s.profile);
-    let ready = |body: &[u8], blanket: Option<bool>, why: String| {
-        let txt = RobotsTxt::parse(body);
-        RobotsState::Ready {
-            relaxed: Box::new(RobotMatcher::new(&txt, profile, chain)),
-            strict: Box::new(RobotMatcher::new(&txt, &Profile::STRICT, chain)),
-            txt: Box::new(txt),
-            blanket,
-            why,
-            fetched: Instant::now(),
+    match read {
+        RobotsRead::Ready { body, blanket, why } => {
+            let txt = RobotsTxt::parse(body);
+            RobotsState::Ready {
+                relaxed: Box::new(RobotMatcher::new(&txt, profile, chain)),
+                strict: Box::new(RobotMatcher::new(&txt, &Profile::STRICT, chain)),
+                txt: Box::new(txt),
+                blanket,
+                why,
+                fetched: Instant::now(),
+            }
         }
+        RobotsRead::Waiting { after, attempts } => RobotsState::Waiting {
+            retry: Instant::now() + after,
+            attempts,
+        },
+        RobotsRead::Failed { why } => RobotsState::Failed { why },
+    }
+}
+
+/// Fetches an origin's robots.txt (or takes the simulation's file) and
+/// decides what it means; the file's record goes to `batch`.
+pub(crate) async fn read_robots(
+    url: &Url,
+    fetcher: &Fetcher,
+    config: &CrawlConfig,
+    attempts: u32,
+    batch: &mut Batch,
+) -> RobotsRead {
+    let origin = origin_key(url);
+    let sim = config
+        .simulation
+        .as_ref()
+        .filter(|s| s.site().origin() == origin);
+    let ready = |body: &[u8], blanket: Option<bool>, why: String| RobotsRead::Ready {
+        body: body.to_vec(),
+        blanket,
+        why,
     };
     if let Some((label, body)) = sim.and_then(|s| s.robots_file.as_ref()) {
         // The operator's file, for a verified site: the site's is not
@@ -1032,7 +1121,7 @@ async fn fetch_robots_state(
                 redirects: 0,
                 truncated: false,
             });
-            return RobotsState::Failed {
+            return RobotsRead::Failed {
                 why: format!("robots.txt could not be requested: {e}"),
             };
         }
@@ -1074,12 +1163,12 @@ async fn fetch_robots_state(
     };
     match decision.availability {
         Availability::FullDisallow if unreachable && attempts + 1 < config.robots_attempts => {
-            RobotsState::Waiting {
-                retry: Instant::now() + decision.refetch_after.min(config.max_pause),
+            RobotsRead::Waiting {
+                after: decision.refetch_after.min(config.max_pause),
                 attempts: attempts + 1,
             }
         }
-        Availability::FullDisallow if unreachable => RobotsState::Failed {
+        Availability::FullDisallow if unreachable => RobotsRead::Failed {
             why: format!("{why}; gave up after {} attempts", config.robots_attempts),
         },
         Availability::Parse => ready(&fetched.report.utf8_body(), None, why),
@@ -1092,12 +1181,12 @@ async fn fetch_robots_state(
                 Availability::RetryLater(a) => a,
                 _ => decision.refetch_after,
             };
-            RobotsState::Waiting {
-                retry: Instant::now() + after.min(config.max_pause),
+            RobotsRead::Waiting {
+                after: after.min(config.max_pause),
                 attempts: attempts + 1,
             }
         }
-        Availability::RetryLater(_) | Availability::UseCached => RobotsState::Failed {
+        Availability::RetryLater(_) | Availability::UseCached => RobotsRead::Failed {
             why: format!("{why}; gave up after {} attempts", config.robots_attempts),
         },
     }
@@ -1137,27 +1226,11 @@ fn handle(
         stats.errors += 1;
     }
     if let Some(a) = host.throttle.record(outcome) {
-        batch.throttle.push(ThrottleRecord {
-            at: now_text(),
-            host: page.url.host_str().unwrap_or_default().to_owned(),
-            request: a.request,
-            indicators: a.indicators,
-            window: a.requests_in_window,
-            direction: match a.direction {
-                Direction::Slower => "slower",
-                Direction::Faster => "faster",
-            },
-            delay_ms: (millis(a.delay.0), millis(a.delay.1)),
-            parallel: a.parallel,
-        });
+        batch
+            .throttle
+            .push(throttle_record(page.url.host_str().unwrap_or_default(), &a));
     }
-    if matches!(page.status, Some(429 | 503)) {
-        let pause = page
-            .retry_after
-            .as_ref()
-            .and_then(|r| r.delay)
-            .unwrap_or(Duration::from_secs(5))
-            .min(config.max_pause);
+    if let Some(pause) = pause_of(&page, config) {
         host.paused_until = host.paused_until.max(Instant::now() + pause);
         let n = retries.entry(q.id).or_insert(0);
         if *n < config.retries {
@@ -1166,6 +1239,68 @@ fn handle(
             return;
         }
     }
+    take_page(&q, &page, reading, frontier, batch, chain, config);
+}
+
+/// The record of a throttle adjustment on `host`.
+pub(crate) fn throttle_record(host: &str, a: &Adjustment) -> ThrottleRecord {
+    ThrottleRecord {
+        at: now_text(),
+        host: host.to_owned(),
+        request: a.request,
+        indicators: a.indicators,
+        window: a.requests_in_window,
+        direction: match a.direction {
+            Direction::Slower => "slower",
+            Direction::Faster => "faster",
+        },
+        delay_ms: (millis(a.delay.0), millis(a.delay.1)),
+        parallel: a.parallel,
+    }
+}
+
+/// How long a `429` or `503` pauses its host (`Retry-After`, else 5 s, at
+/// most [`CrawlConfig::max_pause`]); `None` for other answers.
+pub(crate) fn pause_of(page: &PageResponse, config: &CrawlConfig) -> Option<Duration> {
+    matches!(page.status, Some(429 | 503)).then(|| {
+        page.retry_after
+            .as_ref()
+            .and_then(|r| r.delay)
+            .unwrap_or(Duration::from_secs(5))
+            .min(config.max_pause)
+    })
+}
+
+/// Where the URLs a page leads to are admitted: the crawl's [`Frontier`],
+/// or a worker's local one whose new URLs go to its coordinator.
+pub(crate) trait Admission {
+    /// A followed URL at `depth`.
+    fn admit(&mut self, url: &Url, depth: u32) -> Admitted;
+    /// A URL met through nofollow.
+    fn admit_unfollowed(&mut self, url: &Url, depth: u32, skip: Skip) -> Admitted;
+}
+
+impl Admission for Frontier {
+    fn admit(&mut self, url: &Url, depth: u32) -> Admitted {
+        Frontier::admit(self, url, depth)
+    }
+
+    fn admit_unfollowed(&mut self, url: &Url, depth: u32, skip: Skip) -> Admitted {
+        Frontier::admit_unfollowed(self, url, depth, skip)
+    }
+}
+
+/// Records an answered page: its record, its links (admitted), its
+/// directives.
+pub(crate) fn take_page<A: Admission>(
+    q: &Queued,
+    page: &PageResponse,
+    reading: Reading,
+    frontier: &mut A,
+    batch: &mut Batch,
+    chain: &TokenChain,
+    config: &CrawlConfig,
+) {
     let base = page.url.clone();
     let mut record = PageRecord {
         url_id: q.id,
@@ -1203,7 +1338,7 @@ fn handle(
     }
     let mut position = 0u32;
     let mut link = |batch: &mut Batch,
-                    frontier: &mut Frontier,
+                    frontier: &mut A,
                     against: &Url,
                     href: &str,
                     kind: &'static str,
@@ -1287,7 +1422,7 @@ fn handle(
                 }
                 record.title = facts.title.clone();
                 record.charset = Some(facts.encoding.to_owned());
-                record_facts(&mut record, &facts, &page, &base);
+                record_facts(&mut record, &facts, page, &base);
                 let page_nofollow = directives
                     .nofollow()
                     .map(|d| format!("nofollow in {} on {}", d.origin, base));
@@ -1479,7 +1614,13 @@ fn found_by(kind: &str) -> &'static str {
 }
 
 /// Records a URL met for the first time (or promoted) in the batch.
-fn record_new(batch: &mut Batch, url: &Url, depth: u32, found_by: &'static str, a: &Admitted) {
+pub(crate) fn record_new(
+    batch: &mut Batch,
+    url: &Url,
+    depth: u32,
+    found_by: &'static str,
+    a: &Admitted,
+) {
     match a {
         Admitted::Queued(id) => batch.new_urls.push(NewUrl {
             id: *id,
@@ -1538,12 +1679,12 @@ fn rule_text(m: &RobotMatcher, txt: &RobotsTxt, reason: Reason) -> Option<String
 }
 
 /// `scheme://host[:port]`.
-fn origin_key(url: &Url) -> String {
+pub(crate) fn origin_key(url: &Url) -> String {
     url.origin().ascii_serialization()
 }
 
 /// `host[:port]` (both schemes share the host's politeness).
-fn host_key(url: &Url) -> String {
+pub(crate) fn host_key(url: &Url) -> String {
     match url.port() {
         Some(p) => format!("{}:{p}", url.host_str().unwrap_or_default()),
         None => url.host_str().unwrap_or_default().to_owned(),
@@ -1572,7 +1713,7 @@ fn fnv1a(bytes: &[u8]) -> u64 {
     h
 }
 
-fn now_text() -> String {
+pub(crate) fn now_text() -> String {
     jiff::Timestamp::now().to_string()
 }
 

@@ -137,6 +137,15 @@ pub enum Error {
         /// What went wrong, and what was being done.
         message: String,
     },
+    /// A crawl's coordinator (the state workers share) failed or refused:
+    /// it names itself (a Redis URL, say) and the operation.
+    #[error("{coordinator}: {message}")]
+    Coordinator {
+        /// The coordinator, as it names itself.
+        coordinator: String,
+        /// What was being done, and what went wrong.
+        message: String,
+    },
 }
 
 /// `10.0.0.1 is a private address`, or `intranet is 10.0.0.1, a private
@@ -169,6 +178,7 @@ impl Error {
             | Error::Certificates { .. }
             | Error::Html { .. }
             | Error::Store { .. }
+            | Error::Coordinator { .. }
             | Error::Ownership { .. } => None,
         }
     }

@@ -310,6 +310,20 @@ impl Frontier {
         self.queue.pop_front()
     }
 
+    /// The id of a URL that another worker queued and this one was given
+    /// to fetch: its own if known here, else a new one (`true`), without
+    /// queueing it here.
+    pub fn adopt(&mut self, url: &str) -> (u64, bool) {
+        if let Some(&id) = self.seen.get(url) {
+            self.unfollowed.remove(url);
+            return (id, false);
+        }
+        let id = self.next_id;
+        self.next_id += 1;
+        self.seen.insert(url.into(), id);
+        (id, true)
+    }
+
     /// Puts a URL back at the front (its host is paused, or the crawl
     /// stopped before fetching it).
     pub fn put_back(&mut self, q: Queued) {

@@ -57,6 +57,7 @@
 mod address;
 mod audit;
 mod body;
+mod coordinator;
 mod crawler;
 mod directives;
 mod error;
@@ -66,6 +67,7 @@ mod frontier;
 mod html;
 mod identity;
 mod keydir;
+mod merge;
 mod normalize;
 mod ownership;
 mod page;
@@ -89,7 +91,11 @@ pub use audit::{
     link_scores, render_audit_html, write_check_csv, write_csv,
 };
 pub use body::{Bom, Encoding, utf8_body};
-pub use crawler::{COMMIT_WINDOW, CrawlConfig, CrawlEnd, Progress, StopSignal, crawl};
+pub use coordinator::{
+    Claim, Coordinator, CoordinatorConfig, CoordinatorFuture, Finish, Lease, LocalCoordinator,
+    Offer, Offered, RobotsLookup, WorkerConfig, WorkerEnd, WorkerStats, crawl_worker,
+};
+pub use crawler::{COMMIT_WINDOW, CrawlConfig, CrawlEnd, Progress, RobotsRead, StopSignal, crawl};
 pub use directives::{
     Directive, Kind as DirectiveKind, Origin as DirectiveOrigin, PageDirectives, parse_date,
 };
@@ -108,6 +114,7 @@ pub use identity::{
     registry_entry, robots_lines,
 };
 pub use keydir::{DirectoryFetch, KeyDirConfig, KeyDirStats, KeyDirectories, freshness};
+pub use merge::{MergeReport, merge_stores};
 pub use normalize::{MAX_URL_LEN, UrlProblem, normalize, normalize_url};
 pub use ownership::{
     Check as OwnershipCheck, META_NAME, Method as OwnershipMethod, SECRET_MIN, Simulation, SiteKey,

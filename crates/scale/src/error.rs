@@ -16,4 +16,12 @@ pub enum Error {
         #[source]
         source: redis::RedisError,
     },
+    /// A value given is not usable (a crawl name, say).
+    #[error("{what}: {message}")]
+    Invalid {
+        /// What was given.
+        what: String,
+        /// What is wrong with it.
+        message: String,
+    },
 }

@@ -157,6 +157,23 @@ pub(crate) struct CrawlArgs {
     /// default: it sends requests to hosts the crawl was not asked to visit.
     #[arg(long)]
     check_external: bool,
+    /// Crawl with this many workers in this process, each with its own
+    /// store beside --db, merged into --db at the end (on --redis, or on
+    /// the in-process coordinator).
+    #[arg(long, value_name = "N", default_value_t = 1, conflicts_with = "resume",
+          value_parser = clap::value_parser!(u64).range(1..=256))]
+    workers: u64,
+    /// Share the crawl on this Redis (several URLs, comma-separated: a
+    /// cluster) with workers elsewhere (`botwarden crawl worker`).
+    #[arg(long, value_name = "URL", conflicts_with = "resume")]
+    redis: Option<String>,
+    /// The shared crawl's name in Redis (default: the start URL's host).
+    #[arg(long = "crawl", value_name = "NAME", requires = "redis")]
+    crawl_name: Option<String>,
+    /// Seconds a worker holds a URL it does not finish (it died) before
+    /// the URL returns to the frontier.
+    #[arg(long, value_name = "SECS", default_value_t = 60)]
+    lease: u64,
 }
 
 /// What else `botwarden crawl` does.
@@ -174,6 +191,15 @@ enum CrawlCommand {
     /// --profile, --robots-file), and whether they are in place (exit 0
     /// when verified, 1 when not).
     VerifySite(VerifySiteArgs),
+    /// One worker of a crawl shared on Redis: fetches what the crawl's
+    /// frontier leases it, politely across all workers, into its own
+    /// store.
+    Worker(Box<super::crawl_shared::WorkerArgs>),
+    /// Merge the stores of a shared crawl's workers into one store.
+    Merge(super::crawl_shared::MergeArgs),
+    /// A shared crawl's state in Redis: per host queued, leased, done and
+    /// errors; per worker progress.
+    Status(super::crawl_shared::StatusArgs),
 }
 
 /// Arguments of `botwarden crawl verify-site`.
@@ -262,7 +288,7 @@ enum ExportFormatArg {
 
 /// The summary's format.
 #[derive(Debug, Clone, Copy, ValueEnum)]
-enum Format {
+pub(crate) enum Format {
     /// For people.
     Text,
     /// One JSON object.
@@ -277,9 +303,18 @@ enum PlatformArg {
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
-enum ScopeArg {
+pub(crate) enum ScopeArg {
     Host,
     Domain,
+}
+
+impl From<ScopeArg> for Scope {
+    fn from(s: ScopeArg) -> Scope {
+        match s {
+            ScopeArg::Host => Scope::Host,
+            ScopeArg::Domain => Scope::Domain,
+        }
+    }
 }
 
 pub(crate) fn run(args: &CrawlArgs) -> Result<ExitCode> {
@@ -287,6 +322,9 @@ pub(crate) fn run(args: &CrawlArgs) -> Result<ExitCode> {
         Some(CrawlCommand::Identity(a)) => identity(a),
         Some(CrawlCommand::Export(a)) => export(a),
         Some(CrawlCommand::VerifySite(a)) => verify_site_command(a),
+        Some(CrawlCommand::Worker(a)) => super::crawl_shared::worker(a),
+        Some(CrawlCommand::Merge(a)) => super::crawl_shared::merge(a),
+        Some(CrawlCommand::Status(a)) => super::crawl_shared::status(a),
         None => run_crawl(args),
     }
 }
@@ -362,7 +400,7 @@ fn site_key(file: Option<&PathBuf>) -> Result<SiteKey> {
 
 /// A fetcher as every crawl command sets it up; the caller adds its own
 /// settings and builds it.
-fn fetcher_for(
+pub(crate) fn fetcher_for(
     identity: &Identity,
     allow_private: bool,
     timeout: u64,
@@ -396,7 +434,7 @@ fn signer(path: &Path, agent: Option<&str>) -> Result<Signer> {
     })
 }
 
-fn runtime() -> Result<tokio::runtime::Runtime> {
+pub(crate) fn runtime() -> Result<tokio::runtime::Runtime> {
     tokio::runtime::Builder::new_multi_thread()
         .worker_threads(2)
         .enable_all()
@@ -652,10 +690,7 @@ fn run_crawl(args: &CrawlArgs) -> Result<ExitCode> {
     let config = CrawlConfig {
         identity: identity.clone(),
         frontier: FrontierConfig {
-            scope: match args.scope {
-                ScopeArg::Host => Scope::Host,
-                ScopeArg::Domain => Scope::Domain,
-            },
+            scope: args.scope.into(),
             max_urls: args.max_urls,
             max_depth: args.max_depth,
             include: args.include.clone(),
@@ -696,14 +731,27 @@ fn run_crawl(args: &CrawlArgs) -> Result<ExitCode> {
         simulation: simulation(args, &start, &fetcher, &runtime)?,
         ..config
     };
-    let store = match opened {
-        Some(store) => store,
-        None => Store::create(&db)?,
-    };
     let stop = StopSignal::new();
     let terminal = std::io::stderr().is_terminal();
     let started = Instant::now();
-    let (store, end) = runtime.block_on(async {
+    let shared = (args.workers > 1 || args.redis.is_some()).then(|| super::crawl_shared::Shared {
+        redis: args.redis.as_deref(),
+        crawl: args.crawl_name.as_deref(),
+        workers: usize::try_from(args.workers).unwrap_or(1),
+        concurrency: 8,
+        lease: Duration::from_secs(args.lease.max(1)),
+    });
+    if shared.is_some() && config.simulation.is_some() {
+        bail!("--as, --profile and --robots-file are for a crawl by one worker");
+    }
+    let (mut store, end) = if let Some(shared) = &shared {
+        super::crawl_shared::run_workers(shared, &start, &config, &fetcher, &db, &runtime, &stop)?
+    } else {
+        let store = match opened {
+            Some(store) => store,
+            None => Store::create(&db)?,
+        };
+        runtime.block_on(async {
         let on_signal = stop.clone();
         tokio::spawn(async move {
             if tokio::signal::ctrl_c().await.is_ok() {
@@ -735,20 +783,24 @@ fn run_crawl(args: &CrawlArgs) -> Result<ExitCode> {
         if let Some(bar) = bar {
             bar.finish_and_clear();
         }
-        let (mut store, end) = crawled?;
-        if args.check_external && !end.stopped {
-            let checked = check_external(&mut store, &fetcher, &ExternalConfig::default()).await?;
-            eprintln!(
-                "botwarden: {} external URL(s) checked, {} broken; {} left unchecked (over 20 per host), {} (over 1,000 in all); {} checked before",
-                checked.checked,
-                checked.broken,
-                checked.over_host_cap,
-                checked.over_total_cap,
-                checked.already_checked
-            );
-        }
-        Ok::<_, botwarden_crawl::Error>((store, end))
-    })?;
+        crawled
+    })?
+    };
+    if args.check_external && !end.stopped {
+        let checked = runtime.block_on(check_external(
+            &mut store,
+            &fetcher,
+            &ExternalConfig::default(),
+        ))?;
+        eprintln!(
+            "botwarden: {} external URL(s) checked, {} broken; {} left unchecked (over 20 per host), {} (over 1,000 in all); {} checked before",
+            checked.checked,
+            checked.broken,
+            checked.over_host_cap,
+            checked.over_total_cap,
+            checked.already_checked
+        );
+    }
     runtime.shutdown_background();
     let summary = Summary::read(&store)?;
     let audit = if args.audit {

@@ -5,6 +5,7 @@ mod bots_registry;
 mod bots_signature;
 mod bots_verify;
 mod crawl;
+mod crawl_shared;
 mod crawl_signed;
 mod input;
 mod logs;

@@ -1,0 +1,442 @@
+//! One crawl shared by many workers: `botwarden crawl --workers N
+//! [--redis URL]`, `crawl worker`, `crawl merge`, `crawl status`.
+
+use std::io::Write;
+use std::net::SocketAddr;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::sync::Arc;
+use std::time::Duration;
+
+use anyhow::{Context, Result, bail};
+use botwarden_crawl::{
+    Coordinator, CoordinatorConfig, CrawlConfig, CrawlEnd, Fetcher, FrontierConfig, Identity,
+    LocalCoordinator, StopSignal, Store, ThrottleConfig, WorkerConfig, crawl_worker, merge_stores,
+};
+use botwarden_scale::RedisCoordinator;
+use clap::Args;
+use regex::Regex;
+use url::Url;
+
+use super::crawl::{Format, ScopeArg, fetcher_for, runtime};
+
+/// Arguments of `botwarden crawl worker`.
+#[derive(Debug, Args)]
+pub(crate) struct WorkerArgs {
+    /// Where the crawl starts: every worker of one crawl is given the same
+    /// URL and politeness options (the first worker's hold for a host).
+    url: String,
+    /// The Redis that holds the crawl (several URLs, comma-separated: a
+    /// cluster).
+    #[arg(long, value_name = "URL")]
+    redis: String,
+    /// The crawl's name in Redis (default: the start URL's host).
+    #[arg(long, value_name = "NAME")]
+    crawl: Option<String>,
+    /// This worker's store (a new SQLite file); `crawl merge` joins the
+    /// workers' stores.
+    #[arg(long, value_name = "FILE")]
+    db: PathBuf,
+    /// This worker's name, unique in the crawl (default: HOST-PID).
+    #[arg(long, value_name = "NAME")]
+    name: Option<String>,
+    /// Requests in flight from this worker, at most.
+    #[arg(long, value_name = "N", default_value_t = 8)]
+    concurrency: usize,
+    /// Seconds a leased URL stays with a worker that does not finish it
+    /// (it died) before returning to the frontier.
+    #[arg(long, value_name = "SECS", default_value_t = 60)]
+    lease: u64,
+    #[command(flatten)]
+    politeness: Politeness,
+}
+
+/// The options every worker of a crawl shares.
+#[derive(Debug, Args)]
+pub(crate) struct Politeness {
+    /// Queue at most this many URLs (the whole crawl).
+    #[arg(long, value_name = "N", default_value_t = 100_000)]
+    max_urls: u64,
+    /// Follow links at most this deep from the start URL.
+    #[arg(long, value_name = "D", default_value_t = 50)]
+    max_depth: u32,
+    /// Requests in flight to a host, at most, across all workers.
+    #[arg(long, value_name = "N", default_value_t = 4,
+          value_parser = clap::value_parser!(u32).range(1..=256))]
+    parallel: u32,
+    /// Milliseconds between two requests to a host, at least, across all
+    /// workers (a site's Crawl-delay raises it).
+    #[arg(long, value_name = "MS", default_value_t = 0)]
+    delay: u64,
+    /// Which URLs belong: the start URL's host, or its registrable domain.
+    #[arg(long, value_enum, default_value_t = ScopeArg::Host)]
+    scope: ScopeArg,
+    /// Only URLs matching this regular expression.
+    #[arg(long, value_name = "RE")]
+    include: Option<Regex>,
+    /// No URL matching this regular expression.
+    #[arg(long, value_name = "RE")]
+    exclude: Option<Regex>,
+    /// Follow links marked nofollow (they are recorded either way).
+    #[arg(long)]
+    follow_nofollow: bool,
+    /// The page that explains the crawler, in its User-Agent.
+    #[arg(long, value_name = "URL", default_value = botwarden_crawl::DEFAULT_INFO_URL)]
+    info_url: String,
+    /// Allow loopback and private addresses (refused by default).
+    #[arg(long)]
+    allow_private: bool,
+    /// Seconds for one request, body included.
+    #[arg(long, value_name = "SECS", default_value_t = 30)]
+    timeout: u64,
+    /// Bytes of a page kept, after decompression.
+    #[arg(long, value_name = "N", default_value_t = 10 * 1024 * 1024)]
+    max_bytes: usize,
+    /// The name server that resolves the site's names (ADDR:PORT).
+    #[arg(long, value_name = "ADDR:PORT")]
+    nameserver: Option<SocketAddr>,
+}
+
+/// Arguments of `botwarden crawl merge`.
+#[derive(Debug, Args)]
+pub(crate) struct MergeArgs {
+    /// The merged store (a new file).
+    out: PathBuf,
+    /// The workers' stores, of one crawl.
+    #[arg(required = true)]
+    inputs: Vec<PathBuf>,
+}
+
+/// Arguments of `botwarden crawl status`.
+#[derive(Debug, Args)]
+pub(crate) struct StatusArgs {
+    /// The Redis that holds the crawl.
+    #[arg(long, value_name = "URL")]
+    redis: String,
+    /// The crawl's name (the start URL's host unless the workers were
+    /// given another).
+    #[arg(long, value_name = "NAME")]
+    crawl: String,
+    /// Forget the crawl instead: remove its keys (to crawl the site anew).
+    #[arg(long)]
+    clear: bool,
+    /// Output format.
+    #[arg(long, value_enum, default_value_t = Format::Text)]
+    format: Format,
+}
+
+/// The default crawl name: the start URL's `host[:port]`.
+fn crawl_name(start: &Url) -> String {
+    match start.port() {
+        Some(p) => format!("{}:{p}", start.host_str().unwrap_or("site")),
+        None => start.host_str().unwrap_or("site").to_owned(),
+    }
+}
+
+/// `HOST-PID`: a worker name unique on a network of machines.
+fn default_worker_name() -> String {
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .ok()
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .map(|h| h.trim().to_owned())
+        .filter(|h| !h.is_empty())
+        .unwrap_or_else(|| "worker".into());
+    format!("{host}-{}", std::process::id())
+}
+
+/// The store of in-process worker `i` beside the merged store `db`.
+fn worker_db(db: &Path, i: usize) -> PathBuf {
+    let stem = db
+        .file_stem()
+        .map_or_else(|| "crawl".into(), |s| s.to_string_lossy().into_owned());
+    db.with_file_name(format!("{stem}.worker{i}.db"))
+}
+
+/// What `crawl --workers N [--redis URL]` was asked.
+pub(crate) struct Shared<'a> {
+    pub(crate) redis: Option<&'a str>,
+    pub(crate) crawl: Option<&'a str>,
+    pub(crate) workers: usize,
+    pub(crate) concurrency: usize,
+    pub(crate) lease: Duration,
+}
+
+/// `crawl --workers N [--redis URL]`: N workers in this process, on Redis
+/// or on the in-process coordinator, each with its own store beside `db`;
+/// their stores merged into `db` (and removed) when they are done.
+#[allow(clippy::print_stderr)]
+pub(crate) fn run_workers(
+    shared: &Shared<'_>,
+    start: &Url,
+    config: &CrawlConfig,
+    fetcher: &Fetcher,
+    db: &Path,
+    runtime: &tokio::runtime::Runtime,
+    stop: &StopSignal,
+) -> Result<(Store, CrawlEnd)> {
+    let coordinator_config = CoordinatorConfig::of(config, shared.lease);
+    let coordinator: Arc<dyn Coordinator> = match shared.redis {
+        Some(url) => {
+            let name = shared
+                .crawl
+                .map_or_else(|| crawl_name(start), str::to_owned);
+            Arc::new(runtime.block_on(RedisCoordinator::connect(url, &name, coordinator_config))?)
+        }
+        None => Arc::new(LocalCoordinator::new(coordinator_config)),
+    };
+    let paths: Vec<PathBuf> = (1..=shared.workers.max(1))
+        .map(|i| worker_db(db, i))
+        .collect();
+    let mut stores = Vec::new();
+    for p in &paths {
+        stores.push(Store::create(p)?);
+    }
+    let base = default_worker_name();
+    let ends = runtime.block_on(async {
+        let on_signal = stop.clone();
+        tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                on_signal.stop();
+            }
+        });
+        let runs = stores.into_iter().enumerate().map(|(i, store)| {
+            let worker = WorkerConfig {
+                name: format!("{base}-{}", i + 1),
+                concurrency: shared.concurrency,
+                ..WorkerConfig::default()
+            };
+            let coordinator = Arc::clone(&coordinator);
+            async move {
+                crawl_worker(
+                    coordinator.as_ref(),
+                    start,
+                    config,
+                    &worker,
+                    fetcher,
+                    store,
+                    stop,
+                    |_| {},
+                )
+                .await
+            }
+        });
+        futures_util::future::join_all(runs).await
+    });
+    let mut fetched = 0;
+    let mut stopped = false;
+    for (end, path) in ends.into_iter().zip(&paths) {
+        let (store, end) = end.with_context(|| format!("worker store {}", path.display()))?;
+        drop(store);
+        fetched += end.stats.fetched;
+        stopped |= end.stopped;
+    }
+    let report = merge_stores(db, &paths)?;
+    for p in &paths {
+        for suffix in ["", "-wal", "-shm"] {
+            let _ = std::fs::remove_file(format!("{}{suffix}", p.display()));
+        }
+    }
+    if report.duplicate_pages > 0 {
+        eprintln!(
+            "botwarden: {} page(s) were fetched twice (a lease ran out) and kept once",
+            report.duplicate_pages
+        );
+    }
+    Ok((
+        Store::open(db)?,
+        CrawlEnd {
+            fetched,
+            stopped,
+            left: report.queued,
+        },
+    ))
+}
+
+/// `botwarden crawl worker`.
+#[allow(clippy::print_stderr)]
+pub(crate) fn worker(args: &WorkerArgs) -> Result<ExitCode> {
+    let start =
+        Url::parse(args.url.trim()).with_context(|| format!("'{}' is not a URL", args.url))?;
+    let p = &args.politeness;
+    let identity = Identity {
+        info_url: p.info_url.clone(),
+        ..Identity::default()
+    };
+    let config = CrawlConfig {
+        identity: identity.clone(),
+        frontier: FrontierConfig {
+            scope: p.scope.into(),
+            max_urls: p.max_urls,
+            max_depth: p.max_depth,
+            include: p.include.clone(),
+            exclude: p.exclude.clone(),
+            ..FrontierConfig::default()
+        },
+        throttle: ThrottleConfig {
+            min_delay: Duration::from_millis(p.delay),
+            max_parallel: p.parallel,
+            ..ThrottleConfig::default()
+        },
+        follow_nofollow: p.follow_nofollow,
+        ..CrawlConfig::default()
+    };
+    let fetcher = fetcher_for(
+        &identity,
+        p.allow_private,
+        p.timeout,
+        p.max_bytes,
+        p.nameserver,
+    )?
+    .build()?;
+    if args.db.exists() {
+        bail!(
+            "{} already exists: a worker writes a new store (`crawl merge` joins them)",
+            args.db.display()
+        );
+    }
+    let runtime = runtime()?;
+    let name = args.crawl.clone().unwrap_or_else(|| crawl_name(&start));
+    let coordinator = runtime.block_on(RedisCoordinator::connect(
+        &args.redis,
+        &name,
+        CoordinatorConfig::of(&config, Duration::from_secs(args.lease.max(1))),
+    ))?;
+    let store = Store::create(&args.db)?;
+    let worker = WorkerConfig {
+        name: args.name.clone().unwrap_or_else(default_worker_name),
+        concurrency: args.concurrency.max(1),
+        ..WorkerConfig::default()
+    };
+    let stop = StopSignal::new();
+    let (_, end) = runtime.block_on(async {
+        let on_signal = stop.clone();
+        tokio::spawn(async move {
+            if tokio::signal::ctrl_c().await.is_ok() {
+                on_signal.stop();
+            }
+        });
+        crawl_worker(
+            &coordinator,
+            &start,
+            &config,
+            &worker,
+            &fetcher,
+            store,
+            &stop,
+            |_| {},
+        )
+        .await
+    })?;
+    runtime.shutdown_background();
+    eprintln!(
+        "botwarden: worker {} of crawl {name}: {} fetched, {} errors, {} skipped; store: {}",
+        worker.name,
+        end.stats.fetched,
+        end.stats.errors,
+        end.stats.skipped,
+        args.db.display()
+    );
+    Ok(if end.stopped {
+        ExitCode::from(3)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// `botwarden crawl merge`.
+#[allow(clippy::print_stdout)]
+pub(crate) fn merge(args: &MergeArgs) -> Result<ExitCode> {
+    let r = merge_stores(&args.out, &args.inputs)?;
+    println!(
+        "{}: {} store(s) merged: {} URLs, {} pages, {} links, {} URL(s) still queued, {} page(s) fetched twice kept once",
+        args.out.display(),
+        r.inputs,
+        r.urls,
+        r.pages,
+        r.links,
+        r.queued,
+        r.duplicate_pages
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `botwarden crawl status`.
+pub(crate) fn status(args: &StatusArgs) -> Result<ExitCode> {
+    let runtime = runtime()?;
+    let coordinator = runtime.block_on(RedisCoordinator::connect(
+        &args.redis,
+        &args.crawl,
+        CoordinatorConfig::of(&CrawlConfig::default(), Duration::from_secs(60)),
+    ))?;
+    let mut out = std::io::stdout().lock();
+    if args.clear {
+        let n = runtime.block_on(coordinator.clear())?;
+        writeln!(out, "crawl {}: {n} key(s) removed", args.crawl)?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let s = runtime.block_on(coordinator.status())?;
+    match args.format {
+        Format::Json => {
+            serde_json::to_writer_pretty(&mut out, &s)?;
+            writeln!(out)?;
+        }
+        Format::Text => {
+            writeln!(
+                out,
+                "crawl {}: {}",
+                s.crawl,
+                s.seed.as_deref().unwrap_or("no such crawl")
+            )?;
+            writeln!(
+                out,
+                "{:<32} {:>8} {:>7} {:>8} {:>7} {:>8} {:>8} {:>9} {:>9} {:>8}",
+                "host",
+                "queued",
+                "leased",
+                "done",
+                "errors",
+                "skipped",
+                "retries",
+                "requeued",
+                "delay ms",
+                "parallel"
+            )?;
+            for h in &s.hosts {
+                writeln!(
+                    out,
+                    "{:<32} {:>8} {:>7} {:>8} {:>7} {:>8} {:>8} {:>9} {:>9} {:>8}",
+                    h.host,
+                    h.queued,
+                    h.leased,
+                    h.done,
+                    h.errors,
+                    h.skipped,
+                    h.retries,
+                    h.requeued,
+                    h.delay_ms,
+                    h.parallel
+                )?;
+            }
+            writeln!(
+                out,
+                "{:<32} {:>8} {:>7} {:>8} {:>9} {:>7} {:>8}",
+                "worker", "fetched", "errors", "skipped", "in flight", "leased", "state"
+            )?;
+            for w in &s.workers {
+                writeln!(
+                    out,
+                    "{:<32} {:>8} {:>7} {:>8} {:>9} {:>7} {:>8}",
+                    w.name,
+                    w.fetched,
+                    w.errors,
+                    w.skipped,
+                    w.in_flight,
+                    w.leased,
+                    if w.ended { "ended" } else { "running" }
+                )?;
+            }
+        }
+    }
+    out.flush().context("cannot write to standard output")?;
+    Ok(ExitCode::SUCCESS)
+}

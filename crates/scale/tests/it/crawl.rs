@@ -1,0 +1,248 @@
+//! The Redis coordinator of a shared crawl, on a real Redis: leases that
+//! run out return, a host's parallelism and the seen-set hold across
+//! workers (each with its own connection), and the throttle the scripts
+//! apply is the crawler's, step for step.
+
+use std::time::{Duration, Instant};
+
+use botwarden_crawl::{
+    Coordinator, CoordinatorConfig, CrawlConfig, Finish, Lease, Offer, Offered, Outcome, Throttle,
+    ThrottleConfig,
+};
+use botwarden_scale::RedisCoordinator;
+use botwarden_testdata::redis::RedisServer;
+use url::Url;
+
+const HOST: &str = "site.test";
+
+fn config(throttle: ThrottleConfig, lease: Duration) -> CoordinatorConfig {
+    CoordinatorConfig::of(
+        &CrawlConfig {
+            throttle,
+            ..CrawlConfig::default()
+        },
+        lease,
+    )
+}
+
+async fn worker(redis: &RedisServer, cfg: &CoordinatorConfig) -> RedisCoordinator {
+    RedisCoordinator::connect(&redis.url(), "test", cfg.clone())
+        .await
+        .expect("connect")
+}
+
+fn offer(path: &str) -> Offer {
+    Offer {
+        url: format!("http://{HOST}{path}"),
+        depth: 1,
+        host: HOST.into(),
+    }
+}
+
+/// Claims until something is leased (a host's delay or a lease's
+/// expiry may hold it back for a while).
+async fn claim_one(c: &RedisCoordinator, worker: &str) -> Lease {
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        let claim = c.claim(worker, 1).await.expect("claim");
+        if let Some(l) = claim.leases.into_iter().next() {
+            return l;
+        }
+        assert!(Instant::now() < deadline, "nothing leased in 30 s");
+        tokio::time::sleep(claim.wait.unwrap_or(Duration::from_millis(20))).await;
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lease_not_finished_returns_to_another_worker() {
+    let redis = RedisServer::start();
+    let cfg = config(ThrottleConfig::default(), Duration::from_millis(300));
+    let (a, b) = (worker(&redis, &cfg).await, worker(&redis, &cfg).await);
+    let seed = Url::parse(&format!("http://{HOST}/")).expect("url");
+    assert_eq!(a.start(&seed).await.expect("start"), seed.as_str());
+    assert_eq!(b.start(&seed).await.expect("start"), seed.as_str());
+    let held = a.claim("a", 5).await.expect("claim");
+    assert_eq!(held.leases.len(), 1, "the seed, once: {held:?}");
+    assert!(b.claim("b", 5).await.expect("claim").leases.is_empty());
+    // "a" dies holding it: once the lease runs out, "b" gets it.
+    let again = claim_one(&b, "b").await;
+    assert_eq!(again.url, seed.as_str());
+    let status = b.status().await.expect("status");
+    assert_eq!(
+        (status.hosts[0].leased, status.hosts[0].requeued),
+        (1, 1),
+        "{status:?}"
+    );
+    // "a" finishing late changes nothing: the lease is "b"'s now.
+    let late = Finish::Fetched {
+        outcome: Some(Outcome::Status(200)),
+        pause: None,
+    };
+    assert_eq!(
+        a.finish("a", &held.leases[0], late).await.expect("finish"),
+        None
+    );
+    let status = b.status().await.expect("status");
+    assert_eq!((status.hosts[0].leased, status.hosts[0].done), (1, 0));
+    b.finish("b", &again, late).await.expect("finish");
+    assert!(b.is_finished().await.expect("finished"));
+    assert_eq!(b.status().await.expect("status").hosts[0].done, 1);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn parallelism_and_the_seen_set_hold_across_workers() {
+    let redis = RedisServer::start();
+    let cfg = config(
+        ThrottleConfig {
+            max_parallel: 2,
+            ..ThrottleConfig::default()
+        },
+        Duration::from_secs(60),
+    );
+    let (a, b) = (worker(&redis, &cfg).await, worker(&redis, &cfg).await);
+    let seed = Url::parse(&format!("http://{HOST}/")).expect("url");
+    a.start(&seed).await.expect("start");
+    let offers: Vec<Offer> = (0..10).map(|i| offer(&format!("/{i}"))).collect();
+    let answers = a.offer(offers.clone()).await.expect("offer");
+    assert!(answers.iter().all(|o| *o == Offered::Queued), "{answers:?}");
+    let again = b.offer(offers).await.expect("offer");
+    assert!(again.iter().all(|o| *o == Offered::Known), "{again:?}");
+
+    let first = a.claim("a", 5).await.expect("claim").leases;
+    assert_eq!(first.len(), 2, "two in flight at most");
+    assert!(b.claim("b", 5).await.expect("claim").leases.is_empty());
+    a.finish(
+        "a",
+        &first[0],
+        Finish::Fetched {
+            outcome: Some(Outcome::Status(200)),
+            pause: None,
+        },
+    )
+    .await
+    .expect("finish");
+    let next = b.claim("b", 5).await.expect("claim").leases;
+    assert_eq!(next.len(), 1, "one freed");
+    // First in, first out, each URL once.
+    let mut urls: Vec<&str> = first.iter().chain(&next).map(|l| l.url.as_str()).collect();
+    urls.dedup();
+    assert_eq!(
+        urls,
+        [
+            "http://site.test/",
+            "http://site.test/0",
+            "http://site.test/1"
+        ]
+    );
+    let status = a.status().await.expect("status");
+    assert_eq!(status.hosts[0].queued, 8);
+    assert_eq!(status.hosts[0].leased, 2);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_throttle_in_redis_is_the_crawlers() {
+    let redis = RedisServer::start();
+    let throttle = ThrottleConfig {
+        slower: Duration::from_millis(3),
+        faster: Duration::from_millis(2),
+        max_delay: Duration::from_millis(9),
+        max_parallel: 5,
+        ..ThrottleConfig::default()
+    };
+    let cfg = config(throttle, Duration::from_secs(60));
+    let (a, b) = (worker(&redis, &cfg).await, worker(&redis, &cfg).await);
+    let seed = Url::parse(&format!("http://{HOST}/")).expect("url");
+    a.start(&seed).await.expect("start");
+    let n: usize = 400;
+    a.offer((0..n).map(|i| offer(&format!("/{i}"))).collect())
+        .await
+        .expect("offer");
+    let mut local = Throttle::new(throttle, throttle.min_delay, throttle.max_parallel);
+    // Bursts of trouble and calm: slower, then faster again.
+    let outcome = |i: usize| match i {
+        40..=90 if i.is_multiple_of(3) => Outcome::Status(503),
+        200..=230 => Outcome::TimedOut,
+        _ => Outcome::Status(200),
+    };
+    let mut seen = 0;
+    for i in 0..=n {
+        // The two workers take turns: the window is the host's, not a
+        // worker's.
+        let (c, name) = if i.is_multiple_of(2) {
+            (&a, "a")
+        } else {
+            (&b, "b")
+        };
+        let lease = claim_one(c, name).await;
+        let o = outcome(i);
+        let remote = c
+            .finish(
+                name,
+                &lease,
+                Finish::Fetched {
+                    outcome: Some(o),
+                    pause: None,
+                },
+            )
+            .await
+            .expect("finish");
+        let want = local.record(o);
+        assert_eq!(remote, want, "request {}", i + 1);
+        seen += usize::from(want.is_some());
+    }
+    assert!(seen >= 4, "the sequence made {seen} adjustments");
+    let status = a.status().await.expect("status");
+    assert_eq!(status.hosts[0].delay_ms, local.delay().as_millis() as u64);
+    assert_eq!(status.hosts[0].parallel, u64::from(local.parallel()));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn on_a_cluster_each_hosts_steps_stay_on_its_slot() {
+    let cluster = botwarden_testdata::redis::RedisCluster::start(3);
+    let urls = cluster.urls().join(",");
+    let cfg = config(
+        ThrottleConfig {
+            max_parallel: 1,
+            ..ThrottleConfig::default()
+        },
+        Duration::from_secs(60),
+    );
+    let connect = || RedisCoordinator::connect(&urls, "test", cfg.clone());
+    let (a, b) = (
+        connect().await.expect("connect"),
+        connect().await.expect("connect"),
+    );
+    let seed = Url::parse(&format!("http://{HOST}/")).expect("url");
+    a.start(&seed).await.expect("start");
+    // Hosts on different slots, each with its own politeness.
+    let offers: Vec<Offer> = ["one.test", "two.test", "three.test"]
+        .iter()
+        .map(|h| Offer {
+            url: format!("http://{h}/"),
+            depth: 1,
+            host: (*h).to_owned(),
+        })
+        .collect();
+    let answers = a.offer(offers.clone()).await.expect("offer");
+    assert!(answers.iter().all(|o| *o == Offered::Queued), "{answers:?}");
+    assert!(
+        b.offer(offers)
+            .await
+            .expect("offer")
+            .iter()
+            .all(|o| *o == Offered::Known)
+    );
+    let leased = a.claim("a", 10).await.expect("claim").leases;
+    let mut hosts: Vec<&str> = leased.iter().map(|l| l.host.as_str()).collect();
+    hosts.sort_unstable();
+    assert_eq!(
+        hosts,
+        ["one.test", "site.test", "three.test", "two.test"],
+        "one per host (parallelism 1)"
+    );
+    assert!(b.claim("b", 10).await.expect("claim").leases.is_empty());
+    for l in &leased {
+        a.finish("a", l, Finish::Skipped).await.expect("finish");
+    }
+    assert!(b.is_finished().await.expect("finished"));
+}
