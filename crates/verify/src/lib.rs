@@ -51,6 +51,7 @@ mod dns;
 mod error;
 mod ipset;
 mod registry;
+mod shared;
 mod verdict;
 mod verifier;
 mod webbotauth;
@@ -71,6 +72,10 @@ pub use registry::{
     Bot, Category, DEFAULT_EXTRAS, DEFAULT_EXTRAS_NAME, DEFAULT_REGISTRY, DEFAULT_REGISTRY_NAME,
     Feed, FeedStore, IpRange, MAX_FEED_BYTES, Origin, Position, Problem, PublishedRanges,
     RangesFormat, Registry, RegistryBuilder, Severity, UaExtra,
+};
+pub use shared::{
+    READ_BUCKETS, SharedFuture, SharedLock, SharedStats, SharedVerdicts, WIRE_VERSION,
+    decode_verdict, encode_verdict,
 };
 pub use verdict::{Evidence, Method, Verdict};
 pub use verifier::{Claim, VerdictStats, Verifier, VerifierConfig};
