@@ -3,6 +3,9 @@
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use botwarden_verify::SharedVerdicts;
 
 use serde::Deserialize;
 
@@ -63,6 +66,10 @@ pub struct Config {
     /// the answer is `503` with `Retry-After: 1`. Default: four times the
     /// workers.
     pub max_jobs: usize,
+    /// A verdict cache shared with other processes (the command's
+    /// `--redis`), behind the verifier's own. Not read from the file.
+    #[serde(skip)]
+    pub shared: Option<Arc<dyn SharedVerdicts>>,
 }
 
 impl Default for Config {
@@ -87,6 +94,7 @@ impl Default for Config {
             cache_capacity: 100_000,
             workers: cpus,
             max_jobs: 4 * cpus,
+            shared: None,
         }
     }
 }

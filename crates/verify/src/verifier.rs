@@ -313,6 +313,12 @@ impl Verifier {
         self.dns.as_ref()
     }
 
+    /// The shared verdict cache, when there is one.
+    #[must_use]
+    pub fn shared(&self) -> Option<&dyn SharedVerdicts> {
+        self.config.shared.as_deref()
+    }
+
     /// The verdict cache's counters.
     #[must_use]
     pub fn stats(&self) -> VerdictStats {

@@ -9,6 +9,8 @@ use std::process::ExitCode;
 use anyhow::{Context, Result};
 use botwarden_serve::{Config, Service};
 use clap::{Args, ValueEnum};
+
+use crate::args::RedisArgs;
 use tracing_subscriber::filter::LevelFilter;
 
 /// Arguments of `botwarden serve`.
@@ -48,6 +50,8 @@ pub(crate) struct ServeArgs {
     /// Verify by address lists and published ranges only.
     #[arg(long)]
     no_dns: bool,
+    #[command(flatten)]
+    redis: RedisArgs,
     /// Log format on standard error.
     #[arg(long, value_enum, default_value_t = LogFormat::Text)]
     log_format: LogFormat,
@@ -110,13 +114,16 @@ pub(crate) fn run(args: &ServeArgs) -> Result<ExitCode> {
         LogFormat::Text => logs.init(),
         LogFormat::Json => logs.json().init(),
     }
-    let config = config(args)?;
+    let mut config = config(args)?;
     let listen = config.listen;
-    let service = Service::new(config)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
+    let mut verifier = botwarden_verify::VerifierConfig::offline();
+    args.redis.attach(&mut verifier, &runtime);
+    config.shared = verifier.shared;
+    let service = Service::new(config)?;
     runtime.block_on(async {
         let listener = tokio::net::TcpListener::bind(listen)
             .await

@@ -168,12 +168,13 @@ pub(crate) fn run(args: &AnalyzeArgs, export_only: bool) -> Result<ExitCode> {
     if let Some(dns) = &mut config.dns {
         dns.max_entries = dns.max_entries.min(16_384);
     }
-    let verifier = Arc::new(Verifier::new(registry, config).context("cannot set up verification")?);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
+    args.dns.redis.attach(&mut config, &runtime);
+    let verifier = Arc::new(Verifier::new(registry, config).context("cannot set up verification")?);
     let mut options = AnalyzeOptions {
         format,
         trusted_proxies: args.trusted_proxies.clone(),
