@@ -94,8 +94,15 @@ pub trait SharedVerdicts: Send + Sync + fmt::Debug {
         ttl: Duration,
     ) -> SharedFuture<'a, SharedLock>;
 
-    /// Counts a verdict found after waiting on another process's lookup.
-    fn joined(&self) {}
+    /// Waits at most `longest` for the verdict on `ip` as `bot` that
+    /// another process holding the lock is working out; `None` when none
+    /// came (the caller then looks it up itself).
+    fn wait<'a>(
+        &'a self,
+        ip: IpAddr,
+        bot: &'a str,
+        longest: Duration,
+    ) -> SharedFuture<'a, Option<(Verdict, Duration)>>;
 
     /// The counters.
     fn stats(&self) -> SharedStats;

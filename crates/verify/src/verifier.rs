@@ -129,11 +129,6 @@ enum Step {
     },
 }
 
-/// The first pause of a process waiting for another's verdict in the shared
-/// cache, and the longest; the pause doubles in between.
-const FIRST_PAUSE: Duration = Duration::from_millis(2);
-const LONGEST_PAUSE: Duration = Duration::from_millis(50);
-
 /// Counters of the verdict cache.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct VerdictStats {
@@ -451,17 +446,10 @@ impl Verifier {
             return found(hit);
         }
         let lock_ttl = self.config.shared_lock_ttl;
-        if shared.try_lock(ip, bot, lock_ttl).await == SharedLock::Held {
-            let deadline = Instant::now() + lock_ttl;
-            let mut pause = FIRST_PAUSE;
-            while Instant::now() < deadline {
-                tokio::time::sleep(pause).await;
-                if let Some(hit) = shared.get(ip, bot).await {
-                    shared.joined();
-                    return found(hit);
-                }
-                pause = (pause * 2).min(LONGEST_PAUSE);
-            }
+        if shared.try_lock(ip, bot, lock_ttl).await == SharedLock::Held
+            && let Some(hit) = shared.wait(ip, bot, lock_ttl).await
+        {
+            return found(hit);
         }
         let verdict = Arc::new(self.dns_verdict(ip, id as usize, methods, evidence).await);
         self.store(key, &verdict);

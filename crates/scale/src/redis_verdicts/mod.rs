@@ -13,7 +13,8 @@
 //!   it no longer than it has left;
 //! - `botwarden:v1:lookup:IP:BOT` — the claim of a lookup in flight,
 //!   `SET NX PX` the verifier's lock TTL, deleted once the verdict is
-//!   stored.
+//!   stored; the other processes poll the verdict's key meanwhile (every
+//!   2 ms at first, doubling up to 50 ms).
 //!
 //! Only core commands (`GET`, `PTTL`, `SET`, `DEL`, `PING`): Redis 6 and
 //! later or Valkey. No key names two slots in one command, so no hash
@@ -40,6 +41,11 @@ use botwarden_verify::{
 pub use link::{RedisTarget, Timeouts};
 
 use link::Link;
+
+/// The first pause of a process waiting for another's verdict, and the
+/// longest; the pause doubles in between.
+const FIRST_PAUSE: Duration = Duration::from_millis(2);
+const LONGEST_PAUSE: Duration = Duration::from_millis(50);
 
 /// The verdict cache on Redis. Build with [`RedisVerdicts::connect`]; hand
 /// it to the verifier as `VerifierConfig::shared`.
@@ -208,8 +214,25 @@ impl SharedVerdicts for RedisVerdicts {
         })
     }
 
-    fn joined(&self) {
-        self.counts.joins.fetch_add(1, Ordering::Relaxed);
+    fn wait<'a>(
+        &'a self,
+        ip: IpAddr,
+        bot: &'a str,
+        longest: Duration,
+    ) -> SharedFuture<'a, Option<(Verdict, Duration)>> {
+        Box::pin(async move {
+            let deadline = Instant::now() + longest;
+            let mut pause = FIRST_PAUSE;
+            while Instant::now() < deadline && self.link.is_up() {
+                tokio::time::sleep(pause).await;
+                if let Some(hit) = self.read(ip, bot).await {
+                    self.counts.joins.fetch_add(1, Ordering::Relaxed);
+                    return Some(hit);
+                }
+                pause = (pause * 2).min(LONGEST_PAUSE);
+            }
+            None
+        })
     }
 
     fn stats(&self) -> SharedStats {

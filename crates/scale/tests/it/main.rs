@@ -1,0 +1,4 @@
+//! Integration tests of `botwarden-scale` against real servers on
+//! loopback (`redis-server`, `nats-server`), started by the tests.
+
+mod verdicts;
