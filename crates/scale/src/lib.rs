@@ -13,4 +13,4 @@ pub mod redis_verdicts;
 pub mod stream;
 
 pub use error::Error;
-pub use redis_verdicts::{RedisTarget, RedisVerdicts, Timeouts};
+pub use redis_verdicts::{RedisFeeds, RedisTarget, RedisVerdicts, SharedFeed, Timeouts};

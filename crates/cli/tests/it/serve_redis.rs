@@ -1,5 +1,6 @@
 //! `botwarden serve --redis`: two service processes share their verdicts
-//! through a 3-node Redis Cluster, and go on answering when Redis dies.
+//! through a 3-node Redis Cluster, and go on answering when Redis dies;
+//! `bots update --redis` fetches a feed once for every node.
 
 use std::io::{BufRead, BufReader, Read, Write};
 use std::net::{SocketAddr, TcpStream};
@@ -141,4 +142,66 @@ fn two_services_share_verdicts_through_a_redis_cluster_and_outlive_it() {
             .metric("botwarden_shared_cache_total{outcome=\"error\"}")
             .is_some_and(|n| n >= 1)
     );
+}
+
+const FEED: &str = r#"{"creationTime": "2026-11-20T10:00:00.000000", "prefixes": [{"ipv4Prefix": "192.0.2.0/25"}]}"#;
+
+#[test]
+fn a_feed_fetched_by_one_node_is_taken_from_redis_by_the_others() {
+    use std::sync::Arc;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+
+    let redis = botwarden_testdata::redis::RedisServer::start();
+    let fetches = Arc::new(AtomicUsize::new(0));
+    let counted = Arc::clone(&fetches);
+    let addr = crate::robots_fetch::serve(move |path| {
+        counted.fetch_add(1, Ordering::Relaxed);
+        match path {
+            "/feed.json" => crate::robots_fetch::reply(200, &[], FEED),
+            _ => crate::robots_fetch::reply(404, &[], "not here"),
+        }
+    });
+    let registry = format!("bots:\n  - name: A\n    ranges_url: http://{addr}/feed.json\n");
+    let file = TempFile::new("feeds.yaml", registry.as_bytes());
+    let update = |node: &str| {
+        let dir = file.path.with_file_name(node);
+        let out = crate::botwarden(
+            &[
+                "bots",
+                "update",
+                "--no-default-registry",
+                "--registry",
+                file.arg(),
+                "--ranges-dir",
+                dir.to_str().expect("UTF-8"),
+                "--allow-private",
+                "--redis",
+                &redis.url(),
+            ],
+            b"",
+        );
+        let stdout = String::from_utf8(out.stdout).expect("UTF-8");
+        assert!(out.status.success(), "{stdout}");
+        (stdout, dir)
+    };
+    let (first, _) = update("node-1");
+    assert!(first.starts_with("updated\t"), "{first}");
+    assert_eq!(fetches.load(Ordering::Relaxed), 1);
+    let (second, dir) = update("node-2");
+    assert!(
+        second.starts_with(&format!(
+            "shared\thttp://{addr}/feed.json\t1 prefixes of 2026-11-20T10:00:00.000000 (fetched 20"
+        )),
+        "{second}"
+    );
+    assert_eq!(
+        fetches.load(Ordering::Relaxed),
+        1,
+        "the second node fetched"
+    );
+    // The second node stored its copy as if it had fetched it.
+    let stored = std::fs::read_dir(&dir)
+        .expect("the ranges directory")
+        .count();
+    assert_eq!(stored, 1);
 }

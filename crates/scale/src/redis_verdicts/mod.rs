@@ -26,6 +26,7 @@
 //! without Redis (the verifier then works verdicts out itself), and
 //! [`SharedStats::up`] says so.
 
+mod feeds;
 mod link;
 
 use std::net::IpAddr;
@@ -38,6 +39,7 @@ use botwarden_verify::{
     decode_verdict, encode_verdict,
 };
 
+pub use feeds::{RedisFeeds, SharedFeed};
 pub use link::{RedisTarget, Timeouts};
 
 use link::Link;
