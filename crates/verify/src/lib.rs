@@ -19,6 +19,10 @@
 //!   ([`SignatureVerifier`] over a [`KeyRing`] of fetched key directories
 //!   and registry keys; [`Verifier::check_signed_request`] for the verdict)
 //!   and signing them ([`Signer`]); see `docs/webbotauth.md`.
+//! - A seam for a verdict cache shared by many processes
+//!   ([`SharedVerdicts`], in [`VerifierConfig::shared`]): asked after the
+//!   verifier's own cache and before DNS; implemented elsewhere
+//!   (`botwarden-scale`, on Redis).
 //!
 //! I/O: DNS queries, and the feed directory of [`FeedStore`] (read, and
 //! written atomically); nothing is printed. Key directories are not
