@@ -13,4 +13,7 @@ pub mod redis_verdicts;
 pub mod stream;
 
 pub use error::Error;
-pub use redis_verdicts::{RedisFeeds, RedisTarget, RedisVerdicts, SharedFeed, Timeouts};
+pub use redis_verdicts::{
+    Announcement, ExportFile, RedisExports, RedisFeeds, RedisTarget, RedisVerdicts, SharedFeed,
+    Timeouts, is_plain_name,
+};

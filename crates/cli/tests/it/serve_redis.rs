@@ -205,3 +205,61 @@ fn a_feed_fetched_by_one_node_is_taken_from_redis_by_the_others() {
         .count();
     assert_eq!(stored, 1);
 }
+
+#[test]
+fn exports_announced_by_the_analysis_are_written_by_every_follower() {
+    let redis = botwarden_testdata::redis::RedisServer::start();
+    let log = TempFile::new(
+        "access.log",
+        b"66.249.66.1 - - [10/Oct/2026:13:55:36 -0700] \"GET / HTTP/1.1\" 200 5 \"-\" \
+          \"Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)\"\n",
+    );
+    let base = log.path.parent().expect("a folder").to_path_buf();
+    let local = base.join("verified.txt");
+    let follower = base.join("web-1");
+    let follow = || {
+        crate::botwarden(
+            &[
+                "logs",
+                "exports-follow",
+                "--redis",
+                &redis.url(),
+                "--dir",
+                follower.to_str().expect("UTF-8"),
+                "--once",
+            ],
+            b"",
+        )
+    };
+    // Nothing announced yet.
+    let out = follow();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("no exports announced yet"));
+    let out = crate::botwarden(
+        &[
+            "logs",
+            "export",
+            "--no-dns",
+            "--redis",
+            &redis.url(),
+            "--export-verified",
+            local.to_str().expect("UTF-8"),
+            log.arg(),
+        ],
+        b"",
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{stderr}");
+    assert!(stderr.contains("exports announced on redis"), "{stderr}");
+    let out = follow();
+    let said = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert!(out.status.success(), "{said}");
+    assert!(said.contains("(1 files)"), "{said}");
+    let written = std::fs::read(follower.join("verified.txt")).expect("the followed list");
+    assert_eq!(written, std::fs::read(&local).expect("the local list"));
+    assert!(
+        String::from_utf8_lossy(&written).contains("66.249.66.1"),
+        "{}",
+        String::from_utf8_lossy(&written)
+    );
+}

@@ -14,6 +14,10 @@ use redis::{Cmd, FromRedisValue, Pipeline, RedisFuture, Value};
 
 use crate::Error;
 
+/// The cluster client's own bound on a call; each call has a shorter
+/// timeout of its own.
+const CALLS_BOUND: Duration = Duration::from_secs(600);
+
 /// Where Redis is, as one URL list names it.
 ///
 /// - `redis://host:port/` (or `rediss://`, or `unix://`): one standalone
@@ -84,9 +88,11 @@ impl RedisTarget {
                 RedisTarget::Single(url) => {
                     let client = redis::Client::open(url.as_str())
                         .map_err(|e| failed("open the client", e))?;
+                    // Each call has its own timeout (a blocking read of
+                    // a stream waits longer than a verdict's read).
                     let config = redis::AsyncConnectionConfig::new()
                         .set_connection_timeout(Some(timeout))
-                        .set_response_timeout(Some(timeout));
+                        .set_response_timeout(None);
                     let conn = client
                         .get_multiplexed_async_connection_with_config(&config)
                         .await
@@ -96,7 +102,7 @@ impl RedisTarget {
                 RedisTarget::Cluster(urls) => {
                     let client = redis::cluster::ClusterClient::builder(urls.clone())
                         .connection_timeout(timeout)
-                        .response_timeout(timeout)
+                        .response_timeout(CALLS_BOUND)
                         .retries(1)
                         .build()
                         .map_err(|e| failed("open the cluster client", e))?;

@@ -26,6 +26,7 @@
 //! without Redis (the verifier then works verdicts out itself), and
 //! [`SharedStats::up`] says so.
 
+mod exports;
 mod feeds;
 mod link;
 
@@ -39,6 +40,7 @@ use botwarden_verify::{
     decode_verdict, encode_verdict,
 };
 
+pub use exports::{Announcement, ExportFile, RedisExports, is_plain_name};
 pub use feeds::{RedisFeeds, SharedFeed};
 pub use link::{RedisTarget, Timeouts};
 

@@ -223,3 +223,48 @@ async fn verdicts_live_in_redis_as_long_as_in_the_local_cache() {
         Some(":0")
     );
 }
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_announced_export_reaches_a_follower_waiting_on_the_stream() {
+    use botwarden_scale::{ExportFile, RedisExports};
+
+    let cluster = RedisCluster::start(3);
+    let target = || RedisTarget::parse(&cluster.urls().join(",")).expect("URLs");
+    let announcer = RedisExports::connect(target(), timeouts()).await;
+    let follower = RedisExports::connect(target(), timeouts()).await;
+    assert_eq!(follower.newest().await, Some(None));
+    let waiting = tokio::spawn(async move {
+        let got = follower.next_after("0-0", Duration::from_secs(30)).await;
+        (follower, got)
+    });
+    // The follower blocks on the stream longer than the cluster's seconds
+    // of connecting.
+    tokio::time::sleep(Duration::from_millis(1500)).await;
+    let files = [
+        ExportFile {
+            name: "verified.txt".to_owned(),
+            body: b"66.249.66.1\n".to_vec(),
+        },
+        ExportFile {
+            name: "../escape".to_owned(),
+            body: b"not announced".to_vec(),
+        },
+    ];
+    let version = announcer.announce(&files).await.expect("announced");
+    let (follower, got) = waiting.await.expect("the follower");
+    let a = got.flatten().expect("an announcement");
+    assert_eq!(a.version, version);
+    assert_eq!(a.files, files[..1]);
+    assert!(a.missing.is_empty());
+    // A second version: the newest is the one a late follower starts from.
+    let second = announcer.announce(&files[..1]).await.expect("announced");
+    let newest = follower.newest().await.flatten().expect("the newest");
+    assert_eq!(newest.version, second);
+    assert_ne!(newest.id, a.id);
+    assert_eq!(
+        follower
+            .next_after(&newest.id, Duration::from_millis(50))
+            .await,
+        Some(None)
+    );
+}
