@@ -152,7 +152,8 @@ impl SharedVerdicts for RedisVerdicts {
     ) -> SharedFuture<'a, Option<(Verdict, Duration)>> {
         Box::pin(async move {
             let found = self.read(ip, bot).await;
-            if found.is_none() {
+            // Not asked (down) is counted as skipped, not as a miss.
+            if found.is_none() && self.link.is_up() {
                 self.counts.misses.fetch_add(1, Ordering::Relaxed);
             }
             found
