@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
+use botwarden_scale::{RedisTarget, RedisVerdicts, Timeouts};
 use botwarden_verify::{
     DEFAULT_EXTRAS_NAME, DEFAULT_REGISTRY_NAME, DnsConfig, FeedStore, Problem, Registry,
     RegistryBuilder, Severity, VerifierConfig,
@@ -122,6 +123,41 @@ pub(crate) struct DnsArgs {
     #[arg(long, value_name = "N", default_value_t = 64,
           value_parser = clap::value_parser!(u32).range(1..=10_000))]
     pub(crate) concurrency: u32,
+    #[command(flatten)]
+    pub(crate) redis: RedisArgs,
+}
+
+/// `--redis`: the verdict cache shared with other processes.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct RedisArgs {
+    /// Share verdicts with other processes through Redis or Valkey: one
+    /// URL (`redis://HOST:PORT/`) for a server, several separated by
+    /// commas (or `redis+cluster://HOST:PORT/`) for a Redis Cluster.
+    #[arg(long, value_name = "URLS", value_parser = parse_redis)]
+    pub(crate) redis: Option<RedisTarget>,
+    /// Milliseconds a read of the shared cache may take before the verdict
+    /// is worked out here (and Redis counted down until it answers again).
+    #[arg(long, value_name = "MS", default_value_t = 10,
+          value_parser = clap::value_parser!(u64).range(1..=10_000))]
+    pub(crate) redis_timeout: u64,
+}
+
+impl RedisArgs {
+    /// Connects the shared cache (when asked for) on `runtime` and puts it
+    /// in `config`. Redis need not answer yet: verification goes on
+    /// without it until it does.
+    pub(crate) fn attach(&self, config: &mut VerifierConfig, runtime: &tokio::runtime::Runtime) {
+        let Some(target) = &self.redis else { return };
+        let mut timeouts = Timeouts::default();
+        timeouts.read = Duration::from_millis(self.redis_timeout);
+        timeouts.write = timeouts.write.max(timeouts.read);
+        let shared = runtime.block_on(RedisVerdicts::connect(target.clone(), timeouts));
+        config.shared = Some(shared);
+    }
+}
+
+fn parse_redis(text: &str) -> Result<RedisTarget, String> {
+    RedisTarget::parse(text).map_err(|e| e.to_string())
 }
 
 impl DnsArgs {

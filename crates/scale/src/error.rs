@@ -24,4 +24,22 @@ pub enum Error {
         /// What is wrong with it.
         message: String,
     },
+    /// A Redis URL list that cannot be used.
+    #[error("redis URL {url}: {reason}")]
+    RedisUrl {
+        /// The URL (or list) as given.
+        url: String,
+        /// What is wrong with it.
+        reason: String,
+    },
+    /// A Redis call that took too long.
+    #[error("redis {url}: {operation}: no answer in {after:?}")]
+    RedisTimeout {
+        /// The server or cluster.
+        url: String,
+        /// What was being done.
+        operation: String,
+        /// The time allowed.
+        after: std::time::Duration,
+    },
 }

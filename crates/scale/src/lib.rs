@@ -14,3 +14,7 @@ pub mod stream;
 
 pub use error::Error;
 pub use redis_crawl::{CrawlStatus, HostStatus, RedisCoordinator, WorkerStatus};
+pub use redis_verdicts::{
+    Announcement, ExportFile, RedisExports, RedisFeeds, RedisTarget, RedisVerdicts, SharedFeed,
+    Timeouts, is_plain_name,
+};

@@ -3,6 +3,9 @@
 
 use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use botwarden_verify::SharedVerdicts;
 
 use serde::Deserialize;
 
@@ -88,6 +91,10 @@ pub struct Config {
     /// Web Bot Auth: the operator's key directory served, and whether
     /// signature agents' directories are fetched (`[web_bot_auth]`).
     pub web_bot_auth: WebBotAuthConfig,
+    /// A verdict cache shared with other processes (the command's
+    /// `--redis`), behind the verifier's own. Not read from the file.
+    #[serde(skip)]
+    pub shared: Option<Arc<dyn SharedVerdicts>>,
 }
 
 impl Default for Config {
@@ -120,6 +127,7 @@ impl Default for Config {
             robots_cache_min: 60.0,
             robots_cache_max: 86_400.0,
             web_bot_auth: WebBotAuthConfig::default(),
+            shared: None,
         }
     }
 }

@@ -283,6 +283,9 @@ pub(crate) async fn render(State(inner): State<Shared>) -> impl IntoResponse {
             );
         }
     }
+    if let Some(shared) = inner.verifier.shared() {
+        shared_metrics(&mut out, &shared.stats());
+    }
     for (name, help, value) in [
         (
             "botwarden_verify_busy_total",
@@ -383,4 +386,53 @@ pub(crate) async fn render(State(inner): State<Shared>) -> impl IntoResponse {
         )],
         out,
     )
+}
+
+/// The shared verdict cache's lines (`--redis`).
+fn shared_metrics(out: &mut String, s: &botwarden_verify::SharedStats) {
+    head(
+        out,
+        "botwarden_shared_cache_up",
+        "gauge",
+        "1 while the shared verdict cache (Redis) answers, 0 while the local cache works alone.",
+    );
+    let _ = writeln!(out, "botwarden_shared_cache_up {}", u8::from(s.up));
+    head(
+        out,
+        "botwarden_shared_cache_total",
+        "counter",
+        "Shared verdict cache outcomes: hit, miss, join (waited for another process's lookup), error (failed or too slow: marks it down), skipped (down: not asked).",
+    );
+    for (outcome, n) in [
+        ("hit", s.hits),
+        ("miss", s.misses),
+        ("join", s.joins),
+        ("error", s.errors),
+        ("skipped", s.skipped),
+    ] {
+        let _ = writeln!(
+            out,
+            "botwarden_shared_cache_total{{outcome=\"{outcome}\"}} {n}"
+        );
+    }
+    head(
+        out,
+        "botwarden_shared_cache_read_seconds",
+        "histogram",
+        "Time of the shared cache's reads that Redis answered.",
+    );
+    for (bound, n) in botwarden_verify::READ_BUCKETS.iter().zip(s.read_buckets) {
+        let _ = writeln!(
+            out,
+            "botwarden_shared_cache_read_seconds_bucket{{le=\"{bound}\"}} {n}"
+        );
+    }
+    let _ = writeln!(
+        out,
+        "botwarden_shared_cache_read_seconds_bucket{{le=\"+Inf\"}} {reads}\n\
+         botwarden_shared_cache_read_seconds_sum {sum}\n\
+         botwarden_shared_cache_read_seconds_count {reads}",
+        reads = s.reads,
+        sum = s.read_micros as f64 / 1e6
+    );
 }

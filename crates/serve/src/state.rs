@@ -123,6 +123,7 @@ impl Service {
         };
         let mut verifier_config = verifier_config;
         verifier_config.cache_capacity = config.cache_capacity;
+        verifier_config.shared.clone_from(&config.shared);
         let verifier = Verifier::new(Arc::clone(&registry), verifier_config)?;
         let fetcher = Fetcher::builder()
             .allow_private(config.allow_private)

@@ -19,6 +19,10 @@
 //!   ([`SignatureVerifier`] over a [`KeyRing`] of fetched key directories
 //!   and registry keys; [`Verifier::check_signed_request`] for the verdict)
 //!   and signing them ([`Signer`]); see `docs/webbotauth.md`.
+//! - A seam for a verdict cache shared by many processes
+//!   ([`SharedVerdicts`], in [`VerifierConfig::shared`]): asked after the
+//!   verifier's own cache and before DNS; implemented elsewhere
+//!   (`botwarden-scale`, on Redis).
 //!
 //! I/O: DNS queries, and the feed directory of [`FeedStore`] (read, and
 //! written atomically); nothing is printed. Key directories are not
@@ -51,6 +55,7 @@ mod dns;
 mod error;
 mod ipset;
 mod registry;
+mod shared;
 mod verdict;
 mod verifier;
 mod webbotauth;
@@ -71,6 +76,10 @@ pub use registry::{
     Bot, Category, DEFAULT_EXTRAS, DEFAULT_EXTRAS_NAME, DEFAULT_REGISTRY, DEFAULT_REGISTRY_NAME,
     Feed, FeedStore, IpRange, MAX_FEED_BYTES, Origin, Position, Problem, PublishedRanges,
     RangesFormat, Registry, RegistryBuilder, Severity, UaExtra,
+};
+pub use shared::{
+    READ_BUCKETS, SharedFuture, SharedLock, SharedStats, SharedVerdicts, WIRE_VERSION,
+    decode_verdict, encode_verdict,
 };
 pub use verdict::{Evidence, Method, Verdict};
 pub use verifier::{Claim, VerdictStats, Verifier, VerifierConfig};

@@ -35,6 +35,7 @@ use crate::dns::{Clock, DnsConfig, Fcrdns, FcrdnsChecker, HostRule, SystemClock}
 use crate::error::Error;
 use crate::ipset::{IpSet, IpSetBuilder, ListId, normalize};
 use crate::registry::{Bot, Feed, Registry};
+use crate::shared::{SharedLock, SharedVerdicts};
 use crate::verdict::{Evidence, Method, Verdict};
 
 /// Settings of a [`Verifier`].
@@ -60,6 +61,15 @@ pub struct VerifierConfig {
     /// re-made often (Google's daily), so yesterday's log is judged by
     /// this morning's feed. Default 7 days.
     pub feed_grace: Duration,
+    /// A verdict cache shared with other processes, asked after this
+    /// verifier's own cache misses and before DNS (see [`SharedVerdicts`]).
+    /// Default none.
+    pub shared: Option<Arc<dyn SharedVerdicts>>,
+    /// How long a lookup claimed in the shared cache stays claimed, and so
+    /// the longest another process waits for its verdict before looking
+    /// the address up itself. Default 5 s (a PTR and a forward lookup, each
+    /// of at most the DNS timeout, 2 s by default).
+    pub shared_lock_ttl: Duration,
 }
 
 impl Default for VerifierConfig {
@@ -71,6 +81,8 @@ impl Default for VerifierConfig {
             cache_capacity: 100_000,
             clock: Arc::new(SystemClock),
             feed_grace: Duration::from_secs(7 * 24 * 3600),
+            shared: None,
+            shared_lock_ttl: Duration::from_secs(5),
         }
     }
 }
@@ -104,6 +116,17 @@ struct Plan {
     rule: Option<HostRule>,
     /// The published feed's list, when a copy of the feed is known.
     feed: Option<ListId>,
+}
+
+/// How far a verdict gets without DNS.
+enum Step {
+    /// Decided.
+    Done(Verdict),
+    /// The address lists pass; reverse DNS decides.
+    Dns {
+        methods: Vec<Method>,
+        evidence: Evidence,
+    },
 }
 
 /// Counters of the verdict cache.
@@ -285,6 +308,12 @@ impl Verifier {
         self.dns.as_ref()
     }
 
+    /// The shared verdict cache, when there is one.
+    #[must_use]
+    pub fn shared(&self) -> Option<&dyn SharedVerdicts> {
+        self.config.shared.as_deref()
+    }
+
     /// The verdict cache's counters.
     #[must_use]
     pub fn stats(&self) -> VerdictStats {
@@ -318,13 +347,24 @@ impl Verifier {
         found
     }
 
-    fn store(&self, key: Key, verdict: &Arc<Verdict>) {
-        let ttl = match **verdict {
+    /// How long a verdict is reused: the same rule here and in the shared
+    /// cache.
+    fn ttl_of(&self, verdict: &Verdict) -> Duration {
+        match verdict {
             Verdict::Unknown { .. } => self.config.unknown_ttl,
             _ => self.config.verdict_ttl,
-        };
-        let now = self.config.clock.now();
+        }
+    }
+
+    /// Keeps a verdict worked out here.
+    fn store(&self, key: Key, verdict: &Arc<Verdict>) {
         self.misses.fetch_add(1, Ordering::Relaxed);
+        self.keep(key, verdict, self.ttl_of(verdict));
+    }
+
+    /// Keeps a verdict for `ttl`.
+    fn keep(&self, key: Key, verdict: &Arc<Verdict>, ttl: Duration) {
+        let now = self.config.clock.now();
         if ttl.is_zero() || self.config.cache_capacity == 0 {
             return;
         }
@@ -369,8 +409,51 @@ impl Verifier {
         if let Some(v) = self.lookup(key) {
             return v;
         }
-        let verdict = Arc::new(self.work_out(ip, id as usize).await);
+        let verdict = match self.decide(ip, id as usize) {
+            Step::Done(v) => v,
+            Step::Dns { methods, evidence } => match &self.config.shared {
+                Some(shared) => {
+                    return self.shared_verdict(&**shared, key, methods, evidence).await;
+                }
+                None => self.dns_verdict(ip, id as usize, methods, evidence).await,
+            },
+        };
+        let verdict = Arc::new(verdict);
         self.store(key, &verdict);
+        verdict
+    }
+
+    /// A verdict that needs DNS, through the shared cache: the stored
+    /// verdict if there is one; else, when another process is looking the
+    /// address up, its verdict once stored (waiting at most
+    /// [`VerifierConfig::shared_lock_ttl`]); else this process's own
+    /// lookup, stored for the others.
+    async fn shared_verdict(
+        &self,
+        shared: &dyn SharedVerdicts,
+        key: Key,
+        methods: Vec<Method>,
+        evidence: Evidence,
+    ) -> Arc<Verdict> {
+        let (ip, id) = key;
+        let bot = self.registry.bots()[id as usize].name.as_str();
+        let found = |(v, ttl): (Verdict, Duration)| {
+            let v = Arc::new(v);
+            self.keep(key, &v, ttl.min(self.ttl_of(&v)));
+            v
+        };
+        if let Some(hit) = shared.get(ip, bot).await {
+            return found(hit);
+        }
+        let lock_ttl = self.config.shared_lock_ttl;
+        if shared.try_lock(ip, bot, lock_ttl).await == SharedLock::Held
+            && let Some(hit) = shared.wait(ip, bot, lock_ttl).await
+        {
+            return found(hit);
+        }
+        let verdict = Arc::new(self.dns_verdict(ip, id as usize, methods, evidence).await);
+        self.store(key, &verdict);
+        shared.put(ip, bot, &verdict, self.ttl_of(&verdict)).await;
         verdict
     }
 
@@ -511,7 +594,9 @@ impl Verifier {
         first.unwrap_or_else(|| Arc::new(Verdict::NotABot))
     }
 
-    async fn work_out(&self, ip: IpAddr, id: usize) -> Verdict {
+    /// The verdict on `ip` as the bot `id`, as far as it can be decided
+    /// without DNS.
+    fn decide(&self, ip: IpAddr, id: usize) -> Step {
         let bot = &self.registry.bots()[id];
         let plan = &self.plans[id];
         let name = bot.name.clone();
@@ -530,24 +615,14 @@ impl Verifier {
                 evidence.feed_version = Some(f.version().to_owned());
             }
             evidence.feed = Some(url);
-            return Verdict::Verified {
+            return Step::Done(Verdict::Verified {
                 bot: name,
                 methods: vec![Method::PublishedRanges],
                 evidence,
-            };
+            });
         }
-        let not_published = || {
-            bot.ranges_url.as_ref().map_or(String::new(), |url| {
-                let version = self
-                    .registry
-                    .ranges()
-                    .get(url)
-                    .map_or("no copy", |f| f.version());
-                format!("; not in its published ranges either ({url}, {version})")
-            })
-        };
         if !bot.has_verifier() {
-            return match plan.feed {
+            return Step::Done(match plan.feed {
                 Some(_) => Verdict::Spoofed {
                     bot: name,
                     reason: format!("{ip} is not in its published ranges{}", {
@@ -566,30 +641,30 @@ impl Verifier {
                     bot: name,
                     reason: "the registry has no verification method for it".to_owned(),
                 },
-            };
+            });
         }
         // Every address list must contain the address.
         let mut methods = Vec::new();
         for &(method, list) in &plan.lists {
             if !self.lists.list_contains(list, ip) {
-                return Verdict::Spoofed {
+                return Step::Done(Verdict::Spoofed {
                     bot: name,
-                    reason: format!("{ip} is not in its {method}{}", not_published()),
+                    reason: format!("{ip} is not in its {method}{}", self.not_published(bot)),
                     evidence,
-                };
+                });
             }
             evidence.matched.extend(matched_entries(bot, method, ip));
             methods.push(method);
         }
-        let Some(rule) = &plan.rule else {
-            return Verdict::Verified {
+        if plan.rule.is_none() {
+            return Step::Done(Verdict::Verified {
                 bot: name,
                 methods,
                 evidence,
-            };
-        };
-        let Some(dns) = &self.dns else {
-            return Verdict::Unknown {
+            });
+        }
+        if self.dns.is_none() {
+            return Step::Done(Verdict::Unknown {
                 bot: name,
                 reason: match bot.ranges_url.as_deref() {
                     Some(url) => format!(
@@ -603,6 +678,41 @@ impl Verifier {
                         "DNS is off, and it is verified by forward-confirmed reverse DNS".to_owned()
                     }
                 },
+                evidence,
+            });
+        }
+        Step::Dns { methods, evidence }
+    }
+
+    /// `; not in its published ranges either (URL, version)` for a bot
+    /// with a feed, else nothing: the end of a spoofed verdict's reason.
+    fn not_published(&self, bot: &Bot) -> String {
+        bot.ranges_url.as_ref().map_or(String::new(), |url| {
+            let version = self
+                .registry
+                .ranges()
+                .get(url)
+                .map_or("no copy", |f| f.version());
+            format!("; not in its published ranges either ({url}, {version})")
+        })
+    }
+
+    /// The verdict by reverse DNS, once the address lists have passed
+    /// ([`Step::Dns`]).
+    async fn dns_verdict(
+        &self,
+        ip: IpAddr,
+        id: usize,
+        mut methods: Vec<Method>,
+        mut evidence: Evidence,
+    ) -> Verdict {
+        let bot = &self.registry.bots()[id];
+        let name = bot.name.clone();
+        let (Some(dns), Some(rule)) = (&self.dns, &self.plans[id].rule) else {
+            return Verdict::Unknown {
+                bot: name,
+                reason: "DNS is off, and it is verified by forward-confirmed reverse DNS"
+                    .to_owned(),
                 evidence,
             };
         };
@@ -623,7 +733,7 @@ impl Verifier {
             }
             Fcrdns::Failed { reason, .. } => Verdict::Spoofed {
                 bot: name,
-                reason: format!("{reason}{}", not_published()),
+                reason: format!("{reason}{}", self.not_published(bot)),
                 evidence,
             },
             Fcrdns::Unknown { reason, .. } => Verdict::Unknown {

@@ -10,6 +10,8 @@ use std::time::Duration;
 use anyhow::{Context, Result};
 use botwarden_serve::{Config, RewriteMap, Service};
 use clap::{Args, ValueEnum};
+
+use crate::args::RedisArgs;
 use tracing_subscriber::filter::LevelFilter;
 
 /// Arguments of `botwarden serve`.
@@ -49,6 +51,8 @@ pub(crate) struct ServeArgs {
     /// Verify by address lists and published ranges only.
     #[arg(long)]
     no_dns: bool,
+    #[command(flatten)]
+    redis: RedisArgs,
     /// Log format on standard error.
     #[arg(long, value_enum, default_value_t = LogFormat::Text)]
     log_format: LogFormat,
@@ -138,13 +142,16 @@ pub(crate) fn run(args: &ServeArgs) -> Result<ExitCode> {
     if let Some(url) = &args.rewrite_map {
         return rewrite_map(url, args);
     }
-    let config = config(args)?;
+    let mut config = config(args)?;
     let listen = config.listen;
-    let service = Service::new(config)?;
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
+    let mut verifier = botwarden_verify::VerifierConfig::offline();
+    args.redis.attach(&mut verifier, &runtime);
+    config.shared = verifier.shared;
+    let service = Service::new(config)?;
     runtime.block_on(async {
         let listener = tokio::net::TcpListener::bind(listen)
             .await

@@ -14,6 +14,7 @@ mod robots_fetch;
 mod robots_fix;
 mod robots_test;
 mod serve;
+mod serve_redis;
 
 use std::io::Write;
 use std::path::PathBuf;

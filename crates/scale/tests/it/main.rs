@@ -1,4 +1,5 @@
 //! Integration tests of `botwarden-scale` against real servers on
-//! loopback.
+//! loopback (`redis-server`, `nats-server`), started by the tests.
 
 mod crawl;
+mod verdicts;

@@ -7,6 +7,7 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use botwarden_crawl::{Error, Fetcher};
+use botwarden_scale::{RedisFeeds, RedisTarget, Timeouts};
 use botwarden_verify::{Feed, FeedStore, MAX_FEED_BYTES};
 use clap::Args;
 
@@ -23,11 +24,26 @@ pub(crate) struct UpdateArgs {
     /// Seconds allowed for each feed.
     #[arg(long, value_name = "SECS", default_value_t = 30)]
     timeout: u64,
+    /// Share the feeds through Redis or Valkey (one URL, or a cluster's
+    /// several comma-separated): a copy another node fetched less than
+    /// --shared-max-age ago is taken instead of fetching; a fetched copy
+    /// is stored there for the others.
+    #[arg(long, value_name = "URLS", value_parser = parse_redis)]
+    redis: Option<RedisTarget>,
+    /// Seconds a copy in Redis is taken instead of fetching (with --redis).
+    #[arg(long, value_name = "SECS", default_value_t = 3600)]
+    shared_max_age: u64,
+}
+
+fn parse_redis(text: &str) -> Result<RedisTarget, String> {
+    RedisTarget::parse(text).map_err(|e| e.to_string())
 }
 
 /// What became of one feed.
 enum Outcome {
     Updated(Feed),
+    /// Taken from Redis, fetched by another node.
+    Shared(Feed),
     Failed(String),
 }
 
@@ -55,8 +71,31 @@ pub(crate) fn run(args: &UpdateArgs) -> Result<ExitCode> {
     let urls: Vec<&str> = feeds.keys().copied().collect();
     let outcomes: Vec<Outcome> = runtime.block_on(async {
         let fetcher = fetcher.build()?;
-        let jobs = urls.iter().map(|url| fetch_one(&fetcher, url, &store));
-        Ok::<_, Error>(futures_util::future::join_all(jobs).await)
+        let shared = match &args.redis {
+            Some(target) => {
+                let mut timeouts = Timeouts::default();
+                timeouts.write = Duration::from_secs(5);
+                Some(RedisFeeds::connect(target.clone(), timeouts).await)
+            }
+            None => None,
+        };
+        let max_age = Duration::from_secs(args.shared_max_age);
+        let jobs = urls
+            .iter()
+            .map(|url| update_one(&fetcher, url, &store, shared.as_ref(), max_age));
+        let outcomes = futures_util::future::join_all(jobs).await;
+        if let Some(shared) = &shared
+            && !shared.is_up()
+        {
+            #[allow(clippy::print_stderr)]
+            {
+                eprintln!(
+                    "botwarden: warning: redis {} did not answer: feeds fetched here and not shared",
+                    shared.target().describe()
+                );
+            }
+        }
+        Ok::<_, Error>(outcomes)
     })?;
     let mut out = std::io::stdout().lock();
     let mut failed = 0;
@@ -74,6 +113,15 @@ pub(crate) fn run(args: &UpdateArgs) -> Result<ExitCode> {
                     "updated\t{url}\t{} prefixes of {} ({was})\t{bots}",
                     feed.prefixes.len(),
                     feed.version()
+                )?;
+            }
+            Outcome::Shared(feed) => {
+                writeln!(
+                    out,
+                    "shared\t{url}\t{} prefixes of {} (fetched {} by another node)\t{bots}",
+                    feed.prefixes.len(),
+                    feed.version(),
+                    feed.fetched.as_deref().unwrap_or("?")
                 )?;
             }
             Outcome::Failed(reason) => {
@@ -99,25 +147,67 @@ pub(crate) fn run(args: &UpdateArgs) -> Result<ExitCode> {
     })
 }
 
-async fn fetch_one(fetcher: &Fetcher, url: &str, store: &FeedStore) -> Outcome {
+/// One feed: a fresh enough copy from Redis, else fetched (and offered to
+/// Redis).
+async fn update_one(
+    fetcher: &Fetcher,
+    url: &str,
+    store: &FeedStore,
+    shared: Option<&RedisFeeds>,
+    max_age: Duration,
+) -> Outcome {
+    let Some(shared) = shared else {
+        return fetch_one(fetcher, url, store).await.0;
+    };
+    if let Some(Some(copy)) = shared.get(url).await
+        && copy
+            .fetched
+            .parse::<jiff::Timestamp>()
+            .is_ok_and(|t| jiff::Timestamp::now().duration_since(t).unsigned_abs() <= max_age)
+    {
+        match store.store(url, &copy.body, &copy.fetched) {
+            Ok(feed) => return Outcome::Shared(feed),
+            // A copy that does not read is fetched again.
+            Err(e) => {
+                #[allow(clippy::print_stderr)]
+                {
+                    eprintln!(
+                        "botwarden: warning: the copy of {url} in redis: {}; fetching it",
+                        crate::cmd::with_causes(&e)
+                    );
+                }
+            }
+        }
+    }
+    let (outcome, body) = fetch_one(fetcher, url, store).await;
+    if let (Outcome::Updated(feed), Some(body)) = (&outcome, body) {
+        let _ = shared.offer(feed, &body).await;
+    }
+    outcome
+}
+
+/// One feed fetched and stored here; with the body as fetched when it
+/// was stored.
+async fn fetch_one(fetcher: &Fetcher, url: &str, store: &FeedStore) -> (Outcome, Option<Vec<u8>>) {
+    let fail = |reason: String| (Outcome::Failed(reason), None);
     let report = match fetcher.fetch(url).await {
         Ok(r) => r,
-        Err(e) => return Outcome::Failed(e.to_string()),
+        Err(e) => return fail(e.to_string()),
     };
     if let Some(e) = &report.error {
-        return Outcome::Failed(e.to_string());
+        return fail(e.to_string());
     }
     match report.status {
         Some(200) => {}
-        Some(s) => return Outcome::Failed(format!("HTTP {s}")),
-        None => return Outcome::Failed("no answer".to_owned()),
+        Some(s) => return fail(format!("HTTP {s}")),
+        None => return fail("no answer".to_owned()),
     }
     if report.truncated {
-        return Outcome::Failed("the feed is larger than 16 MiB".to_owned());
+        return fail("the feed is larger than 16 MiB".to_owned());
     }
     let fetched = jiff::Timestamp::now().to_string();
     match store.store(url, &report.body, &fetched) {
-        Ok(feed) => Outcome::Updated(feed),
-        Err(e) => Outcome::Failed(crate::cmd::with_causes(&e)),
+        Ok(feed) => (Outcome::Updated(feed), Some(report.body.to_vec())),
+        Err(e) => fail(crate::cmd::with_causes(&e)),
     }
 }

@@ -263,12 +263,13 @@ pub(crate) fn run(args: &VerifyArgs) -> Result<ExitCode> {
     {
         bail!("no bot named '{bot}' in the registry (`botwarden bots registry show` lists them)");
     }
-    let verifier =
-        Verifier::new(registry, args.dns.config()).context("cannot set up verification")?;
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
+    let mut config = args.dns.config();
+    args.dns.redis.attach(&mut config, &runtime);
+    let verifier = Verifier::new(registry, config).context("cannot set up verification")?;
     let mut out = BufWriter::new(std::io::stdout().lock());
     if !args.headers.is_empty() || args.request.is_some() {
         let given = match &args.request {

@@ -13,6 +13,7 @@ use botwarden_logs::{
     Analysis, AnalyzeOptions, Analyzer, FormatChoice, Listed, LogFormat, Progress, Targets,
     TextOptions, expand_inputs, render_html, render_text, trusted_proxy_warnings,
 };
+use botwarden_scale::{ExportFile, RedisExports, Timeouts};
 use botwarden_verify::{AgentKind, Cidr, Classifier, KeyRing, Verifier};
 use clap::{Args, ValueEnum};
 
@@ -213,12 +214,13 @@ pub(crate) fn run(args: &AnalyzeArgs, export_only: bool) -> Result<ExitCode> {
     if let Some(dns) = &mut config.dns {
         dns.max_entries = dns.max_entries.min(16_384);
     }
-    let verifier = Arc::new(Verifier::new(registry, config).context("cannot set up verification")?);
     let runtime = tokio::runtime::Builder::new_multi_thread()
         .worker_threads(1)
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
+    args.dns.redis.attach(&mut config, &runtime);
+    let verifier = Arc::new(Verifier::new(registry, config).context("cannot set up verification")?);
     let mut options = AnalyzeOptions {
         format,
         trusted_proxies: args.trusted_proxies.clone(),
@@ -243,6 +245,17 @@ pub(crate) fn run(args: &AnalyzeArgs, export_only: bool) -> Result<ExitCode> {
         !args.no_fetch_keys,
     )?));
     let total_bytes: Option<u64> = inputs.iter().map(|i| i.size()).sum();
+    let announcer = match (&args.dns.redis.redis, targets.is_empty()) {
+        (Some(target), false) => {
+            Some(runtime.block_on(RedisExports::connect(target.clone(), Timeouts::default())))
+        }
+        _ => None,
+    };
+    let announce_exports = |bar: Option<&indicatif::ProgressBar>| {
+        if let Some(announcer) = &announcer {
+            announce(&runtime, announcer, &targets, bar);
+        }
+    };
     let analyzer = Analyzer::new(classifier, verifier, runtime.handle().clone());
     let run = analyzer.start(inputs, options);
     let bar = (!args.no_progress && std::io::stderr().is_terminal())
@@ -258,8 +271,8 @@ pub(crate) fn run(args: &AnalyzeArgs, export_only: bool) -> Result<ExitCode> {
             let generation = run.progress().generation.load(Ordering::Relaxed);
             if generation != exported_generation {
                 exported_generation = generation;
-                if !targets.is_empty() {
-                    export(&targets, &run.listed(), bar.as_ref());
+                if !targets.is_empty() && export(&targets, &run.listed(), bar.as_ref()) {
+                    announce_exports(bar.as_ref());
                 }
             }
             last_export = Instant::now();
@@ -270,8 +283,12 @@ pub(crate) fn run(args: &AnalyzeArgs, export_only: bool) -> Result<ExitCode> {
     }
     let analysis = run.finish();
     let mut code = ExitCode::SUCCESS;
-    if !targets.is_empty() && !export(&targets, &analysis.listed, None) {
-        code = ExitCode::from(1);
+    if !targets.is_empty() {
+        if export(&targets, &analysis.listed, None) {
+            announce_exports(None);
+        } else {
+            code = ExitCode::from(1);
+        }
     }
     write_report(args, report, &analysis)?;
     let failed_inputs = analysis
@@ -308,6 +325,56 @@ fn export(targets: &Targets, listed: &[Listed], bar: Option<&indicatif::Progress
             ));
             false
         }
+    }
+}
+
+/// Announces the exports just written (the single-file ones; the ACAP
+/// tree stays local) on Redis for `logs exports-follow`.
+fn announce(
+    runtime: &tokio::runtime::Runtime,
+    announcer: &RedisExports,
+    targets: &Targets,
+    bar: Option<&indicatif::ProgressBar>,
+) {
+    let say = |msg: String| match bar {
+        Some(b) => b.println(msg),
+        #[allow(clippy::print_stderr)]
+        None => eprintln!("{msg}"),
+    };
+    let mut files = Vec::new();
+    for path in [
+        &targets.apache_map,
+        &targets.nginx_geo,
+        &targets.haproxy_map,
+        &targets.verified_list,
+        &targets.spoofed_list,
+        &targets.json,
+    ]
+    .into_iter()
+    .flatten()
+    {
+        let name = path
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        match std::fs::read(path) {
+            Ok(body) => files.push(ExportFile { name, body }),
+            Err(e) => say(format!(
+                "botwarden: export {} not announced: {e}",
+                path.display()
+            )),
+        }
+    }
+    match runtime.block_on(announcer.announce(&files)) {
+        Some(version) => say(format!(
+            "botwarden: exports announced on redis {} as version {version} ({} files)",
+            announcer.target().describe(),
+            files.len()
+        )),
+        None => say(format!(
+            "botwarden: warning: exports not announced: redis {} did not answer",
+            announcer.target().describe()
+        )),
     }
 }
 

@@ -11,6 +11,7 @@ use clap::{Args, Subcommand, ValueEnum};
 use analyze::AnalyzeArgs;
 
 mod analyze;
+mod follow;
 
 /// The `logs` subcommands.
 #[derive(Debug, Subcommand)]
@@ -31,6 +32,10 @@ pub(crate) enum LogsCommand {
     /// different robots.txt to verified crawlers, let them past basic
     /// authentication, and refuse addresses that pretend to be crawlers.
     Snippet(SnippetArgs),
+    /// Writes the exports `logs analyze --redis` announces into a
+    /// directory as they come, each file atomically: run it on every web
+    /// server.
+    ExportsFollow(follow::FollowArgs),
 }
 
 /// The web server a snippet is for.
@@ -114,6 +119,7 @@ pub(crate) fn run(command: LogsCommand) -> Result<ExitCode> {
     match command {
         LogsCommand::Analyze(args) => analyze::run(&args, false),
         LogsCommand::Export(args) => analyze::run(&args, true),
+        LogsCommand::ExportsFollow(args) => follow::run(&args),
         LogsCommand::Snippet(args) => {
             let server = match args.server {
                 ServerArg::Apache => Server::Apache,

@@ -1,1 +1,0 @@
-//! The verdict and DNS-answer cache shared on Redis.
