@@ -16,4 +16,15 @@ pub enum Error {
         #[source]
         source: redis::RedisError,
     },
+    /// A NATS server refused or failed an operation.
+    #[error("nats {url}: {operation}")]
+    Nats {
+        /// The URL as given.
+        url: String,
+        /// What was being done.
+        operation: String,
+        /// The client's error.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
 }

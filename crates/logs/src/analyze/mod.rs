@@ -3,8 +3,11 @@
 
 mod build;
 mod hist;
+mod remote;
 mod topk;
 mod worker;
+
+pub use remote::{Pair, PairVerifier, VerdictFuture};
 
 use std::collections::VecDeque;
 use std::net::IpAddr;
@@ -68,6 +71,11 @@ pub struct AnalyzeOptions {
     /// busiest first; the rest are counted in `spoofed_omitted` and
     /// `host_names_omitted`, and every address is still in the exports).
     pub max_listed: usize,
+    /// Where registered bots' pairs are verified: `None` (the default)
+    /// asks the analyzer's own [`Verifier`]; a [`PairVerifier`] hands each
+    /// pair out once per run instead (to central verifiers, for instance),
+    /// and the analyzer's verifier is not asked.
+    pub pairs: Option<Arc<dyn PairVerifier>>,
 }
 
 impl Default for AnalyzeOptions {
@@ -82,6 +90,7 @@ impl Default for AnalyzeOptions {
             poll: Duration::from_millis(250),
             stop: Arc::new(AtomicBool::new(false)),
             max_listed: 1_000,
+            pairs: None,
         }
     }
 }
@@ -513,7 +522,11 @@ impl Analyzer {
         });
         let (done_tx, done_rx) = tokio::sync::oneshot::channel();
         self.runtime.spawn(verify_loop(
-            self.verifier.clone(),
+            Verification {
+                local: self.verifier.clone(),
+                remote: options.pairs.clone(),
+                stop: options.stop.clone(),
+            },
             shared.clone(),
             rx,
             done_tx,
@@ -555,16 +568,47 @@ fn drop_sender(shared: &Shared) {
     let _ = shared.jobs.send(Msg::End);
 }
 
+/// Who answers the pairs of a run.
+struct Verification {
+    /// The analyzer's verifier.
+    local: Arc<Verifier>,
+    /// Verification done elsewhere, in its place.
+    remote: Option<Arc<dyn PairVerifier>>,
+    /// The run's stop flag: verdicts still awaited from elsewhere are
+    /// given up when it is set.
+    stop: Arc<AtomicBool>,
+}
+
+/// How often the verification task looks at the stop flag while it
+/// awaits verdicts from a [`PairVerifier`].
+const REMOTE_STOP_POLL: Duration = Duration::from_millis(100);
+
 async fn verify_loop(
-    verifier: Arc<Verifier>,
+    verification: Verification,
     shared: Arc<Shared>,
     mut rx: mpsc::UnboundedReceiver<Msg>,
     done: tokio::sync::oneshot::Sender<()>,
 ) {
+    let Verification {
+        local: verifier,
+        remote,
+        stop,
+    } = verification;
     let mut queue: VecDeque<Job> = VecDeque::new();
     let mut tasks = tokio::task::JoinSet::new();
     let mut open = true;
+    let mut tick = tokio::time::interval(REMOTE_STOP_POLL);
     loop {
+        if remote.is_some() && stop.load(Ordering::Relaxed) {
+            // Verdicts from elsewhere may never come (no verifier runs):
+            // a stopped run does not wait for them; their pairs stay
+            // pending and the report counts them as unknown.
+            tasks.abort_all();
+            queue.clear();
+            if !open {
+                break;
+            }
+        }
         while tasks.len() < VERIFY_IN_FLIGHT
             && let Some(job) = queue.pop_front()
         {
@@ -572,14 +616,27 @@ async fn verify_loop(
                 continue;
             }
             let info = shared.claim_info(job.claim);
+            let as_of = job.as_of.and_then(unix_time);
+            let shared = shared.clone();
+            if let Some(remote) = &remote {
+                let answer = remote.verify(Pair {
+                    ip: job.ip,
+                    bot: info.name.to_string(),
+                    category: info.category,
+                    as_of,
+                });
+                tasks.spawn(async move {
+                    let verdict = answer.await;
+                    shared.publish(job.ip, job.claim, &verdict);
+                });
+                continue;
+            }
             let claim = Claim::Bot {
                 name: info.name.to_string(),
                 category: info.category,
             };
             let verifier = verifier.clone();
-            let shared = shared.clone();
             tasks.spawn(async move {
-                let as_of = job.as_of.and_then(unix_time);
                 let verdict = verifier.verify_claim(job.ip, &claim, as_of).await;
                 shared.publish(job.ip, job.claim, &verdict);
             });
@@ -593,6 +650,7 @@ async fn verify_loop(
                 Some(Msg::End) | None => open = false,
             },
             Some(_) = tasks.join_next(), if !tasks.is_empty() => {}
+            _ = tick.tick(), if remote.is_some() => {}
         }
     }
     let _ = done.send(());
