@@ -145,22 +145,30 @@ impl NatsLogs {
         let kv = match js.get_key_value(config.bucket.clone()).await {
             Ok(kv) => kv,
             Err(_) => {
+                // The bucket's stream, as `create_key_value` makes it: that
+                // call first reads the account's information, which
+                // async-nats 0.51 cannot parse from a 2.9 server.
                 let created = js
-                    .create_key_value(kv::Config {
-                        bucket: config.bucket.clone(),
-                        description: "botwarden: verdicts on (address, bot) pairs".to_owned(),
-                        history: 1,
+                    .create_stream(stream::Config {
+                        name: format!("KV_{}", config.bucket),
+                        description: Some("botwarden: verdicts on (address, bot) pairs".to_owned()),
+                        subjects: vec![format!("$KV.{}.>", config.bucket)],
+                        max_messages_per_subject: 1,
                         max_age: config.bucket_max_age(),
                         storage: stream::StorageType::File,
-                        ..kv::Config::default()
+                        allow_rollup: true,
+                        deny_delete: true,
+                        allow_direct: true,
+                        discard: stream::DiscardPolicy::New,
+                        num_replicas: 1,
+                        ..stream::Config::default()
                     })
                     .await;
-                match created {
-                    Ok(kv) => kv,
-                    // Another process created it meanwhile.
-                    Err(e) => js.get_key_value(config.bucket.clone()).await.map_err(|_| {
-                        nats_error(url, &format!("create bucket {}", config.bucket), e)
-                    })?,
+                let what = format!("create bucket {}", config.bucket);
+                match (created, js.get_key_value(config.bucket.clone()).await) {
+                    (_, Ok(kv)) => kv,
+                    (Err(e), Err(_)) => return Err(nats_error(url, &what, e)),
+                    (Ok(_), Err(e)) => return Err(nats_error(url, &what, e)),
                 }
             }
         };

@@ -48,7 +48,7 @@ impl VerdictView {
     /// it are loaded.
     pub async fn start(logs: &NatsLogs) -> VerdictView {
         let shared: Arc<Shared> = Arc::default();
-        let task = tokio::spawn(watch(logs.kv.clone(), shared.clone()));
+        let task = tokio::spawn(watch(logs.clone(), shared.clone()));
         loop {
             let notified = shared.loaded_notify.notified();
             if shared.loaded.load(Ordering::Acquire) {
@@ -131,7 +131,8 @@ impl Shared {
 
 /// Loads the bucket, then follows its changes; after a broken watch (NATS
 /// restarted, a reconnect) loads it again and forgets what is gone.
-async fn watch(kv: kv::Store, shared: Arc<Shared>) {
+async fn watch(logs: NatsLogs, shared: Arc<Shared>) {
+    let kv = &logs.kv;
     let mut backoff = Duration::from_millis(100);
     let mut sweep = tokio::time::interval(SWEEP);
     loop {
@@ -140,7 +141,7 @@ async fn watch(kv: kv::Store, shared: Arc<Shared>) {
                 backoff = Duration::from_millis(100);
                 // Keys seen in this load; the rest are gone once it is done.
                 let mut seen: Option<HashSet<String>> = Some(HashSet::new());
-                let empty = kv.status().await.map(|s| s.values() == 0).unwrap_or(false);
+                let empty = bucket_is_empty(&logs).await;
                 if empty {
                     finish_load(&shared, &mut seen);
                 }
@@ -150,6 +151,11 @@ async fn watch(kv: kv::Store, shared: Arc<Shared>) {
                         _ = sweep.tick() => {
                             if shared.sweep() {
                                 shared.bump();
+                            }
+                            // What there was to load may have aged out
+                            // before it came.
+                            if seen.is_some() && bucket_is_empty(&logs).await {
+                                finish_load(&shared, &mut seen);
                             }
                             continue;
                         }
@@ -201,5 +207,18 @@ fn finish_load(shared: &Shared, seen: &mut Option<HashSet<String>>) {
             .retain(|k, _| keys.contains(k));
         shared.bump();
         shared.set_loaded();
+    }
+}
+
+/// Whether the bucket holds no entry now (the store's own status is the
+/// one read when it was opened).
+async fn bucket_is_empty(logs: &NatsLogs) -> bool {
+    let name = format!("KV_{}", logs.config.bucket);
+    match logs.js.get_stream(&name).await {
+        Ok(mut stream) => stream
+            .info()
+            .await
+            .is_ok_and(|info| info.state.messages == 0),
+        Err(_) => false,
     }
 }

@@ -1,0 +1,3 @@
+//! Integration tests of botwarden-scale against real servers on loopback.
+
+mod stream;
