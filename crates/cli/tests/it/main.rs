@@ -7,6 +7,7 @@ mod bots_verify;
 mod crawl;
 mod input;
 mod logs;
+mod logs_nats;
 mod robots_check;
 mod robots_fetch;
 mod robots_fix;
