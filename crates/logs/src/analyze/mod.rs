@@ -440,6 +440,12 @@ pub fn standing(verdict: &Verdict) -> Option<Standing> {
 /// waits for verdicts when 16,384 of its pairs wait for theirs.
 /// `crates/logs/docs/report.md` (Memory) gives the bounds.
 ///
+/// With [`AnalyzeOptions::pairs`], the pairs go to a [`PairVerifier`]
+/// (central verifiers, for a fleet of web servers) in place of the
+/// analyzer's verifier, still once per pair and run and at most
+/// [`VERIFY_IN_FLIGHT`] awaited at once; a stopped run gives up on the
+/// answers still awaited and counts their pairs as `unknown`.
+///
 /// Clients a log names by host name (Apache's `HostnameLookups On`) are
 /// counted like addresses; a bot claim from one is `unverifiable`
 /// ([`Verifier::verify_name`]).
