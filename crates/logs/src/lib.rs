@@ -65,7 +65,7 @@ mod report;
 
 pub use analyze::{
     Analysis, AnalyzeOptions, Analyzer, FormatChoice, PENDING_PATHS, Pair, PairVerifier, Progress,
-    Run, VERIFY_IN_FLIGHT, VerdictFuture, standing, trusted_proxy_warnings,
+    REMOTE_IN_FLIGHT, Run, VERIFY_IN_FLIGHT, VerdictFuture, standing, trusted_proxy_warnings,
 };
 pub use error::Error;
 pub use export::{

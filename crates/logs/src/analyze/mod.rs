@@ -34,6 +34,12 @@ pub const PENDING_PATHS: usize = 64;
 /// millions of lookups.
 pub const VERIFY_IN_FLIGHT: usize = 256;
 
+/// Pairs awaited at once from a [`PairVerifier`]: an answer from
+/// elsewhere costs this process a waiting task (a few hundred bytes) rather
+/// than a lookup, and a fleet's followers should hand their pairs out as
+/// fast as they read them.
+pub const REMOTE_IN_FLIGHT: usize = 4_096;
+
 /// How to read the inputs.
 #[derive(Debug, Clone, Default)]
 pub enum FormatChoice {
@@ -443,7 +449,7 @@ pub fn standing(verdict: &Verdict) -> Option<Standing> {
 /// With [`AnalyzeOptions::pairs`], the pairs go to a [`PairVerifier`]
 /// (central verifiers, for a fleet of web servers) in place of the
 /// analyzer's verifier, still once per pair and run and at most
-/// [`VERIFY_IN_FLIGHT`] awaited at once; a stopped run gives up on the
+/// [`REMOTE_IN_FLIGHT`] awaited at once; a stopped run gives up on the
 /// answers still awaited and counts their pairs as `unknown`.
 ///
 /// Clients a log names by host name (Apache's `HostnameLookups On`) are
@@ -604,6 +610,11 @@ async fn verify_loop(
     let mut tasks = tokio::task::JoinSet::new();
     let mut open = true;
     let mut tick = tokio::time::interval(REMOTE_STOP_POLL);
+    let in_flight = if remote.is_some() {
+        REMOTE_IN_FLIGHT
+    } else {
+        VERIFY_IN_FLIGHT
+    };
     loop {
         if remote.is_some() && stop.load(Ordering::Relaxed) {
             // Verdicts from elsewhere may never come (no verifier runs):
@@ -615,7 +626,7 @@ async fn verify_loop(
                 break;
             }
         }
-        while tasks.len() < VERIFY_IN_FLIGHT
+        while tasks.len() < in_flight
             && let Some(job) = queue.pop_front()
         {
             if !shared.begin(job.ip, job.claim) {

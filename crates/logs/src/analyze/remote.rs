@@ -34,7 +34,7 @@ pub type VerdictFuture = Pin<Box<dyn Future<Output = Arc<Verdict>> + Send + 'sta
 /// [`AnalyzeOptions::pairs`](crate::AnalyzeOptions::pairs).
 ///
 /// The analysis calls [`PairVerifier::verify`] once per registered-bot
-/// pair and run, with at most [`VERIFY_IN_FLIGHT`](crate::VERIFY_IN_FLIGHT)
+/// pair and run, with at most [`REMOTE_IN_FLIGHT`](crate::REMOTE_IN_FLIGHT)
 /// futures waiting at once, and reads the verdict's kind and (for a
 /// spoofed one) its reason. The future may take as long as the answer
 /// takes: when the run is stopped ([`AnalyzeOptions::stop`](crate::AnalyzeOptions::stop)),

@@ -17,7 +17,7 @@ use super::{NatsLogs, pair_key};
 
 /// How often a waiting pair reads the bucket itself, besides being woken
 /// by the bucket's watcher (which can miss an update across a reconnect).
-const RECHECK: Duration = Duration::from_secs(5);
+const RECHECK: Duration = Duration::from_secs(15);
 
 /// Longest pause between attempts when NATS does not answer.
 const MAX_BACKOFF: Duration = Duration::from_secs(10);
