@@ -243,9 +243,18 @@ pub(crate) fn run(args: &AnalyzeArgs, export_only: bool) -> Result<ExitCode> {
     }
     let analysis = run.finish();
     let mut code = ExitCode::SUCCESS;
-    let listed = view
-        .as_ref()
-        .map_or_else(|| analysis.listed.clone(), VerdictView::listed);
+    let listed = match &view {
+        // The fleet's verdicts, and this run's own even if the view has
+        // not seen the last of them yet.
+        Some(view) => {
+            let mut listed = view.listed();
+            listed.extend(analysis.listed.iter().cloned());
+            listed.sort();
+            listed.dedup();
+            listed
+        }
+        None => analysis.listed.clone(),
+    };
     if !targets.is_empty() && !export(&targets, &listed, None) {
         code = ExitCode::from(1);
     }
