@@ -338,3 +338,53 @@ fn a_verifier_aborted_mid_stream_loses_no_pair() {
     });
     task.abort();
 }
+
+#[test]
+fn nats_restarted_mid_stream_loses_no_pair() {
+    let mut nats = NatsServer::start();
+    let rt = runtime();
+    let central = BackgroundDns::start(zone(60).delay(Duration::from_millis(50)));
+    let local = BackgroundDns::start(zone(60));
+    let config = StreamConfig {
+        ack_wait: Duration::from_secs(2),
+        ..StreamConfig::default()
+    };
+    let connect = || {
+        rt.block_on(NatsLogs::connect(&nats.url(), config.clone()))
+            .expect("connect")
+    };
+    let dir = TempDir::new("scale-restart");
+    let ips: Vec<String> = (0..60).map(genuine).collect();
+    let log = write_log(dir.path(), "access.log", &ips);
+    let publisher = {
+        let _entered = rt.enter();
+        PairPublisher::new(connect())
+    };
+    let stats = Arc::new(VerifierStats::default());
+    let task = {
+        let logs = connect();
+        let verifier = verifier(central.addr());
+        let stats = stats.clone();
+        let held = VerifierOptions {
+            in_flight: 4,
+            ..VerifierOptions::default()
+        };
+        rt.spawn(async move {
+            run_verifier(&logs, verifier, &held, stats, std::future::pending()).await
+        })
+    };
+    let run = analyzer(&rt, local.addr()).start(vec![Input::Path(log)], options(false, &publisher));
+    wait_until("8 verdicts", || stats.verified.load(Ordering::Relaxed) >= 8);
+    // The server dies and comes back on the same port and store; the
+    // clients reconnect by themselves.
+    nats.restart();
+    let analysis = run.finish();
+    assert_eq!(
+        standings(&analysis.listed),
+        (60, 0),
+        "{:?}",
+        analysis.listed
+    );
+    assert_eq!(local.queries(), 0);
+    task.abort();
+}
