@@ -21,9 +21,8 @@ pub(crate) fn connect(
     url: &str,
     config: StreamConfig,
 ) -> Result<NatsLogs> {
-    runtime
-        .block_on(NatsLogs::connect(url, config))
-        .with_context(|| format!("--nats {url}"))
+    // The error names the URL and what was being done.
+    Ok(runtime.block_on(NatsLogs::connect(url, config))?)
 }
 
 /// Options of `logs verifier`.
@@ -76,15 +75,13 @@ pub(crate) fn verifier(args: &VerifierArgs) -> Result<ExitCode> {
         ..VerifierOptions::default()
     };
     say(&format!("verifying pairs from {}", args.nats));
-    runtime
-        .block_on(run_verifier(
-            &logs,
-            verifier,
-            &options,
-            stats.clone(),
-            shutdown(),
-        ))
-        .with_context(|| format!("--nats {}", args.nats))?;
+    runtime.block_on(run_verifier(
+        &logs,
+        verifier,
+        &options,
+        stats.clone(),
+        shutdown(),
+    ))?;
     let n = |c: &std::sync::atomic::AtomicU64| c.load(Ordering::Relaxed);
     say(&format!(
         "{} pairs received: {} verified, {} answered already, {} refused, {} left for redelivery",
