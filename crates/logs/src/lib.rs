@@ -64,8 +64,8 @@ mod record;
 mod report;
 
 pub use analyze::{
-    Analysis, AnalyzeOptions, Analyzer, FormatChoice, PENDING_PATHS, Progress, Run,
-    VERIFY_IN_FLIGHT, standing, trusted_proxy_warnings,
+    Analysis, AnalyzeOptions, Analyzer, FormatChoice, PENDING_PATHS, Pair, PairVerifier, Progress,
+    REMOTE_IN_FLIGHT, Run, VERIFY_IN_FLIGHT, VerdictFuture, standing, trusted_proxy_warnings,
 };
 pub use error::Error;
 pub use export::{

@@ -42,4 +42,15 @@ pub enum Error {
         /// The time allowed.
         after: std::time::Duration,
     },
+    /// A NATS server refused or failed an operation.
+    #[error("nats {url}: {operation}")]
+    Nats {
+        /// The URL as given.
+        url: String,
+        /// What was being done.
+        operation: String,
+        /// The client's error.
+        #[source]
+        source: Box<dyn std::error::Error + Send + Sync>,
+    },
 }

@@ -9,6 +9,7 @@ mod crawl_shared;
 mod crawl_signed;
 mod input;
 mod logs;
+mod logs_nats;
 mod robots_check;
 mod robots_fetch;
 mod robots_fix;

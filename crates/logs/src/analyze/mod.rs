@@ -3,9 +3,12 @@
 
 mod build;
 mod hist;
+mod remote;
 mod signed;
 mod topk;
 mod worker;
+
+pub use remote::{Pair, PairVerifier, VerdictFuture};
 
 use std::collections::VecDeque;
 use std::net::IpAddr;
@@ -33,6 +36,12 @@ pub const PENDING_PATHS: usize = 64;
 /// 40 bytes each), so that a log with millions of addresses does not start
 /// millions of lookups.
 pub const VERIFY_IN_FLIGHT: usize = 256;
+
+/// Pairs awaited at once from a [`PairVerifier`]: an answer from
+/// elsewhere costs this process a waiting task (a few hundred bytes) rather
+/// than a lookup, and a fleet's followers should hand their pairs out as
+/// fast as they read them.
+pub const REMOTE_IN_FLIGHT: usize = 4_096;
 
 /// How to read the inputs.
 #[derive(Debug, Clone, Default)]
@@ -75,6 +84,11 @@ pub struct AnalyzeOptions {
     /// registry's `signature_keys` only. A signature whose agent's keys
     /// are not here gives `unknown`.
     pub signature_keys: Option<Arc<KeyRing>>,
+    /// Where registered bots' pairs are verified: `None` (the default)
+    /// asks the analyzer's own [`Verifier`]; a [`PairVerifier`] hands each
+    /// pair out once per run instead (to central verifiers, for instance),
+    /// and the analyzer's verifier is not asked.
+    pub pairs: Option<Arc<dyn PairVerifier>>,
 }
 
 impl Default for AnalyzeOptions {
@@ -90,6 +104,7 @@ impl Default for AnalyzeOptions {
             stop: Arc::new(AtomicBool::new(false)),
             max_listed: 1_000,
             signature_keys: None,
+            pairs: None,
         }
     }
 }
@@ -442,6 +457,12 @@ pub fn standing(verdict: &Verdict) -> Option<Standing> {
 /// waits for verdicts when 16,384 of its pairs wait for theirs.
 /// `crates/logs/docs/report.md` (Memory) gives the bounds.
 ///
+/// With [`AnalyzeOptions::pairs`], the pairs go to a [`PairVerifier`]
+/// (central verifiers, for a fleet of web servers) in place of the
+/// analyzer's verifier, still once per pair and run and at most
+/// [`REMOTE_IN_FLIGHT`] awaited at once; a stopped run gives up on the
+/// answers still awaited and counts their pairs as `unknown`.
+///
 /// Clients a log names by host name (Apache's `HostnameLookups On`) are
 /// counted like addresses; a bot claim from one is `unverifiable`
 /// ([`Verifier::verify_name`]).
@@ -532,7 +553,11 @@ impl Analyzer {
         });
         let (done_tx, done_rx) = tokio::sync::oneshot::channel();
         self.runtime.spawn(verify_loop(
-            self.verifier.clone(),
+            Verification {
+                local: self.verifier.clone(),
+                remote: options.pairs.clone(),
+                stop: options.stop.clone(),
+            },
             shared.clone(),
             rx,
             done_tx,
@@ -574,31 +599,80 @@ fn drop_sender(shared: &Shared) {
     let _ = shared.jobs.send(Msg::End);
 }
 
+/// Who answers the pairs of a run.
+struct Verification {
+    /// The analyzer's verifier.
+    local: Arc<Verifier>,
+    /// Verification done elsewhere, in its place.
+    remote: Option<Arc<dyn PairVerifier>>,
+    /// The run's stop flag: verdicts still awaited from elsewhere are
+    /// given up when it is set.
+    stop: Arc<AtomicBool>,
+}
+
+/// How often the verification task looks at the stop flag while it
+/// awaits verdicts from a [`PairVerifier`].
+const REMOTE_STOP_POLL: Duration = Duration::from_millis(100);
+
 async fn verify_loop(
-    verifier: Arc<Verifier>,
+    verification: Verification,
     shared: Arc<Shared>,
     mut rx: mpsc::UnboundedReceiver<Msg>,
     done: tokio::sync::oneshot::Sender<()>,
 ) {
+    let Verification {
+        local: verifier,
+        remote,
+        stop,
+    } = verification;
     let mut queue: VecDeque<Job> = VecDeque::new();
     let mut tasks = tokio::task::JoinSet::new();
     let mut open = true;
+    let mut tick = tokio::time::interval(REMOTE_STOP_POLL);
+    let in_flight = if remote.is_some() {
+        REMOTE_IN_FLIGHT
+    } else {
+        VERIFY_IN_FLIGHT
+    };
     loop {
-        while tasks.len() < VERIFY_IN_FLIGHT
+        if remote.is_some() && stop.load(Ordering::Relaxed) {
+            // Verdicts from elsewhere may never come (no verifier runs):
+            // a stopped run does not wait for them; their pairs stay
+            // pending and the report counts them as unknown.
+            tasks.abort_all();
+            queue.clear();
+            if !open {
+                break;
+            }
+        }
+        while tasks.len() < in_flight
             && let Some(job) = queue.pop_front()
         {
             if !shared.begin(job.ip, job.claim) {
                 continue;
             }
             let info = shared.claim_info(job.claim);
+            let as_of = job.as_of.and_then(unix_time);
+            let shared = shared.clone();
+            if let Some(remote) = &remote {
+                let answer = remote.verify(Pair {
+                    ip: job.ip,
+                    bot: info.name.to_string(),
+                    category: info.category,
+                    as_of,
+                });
+                tasks.spawn(async move {
+                    let verdict = answer.await;
+                    shared.publish(job.ip, job.claim, &verdict);
+                });
+                continue;
+            }
             let claim = Claim::Bot {
                 name: info.name.to_string(),
                 category: info.category,
             };
             let verifier = verifier.clone();
-            let shared = shared.clone();
             tasks.spawn(async move {
-                let as_of = job.as_of.and_then(unix_time);
                 let verdict = verifier.verify_claim(job.ip, &claim, as_of).await;
                 shared.publish(job.ip, job.claim, &verdict);
             });
@@ -612,6 +686,7 @@ async fn verify_loop(
                 Some(Msg::End) | None => open = false,
             },
             Some(_) = tasks.join_next(), if !tasks.is_empty() => {}
+            _ = tick.tick(), if remote.is_some() => {}
         }
     }
     let _ = done.send(());

@@ -4,6 +4,7 @@ mod analyze;
 mod export;
 mod format;
 mod memory;
+mod pairs;
 mod report;
 mod servers;
 mod signed;

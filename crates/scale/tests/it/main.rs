@@ -2,4 +2,5 @@
 //! loopback (`redis-server`, `nats-server`), started by the tests.
 
 mod crawl;
+mod stream;
 mod verdicts;

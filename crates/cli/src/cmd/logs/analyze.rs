@@ -13,6 +13,7 @@ use botwarden_logs::{
     Analysis, AnalyzeOptions, Analyzer, FormatChoice, Listed, LogFormat, Progress, Targets,
     TextOptions, expand_inputs, render_html, render_text, trusted_proxy_warnings,
 };
+use botwarden_scale::stream::{PairPublisher, StreamConfig, VerdictView};
 use botwarden_scale::{ExportFile, RedisExports, Timeouts};
 use botwarden_verify::{AgentKind, Cidr, Classifier, KeyRing, Verifier};
 use clap::{Args, ValueEnum};
@@ -60,6 +61,12 @@ pub(crate) struct AnalyzeArgs {
     /// changed.
     #[arg(long, value_name = "SECS", default_value = "5", value_parser = positive_seconds)]
     export_interval: Duration,
+    /// Hand the pairs to central verifiers over this NATS server
+    /// (`nats://host:4222`) instead of asking DNS here, and render the
+    /// exports from the verdicts of the whole fleet (the server's bucket);
+    /// run `botwarden logs verifier --nats URL` centrally.
+    #[arg(long, value_name = "URL")]
+    nats: Option<String>,
     /// No progress bar, even on a terminal.
     #[arg(long)]
     no_progress: bool,
@@ -231,7 +238,17 @@ pub(crate) fn run(args: &AnalyzeArgs, export_only: bool) -> Result<ExitCode> {
     if let Some(n) = args.threads {
         options.threads = n.max(1);
     }
-    if args.follow {
+    // With --nats: pairs to the central verifiers, exports from the bucket.
+    let view = match &args.nats {
+        Some(url) => {
+            let logs = super::nats::connect(&runtime, url, StreamConfig::default())?;
+            let _entered = runtime.enter();
+            options.pairs = Some(Arc::new(PairPublisher::new(logs.clone())));
+            Some(runtime.block_on(VerdictView::start(&logs)))
+        }
+        None => None,
+    };
+    if args.follow || view.is_some() {
         let stop = options.stop.clone();
         runtime.spawn(async move {
             if tokio::signal::ctrl_c().await.is_ok() {
@@ -268,11 +285,19 @@ pub(crate) fn run(args: &AnalyzeArgs, export_only: bool) -> Result<ExitCode> {
             update_bar(bar, run.progress());
         }
         if args.follow && last_export.elapsed() >= args.export_interval {
-            let generation = run.progress().generation.load(Ordering::Relaxed);
+            let generation = match &view {
+                Some(view) => view.generation(),
+                None => run.progress().generation.load(Ordering::Relaxed),
+            };
             if generation != exported_generation {
                 exported_generation = generation;
-                if !targets.is_empty() && export(&targets, &run.listed(), bar.as_ref()) {
-                    announce_exports(bar.as_ref());
+                if !targets.is_empty() {
+                    let listed = view
+                        .as_ref()
+                        .map_or_else(|| run.listed(), VerdictView::listed);
+                    if export(&targets, &listed, bar.as_ref()) {
+                        announce_exports(bar.as_ref());
+                    }
                 }
             }
             last_export = Instant::now();
@@ -283,8 +308,20 @@ pub(crate) fn run(args: &AnalyzeArgs, export_only: bool) -> Result<ExitCode> {
     }
     let analysis = run.finish();
     let mut code = ExitCode::SUCCESS;
+    let listed = match &view {
+        // The fleet's verdicts, and this run's own even if the view has
+        // not seen the last of them yet.
+        Some(view) => {
+            let mut listed = view.listed();
+            listed.extend(analysis.listed.iter().cloned());
+            listed.sort();
+            listed.dedup();
+            listed
+        }
+        None => analysis.listed.clone(),
+    };
     if !targets.is_empty() {
-        if export(&targets, &analysis.listed, None) {
+        if export(&targets, &listed, None) {
             announce_exports(None);
         } else {
             code = ExitCode::from(1);

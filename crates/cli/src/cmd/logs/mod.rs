@@ -12,6 +12,7 @@ use analyze::AnalyzeArgs;
 
 mod analyze;
 mod follow;
+mod nats;
 
 /// The `logs` subcommands.
 #[derive(Debug, Subcommand)]
@@ -28,6 +29,11 @@ pub(crate) enum LogsCommand {
     /// Like `analyze`, for the lists only: writes the `--export-…` files
     /// and prints no report unless `--report` asks for one.
     Export(AnalyzeArgs),
+    /// Verifies the pairs web servers' followers publish to NATS
+    /// (`logs analyze --follow … --nats URL`) and writes the verdicts to
+    /// the bucket they render their exports from; runs until interrupted
+    /// (Ctrl-C or SIGTERM). Run as many as needed: they share the pairs.
+    Verifier(nats::VerifierArgs),
     /// Prints web-server configuration that uses the exports: serve a
     /// different robots.txt to verified crawlers, let them past basic
     /// authentication, and refuse addresses that pretend to be crawlers.
@@ -120,6 +126,7 @@ pub(crate) fn run(command: LogsCommand) -> Result<ExitCode> {
         LogsCommand::Analyze(args) => analyze::run(&args, false),
         LogsCommand::Export(args) => analyze::run(&args, true),
         LogsCommand::ExportsFollow(args) => follow::run(&args),
+        LogsCommand::Verifier(args) => nats::verifier(&args),
         LogsCommand::Snippet(args) => {
             let server = match args.server {
                 ServerArg::Apache => Server::Apache,

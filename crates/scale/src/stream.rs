@@ -1,1 +1,0 @@
-//! Logs of many web servers verified centrally over NATS JetStream.
