@@ -2,20 +2,34 @@
 //! program to start (an environment variable or the `PATH`), and a
 //! temporary directory removed on drop.
 
+use std::collections::BTreeSet;
 use std::net::TcpListener;
 use std::path::{Path, PathBuf};
+use std::sync::Mutex;
 use std::sync::atomic::{AtomicU32, Ordering};
 
-/// A free TCP port on 127.0.0.1, as the system hands it out.
+/// A free TCP port on 127.0.0.1, as the system hands it out, and never
+/// one this process was given before: the system may hand the same free
+/// port out twice in a row, and a server given two ports (Redis' client
+/// and cluster-bus ports) would then fail to bind the second.
 ///
 /// # Panics
 /// When no port can be bound.
 #[must_use]
 pub fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("bind a free loopback port")
+    static GIVEN: Mutex<BTreeSet<u16>> = Mutex::new(BTreeSet::new());
+    let mut given = GIVEN
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    loop {
+        let port = TcpListener::bind("127.0.0.1:0")
+            .and_then(|l| l.local_addr())
+            .map(|a| a.port())
+            .expect("bind a free loopback port");
+        if given.insert(port) {
+            return port;
+        }
+    }
 }
 
 /// The program `env` names, or `name` found on the `PATH` (and in

@@ -40,7 +40,25 @@ impl RedisServer {
         server
     }
 
+    /// Starts a server in `dir`; when it cannot bind a port it was given
+    /// (another process took it between the choice and the bind), again
+    /// with new ports, up to five times.
     fn spawn(dir: &Path, cluster: bool) -> Self {
+        let mut log = String::new();
+        for _ in 0..5 {
+            match Self::try_spawn(dir, cluster) {
+                Ok(server) => return server,
+                Err(text) if text.contains("Address already in use") => log = text,
+                Err(text) => panic!(
+                    "redis-server in {} exited at start; its log: {text}",
+                    dir.display()
+                ),
+            }
+        }
+        panic!("redis-server found no free port in five tries; its last log: {log}")
+    }
+
+    fn try_spawn(dir: &Path, cluster: bool) -> Result<Self, String> {
         let bin = program("BOTWARDEN_REDIS_SERVER", "redis-server", "redis-server");
         let port = free_port();
         let bus_port = free_port();
@@ -58,6 +76,7 @@ impl RedisServer {
         }
         let conf = dir.join("redis.conf");
         std::fs::write(&conf, config).expect("write redis.conf");
+        let _ = std::fs::remove_file(dir.join("redis.log"));
         let child = Command::new(&bin)
             .arg(&conf)
             .current_dir(dir)
@@ -71,7 +90,7 @@ impl RedisServer {
                     bin.display()
                 )
             });
-        let server = Self {
+        let mut server = Self {
             child: Some(child),
             addr: SocketAddr::from(([127, 0, 0, 1], port)),
             bus_port,
@@ -80,6 +99,9 @@ impl RedisServer {
         };
         let deadline = Instant::now() + START;
         while command(server.addr, &["PING"]).as_deref() != Some("+PONG") {
+            if !server.is_running() {
+                return Err(server.log());
+            }
             assert!(
                 Instant::now() < deadline,
                 "redis-server on {} did not answer PING in {START:?}; its log: {}",
@@ -88,7 +110,7 @@ impl RedisServer {
             );
             std::thread::sleep(Duration::from_millis(20));
         }
-        server
+        Ok(server)
     }
 
     /// The server's address.
