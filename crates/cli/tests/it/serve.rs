@@ -19,13 +19,13 @@ bots:
 ";
 
 /// `botwarden serve` on a free port, killed when dropped.
-struct Server {
+pub(crate) struct Server {
     child: Child,
     addr: SocketAddr,
 }
 
 impl Server {
-    fn start(args: &[&str]) -> Server {
+    pub(crate) fn start(args: &[&str]) -> Server {
         let mut child = Command::new(env!("CARGO_BIN_EXE_botwarden"))
             .args(["serve", "--listen", "127.0.0.1:0"])
             .args(args)
@@ -50,7 +50,7 @@ impl Server {
     }
 
     /// One request; the status and body.
-    fn request(&self, method: &str, path: &str, body: &str) -> (u16, String) {
+    pub(crate) fn request(&self, method: &str, path: &str, body: &str) -> (u16, String) {
         let mut stream = TcpStream::connect(self.addr).expect("connect");
         write!(
             stream,

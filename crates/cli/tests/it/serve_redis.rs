@@ -2,14 +2,11 @@
 //! through a 3-node Redis Cluster, and go on answering when Redis dies;
 //! `bots update --redis` fetches a feed once for every node.
 
-use std::io::{BufRead, BufReader, Read, Write};
-use std::net::{SocketAddr, TcpStream};
-use std::process::{Child, Command, Stdio};
-
 use botwarden_testdata::dns::{BackgroundDns, Zone};
 use botwarden_testdata::redis::RedisCluster;
 
 use crate::TempFile;
+use crate::serve::Server;
 
 const REGISTRY: &str = "\
 bots:
@@ -17,54 +14,11 @@ bots:
     fcrdns_hosts: [searchbot.example]
 ";
 
-/// `botwarden serve` on a free port, killed when dropped.
-struct Server {
-    child: Child,
-    addr: SocketAddr,
-}
-
 impl Server {
-    fn start(args: &[&str]) -> Server {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_botwarden"))
-            .args(["serve", "--listen", "127.0.0.1:0"])
-            .args(args)
-            .stdin(Stdio::null())
-            .stdout(Stdio::null())
-            .stderr(Stdio::piped())
-            .spawn()
-            .expect("start botwarden serve");
-        let mut lines = BufReader::new(child.stderr.take().expect("stderr")).lines();
-        let addr = loop {
-            let line = lines
-                .next()
-                .expect("serve says where it listens")
-                .expect("stderr line");
-            if let Some(rest) = line.strip_prefix("botwarden: listening on http://") {
-                break rest.trim_end_matches('/').parse().expect("an address");
-            }
-        };
-        std::thread::spawn(move || for _ in lines {});
-        Server { child, addr }
-    }
-
-    /// `GET path`: the status and body.
-    fn get(&self, path: &str) -> (u16, String) {
-        let mut stream = TcpStream::connect(self.addr).expect("connect");
-        write!(
-            stream,
-            "GET {path} HTTP/1.1\r\nHost: test\r\nConnection: close\r\n\r\n"
-        )
-        .expect("send");
-        let mut answer = Vec::new();
-        stream.read_to_end(&mut answer).expect("read");
-        let text = String::from_utf8(answer).expect("UTF-8");
-        let (head, body) = text.split_once("\r\n\r\n").expect("a head");
-        (head[9..12].parse().expect("status"), body.to_owned())
-    }
-
     /// The verdict's kind on `ip` claiming Searchbot.
     fn verdict(&self, ip: &str) -> String {
-        let (status, body) = self.get(&format!("/api/v1/verify?ip={ip}&bot=Searchbot"));
+        let (status, body) =
+            self.request("GET", &format!("/api/v1/verify?ip={ip}&bot=Searchbot"), "");
         assert_eq!(status, 200, "{body}");
         let doc: serde_json::Value = serde_json::from_str(&body).expect("JSON");
         doc["verdict"].as_str().unwrap_or_default().to_owned()
@@ -72,16 +26,9 @@ impl Server {
 
     /// The value of one line of `/metrics`.
     fn metric(&self, name: &str) -> Option<u64> {
-        let (_, body) = self.get("/metrics");
+        let (_, body) = self.request("GET", "/metrics", "");
         body.lines()
             .find_map(|l| l.strip_prefix(name)?.strip_prefix(' ')?.parse().ok())
-    }
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = self.child.kill();
-        let _ = self.child.wait();
     }
 }
 
