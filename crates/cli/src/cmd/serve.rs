@@ -159,11 +159,15 @@ pub(crate) fn run(args: &ServeArgs) -> Result<ExitCode> {
         let bound = listener
             .local_addr()
             .with_context(|| format!("cannot listen on {listen}"))?;
+        // The handlers are in place before anyone is told where to connect,
+        // so a SIGTERM right after the line above stops the service
+        // gracefully rather than by the signal's default action.
+        let stop = shutdown();
         #[allow(clippy::print_stderr)]
         {
             eprintln!("botwarden: listening on http://{bound}/");
         }
-        service.run(listener, shutdown()).await?;
+        service.run(listener, stop).await?;
         Ok::<_, anyhow::Error>(())
     })?;
     Ok(ExitCode::SUCCESS)
@@ -202,24 +206,37 @@ fn rewrite_map(url: &str, args: &ServeArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// Completes on Ctrl-C or SIGTERM.
-async fn shutdown() {
-    let interrupt = async {
-        let _ = tokio::signal::ctrl_c().await;
-    };
+/// Completes on Ctrl-C or SIGTERM. The handlers are installed when this is
+/// called (inside the runtime), not when the future is first polled.
+fn shutdown() -> impl std::future::Future<Output = ()> {
     #[cfg(unix)]
-    let terminate = async {
-        match tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate()) {
-            Ok(mut s) => {
-                s.recv().await;
-            }
-            Err(_) => std::future::pending::<()>().await,
-        }
+    let signals = {
+        use tokio::signal::unix::{SignalKind, signal};
+        (
+            signal(SignalKind::interrupt()).ok(),
+            signal(SignalKind::terminate()).ok(),
+        )
     };
-    #[cfg(not(unix))]
-    let terminate = std::future::pending::<()>();
-    tokio::select! {
-        () = interrupt => {},
-        () = terminate => {},
+    async move {
+        #[cfg(unix)]
+        {
+            let (interrupt, terminate) = signals;
+            let wait = |s: Option<tokio::signal::unix::Signal>| async move {
+                match s {
+                    Some(mut s) => {
+                        s.recv().await;
+                    }
+                    None => std::future::pending::<()>().await,
+                }
+            };
+            tokio::select! {
+                () = wait(interrupt) => {},
+                () = wait(terminate) => {},
+            }
+        }
+        #[cfg(not(unix))]
+        {
+            let _ = tokio::signal::ctrl_c().await;
+        }
     }
 }
