@@ -553,9 +553,29 @@ async fn haproxy_map_after_reload() {
     check_all(port, &round(true).1)
         .await
         .expect("HAProxy keeps the old map until a reload");
-    server.signal("-USR2");
-    eventually(port, &roles, Duration::from_secs(15), &log).await;
+    // A master still settling after its start may miss one SIGUSR2, so the
+    // signal is sent again until the new map answers (a reload more is
+    // harmless).
+    for _ in 0..5 {
+        server.signal("-USR2");
+        if until(port, &roles, Duration::from_secs(5)).await {
+            break;
+        }
+    }
+    eventually(port, &roles, Duration::from_secs(5), &log).await;
     drop(server);
+}
+
+/// Whether every role answers as expected within `wait`.
+async fn until(port: u16, roles: &[(Ipv4Addr, Role)], wait: Duration) -> bool {
+    let deadline = Instant::now() + wait;
+    while Instant::now() < deadline {
+        if check_all(port, roles).await.is_ok() {
+            return true;
+        }
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    false
 }
 
 /// `{SHA}` password hash of htpasswd: base64 of the SHA-1 digest.
