@@ -1,6 +1,6 @@
 //! The crawl shared by many workers on Redis: frontier, seen-set and
 //! per-host politeness ([`RedisCoordinator`], a
-//! [`Coordinator`](botwarden_crawl::Coordinator)).
+//! [`Coordinator`]).
 //!
 //! Everything about one host lives under keys tagged `{host}` (one
 //! cluster slot), and every step that reads and changes it is one Lua
