@@ -381,29 +381,9 @@ pub(crate) async fn api_verify(
             .check_signed_request(&inner.classifier, ip, ua, bot, &check)
             .await)
             .clone(),
-        None => {
-            let claim = match (bot, ua) {
-                (Some(b), _) => Claim::Bot {
-                    name: b.to_owned(),
-                    category: None,
-                },
-                (None, Some(ua)) => Claim::of(&inner.classifier, ua),
-                (None, None) => Claim::NotABot,
-            };
-            inner
-                .verifier
-                .signature_verdict(&claim, &check)
-                .unwrap_or_else(|| Verdict::Unverifiable {
-                    bot: bot.or(ua).unwrap_or("-").to_owned(),
-                    reason: match &check {
-                        SignatureCheck::Unsigned => {
-                            "the request is not signed and no address was given".to_owned()
-                        }
-                        _ => "the signature does not decide for this bot and no address was given"
-                            .to_owned(),
-                    },
-                })
-        }
+        None => inner
+            .verifier
+            .check_signed_without_address(&inner.classifier, ua, bot, &check),
     };
     let doc = SignedVerdictJson {
         ip: ip.map(botwarden_verify::normalize),

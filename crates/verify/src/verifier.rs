@@ -191,6 +191,20 @@ pub enum Claim {
 }
 
 impl Claim {
+    /// The claim of a request asked about: `bot` by name when given (it
+    /// stands for the User-Agent), else what `ua` claims, else no bot.
+    #[must_use]
+    pub fn asked(classifier: &Classifier, ua: Option<&str>, bot: Option<&str>) -> Claim {
+        match (bot, ua) {
+            (Some(bot), _) => Claim::Bot {
+                name: bot.to_owned(),
+                category: None,
+            },
+            (None, Some(ua)) => Claim::of(classifier, ua),
+            (None, None) => Claim::NotABot,
+        }
+    }
+
     /// What `ua` claims, by `classifier`.
     #[must_use]
     pub fn of(classifier: &Classifier, ua: &str) -> Claim {

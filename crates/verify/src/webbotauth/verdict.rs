@@ -164,17 +164,35 @@ impl Verifier {
         bot: Option<&str>,
         signature: &SignatureCheck,
     ) -> Arc<Verdict> {
-        let claim = match (bot, ua) {
-            (Some(bot), _) => Claim::Bot {
-                name: bot.to_owned(),
-                category: None,
-            },
-            (None, Some(ua)) => Claim::of(classifier, ua),
-            (None, None) => Claim::NotABot,
-        };
+        let claim = Claim::asked(classifier, ua, bot);
         if let Some(v) = self.signature_verdict(&claim, signature) {
             return Arc::new(v);
         }
         self.check_request(classifier, address, ua, bot).await
+    }
+
+    /// The verdict on a request known by its signature alone (no client
+    /// address): the signature's when it decides, else `unverifiable`,
+    /// saying why.
+    #[must_use]
+    pub fn check_signed_without_address(
+        &self,
+        classifier: &Classifier,
+        ua: Option<&str>,
+        bot: Option<&str>,
+        signature: &SignatureCheck,
+    ) -> Verdict {
+        let claim = Claim::asked(classifier, ua, bot);
+        self.signature_verdict(&claim, signature)
+            .unwrap_or_else(|| Verdict::Unverifiable {
+                bot: bot.or(ua).unwrap_or("-").to_owned(),
+                reason: match signature {
+                    SignatureCheck::Unsigned => {
+                        "the request is not signed and no address was given".to_owned()
+                    }
+                    _ => "the signature does not decide for this bot and no address was given"
+                        .to_owned(),
+                },
+            })
     }
 }

@@ -238,28 +238,7 @@ pub(crate) fn run(
             (*runtime.block_on(verifier.check_signed_request(classifier, ip, ua, bot, &check)))
                 .clone()
         }
-        None => {
-            let claim = match (bot, ua) {
-                (Some(b), _) => botwarden_verify::Claim::Bot {
-                    name: b.to_owned(),
-                    category: None,
-                },
-                (None, Some(ua)) => botwarden_verify::Claim::of(classifier, ua),
-                (None, None) => botwarden_verify::Claim::NotABot,
-            };
-            verifier
-                .signature_verdict(&claim, &check)
-                .unwrap_or_else(|| Verdict::Unverifiable {
-                    bot: bot.or(ua).unwrap_or("-").to_owned(),
-                    reason: match &check {
-                        SignatureCheck::Unsigned => {
-                            "the request is not signed and no address was given".to_owned()
-                        }
-                        _ => "the signature does not decide for this bot and no address was given"
-                            .to_owned(),
-                    },
-                })
-        }
+        None => verifier.check_signed_without_address(classifier, ua, bot, &check),
     };
     let shown_ip = ip.map_or_else(
         || "-".to_owned(),
