@@ -3,12 +3,13 @@
 //! waiting; and behind a real nginx with `auth_request`.
 
 use std::fs;
-use std::net::{IpAddr, Ipv4Addr, SocketAddr, TcpListener};
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::path::Path;
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use botwarden_testdata::dns::{BlackHole, TestDns, Zone};
+use botwarden_testdata::free_port;
 
 use crate::{Running, TempDir, config, start};
 
@@ -216,11 +217,13 @@ async fn dns_that_never_answers_gives_unknown_and_the_wait_is_bounded() {
 }
 
 /// nginx, stopped when dropped.
-struct Nginx {
-    child: Child,
+/// A server process, stopped when dropped (SIGTERM, then SIGKILL after
+/// 10 s).
+pub(crate) struct Daemon {
+    pub(crate) child: Child,
 }
 
-impl Drop for Nginx {
+impl Drop for Daemon {
     fn drop(&mut self) {
         let _ = Command::new("kill")
             .args(["-TERM", &self.child.id().to_string()])
@@ -237,11 +240,37 @@ impl Drop for Nginx {
     }
 }
 
-pub(crate) fn free_port() -> u16 {
-    TcpListener::bind("127.0.0.1:0")
-        .and_then(|l| l.local_addr())
-        .map(|a| a.port())
-        .expect("free port")
+/// Starts `name` with `spawn(port)` on a free port and waits until it
+/// accepts connections; when it exits because another process took the
+/// port (its `log` says the address is in use), again on another, five
+/// times at most.
+pub(crate) fn start_on_free_port(
+    name: &str,
+    log: &Path,
+    mut spawn: impl FnMut(u16) -> Child,
+) -> (Daemon, u16) {
+    for _ in 0..5 {
+        let port = free_port();
+        let mut daemon = Daemon { child: spawn(port) };
+        let deadline = Instant::now() + Duration::from_secs(15);
+        loop {
+            if let Ok(Some(status)) = daemon.child.try_wait() {
+                let text = fs::read_to_string(log).unwrap_or_default();
+                assert!(text.contains("in use"), "{name} exited ({status}): {text}");
+                break;
+            }
+            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+                return (daemon, port);
+            }
+            assert!(
+                Instant::now() < deadline,
+                "{name} did not start: {}",
+                fs::read_to_string(log).unwrap_or_default()
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+    panic!("{name} could not get a free port");
 }
 
 /// The recipe of docs/serve.md ("nginx"), with the test's paths and ports.
@@ -299,18 +328,17 @@ http {{
     )
 }
 
-fn start_nginx(root: &Path, serve: SocketAddr) -> (Nginx, u16) {
+fn start_nginx(root: &Path, serve: SocketAddr) -> (Daemon, u16) {
     assert!(
         Path::new("/usr/sbin/nginx").exists(),
         "/usr/sbin/nginx is missing: install the Debian package `nginx`"
     );
     let log = root.join("error.log");
-    for _ in 0..5 {
-        let port = free_port();
+    start_on_free_port("nginx", &log, |port| {
         let conf = root.join("nginx.conf");
         fs::write(&conf, nginx_conf(root, port, serve)).expect("config");
         let _ = fs::remove_file(&log);
-        let child = Command::new("/usr/sbin/nginx")
+        Command::new("/usr/sbin/nginx")
             .args([
                 "-p",
                 &root.display().to_string(),
@@ -321,28 +349,8 @@ fn start_nginx(root: &Path, serve: SocketAddr) -> (Nginx, u16) {
             .stdout(Stdio::null())
             .stderr(Stdio::null())
             .spawn()
-            .expect("start nginx");
-        let mut nginx = Nginx { child };
-        let deadline = Instant::now() + Duration::from_secs(15);
-        loop {
-            if let Ok(Some(status)) = nginx.child.try_wait() {
-                let text = fs::read_to_string(&log).unwrap_or_default();
-                assert!(text.contains("in use"), "nginx exited ({status}): {text}");
-                break;
-            }
-            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-                return (nginx, port);
-            }
-            assert!(
-                Instant::now() < deadline,
-                "nginx did not start: {}",
-                fs::read_to_string(&log).unwrap_or_default()
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        drop(nginx);
-    }
-    panic!("nginx could not get a free port");
+            .expect("start nginx")
+    })
 }
 
 async fn fetch(from: Ipv4Addr, url: &str, ua: &str) -> (u16, String, String) {

@@ -5,8 +5,7 @@
 use std::fs;
 use std::net::{Ipv4Addr, SocketAddr};
 use std::path::Path;
-use std::process::{Child, Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, Stdio};
 
 use axum::http::HeaderMap;
 use axum::routing::get;
@@ -14,7 +13,8 @@ use botwarden_testdata::dns::TestDns;
 
 use crate::TempDir;
 use crate::gate::{
-    BROWSER, HUMAN, SEARCHBOT, SPOOFED, VERIFIED, client_from, free_port, serve, zone,
+    BROWSER, Daemon, HUMAN, SEARCHBOT, SPOOFED, VERIFIED, client_from, serve, start_on_free_port,
+    zone,
 };
 
 /// The backend: robots.txt for everyone, another for verified crawlers,
@@ -53,28 +53,6 @@ pub(crate) async fn backend() -> (SocketAddr, tokio::task::JoinHandle<()>) {
         axum::serve(listener, app).await.expect("backend");
     });
     (addr, task)
-}
-
-/// A server process, stopped when dropped.
-pub(crate) struct Daemon {
-    pub(crate) child: Child,
-}
-
-impl Drop for Daemon {
-    fn drop(&mut self) {
-        let _ = Command::new("kill")
-            .args(["-TERM", &self.child.id().to_string()])
-            .status();
-        let deadline = Instant::now() + Duration::from_secs(10);
-        while Instant::now() < deadline {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                return;
-            }
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        let _ = self.child.kill();
-        let _ = self.child.wait();
-    }
 }
 
 /// The Lua action the crate ships.
@@ -125,41 +103,17 @@ fn start_haproxy(root: &Path, serve: SocketAddr, site: SocketAddr) -> (Daemon, u
         Path::new("/usr/sbin/haproxy").exists(),
         "/usr/sbin/haproxy is missing: install the Debian package `haproxy`"
     );
-    for _ in 0..5 {
-        let port = free_port();
+    let log = root.join("haproxy.log");
+    start_on_free_port("haproxy", &log, |port| {
         let conf = root.join("haproxy.cfg");
         fs::write(&conf, haproxy_conf(port, serve, site)).expect("config");
-        let log = root.join("haproxy.log");
-        let child = Command::new("/usr/sbin/haproxy")
+        Command::new("/usr/sbin/haproxy")
             .args(["-db", "-f", &conf.display().to_string()])
             .stdout(Stdio::null())
             .stderr(fs::File::create(&log).expect("log"))
             .spawn()
-            .expect("start haproxy");
-        let mut haproxy = Daemon { child };
-        let deadline = Instant::now() + Duration::from_secs(15);
-        loop {
-            if let Ok(Some(status)) = haproxy.child.try_wait() {
-                let text = fs::read_to_string(&log).unwrap_or_default();
-                assert!(
-                    text.contains("ddress already in use"),
-                    "haproxy exited ({status}): {text}"
-                );
-                break;
-            }
-            if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-                return (haproxy, port);
-            }
-            assert!(
-                Instant::now() < deadline,
-                "haproxy did not start: {}",
-                fs::read_to_string(&log).unwrap_or_default()
-            );
-            std::thread::sleep(Duration::from_millis(50));
-        }
-        drop(haproxy);
-    }
-    panic!("haproxy could not get a free port");
+            .expect("start haproxy")
+    })
 }
 
 /// Status and body of a GET from `from`, with extra headers.
