@@ -21,9 +21,10 @@ use std::cell::RefCell;
 
 use std::cell::Cell;
 use std::rc::Rc;
+use std::sync::LazyLock;
 
 use lol_html::html_content::{Element, TextChunk, TextType};
-use lol_html::{AsciiCompatibleEncoding, HtmlRewriter, Settings, doc_text, element, text};
+use lol_html::{AsciiCompatibleEncoding, HtmlRewriter, Selector, Settings, doc_text};
 use url::Url;
 
 use crate::error::Error;
@@ -460,6 +461,79 @@ fn meta_charset(head: &[u8]) -> Option<&'static encoding_rs::Encoding> {
     encoding_rs::Encoding::for_label(&rest[..end])
 }
 
+/// The selectors [`extract`] watches, parsed once: parsing them for every
+/// page cost as much as reading a small page.
+struct Selectors {
+    a: Selector,
+    area: Selector,
+    frame: Selector,
+    any: Selector,
+    subresource: Selector,
+    head: Selector,
+    body: Selector,
+    h1: Selector,
+    base: Selector,
+    meta: Selector,
+    link: Selector,
+    title: Selector,
+}
+
+static SELECTORS: LazyLock<Selectors> = LazyLock::new(|| {
+    let parse = |css: &str| {
+        css.parse::<Selector>()
+            .unwrap_or_else(|e| panic!("the selector {css:?} is valid CSS: {e}"))
+    };
+    Selectors {
+        a: parse("a[href]"),
+        area: parse("area[href]"),
+        frame: parse("iframe[src], frame[src]"),
+        any: parse("*"),
+        subresource: parse(
+            "img, script[src], link[href][rel], iframe[src], frame[src], audio[src], video, \
+             source, embed[src], object[data], form[action]",
+        ),
+        head: parse("head"),
+        body: parse("body"),
+        h1: parse("h1"),
+        base: parse("base[href]"),
+        meta: parse("meta"),
+        link: parse("link[href][rel]"),
+        title: parse("title"),
+    }
+});
+
+/// lol_html's `element!`, for a selector parsed once.
+macro_rules! element {
+    ($selector:expr, $handler:expr) => {{
+        const fn type_hint<'h, T>(h: T) -> T
+        where
+            T: FnMut(&mut Element<'_, '_>) -> lol_html::HandlerResult + 'h,
+        {
+            h
+        }
+        (
+            std::borrow::Cow::Borrowed($selector),
+            lol_html::ElementContentHandlers::default().element(type_hint($handler)),
+        )
+    }};
+}
+
+/// lol_html's `text!`, for a selector parsed once.
+macro_rules! text {
+    ($selector:expr, $handler:expr) => {{
+        fn type_hint<T>(h: T) -> T
+        where
+            T: FnMut(&mut TextChunk<'_>) -> lol_html::HandlerResult,
+        {
+            h
+        }
+        (
+            std::borrow::Cow::Borrowed($selector),
+            lol_html::ElementContentHandlers::default().text(type_hint($handler)),
+        )
+    }};
+}
+
 /// Reads a page (module docs). `charset` is the HTTP `Content-Type`'s.
 ///
 /// # Errors
@@ -523,11 +597,11 @@ pub fn extract(body: &[u8], charset: Option<&str>) -> Result<HtmlFacts, Error> {
     };
     let settings = Settings {
         element_content_handlers: vec![
-            element!("a[href]", |el| {
+            element!(&SELECTORS.a, |el| {
                 link(el, "href", LinkElement::A);
                 Ok(())
             }),
-            text!("a[href]", |t: &mut TextChunk<'_>| {
+            text!(&SELECTORS.a, |t: &mut TextChunk<'_>| {
                 if let Some(i) = *open_a.borrow() {
                     let mut f = facts.borrow_mut();
                     let a = &mut f.links[i].anchor;
@@ -537,18 +611,18 @@ pub fn extract(body: &[u8], charset: Option<&str>) -> Result<HtmlFacts, Error> {
                 }
                 Ok(())
             }),
-            element!("area[href]", |el| {
+            element!(&SELECTORS.area, |el| {
                 link(el, "href", LinkElement::Area);
                 Ok(())
             }),
-            element!("iframe[src], frame[src]", |el| {
+            element!(&SELECTORS.frame, |el| {
                 link(el, "src", LinkElement::Frame);
                 Ok(())
             }),
             // Every element while the head is open: the first that
             // belongs in the body breaks it, and the head elements after
             // the break are left out of it.
-            element!("*", |el| {
+            element!(&SELECTORS.any, |el| {
                 if head_over.get() {
                     return Ok(());
                 }
@@ -598,75 +672,71 @@ pub fn extract(body: &[u8], charset: Option<&str>) -> Result<HtmlFacts, Error> {
                 Ok(())
             }),
             // Subresources written as `http://` URLs.
-            element!(
-                "img, script[src], link[href][rel], iframe[src], frame[src], audio[src], \
-                 video, source, embed[src], object[data], form[action]",
-                |el| {
-                    let name = el.tag_name();
-                    let attrs: &[(&str, bool)] = match name.as_str() {
-                        "img" => &[("src", false), ("srcset", false)],
-                        "video" => &[("src", false), ("poster", false)],
-                        "audio" => &[("src", false)],
-                        "source" => &[("src", false), ("srcset", false)],
-                        "script" | "iframe" | "frame" | "embed" => &[("src", true)],
-                        "object" => &[("data", true)],
-                        "form" => &[("action", true)],
-                        "link" => {
-                            let rel = attr(el, "rel").unwrap_or_default();
-                            if rel
-                                .split_ascii_whitespace()
-                                .any(|w| w.eq_ignore_ascii_case("stylesheet"))
-                            {
-                                &[("href", true)]
-                            } else {
-                                &[]
-                            }
-                        }
-                        _ => &[],
-                    };
-                    for (name_attr, active) in attrs {
-                        let Some(value) = attr(el, name_attr) else {
-                            continue;
-                        };
-                        // A `srcset` lists candidates: a URL, then a size.
-                        let urls: Vec<&str> = if *name_attr == "srcset" {
-                            value
-                                .split(',')
-                                .filter_map(|c| c.split_ascii_whitespace().next())
-                                .collect()
+            element!(&SELECTORS.subresource, |el| {
+                let name = el.tag_name();
+                let attrs: &[(&str, bool)] = match name.as_str() {
+                    "img" => &[("src", false), ("srcset", false)],
+                    "video" => &[("src", false), ("poster", false)],
+                    "audio" => &[("src", false)],
+                    "source" => &[("src", false), ("srcset", false)],
+                    "script" | "iframe" | "frame" | "embed" => &[("src", true)],
+                    "object" => &[("data", true)],
+                    "form" => &[("action", true)],
+                    "link" => {
+                        let rel = attr(el, "rel").unwrap_or_default();
+                        if rel
+                            .split_ascii_whitespace()
+                            .any(|w| w.eq_ignore_ascii_case("stylesheet"))
+                        {
+                            &[("href", true)]
                         } else {
-                            vec![value.trim()]
-                        };
-                        for url in urls.into_iter().filter(|u| is_insecure(u)) {
-                            let mut f = facts.borrow_mut();
-                            if *active {
-                                f.insecure_active += 1;
-                            } else {
-                                f.insecure_passive += 1;
-                            }
-                            let mut list = insecure.borrow_mut();
-                            if list.len() < MAX_EXAMPLES {
-                                let element = if name == "link" {
-                                    "link rel=stylesheet href".to_owned()
-                                } else {
-                                    format!("{name} {name_attr}")
-                                };
-                                list.push((
-                                    Insecure {
-                                        element,
-                                        url: url.to_owned(),
-                                        active: *active,
-                                        line: 0,
-                                    },
-                                    el.source_location().bytes().start,
-                                ));
-                            }
+                            &[]
                         }
                     }
-                    Ok(())
+                    _ => &[],
+                };
+                for (name_attr, active) in attrs {
+                    let Some(value) = attr(el, name_attr) else {
+                        continue;
+                    };
+                    // A `srcset` lists candidates: a URL, then a size.
+                    let urls: Vec<&str> = if *name_attr == "srcset" {
+                        value
+                            .split(',')
+                            .filter_map(|c| c.split_ascii_whitespace().next())
+                            .collect()
+                    } else {
+                        vec![value.trim()]
+                    };
+                    for url in urls.into_iter().filter(|u| is_insecure(u)) {
+                        let mut f = facts.borrow_mut();
+                        if *active {
+                            f.insecure_active += 1;
+                        } else {
+                            f.insecure_passive += 1;
+                        }
+                        let mut list = insecure.borrow_mut();
+                        if list.len() < MAX_EXAMPLES {
+                            let element = if name == "link" {
+                                "link rel=stylesheet href".to_owned()
+                            } else {
+                                format!("{name} {name_attr}")
+                            };
+                            list.push((
+                                Insecure {
+                                    element,
+                                    url: url.to_owned(),
+                                    active: *active,
+                                    line: 0,
+                                },
+                                el.source_location().bytes().start,
+                            ));
+                        }
+                    }
                 }
-            ),
-            element!("head", |el| {
+                Ok(())
+            }),
+            element!(&SELECTORS.head, |el| {
                 let over = Rc::clone(&head_end);
                 if let Some(handlers) = el.end_tag_handlers() {
                     let handler: lol_html::EndTagHandler<'static> = Box::new(move |_| {
@@ -677,22 +747,22 @@ pub fn extract(body: &[u8], charset: Option<&str>) -> Result<HtmlFacts, Error> {
                 }
                 Ok(())
             }),
-            element!("body", |_| {
+            element!(&SELECTORS.body, |_| {
                 head_over.set(true);
                 Ok(())
             }),
-            element!("h1", |_| {
+            element!(&SELECTORS.h1, |_| {
                 facts.borrow_mut().h1_count += 1;
                 Ok(())
             }),
-            text!("h1", |t: &mut TextChunk<'_>| {
+            text!(&SELECTORS.h1, |t: &mut TextChunk<'_>| {
                 let mut s = h1.borrow_mut();
                 if facts.borrow().h1_count == 1 && s.len() < MAX_ANCHOR * 8 {
                     s.push_str(t.as_str());
                 }
                 Ok(())
             }),
-            element!("base[href]", |el| {
+            element!(&SELECTORS.base, |el| {
                 let mut f = facts.borrow_mut();
                 f.base_count += 1;
                 if f.base.is_none() {
@@ -700,7 +770,7 @@ pub fn extract(body: &[u8], charset: Option<&str>) -> Result<HtmlFacts, Error> {
                 }
                 Ok(())
             }),
-            element!("meta", |el| {
+            element!(&SELECTORS.meta, |el| {
                 let mut f = facts.borrow_mut();
                 let content = attr(el, "content").unwrap_or_default();
                 if f.meta_charset.is_none() {
@@ -724,7 +794,7 @@ pub fn extract(body: &[u8], charset: Option<&str>) -> Result<HtmlFacts, Error> {
                 }
                 Ok(())
             }),
-            element!("link[href][rel]", |el| {
+            element!(&SELECTORS.link, |el| {
                 let rel = attr(el, "rel").unwrap_or_default();
                 let href = attr(el, "href").unwrap_or_default();
                 let mut f = facts.borrow_mut();
@@ -745,7 +815,7 @@ pub fn extract(body: &[u8], charset: Option<&str>) -> Result<HtmlFacts, Error> {
                 }
                 Ok(())
             }),
-            text!("title", |t: &mut TextChunk<'_>| {
+            text!(&SELECTORS.title, |t: &mut TextChunk<'_>| {
                 if !*title_done.borrow() {
                     let mut s = title.borrow_mut();
                     let s = s.get_or_insert_with(String::new);
@@ -1048,6 +1118,45 @@ mod audit_facts_tests {
         assert_eq!(simhash(&text), Some(simhash_by_definition(&text)));
         let short = "one two three four five six seven eight nine ten";
         assert_eq!(simhash(short), Some(simhash_by_definition(short)));
+    }
+
+    #[test]
+    fn words_of_every_length_and_at_every_edge_hash_as_defined() {
+        // Words of 1 to 40 bytes, groups of four and the rest, text that
+        // starts and ends inside a word or with separators, and runs of
+        // separators.
+        let mut x = 0x9e37_79b9_7f4a_7c15_u64;
+        for round in 0..200 {
+            let mut text = String::new();
+            if round % 2 == 1 {
+                text.push_str(" ,, ");
+            }
+            for _ in 0..(10 + round % 37) {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let len = 1 + usize::try_from(x % 40).expect("small");
+                for k in 0..len {
+                    text.push(match (x >> (k % 50)) % 5 {
+                        0 => 'Q',
+                        1 => 'z',
+                        2 => '7',
+                        3 => 'é',
+                        _ => 'm',
+                    });
+                }
+                text.push_str(if x.is_multiple_of(3) { " " } else { " -- " });
+            }
+            if round % 3 == 0 {
+                text.pop();
+                text.push('w');
+            }
+            assert_eq!(
+                simhash(&text),
+                Some(simhash_by_definition(&text)),
+                "{text:?}"
+            );
+        }
     }
 
     #[test]
