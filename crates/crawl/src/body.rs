@@ -116,6 +116,10 @@ pub(crate) enum Feed {
 }
 
 /// Decodes a body chunk by chunk, counting decoded bytes against the limit.
+/// The most a body's buffer is sized to before any of it came: a
+/// `Content-Length` is the server's word, not a promise.
+const MAX_PRESIZE: usize = 4 << 20;
+
 #[derive(Debug)]
 pub(crate) struct BodyDecoder {
     decoder: Decoder,
@@ -123,9 +127,19 @@ pub(crate) struct BodyDecoder {
 }
 
 impl BodyDecoder {
-    pub(crate) fn new(coding: &Coding, max: usize) -> BodyDecoder {
+    /// A decoder that keeps at most `max` bytes; `expected`, the
+    /// `Content-Length` if one came, sizes the buffer of a body that is
+    /// not compressed at once (up to `max`), so it is not copied as it
+    /// grows.
+    pub(crate) fn new(coding: &Coding, max: usize, expected: Option<u64>) -> BodyDecoder {
+        let capacity = match coding {
+            Coding::Identity | Coding::Unsupported(_) => expected
+                .and_then(|n| usize::try_from(n).ok())
+                .map_or(0, |n| n.min(max).min(MAX_PRESIZE)),
+            _ => 0,
+        };
         let sink = Sink {
-            kept: Vec::new(),
+            kept: Vec::with_capacity(capacity),
             max,
             over: false,
         };
@@ -381,7 +395,7 @@ mod tests {
         max: usize,
         chunks: &[&[u8]],
     ) -> (Vec<u8>, bool, Result<(), String>) {
-        let mut d = BodyDecoder::new(coding, max);
+        let mut d = BodyDecoder::new(coding, max, None);
         for c in chunks {
             match d.push(c) {
                 Ok(Feed::More) => {}

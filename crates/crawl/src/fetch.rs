@@ -619,7 +619,7 @@ impl Fetcher {
         let url = run.current().to_string();
         let decoder = run
             .body
-            .insert(BodyDecoder::new(&coding, self.limits.max_bytes));
+            .insert(BodyDecoder::new(&coding, self.limits.max_bytes, None));
         let decode_error = |message| {
             (
                 FetchResult::NetworkError,

@@ -252,7 +252,11 @@ impl Fetcher {
         }
         page.body_read = true;
         let coding = Coding::of(header_str(headers, header::CONTENT_ENCODING).as_deref());
-        let d = decoder.insert(BodyDecoder::new(&coding, self.limits().max_bytes));
+        let d = decoder.insert(BodyDecoder::new(
+            &coding,
+            self.limits().max_bytes,
+            page.content_length,
+        ));
         let decode_error = |message| Error::Decode {
             url: url.to_string(),
             coding: coding.to_string(),
