@@ -314,8 +314,15 @@ fn copy_table(conn: &Connection, table: &str) -> Result<(), rusqlite::Error> {
     } else {
         filter
     };
+    // Rows in the order they were written (`links` has no row id: its key's
+    // order, the page and the link's place on it).
+    let order = if table == "links" {
+        "t.source_id, t.position"
+    } else {
+        "t.rowid"
+    };
     conn.execute_batch(&format!(
-        "{verb} INTO main.\"{table}\" ({}) SELECT {} FROM src.\"{table}\" t{joins}{filter} ORDER BY t.rowid;",
+        "{verb} INTO main.\"{table}\" ({}) SELECT {} FROM src.\"{table}\" t{joins}{filter} ORDER BY {order};",
         names.join(", "),
         values.join(", ")
     ))
@@ -358,7 +365,8 @@ mod tests {
             anchor: None,
             rel: None,
             followed: true,
-            position: 0,
+            // A page's links each have their own place.
+            position: u32::try_from(target).expect("small"),
         }
     }
 

@@ -40,11 +40,12 @@ use rusqlite::{Connection, OptionalExtension, params};
 use crate::error::Error;
 
 /// The version of the schema this code writes and reads.
-pub const SCHEMA_VERSION: u32 = 5;
+pub const SCHEMA_VERSION: u32 = 6;
 
 /// Indexes a crawl builds once, when it ends, rather than row by row while
 /// it writes (name, table and columns): links arrive in source order, so
-/// `links_source` stays cheap to keep, but targets come in any order.
+/// the `links` table itself (kept in `(source_id, position)` order) stays
+/// cheap to write, but targets come in any order.
 pub const DEFERRED_INDEXES: &[(&str, &str)] = &[("links_target", "links (target_id)")];
 
 /// The steps from version 1 to [`SCHEMA_VERSION`], in order: the version
@@ -77,7 +78,38 @@ const MIGRATIONS: &[(u32, &str, &str)] = &[
         "pages: head breaks and insecure subresources; external link checks",
         MIGRATE_4_TO_5,
     ),
+    (
+        6,
+        "links: kept in (source_id, position) order, without a row id",
+        MIGRATE_5_TO_6,
+    ),
 ];
+
+/// From version 5 to 6: `links` is kept in the order of its key (the page,
+/// the link's place on it) instead of beside a row id and an index on
+/// `source_id`, one B-tree instead of two for each link written. Every row
+/// is kept: a page whose links were written twice (two places equal) has
+/// the later ones numbered after the earlier, in the order they were
+/// written.
+const MIGRATE_5_TO_6: &str = "
+CREATE TABLE links_v6 (
+    source_id INTEGER NOT NULL REFERENCES urls (id),
+    target_id INTEGER REFERENCES urls (id),
+    target    TEXT,
+    kind      TEXT NOT NULL,
+    anchor    TEXT,
+    rel       TEXT,
+    followed  INTEGER NOT NULL,
+    position  INTEGER NOT NULL,
+    PRIMARY KEY (source_id, position)
+) WITHOUT ROWID;
+INSERT INTO links_v6 (source_id, target_id, target, kind, anchor, rel, followed, position)
+    SELECT source_id, target_id, target, kind, anchor, rel, followed,
+           row_number() OVER (PARTITION BY source_id ORDER BY position, rowid) - 1
+    FROM links;
+DROP TABLE links;
+ALTER TABLE links_v6 RENAME TO links;
+";
 
 /// From version 4 to 5: where a page's head ends early, and the
 /// subresources an HTTPS page loads over plain HTTP.
@@ -579,7 +611,8 @@ const LINK_ROWS: usize = 32;
 /// `INSERT INTO links … VALUES (…), …` for `rows` rows.
 fn links_insert(rows: usize) -> String {
     let mut sql = String::from(
-        "INSERT INTO links (source_id, target_id, target, kind, anchor, rel, followed, position) \
+        "INSERT OR REPLACE INTO links (source_id, target_id, target, kind, anchor, rel, followed, \
+         position) \
          VALUES ",
     );
     for i in 0..rows {
@@ -1561,6 +1594,66 @@ CREATE TABLE throttle_events (
     }
 
     #[test]
+    fn a_version_5_store_keeps_every_link_in_order_when_links_gain_their_key() {
+        let dir = TempDir::new("migrate6");
+        let path = dir.0.join("crawl.db");
+        // A store as version 5 wrote it: page 1's links, two of them at the
+        // same place (written twice), and one of page 2.
+        Connection::open(&path)
+            .and_then(|c| {
+                c.execute_batch(SCHEMA)?;
+                for (_, _, sql) in MIGRATIONS.iter().filter(|(to, _, _)| (3..=5).contains(to)) {
+                    c.execute_batch(sql)?;
+                }
+                c.execute_batch(
+                    "INSERT INTO meta VALUES ('schema_version', '5');
+                     INSERT INTO urls VALUES (1, 'https://example.com/', 0, 'seed', 'fetched', NULL, NULL);
+                     INSERT INTO urls VALUES (2, 'https://example.com/b', 1, 'link', 'fetched', NULL, NULL);
+                     INSERT INTO links VALUES (1, 2, NULL, 'a', 'first', NULL, 1, 0);
+                     INSERT INTO links VALUES (1, 1, NULL, 'a', 'second', NULL, 1, 1);
+                     INSERT INTO links VALUES (1, 2, NULL, 'a', 'again', NULL, 1, 0);
+                     INSERT INTO links VALUES (2, 1, NULL, 'a', 'home', NULL, 1, 0);",
+                )
+            })
+            .expect("a version 5 store");
+        let store = Store::open(&path).expect("open");
+        assert_eq!(
+            store.meta("schema_version").expect("meta"),
+            Some(SCHEMA_VERSION.to_string())
+        );
+        let conn = store.connection();
+        let mut st = conn
+            .prepare("SELECT source_id, position, anchor FROM links ORDER BY source_id, position")
+            .expect("links");
+        let rows: Vec<(u64, u32, String)> = st
+            .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+            .expect("rows")
+            .collect::<Result<_, _>>()
+            .expect("rows");
+        assert_eq!(
+            rows,
+            [
+                (1, 0, "first".to_owned()),
+                (1, 1, "again".to_owned()),
+                (1, 2, "second".to_owned()),
+                (2, 0, "home".to_owned()),
+            ]
+        );
+        // In-links are indexed again, and the table has its key.
+        let indexes: Vec<String> = conn
+            .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'links'")
+            .and_then(|mut st| st.query_map([], |r| r.get(0))?.collect())
+            .expect("indexes");
+        assert!(indexes.contains(&"links_target".to_owned()), "{indexes:?}");
+        assert!(!indexes.contains(&"links_source".to_owned()), "{indexes:?}");
+        let duplicate = conn.execute(
+            "INSERT OR ABORT INTO links VALUES (2, 2, NULL, 'a', 'x', NULL, 1, 0)",
+            [],
+        );
+        assert!(duplicate.is_err(), "(source_id, position) is the key");
+    }
+
+    #[test]
     fn a_version_4_store_gains_head_breaks_and_mixed_content_and_exports_every_column() {
         let dir = TempDir::new("migrate5");
         let path = dir.0.join("crawl.db");
@@ -1584,8 +1677,8 @@ CREATE TABLE throttle_events (
             .expect("a version 4 store");
         let mut store = Store::open(&path).expect("open");
         assert_eq!(
-            store.meta("schema_version").expect("meta").as_deref(),
-            Some("5")
+            store.meta("schema_version").expect("meta"),
+            Some(SCHEMA_VERSION.to_string())
         );
         let old: (Option<String>, Option<u32>, Option<u32>) = store
             .connection()

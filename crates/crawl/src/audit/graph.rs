@@ -308,7 +308,7 @@ impl LinkGraph {
             .connection()
             .prepare(
                 "SELECT source_id, target_id, kind, anchor, rel, followed FROM links
-                 WHERE target_id IS NOT NULL ORDER BY rowid",
+                 WHERE target_id IS NOT NULL ORDER BY source_id, position",
             )
             .map_err(&fail)?;
         let mut rows = st.query([]).map_err(&fail)?;
