@@ -241,6 +241,10 @@ async fn on_a_cluster_each_hosts_steps_stay_on_its_slot() {
         "one per host (parallelism 1)"
     );
     assert!(b.claim("b", 10).await.expect("claim").leases.is_empty());
+    // The status reads every host's slot, and the time, on a cluster.
+    let status = b.status().await.expect("status");
+    assert_eq!(status.hosts.len(), 4);
+    assert!(status.hosts.iter().all(|h| h.in_flight == 1), "{status:?}");
     for l in &leased {
         a.finish("a", l, Finish::Skipped).await.expect("finish");
     }
