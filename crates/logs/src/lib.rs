@@ -69,11 +69,11 @@ pub use analyze::{
 };
 pub use error::Error;
 pub use export::{
-    ACAP_MARKER, AcapOptions, AcapSummary, ApacheLookup, BasicAuth, ListFilter, Listed,
+    ACAP_MARKER, AcapDirs, AcapOptions, AcapSummary, ApacheLookup, BasicAuth, ListFilter, Listed,
     RESERVED_NAMES, Resolved, Server, SnippetContext, SnippetOptions, SnippetPart, Standing,
     Targets, apache_rewrite_map, bot_slug, haproxy_map, json_list, map_value, nginx_geo,
-    plain_list, remote_addr_text, resolve_listed, snippet, snippet_parts, write_acap_tree,
-    write_acap_tree_with, write_atomic,
+    plain_list, remote_addr_text, resolve_listed, snippet, snippet_parts, write_acap_dirs,
+    write_acap_tree, write_acap_tree_with, write_atomic,
 };
 pub use format::{LogFormat, Reason, client_address};
 pub use input::{Input, Line, LineReader, MAX_LINE, expand_inputs, sniff_gzip};

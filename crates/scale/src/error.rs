@@ -42,6 +42,20 @@ pub enum Error {
         /// The time allowed.
         after: std::time::Duration,
     },
+    /// A file or directory that cannot be read or written.
+    #[error("{}: cannot {operation}", path.display())]
+    Io {
+        /// The path.
+        path: std::path::PathBuf,
+        /// What was being done.
+        operation: String,
+        /// The system's error.
+        #[source]
+        source: std::io::Error,
+    },
+    /// An export that cannot be written (the path and the cause).
+    #[error(transparent)]
+    Export(botwarden_logs::Error),
     /// A NATS server refused or failed an operation.
     #[error("nats {url}: {operation}")]
     Nats {

@@ -15,6 +15,7 @@ pub mod stream;
 pub use error::Error;
 pub use redis_crawl::{CrawlStatus, HostStatus, RedisCoordinator, WorkerStatus};
 pub use redis_verdicts::{
-    Announcement, ExportFile, RedisExports, RedisFeeds, RedisTarget, RedisVerdicts, SharedFeed,
-    Timeouts, is_plain_name,
+    Announced, Announcement, Applied, ExportFile, ExportTree, ExportsFollower, FollowStep,
+    RedisExports, RedisFeeds, RedisTarget, RedisVerdicts, Refused, ReloadCommand, ReloadStatus,
+    Reloaded, SharedFeed, Timeouts, TreeLimits, Written, is_plain_name, write_announcement,
 };

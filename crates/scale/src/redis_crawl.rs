@@ -319,10 +319,23 @@ pub struct HostStatus {
     pub retries: u64,
     /// Leases that ran out (a worker died) and returned.
     pub requeued: u64,
+    /// Requests in flight now, every worker's together.
+    pub in_flight: u64,
     /// The delay now (ms).
     pub delay_ms: u64,
+    /// The host's `Crawl-delay` (ms), below which its delay never goes;
+    /// 0 when its robots.txt gives none.
+    pub floor_ms: u64,
     /// The parallelism now.
     pub parallel: u64,
+    /// Requests in the throttle's window (its last requests, up to its
+    /// size).
+    pub window: u64,
+    /// Of those, the indicators of trouble (errors, `429`, `503`, slow
+    /// answers) that make it slow down.
+    pub window_errors: u64,
+    /// How long the host stays paused (a `Retry-After`), ms from now.
+    pub paused_ms: u64,
 }
 
 /// One worker's progress, for `crawl status`.
@@ -538,6 +551,12 @@ impl RedisCoordinator {
             .await
             .map_err(err("read the hosts"))?;
         hosts.sort();
+        let (secs, micros): (u64, u64) = self
+            .conn
+            .query(&redis::cmd("TIME"))
+            .await
+            .map_err(err("read the time"))?;
+        let now_ms = secs * 1000 + micros / 1000;
         let mut leased: BTreeMap<String, u64> = BTreeMap::new();
         for host in hosts {
             let queued: u64 = self
@@ -564,6 +583,11 @@ impl RedisCoordinator {
                 .query(redis::cmd("HGETALL").arg(self.key(&host, "state")))
                 .await
                 .map_err(err("read a host's state"))?;
+            let window: u64 = self
+                .conn
+                .query(redis::cmd("LLEN").arg(self.key(&host, "window")))
+                .await
+                .map_err(err("read the throttle's window"))?;
             let n = |k: &str| state.get(k).and_then(|v| v.parse().ok()).unwrap_or(0);
             status.hosts.push(HostStatus {
                 host,
@@ -575,8 +599,13 @@ impl RedisCoordinator {
                 skipped: n("skipped"),
                 retries: n("retries"),
                 requeued: n("requeued"),
+                in_flight: n("inflight"),
                 delay_ms: n("delay"),
+                floor_ms: n("floor"),
                 parallel: n("parallel"),
+                window,
+                window_errors: n("indicators"),
+                paused_ms: n("paused").saturating_sub(now_ms),
             });
         }
         let mut workers: Vec<String> = self

@@ -389,50 +389,69 @@ pub(crate) fn status(args: &StatusArgs) -> Result<ExitCode> {
             )?;
             writeln!(
                 out,
-                "{:<32} {:>8} {:>7} {:>8} {:>7} {:>8} {:>8} {:>9} {:>9} {:>8}",
+                "{:<32} {:>8} {:>7} {:>9} {:>8} {:>7} {:>8} {:>8} {:>9} {:>9} {:>9} {:>8} {:>9} {:>9}",
                 "host",
                 "queued",
                 "leased",
+                "in flight",
                 "done",
                 "errors",
                 "skipped",
                 "retries",
                 "requeued",
                 "delay ms",
-                "parallel"
+                "floor ms",
+                "parallel",
+                "window",
+                "paused ms"
             )?;
             for h in &s.hosts {
                 writeln!(
                     out,
-                    "{:<32} {:>8} {:>7} {:>8} {:>7} {:>8} {:>8} {:>9} {:>9} {:>8}",
+                    "{:<32} {:>8} {:>7} {:>9} {:>8} {:>7} {:>8} {:>8} {:>9} {:>9} {:>9} {:>8} {:>9} {:>9}",
                     h.host,
                     h.queued,
                     h.leased,
+                    h.in_flight,
                     h.done,
                     h.errors,
                     h.skipped,
                     h.retries,
                     h.requeued,
                     h.delay_ms,
-                    h.parallel
+                    h.floor_ms,
+                    h.parallel,
+                    format!("{}/{}", h.window_errors, h.window),
+                    h.paused_ms
                 )?;
             }
+            let now_ms = std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
             writeln!(
                 out,
-                "{:<32} {:>8} {:>7} {:>8} {:>9} {:>7} {:>8}",
-                "worker", "fetched", "errors", "skipped", "in flight", "leased", "state"
+                "{:<32} {:>8} {:>7} {:>8} {:>9} {:>7} {:>8} {:>11}",
+                "worker",
+                "fetched",
+                "errors",
+                "skipped",
+                "in flight",
+                "leased",
+                "state",
+                "reported"
             )?;
             for w in &s.workers {
                 writeln!(
                     out,
-                    "{:<32} {:>8} {:>7} {:>8} {:>9} {:>7} {:>8}",
+                    "{:<32} {:>8} {:>7} {:>8} {:>9} {:>7} {:>8} {:>11}",
                     w.name,
                     w.fetched,
                     w.errors,
                     w.skipped,
                     w.in_flight,
                     w.leased,
-                    if w.ended { "ended" } else { "running" }
+                    if w.ended { "ended" } else { "running" },
+                    format!("{} s ago", now_ms.saturating_sub(w.reported_ms) / 1000)
                 )?;
             }
         }

@@ -318,6 +318,34 @@ fn three_workers_crawl_what_one_crawler_does_once_each_and_politely() {
         .map(|w| w["fetched"].as_u64().unwrap_or(0))
         .sum();
     assert_eq!(total, fetched as u64);
+    // The host's throttle: nothing in flight, its window full of
+    // requests (the pages were all answered: no trouble in it).
+    assert_eq!(host["in_flight"], 0, "{status}");
+    assert!(host["window"].as_u64().is_some_and(|w| w > 0), "{status}");
+    assert_eq!(host["window_errors"], 0, "{status}");
+    assert_eq!(host["paused_ms"], 0, "{status}");
+    assert!(workers.iter().all(|w| w["in_flight"] == 0), "{status}");
+    // The same as a table.
+    let out = Command::new(env!("CARGO_BIN_EXE_botwarden"))
+        .args(["crawl", "status", "--redis", &redis.url(), "--crawl"])
+        .arg(format!("127.0.0.1:{}", site.port))
+        .output()
+        .expect("crawl status");
+    let table = String::from_utf8_lossy(&out.stdout);
+    let host_line = table
+        .lines()
+        .find(|l| l.starts_with("127.0.0.1:"))
+        .unwrap_or_else(|| panic!("no host line:\n{table}"));
+    let window = format!("0/{}", host["window"].as_u64().expect("a window"));
+    assert!(host_line.split_whitespace().any(|c| c == window), "{table}");
+    for column in ["in flight", "floor ms", "window", "paused ms", "reported"] {
+        assert!(table.contains(column), "{column}: {table}");
+    }
+    assert_eq!(
+        table.lines().filter(|l| l.contains(" ended ")).count(),
+        3,
+        "{table}"
+    );
 }
 
 #[test]

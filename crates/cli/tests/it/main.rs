@@ -7,6 +7,7 @@ mod bots_verify;
 mod crawl;
 mod crawl_shared;
 mod crawl_signed;
+mod exports_follow;
 mod input;
 mod logs;
 mod logs_nats;

@@ -1,6 +1,6 @@
 //! The ACAP file tree: one empty file per address, replaced as a whole.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs::{self, DirBuilder, File, OpenOptions};
 use std::io;
 use std::os::unix::fs::{DirBuilderExt as _, MetadataExt as _, OpenOptionsExt as _};
@@ -103,6 +103,57 @@ pub fn write_acap_tree_with(
     entries: &[Listed],
     options: &AcapOptions,
 ) -> Result<AcapSummary, Error> {
+    let (dirs, summary) = layout(entries);
+    let generation = swap_in(dir, &dirs, options)?;
+    Ok(AcapSummary {
+        generation,
+        ..summary
+    })
+}
+
+/// A tree's contents: each subdirectory with the names of the empty files
+/// it holds (the [`ACAP_MARKER`] at the top is implied).
+pub type AcapDirs = BTreeMap<String, BTreeSet<String>>;
+
+/// Writes a tree of the given contents at `dir` and swaps it in exactly as
+/// [`write_acap_tree_with`] does: to copy a tree written elsewhere (a web
+/// server following the tree another node wrote). Returns the generation
+/// directory written.
+///
+/// Every subdirectory and file name must be one path component: not
+/// empty, not `.` or `..`, without `/` or NUL; a subdirectory is not named
+/// [`ACAP_MARKER`].
+///
+/// # Errors
+///
+/// [`Error::Refused`] naming `dir` for a name that is not one path
+/// component; otherwise as [`write_acap_tree`].
+pub fn write_acap_dirs(
+    dir: &Path,
+    dirs: &AcapDirs,
+    options: &AcapOptions,
+) -> Result<PathBuf, Error> {
+    let component = |n: &str| !n.is_empty() && n != "." && n != ".." && !n.contains(['/', '\0']);
+    for (sub, names) in dirs {
+        if !component(sub) || sub == ACAP_MARKER {
+            return Err(Error::refused(
+                dir,
+                format!("subdirectory name {sub:?} is not one path component"),
+            ));
+        }
+        if let Some(bad) = names.iter().find(|n| !component(n)) {
+            return Err(Error::refused(
+                dir,
+                format!("file name {bad:?} in {sub:?} is not one path component"),
+            ));
+        }
+    }
+    swap_in(dir, dirs, options)
+}
+
+/// Builds a new generation of `dirs` beside `dir` and swaps it in (the
+/// body of [`write_acap_tree_with`]).
+fn swap_in(dir: &Path, dirs: &AcapDirs, options: &AcapOptions) -> Result<PathBuf, Error> {
     let Some(name) = dir.file_name().map(|n| n.to_string_lossy().into_owned()) else {
         return Err(Error::refused(dir, "does not end in a directory name"));
     };
@@ -125,13 +176,10 @@ pub fn write_acap_tree_with(
 
     let gen_name = format!("{gen_prefix}{next}");
     let gen_path = parent.join(&gen_name);
-    let summary = match build(&gen_path, entries) {
-        Ok(summary) => summary,
-        Err(e) => {
-            let _ = fs::remove_dir_all(&gen_path);
-            return Err(e);
-        }
-    };
+    if let Err(e) = build(&gen_path, dirs) {
+        let _ = fs::remove_dir_all(&gen_path);
+        return Err(e);
+    }
 
     let link_tmp = parent.join(format!(".{name}.link-{}", unique()));
     let swap = std::os::unix::fs::symlink(&gen_name, &link_tmp)
@@ -149,10 +197,7 @@ pub fn write_acap_tree_with(
 
     prune(&parent, &gen_prefix, generations, next, options)?;
     drop(lock);
-    Ok(AcapSummary {
-        generation: gen_path,
-        ..summary
-    })
+    Ok(gen_path)
 }
 
 /// Opens (or creates) the lock file without ever following a symbolic
@@ -303,14 +348,16 @@ fn list_generations(parent: &Path, gen_prefix: &str) -> Result<Vec<u64>, Error> 
     Ok(found)
 }
 
-fn build(gen_path: &Path, entries: &[Listed]) -> Result<AcapSummary, Error> {
+/// The subdirectories and files of the tree of `entries`, and its counts
+/// (`generation` left empty).
+fn layout(entries: &[Listed]) -> (AcapDirs, AcapSummary) {
     let resolved = resolve_listed(entries);
-    let mut dirs: std::collections::BTreeMap<String, BTreeSet<String>> = Default::default();
+    let mut dirs = AcapDirs::new();
     for fixed in ["all-ok-bots", "other-bots", "suspect-bots"] {
         dirs.insert(fixed.to_owned(), BTreeSet::new());
     }
     let mut summary = AcapSummary {
-        generation: gen_path.to_path_buf(),
+        generation: PathBuf::new(),
         verified: 0,
         spoofed: 0,
         other: 0,
@@ -340,14 +387,17 @@ fn build(gen_path: &Path, entries: &[Listed]) -> Result<AcapSummary, Error> {
         dirs.entry(fixed.to_owned()).or_default().insert(ip);
     }
     summary.bots = dirs.len() - 3;
+    (dirs, summary)
+}
 
+fn build(gen_path: &Path, dirs: &AcapDirs) -> Result<(), Error> {
     let mut builder = DirBuilder::new();
     builder.mode(0o755);
     builder
         .create(gen_path)
         .map_err(|e| Error::io(gen_path, "create the directory", e))?;
     touch(&gen_path.join(ACAP_MARKER))?;
-    for (sub, ips) in &dirs {
+    for (sub, ips) in dirs {
         let sub_path = gen_path.join(sub);
         builder
             .create(&sub_path)
@@ -358,7 +408,7 @@ fn build(gen_path: &Path, entries: &[Listed]) -> Result<AcapSummary, Error> {
         sync_dir(&sub_path)?;
     }
     sync_dir(gen_path)?;
-    Ok(summary)
+    Ok(())
 }
 
 fn touch(path: &Path) -> Result<(), Error> {

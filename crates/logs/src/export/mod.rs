@@ -12,7 +12,10 @@ mod snippet;
 mod targets;
 mod text;
 
-pub use acap::{ACAP_MARKER, AcapOptions, AcapSummary, write_acap_tree, write_acap_tree_with};
+pub use acap::{
+    ACAP_MARKER, AcapDirs, AcapOptions, AcapSummary, write_acap_dirs, write_acap_tree,
+    write_acap_tree_with,
+};
 pub use addr::remote_addr_text;
 pub use atomic::write_atomic;
 pub use name::{RESERVED_NAMES, bot_slug};

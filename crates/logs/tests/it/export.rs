@@ -743,3 +743,39 @@ fn acap_lock_file_symlink_is_refused() {
     assert!(fs::symlink_metadata(&lock).expect("lock").is_file());
     write_acap_tree(&tree, &sample()).expect("export again, lock present");
 }
+
+#[test]
+fn a_tree_of_given_contents_is_swapped_in_and_names_are_one_component() {
+    let tmp = TempDir::new("acap-dirs");
+    let dir = tmp.0.join("acap");
+    let mut dirs = botwarden_logs::AcapDirs::new();
+    dirs.insert(
+        "all-ok-bots".into(),
+        BTreeSet::from(["192.0.2.1".to_owned()]),
+    );
+    dirs.insert("suspect-bots".into(), BTreeSet::new());
+    let generation =
+        botwarden_logs::write_acap_dirs(&dir, &dirs, &AcapOptions::default()).expect("written");
+    assert_eq!(
+        fs::read_link(&dir).expect("a link"),
+        Path::new(".acap.gen-1")
+    );
+    assert_eq!(generation, tmp.0.join(".acap.gen-1"));
+    assert!(dir.join("all-ok-bots/192.0.2.1").is_file());
+    assert!(dir.join("suspect-bots").is_dir());
+    assert!(dir.join(".botwarden-acap").is_file());
+    for (sub, name) in [
+        ("..", "192.0.2.1"),
+        ("all-ok-bots", "../x"),
+        (".botwarden-acap", "x"),
+        ("all-ok-bots", ""),
+    ] {
+        let mut bad = botwarden_logs::AcapDirs::new();
+        bad.insert(sub.to_owned(), BTreeSet::from([name.to_owned()]));
+        let err = botwarden_logs::write_acap_dirs(&dir, &bad, &AcapOptions::default())
+            .expect_err("refused");
+        assert!(matches!(err, Error::Refused { .. }), "{err}");
+        // The tree in place stays.
+        assert!(dir.join("all-ok-bots/192.0.2.1").is_file(), "{sub}/{name}");
+    }
+}

@@ -4,8 +4,15 @@
 //! version is announced.
 //!
 //! - `botwarden:v1:export:VERSION:NAME` — an export's bytes, kept a day;
+//! - `botwarden:v1:export-tree:VERSION:NAME` — a tree of empty files (the
+//!   ACAP tree), its entries in one value ([`ExportTree::encode`]), kept a
+//!   day;
 //! - `botwarden:v1:exports` — the stream of announcements (`version`,
-//!   `names`: the file names, comma-separated), the last 100 kept.
+//!   `names`: the file names, comma-separated; `trees`: the tree names,
+//!   likewise), the last 100 kept.
+//!
+//! A follower writes each file atomically and each tree as a new
+//! generation swapped in whole ([`write_announcement`](super::write_announcement)).
 
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
@@ -13,6 +20,7 @@ use std::time::{Duration, SystemTime};
 use botwarden_verify::WIRE_VERSION;
 
 use super::link::{Link, RedisTarget, Timeouts};
+use super::tree::{ExportTree, Refused, TreeLimits};
 
 /// How long an announced version's files are kept.
 const KEEP_SECS: u64 = 24 * 3600;
@@ -35,15 +43,35 @@ pub struct Announcement {
     pub version: String,
     /// The files, in the announced order.
     pub files: Vec<ExportFile>,
+    /// The trees, in the announced order.
+    pub trees: Vec<ExportTree>,
     /// Names announced whose bytes Redis no longer holds (older than a
-    /// day): not in `files`.
+    /// day): not in `files` or `trees`.
     pub missing: Vec<String>,
+    /// What the announcement named that was not taken: names that are
+    /// not plain, trees over the limits (left out), entries of a tree
+    /// that do not read (the rest of the tree taken).
+    pub refused: Vec<Refused>,
+}
+
+/// What [`RedisExports::announce`] did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Announced {
+    /// The version announced.
+    pub version: String,
+    /// The files announced.
+    pub files: usize,
+    /// The trees announced.
+    pub trees: usize,
+    /// Files and trees left out of it, and why.
+    pub refused: Vec<Refused>,
 }
 
 /// Exports on Redis.
 #[derive(Debug)]
 pub struct RedisExports {
     link: Arc<Link>,
+    limits: TreeLimits,
 }
 
 /// Whether `name` is a plain file name (no directory, not `.` or `..`):
@@ -59,7 +87,14 @@ impl RedisExports {
     pub async fn connect(target: RedisTarget, timeouts: Timeouts) -> RedisExports {
         RedisExports {
             link: Link::open(target, timeouts).await,
+            limits: TreeLimits::default(),
         }
+    }
+
+    /// The same, with other limits on the trees announced and read.
+    #[must_use]
+    pub fn with_limits(self, limits: TreeLimits) -> RedisExports {
+        RedisExports { limits, ..self }
     }
 
     /// Whether Redis answers.
@@ -82,25 +117,82 @@ impl RedisExports {
         format!("botwarden:v{WIRE_VERSION}:export:{version}:{name}")
     }
 
-    /// Stores `files` under a new version and announces it; the version,
-    /// or `None` when Redis did not take it (nothing is announced then).
-    /// Names that are not plain file names are left out.
-    pub async fn announce(&self, files: &[ExportFile]) -> Option<String> {
+    /// The bound on moving `bytes` to or from Redis: the write timeout
+    /// (at least 2 s) and 1 ms per 10 kB; exports are not on any request
+    /// path, and a large one takes a while on a busy machine.
+    fn transfer_timeout(&self, bytes: usize) -> Duration {
+        let per_size = Duration::from_millis(u64::try_from(bytes / 10_000).unwrap_or(u64::MAX));
+        self.link.timeouts().write.max(Duration::from_secs(2)) + per_size
+    }
+
+    fn tree_key(version: &str, name: &str) -> String {
+        format!("botwarden:v{WIRE_VERSION}:export-tree:{version}:{name}")
+    }
+
+    /// Stores `files` and `trees` under a new version and announces it;
+    /// `None` when Redis did not take it (nothing is announced then). A
+    /// name that is not a plain file name, or a tree over the limits, is
+    /// left out and said in [`Announced::refused`].
+    pub async fn announce(&self, files: &[ExportFile], trees: &[ExportTree]) -> Option<Announced> {
         let millis = SystemTime::now()
             .duration_since(SystemTime::UNIX_EPOCH)
             .map_or(0, |d| d.as_millis());
         let version = format!("{millis}-{}", std::process::id());
         let timeout = self.link.timeouts().write;
+        let mut refused = Vec::new();
+        let not_plain = |name: &str| Refused {
+            name: name.to_owned(),
+            entries: None,
+            reason: "not a plain file name (no directory, `,` or NUL)".into(),
+        };
         let mut names = Vec::new();
-        for file in files.iter().filter(|f| is_plain_name(&f.name)) {
+        for file in files {
+            if !is_plain_name(&file.name) {
+                refused.push(not_plain(&file.name));
+                continue;
+            }
             let set = redis::cmd("SET")
                 .arg(Self::file_key(&version, &file.name))
                 .arg(&file.body)
                 .arg("EX")
                 .arg(KEEP_SECS)
                 .clone();
+            let timeout = self.transfer_timeout(file.body.len());
             self.link.cmd::<()>("SET export", timeout, &set).await?;
             names.push(file.name.as_str());
+        }
+        let mut tree_names = Vec::new();
+        for tree in trees {
+            if !is_plain_name(&tree.name) {
+                refused.push(not_plain(&tree.name));
+                continue;
+            }
+            let value = tree.encode();
+            if tree.entries() > self.limits.max_entries || value.len() > self.limits.max_bytes {
+                refused.push(Refused {
+                    name: tree.name.clone(),
+                    entries: None,
+                    reason: format!(
+                        "{} entries in {} bytes: over the limits ({} entries, {} bytes)",
+                        tree.entries(),
+                        value.len(),
+                        self.limits.max_entries,
+                        self.limits.max_bytes
+                    ),
+                });
+                continue;
+            }
+            let timeout = self.transfer_timeout(value.len());
+            let set = redis::cmd("SET")
+                .arg(Self::tree_key(&version, &tree.name))
+                .arg(value)
+                .arg("EX")
+                .arg(KEEP_SECS)
+                .clone();
+            self.link
+                .cmd::<()>("SET export tree", timeout, &set)
+                .await?;
+            tree_names.push(tree.name.as_str());
         }
         let add = redis::cmd("XADD")
             .arg(Self::stream())
@@ -112,11 +204,18 @@ impl RedisExports {
             .arg(&version)
             .arg("names")
             .arg(names.join(","))
+            .arg("trees")
+            .arg(tree_names.join(","))
             .clone();
         self.link
             .cmd::<String>("XADD exports", timeout, &add)
             .await?;
-        Some(version)
+        Some(Announced {
+            version,
+            files: names.len(),
+            trees: tree_names.len(),
+            refused,
+        })
     }
 
     /// The newest announcement, if any; `None` when Redis did not answer.
@@ -173,11 +272,22 @@ impl RedisExports {
                 .unwrap_or_default()
         };
         let version = field("version");
-        let names = field("names");
-        let timeout = self.link.timeouts().write;
+        // The bytes to come are not known: the largest a tree may be.
+        let timeout = self.transfer_timeout(self.limits.max_bytes);
         let mut files = Vec::new();
+        let mut trees = Vec::new();
         let mut missing = Vec::new();
-        for name in names.split(',').filter(|n| is_plain_name(n)) {
+        let mut refused = Vec::new();
+        let not_plain = |name: &str| Refused {
+            name: name.to_owned(),
+            entries: None,
+            reason: "not a plain file name; not written".into(),
+        };
+        for name in field("names").split(',').filter(|n| !n.is_empty()) {
+            if !is_plain_name(name) {
+                refused.push(not_plain(name));
+                continue;
+            }
             let get = redis::cmd("GET")
                 .arg(Self::file_key(&version, name))
                 .clone();
@@ -193,11 +303,41 @@ impl RedisExports {
                 None => missing.push(name.to_owned()),
             }
         }
+        for name in field("trees").split(',').filter(|n| !n.is_empty()) {
+            if !is_plain_name(name) {
+                refused.push(not_plain(name));
+                continue;
+            }
+            let get = redis::cmd("GET")
+                .arg(Self::tree_key(&version, name))
+                .clone();
+            let Some(value) = self
+                .link
+                .cmd::<Option<Vec<u8>>>("GET export tree", timeout, &get)
+                .await?
+            else {
+                missing.push(name.to_owned());
+                continue;
+            };
+            match ExportTree::decode(name, &value, &self.limits) {
+                Ok((tree, left_out)) => {
+                    trees.push(tree);
+                    refused.extend(left_out);
+                }
+                Err(e) => refused.push(Refused {
+                    name: name.to_owned(),
+                    entries: None,
+                    reason: e.to_string(),
+                }),
+            }
+        }
         Some(Announcement {
             id,
             version,
             files,
+            trees,
             missing,
+            refused,
         })
     }
 }

@@ -28,7 +28,9 @@
 
 mod exports;
 mod feeds;
+mod follow;
 mod link;
+mod tree;
 
 use std::net::IpAddr;
 use std::sync::Arc;
@@ -40,9 +42,14 @@ use botwarden_verify::{
     decode_verdict, encode_verdict,
 };
 
-pub use exports::{Announcement, ExportFile, RedisExports, is_plain_name};
+pub use exports::{Announced, Announcement, ExportFile, RedisExports, is_plain_name};
 pub use feeds::{RedisFeeds, SharedFeed};
+pub use follow::{
+    Applied, ExportsFollower, FollowStep, ReloadCommand, ReloadStatus, Reloaded, Written,
+    write_announcement,
+};
 pub use link::{RedisTarget, Timeouts};
+pub use tree::{ExportTree, Refused, TreeLimits};
 
 use link::Link;
 

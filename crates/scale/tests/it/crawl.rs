@@ -241,8 +241,96 @@ async fn on_a_cluster_each_hosts_steps_stay_on_its_slot() {
         "one per host (parallelism 1)"
     );
     assert!(b.claim("b", 10).await.expect("claim").leases.is_empty());
+    // The status reads every host's slot, and the time, on a cluster.
+    let status = b.status().await.expect("status");
+    assert_eq!(status.hosts.len(), 4);
+    assert!(status.hosts.iter().all(|h| h.in_flight == 1), "{status:?}");
     for l in &leased {
         a.finish("a", l, Finish::Skipped).await.expect("finish");
     }
     assert!(b.is_finished().await.expect("finished"));
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn status_shows_each_hosts_throttle_and_each_workers_progress() {
+    let redis = RedisServer::start();
+    let cfg = config(
+        ThrottleConfig {
+            min_delay: Duration::ZERO,
+            max_parallel: 4,
+            ..ThrottleConfig::default()
+        },
+        Duration::from_secs(60),
+    );
+    let (a, b) = (worker(&redis, &cfg).await, worker(&redis, &cfg).await);
+    let seed = Url::parse(&format!("http://{HOST}/")).expect("url");
+    a.start(&seed).await.expect("start");
+    a.offer((0..6).map(|i| offer(&format!("/{i}"))).collect())
+        .await
+        .expect("offer");
+    // Worker b takes a request and keeps it in flight.
+    let _held = claim_one(&b, "b").await;
+    // Worker a: one answered, one 503 with a minute's Retry-After.
+    for outcome in [Outcome::Status(200), Outcome::Status(503)] {
+        let lease = claim_one(&a, "a").await;
+        let pause = (outcome == Outcome::Status(503)).then_some(Duration::from_secs(60));
+        a.finish(
+            "a",
+            &lease,
+            Finish::Fetched {
+                outcome: Some(outcome),
+                pause,
+            },
+        )
+        .await
+        .expect("finish");
+    }
+    // The site's robots.txt asks for 2 s between requests.
+    a.put_robots(
+        HOST,
+        &format!("http://{HOST}"),
+        botwarden_crawl::RobotsRead::Ready {
+            body: b"User-agent: *\nCrawl-delay: 2\n".to_vec(),
+            blanket: None,
+            why: "fetched".into(),
+        },
+        Some(Duration::from_secs(2)),
+    )
+    .await
+    .expect("robots");
+    for (name, stats) in [
+        (
+            "a",
+            botwarden_crawl::WorkerStats {
+                fetched: 2,
+                errors: 1,
+                ..botwarden_crawl::WorkerStats::default()
+            },
+        ),
+        (
+            "b",
+            botwarden_crawl::WorkerStats {
+                in_flight: 1,
+                ..botwarden_crawl::WorkerStats::default()
+            },
+        ),
+    ] {
+        a.report(name, stats).await.expect("report");
+    }
+    let status = b.status().await.expect("status");
+    let host = &status.hosts[0];
+    assert_eq!(host.host, HOST);
+    assert_eq!((host.done, host.errors), (2, 1), "{host:?}");
+    assert_eq!((host.in_flight, host.leased), (1, 1), "{host:?}");
+    assert_eq!((host.window, host.window_errors), (2, 1), "{host:?}");
+    assert_eq!(host.floor_ms, 2000, "{host:?}");
+    assert!(host.delay_ms >= 2000, "{host:?}");
+    assert!(host.paused_ms > 0 && host.paused_ms <= 60_000, "{host:?}");
+    let workers: Vec<(&str, u64, u64, u64, u64)> = status
+        .workers
+        .iter()
+        .map(|w| (w.name.as_str(), w.fetched, w.errors, w.in_flight, w.leased))
+        .collect();
+    assert_eq!(workers, [("a", 2, 1, 0, 0), ("b", 0, 0, 1, 1)]);
+    assert!(status.workers.iter().all(|w| w.reported_ms > 0));
 }

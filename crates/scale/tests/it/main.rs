@@ -2,5 +2,6 @@
 //! loopback (`redis-server`, `nats-server`), started by the tests.
 
 mod crawl;
+mod exports;
 mod stream;
 mod verdicts;

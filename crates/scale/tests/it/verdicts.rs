@@ -250,14 +250,29 @@ async fn an_announced_export_reaches_a_follower_waiting_on_the_stream() {
             body: b"not announced".to_vec(),
         },
     ];
-    let version = announcer.announce(&files).await.expect("announced");
+    let announced = announcer.announce(&files, &[]).await.expect("announced");
+    // The name that is not plain is left out, and said.
+    assert_eq!(announced.files, 1);
+    assert_eq!(
+        announced
+            .refused
+            .iter()
+            .map(|r| r.name.as_str())
+            .collect::<Vec<_>>(),
+        ["../escape"]
+    );
+    let version = announced.version;
     let (follower, got) = waiting.await.expect("the follower");
     let a = got.flatten().expect("an announcement");
     assert_eq!(a.version, version);
     assert_eq!(a.files, files[..1]);
     assert!(a.missing.is_empty());
     // A second version: the newest is the one a late follower starts from.
-    let second = announcer.announce(&files[..1]).await.expect("announced");
+    let second = announcer
+        .announce(&files[..1], &[])
+        .await
+        .expect("announced")
+        .version;
     let newest = follower.newest().await.flatten().expect("the newest");
     assert_eq!(newest.version, second);
     assert_ne!(newest.id, a.id);

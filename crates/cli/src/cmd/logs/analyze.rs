@@ -14,7 +14,7 @@ use botwarden_logs::{
     TextOptions, expand_inputs, render_html, render_text, trusted_proxy_warnings,
 };
 use botwarden_scale::stream::{PairPublisher, StreamConfig, VerdictView};
-use botwarden_scale::{ExportFile, RedisExports, Timeouts};
+use botwarden_scale::{ExportFile, ExportTree, RedisExports, Timeouts, TreeLimits};
 use botwarden_verify::{AgentKind, Cidr, Classifier, KeyRing, Verifier};
 use clap::{Args, ValueEnum};
 
@@ -365,8 +365,8 @@ fn export(targets: &Targets, listed: &[Listed], bar: Option<&indicatif::Progress
     }
 }
 
-/// Announces the exports just written (the single-file ones; the ACAP
-/// tree stays local) on Redis for `logs exports-follow`.
+/// Announces the exports just written (the files, and the ACAP tree as
+/// read back) on Redis for `logs exports-follow`.
 fn announce(
     runtime: &tokio::runtime::Runtime,
     announcer: &RedisExports,
@@ -402,12 +402,35 @@ fn announce(
             )),
         }
     }
-    match runtime.block_on(announcer.announce(&files)) {
-        Some(version) => say(format!(
-            "botwarden: exports announced on redis {} as version {version} ({} files)",
-            announcer.target().describe(),
-            files.len()
-        )),
+    let mut trees = Vec::new();
+    if let Some(dir) = &targets.acap {
+        match ExportTree::read(dir, &TreeLimits::default()) {
+            Ok((tree, left_out)) => {
+                if let Some(r) = left_out {
+                    say(format!("botwarden: export {r}"));
+                }
+                trees.push(tree);
+            }
+            Err(e) => say(format!(
+                "botwarden: export {} not announced: {}",
+                dir.display(),
+                crate::cmd::with_causes(&e)
+            )),
+        }
+    }
+    match runtime.block_on(announcer.announce(&files, &trees)) {
+        Some(announced) => {
+            for r in &announced.refused {
+                say(format!("botwarden: export {r}; not announced"));
+            }
+            say(format!(
+                "botwarden: exports announced on redis {} as version {} ({} files, {} trees)",
+                announcer.target().describe(),
+                announced.version,
+                announced.files,
+                announced.trees,
+            ));
+        }
         None => say(format!(
             "botwarden: warning: exports not announced: redis {} did not answer",
             announcer.target().describe()

@@ -1,14 +1,16 @@
 //! `botwarden logs exports-follow`: on each web server, the exports that
-//! `logs analyze --redis` announces, written atomically into a directory
-//! as they come.
+//! `logs analyze --redis` announces, written into a directory as they
+//! come, and the web server told to read them.
 
 use std::io::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::{Context, Result};
-use botwarden_scale::{Announcement, RedisExports, RedisTarget, Timeouts, is_plain_name};
+use botwarden_scale::{
+    Applied, ExportsFollower, FollowStep, RedisExports, RedisTarget, ReloadCommand, Timeouts,
+};
 use clap::Args;
 
 /// Options of `logs exports-follow`.
@@ -18,10 +20,17 @@ pub(crate) struct FollowArgs {
     /// (or `redis+cluster://HOST:PORT/`).
     #[arg(long, value_name = "URLS", value_parser = parse_redis)]
     redis: RedisTarget,
-    /// The directory the exports are written into (by their file names).
+    /// The directory the exports are written into (files and trees by
+    /// their names).
     #[arg(long, value_name = "DIR")]
     dir: PathBuf,
-    /// Write the newest announced version and stop.
+    /// A command run (by `sh -c`) after each version written, so that the
+    /// web server reads the new lists: `nginx -s reload`,
+    /// `systemctl reload haproxy`. Its exit status and standard error are
+    /// reported; a failure does not stop the follower.
+    #[arg(long, value_name = "COMMAND")]
+    reload: Option<String>,
+    /// Write the newest announced version (and reload) and stop.
     #[arg(long)]
     once: bool,
 }
@@ -45,74 +54,67 @@ async fn follow(args: &FollowArgs) -> Result<ExitCode> {
     timeouts.write = Duration::from_secs(5);
     timeouts.read = Duration::from_secs(5);
     let exports = RedisExports::connect(args.redis.clone(), timeouts).await;
+    let mut follower = ExportsFollower::new(
+        exports,
+        args.dir.clone(),
+        args.reload.clone().map(ReloadCommand::new),
+    );
     let mut err = std::io::stderr().lock();
-    // Catch up with the newest version, then follow the stream from it
-    // (from its start when nothing was announced yet).
-    let mut last: Option<String> = None;
     loop {
-        let got = match &last {
-            None => exports.newest().await,
-            Some(id) => exports.next_after(id, Duration::from_secs(5)).await,
-        };
-        match got {
-            Some(Some(a)) => {
-                last = Some(a.id.clone());
-                write_all(&args.dir, &a, &mut err)?;
+        match follower.step().await {
+            FollowStep::Applied(applied) => {
+                let ok = report(&args.dir, &applied, &mut err)?;
                 if args.once {
-                    return Ok(ExitCode::SUCCESS);
+                    return Ok(if ok {
+                        ExitCode::SUCCESS
+                    } else {
+                        ExitCode::from(1)
+                    });
                 }
             }
-            Some(None) if args.once => {
+            FollowStep::NotWritten {
+                version,
+                refused,
+                error,
+            } => {
+                for r in &refused {
+                    writeln!(err, "botwarden: export {r}")?;
+                }
+                writeln!(
+                    err,
+                    "botwarden: exports version {version} not written (no reload): {}",
+                    crate::cmd::with_causes(&error)
+                )?;
+                if args.once {
+                    return Ok(ExitCode::from(1));
+                }
+            }
+            FollowStep::NothingYet if args.once => {
                 writeln!(err, "botwarden: no exports announced yet")?;
                 return Ok(ExitCode::from(1));
             }
-            Some(None) => {
-                last.get_or_insert_with(|| "0-0".to_owned());
-            }
-            None if args.once => {
+            FollowStep::RedisDown => {
+                let target = follower.exports().target().describe();
+                if args.once {
+                    writeln!(err, "botwarden: redis {target} does not answer")?;
+                    return Ok(ExitCode::from(1));
+                }
                 writeln!(
                     err,
-                    "botwarden: redis {} does not answer",
-                    exports.target().describe()
-                )?;
-                return Ok(ExitCode::from(1));
-            }
-            None => {
-                writeln!(
-                    err,
-                    "botwarden: redis {} does not answer; trying again",
-                    exports.target().describe()
+                    "botwarden: redis {target} does not answer; trying again"
                 )?;
                 tokio::time::sleep(Duration::from_secs(1)).await;
             }
+            _ => {}
         }
     }
 }
 
-/// Writes every file of an announcement atomically (a temporary file
-/// beside it, synced, renamed over it).
-fn write_all(dir: &Path, a: &Announcement, err: &mut impl std::io::Write) -> Result<()> {
-    for file in &a.files {
-        if !is_plain_name(&file.name) {
-            writeln!(
-                err,
-                "botwarden: skipped export {:?}: not a file name",
-                file.name
-            )?;
-            continue;
-        }
-        let path = dir.join(&file.name);
-        let tmp = dir.join(format!(".{}.tmp", file.name));
-        let write = || -> std::io::Result<()> {
-            let mut f = std::fs::File::create(&tmp)?;
-            f.write_all(&file.body)?;
-            f.sync_all()?;
-            std::fs::rename(&tmp, &path)
-        };
-        if let Err(e) = write() {
-            let _ = std::fs::remove_file(&tmp);
-            return Err(e).with_context(|| format!("cannot write {}", path.display()));
-        }
+/// Says what a version wrote and how the reload went; false when the
+/// reload failed.
+fn report(dir: &std::path::Path, a: &Applied, err: &mut impl std::io::Write) -> Result<bool> {
+    for r in &a.refused {
+        writeln!(err, "botwarden: export {r}")?;
     }
     for name in &a.missing {
         writeln!(
@@ -121,12 +123,38 @@ fn write_all(dir: &Path, a: &Announcement, err: &mut impl std::io::Write) -> Res
             a.version
         )?;
     }
+    let trees: Vec<String> = a
+        .written
+        .trees
+        .iter()
+        .map(|(name, files)| format!("{name}/ ({files} files)"))
+        .collect();
     writeln!(
         err,
-        "botwarden: exports version {} written to {} ({} files)",
+        "botwarden: exports version {} written to {} ({} files{}{})",
         a.version,
         dir.display(),
-        a.files.len()
+        a.written.files,
+        if trees.is_empty() { "" } else { "; trees " },
+        trees.join(", ")
     )?;
-    Ok(())
+    let Some(reload) = &a.reload else {
+        return Ok(true);
+    };
+    let stderr = if reload.stderr.is_empty() {
+        String::new()
+    } else {
+        format!(": {}", reload.stderr.replace('\n', "\n    "))
+    };
+    if reload.succeeded() {
+        writeln!(err, "botwarden: reload `{}`: done{stderr}", reload.command)?;
+        Ok(true)
+    } else {
+        writeln!(
+            err,
+            "botwarden: warning: reload `{}` failed: {}{stderr}",
+            reload.command, reload.status
+        )?;
+        Ok(false)
+    }
 }

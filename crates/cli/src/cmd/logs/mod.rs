@@ -39,8 +39,9 @@ pub(crate) enum LogsCommand {
     /// authentication, and refuse addresses that pretend to be crawlers.
     Snippet(SnippetArgs),
     /// Writes the exports `logs analyze --redis` announces into a
-    /// directory as they come, each file atomically: run it on every web
-    /// server.
+    /// directory as they come — each file atomically, the ACAP tree
+    /// swapped in whole — and runs `--reload` after each version written:
+    /// run it on every web server.
     ExportsFollow(follow::FollowArgs),
 }
 
