@@ -322,9 +322,11 @@ pub(crate) fn simhash(text: &str) -> Option<u64> {
     if words.len() < SIMHASH_MIN_WORDS {
         return None;
     }
-    // Distinct shingles: a table at most half full, 0 marking a free slot
-    // (a shingle that hashes to 0, one in 2^64, counts as 1).
-    let slots = (words.len() * 2).next_power_of_two();
+    // Distinct shingles: a table at most two thirds full (it is cleared
+    // for every page: a larger one costs more to clear than its probes
+    // save), 0 marking a free slot (a shingle that hashes to 0, one in
+    // 2^64, counts as 1).
+    let slots = (words.len() + words.len() / 2).next_power_of_two();
     let mut table = vec![0u64; slots];
     let mut distinct: Vec<u64> = Vec::with_capacity(words.len());
     for w in words.windows(SHINGLE_WORDS) {
