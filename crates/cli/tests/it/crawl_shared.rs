@@ -272,7 +272,11 @@ fn three_workers_crawl_what_one_crawler_does_once_each_and_politely() {
     // A worker the machine holds up between its lease and its request
     // sends it late, closer to the next worker's: a few short gaps are the
     // machine's, many would be the crawl's.
-    let short: Vec<f64> = gaps.iter().copied().filter(|g| *g < delay_ms / 2.0).collect();
+    let short: Vec<f64> = gaps
+        .iter()
+        .copied()
+        .filter(|g| *g < delay_ms / 2.0)
+        .collect();
     assert!(
         short.len() * 10 <= gaps.len(),
         "{} of {} gaps under half the delay: {short:?}",
