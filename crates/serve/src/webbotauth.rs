@@ -184,7 +184,7 @@ impl WebBotAuth {
 }
 
 /// Whether a request carries signature fields.
-fn is_signed(headers: &HeaderMap) -> bool {
+pub(crate) fn is_signed(headers: &HeaderMap) -> bool {
     headers.contains_key("signature-input") || headers.contains_key("signature")
 }
 
