@@ -378,6 +378,36 @@ pub(crate) async fn render(State(inner): State<Shared>) -> impl IntoResponse {
             );
         }
     }
+    let s = inner.webbotauth.stats();
+    head(
+        &mut out,
+        "botwarden_signature_checks_total",
+        "counter",
+        "Web Bot Auth signature checks (GET /verify and POST /api/v1/verify), by outcome: valid, invalid (the request is spoofed), undecided (the keys could not be had), unsigned (signature fields without a web-bot-auth signature).",
+    );
+    let unsigned = s.checks.saturating_sub(s.valid + s.invalid + s.undecided);
+    for (outcome, n) in [
+        ("valid", s.valid),
+        ("invalid", s.invalid),
+        ("undecided", s.undecided),
+        ("unsigned", unsigned),
+    ] {
+        let _ = writeln!(
+            out,
+            "botwarden_signature_checks_total{{outcome=\"{outcome}\"}} {n}"
+        );
+    }
+    head(
+        &mut out,
+        "botwarden_signature_nonces_evicted_total",
+        "counter",
+        "Signature nonces forgotten before they expired because the nonce cache was full.",
+    );
+    let _ = writeln!(
+        out,
+        "botwarden_signature_nonces_evicted_total {}",
+        s.nonces_evicted
+    );
     if let Some(shared) = inner.verifier.shared() {
         shared_metrics(&mut out, &shared.stats());
     }

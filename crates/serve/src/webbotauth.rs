@@ -148,6 +148,11 @@ impl WebBotAuth {
         })
     }
 
+    /// The signature checks so far, by outcome.
+    pub(crate) fn stats(&self) -> botwarden_verify::SignatureStats {
+        self.signatures.stats()
+    }
+
     /// Checks a request's signature at `now`, its agents' directories
     /// fetched (or from the cache) within `limit`.
     pub(crate) async fn check(
