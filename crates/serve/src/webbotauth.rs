@@ -189,8 +189,12 @@ impl WebBotAuth {
 }
 
 /// Whether a request carries signature fields.
+/// Whether a request carries signature fields (names built once: this
+/// runs for every `GET /verify`).
 pub(crate) fn is_signed(headers: &HeaderMap) -> bool {
-    headers.contains_key("signature-input") || headers.contains_key("signature")
+    const SIGNATURE_INPUT: HeaderName = HeaderName::from_static("signature-input");
+    const SIGNATURE: HeaderName = HeaderName::from_static("signature");
+    headers.contains_key(SIGNATURE_INPUT) || headers.contains_key(SIGNATURE)
 }
 
 fn text<'h>(headers: &'h HeaderMap, names: &[&str]) -> Option<&'h str> {
