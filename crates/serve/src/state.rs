@@ -204,6 +204,8 @@ impl Service {
     /// Each connection is served by hyper (HTTP/1.1, and HTTP/2 with prior
     /// knowledge) with `header_timeout` on reading a request's headers: a
     /// client that sends them slowly, or stops, has its connection closed.
+    /// `GET /verify` is answered here directly, the rest through
+    /// [`Service::router`]: the same answers, counts and timeouts.
     ///
     /// # Errors
     ///
