@@ -60,6 +60,13 @@ pub struct Config {
     pub max_pending: usize,
     /// Verdicts kept in the cache. Default 100,000.
     pub cache_capacity: usize,
+    /// Threads serving connections (the command's async runtime; a
+    /// library user runs [`Service::run`](crate::Service::run) on a
+    /// runtime of their own). Default 1: a cached `GET /verify` costs so
+    /// little that one thread answers tens of thousands a second, and
+    /// with fewer threads than cores the answers wait less for the
+    /// scheduler. Raise it when that thread is busy all the time.
+    pub io_threads: usize,
     /// Checks, fixes and URL tests running at once (each on a thread of
     /// its own). Default: the number of CPUs.
     pub workers: usize,
@@ -117,6 +124,7 @@ impl Default for Config {
             verify_timeout: 3.0,
             max_pending: 1024,
             cache_capacity: 100_000,
+            io_threads: 1,
             workers: cpus,
             max_jobs: 4 * cpus,
             header_timeout: 10.0,
@@ -177,6 +185,7 @@ impl Config {
         }
         for (name, v) in [
             ("max_pending", self.max_pending),
+            ("io_threads", self.io_threads),
             ("workers", self.workers),
             ("max_jobs", self.max_jobs),
         ] {

@@ -1,16 +1,65 @@
 //! `GET /verify`: the verdict on the request a web server is about to
 //! serve, for nginx's `auth_request` and its kin.
 
+use std::borrow::Cow;
+use std::collections::HashMap;
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
+use axum::body::Body;
 use axum::extract::{ConnectInfo, RawQuery, State};
-use axum::http::{HeaderMap, HeaderValue, StatusCode, header};
-use axum::response::{IntoResponse, Response};
-use botwarden_verify::{Claim, Verdict};
+use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
+use axum::response::Response;
+use botwarden_verify::{Claim, Registry, Verdict};
 
 use crate::state::{Inner, Shared};
+
+const X_BOT_NAME: HeaderName = HeaderName::from_static("x-bot-name");
+const X_BOT_VERDICT: HeaderName = HeaderName::from_static("x-bot-verdict");
+const X_BOT_METHOD: HeaderName = HeaderName::from_static("x-bot-method");
+const X_BOT_REASON: HeaderName = HeaderName::from_static("x-bot-reason");
+const NO_STORE: HeaderValue = HeaderValue::from_static("no-store");
+const DASH: HeaderValue = HeaderValue::from_static("-");
+
+/// The `X-Bot-Name` values of the registry's bots, built once: an answer
+/// about a registered bot copies no text.
+pub(crate) struct BotNames(HashMap<String, HeaderValue>);
+
+impl BotNames {
+    pub(crate) fn new(registry: &Registry) -> BotNames {
+        BotNames(
+            registry
+                .bots()
+                .iter()
+                .map(|b| (b.name.clone(), header_value(&b.name)))
+                .collect(),
+        )
+    }
+
+    fn value(&self, name: Option<&str>) -> HeaderValue {
+        match name {
+            None => DASH,
+            Some(name) => self
+                .0
+                .get(name)
+                .cloned()
+                .unwrap_or_else(|| header_value(name)),
+        }
+    }
+}
+
+/// `X-Bot-Method`: the verifying methods joined by `+`; a single method
+/// is a static value.
+fn method_value(verdict: &Verdict) -> HeaderValue {
+    match verdict {
+        Verdict::Verified { methods, .. } if methods.len() == 1 => {
+            HeaderValue::from_static(methods[0].as_str())
+        }
+        Verdict::Verified { .. } => header_value(verdict.method().as_deref().unwrap_or("-")),
+        _ => DASH,
+    }
+}
 
 /// Where the client's address came from, or why it is not known.
 enum Client {
@@ -89,18 +138,17 @@ fn answer(inner: &Inner, verdict: &Verdict) -> Response {
     } else {
         StatusCode::OK
     };
-    let mut response = status.into_response();
+    let mut response = Response::new(Body::empty());
+    *response.status_mut() = status;
     let h = response.headers_mut();
-    h.insert("x-bot-name", header_value(verdict.bot().unwrap_or("-")));
-    h.insert("x-bot-verdict", HeaderValue::from_static(verdict.kind()));
-    h.insert(
-        "x-bot-method",
-        header_value(verdict.method().as_deref().unwrap_or("-")),
-    );
+    h.reserve(5);
+    h.insert(X_BOT_NAME, inner.bot_names.value(verdict.bot()));
+    h.insert(X_BOT_VERDICT, HeaderValue::from_static(verdict.kind()));
+    h.insert(X_BOT_METHOD, method_value(verdict));
     if let Some(reason) = verdict.reason() {
-        h.insert("x-bot-reason", header_value(reason));
+        h.insert(X_BOT_REASON, header_value(reason));
     }
-    h.insert(header::CACHE_CONTROL, HeaderValue::from_static("no-store"));
+    h.insert(header::CACHE_CONTROL, NO_STORE);
     response
 }
 
@@ -136,40 +184,54 @@ fn wait_of(query: Option<&str>) -> Result<Option<Duration>, String> {
     Ok(wait)
 }
 
-/// `GET /verify` (and `GET /verify?wait=SECONDS`).
+/// `GET /verify` (and `GET /verify?wait=SECONDS`) through the router.
 pub(crate) async fn verify(
     State(inner): State<Shared>,
     ConnectInfo(peer): ConnectInfo<SocketAddr>,
     RawQuery(query): RawQuery,
     headers: HeaderMap,
 ) -> Response {
-    let wait = match wait_of(query.as_deref()) {
+    verify_request(&inner, peer.ip(), query.as_deref(), &headers).await
+}
+
+/// The answer to `GET /verify` from `peer` with this query and these
+/// headers: the router's handler and the connection loop's direct path
+/// both give this.
+pub(crate) async fn verify_request(
+    inner: &Shared,
+    peer: IpAddr,
+    query: Option<&str>,
+    headers: &HeaderMap,
+) -> Response {
+    let wait = match wait_of(query) {
         Ok(w) => w,
         Err(message) => {
             // Never a 4xx the web server would turn into a refusal: the
             // verdict is `unknown`, the reason says why.
-            let mut r = answer(&inner, &Verdict::NotABot);
+            let mut r = answer(inner, &Verdict::NotABot);
             r.headers_mut()
-                .insert("x-bot-verdict", HeaderValue::from_static("unknown"));
-            r.headers_mut()
-                .insert("x-bot-reason", header_value(&message));
+                .insert(X_BOT_VERDICT, HeaderValue::from_static("unknown"));
+            r.headers_mut().insert(X_BOT_REASON, header_value(&message));
             return r;
         }
     };
-    let ua = headers
+    let ua: Option<Cow<'_, str>> = headers
         .get(header::USER_AGENT)
-        .map(|v| String::from_utf8_lossy(v.as_bytes()).into_owned());
+        .map(|v| String::from_utf8_lossy(v.as_bytes()));
+    if let Some(response) = cached_crawler(inner, peer, ua.as_deref(), headers) {
+        return response;
+    }
     let claim = match &ua {
         Some(ua) => Claim::of(&inner.classifier, ua),
         None => Claim::NotABot,
     };
-    if let Some(verdict) = crate::webbotauth::gate_verdict(&inner, &headers, &claim).await {
+    if let Some(verdict) = crate::webbotauth::gate_verdict(inner, headers, &claim).await {
         inner
             .metrics
-            .verdict(counted_as(&inner, &claim), verdict.kind());
-        return answer(&inner, &verdict);
+            .verdict(counted_as(inner, &claim), verdict.kind());
+        return answer(inner, &verdict);
     }
-    let ip = match client(&inner, peer.ip(), &headers) {
+    let ip = match client(inner, peer, headers) {
         Client::Known(ip) => botwarden_verify::normalize(ip),
         Client::Unreadable => {
             inner.metrics.bad_client_header();
@@ -179,14 +241,14 @@ pub(crate) async fn verify(
             );
             inner
                 .metrics
-                .verdict(counted_as(&inner, &claim), verdict.kind());
-            return answer(&inner, &verdict);
+                .verdict(counted_as(inner, &claim), verdict.kind());
+            return answer(inner, &verdict);
         }
     };
-    let verdict = decide(&inner, ip, &claim, wait).await;
+    let verdict = decide(inner, ip, &claim, wait).await;
     inner
         .metrics
-        .verdict(counted_as(&inner, &claim), verdict.kind());
+        .verdict(counted_as(inner, &claim), verdict.kind());
     tracing::debug!(
         %ip,
         ua = ua.as_deref().unwrap_or(""),
@@ -194,7 +256,41 @@ pub(crate) async fn verify(
         bot = verdict.bot().unwrap_or("-"),
         "verify"
     );
-    answer(&inner, &verdict)
+    answer(inner, &verdict)
+}
+
+/// The common case, answered without building a claim: an unsigned
+/// request from a registered crawler whose verdict for the client's
+/// address is in the cache. The same verdict, count and log as the long
+/// way; `None` for anything else.
+fn cached_crawler(
+    inner: &Inner,
+    peer: IpAddr,
+    ua: Option<&str>,
+    headers: &HeaderMap,
+) -> Option<Response> {
+    if crate::webbotauth::is_signed(headers) {
+        return None;
+    }
+    let ua = ua?;
+    let bot = inner.classifier.classify(ua).bot?;
+    let Client::Known(ip) = client(inner, peer, headers) else {
+        return None;
+    };
+    let ip = botwarden_verify::normalize(ip);
+    // A hit means the verifier knows the name: a registered bot, counted
+    // under its name.
+    let verdict = inner.verifier.cached(ip, bot.name)?;
+    let bot = bot.name;
+    inner.metrics.verdict(bot, verdict.kind());
+    tracing::debug!(
+        %ip,
+        ua,
+        verdict = verdict.kind(),
+        bot = verdict.bot().unwrap_or("-"),
+        "verify"
+    );
+    Some(answer(inner, &verdict))
 }
 
 /// An `unknown` verdict for a claim.

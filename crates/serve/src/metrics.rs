@@ -1,7 +1,7 @@
 //! Prometheus metrics, in the text exposition format (version 0.0.4),
 //! written by hand.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::fmt::Write as _;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, PoisonError};
@@ -13,7 +13,8 @@ use axum::response::IntoResponse;
 
 use crate::state::Shared;
 
-/// The routes requests are counted by; anything else is `other`.
+/// The routes requests are counted by; anything else is `other`, and a
+/// request no route matched (a library user's router) `unmatched`.
 const ROUTES: &[&str] = &[
     "/api/v1/check",
     "/api/v1/fix",
@@ -28,6 +29,44 @@ const ROUTES: &[&str] = &[
     "/",
     "/check",
     "/style.css",
+    "other",
+    "unmatched",
+];
+
+/// A route requests are counted by: an index into [`ROUTES`].
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Route(usize);
+
+impl Route {
+    /// `GET /verify`.
+    pub(crate) const VERIFY: Route = Route(7);
+    const OTHER: Route = Route(ROUTES.len() - 2);
+    pub(crate) const UNMATCHED: Route = Route(ROUTES.len() - 1);
+
+    /// The route of a matched pattern, `other` for any other.
+    pub(crate) fn of(matched: &str) -> Route {
+        ROUTES[..Route::OTHER.0]
+            .iter()
+            .position(|r| *r == matched)
+            .map_or(Route::OTHER, Route)
+    }
+
+    pub(crate) fn name(self) -> &'static str {
+        ROUTES[self.0]
+    }
+}
+
+/// The statuses counted without a lock (`/verify` answers `200` or
+/// `403`); any other goes to a map.
+const COMMON_STATUSES: [u16; 2] = [200, 403];
+
+/// The verdict kinds, in the order their counters are kept.
+const KINDS: [&str; 5] = [
+    "not-a-bot",
+    "verified",
+    "spoofed",
+    "unknown",
+    "unverifiable",
 ];
 
 /// Upper bounds (seconds) of the verification latency histogram.
@@ -40,8 +79,18 @@ const BUCKETS: [f64; 12] = [
 /// bounded whatever clients send.
 #[derive(Debug, Default)]
 pub(crate) struct Metrics {
-    requests: Mutex<BTreeMap<(&'static str, u16), u64>>,
-    verdicts: Mutex<BTreeMap<(String, &'static str), u64>>,
+    /// Requests by route and common status.
+    requests: [[AtomicU64; COMMON_STATUSES.len()]; ROUTES.len()],
+    /// Requests by route and any other status.
+    requests_rare: Mutex<BTreeMap<(&'static str, u16), u64>>,
+    /// The row of each label verdicts are counted by: the registry's bot
+    /// names, `unregistered` and `none`.
+    verdict_rows: HashMap<String, usize>,
+    /// Verdicts by label (its row) and kind (in [`KINDS`]' order).
+    verdicts: Vec<[AtomicU64; KINDS.len()]>,
+    /// Verdicts of a label or kind without a counter of its own (none
+    /// today: kept so that nothing goes uncounted).
+    verdicts_rare: Mutex<BTreeMap<(String, &'static str), u64>>,
     /// Per bucket (and one past the last), verifications that asked DNS or
     /// the address lists (not answered from the cache).
     latency: [AtomicU64; BUCKETS.len() + 1],
@@ -72,33 +121,89 @@ pub(crate) struct Metrics {
 }
 
 impl Metrics {
-    /// The static name of a matched route.
-    pub(crate) fn route_name(&self, matched: &str) -> &'static str {
-        ROUTES
-            .iter()
-            .find(|r| **r == matched)
-            .copied()
-            .unwrap_or("other")
+    /// Counters for the service of these bots.
+    pub(crate) fn new<'a>(bots: impl IntoIterator<Item = &'a str>) -> Metrics {
+        let mut verdict_rows = HashMap::new();
+        for label in bots.into_iter().chain(["unregistered", "none"]) {
+            let row = verdict_rows.len();
+            verdict_rows.entry(label.to_owned()).or_insert(row);
+        }
+        Metrics {
+            verdicts: (0..verdict_rows.len())
+                .map(|_| Default::default())
+                .collect(),
+            verdict_rows,
+            ..Metrics::default()
+        }
     }
 
-    pub(crate) fn request(&self, route: &'static str, status: u16) {
-        *self
-            .requests
-            .lock()
-            .unwrap_or_else(PoisonError::into_inner)
-            .entry((route, status))
-            .or_default() += 1;
+    pub(crate) fn request(&self, route: Route, status: u16) {
+        match COMMON_STATUSES.iter().position(|s| *s == status) {
+            Some(i) => {
+                self.requests[route.0][i].fetch_add(1, Ordering::Relaxed);
+            }
+            None => {
+                *self
+                    .requests_rare
+                    .lock()
+                    .unwrap_or_else(PoisonError::into_inner)
+                    .entry((route.name(), status))
+                    .or_default() += 1;
+            }
+        }
     }
 
     /// A `GET /verify` verdict: `bot` is a registered bot's name,
     /// `unregistered` or `none`.
     pub(crate) fn verdict(&self, bot: &str, kind: &'static str) {
-        let mut map = self.verdicts.lock().unwrap_or_else(PoisonError::into_inner);
-        if let Some(n) = map.get_mut(&(bot.to_owned(), kind)) {
-            *n += 1;
-        } else {
-            map.insert((bot.to_owned(), kind), 1);
+        let row = self.verdict_rows.get(bot);
+        let column = KINDS.iter().position(|k| *k == kind);
+        if let (Some(&row), Some(column)) = (row, column) {
+            self.verdicts[row][column].fetch_add(1, Ordering::Relaxed);
+            return;
         }
+        *self
+            .verdicts_rare
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .entry((bot.to_owned(), kind))
+            .or_default() += 1;
+    }
+
+    /// Requests by route and status, in their order.
+    fn requests(&self) -> BTreeMap<(&'static str, u16), u64> {
+        let mut all = self
+            .requests_rare
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        for (route, counts) in ROUTES.iter().zip(&self.requests) {
+            for (status, n) in COMMON_STATUSES.iter().zip(counts) {
+                let n = n.load(Ordering::Relaxed);
+                if n > 0 {
+                    all.insert((route, *status), n);
+                }
+            }
+        }
+        all
+    }
+
+    /// Verdicts by label and kind, in their order.
+    fn verdicts(&self) -> BTreeMap<(String, &'static str), u64> {
+        let mut all = self
+            .verdicts_rare
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .clone();
+        for (label, row) in &self.verdict_rows {
+            for (kind, n) in KINDS.iter().zip(&self.verdicts[*row]) {
+                let n = n.load(Ordering::Relaxed);
+                if n > 0 {
+                    *all.entry((label.clone(), kind)).or_default() += n;
+                }
+            }
+        }
+        all
     }
 
     pub(crate) fn verification(&self, took: Duration) {
@@ -173,12 +278,7 @@ pub(crate) async fn render(State(inner): State<Shared>) -> impl IntoResponse {
         "counter",
         "HTTP requests answered, by route and status.",
     );
-    for ((route, status), n) in m
-        .requests
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .iter()
-    {
+    for ((route, status), n) in &m.requests() {
         let _ = writeln!(
             out,
             "botwarden_http_requests_total{{route=\"{}\",status=\"{status}\"}} {n}",
@@ -191,12 +291,7 @@ pub(crate) async fn render(State(inner): State<Shared>) -> impl IntoResponse {
         "counter",
         "GET /verify verdicts, by bot (a registered name, unregistered, or none) and verdict.",
     );
-    for ((bot, kind), n) in m
-        .verdicts
-        .lock()
-        .unwrap_or_else(PoisonError::into_inner)
-        .iter()
-    {
+    for ((bot, kind), n) in &m.verdicts() {
         let _ = writeln!(
             out,
             "botwarden_verdicts_total{{bot=\"{}\",verdict=\"{kind}\"}} {n}",
@@ -283,6 +378,36 @@ pub(crate) async fn render(State(inner): State<Shared>) -> impl IntoResponse {
             );
         }
     }
+    let s = inner.webbotauth.stats();
+    head(
+        &mut out,
+        "botwarden_signature_checks_total",
+        "counter",
+        "Web Bot Auth signature checks (GET /verify and POST /api/v1/verify), by outcome: valid, invalid (the request is spoofed), undecided (the keys could not be had), unsigned (signature fields without a web-bot-auth signature).",
+    );
+    let unsigned = s.checks.saturating_sub(s.valid + s.invalid + s.undecided);
+    for (outcome, n) in [
+        ("valid", s.valid),
+        ("invalid", s.invalid),
+        ("undecided", s.undecided),
+        ("unsigned", unsigned),
+    ] {
+        let _ = writeln!(
+            out,
+            "botwarden_signature_checks_total{{outcome=\"{outcome}\"}} {n}"
+        );
+    }
+    head(
+        &mut out,
+        "botwarden_signature_nonces_evicted_total",
+        "counter",
+        "Signature nonces forgotten before they expired because the nonce cache was full.",
+    );
+    let _ = writeln!(
+        out,
+        "botwarden_signature_nonces_evicted_total {}",
+        s.nonces_evicted
+    );
     if let Some(shared) = inner.verifier.shared() {
         shared_metrics(&mut out, &shared.stats());
     }
@@ -435,4 +560,58 @@ fn shared_metrics(out: &mut String, s: &botwarden_verify::SharedStats) {
         reads = s.reads,
         sum = s.read_micros as f64 / 1e6
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn routes_by_their_patterns() {
+        assert_eq!(Route::VERIFY.name(), "/verify");
+        assert_eq!(Route::of("/verify").0, Route::VERIFY.0);
+        assert_eq!(Route::of("/api/v1/check").name(), "/api/v1/check");
+        assert_eq!(Route::of("/nowhere").name(), "other");
+        // A pattern cannot be the label of the routes no pattern names.
+        assert_eq!(Route::of("other").name(), "other");
+        assert_eq!(Route::of("unmatched").name(), "other");
+        assert_eq!(Route::UNMATCHED.name(), "unmatched");
+    }
+
+    #[test]
+    fn counts_come_out_by_label_in_order() {
+        let m = Metrics::new(["Searchbot", "Otherbot", "none"]);
+        m.verdict("Searchbot", "verified");
+        m.verdict("Searchbot", "verified");
+        m.verdict("none", "not-a-bot");
+        m.verdict("Otherbot", "spoofed");
+        // Not a label or kind of the service's: still counted.
+        m.verdict("Elsebot", "unknown");
+        m.verdict("Searchbot", "maybe");
+        let verdicts: Vec<_> = m.verdicts().into_iter().collect();
+        assert_eq!(
+            verdicts,
+            [
+                (("Elsebot".to_owned(), "unknown"), 1),
+                (("Otherbot".to_owned(), "spoofed"), 1),
+                (("Searchbot".to_owned(), "maybe"), 1),
+                (("Searchbot".to_owned(), "verified"), 2),
+                (("none".to_owned(), "not-a-bot"), 1),
+            ]
+        );
+        m.request(Route::VERIFY, 200);
+        m.request(Route::VERIFY, 403);
+        m.request(Route::VERIFY, 503);
+        m.request(Route::of("/healthz"), 200);
+        let requests: Vec<_> = m.requests().into_iter().collect();
+        assert_eq!(
+            requests,
+            [
+                (("/healthz", 200), 1),
+                (("/verify", 200), 1),
+                (("/verify", 403), 1),
+                (("/verify", 503), 1),
+            ]
+        );
+    }
 }

@@ -213,7 +213,7 @@ pub(crate) async fn check_get(State(inner): State<Shared>, RawQuery(query): RawQ
             ));
         }
     };
-    result(&inner, input, ask).await
+    result(&inner, input, ask, false).await
 }
 
 impl Input {
@@ -260,16 +260,16 @@ pub(crate) async fn check_post(
     let Some(text) = text else {
         return error_page(&ApiError::bad("the form has no robots_txt field"));
     };
-    ask.r = permalink::encode(text.as_bytes());
     let input = Input {
         robots_txt: Some(text),
         ..Input::default()
     };
-    result(&inner, input, ask).await
+    result(&inner, input, ask, true).await
 }
 
-/// The result page.
-async fn result(inner: &Shared, input: Input, ask: Ask) -> Response {
+/// The result page; with `link`, its permalink is made from the file (on
+/// the check's thread: compressing a large file takes a while).
+async fn result(inner: &Shared, input: Input, mut ask: Ask, link: bool) -> Response {
     let loaded = match inner.load(input, false).await {
         Ok(l) => l,
         Err(e) => return error_page(&e),
@@ -290,7 +290,12 @@ async fn result(inner: &Shared, input: Input, ask: Ask) -> Response {
         .take(1000)
         .collect();
     let done = inner
-        .run_job(move || render(&loaded, &ask, profile, agent.as_deref(), &urls))
+        .run_job(move || {
+            if link {
+                ask.r = permalink::encode(&loaded.body);
+            }
+            render(&loaded, &ask, profile, agent.as_deref(), &urls)
+        })
         .await;
     match done {
         Ok(html) => page(StatusCode::OK, "robots.txt check", &html),

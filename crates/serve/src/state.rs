@@ -3,11 +3,12 @@
 use std::future::Future;
 use std::net::IpAddr;
 use std::sync::Arc;
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::time::{Duration, Instant};
 
 use axum::Router;
 use axum::extract::{MatchedPath, Request, State};
-use axum::http::{HeaderName, StatusCode};
+use axum::http::{HeaderName, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse as _, Response};
 use axum::routing::{get, post};
@@ -25,7 +26,7 @@ use tower_service::Service as _;
 use crate::api::ApiError;
 use crate::config::Config;
 use crate::error::Error;
-use crate::metrics::Metrics;
+use crate::metrics::{Metrics, Route};
 use crate::robots_cache::RobotsCache;
 use crate::webbotauth::{self, WebBotAuth};
 use crate::{api, gate, page};
@@ -49,6 +50,8 @@ pub(crate) struct Inner {
     pub(crate) fetcher: Fetcher,
     pub(crate) webbotauth: WebBotAuth,
     pub(crate) metrics: Metrics,
+    /// `X-Bot-Name` of each registered bot.
+    pub(crate) bot_names: gate::BotNames,
     /// Verifications waiting on DNS (`GET /verify`).
     pub(crate) pending: Arc<Semaphore>,
     /// Checks admitted (running or waiting for a worker).
@@ -145,7 +148,8 @@ impl Service {
                 jobs: Arc::new(Semaphore::new(config.max_jobs)),
                 workers: Arc::new(Semaphore::new(config.workers)),
                 robots_cache: RobotsCache::new(&config),
-                metrics: Metrics::default(),
+                metrics: Metrics::new(registry.bots().iter().map(|b| b.name.as_str())),
+                bot_names: gate::BotNames::new(&registry),
                 config,
                 trusted,
                 client_header,
@@ -200,6 +204,8 @@ impl Service {
     /// Each connection is served by hyper (HTTP/1.1, and HTTP/2 with prior
     /// knowledge) with `header_timeout` on reading a request's headers: a
     /// client that sends them slowly, or stops, has its connection closed.
+    /// `GET /verify` is answered here directly, the rest through
+    /// [`Service::router`]: the same answers, counts and timeouts.
     ///
     /// # Errors
     ///
@@ -217,9 +223,10 @@ impl Service {
         tracing::info!(%addr, enforce = self.inner.config.enforce, "listening");
         let app = self.router();
         let mut http = hyper_util::server::conn::auto::Builder::new(TokioExecutor::new());
-        http.http1()
-            .timer(TokioTimer::new())
-            .header_read_timeout(Duration::from_secs_f64(self.inner.config.header_timeout));
+        // `header_timeout` is kept by each connection's watchdog (no
+        // request in flight for that long: closed), which covers a request
+        // whose headers come slowly: no timer per request.
+        http.http1().header_read_timeout(None);
         http.http2().timer(TokioTimer::new());
         let http = Arc::new(http);
         // Connections watch `stop`; `run` returns once every one of them
@@ -242,6 +249,7 @@ impl Service {
             };
             let _ = stream.set_nodelay(true);
             let app = app.clone();
+            let inner = Arc::clone(&self.inner);
             let http = Arc::clone(&http);
             let mut stopping = stopping.clone();
             let idle_limit = Duration::from_secs_f64(self.inner.config.header_timeout);
@@ -249,13 +257,20 @@ impl Service {
                 let activity = Arc::new(Activity::new());
                 let watched = Arc::clone(&activity);
                 let service = hyper::service::service_fn(move |mut request: Request<Incoming>| {
-                    request
-                        .extensions_mut()
-                        .insert(axum::extract::ConnectInfo(peer));
                     let busy = Busy::begin(&watched);
-                    let answer = app.clone().call(request);
+                    let inner = Arc::clone(&inner);
+                    let app = (!is_direct(&request)).then(|| app.clone());
                     async move {
-                        let response = answer.await?;
+                        let Some(mut app) = app else {
+                            let response = direct(&inner, peer.ip(), &request).await;
+                            // Its body is empty: written with the head.
+                            drop(busy);
+                            return Ok(response);
+                        };
+                        request
+                            .extensions_mut()
+                            .insert(axum::extract::ConnectInfo(peer));
+                        let response = app.call(request).await?;
                         // Busy until the body is written out.
                         Ok::<_, std::convert::Infallible>(
                             response
@@ -356,21 +371,20 @@ impl Drop for Waiting<'_> {
 /// What a connection is doing: requests in flight, and since when it has
 /// had none.
 struct Activity {
-    state: std::sync::Mutex<(usize, Instant)>,
+    /// When the connection was opened: `idle_since` counts from it.
+    opened: Instant,
+    in_flight: AtomicUsize,
+    /// Microseconds from `opened` to the end of the last request.
+    idle_since: AtomicU64,
 }
 
 impl Activity {
     fn new() -> Activity {
         Activity {
-            state: std::sync::Mutex::new((0, Instant::now())),
+            opened: Instant::now(),
+            in_flight: AtomicUsize::new(0),
+            idle_since: AtomicU64::new(0),
         }
-    }
-
-    fn now(&self) -> (usize, Instant) {
-        *self
-            .state
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
     }
 
     /// Completes once the connection has had no request in flight for
@@ -378,10 +392,13 @@ impl Activity {
     /// request's headers have all come.
     async fn idle_for(&self, limit: Duration) {
         loop {
-            let (in_flight, since) = self.now();
-            let wait = if in_flight > 0 {
+            // `idle_since` is written before `in_flight` goes down to 0,
+            // so with no request in flight it is the last one's end.
+            let wait = if self.in_flight.load(Ordering::Acquire) > 0 {
                 limit
             } else {
+                let since =
+                    self.opened + Duration::from_micros(self.idle_since.load(Ordering::Acquire));
                 match limit.checked_sub(since.elapsed()) {
                     Some(left) if !left.is_zero() => left,
                     _ => return,
@@ -398,26 +415,17 @@ struct Busy(Arc<Activity>);
 
 impl Busy {
     fn begin(activity: &Arc<Activity>) -> Busy {
-        let mut state = activity
-            .state
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        state.0 += 1;
+        activity.in_flight.fetch_add(1, Ordering::AcqRel);
         Busy(Arc::clone(activity))
     }
 }
 
 impl Drop for Busy {
     fn drop(&mut self) {
-        let mut state = self
-            .0
-            .state
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner);
-        state.0 -= 1;
-        if state.0 == 0 {
-            state.1 = Instant::now();
-        }
+        let a = &self.0;
+        let now = u64::try_from(a.opened.elapsed().as_micros()).unwrap_or(u64::MAX);
+        a.idle_since.fetch_max(now, Ordering::AcqRel);
+        a.in_flight.fetch_sub(1, Ordering::AcqRel);
     }
 }
 
@@ -499,16 +507,30 @@ fn load_registry(config: &Config) -> Result<Registry, Error> {
 /// Counts and logs every request by its route (the pattern matched, so the
 /// labels stay few).
 async fn track(State(inner): State<Shared>, request: Request, next: Next) -> Response {
-    // The known routes as static strings: no allocation per request.
+    // The known routes by index: no allocation per request.
     let route = request
         .extensions()
         .get::<MatchedPath>()
-        .map_or("unmatched", |p| inner.metrics.route_name(p.as_str()));
+        .map_or(Route::UNMATCHED, |p| Route::of(p.as_str()));
     let method = request.method().clone();
     let api = request.uri().path().starts_with("/api/");
+    tracked(&inner, route, &method, api, next.run(request)).await
+}
+
+/// An answer within `request_timeout` (else `503 timeout`), counted by
+/// route and status and logged (`/verify` at debug level only).
+async fn tracked(
+    inner: &Inner,
+    route: Route,
+    method: &Method,
+    api: bool,
+    answer: impl Future<Output = Response>,
+) -> Response {
     let started = Instant::now();
     let limit = Duration::from_secs_f64(inner.config.request_timeout);
-    let response = match tokio::time::timeout(limit, next.run(request)).await {
+    // A ready answer (a cached verdict) never sets the timer: `timeout`
+    // polls the answer first.
+    let response = match tokio::time::timeout(limit, answer).await {
         Ok(response) => response,
         Err(_) => {
             inner.metrics.request_timeout();
@@ -530,10 +552,26 @@ async fn track(State(inner): State<Shared>, request: Request, next: Next) -> Res
     let status = response.status().as_u16();
     inner.metrics.request(route, status);
     let micros = u64::try_from(started.elapsed().as_micros()).unwrap_or(u64::MAX);
+    let route = route.name();
     if route == "/verify" {
         tracing::debug!(%method, route, status, micros, "request");
     } else {
         tracing::info!(%method, route, status, micros, "request");
     }
     response
+}
+
+/// Whether the connection loop answers `request` itself, past the
+/// router: `GET /verify`, the request web servers send for every request
+/// they serve.
+fn is_direct(request: &Request<Incoming>) -> bool {
+    request.method() == Method::GET && request.uri().path() == "/verify"
+}
+
+/// `GET /verify` answered by the connection loop: what the router's
+/// route gives (the same handler's work, count, log and `request_timeout`)
+/// without its routing, layers and boxed futures.
+async fn direct(inner: &Shared, peer: IpAddr, request: &Request<Incoming>) -> Response {
+    let answer = gate::verify_request(inner, peer, request.uri().query(), request.headers());
+    tracked(inner, Route::VERIFY, &Method::GET, false, answer).await
 }

@@ -148,6 +148,11 @@ impl WebBotAuth {
         })
     }
 
+    /// The signature checks so far, by outcome.
+    pub(crate) fn stats(&self) -> botwarden_verify::SignatureStats {
+        self.signatures.stats()
+    }
+
     /// Checks a request's signature at `now`, its agents' directories
     /// fetched (or from the cache) within `limit`.
     pub(crate) async fn check(
@@ -184,8 +189,12 @@ impl WebBotAuth {
 }
 
 /// Whether a request carries signature fields.
-fn is_signed(headers: &HeaderMap) -> bool {
-    headers.contains_key("signature-input") || headers.contains_key("signature")
+/// Whether a request carries signature fields (names built once: this
+/// runs for every `GET /verify`).
+pub(crate) fn is_signed(headers: &HeaderMap) -> bool {
+    const SIGNATURE_INPUT: HeaderName = HeaderName::from_static("signature-input");
+    const SIGNATURE: HeaderName = HeaderName::from_static("signature");
+    headers.contains_key(SIGNATURE_INPUT) || headers.contains_key(SIGNATURE)
 }
 
 fn text<'h>(headers: &'h HeaderMap, names: &[&str]) -> Option<&'h str> {

@@ -145,6 +145,7 @@ pub(crate) fn run(args: &ServeArgs) -> Result<ExitCode> {
     let mut config = config(args)?;
     let listen = config.listen;
     let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(config.io_threads)
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;

@@ -484,3 +484,101 @@ async fn with_wait_the_verdict_comes_in_the_background() {
     );
     running.stop().await;
 }
+
+/// The service's connection loop answers `GET /verify` itself, past the
+/// router; a library user's own server mounts [`Service::router`]: both
+/// give the same answers and count them the same.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_router_answers_verify_as_the_service_does() {
+    let dns = TestDns::start(zone()).await;
+    let dir = TempDir::new("gate-router");
+    let mut cfg = config(&dir);
+    cfg.nameserver = Some(dns.addr());
+    cfg.enforce = true;
+    cfg.trusted_proxies = vec!["127.0.0.1".to_owned()];
+    let running = start(cfg.clone(), None).await;
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0")
+        .await
+        .expect("bind");
+    let routed = listener.local_addr().expect("bound");
+    let app = botwarden_serve::Service::new(cfg)
+        .expect("the service starts")
+        .router()
+        .into_make_service_with_connect_info::<SocketAddr>();
+    let server = tokio::spawn(async move { axum::serve(listener, app).await });
+    let local = Ipv4Addr::LOCALHOST;
+    let cases: [(&str, &str, Option<String>); 9] = [
+        // Verified (DNS), then the same from the cache.
+        (SEARCHBOT, "", Some(stands_for(VERIFIED))),
+        (SEARCHBOT, "", Some(stands_for(VERIFIED))),
+        // Spoofed: 403 in enforce mode, then from the cache.
+        (SEARCHBOT, "", Some(stands_for(SPOOFED))),
+        (SEARCHBOT, "", Some(stands_for(SPOOFED))),
+        (BROWSER, "", Some(stands_for(HUMAN))),
+        ("curl/8.0", "", None),
+        // A trusted proxy's header without an address.
+        (SEARCHBOT, "", Some("not an address".to_owned())),
+        // A query the endpoint does not know.
+        (SEARCHBOT, "?x=1", Some(stands_for(VERIFIED))),
+        (SEARCHBOT, "?wait=0.5", Some(stands_for(VERIFIED))),
+    ];
+    for (ua, query, forwarded) in &cases {
+        let direct = ask(
+            local,
+            &running.url(&format!("/verify{query}")),
+            ua,
+            forwarded.as_deref(),
+        )
+        .await;
+        let through_router = ask(
+            local,
+            &format!("http://{routed}/verify{query}"),
+            ua,
+            forwarded.as_deref(),
+        )
+        .await;
+        assert_eq!(direct, through_router, "{ua} {query} {forwarded:?}");
+    }
+    let counts = |text: String| -> Vec<String> {
+        text.lines()
+            .filter(|l| {
+                l.starts_with("botwarden_http_requests_total{route=\"/verify\"")
+                    || l.starts_with("botwarden_verdicts_total")
+                    || l.starts_with("botwarden_verdict_cache_")
+                    || l.starts_with("botwarden_bad_client_header_total")
+            })
+            .map(str::to_owned)
+            .collect()
+    };
+    let metrics = |url: String| async move {
+        crate::client()
+            .get(url)
+            .send()
+            .await
+            .expect("metrics")
+            .text()
+            .await
+            .expect("text")
+    };
+    let direct = counts(metrics(running.url("/metrics")).await);
+    let through_router = counts(metrics(format!("http://{routed}/metrics")).await);
+    assert_eq!(direct, through_router);
+    for line in [
+        "botwarden_http_requests_total{route=\"/verify\",status=\"200\"} 7",
+        "botwarden_http_requests_total{route=\"/verify\",status=\"403\"} 2",
+        "botwarden_verdicts_total{bot=\"Searchbot\",verdict=\"spoofed\"} 2",
+        "botwarden_verdicts_total{bot=\"Searchbot\",verdict=\"verified\"} 3",
+        "botwarden_verdicts_total{bot=\"Searchbot\",verdict=\"unknown\"} 1",
+        "botwarden_verdicts_total{bot=\"none\",verdict=\"not-a-bot\"} 1",
+        "botwarden_verdicts_total{bot=\"unregistered\",verdict=\"unverifiable\"} 1",
+        "botwarden_bad_client_header_total 1",
+        "botwarden_verdict_cache_hits_total 3",
+    ] {
+        assert!(
+            direct.iter().any(|l| l == line),
+            "missing {line}: {direct:?}"
+        );
+    }
+    server.abort();
+    running.stop().await;
+}

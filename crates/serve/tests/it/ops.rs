@@ -153,4 +153,12 @@ fn configuration_files() {
     );
     let err = Config::from_toml(path, "dns_timeout = 0\n").expect_err("zero");
     assert!(err.to_string().contains("dns_timeout"), "{err}");
+    assert_eq!(Config::default().io_threads, 1);
+    let config = Config::from_toml(path, "io_threads = 4\n").expect("valid");
+    assert_eq!(config.io_threads, 4);
+    let err = Config::from_toml(path, "io_threads = 0\n").expect_err("zero");
+    assert!(
+        err.to_string().contains("io_threads must be at least 1"),
+        "{err}"
+    );
 }

@@ -361,6 +361,25 @@ async fn api_verify_takes_a_signed_request_as_json() {
     .await;
     assert_eq!(status, 400);
     assert!(doc.to_string().contains("headers.Signature"), "{doc}");
+
+    // Each check is counted by its outcome; the bad inputs never got to one.
+    let text = crate::client()
+        .get(format!("http://{}/metrics", service.addr))
+        .send()
+        .await
+        .expect("metrics")
+        .text()
+        .await
+        .expect("text");
+    for line in [
+        "botwarden_signature_checks_total{outcome=\"valid\"} 1",
+        "botwarden_signature_checks_total{outcome=\"invalid\"} 1",
+        "botwarden_signature_checks_total{outcome=\"undecided\"} 1",
+        "botwarden_signature_checks_total{outcome=\"unsigned\"} 0",
+        "botwarden_signature_nonces_evicted_total 0",
+    ] {
+        assert!(text.lines().any(|l| l == line), "missing {line}:\n{text}");
+    }
 }
 
 #[tokio::test]
