@@ -62,10 +62,12 @@ pub struct Config {
     pub cache_capacity: usize,
     /// Threads serving connections (the command's async runtime; a
     /// library user runs [`Service::run`](crate::Service::run) on a
-    /// runtime of their own). Default 1: a cached `GET /verify` costs so
-    /// little that one thread answers tens of thousands a second, and
-    /// with fewer threads than cores the answers wait less for the
-    /// scheduler. Raise it when that thread is busy all the time.
+    /// runtime of their own). Default: half the CPUs, at least 1 (one on
+    /// two cores): a cached `GET /verify` costs so little that one thread
+    /// answers tens of thousands a second, with fewer threads than cores
+    /// the answers wait less for the scheduler, and the web server asking
+    /// keeps the other cores. Raise it when those threads are busy all the
+    /// time.
     pub io_threads: usize,
     /// Checks, fixes and URL tests running at once (each on a thread of
     /// its own). Default: the number of CPUs.
@@ -124,7 +126,7 @@ impl Default for Config {
             verify_timeout: 3.0,
             max_pending: 1024,
             cache_capacity: 100_000,
-            io_threads: 1,
+            io_threads: (cpus / 2).max(1),
             workers: cpus,
             max_jobs: 4 * cpus,
             header_timeout: 10.0,
