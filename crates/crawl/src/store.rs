@@ -1593,29 +1593,43 @@ CREATE TABLE throttle_events (
         assert_eq!(robots, (2, true));
     }
 
+    /// A store as `version` (2 or later) wrote it, with two fetched URLs
+    /// (1: the seed, 2: `/b`) and then `sql`.
+    fn store_at_version(path: &Path, version: u32, sql: &str) {
+        Connection::open(path)
+            .and_then(|c| {
+                // `SCHEMA` is version 2.
+                c.execute_batch(SCHEMA)?;
+                for (_, _, step) in MIGRATIONS.iter().filter(|(to, _, _)| (3..=version).contains(to)) {
+                    c.execute_batch(step)?;
+                }
+                c.execute(
+                    "INSERT INTO meta VALUES ('schema_version', ?1)",
+                    [version.to_string()],
+                )?;
+                c.execute_batch(
+                    "INSERT INTO urls VALUES (1, 'https://example.com/', 0, 'seed', 'fetched', NULL, NULL);
+                     INSERT INTO urls VALUES (2, 'https://example.com/b', 1, 'link', 'fetched', NULL, NULL);",
+                )?;
+                c.execute_batch(sql)
+            })
+            .unwrap_or_else(|e| panic!("a version {version} store: {e}"));
+    }
+
     #[test]
     fn a_version_5_store_keeps_every_link_in_order_when_links_gain_their_key() {
         let dir = TempDir::new("migrate6");
         let path = dir.0.join("crawl.db");
         // A store as version 5 wrote it: page 1's links, two of them at the
         // same place (written twice), and one of page 2.
-        Connection::open(&path)
-            .and_then(|c| {
-                c.execute_batch(SCHEMA)?;
-                for (_, _, sql) in MIGRATIONS.iter().filter(|(to, _, _)| (3..=5).contains(to)) {
-                    c.execute_batch(sql)?;
-                }
-                c.execute_batch(
-                    "INSERT INTO meta VALUES ('schema_version', '5');
-                     INSERT INTO urls VALUES (1, 'https://example.com/', 0, 'seed', 'fetched', NULL, NULL);
-                     INSERT INTO urls VALUES (2, 'https://example.com/b', 1, 'link', 'fetched', NULL, NULL);
-                     INSERT INTO links VALUES (1, 2, NULL, 'a', 'first', NULL, 1, 0);
-                     INSERT INTO links VALUES (1, 1, NULL, 'a', 'second', NULL, 1, 1);
-                     INSERT INTO links VALUES (1, 2, NULL, 'a', 'again', NULL, 1, 0);
-                     INSERT INTO links VALUES (2, 1, NULL, 'a', 'home', NULL, 1, 0);",
-                )
-            })
-            .expect("a version 5 store");
+        store_at_version(
+            &path,
+            5,
+            "INSERT INTO links VALUES (1, 2, NULL, 'a', 'first', NULL, 1, 0);
+             INSERT INTO links VALUES (1, 1, NULL, 'a', 'second', NULL, 1, 1);
+             INSERT INTO links VALUES (1, 2, NULL, 'a', 'again', NULL, 1, 0);
+             INSERT INTO links VALUES (2, 1, NULL, 'a', 'home', NULL, 1, 0);",
+        );
         let store = Store::open(&path).expect("open");
         assert_eq!(
             store.meta("schema_version").expect("meta"),
@@ -1658,23 +1672,13 @@ CREATE TABLE throttle_events (
         let dir = TempDir::new("migrate5");
         let path = dir.0.join("crawl.db");
         // A store as version 4 wrote it, with a page read then.
-        Connection::open(&path)
-            .and_then(|c| {
-                c.execute_batch(SCHEMA)?;
-                // `SCHEMA` is version 2.
-                for (_, _, sql) in MIGRATIONS.iter().filter(|(to, _, _)| (3..=4).contains(to)) {
-                    c.execute_batch(sql)?;
-                }
-                c.execute_batch(
-                    "INSERT INTO meta VALUES ('schema_version', '4');
-                     INSERT INTO urls VALUES (1, 'https://example.com/', 0, 'seed', 'fetched', NULL, NULL);
-                     INSERT INTO urls VALUES (2, 'https://example.com/b', 1, 'link', 'fetched', NULL, NULL);
-                     INSERT INTO pages (url_id, fetched_at, status, elapsed_ms, bytes, truncated,
-                                        simhash, description_count, h1, h1_count)
-                     VALUES (1, '2026-11-23T19:00:00Z', 200, 5.0, 10, 0, -2, 1, 'Home', 1);",
-                )
-            })
-            .expect("a version 4 store");
+        store_at_version(
+            &path,
+            4,
+            "INSERT INTO pages (url_id, fetched_at, status, elapsed_ms, bytes, truncated,
+                                simhash, description_count, h1, h1_count)
+             VALUES (1, '2026-11-23T19:00:00Z', 200, 5.0, 10, 0, -2, 1, 'Home', 1);",
+        );
         let mut store = Store::open(&path).expect("open");
         assert_eq!(
             store.meta("schema_version").expect("meta"),
