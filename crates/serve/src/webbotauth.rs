@@ -302,20 +302,6 @@ fn slash() -> String {
     "/".to_owned()
 }
 
-/// The answer of `POST /api/v1/verify`: `bots verify --header … --format
-/// json`.
-#[derive(serde::Serialize)]
-struct SignedVerdictJson<'a> {
-    ip: Option<IpAddr>,
-    user_agent: Option<&'a str>,
-    bot: Option<&'a str>,
-    verdict: &'static str,
-    method: Option<String>,
-    reason: Option<&'a str>,
-    signature: &'static str,
-    evidence: Option<&'a Evidence>,
-}
-
 /// `POST /api/v1/verify`.
 pub(crate) async fn api_verify(
     State(inner): State<Shared>,
@@ -394,16 +380,7 @@ pub(crate) async fn api_verify(
             .verifier
             .check_signed_without_address(&inner.classifier, ua, bot, &check),
     };
-    let doc = SignedVerdictJson {
-        ip: ip.map(botwarden_verify::normalize),
-        user_agent: ua,
-        bot: verdict.bot(),
-        verdict: verdict.kind(),
-        method: verdict.method(),
-        reason: verdict.reason(),
-        signature: check.kind(),
-        evidence: verdict.evidence(),
-    };
+    let doc = botwarden_verify::SignedVerdictJson::new(ip, ua, &verdict, &check);
     let text = serde_json::to_string(&doc)
         .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", e.to_string()))?;
     Ok(json_body(text + "\n"))

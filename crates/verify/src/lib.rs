@@ -87,7 +87,7 @@ pub use webbotauth::{
     Agent, AgentCard, AgentForm, AgentKind, AgentReading, CardKeys, DIRECTORY_MEDIA_TYPE,
     DIRECTORY_TAG, DirectorySignature, KeyAlgorithm, KeyOwner, KeyRing, KeySet, MediaType,
     PublicKey, RequestParts, SignatureCheck, SignatureConfig, SignatureEvidence, SignatureFailure,
-    SignatureHeaders, SignatureStats, SignatureVerifier, Signer, WEB_BOT_AUTH_TAG,
-    WELL_KNOWN_DIRECTORY, check_directory_response, ed25519_key, keys_url, parse_agent_registry,
-    verify_message_signature,
+    SignatureHeaders, SignatureStats, SignatureVerifier, SignedVerdictJson, Signer,
+    WEB_BOT_AUTH_TAG, WELL_KNOWN_DIRECTORY, check_directory_response, ed25519_key, keys_url,
+    parse_agent_registry, verify_message_signature,
 };

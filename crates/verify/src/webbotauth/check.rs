@@ -111,6 +111,46 @@ impl SignatureCheck {
     }
 }
 
+/// The verdict on a signed request as a JSON object, the same wherever it
+/// is answered (`bots verify --header … --format json`, `POST
+/// /api/v1/verify`): `bots verify`'s fields, the address possibly null,
+/// and the signature check's outcome.
+#[derive(Debug, Serialize)]
+pub struct SignedVerdictJson<'a> {
+    ip: Option<std::net::IpAddr>,
+    user_agent: Option<&'a str>,
+    bot: Option<&'a str>,
+    verdict: &'static str,
+    method: Option<String>,
+    reason: Option<&'a str>,
+    signature: &'static str,
+    evidence: Option<&'a crate::Evidence>,
+}
+
+impl<'a> SignedVerdictJson<'a> {
+    /// The document of `verdict` on a request from `ip` (written as
+    /// [`normalize`](crate::normalize) writes it) with `user_agent`,
+    /// whose signature check was `check`.
+    #[must_use]
+    pub fn new(
+        ip: Option<std::net::IpAddr>,
+        user_agent: Option<&'a str>,
+        verdict: &'a crate::Verdict,
+        check: &SignatureCheck,
+    ) -> SignedVerdictJson<'a> {
+        SignedVerdictJson {
+            ip: ip.map(crate::normalize),
+            user_agent,
+            bot: verdict.bot(),
+            verdict: verdict.kind(),
+            method: verdict.method(),
+            reason: verdict.reason(),
+            signature: check.kind(),
+            evidence: verdict.evidence(),
+        }
+    }
+}
+
 /// Counters of a [`SignatureVerifier`].
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize)]
 pub struct SignatureStats {

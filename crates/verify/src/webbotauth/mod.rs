@@ -33,7 +33,7 @@ pub(crate) use verdict::agent_index;
 pub use base::RequestParts;
 pub use check::{
     SignatureCheck, SignatureConfig, SignatureEvidence, SignatureStats, SignatureVerifier,
-    WEB_BOT_AUTH_TAG, verify_message_signature,
+    SignedVerdictJson, WEB_BOT_AUTH_TAG, verify_message_signature,
 };
 pub use directory::{DIRECTORY_TAG, DirectorySignature, check_directory_response};
 pub use failure::SignatureFailure;

@@ -253,35 +253,12 @@ pub(crate) fn run(
             details(&verdict, &check)
         )?,
         Format::Json => {
-            let doc = SignedVerdictJson {
-                ip: ip.map(botwarden_verify::normalize),
-                user_agent: ua,
-                bot: verdict.bot(),
-                verdict: verdict.kind(),
-                method: verdict.method(),
-                reason: verdict.reason(),
-                signature: check.kind(),
-                evidence: verdict.evidence(),
-            };
+            let doc = botwarden_verify::SignedVerdictJson::new(ip, ua, &verdict, &check);
             serde_json::to_writer(&mut *out, &doc)?;
             writeln!(out)?;
         }
     }
     Ok(verdict)
-}
-
-/// The verdict on a signed request as a JSON object: `bots verify`'s
-/// fields, the address possibly null, and the signature check's outcome.
-#[derive(serde::Serialize)]
-struct SignedVerdictJson<'a> {
-    ip: Option<IpAddr>,
-    user_agent: Option<&'a str>,
-    bot: Option<&'a str>,
-    verdict: &'static str,
-    method: Option<String>,
-    reason: Option<&'a str>,
-    signature: &'static str,
-    evidence: Option<&'a botwarden_verify::Evidence>,
 }
 
 fn details(verdict: &Verdict, check: &SignatureCheck) -> String {
