@@ -37,6 +37,7 @@ mod profile;
 pub mod report;
 mod robots;
 mod ruleset;
+mod swar;
 mod token;
 mod values;
 

@@ -25,6 +25,7 @@ use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::profile::{Profile, RuleChoice};
+use crate::swar;
 
 /// How a matching rule ranks against another: its length, whether it is an
 /// allow, and (reversed) its position, so that the earliest wins a tie.
@@ -400,6 +401,9 @@ pub(crate) fn build_set(
 /// Bytes of a packed prefix entry: the head (16), the place of its bytes
 /// in the block (4 + 4), the best rule (4) and the parent (4).
 const PREFIX: usize = 32;
+/// Bytes of a prefix entry's record in the second array of a block: the
+/// first of its wildcard entries (4) and the rank of its best rule (8).
+const WILD_AT: usize = 12;
 /// Bytes of a packed wildcard entry: the rank (8), the byte mask (8), the
 /// rule with `ALLOWED` (4) and the place of the pattern's rest (4 + 4).
 const WILD: usize = 28;
@@ -436,6 +440,7 @@ struct Wild {
     mask: u64,
     rule: u32,
     rest: Range32,
+    shape: Shape,
 }
 
 impl<'a> Packed<'a> {
@@ -446,13 +451,19 @@ impl<'a> Packed<'a> {
             bytes,
             prefix,
             wild_at,
-            wild: wild_at + 4 * (prefix + 1),
+            wild: wild_at + WILD_AT * prefix + 4,
         }
     }
 
     #[inline]
     fn head(&self, k: usize) -> u128 {
         u128::from_le_bytes(array(self.bytes, 8 + k * PREFIX))
+    }
+
+    /// The first eight bytes of head `k`, as a number that orders alike.
+    #[inline]
+    fn head_high(&self, k: usize) -> u64 {
+        u64::from_le_bytes(array(self.bytes, 8 + k * PREFIX + 8))
     }
 
     #[inline]
@@ -482,8 +493,16 @@ impl<'a> Packed<'a> {
     /// The wildcard entries of prefix entry `k`: a range of indices.
     #[inline]
     fn wild_of(&self, k: usize) -> std::ops::Range<usize> {
-        let at = |k: usize| u32_at(self.bytes, self.wild_at + 4 * k) as usize;
+        let at = |k: usize| u32_at(self.bytes, self.wild_at + WILD_AT * k) as usize;
         at(k)..at(k + 1)
+    }
+
+    /// The [`Rule::rank_key`] of prefix entry `k`'s best rule (0 if none),
+    /// so that an answer that must rank it against wildcard rules does not
+    /// read the rules.
+    #[inline]
+    fn best_rank(&self, k: usize) -> u64 {
+        u64::from_le_bytes(array(self.bytes, self.wild_at + WILD_AT * k + 4))
     }
 
     #[inline]
@@ -497,8 +516,9 @@ impl<'a> Packed<'a> {
             rule: word(16),
             rest: Range32 {
                 start: word(20),
-                end: word(20) + word(24),
+                end: word(20) + (word(24) & !SHAPE_BITS),
             },
+            shape: Shape::from_bits(word(24)),
         }
     }
 }
@@ -517,7 +537,7 @@ pub(crate) fn pack_index(
     let prefix = set.prefix.of(&index.prefix);
     let wild_at = set.prefix.of(&index.wild_at);
     let wild = set.wild.of(&index.wild);
-    let tails_at = 8 + prefix.len() * PREFIX + 4 * (prefix.len() + 1) + wild.len() * WILD;
+    let tails_at = 8 + prefix.len() * PREFIX + WILD_AT * prefix.len() + 4 + wild.len() * WILD;
     let mut out = Vec::with_capacity(tails_at);
     let mut tails: Vec<u8> = Vec::new();
     let mut place = |bytes: &[u8], out: &mut Vec<u8>| {
@@ -537,8 +557,13 @@ pub(crate) fn pack_index(
         out.extend_from_slice(&e.parent.to_le_bytes());
     }
     let first = set.wild.start;
-    for &w in wild_at {
+    for (&w, e) in wild_at.iter().zip(prefix) {
         out.extend_from_slice(&(w - first).to_le_bytes());
+        let rank = match e.best {
+            NONE => 0,
+            b => rules[(b & !ALLOWED) as usize].rank_key(order),
+        };
+        out.extend_from_slice(&rank.to_le_bytes());
     }
     out.extend_from_slice(&to_u32(wild.len()).to_le_bytes());
     for (k, e) in prefix.iter().enumerate() {
@@ -548,8 +573,11 @@ pub(crate) fn pack_index(
             out.extend_from_slice(&w.rank.to_le_bytes());
             out.extend_from_slice(&w.mask.to_le_bytes());
             out.extend_from_slice(&w.rule.to_le_bytes());
-            let pat = pattern(text, &rules[(w.rule & !ALLOWED) as usize]);
-            place(&pat[from..], &mut out);
+            let rest = &pattern(text, &rules[(w.rule & !ALLOWED) as usize])[from..];
+            out.extend_from_slice(&to_u32(tails_at + tails.len()).to_le_bytes());
+            let len = to_u32(rest.len()).min(!SHAPE_BITS);
+            out.extend_from_slice(&(len | Shape::of(rest).bits()).to_le_bytes());
+            tails.extend_from_slice(rest);
         }
     }
     out.extend_from_slice(&tails);
@@ -558,7 +586,7 @@ pub(crate) fn pack_index(
 
 /// The rule that decides `path` under a set indexed by [`pack_index`] over
 /// `rules`, if any.
-pub(crate) fn decide(packed: &[u8], rules: &[Rule], order: Order, path: &[u8]) -> Option<Verdict> {
+pub(crate) fn decide(packed: &[u8], path: &[u8]) -> Option<Verdict> {
     let p = Packed::new(packed);
     let k = deepest(p, path)?;
     let entry = p.entry(k);
@@ -567,7 +595,7 @@ pub(crate) fn decide(packed: &[u8], rules: &[Rule], order: Order, path: &[u8]) -
         return (best != NONE).then(|| hit(best));
     }
     let mut best = (best != NONE).then_some(best);
-    let mut best_rank = best.map(|b| rules[(b & !ALLOWED) as usize].rank_key(order));
+    let mut best_rank = best.map(|_| p.best_rank(k));
     // The wildcard rules that can match are those of the entries on the
     // chain: their literal part before the first `*` is a prefix of the
     // path, so matching starts after it.
@@ -588,7 +616,7 @@ pub(crate) fn decide(packed: &[u8], rules: &[Rule], order: Order, path: &[u8]) -
                     continue;
                 }
             }
-            if wild_match(p.slice(w.rest), &path[from..]) {
+            if w.shape.matches(p.slice(w.rest), &path[from..]) {
                 best = Some(w.rule);
                 best_rank = Some(w.rank);
                 break;
@@ -660,22 +688,29 @@ fn not_after(a: &[u8], b: &[u8]) -> bool {
     }
 }
 
-/// How many heads are below `head`: a binary search whose steps do not
-/// branch on the comparison, so that it costs no mispredictions.
+/// How many heads are below `head`: a binary search on the heads' first
+/// eight bytes whose steps do not branch on the comparison (a conditional
+/// move: cold, a branch would go either way), then a walk over the few
+/// heads that share those eight bytes with the path.
 #[inline]
 fn heads_below(p: Packed<'_>, head: u128) -> usize {
     if p.prefix == 0 {
         return 0;
     }
+    let high = (head >> 64) as u64;
     let mut base = 0;
     let mut size = p.prefix;
     while size > 1 {
         let half = size / 2;
         let mid = base + half;
-        base = if p.head(mid) < head { mid } else { base };
+        base = std::hint::select_unpredictable(p.head_high(mid) < high, mid, base);
         size -= half;
     }
-    base + usize::from(p.head(base) < head)
+    let mut below = base + usize::from(p.head_high(base) < high);
+    while below < p.prefix && p.head(below) < head {
+        below += 1;
+    }
+    below
 }
 
 /// The first index in `lo..hi` where `pred` fails (it holds, then fails).
@@ -723,7 +758,10 @@ fn deepest(p: Packed<'_>, path: &[u8]) -> Option<usize> {
     let common = if x != 0 || len <= 16 {
         ((x.leading_zeros() / 8) as usize).min(len).min(path.len())
     } else {
-        common_prefix(p.slice(entry.bytes), path)
+        // Equal heads: the first sixteen bytes are equal (up to the path's
+        // end, the head being padded with zeros).
+        let skip = path.len().min(16);
+        skip + common_prefix(&p.slice(entry.bytes)[skip..], &path[skip..])
     };
     if common >= len {
         return Some(k);
@@ -822,7 +860,12 @@ pub(crate) fn pack(
         out.extend_from_slice(&(head_word(pat) & head_mask(key_len)).to_le_bytes());
         out.extend_from_slice(&with_allowed(rules, id, order).to_le_bytes());
         out.extend_from_slice(&rank.to_le_bytes());
-        let key = to_u32(key_len).min(!SCAN_WILD) | if wild { SCAN_WILD } else { 0 };
+        let key = to_u32(key_len).min(!(SCAN_WILD | SHAPE_BITS))
+            | if wild {
+                SCAN_WILD | Shape::of(tail).bits()
+            } else {
+                0
+            };
         out.extend_from_slice(&key.to_le_bytes());
         out.extend_from_slice(&to_u32(tails_at + tails.len()).to_le_bytes());
         tails.extend_from_slice(tail);
@@ -881,7 +924,7 @@ pub(crate) fn scan(packed: &[u8], order: Order, path: &[u8]) -> Option<Verdict> 
         ] = *e;
         let head = u64::from_le_bytes([h0, h1, h2, h3, h4, h5, h6, h7]);
         let key = u32::from_le_bytes([y0, y1, y2, y3]);
-        let len = (key & !SCAN_WILD) as usize;
+        let len = (key & !(SCAN_WILD | SHAPE_BITS)) as usize;
         if (word ^ head) & head_mask(len) != 0 {
             continue;
         }
@@ -895,7 +938,8 @@ pub(crate) fn scan(packed: &[u8], order: Order, path: &[u8]) -> Option<Verdict> 
             let from = len.min(8);
             let end = tail + (rank >> 1) as usize - from;
             path.len() >= from
-                && wild_match(packed.get(tail..end).unwrap_or_default(), &path[from..])
+                && Shape::from_bits(key)
+                    .matches(packed.get(tail..end).unwrap_or_default(), &path[from..])
         } else {
             path.len() >= len
                 && (len <= 8 || {
@@ -1020,7 +1064,7 @@ impl LazySet {
     ) -> Option<Verdict> {
         match self.built.get() {
             Some(packed) if self.scans(rules) => scan(packed, order, path),
-            Some(index) => decide(index, rules, order, path),
+            Some(index) => decide(index, path),
             None => self.decide_building(text, rules, wildcards, order, path),
         }
     }
@@ -1054,7 +1098,7 @@ impl LazySet {
             let ids: Vec<u32> = all().collect();
             pack_index(text, rules, &ids, wildcards, order)
         });
-        decide(index, rules, order, path)
+        decide(index, path)
     }
 
     /// Heap bytes held.
@@ -1063,25 +1107,119 @@ impl LazySet {
     }
 }
 
-/// The first occurrence of `needle` in `hay`: a first-byte scan for short
-/// haystacks (typical paths), the two-way searcher of `memchr` otherwise so
-/// that hostile input stays linear.
-fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
-    match needle {
-        [] => Some(0),
-        [b] => memchr::memchr(*b, hay),
-        [first, ..] if hay.len() <= 128 => {
-            let mut from = 0;
-            while let Some(i) = memchr::memchr(*first, &hay[from..]) {
-                let at = from + i;
-                if hay[at..].starts_with(needle) {
-                    return Some(at);
-                }
-                from = at + 1;
+/// Bits of a packed length that say how the pattern it measures is
+/// matched ([`Shape`]).
+const SHAPE_BITS: u32 = 3 << 29;
+
+/// How the rest of a wildcard pattern (after its literal prefix) is
+/// matched: most are `*X` (the path holds `X`) or `*X$` (the path ends
+/// with `X`), with no other `*`; those are told apart when the block is
+/// built, so that answering them is one search, not a parse of the
+/// pattern.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Shape {
+    /// Anything else: [`wild_match`].
+    General,
+    /// `*X`: the path holds `X`.
+    Contains,
+    /// `*X$`: the path ends with `X`.
+    EndsWith,
+}
+
+impl Shape {
+    fn of(rest: &[u8]) -> Shape {
+        match rest {
+            [b'*', x @ .., b'$'] if !x.is_empty() && !x.contains(&b'*') => Shape::EndsWith,
+            [b'*', x @ .., last] if *last != b'$' && !x.contains(&b'*') && *last != b'*' => {
+                Shape::Contains
             }
-            None
+            _ => Shape::General,
         }
-        _ => memchr::memmem::find(hay, needle),
+    }
+
+    fn bits(self) -> u32 {
+        match self {
+            Shape::General => 0,
+            Shape::Contains => 1 << 29,
+            Shape::EndsWith => 2 << 29,
+        }
+    }
+
+    #[inline]
+    fn from_bits(bits: u32) -> Shape {
+        match bits & SHAPE_BITS {
+            0 => Shape::General,
+            b if b == 1 << 29 => Shape::Contains,
+            _ => Shape::EndsWith,
+        }
+    }
+
+    /// Whether `rest` (of this shape) matches `path` from its start: what
+    /// [`wild_match`] answers.
+    #[inline]
+    fn matches(self, rest: &[u8], path: &[u8]) -> bool {
+        match self {
+            Shape::General => wild_match(rest, path),
+            Shape::Contains => find(path, rest.get(1..).unwrap_or_default()).is_some(),
+            Shape::EndsWith => {
+                let x = rest.get(1..rest.len() - 1).unwrap_or_default();
+                path.ends_with(x)
+            }
+        }
+    }
+}
+
+/// Haystacks up to this long are searched without `memchr`: paths are
+/// short, and setting up a vector search costs more than scanning them a
+/// word at a time.
+const SHORT_HAY: usize = 64;
+/// Needles up to this long are searched the same way in any haystack.
+const SHORT_NEEDLE: usize = 16;
+
+/// The first occurrence of `needle` in `hay`: for short haystacks (typical
+/// paths) or short needles (typical segments of a pattern) a scan for the
+/// needle's first byte, eight bytes at a time, each candidate compared in
+/// place; the two-way searcher of `memchr` otherwise, so that hostile
+/// input stays linear.
+fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
+    let Some(&first) = needle.first() else {
+        return Some(0);
+    };
+    // Comparing each candidate in place is linear when the needle is
+    // short or the haystack is.
+    if hay.len() > SHORT_HAY && needle.len() > SHORT_NEEDLE {
+        return memchr::memmem::find(hay, needle);
+    }
+    // Candidates start at or before `last`.
+    let last = hay.len().checked_sub(needle.len())?;
+    // A needle of up to eight bytes is compared as one word where the
+    // haystack has a word left.
+    let (word, mask) = (head_word(needle), head_mask(needle.len()));
+    let short = needle.len() <= 8;
+    let mut at = 0;
+    while let Some(i) = swar::first_of(hay, at, last + 1, [first]) {
+        let here = match hay.get(i..i + 8) {
+            Some(w) if short => {
+                (u64::from_le_bytes(w.try_into().unwrap_or_default()) ^ word) & mask == 0
+            }
+            _ => hay[i..].starts_with(needle),
+        };
+        if here {
+            return Some(i);
+        }
+        at = i + 1;
+    }
+    None
+}
+
+/// The first `*` in a pattern (patterns are short: a plain loop beats
+/// setting up a vector search).
+#[inline]
+fn star_in(pattern: &[u8]) -> Option<usize> {
+    if pattern.len() < 32 {
+        pattern.iter().position(|&b| b == b'*')
+    } else {
+        memchr::memchr(b'*', pattern)
     }
 }
 
@@ -1090,34 +1228,41 @@ fn find(hay: &[u8], needle: &[u8]) -> Option<usize> {
 /// earliest place after the previous one, which is correct for `*`-only
 /// patterns and linear in `path`.
 pub(crate) fn wild_match(pattern: &[u8], path: &[u8]) -> bool {
-    let (pattern, anchored) = match pattern.strip_suffix(b"$") {
-        Some(p) => (p, true),
-        None => (pattern, false),
+    let (pattern, anchored) = match pattern.split_last() {
+        Some((b'$', before)) => (before, true),
+        _ => (pattern, false),
     };
-    let mut segments = pattern.split(|&b| b == b'*');
-    let first = segments.next().unwrap_or_default();
-    if !path.starts_with(first) {
+    let Some(star) = star_in(pattern) else {
+        return if anchored {
+            path == pattern
+        } else {
+            path.starts_with(pattern)
+        };
+    };
+    if !path.starts_with(&pattern[..star]) {
         return false;
     }
-    let mut pos = first.len();
-    let mut segments = segments.peekable();
-    if segments.peek().is_none() {
-        return !anchored || path.len() == pos;
+    let mut pos = star;
+    let mut rest = &pattern[star + 1..];
+    loop {
+        let Some(star) = star_in(rest) else {
+            // The last segment: at the end of an anchored pattern, the
+            // path's last bytes; otherwise anywhere after the previous one.
+            return if anchored {
+                path.len() >= pos + rest.len() && path.ends_with(rest)
+            } else {
+                rest.is_empty() || find(&path[pos..], rest).is_some()
+            };
+        };
+        let segment = &rest[..star];
+        if !segment.is_empty() {
+            match find(&path[pos..], segment) {
+                Some(i) => pos += i + segment.len(),
+                None => return false,
+            }
+        }
+        rest = &rest[star + 1..];
     }
-    while let Some(seg) = segments.next() {
-        let last = segments.peek().is_none();
-        if last && anchored {
-            return path.len() >= pos + seg.len() && path.ends_with(seg);
-        }
-        if seg.is_empty() {
-            continue;
-        }
-        match find(&path[pos..], seg) {
-            Some(i) => pos += i + seg.len(),
-            None => return false,
-        }
-    }
-    true
 }
 
 #[cfg(test)]
@@ -1169,6 +1314,78 @@ mod tests {
         assert_eq!(find(&long, b"ab"), None);
     }
 
+    /// Whether `pattern` matches `path` from its start, by trying every
+    /// split: exponential, for short inputs only.
+    fn glob_naive(pattern: &[u8], path: &[u8], anchored: bool) -> bool {
+        match pattern.split_first() {
+            None => !anchored || path.is_empty(),
+            Some((b'*', rest)) => (0..=path.len()).any(|i| glob_naive(rest, &path[i..], anchored)),
+            Some((&b, rest)) => path.first() == Some(&b) && glob_naive(rest, &path[1..], anchored),
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::test_runner::Config {
+            cases: 3_000,
+            failure_persistence: None,
+            ..proptest::test_runner::Config::default()
+        })]
+
+        /// Both searches (the word-at-a-time scan of short haystacks and
+        /// `memmem` for longer ones) find the first occurrence.
+        #[test]
+        fn find_is_the_first_occurrence(
+            hay in proptest::collection::vec(proptest::sample::select(b"ab/".to_vec()), 0..100),
+            needle in proptest::collection::vec(proptest::sample::select(b"ab/".to_vec()), 0..20),
+        ) {
+            let naive = if needle.is_empty() {
+                Some(0)
+            } else {
+                hay.windows(needle.len()).position(|w| w == needle.as_slice())
+            };
+            proptest::prop_assert_eq!(find(&hay, &needle), naive);
+        }
+
+        /// A pattern matched by its shape is matched as [`wild_match`]
+        /// matches it.
+        #[test]
+        fn shapes_match_as_wild_match(
+            rest in proptest::collection::vec(proptest::sample::select(b"ab*$".to_vec()), 0..6),
+            path in proptest::collection::vec(proptest::sample::select(b"ab$".to_vec()), 0..10),
+        ) {
+            proptest::prop_assert_eq!(Shape::of(&rest).matches(&rest, &path), wild_match(&rest, &path));
+        }
+
+        /// Greedy matching agrees with trying every way to match.
+        #[test]
+        fn wild_match_is_glob(
+            pattern in proptest::collection::vec(proptest::sample::select(b"ab*".to_vec()), 0..7),
+            anchored: bool,
+            path in proptest::collection::vec(proptest::sample::select(b"ab".to_vec()), 0..12),
+        ) {
+            let mut p = pattern.clone();
+            if anchored {
+                p.push(b'$');
+            }
+            proptest::prop_assert_eq!(wild_match(&p, &path), glob_naive(&pattern, &path, anchored));
+        }
+    }
+
+    #[test]
+    fn shapes_of_wildcard_rests() {
+        assert_eq!(Shape::of(b"*?"), Shape::Contains);
+        assert_eq!(Shape::of(b"*.php$"), Shape::EndsWith);
+        assert_eq!(Shape::of(b"*$"), Shape::General);
+        assert_eq!(Shape::of(b"*a*b"), Shape::General);
+        assert_eq!(Shape::of(b"*a$b"), Shape::Contains);
+        assert_eq!(Shape::of(b"a*"), Shape::General);
+        assert_eq!(Shape::of(b"*"), Shape::General);
+        assert_eq!(Shape::of(b"**"), Shape::General);
+        for shape in [Shape::General, Shape::Contains, Shape::EndsWith] {
+            assert_eq!(Shape::from_bits(shape.bits() | 1234), shape);
+        }
+    }
+
     #[test]
     fn hostile_pattern_is_linear() {
         let pattern = format!("/{}a$", "*a".repeat(1000));
@@ -1208,8 +1425,7 @@ mod tests {
             ("/a", true),
         ]);
         let index = indexed(&t, &[0, 1, 2, 3, 4], true, Order::Longest);
-        let decide =
-            |p: &str| decide(&index, &t.rules, Order::Longest, p.as_bytes()).map(|v| v.rule);
+        let decide = |p: &str| decide(&index, p.as_bytes()).map(|v| v.rule);
         assert_eq!(decide("/abc"), Some(3));
         assert_eq!(decide("/abc/d/e"), Some(2));
         assert_eq!(decide("/ax"), Some(4), "allow wins the tie on /a");
@@ -1226,9 +1442,7 @@ mod tests {
             ("/a/b/c", false),
         ]);
         let index = indexed(&t, &[0, 1, 2, 3], false, Order::First);
-        let decide = |p: &str| {
-            decide(&index, &t.rules, Order::First, p.as_bytes()).map(|v| (v.rule, v.allowed))
-        };
+        let decide = |p: &str| decide(&index, p.as_bytes()).map(|v| (v.rule, v.allowed));
         assert_eq!(decide("/a/b/c/d"), Some((0, true)));
         assert_eq!(decide("/a/x"), Some((1, false)));
         assert_eq!(decide("/z"), Some((2, true)), "an empty disallow allows");
@@ -1318,7 +1532,7 @@ mod tests {
                         .collect();
                 }
                 for path in paths {
-                    let want = decide(&index, &t.rules, order, path.as_bytes());
+                    let want = decide(&index, path.as_bytes());
                     let what = format!("{order:?} {wildcards} {patterns:?} {path}");
                     let scanned = scan(&packed, order, path.as_bytes());
                     assert_eq!(scanned, want, "scan: {what}");
@@ -1349,7 +1563,7 @@ mod tests {
         let t = tables(&refs);
         let ids: Vec<u32> = (0..12).collect();
         let index = indexed(&t, &ids, true, Order::Longest);
-        let decide = |p: &[u8]| decide(&index, &t.rules, Order::Longest, p);
+        let decide = |p: &[u8]| decide(&index, p);
         assert_eq!(decide(b"/zzcx2").map(|v| v.rule), Some(2));
         assert_eq!(decide(b"/zzz"), None);
     }
