@@ -4,6 +4,7 @@
 use std::borrow::Cow;
 
 use crate::profile::PathForm;
+use crate::swar;
 
 /// The path, parameters and query of a URL, without the fragment, as rules
 /// are matched against: `https://a.example/b?c#d` gives `/b?c`.
@@ -60,7 +61,7 @@ pub fn path_of(url: &str) -> Cow<'_, str> {
     let end = if b.len() - path_start > 64 {
         memchr::memchr(b'#', &b[path_start..]).map(|i| i + path_start)
     } else {
-        first_of(b, path_start, [b'#'; 4])
+        swar::first_of(b, path_start, b.len(), [b'#'])
     };
     let path = &url[path_start..end.unwrap_or(b.len())];
     if b[path_start] == b'/' {
@@ -74,44 +75,10 @@ pub fn path_of(url: &str) -> Cow<'_, str> {
 /// character.
 const PATH_OR_FRAGMENT: [u8; 4] = [b'/', b'?', b';', b'#'];
 
-/// The first of four bytes in `bytes` at or after `from`, eight bytes at a
-/// time: URLs are short, so this beats setting up a vector search. The
-/// last bytes are read as the word that ends the slice, so no byte loop
-/// runs unless the whole slice is shorter than a word.
+/// The first of `needles` in `bytes` at or after `from`.
 #[inline]
-fn first_of(bytes: &[u8], mut from: usize, needles: [u8; 4]) -> Option<usize> {
-    const ONES: u64 = 0x0101_0101_0101_0101;
-    const LOW: u64 = ONES * 0x7F;
-    // A bit at the top of each byte of `x` that is zero: exact, since no
-    // carry crosses a byte.
-    let zero = |x: u64| !(((x & LOW) + LOW) | x | LOW);
-    let [a, b, c, d] = needles.map(|n| ONES * u64::from(n));
-    let hits = |w: u64| zero(w ^ a) | zero(w ^ b) | zero(w ^ c) | zero(w ^ d);
-    let word = |at: usize| {
-        let mut word = [0u8; 8];
-        word.copy_from_slice(&bytes[at..at + 8]);
-        u64::from_le_bytes(word)
-    };
-    while from + 8 <= bytes.len() {
-        let h = hits(word(from));
-        if h != 0 {
-            return Some(from + (h.trailing_zeros() / 8) as usize);
-        }
-        from += 8;
-    }
-    if from >= bytes.len() {
-        return None;
-    }
-    if bytes.len() >= 8 {
-        // The word ending the slice, less the bytes before `from`.
-        let start = bytes.len() - 8;
-        let h = hits(word(start)) & (u64::MAX << (8 * (from - start)));
-        return (h != 0).then(|| start + (h.trailing_zeros() / 8) as usize);
-    }
-    bytes[from..]
-        .iter()
-        .position(|x| needles.contains(x))
-        .map(|i| from + i)
+fn first_of(bytes: &[u8], from: usize, needles: [u8; 4]) -> Option<usize> {
+    swar::first_of(bytes, from, bytes.len(), needles)
 }
 
 const fn hex_val(b: u8) -> Option<u8> {
