@@ -821,14 +821,14 @@ fn u32_at(bytes: &[u8], at: usize) -> u32 {
 }
 
 /// The rules of a set as a linear scan tries them, in one allocation: a
-/// count, then one [`ENTRY`]-byte entry per rule in file order, then the
-/// pattern bytes a scan may need past an entry's head (its tail). An entry
-/// holds the first (up to) eight bytes of the rule's literal prefix, so
-/// that most rules are ruled out by one comparison, and what decides
-/// between matching rules: the rank (the pattern's length and whether it
-/// allows; among equals the earlier rule, which comes first) and the rule
-/// with its verdict. A scan reads this block and nothing else: not the
-/// rules, not the text arena.
+/// count, then one [`ENTRY`]-byte entry per rule, best first (under
+/// longest match by the pattern's length, then `allow`, then the earlier
+/// line; under first match in file order), so that the first entry that
+/// matches decides; then the pattern bytes a scan may need past an entry's
+/// head (its tail). An entry holds the first (up to) eight bytes of the
+/// rule's literal prefix, so that most rules are ruled out by one
+/// comparison, the pattern's length, and the rule with its verdict. A scan
+/// reads this block and nothing else: not the rules, not the text arena.
 ///
 /// The tail of a prefix rule is its literal prefix after the eighth byte;
 /// that of a wildcard rule is its pattern after the head's bytes, which
@@ -841,12 +841,23 @@ pub(crate) fn pack(
     order: Order,
 ) -> Box<[u8]> {
     let kept = |id: &u32| !(rules[*id as usize].priority() == 0 && order == Order::Longest);
-    let count = ids.clone().filter(kept).count();
+    let rank = |id: u32| {
+        let r = &rules[id as usize];
+        r.priority().min(u32::MAX >> 1) << 1 | u32::from(r.allow)
+    };
+    // Best first: under longest match the longer pattern, then `allow`,
+    // then (the sort is stable) the earlier line; under first match, file
+    // order. The first entry that matches decides.
+    let mut ids: Vec<u32> = ids.filter(kept).collect();
+    if order == Order::Longest {
+        ids.sort_by_key(|&id| Reverse(rank(id)));
+    }
+    let count = ids.len();
     let mut out = Vec::with_capacity(4 + count * ENTRY);
     out.extend_from_slice(&to_u32(count).to_le_bytes());
     let mut tails: Vec<u8> = Vec::new();
     let tails_at = 4 + count * ENTRY;
-    for id in ids.filter(kept) {
+    for id in ids {
         let r = &rules[id as usize];
         let pat = pattern(text, r);
         let (key_len, wild) = literal_prefix(pat, wildcards);
@@ -856,7 +867,7 @@ pub(crate) fn pack(
         } else {
             pat.get(from..key_len).unwrap_or_default()
         };
-        let rank = r.priority().min(u32::MAX >> 1) << 1 | u32::from(r.allow);
+        let rank = rank(id);
         out.extend_from_slice(&(head_word(pat) & head_mask(key_len)).to_le_bytes());
         out.extend_from_slice(&with_allowed(rules, id, order).to_le_bytes());
         out.extend_from_slice(&rank.to_le_bytes());
@@ -887,11 +898,10 @@ fn packable(rules: &[Rule], order: Order) -> bool {
 
 /// The rule that decides `path` among the rules of a [`pack`]ed block: the
 /// answer of [`decide`] for a set over the same rules.
-pub(crate) fn scan(packed: &[u8], order: Order, path: &[u8]) -> Option<Verdict> {
+pub(crate) fn scan(packed: &[u8], path: &[u8]) -> Option<Verdict> {
     let count = u32_at(packed, 0) as usize;
     let entries = packed.get(4..4 + count * ENTRY).unwrap_or_default();
     let word = head_word(path);
-    let mut best: Option<(u32, u32)> = None;
     for e in entries.chunks_exact(ENTRY) {
         let Ok(e) = <&[u8; ENTRY]>::try_from(e) else {
             break;
@@ -929,9 +939,6 @@ pub(crate) fn scan(packed: &[u8], order: Order, path: &[u8]) -> Option<Verdict> 
             continue;
         }
         let rank = u32::from_le_bytes([k0, k1, k2, k3]);
-        if best.is_some_and(|(_, b)| rank <= b) {
-            continue;
-        }
         let tail = u32::from_le_bytes([t0, t1, t2, t3]) as usize;
         let matched = if key & SCAN_WILD != 0 {
             // The head settled the bytes before `from`.
@@ -948,13 +955,10 @@ pub(crate) fn scan(packed: &[u8], order: Order, path: &[u8]) -> Option<Verdict> 
                 })
         };
         if matched {
-            best = Some((u32::from_le_bytes([r0, r1, r2, r3]), rank));
-            if order == Order::First {
-                break;
-            }
+            return Some(hit(u32::from_le_bytes([r0, r1, r2, r3])));
         }
     }
-    best.map(|(rule, _)| hit(rule))
+    None
 }
 
 /// The rule that decides `path` among `rules`, trying each as it stands:
@@ -1063,7 +1067,7 @@ impl LazySet {
         path: &[u8],
     ) -> Option<Verdict> {
         match self.built.get() {
-            Some(packed) if self.scans(rules) => scan(packed, order, path),
+            Some(packed) if self.scans(rules) => scan(packed, path),
             Some(index) => decide(index, path),
             None => self.decide_building(text, rules, wildcards, order, path),
         }
@@ -1091,7 +1095,7 @@ impl LazySet {
                 let packed = self
                     .built
                     .get_or_init(|| pack(text, rules, all(), wildcards, order));
-                return scan(packed, order, path);
+                return scan(packed, path);
             }
         }
         let index = self.built.get_or_init(|| {
@@ -1534,7 +1538,7 @@ mod tests {
                 for path in paths {
                     let want = decide(&index, path.as_bytes());
                     let what = format!("{order:?} {wildcards} {patterns:?} {path}");
-                    let scanned = scan(&packed, order, path.as_bytes());
+                    let scanned = scan(&packed, path.as_bytes());
                     assert_eq!(scanned, want, "scan: {what}");
                     let tried = scan_rules(text, &t.rules, wildcards, order, path.as_bytes());
                     assert_eq!(tried, want, "scan of the rules: {what}");
