@@ -239,11 +239,18 @@ pub(crate) struct Index {
     wild: Vec<WildEntry>,
 }
 
-/// Files with more wildcard rules than this check the byte mask first.
-const MASK_FROM: usize = 4;
-
+/// One bit per byte value of `bytes` (`b & 63`): a rule whose bit is not
+/// in a path's mask cannot match it. Two accumulators, so that the bits
+/// are gathered two bytes a cycle.
 fn byte_mask(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0, |m, &b| m | 1 << (b & 63))
+    let bit = |b: u8| 1u64 << (b & 63);
+    let mut chunks = bytes.chunks_exact(4);
+    let (mut a, mut b) = (0u64, 0u64);
+    for c in &mut chunks {
+        a |= bit(c[0]) | bit(c[1]);
+        b |= bit(c[2]) | bit(c[3]);
+    }
+    chunks.remainder().iter().fold(a | b, |m, &x| m | bit(x))
 }
 
 fn pattern<'a>(text: &'a [u8], rule: &Rule) -> &'a [u8] {
@@ -603,18 +610,16 @@ pub(crate) fn decide(packed: &[u8], path: &[u8]) -> Option<Verdict> {
     let mut next = Some((k, entry));
     while let Some((k, entry)) = next {
         let wild = p.wild_of(k);
-        let many = wild.len() > MASK_FROM;
         let from = entry.bytes.len();
         for i in wild {
             let w = p.wild(i);
             if best_rank.is_some_and(|b| w.rank <= b) {
                 break;
             }
-            if many {
-                let have = *path_mask.get_or_insert_with(|| byte_mask(path));
-                if w.mask & !have != 0 {
-                    continue;
-                }
+            // The path's mask is made once, when a rule is first tried.
+            let have = *path_mask.get_or_insert_with(|| byte_mask(path));
+            if w.mask & !have != 0 {
+                continue;
             }
             if w.shape.matches(p.slice(w.rest), &path[from..]) {
                 best = Some(w.rule);
