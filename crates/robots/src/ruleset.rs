@@ -1480,8 +1480,10 @@ mod tests {
             .collect()
     }
 
-    /// A stem that paths and patterns share in part.
-    const LONG_STEM: &str = "/0123456789abcdef/ghij/";
+    /// A stem that paths and patterns share in part: longer than a scan
+    /// entry's head (8 bytes), an index entry's head (16) and the eight
+    /// bytes after it.
+    const LONG_STEM: &str = "/0123456789abcdef/ghijklm/nopqr/";
 
     #[test]
     fn scan_and_lazy_set_agree_with_the_index() {
@@ -1509,7 +1511,7 @@ mod tests {
                 // scan, sixteen in the index) that share their first
                 // bytes, so that the bytes past the head decide.
                 let stem = |w: &String, k: usize| {
-                    let cut = k % 22;
+                    let cut = k % LONG_STEM.len();
                     format!("{}{w}", &LONG_STEM[..cut])
                 };
                 if long {
