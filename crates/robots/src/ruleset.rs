@@ -441,15 +441,6 @@ struct Packed<'a> {
     wild: usize,
 }
 
-/// A wildcard entry as read from a block.
-struct Wild {
-    rank: u64,
-    mask: u64,
-    rule: u32,
-    rest: Range32,
-    shape: Shape,
-}
-
 impl<'a> Packed<'a> {
     fn new(bytes: &'a [u8]) -> Packed<'a> {
         let prefix = u32_at(bytes, 0) as usize;
@@ -512,21 +503,46 @@ impl<'a> Packed<'a> {
         u64::from_le_bytes(array(self.bytes, self.wild_at + WILD_AT * k + 4))
     }
 
+    /// The rank and byte mask of wildcard entry `i`: all that is read of
+    /// the entries that are passed over.
     #[inline]
-    fn wild(&self, i: usize) -> Wild {
-        let e: [u8; WILD] = array(self.bytes, self.wild + i * WILD);
+    fn wild_rank_mask(&self, i: usize) -> (u64, u64) {
+        let e: [u8; 16] = array(self.bytes, self.wild + i * WILD);
+        let [
+            r0,
+            r1,
+            r2,
+            r3,
+            r4,
+            r5,
+            r6,
+            r7,
+            m0,
+            m1,
+            m2,
+            m3,
+            m4,
+            m5,
+            m6,
+            m7,
+        ] = e;
+        (
+            u64::from_le_bytes([r0, r1, r2, r3, r4, r5, r6, r7]),
+            u64::from_le_bytes([m0, m1, m2, m3, m4, m5, m6, m7]),
+        )
+    }
+
+    /// The rule of wildcard entry `i` (with `ALLOWED`), its pattern's rest
+    /// and how that is matched.
+    #[inline]
+    fn wild_rest(&self, i: usize) -> (u32, Range32, Shape) {
+        let e: [u8; 12] = array(self.bytes, self.wild + i * WILD + 16);
         let word = |i: usize| u32::from_le_bytes([e[i], e[i + 1], e[i + 2], e[i + 3]]);
-        let long = |i: usize| u64::from(word(i)) | u64::from(word(i + 4)) << 32;
-        Wild {
-            rank: long(0),
-            mask: long(8),
-            rule: word(16),
-            rest: Range32 {
-                start: word(20),
-                end: word(20) + (word(24) & !SHAPE_BITS),
-            },
-            shape: Shape::from_bits(word(24)),
-        }
+        let rest = Range32 {
+            start: word(4),
+            end: word(4) + (word(8) & !SHAPE_BITS),
+        };
+        (word(0), rest, Shape::from_bits(word(8)))
     }
 }
 
@@ -612,18 +628,19 @@ pub(crate) fn decide(packed: &[u8], path: &[u8]) -> Option<Verdict> {
         let wild = p.wild_of(k);
         let from = entry.bytes.len();
         for i in wild {
-            let w = p.wild(i);
-            if best_rank.is_some_and(|b| w.rank <= b) {
+            let (rank, mask) = p.wild_rank_mask(i);
+            if best_rank.is_some_and(|b| rank <= b) {
                 break;
             }
             // The path's mask is made once, when a rule is first tried.
             let have = *path_mask.get_or_insert_with(|| byte_mask(path));
-            if w.mask & !have != 0 {
+            if mask & !have != 0 {
                 continue;
             }
-            if w.shape.matches(p.slice(w.rest), &path[from..]) {
-                best = Some(w.rule);
-                best_rank = Some(w.rank);
+            let (rule, rest, shape) = p.wild_rest(i);
+            if shape.matches(p.slice(rest), &path[from..]) {
+                best = Some(rule);
+                best_rank = Some(rank);
                 break;
             }
         }
