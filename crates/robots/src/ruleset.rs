@@ -488,11 +488,12 @@ impl<'a> Packed<'a> {
             .unwrap_or_default()
     }
 
-    /// The wildcard entries of prefix entry `k`: a range of indices.
+    /// The wildcard entries of prefix entry `k`, as their bytes.
     #[inline]
-    fn wild_of(&self, k: usize) -> std::ops::Range<usize> {
-        let at = |k: usize| u32_at(self.bytes, self.wild_at + WILD_AT * k) as usize;
-        at(k)..at(k + 1)
+    fn wild_records(&self, k: usize) -> &'a [u8] {
+        let at =
+            |k: usize| self.wild + WILD * u32_at(self.bytes, self.wild_at + WILD_AT * k) as usize;
+        self.bytes.get(at(k)..at(k + 1)).unwrap_or_default()
     }
 
     /// The [`Rule::rank_key`] of prefix entry `k`'s best rule (0 if none),
@@ -502,48 +503,19 @@ impl<'a> Packed<'a> {
     fn best_rank(&self, k: usize) -> u64 {
         u64::from_le_bytes(array(self.bytes, self.wild_at + WILD_AT * k + 4))
     }
+}
 
-    /// The rank and byte mask of wildcard entry `i`: all that is read of
-    /// the entries that are passed over.
-    #[inline]
-    fn wild_rank_mask(&self, i: usize) -> (u64, u64) {
-        let e: [u8; 16] = array(self.bytes, self.wild + i * WILD);
-        let [
-            r0,
-            r1,
-            r2,
-            r3,
-            r4,
-            r5,
-            r6,
-            r7,
-            m0,
-            m1,
-            m2,
-            m3,
-            m4,
-            m5,
-            m6,
-            m7,
-        ] = e;
-        (
-            u64::from_le_bytes([r0, r1, r2, r3, r4, r5, r6, r7]),
-            u64::from_le_bytes([m0, m1, m2, m3, m4, m5, m6, m7]),
-        )
-    }
-
-    /// The rule of wildcard entry `i` (with `ALLOWED`), its pattern's rest
-    /// and how that is matched.
-    #[inline]
-    fn wild_rest(&self, i: usize) -> (u32, Range32, Shape) {
-        let e: [u8; 12] = array(self.bytes, self.wild + i * WILD + 16);
-        let word = |i: usize| u32::from_le_bytes([e[i], e[i + 1], e[i + 2], e[i + 3]]);
-        let rest = Range32 {
-            start: word(4),
-            end: word(4) + (word(8) & !SHAPE_BITS),
-        };
-        (word(0), rest, Shape::from_bits(word(8)))
-    }
+/// The rule of a wildcard entry (with `ALLOWED`), its pattern's rest and
+/// how that is matched, from the entry's bytes after its rank and mask
+/// (read only for the entries that pass both).
+#[inline]
+fn wild_rest(tail: &[u8]) -> (u32, Range32, Shape) {
+    let word = |i: usize| u32_at(tail, i);
+    let rest = Range32 {
+        start: word(4),
+        end: word(4) + (word(8) & !SHAPE_BITS),
+    };
+    (word(0), rest, Shape::from_bits(word(8)))
 }
 
 /// A set over the rules `ids` (of `rules`, whose patterns are in `text`),
@@ -625,19 +597,42 @@ pub(crate) fn decide(packed: &[u8], path: &[u8]) -> Option<Verdict> {
     let mut path_mask = None;
     let mut next = Some((k, entry));
     while let Some((k, entry)) = next {
-        let wild = p.wild_of(k);
         let from = entry.bytes.len();
-        for i in wild {
-            let (rank, mask) = p.wild_rank_mask(i);
+        for record in p.wild_records(k).chunks_exact(WILD) {
+            let Ok(
+                &[
+                    r0,
+                    r1,
+                    r2,
+                    r3,
+                    r4,
+                    r5,
+                    r6,
+                    r7,
+                    m0,
+                    m1,
+                    m2,
+                    m3,
+                    m4,
+                    m5,
+                    m6,
+                    m7,
+                    ref tail @ ..,
+                ],
+            ) = <&[u8; WILD]>::try_from(record)
+            else {
+                break;
+            };
+            let rank = u64::from_le_bytes([r0, r1, r2, r3, r4, r5, r6, r7]);
             if best_rank.is_some_and(|b| rank <= b) {
                 break;
             }
             // The path's mask is made once, when a rule is first tried.
             let have = *path_mask.get_or_insert_with(|| byte_mask(path));
-            if mask & !have != 0 {
+            if u64::from_le_bytes([m0, m1, m2, m3, m4, m5, m6, m7]) & !have != 0 {
                 continue;
             }
-            let (rule, rest, shape) = p.wild_rest(i);
+            let (rule, rest, shape) = wild_rest(tail);
             if shape.matches(p.slice(rest), &path[from..]) {
                 best = Some(rule);
                 best_rank = Some(rank);
