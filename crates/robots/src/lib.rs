@@ -70,3 +70,14 @@ pub use robots::{
 };
 pub use token::{AgentName, TokenChain, is_product_token};
 pub use values::{CleanParam, RequestRate, TimeOfDay, VisitTime, parse_crawl_delay};
+
+/// The property-test settings of this crate's unit tests: enough cases to
+/// explore their small alphabets, and no files written beside the sources.
+#[cfg(test)]
+fn unit_proptest_config() -> proptest::test_runner::Config {
+    proptest::test_runner::Config {
+        cases: 3_000,
+        failure_persistence: None,
+        ..proptest::test_runner::Config::default()
+    }
+}

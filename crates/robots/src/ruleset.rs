@@ -1393,11 +1393,7 @@ mod tests {
     }
 
     proptest::proptest! {
-        #![proptest_config(proptest::test_runner::Config {
-            cases: 3_000,
-            failure_persistence: None,
-            ..proptest::test_runner::Config::default()
-        })]
+        #![proptest_config(crate::unit_proptest_config())]
 
         /// Both searches (the word-at-a-time scan of short haystacks and
         /// `memmem` for longer ones) find the first occurrence.

@@ -63,11 +63,7 @@ mod tests {
     use super::*;
 
     proptest::proptest! {
-        #![proptest_config(proptest::test_runner::Config {
-            cases: 3_000,
-            failure_persistence: None,
-            ..proptest::test_runner::Config::default()
-        })]
+        #![proptest_config(crate::unit_proptest_config())]
 
         /// The first needle in any window of any slice, as a plain search
         /// finds it.
