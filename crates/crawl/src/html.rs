@@ -273,11 +273,21 @@ fn head_element(name: &str) -> bool {
 /// `&eacute;`, `&#233;`, `&#xE9;`), as HTML parsers do: lol_html gives
 /// them as written.
 #[must_use]
-pub(crate) fn decode_entities(s: &str) -> String {
+pub(crate) fn decode_entities(s: String) -> String {
     if s.contains('&') {
-        html_escape::decode_html_entities(s).into_owned()
+        html_escape::decode_html_entities(&s).into_owned()
     } else {
-        s.to_owned()
+        s
+    }
+}
+
+/// A string without white space at its ends, kept in place when it has
+/// none (most attribute values).
+fn trimmed(s: String) -> String {
+    if s.trim().len() == s.len() {
+        s
+    } else {
+        s.trim().to_owned()
     }
 }
 
@@ -297,28 +307,97 @@ pub(crate) const SHINGLE_WORDS: usize = 3;
 /// [`SIMHASH_MIN_WORDS`] words.
 ///
 /// It runs for every HTML page the crawl reads, so it works on bytes: a
-/// word is hashed as it is scanned (FNV-1a), distinct shingles are kept in
-/// an open-addressing table, and the bits are counted eight at a time,
-/// one byte-wide counter per bit.
+/// word is hashed as it is scanned (FNV-1a, [`Words`]), distinct shingles
+/// are kept in an open-addressing table, and the bits are counted eight
+/// at a time, one byte-wide counter per bit.
+/// The crawler reads the text in pieces ([`Words`]); this is the whole
+/// text at once, for the tests.
+#[cfg(test)]
 pub(crate) fn simhash(text: &str) -> Option<u64> {
-    const FNV: u64 = 0xcbf2_9ce4_8422_2325;
-    let mut words: Vec<u64> = Vec::with_capacity(text.len() / 6);
-    let mut h = FNV;
-    let mut in_word = false;
-    for &b in text.as_bytes() {
-        if b.is_ascii_alphanumeric() || b >= 0x80 {
-            h ^= u64::from(b.to_ascii_lowercase());
-            h = h.wrapping_mul(0x0100_0000_01b3);
-            in_word = true;
-        } else if in_word {
-            words.push(h);
-            h = FNV;
-            in_word = false;
+    let mut words = Words::default();
+    words.feed(text);
+    words.simhash()
+}
+
+/// The FNV-1a offset basis a word's hash starts from.
+const FNV_BASIS: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// For each byte, the byte a word hashes it as (ASCII letters in lower
+/// case, ASCII digits and non-ASCII bytes as they are), or 0 for a byte
+/// that separates words: one load instead of three range tests a byte.
+const WORD_BYTE: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        // `b < 256`: the cast keeps every bit.
+        let byte = b as u8;
+        if byte.is_ascii_alphanumeric() || byte >= 0x80 {
+            table[b] = byte.to_ascii_lowercase();
+        }
+        b += 1;
+    }
+    table
+};
+
+/// The words of a text given in pieces (lol_html hands a page's text over
+/// in chunks), each hashed as it is scanned: the same words, and the same
+/// hashes, as [`simhash`] reads in the pieces joined. A word may run over
+/// from one piece to the next; [`Words::end_word`] ends it where a text
+/// node ends.
+#[derive(Debug)]
+pub(crate) struct Words {
+    hashes: Vec<u64>,
+    h: u64,
+    in_word: bool,
+}
+
+impl Default for Words {
+    fn default() -> Self {
+        Words {
+            hashes: Vec::new(),
+            h: FNV_BASIS,
+            in_word: false,
         }
     }
-    if in_word {
-        words.push(h);
+}
+
+impl Words {
+    /// Reads the next piece of text.
+    pub(crate) fn feed(&mut self, text: &str) {
+        let (mut h, mut in_word) = (self.h, self.in_word);
+        for &b in text.as_bytes() {
+            let w = WORD_BYTE[usize::from(b)];
+            if w != 0 {
+                h = (h ^ u64::from(w)).wrapping_mul(0x0100_0000_01b3);
+                in_word = true;
+            } else if in_word {
+                self.hashes.push(h);
+                h = FNV_BASIS;
+                in_word = false;
+            }
+        }
+        (self.h, self.in_word) = (h, in_word);
     }
+
+    /// Ends the word being read, if any (as a separator would).
+    pub(crate) fn end_word(&mut self) {
+        if self.in_word {
+            self.hashes.push(self.h);
+            self.h = FNV_BASIS;
+            self.in_word = false;
+        }
+    }
+
+    /// The SimHash of the words read ([`simhash`]).
+    pub(crate) fn simhash(mut self) -> Option<u64> {
+        self.end_word();
+        shingles_simhash(&self.hashes)
+    }
+}
+
+/// The SimHash over the three-word shingles of words given by their
+/// hashes ([`simhash`]).
+fn shingles_simhash(words: &[u64]) -> Option<u64> {
     if words.len() < SIMHASH_MIN_WORDS {
         return None;
     }
@@ -568,7 +647,8 @@ pub fn extract(body: &[u8], charset: Option<&str>) -> Result<HtmlFacts, Error> {
     let head_over = Rc::new(Cell::new(false));
     let head_end = Rc::clone(&head_over);
     let h1 = RefCell::new(String::new());
-    let visible = RefCell::new(String::new());
+    // The visible text's words, hashed as they stream by (`simhash`).
+    let visible = RefCell::new(Words::default());
     // The head break and the head elements after it, with their offsets;
     // `<template>`s open (what they hold is not the document's).
     let head_break: RefCell<Option<(String, usize)>> = RefCell::new(None);
@@ -576,8 +656,7 @@ pub fn extract(body: &[u8], charset: Option<&str>) -> Result<HtmlFacts, Error> {
     let templates = Rc::new(Cell::new(0u32));
     let template_end = Rc::clone(&templates);
     let insecure: RefCell<Vec<(Insecure, usize)>> = RefCell::new(Vec::new());
-    let attr =
-        |el: &Element<'_, '_>, name: &str| el.get_attribute(name).map(|v| decode_entities(&v));
+    let attr = |el: &Element<'_, '_>, name: &str| el.get_attribute(name).map(decode_entities);
     let link = |el: &mut Element<'_, '_>, name: &str, kind: LinkElement| {
         if let Some(href) = attr(el, name) {
             let mut f = facts.borrow_mut();
@@ -586,7 +665,7 @@ pub fn extract(body: &[u8], charset: Option<&str>) -> Result<HtmlFacts, Error> {
                 _ => String::new(),
             };
             f.links.push(HtmlLink {
-                href: href.trim().to_owned(),
+                href: trimmed(href),
                 element: kind,
                 rel: Rel::parse(&attr(el, "rel").unwrap_or_default()),
                 anchor,
@@ -847,9 +926,9 @@ pub fn extract(body: &[u8], charset: Option<&str>) -> Result<HtmlFacts, Error> {
             }
             if t.text_type() == TextType::Data {
                 let mut v = visible.borrow_mut();
-                v.push_str(t.as_str());
+                v.feed(t.as_str());
                 if t.last_in_text_node() {
-                    v.push(' ');
+                    v.end_word();
                 }
             }
             Ok(())
@@ -869,12 +948,12 @@ pub fn extract(body: &[u8], charset: Option<&str>) -> Result<HtmlFacts, Error> {
     let mut facts = facts.into_inner();
     for l in &mut facts.links {
         if l.element == LinkElement::A {
-            l.anchor = collapse(&decode_entities(&l.anchor));
+            l.anchor = collapse(&decode_entities(std::mem::take(&mut l.anchor)));
         }
     }
-    facts.title = title.into_inner().map(|t| collapse(&decode_entities(&t)));
+    facts.title = title.into_inner().map(|t| collapse(&decode_entities(t)));
     if facts.h1_count > 0 {
-        facts.h1 = Some(collapse(&decode_entities(&h1.into_inner())));
+        facts.h1 = Some(collapse(&decode_entities(h1.into_inner())));
     }
     let line = |offset: usize| {
         let upto = &bytes[..offset.min(bytes.len())];
@@ -907,7 +986,7 @@ pub fn extract(body: &[u8], charset: Option<&str>) -> Result<HtmlFacts, Error> {
             i
         })
         .collect();
-    facts.simhash = simhash(&visible.into_inner());
+    facts.simhash = visible.into_inner().simhash();
     Ok(facts)
 }
 
@@ -1157,6 +1236,51 @@ mod audit_facts_tests {
                 simhash(&text),
                 Some(simhash_by_definition(&text)),
                 "{text:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn words_read_in_pieces_hash_as_the_text_joined() {
+        // Pieces cut inside words and between them, text nodes ended
+        // (as a separator would), words outside ASCII and in upper case.
+        let text: String = (0..300)
+            .map(|i| format!("Wörd{} x{} ", i * 13 % 97, i % 7))
+            .collect();
+        let mut x = 0x2545_f491_4f6c_dd1d_u64;
+        for round in 0..50 {
+            let mut words = Words::default();
+            let mut joined = String::new();
+            let mut rest = text.as_str();
+            while !rest.is_empty() {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let mut cut = (usize::try_from(x % 23).expect("small") + 1).min(rest.len());
+                while !rest.is_char_boundary(cut) {
+                    cut += 1;
+                }
+                let (piece, after) = rest.split_at(cut);
+                words.feed(piece);
+                joined.push_str(piece);
+                if (x >> 20) % 5 == 0 {
+                    words.end_word();
+                    joined.push(' ');
+                }
+                rest = after;
+            }
+            let got = words.simhash();
+            assert!(got.is_some(), "round {round}");
+            assert_eq!(got, simhash(&joined), "round {round}");
+            assert_eq!(got, Some(simhash_by_definition(&joined)), "round {round}");
+        }
+        // Every byte is a word byte or a separator as the definition says.
+        for b in 0..=255u8 {
+            let text = format!("aa {} bb cc dd ee ff gg hh ii jj", char::from(b));
+            assert_eq!(
+                simhash(&text),
+                Some(simhash_by_definition(&text)),
+                "byte {b:#04x}"
             );
         }
     }
