@@ -1416,7 +1416,7 @@ pub(crate) fn take_page<A: Admission>(
         match read {
             // The page was fetched but not read: say so with the page.
             Err(e) => record.error = Some(e.to_string()),
-            Ok(facts) => {
+            Ok(mut facts) => {
                 for m in &facts.metas {
                     directives.add_meta(&m.name, &m.content, chain.tokens());
                 }
@@ -1440,7 +1440,7 @@ pub(crate) fn take_page<A: Admission>(
                     }
                     Ok(next)
                 };
-                for l in &facts.links {
+                for l in std::mem::take(&mut facts.links) {
                     let words = l.rel.words();
                     let kind = match l.element {
                         LinkElement::A => "a",
@@ -1453,7 +1453,7 @@ pub(crate) fn take_page<A: Admission>(
                         &base_url,
                         &l.href,
                         kind,
-                        (!l.anchor.is_empty()).then(|| l.anchor.clone()),
+                        (!l.anchor.is_empty()).then_some(l.anchor),
                         (!words.is_empty()).then(|| words.clone()),
                         follow(&words),
                     );
