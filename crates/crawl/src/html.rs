@@ -364,8 +364,13 @@ impl Default for Words {
 impl Words {
     /// Reads the next piece of text.
     pub(crate) fn feed(&mut self, text: &str) {
+        self.feed_bytes(text.as_bytes());
+    }
+
+    /// Reads the next piece of text, UTF-8 bytes.
+    pub(crate) fn feed_bytes(&mut self, text: &[u8]) {
         let (mut h, mut in_word) = (self.h, self.in_word);
-        for &b in text.as_bytes() {
+        for &b in text {
             let w = WORD_BYTE[usize::from(b)];
             if w != 0 {
                 h = (h ^ u64::from(w)).wrapping_mul(0x0100_0000_01b3);
@@ -450,6 +455,339 @@ fn shingles_simhash(words: &[u64]) -> Option<u64> {
             .filter(|(_, n)| u64::from(**n) * 2 > total)
             .fold(0u64, |acc, (bit, _)| acc | 1 << bit),
     )
+}
+
+/// How the SimHash reads a page's visible text. A store names the reading
+/// its fingerprints were made with (meta [`TextReading::META`]): a resumed
+/// crawl keeps its store's, so that no store holds fingerprints of two
+/// readings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TextReading {
+    /// [`scan_text`]: the text between the markup, read from the page's
+    /// bytes beside the HTML parser (`markup-scan`).
+    Scan,
+    /// The HTML parser's text chunks of the data type (stores written
+    /// before the reading was named).
+    Parser,
+}
+
+impl TextReading {
+    /// The store's meta key that names the reading.
+    pub(crate) const META: &'static str = "simhash_text";
+
+    /// The reading's name in the store.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            TextReading::Scan => "markup-scan",
+            TextReading::Parser => "parser-text",
+        }
+    }
+
+    /// The reading a store's fingerprints were made with (`None`: written
+    /// before the reading was named).
+    pub(crate) fn of_store(value: Option<&str>) -> TextReading {
+        match value {
+            Some("markup-scan") => TextReading::Scan,
+            _ => TextReading::Parser,
+        }
+    }
+}
+
+/// Elements whose content is not visible text: raw text, escapable raw
+/// text and script data to an HTML parser (with scripting on, so
+/// `<noscript>` too), and `<plaintext>`, which runs to the end.
+fn hidden_content(name: &[u8]) -> bool {
+    const HIDDEN: [&[u8]; 10] = [
+        b"script",
+        b"style",
+        b"title",
+        b"textarea",
+        b"xmp",
+        b"iframe",
+        b"noembed",
+        b"noframes",
+        b"noscript",
+        b"plaintext",
+    ];
+    HIDDEN.iter().any(|h| h.eq_ignore_ascii_case(name))
+}
+
+/// What [`scan_text`] learns about the head: where text that is not
+/// white space first stands before the head's written end (outside a
+/// `<template>`), the text's [`HeadBreak`].
+#[derive(Debug, Default)]
+pub(crate) struct HeadText {
+    /// A `<head>` start tag was met: its end tag ends the head.
+    head_seen: bool,
+    /// `</head>` (after `<head>`) or `<body>` was met.
+    over: bool,
+    /// `<template>`s opened while the head was open, not yet closed.
+    templates: u32,
+    /// The offset of the first such text.
+    pub(crate) text_break: Option<usize>,
+}
+
+impl HeadText {
+    fn start_tag(&mut self, name: &[u8]) {
+        if name.eq_ignore_ascii_case(b"head") {
+            self.head_seen = true;
+        } else if name.eq_ignore_ascii_case(b"body") {
+            self.over = true;
+        } else if name.eq_ignore_ascii_case(b"template") && !self.over {
+            self.templates += 1;
+        }
+    }
+
+    fn end_tag(&mut self, name: &[u8]) {
+        if name.eq_ignore_ascii_case(b"head") && self.head_seen {
+            self.over = true;
+        } else if name.eq_ignore_ascii_case(b"template") {
+            self.templates = self.templates.saturating_sub(1);
+        }
+    }
+
+    fn text(&mut self, at: usize, text: &[u8]) {
+        if self.over || self.templates > 0 || self.text_break.is_some() {
+            return;
+        }
+        if let Some(k) = text.iter().position(|b| !b.is_ascii_whitespace()) {
+            self.text_break = Some(at + k);
+        }
+    }
+}
+
+/// Reads the visible text of a page's bytes (an ASCII-compatible
+/// encoding, `encoding`) into `words`, and the text that breaks the head
+/// into `head`: the text outside the markup, as an HTML tokenizer splits
+/// it, without the content of the [`hidden_content`] elements. Markup is
+/// start and end tags (their attribute values quoted or not; a `>` inside
+/// quotes does not end the tag), comments (`<!-- … -->`, ended by `-->`
+/// or `--!>`, and `<!-->`, `<!--->`), `<!DOCTYPE …>` and bogus comments
+/// (`<!…>`, `<?…>`, `</…>` that is not an end tag); a `<` that starts
+/// none of these is text. Each piece of markup ends a word. Character
+/// references stay as written; text in another encoding than UTF-8 is
+/// decoded to UTF-8 for the words.
+///
+/// It reads what an HTML parser's text chunks of the data type hold on
+/// pages written as HTML is written; it does not follow the parser into
+/// foreign content (SVG and MathML, where `<title>` and `<style>` hold
+/// visible text and `<![CDATA[…]]>` sections exist) nor into the escapes
+/// of script data (`<!--<script>` inside a `<script>`).
+pub(crate) fn scan_text(
+    bytes: &[u8],
+    encoding: &'static encoding_rs::Encoding,
+    words: &mut Words,
+    head: &mut HeadText,
+) {
+    let text = |at: usize, run: &[u8], words: &mut Words, head: &mut HeadText| {
+        if run.is_empty() {
+            return;
+        }
+        head.text(at, run);
+        if encoding == encoding_rs::UTF_8 {
+            words.feed_bytes(run);
+        } else {
+            words.feed(&encoding.decode_without_bom_handling(run).0);
+        }
+    };
+    let n = bytes.len();
+    let mut i = 0;
+    // Where the current run of text started.
+    let mut from = 0;
+    while let Some(k) = memchr::memchr(b'<', &bytes[i..]) {
+        let lt = i + k;
+        let next = bytes.get(lt + 1).copied();
+        let end = match next {
+            Some(b) if b.is_ascii_alphabetic() => {
+                let (name_end, end) = tag_end(bytes, lt + 1);
+                let name = &bytes[lt + 1..name_end];
+                text(from, &bytes[from..lt], words, head);
+                words.end_word();
+                head.start_tag(name);
+                match end {
+                    None => return,
+                    Some(end) if hidden_content(name) => {
+                        if name.eq_ignore_ascii_case(b"plaintext") {
+                            return;
+                        }
+                        match closing_tag(bytes, end, name) {
+                            Some(close) => {
+                                let (_, after) = tag_end(bytes, close + 2);
+                                head.end_tag(name);
+                                match after {
+                                    Some(after) => after,
+                                    None => return,
+                                }
+                            }
+                            None => return,
+                        }
+                    }
+                    Some(end) => end,
+                }
+            }
+            Some(b'/') => match bytes.get(lt + 2).copied() {
+                Some(b) if b.is_ascii_alphabetic() => {
+                    let (name_end, end) = tag_end(bytes, lt + 2);
+                    text(from, &bytes[from..lt], words, head);
+                    words.end_word();
+                    head.end_tag(&bytes[lt + 2..name_end]);
+                    match end {
+                        Some(end) => end,
+                        None => return,
+                    }
+                }
+                Some(b'>') => {
+                    text(from, &bytes[from..lt], words, head);
+                    words.end_word();
+                    lt + 3
+                }
+                // `</` at the end is text.
+                None => break,
+                Some(_) => {
+                    text(from, &bytes[from..lt], words, head);
+                    words.end_word();
+                    match memchr::memchr(b'>', &bytes[lt..]) {
+                        Some(g) => lt + g + 1,
+                        None => return,
+                    }
+                }
+            },
+            Some(b'!') => {
+                text(from, &bytes[from..lt], words, head);
+                words.end_word();
+                let rest = &bytes[lt + 2..];
+                if rest.starts_with(b"--") {
+                    match comment_end(&rest[2..]) {
+                        Some(e) => lt + 4 + e,
+                        None => return,
+                    }
+                } else {
+                    match memchr::memchr(b'>', rest) {
+                        Some(g) => lt + 2 + g + 1,
+                        None => return,
+                    }
+                }
+            }
+            Some(b'?') => {
+                text(from, &bytes[from..lt], words, head);
+                words.end_word();
+                match memchr::memchr(b'>', &bytes[lt..]) {
+                    Some(g) => lt + g + 1,
+                    None => return,
+                }
+            }
+            // A `<` that starts no markup is text.
+            _ => {
+                i = lt + 1;
+                continue;
+            }
+        };
+        i = end.min(n);
+        from = i;
+    }
+    text(from, &bytes[from..], words, head);
+}
+
+/// The end of a tag's name (from `name`, its first byte) and the offset
+/// just past the tag's `>`, `None` when the page ends inside the tag.
+/// Attribute values in quotes may hold `>`.
+fn tag_end(bytes: &[u8], name: usize) -> (usize, Option<usize>) {
+    let n = bytes.len();
+    let mut i = name;
+    while i < n
+        && !matches!(
+            bytes[i],
+            b'\t' | b'\n' | b'\x0c' | b'\r' | b' ' | b'/' | b'>'
+        )
+    {
+        i += 1;
+    }
+    let name_end = i;
+    // The states of the tokenizer between the name and `>`: an attribute
+    // value starts after `=` (white space around it allowed).
+    let mut after_equals = false;
+    while i < n {
+        match bytes[i] {
+            b'>' => return (name_end, Some(i + 1)),
+            b'=' if !after_equals => {
+                after_equals = true;
+                i += 1;
+            }
+            q @ (b'"' | b'\'') if after_equals => {
+                match memchr::memchr(q, &bytes[i + 1..]) {
+                    Some(k) => i += k + 2,
+                    None => return (name_end, None),
+                }
+                after_equals = false;
+            }
+            b'\t' | b'\n' | b'\x0c' | b'\r' | b' ' => i += 1,
+            _ if after_equals => {
+                // An unquoted value: to white space or `>`.
+                while i < n && !matches!(bytes[i], b'\t' | b'\n' | b'\x0c' | b'\r' | b' ' | b'>') {
+                    i += 1;
+                }
+                after_equals = false;
+            }
+            _ => {
+                // An attribute's name (it may hold `=` only as its first
+                // character), or `/`.
+                i += 1;
+                while i < n
+                    && !matches!(
+                        bytes[i],
+                        b'\t' | b'\n' | b'\x0c' | b'\r' | b' ' | b'/' | b'>' | b'='
+                    )
+                {
+                    i += 1;
+                }
+            }
+        }
+    }
+    (name_end, None)
+}
+
+/// Where the end tag of a hidden element's content (`</name` followed by
+/// white space, `/` or `>`, in any case) starts, from `from`.
+fn closing_tag(bytes: &[u8], from: usize, name: &[u8]) -> Option<usize> {
+    let mut i = from;
+    while let Some(k) = memchr::memmem::find(&bytes[i..], b"</") {
+        let at = i + k;
+        let after = at + 2 + name.len();
+        if bytes
+            .get(at + 2..after)
+            .is_some_and(|n| n.eq_ignore_ascii_case(name))
+            && bytes
+                .get(after)
+                .is_some_and(|b| matches!(b, b'\t' | b'\n' | b'\x0c' | b'\r' | b' ' | b'/' | b'>'))
+        {
+            return Some(at);
+        }
+        i = at + 2;
+    }
+    None
+}
+
+/// The length of a comment's rest after `<!--` up to and with its end:
+/// `>` or `->` right away, else the first `-->` or `--!>`.
+fn comment_end(rest: &[u8]) -> Option<usize> {
+    if rest.starts_with(b">") {
+        return Some(1);
+    }
+    if rest.starts_with(b"->") {
+        return Some(2);
+    }
+    let mut i = 0;
+    while let Some(k) = memchr::memmem::find(&rest[i..], b"--") {
+        let at = i + k;
+        if rest[at + 2..].starts_with(b">") {
+            return Some(at + 3);
+        }
+        if rest[at + 2..].starts_with(b"!>") {
+            return Some(at + 4);
+        }
+        i = at + 1;
+    }
+    None
 }
 
 /// For each byte, its eight bits spread into the eight bytes of a word
@@ -621,6 +959,15 @@ macro_rules! text {
 /// [`Error::Html`] if the HTML parser gives up (it does not for malformed
 /// markup; only for limits it enforces).
 pub fn extract(body: &[u8], charset: Option<&str>) -> Result<HtmlFacts, Error> {
+    extract_with(body, charset, TextReading::Scan)
+}
+
+/// [`extract`], the SimHash's text read as `reading` says.
+pub(crate) fn extract_with(
+    body: &[u8],
+    charset: Option<&str>,
+    reading: TextReading,
+) -> Result<HtmlFacts, Error> {
     let detected = html_encoding(charset, body);
     // lol_html reads ASCII-compatible encodings itself; UTF-16 pages are
     // decoded first.
@@ -647,8 +994,23 @@ pub fn extract(body: &[u8], charset: Option<&str>) -> Result<HtmlFacts, Error> {
     let head_over = Rc::new(Cell::new(false));
     let head_end = Rc::clone(&head_over);
     let h1 = RefCell::new(String::new());
-    // The visible text's words, hashed as they stream by (`simhash`).
+    // The visible text's words, hashed as they stream by (`simhash`):
+    // read beside the parser, with the text that breaks the head, or
+    // (the older reading) from the parser's text chunks.
     let visible = RefCell::new(Words::default());
+    let text_break = match reading {
+        TextReading::Scan => {
+            let mut head = HeadText::default();
+            scan_text(
+                &bytes,
+                encoding.into(),
+                &mut visible.borrow_mut(),
+                &mut head,
+            );
+            head.text_break
+        }
+        TextReading::Parser => None,
+    };
     // The head break and the head elements after it, with their offsets;
     // `<template>`s open (what they hold is not the document's).
     let head_break: RefCell<Option<(String, usize)>> = RefCell::new(None);
@@ -723,12 +1085,15 @@ pub fn extract(body: &[u8], charset: Option<&str>) -> Result<HtmlFacts, Error> {
                     return Ok(());
                 }
                 let offset = el.source_location().bytes().start;
+                // Text that breaks the head, when it was read beside the
+                // parser, stands where it stands.
+                let text_before = text_break.is_some_and(|t| t < offset);
                 if !head_element(&name) {
                     let mut b = head_break.borrow_mut();
-                    if b.is_none() {
+                    if b.is_none() && !text_before {
                         *b = Some((name, offset));
                     }
-                } else if head_break.borrow().is_some()
+                } else if (head_break.borrow().is_some() || text_before)
                     && matches!(name.as_str(), "title" | "base" | "link" | "meta")
                 {
                     let what = match name.as_str() {
@@ -910,29 +1275,33 @@ pub fn extract(body: &[u8], charset: Option<&str>) -> Result<HtmlFacts, Error> {
                 Ok(())
             }),
         ],
-        // The visible text, for the SimHash: text outside `<script>`,
-        // `<style>`, `<title>` and the like, seen in the same pass.
-        document_content_handlers: vec![doc_text!(|t: &mut TextChunk<'_>| {
-            if t.text_type() == TextType::Data
-                && !head_over.get()
-                && templates.get() == 0
-                && head_break.borrow().is_none()
-                && !t.as_str().trim_ascii().is_empty()
-            {
-                let text = t.as_str();
-                let blank = text.len() - text.trim_ascii_start().len();
-                *head_break.borrow_mut() =
-                    Some(("text".to_owned(), t.source_location().bytes().start + blank));
-            }
-            if t.text_type() == TextType::Data {
-                let mut v = visible.borrow_mut();
-                v.feed(t.as_str());
-                if t.last_in_text_node() {
-                    v.end_word();
+        // The visible text of the older reading: text outside `<script>`,
+        // `<style>`, `<title>` and the like, seen in the same pass, and
+        // the text that breaks the head.
+        document_content_handlers: match reading {
+            TextReading::Scan => Vec::new(),
+            TextReading::Parser => vec![doc_text!(|t: &mut TextChunk<'_>| {
+                if t.text_type() == TextType::Data
+                    && !head_over.get()
+                    && templates.get() == 0
+                    && head_break.borrow().is_none()
+                    && !t.as_str().trim_ascii().is_empty()
+                {
+                    let text = t.as_str();
+                    let blank = text.len() - text.trim_ascii_start().len();
+                    *head_break.borrow_mut() =
+                        Some(("text".to_owned(), t.source_location().bytes().start + blank));
                 }
-            }
-            Ok(())
-        })],
+                if t.text_type() == TextType::Data {
+                    let mut v = visible.borrow_mut();
+                    v.feed(t.as_str());
+                    if t.last_in_text_node() {
+                        v.end_word();
+                    }
+                }
+                Ok(())
+            })],
+        },
         encoding,
         adjust_charset_on_meta_tag: false,
         strict: false,
@@ -959,9 +1328,12 @@ pub fn extract(body: &[u8], charset: Option<&str>) -> Result<HtmlFacts, Error> {
         let upto = &bytes[..offset.min(bytes.len())];
         u32::try_from(memchr::memchr_iter(b'\n', upto).count() + 1).unwrap_or(u32::MAX)
     };
+    let head_break = head_break
+        .into_inner()
+        .or_else(|| text_break.map(|at| ("text".to_owned(), at)));
     // A break counts when the head's written end comes after it.
     if head_over.get()
-        && let Some((element, at)) = head_break.into_inner()
+        && let Some((element, at)) = head_break
     {
         facts.head_break = Some(HeadBreak {
             element,
@@ -1010,7 +1382,7 @@ fn collapse(s: &str) -> String {
 mod tests {
     use super::*;
 
-    const PAGE: &str = r#"<!doctype html>
+    pub(super) const PAGE: &str = r#"<!doctype html>
 <html><head>
 <title>  The
   Page </title>
@@ -1283,6 +1655,108 @@ mod audit_facts_tests {
                 "byte {b:#04x}"
             );
         }
+    }
+
+    /// Ten words and more, so that a fingerprint is made.
+    const WORDS: &str = "one two three four five six seven eight nine ten eleven twelve";
+
+    #[test]
+    fn the_markup_scan_reads_what_the_parser_reads_on_pages_as_written() {
+        let pages = [
+            super::tests::PAGE.to_owned(),
+            format!(
+                "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8><title>T {WORDS}</title>\
+                 <style>p > a {{ color: red }}</style><script>if (a<b) {{ x = '</p>' }}</script>\
+                 <script type=module>let s = \"<\\/script\"</script>\
+                 </head><body class=\"a>b\" data-x='c>d' data-y=e>f>\n<!-- a comment {WORDS} -->\
+                 <p>Fish &amp; chips, caf&eacute; &#233; {WORDS}</p><P ID=x>UPPER case Words</P>\
+                 <textarea>hidden {WORDS}</textarea><noscript>no script {WORDS}</noscript>\
+                 <template><div>template text {WORDS}</div></template>\
+                 <a href=/x?a=1&b=2 title=\"quoted > angle\">anchor text</a> 3 < 4 and 5 <= 6 \
+                 <br/><img src=x alt='a > b'><iframe src=/f>frame text</iframe>\
+                 <?php echo 1 ?><!bogus comment><!---->, <!-- x --!> after\
+                 </body></html>"
+            ),
+            format!("<p>{WORDS}</p>"),
+            format!("{WORDS} <b>bold</b>words<i>and</i>more"),
+            format!("<html><head>\n\nstray {WORDS}<title>x</title></head><body>{WORDS}</body>"),
+            format!(
+                "<html><head><title>T</title><img src=/p><meta name=robots content=noindex>\
+                 </head><body>{WORDS}</body></html>"
+            ),
+            format!("<title>x</title><p>{WORDS}</p><link rel=canonical href=/c>"),
+            format!(
+                "<html><head><title>x</title></head>between {WORDS}<body>{WORDS}</body></html>"
+            ),
+            format!("<html><head><template>t {WORDS}</template></head><body>{WORDS}</body>"),
+        ];
+        let mut made = 0;
+        for page in &pages {
+            let scan = extract_with(page.as_bytes(), None, TextReading::Scan).expect("scan");
+            let parser = extract_with(page.as_bytes(), None, TextReading::Parser).expect("parser");
+            made += usize::from(scan.simhash.is_some());
+            assert_eq!(scan.simhash, parser.simhash, "{page}");
+            assert_eq!(scan.head_break, parser.head_break, "{page}");
+            assert_eq!(scan.head_ignored, parser.head_ignored, "{page}");
+            assert_eq!(scan.head_ignored_count, parser.head_ignored_count, "{page}");
+        }
+        // All but the first (too few words) have a fingerprint.
+        assert_eq!(made, pages.len() - 1);
+        // In another encoding than UTF-8, the words are the decoded text.
+        let latin = format!("<p>caf\u{e9} {WORDS}</p>");
+        let (bytes, _, _) = encoding_rs::WINDOWS_1252.encode(&latin);
+        let f = extract_with(&bytes, Some("windows-1252"), TextReading::Scan).expect("latin");
+        assert_eq!(f.simhash, simhash(&format!("café {WORDS}")));
+    }
+
+    #[test]
+    fn the_markup_scan_leaves_out_markup_and_hidden_content() {
+        for (page, text) in [
+            (
+                format!("<p class=\"x > y\">{WORDS}</p><script>var hidden = 1;</script>"),
+                WORDS.to_owned(),
+            ),
+            (
+                format!("<STYLE>p {{}}</STYLE ><Title>title</TITLE>{WORDS}<xmp>x</xmp>"),
+                WORDS.to_owned(),
+            ),
+            (
+                format!("<!-->{WORDS}<!--->more<!-- - -- -> --!>end"),
+                format!("{WORDS} more end"),
+            ),
+            (
+                format!("a</>b</ bogus>c<!doctype html>d<?pi>e< {WORDS}"),
+                format!("a b c d e< {WORDS}"),
+            ),
+            // A `</script` that is not the end tag, and `<plaintext>`.
+            (
+                format!("<script>x </scripts> y</script>{WORDS}<plaintext>not </plaintext>"),
+                WORDS.to_owned(),
+            ),
+            // A page cut inside a tag or comment keeps the text before it.
+            (format!("{WORDS}<a href=\"/unclosed"), WORDS.to_owned()),
+            (format!("{WORDS}<!-- open"), WORDS.to_owned()),
+            (format!("{WORDS}<script>open"), WORDS.to_owned()),
+        ] {
+            let f = extract(page.as_bytes(), None).expect("html");
+            assert_eq!(f.simhash, simhash(&text), "{page}");
+        }
+        // Where the parser goes into foreign content, the scan does not:
+        // an SVG's `<title>` is visible text to the parser only.
+        let svg = format!("<p>{WORDS}</p><svg><title>{WORDS} svg</title></svg>");
+        let scan = extract_with(svg.as_bytes(), None, TextReading::Scan).expect("scan");
+        let parser = extract_with(svg.as_bytes(), None, TextReading::Parser).expect("parser");
+        assert_eq!(scan.simhash, simhash(WORDS));
+        assert_eq!(parser.simhash, simhash(&format!("{WORDS} {WORDS} svg")));
+        assert_ne!(scan.simhash, parser.simhash);
+    }
+
+    #[test]
+    fn a_reading_is_named_and_a_store_without_a_name_read_with_the_parser() {
+        for r in [TextReading::Scan, TextReading::Parser] {
+            assert_eq!(TextReading::of_store(Some(r.name())), r);
+        }
+        assert_eq!(TextReading::of_store(None), TextReading::Parser);
     }
 
     #[test]
