@@ -367,21 +367,51 @@ impl Words {
         self.feed_bytes(text.as_bytes());
     }
 
-    /// Reads the next piece of text, UTF-8 bytes.
+    /// Reads the next piece of text, UTF-8 bytes: separators skipped, then
+    /// a word's bytes hashed, in two tight loops.
     pub(crate) fn feed_bytes(&mut self, text: &[u8]) {
-        let (mut h, mut in_word) = (self.h, self.in_word);
-        for &b in text {
-            let w = WORD_BYTE[usize::from(b)];
-            if w != 0 {
-                h = (h ^ u64::from(w)).wrapping_mul(0x0100_0000_01b3);
-                in_word = true;
-            } else if in_word {
-                self.hashes.push(h);
-                h = FNV_BASIS;
-                in_word = false;
-            }
+        const PRIME: u64 = 0x0100_0000_01b3;
+        let mut bytes = text.iter();
+        let mut h = self.h;
+        if !self.in_word {
+            h = FNV_BASIS;
         }
-        (self.h, self.in_word) = (h, in_word);
+        let mut in_word = self.in_word;
+        loop {
+            if !in_word {
+                // Separators, to the first byte of a word.
+                loop {
+                    let Some(&b) = bytes.next() else {
+                        self.in_word = false;
+                        return;
+                    };
+                    let w = WORD_BYTE[usize::from(b)];
+                    if w != 0 {
+                        h = (FNV_BASIS ^ u64::from(w)).wrapping_mul(PRIME);
+                        break;
+                    }
+                }
+            }
+            // The word, to the first separator.
+            loop {
+                let Some(&b) = bytes.next() else {
+                    (self.h, self.in_word) = (h, true);
+                    return;
+                };
+                let w = WORD_BYTE[usize::from(b)];
+                if w == 0 {
+                    break;
+                }
+                h = (h ^ u64::from(w)).wrapping_mul(PRIME);
+            }
+            self.hashes.push(h);
+            in_word = false;
+        }
+    }
+
+    /// Room for the words of `bytes` more bytes of text, about.
+    pub(crate) fn reserve(&mut self, bytes: usize) {
+        self.hashes.reserve(bytes / 6);
     }
 
     /// Ends the word being read, if any (as a separator would).
@@ -590,6 +620,7 @@ pub(crate) fn scan_text(
             words.feed(&encoding.decode_without_bom_handling(run).0);
         }
     };
+    words.reserve(bytes.len());
     let n = bytes.len();
     let mut i = 0;
     // Where the current run of text started.
