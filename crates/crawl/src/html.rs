@@ -912,19 +912,14 @@ fn meta_charset(head: &[u8]) -> Option<&'static encoding_rs::Encoding> {
 }
 
 /// The selectors [`extract`] watches, parsed once: parsing them for every
-/// page cost as much as reading a small page.
+/// page cost as much as reading a small page. Every element goes to one
+/// handler (`*`), which tells the kinds apart by name: lol_html compiles
+/// and matches one selector then, not one per kind. The others are for
+/// text.
 struct Selectors {
     a: Selector,
-    area: Selector,
-    frame: Selector,
     any: Selector,
-    subresource: Selector,
-    head: Selector,
-    body: Selector,
     h1: Selector,
-    base: Selector,
-    meta: Selector,
-    link: Selector,
     title: Selector,
 }
 
@@ -935,19 +930,8 @@ static SELECTORS: LazyLock<Selectors> = LazyLock::new(|| {
     };
     Selectors {
         a: parse("a[href]"),
-        area: parse("area[href]"),
-        frame: parse("iframe[src], frame[src]"),
         any: parse("*"),
-        subresource: parse(
-            "img, script[src], link[href][rel], iframe[src], frame[src], audio[src], video, \
-             source, embed[src], object[data], form[action]",
-        ),
-        head: parse("head"),
-        body: parse("body"),
         h1: parse("h1"),
-        base: parse("base[href]"),
-        meta: parse("meta"),
-        link: parse("link[href][rel]"),
         title: parse("title"),
     }
 });
@@ -1069,10 +1053,212 @@ pub(crate) fn extract_with(
             }
         }
     };
+    // The element handlers, called in this order for each start tag by
+    // one handler on every element (one selector to compile and match
+    // instead of one per kind of element).
+    // Every element while the head is open: the first that belongs in the
+    // body breaks it, and the head elements after the break are left out
+    // of it.
+    let on_any = |el: &mut Element<'_, '_>, name: &str| -> lol_html::HandlerResult {
+        if head_over.get() {
+            return Ok(());
+        }
+        if name == "template" {
+            templates.set(templates.get() + 1);
+            let open = Rc::clone(&template_end);
+            if let Some(handlers) = el.end_tag_handlers() {
+                let handler: lol_html::EndTagHandler<'static> = Box::new(move |_| {
+                    open.set(open.get().saturating_sub(1));
+                    Ok(())
+                });
+                handlers.push(handler);
+            }
+        }
+        if templates.get() > 0 {
+            return Ok(());
+        }
+        let offset = el.source_location().bytes().start;
+        // Text that breaks the head, when it was read beside the
+        // parser, stands where it stands.
+        let text_before = text_break.is_some_and(|t| t < offset);
+        if !head_element(name) {
+            let mut b = head_break.borrow_mut();
+            if b.is_none() && !text_before {
+                *b = Some((name.to_owned(), offset));
+            }
+        } else if (head_break.borrow().is_some() || text_before)
+            && matches!(name, "title" | "base" | "link" | "meta")
+        {
+            let what = match name {
+                "link" => format!(
+                    "<link rel=\"{}\">",
+                    attr(el, "rel").unwrap_or_default().trim()
+                ),
+                "meta" => match (
+                    attr(el, "name"),
+                    attr(el, "http-equiv"),
+                    attr(el, "charset"),
+                ) {
+                    (Some(n), _, _) => format!("<meta name=\"{}\">", n.trim()),
+                    (None, Some(h), _) => format!("<meta http-equiv=\"{}\">", h.trim()),
+                    (None, None, Some(c)) => format!("<meta charset=\"{}\">", c.trim()),
+                    _ => "<meta>".to_owned(),
+                },
+                other => format!("<{other}>"),
+            };
+            ignored.borrow_mut().push((what, offset));
+        }
+        Ok(())
+    };
+    // Subresources written as `http://` URLs.
+    let on_subresource = |el: &mut Element<'_, '_>, name: &str| -> lol_html::HandlerResult {
+        let attrs: &[(&str, bool)] = match name {
+            "img" => &[("src", false), ("srcset", false)],
+            "video" => &[("src", false), ("poster", false)],
+            "audio" => &[("src", false)],
+            "source" => &[("src", false), ("srcset", false)],
+            "script" | "iframe" | "frame" | "embed" => &[("src", true)],
+            "object" => &[("data", true)],
+            "form" => &[("action", true)],
+            "link" => {
+                let rel = attr(el, "rel").unwrap_or_default();
+                if rel
+                    .split_ascii_whitespace()
+                    .any(|w| w.eq_ignore_ascii_case("stylesheet"))
+                {
+                    &[("href", true)]
+                } else {
+                    &[]
+                }
+            }
+            _ => &[],
+        };
+        for (name_attr, active) in attrs {
+            let Some(value) = attr(el, name_attr) else {
+                continue;
+            };
+            // A `srcset` lists candidates: a URL, then a size.
+            let urls: Vec<&str> = if *name_attr == "srcset" {
+                value
+                    .split(',')
+                    .filter_map(|c| c.split_ascii_whitespace().next())
+                    .collect()
+            } else {
+                vec![value.trim()]
+            };
+            for url in urls.into_iter().filter(|u| is_insecure(u)) {
+                let mut f = facts.borrow_mut();
+                if *active {
+                    f.insecure_active += 1;
+                } else {
+                    f.insecure_passive += 1;
+                }
+                let mut list = insecure.borrow_mut();
+                if list.len() < MAX_EXAMPLES {
+                    let element = if name == "link" {
+                        "link rel=stylesheet href".to_owned()
+                    } else {
+                        format!("{name} {name_attr}")
+                    };
+                    list.push((
+                        Insecure {
+                            element,
+                            url: url.to_owned(),
+                            active: *active,
+                            line: 0,
+                        },
+                        el.source_location().bytes().start,
+                    ));
+                }
+            }
+        }
+        Ok(())
+    };
+    let on_head = |el: &mut Element<'_, '_>| -> lol_html::HandlerResult {
+        let over = Rc::clone(&head_end);
+        if let Some(handlers) = el.end_tag_handlers() {
+            let handler: lol_html::EndTagHandler<'static> = Box::new(move |_| {
+                over.set(true);
+                Ok(())
+            });
+            handlers.push(handler);
+        }
+        Ok(())
+    };
+    let on_base = |el: &mut Element<'_, '_>| -> lol_html::HandlerResult {
+        let mut f = facts.borrow_mut();
+        f.base_count += 1;
+        if f.base.is_none() {
+            f.base = attr(el, "href").map(|h| h.trim().to_owned());
+        }
+        Ok(())
+    };
+    let on_meta = |el: &mut Element<'_, '_>| -> lol_html::HandlerResult {
+        let mut f = facts.borrow_mut();
+        let content = attr(el, "content").unwrap_or_default();
+        if f.meta_charset.is_none() {
+            if let Some(c) = attr(el, "charset") {
+                f.meta_charset = Some(c.trim().to_owned());
+            } else if el
+                .get_attribute("http-equiv")
+                .is_some_and(|h| h.trim().eq_ignore_ascii_case("content-type"))
+            {
+                f.meta_charset = crate::body::parse_content_type(&content).1;
+            }
+        }
+        if let Some(name) = attr(el, "name") {
+            f.metas.push(Meta { name, content });
+        } else if el
+            .get_attribute("http-equiv")
+            .is_some_and(|h| h.trim().eq_ignore_ascii_case("refresh"))
+            && f.refresh.is_none()
+        {
+            f.refresh = Some(content);
+        }
+        Ok(())
+    };
+    let on_link = |el: &mut Element<'_, '_>| -> lol_html::HandlerResult {
+        let rel = attr(el, "rel").unwrap_or_default();
+        let href = attr(el, "href").unwrap_or_default();
+        let mut f = facts.borrow_mut();
+        for word in rel.split_ascii_whitespace() {
+            if word.eq_ignore_ascii_case("canonical") {
+                f.canonicals.push(href.trim().to_owned());
+                if head_over.get() {
+                    f.canonicals_outside_head += 1;
+                }
+            } else if word.eq_ignore_ascii_case("alternate")
+                && let Some(lang) = attr(el, "hreflang")
+            {
+                f.alternates.push(Alternate {
+                    hreflang: lang.trim().to_owned(),
+                    href: href.trim().to_owned(),
+                });
+            }
+        }
+        Ok(())
+    };
     let settings = Settings {
         element_content_handlers: vec![
-            element!(&SELECTORS.a, |el| {
-                link(el, "href", LinkElement::A);
+            element!(&SELECTORS.any, |el| {
+                let name = el.tag_name();
+                match name.as_str() {
+                    "a" => link(el, "href", LinkElement::A),
+                    "area" => link(el, "href", LinkElement::Area),
+                    "iframe" | "frame" => link(el, "src", LinkElement::Frame),
+                    _ => {}
+                }
+                on_any(el, &name)?;
+                on_subresource(el, &name)?;
+                match name.as_str() {
+                    "head" => on_head(el)?,
+                    "body" => head_over.set(true),
+                    "h1" => facts.borrow_mut().h1_count += 1,
+                    "base" if el.has_attribute("href") => on_base(el)?,
+                    "meta" => on_meta(el)?,
+                    "link" if el.has_attribute("href") && el.has_attribute("rel") => on_link(el)?,
+                    _ => {}
+                }
                 Ok(())
             }),
             text!(&SELECTORS.a, |t: &mut TextChunk<'_>| {
@@ -1085,210 +1271,10 @@ pub(crate) fn extract_with(
                 }
                 Ok(())
             }),
-            element!(&SELECTORS.area, |el| {
-                link(el, "href", LinkElement::Area);
-                Ok(())
-            }),
-            element!(&SELECTORS.frame, |el| {
-                link(el, "src", LinkElement::Frame);
-                Ok(())
-            }),
-            // Every element while the head is open: the first that
-            // belongs in the body breaks it, and the head elements after
-            // the break are left out of it.
-            element!(&SELECTORS.any, |el| {
-                if head_over.get() {
-                    return Ok(());
-                }
-                let name = el.tag_name();
-                if name == "template" {
-                    templates.set(templates.get() + 1);
-                    let open = Rc::clone(&template_end);
-                    if let Some(handlers) = el.end_tag_handlers() {
-                        let handler: lol_html::EndTagHandler<'static> = Box::new(move |_| {
-                            open.set(open.get().saturating_sub(1));
-                            Ok(())
-                        });
-                        handlers.push(handler);
-                    }
-                }
-                if templates.get() > 0 {
-                    return Ok(());
-                }
-                let offset = el.source_location().bytes().start;
-                // Text that breaks the head, when it was read beside the
-                // parser, stands where it stands.
-                let text_before = text_break.is_some_and(|t| t < offset);
-                if !head_element(&name) {
-                    let mut b = head_break.borrow_mut();
-                    if b.is_none() && !text_before {
-                        *b = Some((name, offset));
-                    }
-                } else if (head_break.borrow().is_some() || text_before)
-                    && matches!(name.as_str(), "title" | "base" | "link" | "meta")
-                {
-                    let what = match name.as_str() {
-                        "link" => format!(
-                            "<link rel=\"{}\">",
-                            attr(el, "rel").unwrap_or_default().trim()
-                        ),
-                        "meta" => match (
-                            attr(el, "name"),
-                            attr(el, "http-equiv"),
-                            attr(el, "charset"),
-                        ) {
-                            (Some(n), _, _) => format!("<meta name=\"{}\">", n.trim()),
-                            (None, Some(h), _) => format!("<meta http-equiv=\"{}\">", h.trim()),
-                            (None, None, Some(c)) => format!("<meta charset=\"{}\">", c.trim()),
-                            _ => "<meta>".to_owned(),
-                        },
-                        other => format!("<{other}>"),
-                    };
-                    ignored.borrow_mut().push((what, offset));
-                }
-                Ok(())
-            }),
-            // Subresources written as `http://` URLs.
-            element!(&SELECTORS.subresource, |el| {
-                let name = el.tag_name();
-                let attrs: &[(&str, bool)] = match name.as_str() {
-                    "img" => &[("src", false), ("srcset", false)],
-                    "video" => &[("src", false), ("poster", false)],
-                    "audio" => &[("src", false)],
-                    "source" => &[("src", false), ("srcset", false)],
-                    "script" | "iframe" | "frame" | "embed" => &[("src", true)],
-                    "object" => &[("data", true)],
-                    "form" => &[("action", true)],
-                    "link" => {
-                        let rel = attr(el, "rel").unwrap_or_default();
-                        if rel
-                            .split_ascii_whitespace()
-                            .any(|w| w.eq_ignore_ascii_case("stylesheet"))
-                        {
-                            &[("href", true)]
-                        } else {
-                            &[]
-                        }
-                    }
-                    _ => &[],
-                };
-                for (name_attr, active) in attrs {
-                    let Some(value) = attr(el, name_attr) else {
-                        continue;
-                    };
-                    // A `srcset` lists candidates: a URL, then a size.
-                    let urls: Vec<&str> = if *name_attr == "srcset" {
-                        value
-                            .split(',')
-                            .filter_map(|c| c.split_ascii_whitespace().next())
-                            .collect()
-                    } else {
-                        vec![value.trim()]
-                    };
-                    for url in urls.into_iter().filter(|u| is_insecure(u)) {
-                        let mut f = facts.borrow_mut();
-                        if *active {
-                            f.insecure_active += 1;
-                        } else {
-                            f.insecure_passive += 1;
-                        }
-                        let mut list = insecure.borrow_mut();
-                        if list.len() < MAX_EXAMPLES {
-                            let element = if name == "link" {
-                                "link rel=stylesheet href".to_owned()
-                            } else {
-                                format!("{name} {name_attr}")
-                            };
-                            list.push((
-                                Insecure {
-                                    element,
-                                    url: url.to_owned(),
-                                    active: *active,
-                                    line: 0,
-                                },
-                                el.source_location().bytes().start,
-                            ));
-                        }
-                    }
-                }
-                Ok(())
-            }),
-            element!(&SELECTORS.head, |el| {
-                let over = Rc::clone(&head_end);
-                if let Some(handlers) = el.end_tag_handlers() {
-                    let handler: lol_html::EndTagHandler<'static> = Box::new(move |_| {
-                        over.set(true);
-                        Ok(())
-                    });
-                    handlers.push(handler);
-                }
-                Ok(())
-            }),
-            element!(&SELECTORS.body, |_| {
-                head_over.set(true);
-                Ok(())
-            }),
-            element!(&SELECTORS.h1, |_| {
-                facts.borrow_mut().h1_count += 1;
-                Ok(())
-            }),
             text!(&SELECTORS.h1, |t: &mut TextChunk<'_>| {
                 let mut s = h1.borrow_mut();
                 if facts.borrow().h1_count == 1 && s.len() < MAX_ANCHOR * 8 {
                     s.push_str(t.as_str());
-                }
-                Ok(())
-            }),
-            element!(&SELECTORS.base, |el| {
-                let mut f = facts.borrow_mut();
-                f.base_count += 1;
-                if f.base.is_none() {
-                    f.base = attr(el, "href").map(|h| h.trim().to_owned());
-                }
-                Ok(())
-            }),
-            element!(&SELECTORS.meta, |el| {
-                let mut f = facts.borrow_mut();
-                let content = attr(el, "content").unwrap_or_default();
-                if f.meta_charset.is_none() {
-                    if let Some(c) = attr(el, "charset") {
-                        f.meta_charset = Some(c.trim().to_owned());
-                    } else if el
-                        .get_attribute("http-equiv")
-                        .is_some_and(|h| h.trim().eq_ignore_ascii_case("content-type"))
-                    {
-                        f.meta_charset = crate::body::parse_content_type(&content).1;
-                    }
-                }
-                if let Some(name) = attr(el, "name") {
-                    f.metas.push(Meta { name, content });
-                } else if el
-                    .get_attribute("http-equiv")
-                    .is_some_and(|h| h.trim().eq_ignore_ascii_case("refresh"))
-                    && f.refresh.is_none()
-                {
-                    f.refresh = Some(content);
-                }
-                Ok(())
-            }),
-            element!(&SELECTORS.link, |el| {
-                let rel = attr(el, "rel").unwrap_or_default();
-                let href = attr(el, "href").unwrap_or_default();
-                let mut f = facts.borrow_mut();
-                for word in rel.split_ascii_whitespace() {
-                    if word.eq_ignore_ascii_case("canonical") {
-                        f.canonicals.push(href.trim().to_owned());
-                        if head_over.get() {
-                            f.canonicals_outside_head += 1;
-                        }
-                    } else if word.eq_ignore_ascii_case("alternate")
-                        && let Some(lang) = attr(el, "hreflang")
-                    {
-                        f.alternates.push(Alternate {
-                            hreflang: lang.trim().to_owned(),
-                            href: href.trim().to_owned(),
-                        });
-                    }
                 }
                 Ok(())
             }),
@@ -1480,6 +1466,39 @@ mod tests {
         // Offsets point at the elements.
         let two = &f.links[1];
         assert!(PAGE[two.offset..].starts_with("<a href=\"/two\""));
+    }
+
+    #[test]
+    fn elements_are_told_apart_by_name_and_attributes_as_the_selectors_said() {
+        // One handler sees every element: the kinds still need their
+        // attributes (`a[href]`, `base[href]`, `link[href][rel]`), and
+        // names and attributes in any case.
+        let page = br#"<html><head><BASE TARGET=_blank><Base HREF="/b/">
+<link rel=canonical><LINK HREF="/c" REL="Canonical"><link href="/no-rel">
+<META NAME=robots CONTENT=noindex></head><body>
+<A HREF="/up">Up</A><a name=x>no href</a><AREA HREF="/area" ALT="A">
+<IFRAME SRC="/if"></IFRAME><iframe></iframe><frame src="/fr"><H1>Big</H1>
+</body></html>"#;
+        let f = extract(page, None).expect("html");
+        let links: Vec<(&str, &str)> = f
+            .links
+            .iter()
+            .map(|l| (l.href.as_str(), l.element.as_str()))
+            .collect();
+        assert_eq!(
+            links,
+            [
+                ("/up", "a"),
+                ("/area", "area"),
+                ("/if", "iframe"),
+                ("/fr", "iframe")
+            ]
+        );
+        assert_eq!(f.links[0].anchor, "Up");
+        assert_eq!((f.base.as_deref(), f.base_count), (Some("/b/"), 1));
+        assert_eq!(f.canonicals, ["/c"]);
+        assert_eq!(f.metas.len(), 1);
+        assert_eq!((f.h1.as_deref(), f.h1_count), (Some("Big"), 1));
     }
 
     #[test]
