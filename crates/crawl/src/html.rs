@@ -16,6 +16,10 @@
 //! byte-order mark says, else as a `<meta charset>` near the start says,
 //! else as UTF-8 when they are valid UTF-8, else as windows-1252 (the
 //! HTML standard's fallback for documents that declare nothing).
+//!
+//! The SimHash of the page's visible text ([`HtmlFacts::simhash`]) reads
+//! the text from the page's bytes beside the parser (`scan_text`): the
+//! parser's own text chunks cost more than the rest of the pass.
 
 use std::cell::RefCell;
 
