@@ -1689,7 +1689,7 @@ mod audit_facts_tests {
                 let (piece, after) = rest.split_at(cut);
                 words.feed(piece);
                 joined.push_str(piece);
-                if (x >> 20) % 5 == 0 {
+                if (x >> 20).is_multiple_of(5) {
                     words.end_word();
                     joined.push(' ');
                 }
