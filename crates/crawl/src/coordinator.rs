@@ -41,6 +41,7 @@ use crate::crawler::{
 use crate::error::Error;
 use crate::fetch::Fetcher;
 use crate::frontier::{Admitted, Frontier, FrontierConfig, Queued};
+use crate::html::TextReading;
 use crate::normalize::normalize_url;
 use crate::store::{Batch, NewUrl, Skip, Store, UrlState};
 use crate::throttle::{Adjustment, Outcome, Throttle, ThrottleConfig};
@@ -631,6 +632,7 @@ pub async fn crawl_worker(
     }
     let chain = config.identity.chain();
     let body_hash = BodyHash::Sha256;
+    let text_reading = TextReading::Scan;
     // The worker's own frontier: ids in its store, URLs it met (offered
     // once), and the checks of scope, depth and traps that need no one
     // else; the limits of the whole crawl are the coordinator's.
@@ -653,6 +655,7 @@ pub async fn crawl_worker(
         ("user_agent".into(), config.identity.user_agent()),
         ("tokens".into(), config.identity.tokens().join(" ")),
         (BodyHash::META.into(), body_hash.name().into()),
+        (TextReading::META.into(), text_reading.name().into()),
         ("worker".into(), worker.name.clone()),
         ("coordinator".into(), coordinator.name()),
         ("state".into(), "running".into()),
@@ -780,7 +783,7 @@ pub async fn crawl_worker(
                             let fetcher = fetcher.clone();
                             running.spawn(q, async move {
                                 fetcher.fetch_page(url).await.map(|page| {
-                                    let reading = Reading::of(&page, body_hash);
+                                    let reading = Reading::of(&page, body_hash, text_reading);
                                     (page, reading)
                                 })
                             });

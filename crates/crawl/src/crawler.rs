@@ -66,7 +66,7 @@ use crate::directives::PageDirectives;
 use crate::error::Error;
 use crate::fetch::Fetcher;
 use crate::frontier::{Admitted, Frontier, FrontierConfig, Queued};
-use crate::html::{self, HtmlFacts, LinkElement};
+use crate::html::{self, HtmlFacts, LinkElement, TextReading};
 use crate::identity::Identity;
 use crate::normalize::{normalize, normalize_url};
 use crate::ownership::Simulation;
@@ -334,11 +334,11 @@ impl BodyHash {
 }
 
 impl Reading {
-    pub(crate) fn of(page: &PageResponse, hash: BodyHash) -> Reading {
+    pub(crate) fn of(page: &PageResponse, hash: BodyHash, text: TextReading) -> Reading {
         let html = (!page.is_redirect()
             && page.status.is_some_and(|s| (200..300).contains(&s))
             && page.is_html())
-        .then(|| html::extract(&page.body, page.charset.as_deref()));
+        .then(|| html::extract_with(&page.body, page.charset.as_deref(), text));
         Reading {
             hash: (!page.body.is_empty()).then(|| hash.hash(&page.body)),
             html,
@@ -468,6 +468,12 @@ pub async fn crawl(
     } else {
         BodyHash::Sha256
     };
+    // A resumed crawl reads the SimHash's text as its store's pages were.
+    let text_reading = if resume {
+        TextReading::of_store(store.meta(TextReading::META)?.as_deref())
+    } else {
+        TextReading::Scan
+    };
     let (start, mut frontier) = if resume {
         let seed = store.meta("seed")?.ok_or_else(|| no_seed(&path))?;
         let start = Url::parse(&seed).map_err(|_| no_seed(&path))?;
@@ -498,6 +504,7 @@ pub async fn crawl(
             ("user_agent".into(), config.identity.user_agent()),
             ("tokens".into(), config.identity.tokens().join(" ")),
             (BodyHash::META.into(), body_hash.name().into()),
+            (TextReading::META.into(), text_reading.name().into()),
         ];
         check_reading(&start, config, &store, false)?;
         if let Some(sim) = &config.simulation {
@@ -666,7 +673,7 @@ pub async fn crawl(
             let fetcher = fetcher.clone();
             running.spawn(q, async move {
                 fetcher.fetch_page(url).await.map(|page| {
-                    let reading = Reading::of(&page, body_hash);
+                    let reading = Reading::of(&page, body_hash, text_reading);
                     (page, reading)
                 })
             });
@@ -1416,7 +1423,7 @@ pub(crate) fn take_page<A: Admission>(
         match read {
             // The page was fetched but not read: say so with the page.
             Err(e) => record.error = Some(e.to_string()),
-            Ok(facts) => {
+            Ok(mut facts) => {
                 for m in &facts.metas {
                     directives.add_meta(&m.name, &m.content, chain.tokens());
                 }
@@ -1440,7 +1447,7 @@ pub(crate) fn take_page<A: Admission>(
                     }
                     Ok(next)
                 };
-                for l in &facts.links {
+                for l in std::mem::take(&mut facts.links) {
                     let words = l.rel.words();
                     let kind = match l.element {
                         LinkElement::A => "a",
@@ -1453,7 +1460,7 @@ pub(crate) fn take_page<A: Admission>(
                         &base_url,
                         &l.href,
                         kind,
-                        (!l.anchor.is_empty()).then(|| l.anchor.clone()),
+                        (!l.anchor.is_empty()).then_some(l.anchor),
                         (!words.is_empty()).then(|| words.clone()),
                         follow(&words),
                     );

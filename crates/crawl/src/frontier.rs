@@ -22,7 +22,10 @@
 //! are given in that order, from 1; skipped URLs get ids too, so that the
 //! store can say why each URL was not fetched.
 
-use std::collections::{HashMap, VecDeque};
+use std::collections::VecDeque;
+
+// foldhash, seeded per process: the keys are read from crawled pages.
+use foldhash::{HashMap, HashMapExt as _};
 
 use regex::Regex;
 use url::Url;

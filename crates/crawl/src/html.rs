@@ -16,6 +16,10 @@
 //! byte-order mark says, else as a `<meta charset>` near the start says,
 //! else as UTF-8 when they are valid UTF-8, else as windows-1252 (the
 //! HTML standard's fallback for documents that declare nothing).
+//!
+//! The SimHash of the page's visible text ([`HtmlFacts::simhash`]) reads
+//! the text from the page's bytes beside the parser (`scan_text`): the
+//! parser's own text chunks cost more than the rest of the pass.
 
 use std::cell::RefCell;
 
@@ -273,11 +277,21 @@ fn head_element(name: &str) -> bool {
 /// `&eacute;`, `&#233;`, `&#xE9;`), as HTML parsers do: lol_html gives
 /// them as written.
 #[must_use]
-pub(crate) fn decode_entities(s: &str) -> String {
+pub(crate) fn decode_entities(s: String) -> String {
     if s.contains('&') {
-        html_escape::decode_html_entities(s).into_owned()
+        html_escape::decode_html_entities(&s).into_owned()
     } else {
-        s.to_owned()
+        s
+    }
+}
+
+/// A string without white space at its ends, kept in place when it has
+/// none (most attribute values).
+fn trimmed(s: String) -> String {
+    if s.trim().len() == s.len() {
+        s
+    } else {
+        s.trim().to_owned()
     }
 }
 
@@ -297,28 +311,132 @@ pub(crate) const SHINGLE_WORDS: usize = 3;
 /// [`SIMHASH_MIN_WORDS`] words.
 ///
 /// It runs for every HTML page the crawl reads, so it works on bytes: a
-/// word is hashed as it is scanned (FNV-1a), distinct shingles are kept in
-/// an open-addressing table, and the bits are counted eight at a time,
-/// one byte-wide counter per bit.
+/// word is hashed as it is scanned (FNV-1a, [`Words`]), distinct shingles
+/// are kept in an open-addressing table, and the bits are counted eight
+/// at a time, one byte-wide counter per bit.
+/// The crawler reads the text in pieces ([`Words`]); this is the whole
+/// text at once, for the tests.
+#[cfg(test)]
 pub(crate) fn simhash(text: &str) -> Option<u64> {
-    const FNV: u64 = 0xcbf2_9ce4_8422_2325;
-    let mut words: Vec<u64> = Vec::with_capacity(text.len() / 6);
-    let mut h = FNV;
-    let mut in_word = false;
-    for &b in text.as_bytes() {
-        if b.is_ascii_alphanumeric() || b >= 0x80 {
-            h ^= u64::from(b.to_ascii_lowercase());
-            h = h.wrapping_mul(0x0100_0000_01b3);
-            in_word = true;
-        } else if in_word {
-            words.push(h);
-            h = FNV;
+    let mut words = Words::default();
+    words.feed(text);
+    words.simhash()
+}
+
+/// The FNV-1a offset basis a word's hash starts from.
+const FNV_BASIS: u64 = 0xcbf2_9ce4_8422_2325;
+
+/// For each byte, the byte a word hashes it as (ASCII letters in lower
+/// case, ASCII digits and non-ASCII bytes as they are), or 0 for a byte
+/// that separates words: one load instead of three range tests a byte.
+const WORD_BYTE: [u8; 256] = {
+    let mut table = [0u8; 256];
+    let mut b = 0;
+    while b < 256 {
+        // `b < 256`: the cast keeps every bit.
+        let byte = b as u8;
+        if byte.is_ascii_alphanumeric() || byte >= 0x80 {
+            table[b] = byte.to_ascii_lowercase();
+        }
+        b += 1;
+    }
+    table
+};
+
+/// The words of a text given in pieces (lol_html hands a page's text over
+/// in chunks), each hashed as it is scanned: the same words, and the same
+/// hashes, as [`simhash`] reads in the pieces joined. A word may run over
+/// from one piece to the next; [`Words::end_word`] ends it where a text
+/// node ends.
+#[derive(Debug)]
+pub(crate) struct Words {
+    hashes: Vec<u64>,
+    h: u64,
+    in_word: bool,
+}
+
+impl Default for Words {
+    fn default() -> Self {
+        Words {
+            hashes: Vec::new(),
+            h: FNV_BASIS,
+            in_word: false,
+        }
+    }
+}
+
+impl Words {
+    /// Reads the next piece of text.
+    pub(crate) fn feed(&mut self, text: &str) {
+        self.feed_bytes(text.as_bytes());
+    }
+
+    /// Reads the next piece of text, UTF-8 bytes: separators skipped, then
+    /// a word's bytes hashed, in two tight loops.
+    pub(crate) fn feed_bytes(&mut self, text: &[u8]) {
+        const PRIME: u64 = 0x0100_0000_01b3;
+        let mut bytes = text.iter();
+        let mut h = self.h;
+        if !self.in_word {
+            h = FNV_BASIS;
+        }
+        let mut in_word = self.in_word;
+        loop {
+            if !in_word {
+                // Separators, to the first byte of a word.
+                loop {
+                    let Some(&b) = bytes.next() else {
+                        self.in_word = false;
+                        return;
+                    };
+                    let w = WORD_BYTE[usize::from(b)];
+                    if w != 0 {
+                        h = (FNV_BASIS ^ u64::from(w)).wrapping_mul(PRIME);
+                        break;
+                    }
+                }
+            }
+            // The word, to the first separator.
+            loop {
+                let Some(&b) = bytes.next() else {
+                    (self.h, self.in_word) = (h, true);
+                    return;
+                };
+                let w = WORD_BYTE[usize::from(b)];
+                if w == 0 {
+                    break;
+                }
+                h = (h ^ u64::from(w)).wrapping_mul(PRIME);
+            }
+            self.hashes.push(h);
             in_word = false;
         }
     }
-    if in_word {
-        words.push(h);
+
+    /// Room for the words of `bytes` more bytes of text, about.
+    pub(crate) fn reserve(&mut self, bytes: usize) {
+        self.hashes.reserve(bytes / 6);
     }
+
+    /// Ends the word being read, if any (as a separator would).
+    pub(crate) fn end_word(&mut self) {
+        if self.in_word {
+            self.hashes.push(self.h);
+            self.h = FNV_BASIS;
+            self.in_word = false;
+        }
+    }
+
+    /// The SimHash of the words read ([`simhash`]).
+    pub(crate) fn simhash(mut self) -> Option<u64> {
+        self.end_word();
+        shingles_simhash(&self.hashes)
+    }
+}
+
+/// The SimHash over the three-word shingles of words given by their
+/// hashes ([`simhash`]).
+fn shingles_simhash(words: &[u64]) -> Option<u64> {
     if words.len() < SIMHASH_MIN_WORDS {
         return None;
     }
@@ -371,6 +489,340 @@ pub(crate) fn simhash(text: &str) -> Option<u64> {
             .filter(|(_, n)| u64::from(**n) * 2 > total)
             .fold(0u64, |acc, (bit, _)| acc | 1 << bit),
     )
+}
+
+/// How the SimHash reads a page's visible text. A store names the reading
+/// its fingerprints were made with (meta [`TextReading::META`]): a resumed
+/// crawl keeps its store's, so that no store holds fingerprints of two
+/// readings.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum TextReading {
+    /// [`scan_text`]: the text between the markup, read from the page's
+    /// bytes beside the HTML parser (`markup-scan`).
+    Scan,
+    /// The HTML parser's text chunks of the data type (stores written
+    /// before the reading was named).
+    Parser,
+}
+
+impl TextReading {
+    /// The store's meta key that names the reading.
+    pub(crate) const META: &'static str = "simhash_text";
+
+    /// The reading's name in the store.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            TextReading::Scan => "markup-scan",
+            TextReading::Parser => "parser-text",
+        }
+    }
+
+    /// The reading a store's fingerprints were made with (`None`: written
+    /// before the reading was named).
+    pub(crate) fn of_store(value: Option<&str>) -> TextReading {
+        match value {
+            Some("markup-scan") => TextReading::Scan,
+            _ => TextReading::Parser,
+        }
+    }
+}
+
+/// Elements whose content is not visible text: raw text, escapable raw
+/// text and script data to an HTML parser (with scripting on, so
+/// `<noscript>` too), and `<plaintext>`, which runs to the end.
+fn hidden_content(name: &[u8]) -> bool {
+    const HIDDEN: [&[u8]; 10] = [
+        b"script",
+        b"style",
+        b"title",
+        b"textarea",
+        b"xmp",
+        b"iframe",
+        b"noembed",
+        b"noframes",
+        b"noscript",
+        b"plaintext",
+    ];
+    HIDDEN.iter().any(|h| h.eq_ignore_ascii_case(name))
+}
+
+/// What [`scan_text`] learns about the head: where text that is not
+/// white space first stands before the head's written end (outside a
+/// `<template>`), the text's [`HeadBreak`].
+#[derive(Debug, Default)]
+pub(crate) struct HeadText {
+    /// A `<head>` start tag was met: its end tag ends the head.
+    head_seen: bool,
+    /// `</head>` (after `<head>`) or `<body>` was met.
+    over: bool,
+    /// `<template>`s opened while the head was open, not yet closed.
+    templates: u32,
+    /// The offset of the first such text.
+    pub(crate) text_break: Option<usize>,
+}
+
+impl HeadText {
+    fn start_tag(&mut self, name: &[u8]) {
+        if name.eq_ignore_ascii_case(b"head") {
+            self.head_seen = true;
+        } else if name.eq_ignore_ascii_case(b"body") {
+            self.over = true;
+        } else if name.eq_ignore_ascii_case(b"template") && !self.over {
+            self.templates += 1;
+        }
+    }
+
+    fn end_tag(&mut self, name: &[u8]) {
+        if name.eq_ignore_ascii_case(b"head") && self.head_seen {
+            self.over = true;
+        } else if name.eq_ignore_ascii_case(b"template") {
+            self.templates = self.templates.saturating_sub(1);
+        }
+    }
+
+    fn text(&mut self, at: usize, text: &[u8]) {
+        if self.over || self.templates > 0 || self.text_break.is_some() {
+            return;
+        }
+        if let Some(k) = text.iter().position(|b| !b.is_ascii_whitespace()) {
+            self.text_break = Some(at + k);
+        }
+    }
+}
+
+/// Reads the visible text of a page's bytes (an ASCII-compatible
+/// encoding, `encoding`) into `words`, and the text that breaks the head
+/// into `head`: the text outside the markup, as an HTML tokenizer splits
+/// it, without the content of the [`hidden_content`] elements. Markup is
+/// start and end tags (their attribute values quoted or not; a `>` inside
+/// quotes does not end the tag), comments (`<!-- … -->`, ended by `-->`
+/// or `--!>`, and `<!-->`, `<!--->`), `<!DOCTYPE …>` and bogus comments
+/// (`<!…>`, `<?…>`, `</…>` that is not an end tag); a `<` that starts
+/// none of these is text. Each piece of markup ends a word. Character
+/// references stay as written; text in another encoding than UTF-8 is
+/// decoded to UTF-8 for the words.
+///
+/// It reads what an HTML parser's text chunks of the data type hold on
+/// pages written as HTML is written; it does not follow the parser into
+/// foreign content (SVG and MathML, where `<title>` and `<style>` hold
+/// visible text and `<![CDATA[…]]>` sections exist) nor into the escapes
+/// of script data (`<!--<script>` inside a `<script>`).
+pub(crate) fn scan_text(
+    bytes: &[u8],
+    encoding: &'static encoding_rs::Encoding,
+    words: &mut Words,
+    head: &mut HeadText,
+) {
+    let text = |at: usize, run: &[u8], words: &mut Words, head: &mut HeadText| {
+        if run.is_empty() {
+            return;
+        }
+        head.text(at, run);
+        if encoding == encoding_rs::UTF_8 {
+            words.feed_bytes(run);
+        } else {
+            words.feed(&encoding.decode_without_bom_handling(run).0);
+        }
+    };
+    words.reserve(bytes.len());
+    let n = bytes.len();
+    let mut i = 0;
+    // Where the current run of text started.
+    let mut from = 0;
+    while let Some(k) = memchr::memchr(b'<', &bytes[i..]) {
+        let lt = i + k;
+        let next = bytes.get(lt + 1).copied();
+        let end = match next {
+            Some(b) if b.is_ascii_alphabetic() => {
+                let (name_end, end) = tag_end(bytes, lt + 1);
+                let name = &bytes[lt + 1..name_end];
+                text(from, &bytes[from..lt], words, head);
+                words.end_word();
+                head.start_tag(name);
+                match end {
+                    None => return,
+                    Some(end) if hidden_content(name) => {
+                        if name.eq_ignore_ascii_case(b"plaintext") {
+                            return;
+                        }
+                        match closing_tag(bytes, end, name) {
+                            Some(close) => {
+                                let (_, after) = tag_end(bytes, close + 2);
+                                head.end_tag(name);
+                                match after {
+                                    Some(after) => after,
+                                    None => return,
+                                }
+                            }
+                            None => return,
+                        }
+                    }
+                    Some(end) => end,
+                }
+            }
+            Some(b'/') => match bytes.get(lt + 2).copied() {
+                Some(b) if b.is_ascii_alphabetic() => {
+                    let (name_end, end) = tag_end(bytes, lt + 2);
+                    text(from, &bytes[from..lt], words, head);
+                    words.end_word();
+                    head.end_tag(&bytes[lt + 2..name_end]);
+                    match end {
+                        Some(end) => end,
+                        None => return,
+                    }
+                }
+                Some(b'>') => {
+                    text(from, &bytes[from..lt], words, head);
+                    words.end_word();
+                    lt + 3
+                }
+                // `</` at the end is text.
+                None => break,
+                Some(_) => {
+                    text(from, &bytes[from..lt], words, head);
+                    words.end_word();
+                    match memchr::memchr(b'>', &bytes[lt..]) {
+                        Some(g) => lt + g + 1,
+                        None => return,
+                    }
+                }
+            },
+            Some(b'!') => {
+                text(from, &bytes[from..lt], words, head);
+                words.end_word();
+                let rest = &bytes[lt + 2..];
+                if rest.starts_with(b"--") {
+                    match comment_end(&rest[2..]) {
+                        Some(e) => lt + 4 + e,
+                        None => return,
+                    }
+                } else {
+                    match memchr::memchr(b'>', rest) {
+                        Some(g) => lt + 2 + g + 1,
+                        None => return,
+                    }
+                }
+            }
+            Some(b'?') => {
+                text(from, &bytes[from..lt], words, head);
+                words.end_word();
+                match memchr::memchr(b'>', &bytes[lt..]) {
+                    Some(g) => lt + g + 1,
+                    None => return,
+                }
+            }
+            // A `<` that starts no markup is text.
+            _ => {
+                i = lt + 1;
+                continue;
+            }
+        };
+        i = end.min(n);
+        from = i;
+    }
+    text(from, &bytes[from..], words, head);
+}
+
+/// The end of a tag's name (from `name`, its first byte) and the offset
+/// just past the tag's `>`, `None` when the page ends inside the tag.
+/// Attribute values in quotes may hold `>`.
+fn tag_end(bytes: &[u8], name: usize) -> (usize, Option<usize>) {
+    let n = bytes.len();
+    let mut i = name;
+    while i < n
+        && !matches!(
+            bytes[i],
+            b'\t' | b'\n' | b'\x0c' | b'\r' | b' ' | b'/' | b'>'
+        )
+    {
+        i += 1;
+    }
+    let name_end = i;
+    // The states of the tokenizer between the name and `>`: an attribute
+    // value starts after `=` (white space around it allowed).
+    let mut after_equals = false;
+    while i < n {
+        match bytes[i] {
+            b'>' => return (name_end, Some(i + 1)),
+            b'=' if !after_equals => {
+                after_equals = true;
+                i += 1;
+            }
+            q @ (b'"' | b'\'') if after_equals => {
+                match memchr::memchr(q, &bytes[i + 1..]) {
+                    Some(k) => i += k + 2,
+                    None => return (name_end, None),
+                }
+                after_equals = false;
+            }
+            b'\t' | b'\n' | b'\x0c' | b'\r' | b' ' => i += 1,
+            _ if after_equals => {
+                // An unquoted value: to white space or `>`.
+                while i < n && !matches!(bytes[i], b'\t' | b'\n' | b'\x0c' | b'\r' | b' ' | b'>') {
+                    i += 1;
+                }
+                after_equals = false;
+            }
+            _ => {
+                // An attribute's name (it may hold `=` only as its first
+                // character), or `/`.
+                i += 1;
+                while i < n
+                    && !matches!(
+                        bytes[i],
+                        b'\t' | b'\n' | b'\x0c' | b'\r' | b' ' | b'/' | b'>' | b'='
+                    )
+                {
+                    i += 1;
+                }
+            }
+        }
+    }
+    (name_end, None)
+}
+
+/// Where the end tag of a hidden element's content (`</name` followed by
+/// white space, `/` or `>`, in any case) starts, from `from`.
+fn closing_tag(bytes: &[u8], from: usize, name: &[u8]) -> Option<usize> {
+    let mut i = from;
+    while let Some(k) = memchr::memmem::find(&bytes[i..], b"</") {
+        let at = i + k;
+        let after = at + 2 + name.len();
+        if bytes
+            .get(at + 2..after)
+            .is_some_and(|n| n.eq_ignore_ascii_case(name))
+            && bytes
+                .get(after)
+                .is_some_and(|b| matches!(b, b'\t' | b'\n' | b'\x0c' | b'\r' | b' ' | b'/' | b'>'))
+        {
+            return Some(at);
+        }
+        i = at + 2;
+    }
+    None
+}
+
+/// The length of a comment's rest after `<!--` up to and with its end:
+/// `>` or `->` right away, else the first `-->` or `--!>`.
+fn comment_end(rest: &[u8]) -> Option<usize> {
+    if rest.starts_with(b">") {
+        return Some(1);
+    }
+    if rest.starts_with(b"->") {
+        return Some(2);
+    }
+    let mut i = 0;
+    while let Some(k) = memchr::memmem::find(&rest[i..], b"--") {
+        let at = i + k;
+        if rest[at + 2..].starts_with(b">") {
+            return Some(at + 3);
+        }
+        if rest[at + 2..].starts_with(b"!>") {
+            return Some(at + 4);
+        }
+        i = at + 1;
+    }
+    None
 }
 
 /// For each byte, its eight bits spread into the eight bytes of a word
@@ -464,19 +916,14 @@ fn meta_charset(head: &[u8]) -> Option<&'static encoding_rs::Encoding> {
 }
 
 /// The selectors [`extract`] watches, parsed once: parsing them for every
-/// page cost as much as reading a small page.
+/// page cost as much as reading a small page. Every element goes to one
+/// handler (`*`), which tells the kinds apart by name: lol_html compiles
+/// and matches one selector then, not one per kind. The others are for
+/// text.
 struct Selectors {
     a: Selector,
-    area: Selector,
-    frame: Selector,
     any: Selector,
-    subresource: Selector,
-    head: Selector,
-    body: Selector,
     h1: Selector,
-    base: Selector,
-    meta: Selector,
-    link: Selector,
     title: Selector,
 }
 
@@ -487,19 +934,8 @@ static SELECTORS: LazyLock<Selectors> = LazyLock::new(|| {
     };
     Selectors {
         a: parse("a[href]"),
-        area: parse("area[href]"),
-        frame: parse("iframe[src], frame[src]"),
         any: parse("*"),
-        subresource: parse(
-            "img, script[src], link[href][rel], iframe[src], frame[src], audio[src], video, \
-             source, embed[src], object[data], form[action]",
-        ),
-        head: parse("head"),
-        body: parse("body"),
         h1: parse("h1"),
-        base: parse("base[href]"),
-        meta: parse("meta"),
-        link: parse("link[href][rel]"),
         title: parse("title"),
     }
 });
@@ -542,6 +978,15 @@ macro_rules! text {
 /// [`Error::Html`] if the HTML parser gives up (it does not for malformed
 /// markup; only for limits it enforces).
 pub fn extract(body: &[u8], charset: Option<&str>) -> Result<HtmlFacts, Error> {
+    extract_with(body, charset, TextReading::Scan)
+}
+
+/// [`extract`], the SimHash's text read as `reading` says.
+pub(crate) fn extract_with(
+    body: &[u8],
+    charset: Option<&str>,
+    reading: TextReading,
+) -> Result<HtmlFacts, Error> {
     let detected = html_encoding(charset, body);
     // lol_html reads ASCII-compatible encodings itself; UTF-16 pages are
     // decoded first.
@@ -568,7 +1013,23 @@ pub fn extract(body: &[u8], charset: Option<&str>) -> Result<HtmlFacts, Error> {
     let head_over = Rc::new(Cell::new(false));
     let head_end = Rc::clone(&head_over);
     let h1 = RefCell::new(String::new());
-    let visible = RefCell::new(String::new());
+    // The visible text's words, hashed as they stream by (`simhash`):
+    // read beside the parser, with the text that breaks the head, or
+    // (the older reading) from the parser's text chunks.
+    let visible = RefCell::new(Words::default());
+    let text_break = match reading {
+        TextReading::Scan => {
+            let mut head = HeadText::default();
+            scan_text(
+                &bytes,
+                encoding.into(),
+                &mut visible.borrow_mut(),
+                &mut head,
+            );
+            head.text_break
+        }
+        TextReading::Parser => None,
+    };
     // The head break and the head elements after it, with their offsets;
     // `<template>`s open (what they hold is not the document's).
     let head_break: RefCell<Option<(String, usize)>> = RefCell::new(None);
@@ -576,8 +1037,7 @@ pub fn extract(body: &[u8], charset: Option<&str>) -> Result<HtmlFacts, Error> {
     let templates = Rc::new(Cell::new(0u32));
     let template_end = Rc::clone(&templates);
     let insecure: RefCell<Vec<(Insecure, usize)>> = RefCell::new(Vec::new());
-    let attr =
-        |el: &Element<'_, '_>, name: &str| el.get_attribute(name).map(|v| decode_entities(&v));
+    let attr = |el: &Element<'_, '_>, name: &str| el.get_attribute(name).map(decode_entities);
     let link = |el: &mut Element<'_, '_>, name: &str, kind: LinkElement| {
         if let Some(href) = attr(el, name) {
             let mut f = facts.borrow_mut();
@@ -586,7 +1046,7 @@ pub fn extract(body: &[u8], charset: Option<&str>) -> Result<HtmlFacts, Error> {
                 _ => String::new(),
             };
             f.links.push(HtmlLink {
-                href: href.trim().to_owned(),
+                href: trimmed(href),
                 element: kind,
                 rel: Rel::parse(&attr(el, "rel").unwrap_or_default()),
                 anchor,
@@ -597,10 +1057,212 @@ pub fn extract(body: &[u8], charset: Option<&str>) -> Result<HtmlFacts, Error> {
             }
         }
     };
+    // The element handlers, called in this order for each start tag by
+    // one handler on every element (one selector to compile and match
+    // instead of one per kind of element).
+    // Every element while the head is open: the first that belongs in the
+    // body breaks it, and the head elements after the break are left out
+    // of it.
+    let on_any = |el: &mut Element<'_, '_>, name: &str| -> lol_html::HandlerResult {
+        if head_over.get() {
+            return Ok(());
+        }
+        if name == "template" {
+            templates.set(templates.get() + 1);
+            let open = Rc::clone(&template_end);
+            if let Some(handlers) = el.end_tag_handlers() {
+                let handler: lol_html::EndTagHandler<'static> = Box::new(move |_| {
+                    open.set(open.get().saturating_sub(1));
+                    Ok(())
+                });
+                handlers.push(handler);
+            }
+        }
+        if templates.get() > 0 {
+            return Ok(());
+        }
+        let offset = el.source_location().bytes().start;
+        // Text that breaks the head, when it was read beside the
+        // parser, stands where it stands.
+        let text_before = text_break.is_some_and(|t| t < offset);
+        if !head_element(name) {
+            let mut b = head_break.borrow_mut();
+            if b.is_none() && !text_before {
+                *b = Some((name.to_owned(), offset));
+            }
+        } else if (head_break.borrow().is_some() || text_before)
+            && matches!(name, "title" | "base" | "link" | "meta")
+        {
+            let what = match name {
+                "link" => format!(
+                    "<link rel=\"{}\">",
+                    attr(el, "rel").unwrap_or_default().trim()
+                ),
+                "meta" => match (
+                    attr(el, "name"),
+                    attr(el, "http-equiv"),
+                    attr(el, "charset"),
+                ) {
+                    (Some(n), _, _) => format!("<meta name=\"{}\">", n.trim()),
+                    (None, Some(h), _) => format!("<meta http-equiv=\"{}\">", h.trim()),
+                    (None, None, Some(c)) => format!("<meta charset=\"{}\">", c.trim()),
+                    _ => "<meta>".to_owned(),
+                },
+                other => format!("<{other}>"),
+            };
+            ignored.borrow_mut().push((what, offset));
+        }
+        Ok(())
+    };
+    // Subresources written as `http://` URLs.
+    let on_subresource = |el: &mut Element<'_, '_>, name: &str| -> lol_html::HandlerResult {
+        let attrs: &[(&str, bool)] = match name {
+            "img" => &[("src", false), ("srcset", false)],
+            "video" => &[("src", false), ("poster", false)],
+            "audio" => &[("src", false)],
+            "source" => &[("src", false), ("srcset", false)],
+            "script" | "iframe" | "frame" | "embed" => &[("src", true)],
+            "object" => &[("data", true)],
+            "form" => &[("action", true)],
+            "link" => {
+                let rel = attr(el, "rel").unwrap_or_default();
+                if rel
+                    .split_ascii_whitespace()
+                    .any(|w| w.eq_ignore_ascii_case("stylesheet"))
+                {
+                    &[("href", true)]
+                } else {
+                    &[]
+                }
+            }
+            _ => &[],
+        };
+        for (name_attr, active) in attrs {
+            let Some(value) = attr(el, name_attr) else {
+                continue;
+            };
+            // A `srcset` lists candidates: a URL, then a size.
+            let urls: Vec<&str> = if *name_attr == "srcset" {
+                value
+                    .split(',')
+                    .filter_map(|c| c.split_ascii_whitespace().next())
+                    .collect()
+            } else {
+                vec![value.trim()]
+            };
+            for url in urls.into_iter().filter(|u| is_insecure(u)) {
+                let mut f = facts.borrow_mut();
+                if *active {
+                    f.insecure_active += 1;
+                } else {
+                    f.insecure_passive += 1;
+                }
+                let mut list = insecure.borrow_mut();
+                if list.len() < MAX_EXAMPLES {
+                    let element = if name == "link" {
+                        "link rel=stylesheet href".to_owned()
+                    } else {
+                        format!("{name} {name_attr}")
+                    };
+                    list.push((
+                        Insecure {
+                            element,
+                            url: url.to_owned(),
+                            active: *active,
+                            line: 0,
+                        },
+                        el.source_location().bytes().start,
+                    ));
+                }
+            }
+        }
+        Ok(())
+    };
+    let on_head = |el: &mut Element<'_, '_>| -> lol_html::HandlerResult {
+        let over = Rc::clone(&head_end);
+        if let Some(handlers) = el.end_tag_handlers() {
+            let handler: lol_html::EndTagHandler<'static> = Box::new(move |_| {
+                over.set(true);
+                Ok(())
+            });
+            handlers.push(handler);
+        }
+        Ok(())
+    };
+    let on_base = |el: &mut Element<'_, '_>| -> lol_html::HandlerResult {
+        let mut f = facts.borrow_mut();
+        f.base_count += 1;
+        if f.base.is_none() {
+            f.base = attr(el, "href").map(|h| h.trim().to_owned());
+        }
+        Ok(())
+    };
+    let on_meta = |el: &mut Element<'_, '_>| -> lol_html::HandlerResult {
+        let mut f = facts.borrow_mut();
+        let content = attr(el, "content").unwrap_or_default();
+        if f.meta_charset.is_none() {
+            if let Some(c) = attr(el, "charset") {
+                f.meta_charset = Some(c.trim().to_owned());
+            } else if el
+                .get_attribute("http-equiv")
+                .is_some_and(|h| h.trim().eq_ignore_ascii_case("content-type"))
+            {
+                f.meta_charset = crate::body::parse_content_type(&content).1;
+            }
+        }
+        if let Some(name) = attr(el, "name") {
+            f.metas.push(Meta { name, content });
+        } else if el
+            .get_attribute("http-equiv")
+            .is_some_and(|h| h.trim().eq_ignore_ascii_case("refresh"))
+            && f.refresh.is_none()
+        {
+            f.refresh = Some(content);
+        }
+        Ok(())
+    };
+    let on_link = |el: &mut Element<'_, '_>| -> lol_html::HandlerResult {
+        let rel = attr(el, "rel").unwrap_or_default();
+        let href = attr(el, "href").unwrap_or_default();
+        let mut f = facts.borrow_mut();
+        for word in rel.split_ascii_whitespace() {
+            if word.eq_ignore_ascii_case("canonical") {
+                f.canonicals.push(href.trim().to_owned());
+                if head_over.get() {
+                    f.canonicals_outside_head += 1;
+                }
+            } else if word.eq_ignore_ascii_case("alternate")
+                && let Some(lang) = attr(el, "hreflang")
+            {
+                f.alternates.push(Alternate {
+                    hreflang: lang.trim().to_owned(),
+                    href: href.trim().to_owned(),
+                });
+            }
+        }
+        Ok(())
+    };
     let settings = Settings {
         element_content_handlers: vec![
-            element!(&SELECTORS.a, |el| {
-                link(el, "href", LinkElement::A);
+            element!(&SELECTORS.any, |el| {
+                let name = el.tag_name();
+                match name.as_str() {
+                    "a" => link(el, "href", LinkElement::A),
+                    "area" => link(el, "href", LinkElement::Area),
+                    "iframe" | "frame" => link(el, "src", LinkElement::Frame),
+                    _ => {}
+                }
+                on_any(el, &name)?;
+                on_subresource(el, &name)?;
+                match name.as_str() {
+                    "head" => on_head(el)?,
+                    "body" => head_over.set(true),
+                    "h1" => facts.borrow_mut().h1_count += 1,
+                    "base" if el.has_attribute("href") => on_base(el)?,
+                    "meta" => on_meta(el)?,
+                    "link" if el.has_attribute("href") && el.has_attribute("rel") => on_link(el)?,
+                    _ => {}
+                }
                 Ok(())
             }),
             text!(&SELECTORS.a, |t: &mut TextChunk<'_>| {
@@ -613,207 +1275,10 @@ pub fn extract(body: &[u8], charset: Option<&str>) -> Result<HtmlFacts, Error> {
                 }
                 Ok(())
             }),
-            element!(&SELECTORS.area, |el| {
-                link(el, "href", LinkElement::Area);
-                Ok(())
-            }),
-            element!(&SELECTORS.frame, |el| {
-                link(el, "src", LinkElement::Frame);
-                Ok(())
-            }),
-            // Every element while the head is open: the first that
-            // belongs in the body breaks it, and the head elements after
-            // the break are left out of it.
-            element!(&SELECTORS.any, |el| {
-                if head_over.get() {
-                    return Ok(());
-                }
-                let name = el.tag_name();
-                if name == "template" {
-                    templates.set(templates.get() + 1);
-                    let open = Rc::clone(&template_end);
-                    if let Some(handlers) = el.end_tag_handlers() {
-                        let handler: lol_html::EndTagHandler<'static> = Box::new(move |_| {
-                            open.set(open.get().saturating_sub(1));
-                            Ok(())
-                        });
-                        handlers.push(handler);
-                    }
-                }
-                if templates.get() > 0 {
-                    return Ok(());
-                }
-                let offset = el.source_location().bytes().start;
-                if !head_element(&name) {
-                    let mut b = head_break.borrow_mut();
-                    if b.is_none() {
-                        *b = Some((name, offset));
-                    }
-                } else if head_break.borrow().is_some()
-                    && matches!(name.as_str(), "title" | "base" | "link" | "meta")
-                {
-                    let what = match name.as_str() {
-                        "link" => format!(
-                            "<link rel=\"{}\">",
-                            attr(el, "rel").unwrap_or_default().trim()
-                        ),
-                        "meta" => match (
-                            attr(el, "name"),
-                            attr(el, "http-equiv"),
-                            attr(el, "charset"),
-                        ) {
-                            (Some(n), _, _) => format!("<meta name=\"{}\">", n.trim()),
-                            (None, Some(h), _) => format!("<meta http-equiv=\"{}\">", h.trim()),
-                            (None, None, Some(c)) => format!("<meta charset=\"{}\">", c.trim()),
-                            _ => "<meta>".to_owned(),
-                        },
-                        other => format!("<{other}>"),
-                    };
-                    ignored.borrow_mut().push((what, offset));
-                }
-                Ok(())
-            }),
-            // Subresources written as `http://` URLs.
-            element!(&SELECTORS.subresource, |el| {
-                let name = el.tag_name();
-                let attrs: &[(&str, bool)] = match name.as_str() {
-                    "img" => &[("src", false), ("srcset", false)],
-                    "video" => &[("src", false), ("poster", false)],
-                    "audio" => &[("src", false)],
-                    "source" => &[("src", false), ("srcset", false)],
-                    "script" | "iframe" | "frame" | "embed" => &[("src", true)],
-                    "object" => &[("data", true)],
-                    "form" => &[("action", true)],
-                    "link" => {
-                        let rel = attr(el, "rel").unwrap_or_default();
-                        if rel
-                            .split_ascii_whitespace()
-                            .any(|w| w.eq_ignore_ascii_case("stylesheet"))
-                        {
-                            &[("href", true)]
-                        } else {
-                            &[]
-                        }
-                    }
-                    _ => &[],
-                };
-                for (name_attr, active) in attrs {
-                    let Some(value) = attr(el, name_attr) else {
-                        continue;
-                    };
-                    // A `srcset` lists candidates: a URL, then a size.
-                    let urls: Vec<&str> = if *name_attr == "srcset" {
-                        value
-                            .split(',')
-                            .filter_map(|c| c.split_ascii_whitespace().next())
-                            .collect()
-                    } else {
-                        vec![value.trim()]
-                    };
-                    for url in urls.into_iter().filter(|u| is_insecure(u)) {
-                        let mut f = facts.borrow_mut();
-                        if *active {
-                            f.insecure_active += 1;
-                        } else {
-                            f.insecure_passive += 1;
-                        }
-                        let mut list = insecure.borrow_mut();
-                        if list.len() < MAX_EXAMPLES {
-                            let element = if name == "link" {
-                                "link rel=stylesheet href".to_owned()
-                            } else {
-                                format!("{name} {name_attr}")
-                            };
-                            list.push((
-                                Insecure {
-                                    element,
-                                    url: url.to_owned(),
-                                    active: *active,
-                                    line: 0,
-                                },
-                                el.source_location().bytes().start,
-                            ));
-                        }
-                    }
-                }
-                Ok(())
-            }),
-            element!(&SELECTORS.head, |el| {
-                let over = Rc::clone(&head_end);
-                if let Some(handlers) = el.end_tag_handlers() {
-                    let handler: lol_html::EndTagHandler<'static> = Box::new(move |_| {
-                        over.set(true);
-                        Ok(())
-                    });
-                    handlers.push(handler);
-                }
-                Ok(())
-            }),
-            element!(&SELECTORS.body, |_| {
-                head_over.set(true);
-                Ok(())
-            }),
-            element!(&SELECTORS.h1, |_| {
-                facts.borrow_mut().h1_count += 1;
-                Ok(())
-            }),
             text!(&SELECTORS.h1, |t: &mut TextChunk<'_>| {
                 let mut s = h1.borrow_mut();
                 if facts.borrow().h1_count == 1 && s.len() < MAX_ANCHOR * 8 {
                     s.push_str(t.as_str());
-                }
-                Ok(())
-            }),
-            element!(&SELECTORS.base, |el| {
-                let mut f = facts.borrow_mut();
-                f.base_count += 1;
-                if f.base.is_none() {
-                    f.base = attr(el, "href").map(|h| h.trim().to_owned());
-                }
-                Ok(())
-            }),
-            element!(&SELECTORS.meta, |el| {
-                let mut f = facts.borrow_mut();
-                let content = attr(el, "content").unwrap_or_default();
-                if f.meta_charset.is_none() {
-                    if let Some(c) = attr(el, "charset") {
-                        f.meta_charset = Some(c.trim().to_owned());
-                    } else if el
-                        .get_attribute("http-equiv")
-                        .is_some_and(|h| h.trim().eq_ignore_ascii_case("content-type"))
-                    {
-                        f.meta_charset = crate::body::parse_content_type(&content).1;
-                    }
-                }
-                if let Some(name) = attr(el, "name") {
-                    f.metas.push(Meta { name, content });
-                } else if el
-                    .get_attribute("http-equiv")
-                    .is_some_and(|h| h.trim().eq_ignore_ascii_case("refresh"))
-                    && f.refresh.is_none()
-                {
-                    f.refresh = Some(content);
-                }
-                Ok(())
-            }),
-            element!(&SELECTORS.link, |el| {
-                let rel = attr(el, "rel").unwrap_or_default();
-                let href = attr(el, "href").unwrap_or_default();
-                let mut f = facts.borrow_mut();
-                for word in rel.split_ascii_whitespace() {
-                    if word.eq_ignore_ascii_case("canonical") {
-                        f.canonicals.push(href.trim().to_owned());
-                        if head_over.get() {
-                            f.canonicals_outside_head += 1;
-                        }
-                    } else if word.eq_ignore_ascii_case("alternate")
-                        && let Some(lang) = attr(el, "hreflang")
-                    {
-                        f.alternates.push(Alternate {
-                            hreflang: lang.trim().to_owned(),
-                            href: href.trim().to_owned(),
-                        });
-                    }
                 }
                 Ok(())
             }),
@@ -831,29 +1296,33 @@ pub fn extract(body: &[u8], charset: Option<&str>) -> Result<HtmlFacts, Error> {
                 Ok(())
             }),
         ],
-        // The visible text, for the SimHash: text outside `<script>`,
-        // `<style>`, `<title>` and the like, seen in the same pass.
-        document_content_handlers: vec![doc_text!(|t: &mut TextChunk<'_>| {
-            if t.text_type() == TextType::Data
-                && !head_over.get()
-                && templates.get() == 0
-                && head_break.borrow().is_none()
-                && !t.as_str().trim_ascii().is_empty()
-            {
-                let text = t.as_str();
-                let blank = text.len() - text.trim_ascii_start().len();
-                *head_break.borrow_mut() =
-                    Some(("text".to_owned(), t.source_location().bytes().start + blank));
-            }
-            if t.text_type() == TextType::Data {
-                let mut v = visible.borrow_mut();
-                v.push_str(t.as_str());
-                if t.last_in_text_node() {
-                    v.push(' ');
+        // The visible text of the older reading: text outside `<script>`,
+        // `<style>`, `<title>` and the like, seen in the same pass, and
+        // the text that breaks the head.
+        document_content_handlers: match reading {
+            TextReading::Scan => Vec::new(),
+            TextReading::Parser => vec![doc_text!(|t: &mut TextChunk<'_>| {
+                if t.text_type() == TextType::Data
+                    && !head_over.get()
+                    && templates.get() == 0
+                    && head_break.borrow().is_none()
+                    && !t.as_str().trim_ascii().is_empty()
+                {
+                    let text = t.as_str();
+                    let blank = text.len() - text.trim_ascii_start().len();
+                    *head_break.borrow_mut() =
+                        Some(("text".to_owned(), t.source_location().bytes().start + blank));
                 }
-            }
-            Ok(())
-        })],
+                if t.text_type() == TextType::Data {
+                    let mut v = visible.borrow_mut();
+                    v.feed(t.as_str());
+                    if t.last_in_text_node() {
+                        v.end_word();
+                    }
+                }
+                Ok(())
+            })],
+        },
         encoding,
         adjust_charset_on_meta_tag: false,
         strict: false,
@@ -869,20 +1338,23 @@ pub fn extract(body: &[u8], charset: Option<&str>) -> Result<HtmlFacts, Error> {
     let mut facts = facts.into_inner();
     for l in &mut facts.links {
         if l.element == LinkElement::A {
-            l.anchor = collapse(&decode_entities(&l.anchor));
+            l.anchor = collapse(&decode_entities(std::mem::take(&mut l.anchor)));
         }
     }
-    facts.title = title.into_inner().map(|t| collapse(&decode_entities(&t)));
+    facts.title = title.into_inner().map(|t| collapse(&decode_entities(t)));
     if facts.h1_count > 0 {
-        facts.h1 = Some(collapse(&decode_entities(&h1.into_inner())));
+        facts.h1 = Some(collapse(&decode_entities(h1.into_inner())));
     }
     let line = |offset: usize| {
         let upto = &bytes[..offset.min(bytes.len())];
         u32::try_from(memchr::memchr_iter(b'\n', upto).count() + 1).unwrap_or(u32::MAX)
     };
+    let head_break = head_break
+        .into_inner()
+        .or_else(|| text_break.map(|at| ("text".to_owned(), at)));
     // A break counts when the head's written end comes after it.
     if head_over.get()
-        && let Some((element, at)) = head_break.into_inner()
+        && let Some((element, at)) = head_break
     {
         facts.head_break = Some(HeadBreak {
             element,
@@ -907,7 +1379,7 @@ pub fn extract(body: &[u8], charset: Option<&str>) -> Result<HtmlFacts, Error> {
             i
         })
         .collect();
-    facts.simhash = simhash(&visible.into_inner());
+    facts.simhash = visible.into_inner().simhash();
     Ok(facts)
 }
 
@@ -931,7 +1403,7 @@ fn collapse(s: &str) -> String {
 mod tests {
     use super::*;
 
-    const PAGE: &str = r#"<!doctype html>
+    pub(super) const PAGE: &str = r#"<!doctype html>
 <html><head>
 <title>  The
   Page </title>
@@ -998,6 +1470,39 @@ mod tests {
         // Offsets point at the elements.
         let two = &f.links[1];
         assert!(PAGE[two.offset..].starts_with("<a href=\"/two\""));
+    }
+
+    #[test]
+    fn elements_are_told_apart_by_name_and_attributes_as_the_selectors_said() {
+        // One handler sees every element: the kinds still need their
+        // attributes (`a[href]`, `base[href]`, `link[href][rel]`), and
+        // names and attributes in any case.
+        let page = br#"<html><head><BASE TARGET=_blank><Base HREF="/b/">
+<link rel=canonical><LINK HREF="/c" REL="Canonical"><link href="/no-rel">
+<META NAME=robots CONTENT=noindex></head><body>
+<A HREF="/up">Up</A><a name=x>no href</a><AREA HREF="/area" ALT="A">
+<IFRAME SRC="/if"></IFRAME><iframe></iframe><frame src="/fr"><H1>Big</H1>
+</body></html>"#;
+        let f = extract(page, None).expect("html");
+        let links: Vec<(&str, &str)> = f
+            .links
+            .iter()
+            .map(|l| (l.href.as_str(), l.element.as_str()))
+            .collect();
+        assert_eq!(
+            links,
+            [
+                ("/up", "a"),
+                ("/area", "area"),
+                ("/if", "iframe"),
+                ("/fr", "iframe")
+            ]
+        );
+        assert_eq!(f.links[0].anchor, "Up");
+        assert_eq!((f.base.as_deref(), f.base_count), (Some("/b/"), 1));
+        assert_eq!(f.canonicals, ["/c"]);
+        assert_eq!(f.metas.len(), 1);
+        assert_eq!((f.h1.as_deref(), f.h1_count), (Some("Big"), 1));
     }
 
     #[test]
@@ -1159,6 +1664,153 @@ mod audit_facts_tests {
                 "{text:?}"
             );
         }
+    }
+
+    #[test]
+    fn words_read_in_pieces_hash_as_the_text_joined() {
+        // Pieces cut inside words and between them, text nodes ended
+        // (as a separator would), words outside ASCII and in upper case.
+        let text: String = (0..300)
+            .map(|i| format!("Wörd{} x{} ", i * 13 % 97, i % 7))
+            .collect();
+        let mut x = 0x2545_f491_4f6c_dd1d_u64;
+        for round in 0..50 {
+            let mut words = Words::default();
+            let mut joined = String::new();
+            let mut rest = text.as_str();
+            while !rest.is_empty() {
+                x ^= x << 13;
+                x ^= x >> 7;
+                x ^= x << 17;
+                let mut cut = (usize::try_from(x % 23).expect("small") + 1).min(rest.len());
+                while !rest.is_char_boundary(cut) {
+                    cut += 1;
+                }
+                let (piece, after) = rest.split_at(cut);
+                words.feed(piece);
+                joined.push_str(piece);
+                if (x >> 20).is_multiple_of(5) {
+                    words.end_word();
+                    joined.push(' ');
+                }
+                rest = after;
+            }
+            let got = words.simhash();
+            assert!(got.is_some(), "round {round}");
+            assert_eq!(got, simhash(&joined), "round {round}");
+            assert_eq!(got, Some(simhash_by_definition(&joined)), "round {round}");
+        }
+        // Every byte is a word byte or a separator as the definition says.
+        for b in 0..=255u8 {
+            let text = format!("aa {} bb cc dd ee ff gg hh ii jj", char::from(b));
+            assert_eq!(
+                simhash(&text),
+                Some(simhash_by_definition(&text)),
+                "byte {b:#04x}"
+            );
+        }
+    }
+
+    /// Ten words and more, so that a fingerprint is made.
+    const WORDS: &str = "one two three four five six seven eight nine ten eleven twelve";
+
+    #[test]
+    fn the_markup_scan_reads_what_the_parser_reads_on_pages_as_written() {
+        let pages = [
+            super::tests::PAGE.to_owned(),
+            format!(
+                "<!DOCTYPE html>\n<html lang=en><head><meta charset=utf-8><title>T {WORDS}</title>\
+                 <style>p > a {{ color: red }}</style><script>if (a<b) {{ x = '</p>' }}</script>\
+                 <script type=module>let s = \"<\\/script\"</script>\
+                 </head><body class=\"a>b\" data-x='c>d' data-y=e>f>\n<!-- a comment {WORDS} -->\
+                 <p>Fish &amp; chips, caf&eacute; &#233; {WORDS}</p><P ID=x>UPPER case Words</P>\
+                 <textarea>hidden {WORDS}</textarea><noscript>no script {WORDS}</noscript>\
+                 <template><div>template text {WORDS}</div></template>\
+                 <a href=/x?a=1&b=2 title=\"quoted > angle\">anchor text</a> 3 < 4 and 5 <= 6 \
+                 <br/><img src=x alt='a > b'><iframe src=/f>frame text</iframe>\
+                 <?php echo 1 ?><!bogus comment><!---->, <!-- x --!> after\
+                 </body></html>"
+            ),
+            format!("<p>{WORDS}</p>"),
+            format!("{WORDS} <b>bold</b>words<i>and</i>more"),
+            format!("<html><head>\n\nstray {WORDS}<title>x</title></head><body>{WORDS}</body>"),
+            format!(
+                "<html><head><title>T</title><img src=/p><meta name=robots content=noindex>\
+                 </head><body>{WORDS}</body></html>"
+            ),
+            format!("<title>x</title><p>{WORDS}</p><link rel=canonical href=/c>"),
+            format!(
+                "<html><head><title>x</title></head>between {WORDS}<body>{WORDS}</body></html>"
+            ),
+            format!("<html><head><template>t {WORDS}</template></head><body>{WORDS}</body>"),
+        ];
+        let mut made = 0;
+        for page in &pages {
+            let scan = extract_with(page.as_bytes(), None, TextReading::Scan).expect("scan");
+            let parser = extract_with(page.as_bytes(), None, TextReading::Parser).expect("parser");
+            made += usize::from(scan.simhash.is_some());
+            assert_eq!(scan.simhash, parser.simhash, "{page}");
+            assert_eq!(scan.head_break, parser.head_break, "{page}");
+            assert_eq!(scan.head_ignored, parser.head_ignored, "{page}");
+            assert_eq!(scan.head_ignored_count, parser.head_ignored_count, "{page}");
+        }
+        // All but the first (too few words) have a fingerprint.
+        assert_eq!(made, pages.len() - 1);
+        // In another encoding than UTF-8, the words are the decoded text.
+        let latin = format!("<p>caf\u{e9} {WORDS}</p>");
+        let (bytes, _, _) = encoding_rs::WINDOWS_1252.encode(&latin);
+        let f = extract_with(&bytes, Some("windows-1252"), TextReading::Scan).expect("latin");
+        assert_eq!(f.simhash, simhash(&format!("café {WORDS}")));
+    }
+
+    #[test]
+    fn the_markup_scan_leaves_out_markup_and_hidden_content() {
+        for (page, text) in [
+            (
+                format!("<p class=\"x > y\">{WORDS}</p><script>var hidden = 1;</script>"),
+                WORDS.to_owned(),
+            ),
+            (
+                format!("<STYLE>p {{}}</STYLE ><Title>title</TITLE>{WORDS}<xmp>x</xmp>"),
+                WORDS.to_owned(),
+            ),
+            (
+                format!("<!-->{WORDS}<!--->more<!-- - -- -> --!>end"),
+                format!("{WORDS} more end"),
+            ),
+            (
+                format!("a</>b</ bogus>c<!doctype html>d<?pi>e< {WORDS}"),
+                format!("a b c d e< {WORDS}"),
+            ),
+            // A `</script` that is not the end tag, and `<plaintext>`.
+            (
+                format!("<script>x </scripts> y</script>{WORDS}<plaintext>not </plaintext>"),
+                WORDS.to_owned(),
+            ),
+            // A page cut inside a tag or comment keeps the text before it.
+            (format!("{WORDS}<a href=\"/unclosed"), WORDS.to_owned()),
+            (format!("{WORDS}<!-- open"), WORDS.to_owned()),
+            (format!("{WORDS}<script>open"), WORDS.to_owned()),
+        ] {
+            let f = extract(page.as_bytes(), None).expect("html");
+            assert_eq!(f.simhash, simhash(&text), "{page}");
+        }
+        // Where the parser goes into foreign content, the scan does not:
+        // an SVG's `<title>` is visible text to the parser only.
+        let svg = format!("<p>{WORDS}</p><svg><title>{WORDS} svg</title></svg>");
+        let scan = extract_with(svg.as_bytes(), None, TextReading::Scan).expect("scan");
+        let parser = extract_with(svg.as_bytes(), None, TextReading::Parser).expect("parser");
+        assert_eq!(scan.simhash, simhash(WORDS));
+        assert_eq!(parser.simhash, simhash(&format!("{WORDS} {WORDS} svg")));
+        assert_ne!(scan.simhash, parser.simhash);
+    }
+
+    #[test]
+    fn a_reading_is_named_and_a_store_without_a_name_read_with_the_parser() {
+        for r in [TextReading::Scan, TextReading::Parser] {
+            assert_eq!(TextReading::of_store(Some(r.name())), r);
+        }
+        assert_eq!(TextReading::of_store(None), TextReading::Parser);
     }
 
     #[test]

@@ -20,6 +20,7 @@ use std::path::{Path, PathBuf};
 use rusqlite::{Connection, params};
 
 use crate::error::Error;
+use crate::html::TextReading;
 use crate::store::Store;
 
 /// What a merge did.
@@ -49,7 +50,8 @@ const URL_COLUMNS: [&str; 3] = ["url_id", "source_id", "target_id"];
 ///
 /// # Errors
 /// [`Error::Store`] naming the file: `out` exists, an input is not a
-/// crawl store, the inputs are of different crawls (another seed), or
+/// crawl store, the inputs are of different crawls (another seed) or
+/// their SimHash fingerprints read the page text another way, or
 /// SQLite fails (nothing is left half-written: `out` is removed).
 pub fn merge_stores(out: &Path, inputs: &[PathBuf]) -> Result<MergeReport, Error> {
     if inputs.is_empty() {
@@ -59,6 +61,9 @@ pub fn merge_stores(out: &Path, inputs: &[PathBuf]) -> Result<MergeReport, Error
         });
     }
     let mut seed: Option<(String, &Path)> = None;
+    // The SimHash text reading of the first store: fingerprints of two
+    // readings are never put side by side.
+    let mut reading: Option<(TextReading, &Path)> = None;
     for input in inputs {
         // Opening brings an older store up to this version (and checks
         // it is a crawl store at all).
@@ -67,6 +72,23 @@ pub fn merge_stores(out: &Path, inputs: &[PathBuf]) -> Result<MergeReport, Error
             path: input.clone(),
             message: "not a crawl (no seed recorded)".into(),
         })?;
+        let read = TextReading::of_store(store.meta(TextReading::META)?.as_deref());
+        match &reading {
+            None => reading = Some((read, input)),
+            Some((r, first)) if *r != read => {
+                return Err(Error::Store {
+                    path: input.clone(),
+                    message: format!(
+                        "its SimHash fingerprints read the page text as {}, not as {} as {}'s \
+                         do: stores of one reading only",
+                        read.name(),
+                        r.name(),
+                        first.display()
+                    ),
+                });
+            }
+            Some(_) => {}
+        }
         match &seed {
             None => seed = Some((this, input)),
             Some((s, first)) if *s != this => {
@@ -472,9 +494,33 @@ mod tests {
                 ..Batch::default()
             },
         );
-        let err = merge_stores(&dir.join("no.db"), &[a, other.clone()]).expect_err("refused");
+        let err =
+            merge_stores(&dir.join("no.db"), &[a.clone(), other.clone()]).expect_err("refused");
         assert!(
             matches!(&err, Error::Store { path, .. } if *path == other),
+            "{err}"
+        );
+        assert!(!dir.join("no.db").exists());
+        // So are stores whose fingerprints read the text another way (a
+        // store that does not name its reading has the older one).
+        let newer = dir.join("newer.db");
+        store(
+            &newer,
+            &Batch {
+                meta: vec![
+                    ("seed".to_owned(), "https://example.com/".to_owned()),
+                    (
+                        TextReading::META.to_owned(),
+                        TextReading::Scan.name().to_owned(),
+                    ),
+                ],
+                ..Batch::default()
+            },
+        );
+        let err = merge_stores(&dir.join("no.db"), &[a, newer.clone()]).expect_err("refused");
+        assert!(
+            matches!(&err, Error::Store { path, message } if *path == newer
+                && message.contains("markup-scan")),
             "{err}"
         );
         assert!(!dir.join("no.db").exists());

@@ -15,8 +15,16 @@
 //!   [`UrlProblem::Scheme`].
 //!
 //! The query's order and the path's case are kept: servers may read them.
+//!
+//! A site's pages mostly link with absolute paths (`/p/123.html`), and
+//! such a link resolves the same way against every page of an origin: the
+//! results of those are remembered ([`normalize`]), per thread, for the
+//! origin last asked about, so that the crawl parses each once rather
+//! than once per link.
 
-use url::Url;
+use std::cell::RefCell;
+
+use url::{Position, Url};
 
 /// Why a link was not made a crawlable URL.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -50,6 +58,53 @@ pub const MAX_URL_LEN: usize = 2048;
 /// [`MAX_URL_LEN`] bytes.
 pub fn normalize(base: &Url, href: &str) -> Result<Url, UrlProblem> {
     let href = href.trim_matches(|c: char| c.is_ascii_whitespace());
+    // A path-absolute or scheme-relative reference (`/x`, `//host/x`,
+    // and `\` for `/`, as the URL standard reads it in `http` and
+    // `https` URLs) takes only the base's scheme and authority: its
+    // result is remembered under them.
+    if !href.starts_with(['/', '\\']) {
+        return resolve(base, href);
+    }
+    let authority = &base[..Position::BeforePath];
+    MEMO.with_borrow_mut(|memo| {
+        if memo.authority != authority {
+            memo.authority.clear();
+            memo.authority.push_str(authority);
+            memo.urls.clear();
+        }
+        if let Some(url) = memo.urls.get(href) {
+            return Ok(url.clone());
+        }
+        let url = resolve(base, href)?;
+        if memo.urls.len() >= MEMO_URLS {
+            memo.urls.clear();
+        }
+        memo.urls.insert(href.into(), url.clone());
+        Ok(url)
+    })
+}
+
+/// The most results [`normalize`] remembers (per thread): about a
+/// megabyte. When full it forgets them all and starts again.
+const MEMO_URLS: usize = 4096;
+
+/// Results of [`normalize`] for references that depend on their base's
+/// scheme and authority only.
+#[derive(Default)]
+struct Memo {
+    /// The base's `scheme://userinfo@host:port` the results are for.
+    authority: String,
+    /// The reference (trimmed) and its normal form.
+    urls: foldhash::HashMap<Box<str>, Url>,
+}
+
+thread_local! {
+    static MEMO: RefCell<Memo> = RefCell::new(Memo::default());
+}
+
+/// `href` (trimmed) resolved against `base` and normalised, remembering
+/// nothing.
+fn resolve(base: &Url, href: &str) -> Result<Url, UrlProblem> {
     let url = base
         .join(href)
         .map_err(|e| UrlProblem::Invalid(e.to_string()))?;
@@ -182,6 +237,80 @@ mod tests {
                 .to_string()
                 .contains("ftp:")
         );
+    }
+
+    #[test]
+    fn remembered_results_are_the_general_ones() {
+        // References of every shape, against bases of several origins
+        // (user info, ports, schemes) and paths, asked in turns so that
+        // results are remembered, looked up and forgotten.
+        let bases = [
+            "https://example.com/dir/page.html",
+            "https://example.com/other/deeper/x?q=1",
+            "http://example.com/dir/page.html",
+            "https://example.com:8443/dir/",
+            "https://user:pw@example.com/dir/",
+            "https://user@example.com/",
+            "https://xn--bcher-kva.example/a/b",
+            "http://127.0.0.1:8080/p/1.html",
+            "http://[::1]/a",
+        ];
+        let hrefs = [
+            "/p/123.html",
+            "/",
+            "/a/../b/./c",
+            "/%7euser/%2f%41",
+            "/q?x=%3d&y=%7E",
+            "/q?",
+            "/frag#top",
+            "/a b",
+            "/ü/€",
+            "//other.example/x",
+            "//EXAMPLE.com:443/y",
+            "///triple",
+            "/\\evil.example/",
+            "\\\\evil.example/z",
+            "\\back",
+            "/\t/tab.example/",
+            "/\n/x",
+            "  /spaced  ",
+            "/bad%zz",
+            "//[::1",
+            "relative.html",
+            "../up",
+            "?only=query",
+            "#frag",
+            "",
+            "mailto:a@example.com",
+        ];
+        let long = format!("/{}", "a".repeat(MAX_URL_LEN));
+        let mut x = 0x9e37_79b9_7f4a_7c15_u64;
+        for _ in 0..5_000 {
+            x ^= x << 13;
+            x ^= x >> 7;
+            x ^= x << 17;
+            let base = Url::parse(bases[usize::try_from(x % 9).expect("small")]).expect("base");
+            let i = usize::try_from((x >> 8) % (hrefs.len() as u64 + 1)).expect("small");
+            let href = hrefs.get(i).copied().unwrap_or(&long);
+            let trimmed = href.trim_matches(|c: char| c.is_ascii_whitespace());
+            assert_eq!(
+                normalize(&base, href),
+                resolve(&base, trimmed),
+                "{href:?} against {base}"
+            );
+        }
+        // More references than are remembered: forgotten, then right again.
+        let base = Url::parse(bases[0]).expect("base");
+        for round in 0..2 {
+            for i in 0..(MEMO_URLS + 10) {
+                let href = format!("/p/{i}.html");
+                assert_eq!(
+                    normalize(&base, &href).map(String::from).as_deref(),
+                    Ok(format!("https://example.com/p/{i}.html").as_str()),
+                    "round {round}"
+                );
+            }
+        }
     }
 
     #[test]

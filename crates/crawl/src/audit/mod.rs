@@ -13,7 +13,7 @@
 use foldhash::{HashMap, HashMapExt as _, HashSet};
 use std::sync::Arc;
 
-use rusqlite::{Connection, params};
+use rusqlite::{Connection, OptionalExtension as _, params};
 use serde::{Serialize, Serializer};
 
 use crate::error::Error;
@@ -507,6 +507,33 @@ fn notes(cx: &Context<'_>) -> Result<Vec<String>, rusqlite::Error> {
              audit them",
             VERSION_5_CHECKS.join(", ")
         ));
+    }
+    // Fingerprints of a store that does not name its text reading were
+    // made by the older one: a crawl keeps its store's reading, so they
+    // are compared with each other only, never with newer ones.
+    let reading: Option<String> = cx
+        .conn
+        .query_row(
+            "SELECT value FROM meta WHERE key = ?1",
+            [crate::html::TextReading::META],
+            |r| r.get(0),
+        )
+        .optional()?;
+    if crate::html::TextReading::of_store(reading.as_deref()) == crate::html::TextReading::Parser {
+        let older: i64 = cx.conn.query_row(
+            "SELECT count(*) FROM pages WHERE simhash IS NOT NULL",
+            [],
+            |r| r.get(0),
+        )?;
+        if older > 0 {
+            notes.push(format!(
+                "{older} HTML page(s) have SimHash fingerprints of the older reading of their \
+                 text (the HTML parser's text, before the store named its reading): \
+                 content/near-duplicate compares them with each other as they are; a new \
+                 crawl reads the text as `{}`",
+                crate::html::TextReading::Scan.name()
+            ));
+        }
     }
     Ok(notes)
 }

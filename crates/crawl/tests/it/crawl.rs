@@ -465,3 +465,92 @@ async fn html_canonicals_follow_base_href_and_link_headers_the_page() {
     .collect();
     assert_eq!(links, want);
 }
+
+/// A site whose second page reads differently to the two readings of the
+/// SimHash's text: an SVG's `<title>` is visible text to the HTML parser,
+/// markup to the scan.
+async fn svg_site() -> Server {
+    Server::start(|asked| match asked.path {
+        "/robots.txt" => Reply::text("User-agent: *\nAllow: /\n"),
+        "/" => html(r#"<a href="/svg">svg</a>"#),
+        "/svg" => html(
+            "<p>one two three four five six seven eight nine ten</p>\
+             <svg><title>eleven twelve thirteen fourteen fifteen</title></svg>",
+        ),
+        _ => Reply::new(404),
+    })
+    .await
+}
+
+fn svg_simhash(store: &Store, server: &Server) -> Option<i64> {
+    store
+        .connection()
+        .query_row(
+            "SELECT p.simhash FROM pages p JOIN urls u ON u.id = p.url_id WHERE u.url = ?1",
+            [server.url("/svg")],
+            |r| r.get(0),
+        )
+        .expect("simhash")
+}
+
+#[tokio::test]
+async fn a_resumed_store_keeps_the_text_reading_its_fingerprints_were_made_with() {
+    let server = svg_site().await;
+    let start = Url::parse(&server.url("/")).expect("url");
+    let cfg = CrawlConfig {
+        throttle: ThrottleConfig {
+            max_parallel: 1,
+            ..ThrottleConfig::default()
+        },
+        ..CrawlConfig::default()
+    };
+    // A new store names its reading.
+    let tmp = TempStore::new("reading-new");
+    let store = Store::create(&tmp.db()).expect("store");
+    let (store, _) = crawl_all(&start, &cfg, &fetcher(), store, false).await;
+    assert_eq!(
+        store.meta("simhash_text").expect("meta").as_deref(),
+        Some("markup-scan")
+    );
+    let scanned = svg_simhash(&store, &server).expect("a fingerprint");
+    let report = botwarden_crawl::Audit::default()
+        .run(&store)
+        .expect("audit");
+    assert!(report.notes.is_empty(), "{:?}", report.notes);
+
+    // A store that does not name it (written before it was named), stopped
+    // after its first page and resumed: the pages fetched after the resume
+    // are read as its others were, and the audit says which reading.
+    let tmp = TempStore::new("reading-older");
+    let store = Store::create(&tmp.db()).expect("store");
+    let stop = StopSignal::new();
+    let stopper = stop.clone();
+    let (store, end) = crawl(&start, &cfg, &fetcher(), store, false, &stop, |p| {
+        if p.fetched >= 1 {
+            stopper.stop();
+        }
+    })
+    .await
+    .expect("crawl");
+    assert!(end.stopped, "{end:?}");
+    store
+        .connection()
+        .execute("DELETE FROM meta WHERE key = 'simhash_text'", [])
+        .expect("an older store");
+    drop(store);
+    let store = Store::open(&tmp.db()).expect("reopen");
+    let (store, end) = crawl_all(&start, &cfg, &fetcher(), store, true).await;
+    assert!(!end.stopped);
+    assert_eq!(store.meta("simhash_text").expect("meta"), None);
+    let parsed = svg_simhash(&store, &server).expect("a fingerprint");
+    assert_ne!(parsed, scanned, "the parser's reading holds the SVG title");
+    let report = botwarden_crawl::Audit::default()
+        .run(&store)
+        .expect("audit");
+    assert_eq!(report.notes.len(), 1, "{:?}", report.notes);
+    assert!(
+        report.notes[0].contains("older reading") && report.notes[0].contains("markup-scan"),
+        "{}",
+        report.notes[0]
+    );
+}
