@@ -752,7 +752,8 @@ impl Store {
         Ok(())
     }
 
-    /// WAL, `synchronous = NORMAL`, and a page cache of 64 MiB (SQLite's
+    /// Pages of 16 KiB for a new store (ignored for one that exists), WAL,
+    /// `synchronous = NORMAL`, and a page cache of 64 MiB (SQLite's
     /// default 2 MiB makes every insert into the URL and link indexes
     /// read pages back from the file). Foreign keys are declared, not
     /// enforced: the writer stores a URL before any link to it, in the
@@ -761,7 +762,7 @@ impl Store {
     fn pragmas(&self) -> Result<(), Error> {
         self.conn
             .execute_batch(
-                "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; \
+                "PRAGMA page_size = 16384; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; \
                  PRAGMA cache_size = -65536;",
             )
             .map_err(|e| sqlite(&self.path, "cannot set up", &e))
