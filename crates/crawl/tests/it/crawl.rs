@@ -305,13 +305,7 @@ async fn a_stopped_crawl_resumes_and_fetches_nothing_twice() {
     let start = Url::parse(&server.url("/")).expect("url");
     let stop = StopSignal::new();
     let stopper = stop.clone();
-    let cfg = CrawlConfig {
-        throttle: ThrottleConfig {
-            max_parallel: 1,
-            ..ThrottleConfig::default()
-        },
-        ..CrawlConfig::default()
-    };
+    let cfg = crate::one_at_a_time();
     let (store, end) = crawl(&start, &cfg, &fetcher(), store, false, &stop, |p| {
         if p.fetched >= 2 {
             stopper.stop();
@@ -497,13 +491,7 @@ fn svg_simhash(store: &Store, server: &Server) -> Option<i64> {
 async fn a_resumed_store_keeps_the_text_reading_its_fingerprints_were_made_with() {
     let server = svg_site().await;
     let start = Url::parse(&server.url("/")).expect("url");
-    let cfg = CrawlConfig {
-        throttle: ThrottleConfig {
-            max_parallel: 1,
-            ..ThrottleConfig::default()
-        },
-        ..CrawlConfig::default()
-    };
+    let cfg = crate::one_at_a_time();
     // A new store names its reading.
     let tmp = TempStore::new("reading-new");
     let store = Store::create(&tmp.db()).expect("store");

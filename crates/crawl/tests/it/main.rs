@@ -25,12 +25,23 @@ mod throttling;
 mod tls;
 mod webbotauth;
 
-use botwarden_crawl::{FetchReport, Fetcher, FetcherBuilder};
+use botwarden_crawl::{CrawlConfig, FetchReport, Fetcher, FetcherBuilder, ThrottleConfig};
 use botwarden_robots::{AvailabilityPolicy, FetchOutcome};
 
 /// A fetcher for the loopback servers.
 pub(crate) fn loopback() -> FetcherBuilder {
     Fetcher::builder().allow_private(true)
+}
+
+/// The crawl's defaults, one request at a time.
+pub(crate) fn one_at_a_time() -> CrawlConfig {
+    CrawlConfig {
+        throttle: ThrottleConfig {
+            max_parallel: 1,
+            ..ThrottleConfig::default()
+        },
+        ..CrawlConfig::default()
+    }
 }
 
 /// Fetches `url` with the loopback defaults.

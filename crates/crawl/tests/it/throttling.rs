@@ -275,13 +275,7 @@ async fn a_429_with_retry_after_pauses_the_site_and_asks_again() {
     let tmp = TempStore::new("429");
     let store = Store::create(&tmp.db()).expect("store");
     let start = Url::parse(&server.url("/")).expect("url");
-    let cfg = CrawlConfig {
-        throttle: ThrottleConfig {
-            max_parallel: 1,
-            ..ThrottleConfig::default()
-        },
-        ..CrawlConfig::default()
-    };
+    let cfg = crate::one_at_a_time();
     let (store, end) = crawl_all(&start, &cfg, &fetcher(), store, false).await;
     assert_eq!(end.fetched, 5, "/, /busy twice, /a, /b");
     assert_eq!(server.hits("/busy"), 2);
