@@ -73,35 +73,21 @@ pub fn merge_stores(out: &Path, inputs: &[PathBuf]) -> Result<MergeReport, Error
             message: "not a crawl (no seed recorded)".into(),
         })?;
         let read = TextReading::of_store(store.meta(TextReading::META)?.as_deref());
-        match &reading {
-            None => reading = Some((read, input)),
-            Some((r, first)) if *r != read => {
-                return Err(Error::Store {
-                    path: input.clone(),
-                    message: format!(
-                        "its SimHash fingerprints read the page text as {}, not as {} as {}'s \
-                         do: stores of one reading only",
-                        read.name(),
-                        r.name(),
-                        first.display()
-                    ),
-                });
-            }
-            Some(_) => {}
-        }
-        match &seed {
-            None => seed = Some((this, input)),
-            Some((s, first)) if *s != this => {
-                return Err(Error::Store {
-                    path: input.clone(),
-                    message: format!(
-                        "a crawl of {this}, not of {s} as {} is: stores of one crawl only",
-                        first.display()
-                    ),
-                });
-            }
-            Some(_) => {}
-        }
+        same_as_first(&mut reading, read, input, |read, first, at| {
+            format!(
+                "its SimHash fingerprints read the page text as {}, not as {} as {}'s do: \
+                 stores of one reading only",
+                read.name(),
+                first.name(),
+                at.display()
+            )
+        })?;
+        same_as_first(&mut seed, this, input, |this, first, at| {
+            format!(
+                "a crawl of {this}, not of {first} as {} is: stores of one crawl only",
+                at.display()
+            )
+        })?;
     }
     let store = Store::create(out)?;
     let result = merge_into(&store, inputs);
@@ -112,6 +98,28 @@ pub fn merge_stores(out: &Path, inputs: &[PathBuf]) -> Result<MergeReport, Error
         }
     }
     result
+}
+
+/// Keeps the first input's `value` in `first`; an input whose value
+/// differs is an error naming it, with `why(value, first value, first
+/// input)`.
+fn same_as_first<'a, T: PartialEq>(
+    first: &mut Option<(T, &'a Path)>,
+    value: T,
+    input: &'a Path,
+    why: impl FnOnce(&T, &T, &Path) -> String,
+) -> Result<(), Error> {
+    match first {
+        None => {
+            *first = Some((value, input));
+            Ok(())
+        }
+        Some((f, at)) if *f != value => Err(Error::Store {
+            path: input.to_path_buf(),
+            message: why(&value, f, at),
+        }),
+        Some(_) => Ok(()),
+    }
 }
 
 fn merge_into(store: &Store, inputs: &[PathBuf]) -> Result<MergeReport, Error> {

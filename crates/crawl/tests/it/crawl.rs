@@ -124,6 +124,25 @@ pub(crate) async fn crawl_all(
     .expect("the crawl runs")
 }
 
+/// A new crawl into `store`, stopped (as Ctrl-C stops it) once `pages`
+/// pages are fetched.
+async fn crawl_stopped_after(
+    start: &Url,
+    config: &CrawlConfig,
+    store: Store,
+    pages: u64,
+) -> (Store, CrawlEnd) {
+    let stop = StopSignal::new();
+    let stopper = stop.clone();
+    crawl(start, config, &fetcher(), store, false, &stop, |p| {
+        if p.fetched >= pages {
+            stopper.stop();
+        }
+    })
+    .await
+    .expect("crawl")
+}
+
 pub(crate) fn fetcher() -> Fetcher {
     Fetcher::builder()
         .allow_private(true)
@@ -303,16 +322,8 @@ async fn a_stopped_crawl_resumes_and_fetches_nothing_twice() {
     let tmp = TempStore::new("resume");
     let store = Store::create(&tmp.db()).expect("store");
     let start = Url::parse(&server.url("/")).expect("url");
-    let stop = StopSignal::new();
-    let stopper = stop.clone();
     let cfg = crate::one_at_a_time();
-    let (store, end) = crawl(&start, &cfg, &fetcher(), store, false, &stop, |p| {
-        if p.fetched >= 2 {
-            stopper.stop();
-        }
-    })
-    .await
-    .expect("crawl");
+    let (store, end) = crawl_stopped_after(&start, &cfg, store, 2).await;
     assert!(end.stopped, "{end:?}");
     assert!(end.left > 0);
     let (queued, _, _) = store.counts().expect("counts");
@@ -511,15 +522,7 @@ async fn a_resumed_store_keeps_the_text_reading_its_fingerprints_were_made_with(
     // are read as its others were, and the audit says which reading.
     let tmp = TempStore::new("reading-older");
     let store = Store::create(&tmp.db()).expect("store");
-    let stop = StopSignal::new();
-    let stopper = stop.clone();
-    let (store, end) = crawl(&start, &cfg, &fetcher(), store, false, &stop, |p| {
-        if p.fetched >= 1 {
-            stopper.stop();
-        }
-    })
-    .await
-    .expect("crawl");
+    let (store, end) = crawl_stopped_after(&start, &cfg, store, 1).await;
     assert!(end.stopped, "{end:?}");
     store
         .connection()
