@@ -40,13 +40,21 @@ use rusqlite::{Connection, OptionalExtension, params};
 use crate::error::Error;
 
 /// The version of the schema this code writes and reads.
-pub const SCHEMA_VERSION: u32 = 6;
+pub const SCHEMA_VERSION: u32 = 7;
 
 /// Indexes a crawl builds once, when it ends, rather than row by row while
-/// it writes (name, table and columns): links arrive in source order, so
-/// the `links` table itself (kept in `(source_id, position)` order) stays
-/// cheap to write, but targets come in any order.
-pub const DEFERRED_INDEXES: &[(&str, &str)] = &[("links_target", "links (target_id)")];
+/// it writes (name, whether unique, table and columns). Rows arrive in the order of
+/// their tables' keys (URLs by id, links by page and place), so the tables
+/// stay cheap to write, but URLs and link targets come in any order: kept
+/// up to date as they come, these two indexes touch pages all over their
+/// B-trees, and every commit writes each touched page again. The crawler
+/// holds every URL it knows in memory and gives each one id, so the
+/// unique index on `urls (url)` checks, when it is built, what the
+/// crawler has kept true all along.
+pub const DEFERRED_INDEXES: &[(&str, bool, &str)] = &[
+    ("urls_url", true, "urls (url)"),
+    ("links_target", false, "links (target_id)"),
+];
 
 /// The store's page cache while a crawl writes: 64 MiB.
 const PAGE_CACHE: &str = "PRAGMA cache_size = -65536;";
@@ -86,7 +94,34 @@ const MIGRATIONS: &[(u32, &str, &str)] = &[
         "links: kept in (source_id, position) order, without a row id",
         MIGRATE_5_TO_6,
     ),
+    (
+        7,
+        "urls: the unique index on url named, so that a crawl can build it when it ends",
+        MIGRATE_6_TO_7,
+    ),
 ];
+
+/// From version 6 to 7: `urls (url)` is unique through a named index
+/// instead of the column's own constraint (an index SQLite makes for a
+/// constraint cannot be dropped), so that it is one of the
+/// [`DEFERRED_INDEXES`]. Every row and id is kept.
+const MIGRATE_6_TO_7: &str = "
+CREATE TABLE urls_v7 (
+    id          INTEGER PRIMARY KEY,
+    url         TEXT NOT NULL,
+    depth       INTEGER NOT NULL,
+    found_by    TEXT NOT NULL,
+    state       TEXT NOT NULL,
+    skip_reason TEXT,
+    skip_detail TEXT
+);
+INSERT INTO urls_v7 (id, url, depth, found_by, state, skip_reason, skip_detail)
+    SELECT id, url, depth, found_by, state, skip_reason, skip_detail FROM urls;
+DROP TABLE urls;
+ALTER TABLE urls_v7 RENAME TO urls;
+CREATE UNIQUE INDEX urls_url ON urls (url);
+CREATE INDEX urls_queued ON urls (id) WHERE state = 'queued';
+";
 
 /// From version 5 to 6: `links` is kept in the order of its key (the page,
 /// the link's place on it) instead of beside a row id and an index on
@@ -780,7 +815,7 @@ impl Store {
     /// # Errors
     /// [`Error::Store`] if SQLite fails.
     pub fn defer_indexes(&self) -> Result<(), Error> {
-        for (name, _) in DEFERRED_INDEXES {
+        for (name, _, _) in DEFERRED_INDEXES {
             self.conn
                 .execute_batch(&format!("DROP INDEX IF EXISTS {name};"))
                 .map_err(|e| sqlite(&self.path, "cannot drop an index", &e))?;
@@ -805,10 +840,30 @@ impl Store {
                 .map_err(|e| sqlite(&self.path, "cannot set up", &e))
         };
         set("PRAGMA threads = 2; PRAGMA cache_size = -2048;")?;
-        let built = DEFERRED_INDEXES.iter().try_for_each(|(name, on)| {
+        let built = DEFERRED_INDEXES.iter().try_for_each(|(name, unique, on)| {
+            let kind = if *unique { "UNIQUE INDEX" } else { "INDEX" };
             self.conn
-                .execute_batch(&format!("CREATE INDEX IF NOT EXISTS {name} ON {on};"))
-                .map_err(|e| sqlite(&self.path, &format!("cannot build the index {name}"), &e))
+                .execute_batch(&format!("CREATE {kind} IF NOT EXISTS {name} ON {on};"))
+                .map_err(|e| {
+                    let mut what = format!("cannot build the index {name}");
+                    if *unique {
+                        // Name the first row the crawl stored twice.
+                        let twice: Option<String> = self
+                            .conn
+                            .query_row(
+                                "SELECT url FROM urls GROUP BY url HAVING count(*) > 1 LIMIT 1",
+                                [],
+                                |r| r.get(0),
+                            )
+                            .optional()
+                            .ok()
+                            .flatten();
+                        if let Some(url) = twice {
+                            what = format!("{what} (the URL {url} is stored twice)");
+                        }
+                    }
+                    sqlite(&self.path, &what, &e)
+                })
         });
         set("PRAGMA threads = 0;")?;
         set(PAGE_CACHE)?;
@@ -1673,6 +1728,75 @@ CREATE TABLE throttle_events (
         assert_eq!(dangling, 2, "source and target");
         drop(store);
         assert_eq!(enforced(&Store::open(&path).expect("open")), 0, "reopened");
+    }
+
+    #[test]
+    fn a_version_6_store_keeps_every_url_when_its_unique_index_gains_a_name() {
+        let dir = TempDir::new("migrate7");
+        let path = dir.0.join("crawl.db");
+        store_at_version(
+            &path,
+            6,
+            "INSERT INTO urls VALUES (7, 'https://example.com/q', 2, 'sitemap', 'queued', NULL, NULL);",
+        );
+        let store = Store::open(&path).expect("open");
+        let conn = store.connection();
+        let rows: Vec<(u64, String, String)> = conn
+            .prepare("SELECT id, url, state FROM urls ORDER BY id")
+            .and_then(|mut st| {
+                st.query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))?
+                    .collect()
+            })
+            .expect("urls");
+        assert_eq!(
+            rows,
+            [
+                (1, "https://example.com/".to_owned(), "fetched".to_owned()),
+                (2, "https://example.com/b".to_owned(), "fetched".to_owned()),
+                (7, "https://example.com/q".to_owned(), "queued".to_owned()),
+            ]
+        );
+        let indexes: Vec<String> = conn
+            .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'urls' ORDER BY name")
+            .and_then(|mut st| st.query_map([], |r| r.get(0))?.collect())
+            .expect("indexes");
+        assert_eq!(indexes, ["urls_queued", "urls_url"]);
+        let twice = conn.execute(
+            "INSERT INTO urls VALUES (8, 'https://example.com/b', 1, 'link', 'queued', NULL, NULL)",
+            [],
+        );
+        assert!(twice.is_err(), "a URL is stored once");
+    }
+
+    #[test]
+    fn a_url_stored_twice_while_the_index_was_deferred_is_named_when_it_is_built() {
+        let dir = TempDir::new("twice");
+        let path = dir.0.join("crawl.db");
+        let mut store = Store::create(&path).expect("create");
+        store.defer_indexes().expect("defer");
+        let url = |id, url: &str| NewUrl {
+            id,
+            url: url.to_owned(),
+            depth: 0,
+            found_by: "link",
+            state: UrlState::Queued,
+            skip: None,
+        };
+        let batch = Batch {
+            new_urls: vec![
+                url(1, "https://example.com/"),
+                url(2, "https://example.com/a"),
+                url(3, "https://example.com/a"),
+            ],
+            ..Batch::default()
+        };
+        store.write(&batch).expect("written: the index is deferred");
+        let err = store.build_indexes().expect_err("not unique").to_string();
+        assert!(err.contains("urls_url"), "{err}");
+        assert!(
+            err.contains("the URL https://example.com/a is stored twice"),
+            "{err}"
+        );
     }
 
     #[test]

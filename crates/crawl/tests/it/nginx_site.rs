@@ -270,8 +270,8 @@ async fn a_generated_site_is_crawled_exactly() {
     assert!(!end.stopped);
 
     // Every link's source and target is a stored URL (foreign keys are
-    // declared, not enforced while writing), the deferred index on link
-    // targets is built, and the body hash is named.
+    // declared, not enforced while writing), the deferred indexes (URLs,
+    // link targets) are built, and the body hash is named.
     let c = store.connection();
     let dangling: i64 = c
         .query_row("SELECT count(*) FROM pragma_foreign_key_check", [], |r| {
@@ -279,14 +279,16 @@ async fn a_generated_site_is_crawled_exactly() {
         })
         .expect("foreign_key_check");
     assert_eq!(dangling, 0, "rows that point at no stored URL");
-    let index: i64 = c
-        .query_row(
-            "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = 'links_target'",
-            [],
-            |r| r.get(0),
-        )
-        .expect("index");
-    assert_eq!(index, 1, "links_target is built when the crawl ends");
+    for name in ["urls_url", "links_target"] {
+        let index: i64 = c
+            .query_row(
+                "SELECT count(*) FROM sqlite_master WHERE type = 'index' AND name = ?1",
+                [name],
+                |r| r.get(0),
+            )
+            .expect("index");
+        assert_eq!(index, 1, "{name} is built when the crawl ends");
+    }
     assert_eq!(
         store.meta("content_hash").expect("meta").as_deref(),
         Some("sha256-64")
