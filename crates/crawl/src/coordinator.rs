@@ -631,7 +631,7 @@ pub async fn crawl_worker(
         )));
     }
     let chain = config.identity.chain();
-    let body_hash = BodyHash::Sha256;
+    let body_hash = BodyHash::NEW;
     let text_reading = TextReading::Scan;
     // The worker's own frontier: ids in its store, URLs it met (offered
     // once), and the checks of scope, depth and traps that need no one

@@ -19,6 +19,7 @@ use std::path::{Path, PathBuf};
 
 use rusqlite::{Connection, params};
 
+use crate::crawler::BodyHash;
 use crate::error::Error;
 use crate::html::TextReading;
 use crate::store::Store;
@@ -64,6 +65,9 @@ pub fn merge_stores(out: &Path, inputs: &[PathBuf]) -> Result<MergeReport, Error
     // The SimHash text reading of the first store: fingerprints of two
     // readings are never put side by side.
     let mut reading: Option<(TextReading, &Path)> = None;
+    // The body hash of the first store: equal bodies of two stores must
+    // have equal hashes for the audit's duplicates.
+    let mut hash: Option<(BodyHash, &Path)> = None;
     for input in inputs {
         // Opening brings an older store up to this version (and checks
         // it is a crawl store at all).
@@ -78,6 +82,15 @@ pub fn merge_stores(out: &Path, inputs: &[PathBuf]) -> Result<MergeReport, Error
                 "its SimHash fingerprints read the page text as {}, not as {} as {}'s do: \
                  stores of one reading only",
                 read.name(),
+                first.name(),
+                at.display()
+            )
+        })?;
+        let kind = BodyHash::of_store(store.meta(BodyHash::META)?.as_deref());
+        same_as_first(&mut hash, kind, input, |kind, first, at| {
+            format!(
+                "its pages' content_hash is {}, not {} as {}'s is: stores of one hash only",
+                kind.name(),
                 first.name(),
                 at.display()
             )
@@ -525,10 +538,31 @@ mod tests {
                 ..Batch::default()
             },
         );
-        let err = merge_stores(&dir.join("no.db"), &[a, newer.clone()]).expect_err("refused");
+        let err =
+            merge_stores(&dir.join("no.db"), &[a.clone(), newer.clone()]).expect_err("refused");
         assert!(
             matches!(&err, Error::Store { path, message } if *path == newer
                 && message.contains("markup-scan")),
+            "{err}"
+        );
+        assert!(!dir.join("no.db").exists());
+        // And stores whose bodies are hashed another way (a store that
+        // does not name its hash has FNV-1a).
+        let hashed = dir.join("hashed.db");
+        store(
+            &hashed,
+            &Batch {
+                meta: vec![
+                    ("seed".to_owned(), "https://example.com/".to_owned()),
+                    (BodyHash::META.to_owned(), BodyHash::Xxh3.name().to_owned()),
+                ],
+                ..Batch::default()
+            },
+        );
+        let err = merge_stores(&dir.join("no.db"), &[a, hashed.clone()]).expect_err("refused");
+        assert!(
+            matches!(&err, Error::Store { path, message } if *path == hashed
+                && message.contains("xxh3-64") && message.contains("fnv1a-64")),
             "{err}"
         );
         assert!(!dir.join("no.db").exists());

@@ -291,7 +291,7 @@ async fn a_generated_site_is_crawled_exactly() {
     }
     assert_eq!(
         store.meta("content_hash").expect("meta").as_deref(),
-        Some("sha256-64")
+        Some("xxh3-64")
     );
     let (want_fetched, want_skipped) = expected();
     let mut st = store
