@@ -68,7 +68,7 @@ use crate::fetch::Fetcher;
 use crate::frontier::{Admitted, Frontier, FrontierConfig, Queued};
 use crate::html::{self, HtmlFacts, LinkElement, TextReading};
 use crate::identity::Identity;
-use crate::normalize::{normalize, normalize_url};
+use crate::normalize::{normalize, normalize_text, normalize_url};
 use crate::ownership::Simulation;
 use crate::page::{PageResponse, link_header_canonicals};
 use crate::sitemap::{SitemapKind, parse_sitemap};
@@ -1296,6 +1296,10 @@ pub(crate) fn pause_of(page: &PageResponse, config: &CrawlConfig) -> Option<Dura
 /// Where the URLs a page leads to are admitted: the crawl's [`Frontier`],
 /// or a worker's local one whose new URLs go to its coordinator.
 pub(crate) trait Admission {
+    /// The id of a URL (in normal form) met before, when admitting it
+    /// again changes nothing (`followed`: through a link that is
+    /// followed); `None` when it must be admitted.
+    fn known_id(&self, url: &str, followed: bool) -> Option<u64>;
     /// A followed URL at `depth`.
     fn admit(&mut self, url: &Url, depth: u32) -> Admitted;
     /// A URL met through nofollow.
@@ -1303,6 +1307,10 @@ pub(crate) trait Admission {
 }
 
 impl Admission for Frontier {
+    fn known_id(&self, url: &str, followed: bool) -> Option<u64> {
+        Frontier::known_id(self, url, followed)
+    }
+
     fn admit(&mut self, url: &Url, depth: u32) -> Admitted {
         Frontier::admit(self, url, depth)
     }
@@ -1359,6 +1367,9 @@ pub(crate) fn take_page<A: Admission>(
         directives.add_header(value, chain.tokens());
     }
     let mut position = 0u32;
+    // Each link's normal form, written into one buffer: most links lead
+    // to URLs met before, and need no more than their text.
+    let mut text = String::new();
     let mut link = |batch: &mut Batch,
                     frontier: &mut A,
                     against: &Url,
@@ -1371,14 +1382,28 @@ pub(crate) fn take_page<A: Admission>(
         position += 1;
         // An empty `href` leads back to the page itself: kept as written,
         // not as a link to the page, so that it can be reported.
-        let normalized = if href.is_empty() {
-            Err(())
-        } else {
-            normalize(against, href).map_err(|_| ())
-        };
-        let target = match normalized {
-            Ok(t) => t,
-            Err(()) => {
+        let normalized = !href.is_empty() && normalize_text(against, href, &mut text).is_ok();
+        let known = normalized
+            .then(|| frontier.known_id(&text, follow.is_ok()))
+            .flatten();
+        if let Some(id) = known {
+            batch.links.push(LinkRecord {
+                source: q.id,
+                target: Some(id),
+                target_text: None,
+                kind,
+                anchor,
+                rel,
+                followed: follow.is_ok(),
+                position: pos,
+            });
+            return;
+        }
+        // A URL met for the first time: resolved again, as a `Url`, for
+        // the frontier's checks (cheaper than parsing the whole text).
+        let target = match normalized.then(|| normalize(against, href).ok()).flatten() {
+            Some(t) => t,
+            None => {
                 batch.links.push(LinkRecord {
                     source: q.id,
                     target: None,

@@ -195,6 +195,16 @@ impl Frontier {
         }
     }
 
+    /// The id of `url` (in normal form) when it was met before and
+    /// [`Frontier::admit`] (`followed`) or [`Frontier::admit_unfollowed`]
+    /// would change nothing: `None` for a new URL, and for one met only
+    /// through nofollow that a followed link now promotes.
+    #[must_use]
+    pub fn known_id(&self, url: &str, followed: bool) -> Option<u64> {
+        let id = *self.seen.get(url)?;
+        (!followed || !self.unfollowed.contains_key(url)).then_some(id)
+    }
+
     /// Admits a URL met at `depth` (module docs): queues it, or says why
     /// not, or gives the id it already has.
     pub fn admit(&mut self, url: &Url, depth: u32) -> Admitted {
@@ -431,6 +441,38 @@ mod tests {
         );
         let order: Vec<u64> = std::iter::from_fn(|| f.pop()).map(|q| q.id).collect();
         assert_eq!(order, [1, 2, 3]);
+    }
+
+    #[test]
+    fn a_known_id_is_given_only_when_admitting_again_changes_nothing() {
+        let mut f = Frontier::new(&u("https://example.com/"), FrontierConfig::default());
+        assert_eq!(f.known_id("https://example.com/", true), None, "new");
+        assert_eq!(f.admit(&u("https://example.com/"), 0), Admitted::Queued(1));
+        assert_eq!(f.known_id("https://example.com/", true), Some(1));
+        assert_eq!(f.known_id("https://example.com/", false), Some(1));
+        let skip = Skip {
+            reason: "nofollow",
+            detail: "rel".into(),
+        };
+        assert_eq!(
+            f.admit_unfollowed(&u("https://example.com/n"), 1, skip),
+            Admitted::Skipped(
+                2,
+                Skip {
+                    reason: "nofollow",
+                    detail: "rel".into(),
+                }
+            )
+        );
+        // Met only through nofollow: another nofollow link changes nothing,
+        // a followed one promotes it.
+        assert_eq!(f.known_id("https://example.com/n", false), Some(2));
+        assert_eq!(f.known_id("https://example.com/n", true), None);
+        assert_eq!(
+            f.admit(&u("https://example.com/n"), 1),
+            Admitted::Promoted(2)
+        );
+        assert_eq!(f.known_id("https://example.com/n", true), Some(2));
     }
 
     #[test]

@@ -115,7 +115,7 @@ pub use identity::{
 };
 pub use keydir::{DirectoryFetch, KeyDirConfig, KeyDirStats, KeyDirectories, freshness};
 pub use merge::{MergeReport, merge_stores};
-pub use normalize::{MAX_URL_LEN, UrlProblem, normalize, normalize_url};
+pub use normalize::{MAX_URL_LEN, UrlProblem, normalize, normalize_text, normalize_url};
 pub use ownership::{
     Check as OwnershipCheck, META_NAME, Method as OwnershipMethod, SECRET_MIN, Simulation, SiteKey,
     SiteToken, Verification, Verified, verify_site,

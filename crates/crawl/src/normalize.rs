@@ -16,11 +16,12 @@
 //!
 //! The query's order and the path's case are kept: servers may read them.
 //!
-//! A site's pages mostly link with absolute paths (`/p/123.html`), and
-//! such a link resolves the same way against every page of an origin: the
-//! results of those are remembered ([`normalize`]), per thread, for the
-//! origin last asked about, so that the crawl parses each once rather
-//! than once per link.
+//! The crawler reads links with [`normalize_text`]: most of a site's
+//! links are plain (`/p/123.html`, `next.html`) and are written out
+//! without parsing, exactly as the parser would write them (a test
+//! compares the two on every reference of up to four characters of an
+//! alphabet of the troublesome ones); the others that resolve the same
+//! way against every page of an origin are parsed once and remembered.
 
 use std::cell::RefCell;
 
@@ -57,13 +58,39 @@ pub const MAX_URL_LEN: usize = 2048;
 /// [`UrlProblem`] when it is not an `http` or `https` URL of at most
 /// [`MAX_URL_LEN`] bytes.
 pub fn normalize(base: &Url, href: &str) -> Result<Url, UrlProblem> {
-    let href = href.trim_matches(|c: char| c.is_ascii_whitespace());
-    // A path-absolute or scheme-relative reference (`/x`, `//host/x`,
-    // and `\` for `/`, as the URL standard reads it in `http` and
-    // `https` URLs) takes only the base's scheme and authority: its
-    // result is remembered under them.
+    resolve(base, trim(href))
+}
+
+/// What [`normalize`] gives, as text, written into `out` (cleared first):
+/// the crawler's way to read a page's links, most of which it has met
+/// before and needs only as text, to look up.
+///
+/// A plain reference, a path of letters, digits, `/ - . _ ~` with no `.`
+/// or `..` segment, and maybe a query of URL-safe characters (`/p/7.html`,
+/// `next.html`, `/search?q=a&page=2`), is written out beside its base's
+/// scheme and authority (and directory, for a relative path) without
+/// parsing: the URL parser would copy it as it is. Any other reference
+/// is parsed; a path-absolute or scheme-relative one (`/x`, `//host/x`,
+/// and `\` for `/`, as the URL standard reads it in `http` and `https`
+/// URLs) takes only the base's scheme and authority, so its result is
+/// remembered under them, per thread, for the origin last asked about.
+///
+/// # Errors
+/// As [`normalize`].
+pub fn normalize_text(base: &Url, href: &str, out: &mut String) -> Result<(), UrlProblem> {
+    out.clear();
+    let href = trim(href);
+    if plain(base, href, out) {
+        return if out.len() > MAX_URL_LEN {
+            Err(UrlProblem::TooLong(out.len()))
+        } else {
+            Ok(())
+        };
+    }
+    out.clear();
     if !href.starts_with(['/', '\\']) {
-        return resolve(base, href);
+        out.push_str(resolve(base, href)?.as_str());
+        return Ok(());
     }
     let authority = &base[..Position::BeforePath];
     MEMO.with_borrow_mut(|memo| {
@@ -73,29 +100,102 @@ pub fn normalize(base: &Url, href: &str) -> Result<Url, UrlProblem> {
             memo.urls.clear();
         }
         if let Some(url) = memo.urls.get(href) {
-            return Ok(url.clone());
+            out.push_str(url);
+            return Ok(());
         }
         let url = resolve(base, href)?;
         if memo.urls.len() >= MEMO_URLS {
             memo.urls.clear();
         }
-        memo.urls.insert(href.into(), url.clone());
-        Ok(url)
+        memo.urls.insert(href.into(), url.as_str().into());
+        out.push_str(url.as_str());
+        Ok(())
     })
 }
 
-/// The most results [`normalize`] remembers (per thread): about a
-/// megabyte. When full it forgets them all and starts again.
+/// A link's reference without the white space around it.
+fn trim(href: &str) -> &str {
+    href.trim_matches(|c: char| c.is_ascii_whitespace())
+}
+
+/// Writes a plain reference ([`normalize_text`]) resolved against `base`
+/// into `out`; `false`, with `out` in any state, for any other.
+fn plain(base: &Url, href: &str, out: &mut String) -> bool {
+    if !matches!(base.scheme(), "http" | "https") {
+        return false;
+    }
+    // The fragment never reaches the server.
+    let href = href.split_once('#').map_or(href, |(h, _)| h);
+    let (path, query) = match href.split_once('?') {
+        Some((p, q)) => (p, Some(q)),
+        None => (href, None),
+    };
+    let path_byte =
+        |b: u8| b.is_ascii_alphanumeric() || matches!(b, b'/' | b'-' | b'.' | b'_' | b'~');
+    // Characters a query keeps as they are (an empty query is dropped by
+    // the normal form: not plain).
+    let query_byte = |b: u8| {
+        b.is_ascii_alphanumeric()
+            || matches!(
+                b,
+                b'-' | b'.'
+                    | b'_'
+                    | b'~'
+                    | b'/'
+                    | b'='
+                    | b'&'
+                    | b'+'
+                    | b','
+                    | b';'
+                    | b':'
+                    | b'@'
+                    | b'!'
+                    | b'$'
+                    | b'*'
+                    | b'('
+                    | b')'
+            )
+    };
+    if path.is_empty()
+        || path.starts_with("//")
+        || !path.bytes().all(path_byte)
+        || path.split('/').any(|s| s == "." || s == "..")
+        || query.is_some_and(|q| q.is_empty() || !q.bytes().all(query_byte))
+    {
+        return false;
+    }
+    out.push_str(&base[..Position::BeforePath]);
+    if !path.starts_with('/') {
+        // A relative path replaces what follows the base path's last `/`;
+        // the base's directory is kept as it is written, so it must hold
+        // no escapes the normal form would rewrite.
+        let dir = base.path();
+        let dir = &dir[..dir.rfind('/').map_or(0, |i| i + 1)];
+        if dir.is_empty() || dir.contains('%') {
+            return false;
+        }
+        out.push_str(dir);
+    }
+    out.push_str(path);
+    if let Some(q) = query {
+        out.push('?');
+        out.push_str(q);
+    }
+    true
+}
+
+/// The most results [`normalize_text`] remembers (per thread): about a
+/// quarter of a megabyte. When full it forgets them all and starts again.
 const MEMO_URLS: usize = 4096;
 
-/// Results of [`normalize`] for references that depend on their base's
-/// scheme and authority only.
+/// Results of [`normalize_text`] for references that depend on their
+/// base's scheme and authority only.
 #[derive(Default)]
 struct Memo {
     /// The base's `scheme://userinfo@host:port` the results are for.
     authority: String,
     /// The reference (trimmed) and its normal form.
-    urls: foldhash::HashMap<Box<str>, Url>,
+    urls: foldhash::HashMap<Box<str>, Box<str>>,
 }
 
 thread_local! {
@@ -294,23 +394,99 @@ mod tests {
             let href = hrefs.get(i).copied().unwrap_or(&long);
             let trimmed = href.trim_matches(|c: char| c.is_ascii_whitespace());
             assert_eq!(
-                normalize(&base, href),
-                resolve(&base, trimmed),
+                text(&base, href),
+                resolve(&base, trimmed).map(String::from),
                 "{href:?} against {base}"
             );
         }
-        // More references than are remembered: forgotten, then right again.
+        // More references than are remembered (escapes: not plain, so
+        // parsed and remembered): forgotten, then right again.
         let base = Url::parse(bases[0]).expect("base");
         for round in 0..2 {
             for i in 0..(MEMO_URLS + 10) {
-                let href = format!("/p/{i}.html");
+                let href = format!("/p/{i}%7e.html");
                 assert_eq!(
-                    normalize(&base, &href).map(String::from).as_deref(),
-                    Ok(format!("https://example.com/p/{i}.html").as_str()),
+                    text(&base, &href).as_deref(),
+                    Ok(format!("https://example.com/p/{i}~.html").as_str()),
                     "round {round}"
                 );
             }
         }
+    }
+
+    fn text(base: &Url, href: &str) -> Result<String, UrlProblem> {
+        let mut out = String::from("left over");
+        normalize_text(base, href, &mut out).map(|()| out)
+    }
+
+    #[test]
+    fn plain_references_are_written_as_the_parser_writes_them() {
+        // Every reference of up to four characters of an alphabet of the
+        // characters that make a reference not plain, or plain only in
+        // part (dots, slashes, escapes, queries, fragments, a scheme's
+        // colon, white space, a backslash, a quote), against bases whose
+        // directory is plain, escaped, or the root, and one whose scheme
+        // is not crawled: the text is what the parser gives, or the same
+        // problem.
+        const ALPHABET: &[u8] = b"/.a?#%7e:=\\ '-Z";
+        let bases: Vec<Url> = [
+            "https://example.com/dir/page.html?q=1#f",
+            "http://u@example.com:8080/d%7e/x",
+            "https://example.com/",
+            "ftp://example.com/dir/",
+        ]
+        .iter()
+        .map(|b| Url::parse(b).expect("base"))
+        .collect();
+        let mut plain_seen = 0;
+        let mut href = Vec::new();
+        let mut count = 0u64;
+        let n = ALPHABET.len() as u64;
+        for len in 0..=4u32 {
+            for mut k in 0..n.pow(len) {
+                href.clear();
+                for _ in 0..len {
+                    href.push(ALPHABET[usize::try_from(k % n).expect("small")]);
+                    k /= n;
+                }
+                let href = std::str::from_utf8(&href).expect("ASCII");
+                for base in &bases {
+                    let mut out = String::new();
+                    if plain(base, href.trim(), &mut out) {
+                        plain_seen += 1;
+                    }
+                    assert_eq!(
+                        text(base, href),
+                        normalize(base, href).map(String::from),
+                        "{href:?} against {base}"
+                    );
+                    count += 1;
+                }
+            }
+        }
+        assert!(count > 200_000, "{count} references");
+        assert!(plain_seen > 1_000, "{plain_seen} plain ones");
+        // Longer plain ones, and the length limit.
+        let base = &bases[0];
+        for href in [
+            "/p/12345.html",
+            "next/page-2.html",
+            "/search?q=a&page=2&sort=(new)",
+            "/a//b/",
+            "/.well-known/x",
+            "...",
+            "/a/.../b",
+        ] {
+            let mut out = String::new();
+            assert!(plain(base, href, &mut out), "{href}");
+            assert_eq!(text(base, href), normalize(base, href).map(String::from));
+        }
+        let long = format!("/{}", "a".repeat(MAX_URL_LEN));
+        assert_eq!(
+            text(base, &long),
+            Err(UrlProblem::TooLong(MAX_URL_LEN + 20))
+        );
+        assert_eq!(text(base, &long), normalize(base, &long).map(String::from));
     }
 
     #[test]
