@@ -21,7 +21,9 @@
 //! the text from the page's bytes beside the parser (`scan_text`): the
 //! parser's own text chunks cost more than the rest of the pass.
 
+use std::borrow::Cow;
 use std::cell::RefCell;
+use std::ops::ControlFlow;
 
 use std::cell::Cell;
 use std::rc::Rc;
@@ -613,103 +615,155 @@ pub(crate) fn scan_text(
     words: &mut Words,
     head: &mut HeadText,
 ) {
-    let text = |at: usize, run: &[u8], words: &mut Words, head: &mut HeadText| {
-        if run.is_empty() {
-            return;
-        }
-        head.text(at, run);
-        if encoding == encoding_rs::UTF_8 {
-            words.feed_bytes(run);
-        } else {
-            words.feed(&encoding.decode_without_bom_handling(run).0);
-        }
-    };
     words.reserve(bytes.len());
+    walk_markup(bytes, 0, |m| {
+        match m {
+            Markup::Text { at, run } => {
+                head.text(at, run);
+                if encoding == encoding_rs::UTF_8 {
+                    words.feed_bytes(run);
+                } else {
+                    words.feed(&encoding.decode_without_bom_handling(run).0);
+                }
+            }
+            Markup::Start(name) => {
+                words.end_word();
+                head.start_tag(name);
+            }
+            Markup::End(name) => {
+                words.end_word();
+                head.end_tag(name);
+            }
+            Markup::Other => words.end_word(),
+        }
+        ControlFlow::Continue(())
+    });
+}
+
+/// A piece of a page met by [`walk_markup`].
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Markup<'a> {
+    /// Text outside markup (character references as written), from
+    /// offset `at`: a `<` that starts no markup is text.
+    Text { at: usize, run: &'a [u8] },
+    /// A start tag, by its name as written. The content of a
+    /// [`hidden_content`] element is skipped: its end tag comes next.
+    Start(&'a [u8]),
+    /// An end tag, by its name as written.
+    End(&'a [u8]),
+    /// A comment, a doctype, a processing instruction or a bogus
+    /// comment.
+    Other,
+}
+
+/// Walks a page's markup from offset `from` (which must not be inside
+/// markup), as [`scan_text`] describes it, until `visit` breaks or the
+/// page ends: each run of text whole, then the markup that ends it. A
+/// page that ends inside markup, or inside a hidden element's content,
+/// ends the walk there.
+fn walk_markup<'a>(
+    bytes: &'a [u8],
+    from: usize,
+    mut visit: impl FnMut(Markup<'a>) -> ControlFlow<()>,
+) {
+    let _ = walk(bytes, from, &mut visit);
+}
+
+/// [`walk_markup`]; `Break` when it stops before the page's end.
+fn walk<'a, V: FnMut(Markup<'a>) -> ControlFlow<()>>(
+    bytes: &'a [u8],
+    start: usize,
+    visit: &mut V,
+) -> ControlFlow<()> {
+    /// The text from `from` to a piece of markup at `lt`, then the piece.
+    fn piece<'a, V: FnMut(Markup<'a>) -> ControlFlow<()>>(
+        visit: &mut V,
+        bytes: &'a [u8],
+        from: usize,
+        lt: usize,
+        m: Markup<'a>,
+    ) -> ControlFlow<()> {
+        if lt > from {
+            visit(Markup::Text {
+                at: from,
+                run: &bytes[from..lt],
+            })?;
+        }
+        visit(m)
+    }
+    const STOP: ControlFlow<()> = ControlFlow::Break(());
     let n = bytes.len();
-    let mut i = 0;
+    let mut i = start.min(n);
     // Where the current run of text started.
-    let mut from = 0;
+    let mut from = i;
     while let Some(k) = memchr::memchr(b'<', &bytes[i..]) {
         let lt = i + k;
-        let next = bytes.get(lt + 1).copied();
-        let end = match next {
+        let end = match bytes.get(lt + 1).copied() {
             Some(b) if b.is_ascii_alphabetic() => {
                 let (name_end, end) = tag_end(bytes, lt + 1);
                 let name = &bytes[lt + 1..name_end];
-                text(from, &bytes[from..lt], words, head);
-                words.end_word();
-                head.start_tag(name);
-                match end {
-                    None => return,
-                    Some(end) if hidden_content(name) => {
-                        if name.eq_ignore_ascii_case(b"plaintext") {
-                            return;
-                        }
-                        match closing_tag(bytes, end, name) {
-                            Some(close) => {
-                                let (_, after) = tag_end(bytes, close + 2);
-                                head.end_tag(name);
-                                match after {
-                                    Some(after) => after,
-                                    None => return,
-                                }
-                            }
-                            None => return,
-                        }
+                piece(visit, bytes, from, lt, Markup::Start(name))?;
+                let Some(end) = end else { return STOP };
+                if hidden_content(name) {
+                    if name.eq_ignore_ascii_case(b"plaintext") {
+                        return STOP;
                     }
-                    Some(end) => end,
+                    let Some(close) = closing_tag(bytes, end, name) else {
+                        return STOP;
+                    };
+                    visit(Markup::End(name))?;
+                    let Some(after) = tag_end(bytes, close + 2).1 else {
+                        return STOP;
+                    };
+                    after
+                } else {
+                    end
                 }
             }
             Some(b'/') => match bytes.get(lt + 2).copied() {
                 Some(b) if b.is_ascii_alphabetic() => {
                     let (name_end, end) = tag_end(bytes, lt + 2);
-                    text(from, &bytes[from..lt], words, head);
-                    words.end_word();
-                    head.end_tag(&bytes[lt + 2..name_end]);
-                    match end {
-                        Some(end) => end,
-                        None => return,
-                    }
+                    piece(
+                        visit,
+                        bytes,
+                        from,
+                        lt,
+                        Markup::End(&bytes[lt + 2..name_end]),
+                    )?;
+                    let Some(end) = end else { return STOP };
+                    end
                 }
                 Some(b'>') => {
-                    text(from, &bytes[from..lt], words, head);
-                    words.end_word();
+                    piece(visit, bytes, from, lt, Markup::Other)?;
                     lt + 3
                 }
                 // `</` at the end is text.
                 None => break,
                 Some(_) => {
-                    text(from, &bytes[from..lt], words, head);
-                    words.end_word();
-                    match memchr::memchr(b'>', &bytes[lt..]) {
-                        Some(g) => lt + g + 1,
-                        None => return,
-                    }
+                    piece(visit, bytes, from, lt, Markup::Other)?;
+                    let Some(g) = memchr::memchr(b'>', &bytes[lt..]) else {
+                        return STOP;
+                    };
+                    lt + g + 1
                 }
             },
             Some(b'!') => {
-                text(from, &bytes[from..lt], words, head);
-                words.end_word();
+                piece(visit, bytes, from, lt, Markup::Other)?;
                 let rest = &bytes[lt + 2..];
-                if rest.starts_with(b"--") {
-                    match comment_end(&rest[2..]) {
-                        Some(e) => lt + 4 + e,
-                        None => return,
-                    }
+                let end = if rest.starts_with(b"--") {
+                    comment_end(&rest[2..]).map(|e| lt + 4 + e)
                 } else {
-                    match memchr::memchr(b'>', rest) {
-                        Some(g) => lt + 2 + g + 1,
-                        None => return,
-                    }
-                }
+                    memchr::memchr(b'>', rest).map(|g| lt + 2 + g + 1)
+                };
+                let Some(end) = end else { return STOP };
+                end
             }
             Some(b'?') => {
-                text(from, &bytes[from..lt], words, head);
-                words.end_word();
-                match memchr::memchr(b'>', &bytes[lt..]) {
-                    Some(g) => lt + g + 1,
-                    None => return,
-                }
+                piece(visit, bytes, from, lt, Markup::Other)?;
+                let Some(g) = memchr::memchr(b'>', &bytes[lt..]) else {
+                    return STOP;
+                };
+                lt + g + 1
             }
             // A `<` that starts no markup is text.
             _ => {
@@ -720,7 +774,90 @@ pub(crate) fn scan_text(
         i = end.min(n);
         from = i;
     }
-    text(from, &bytes[from..], words, head);
+    if n > from {
+        visit(Markup::Text {
+            at: from,
+            run: &bytes[from..],
+        })?;
+    }
+    ControlFlow::Continue(())
+}
+
+/// Text of a page's bytes in `encoding`, as UTF-8 (bytes that are not
+/// text in it replaced).
+fn decoded<'a>(run: &'a [u8], encoding: &'static encoding_rs::Encoding) -> Cow<'a, str> {
+    if encoding == encoding_rs::UTF_8 {
+        String::from_utf8_lossy(run)
+    } else {
+        encoding.decode_without_bom_handling(run).0
+    }
+}
+
+/// The text inside the element whose start tag's `<` stands at `lt`, as
+/// [`walk_markup`] reads it (the content of [`hidden_content`] elements
+/// left out), up to the first tag for which `ends(name, is_start)` holds
+/// or the page's end; reading stops once it holds `max_chars` characters
+/// or more (a run of text is read to at most four bytes a character).
+fn element_text(
+    bytes: &[u8],
+    lt: usize,
+    encoding: &'static encoding_rs::Encoding,
+    ends: impl Fn(&[u8], bool) -> bool,
+    max_chars: usize,
+) -> String {
+    let mut out = String::new();
+    let Some(start) = tag_end(bytes, lt + 1).1 else {
+        return out;
+    };
+    let mut chars = 0;
+    walk_markup(bytes, start, |m| match m {
+        Markup::Text { run, .. } => {
+            let run = &run[..run.len().min(max_chars.saturating_sub(chars) * 4)];
+            let text = decoded(run, encoding);
+            chars += text.chars().count();
+            out.push_str(&text);
+            if chars >= max_chars {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        }
+        Markup::Start(name) if ends(name, true) => ControlFlow::Break(()),
+        Markup::End(name) if ends(name, false) => ControlFlow::Break(()),
+        _ => ControlFlow::Continue(()),
+    });
+    out
+}
+
+/// The content of the raw-text or escapable raw-text element (`<title>`)
+/// whose start tag's `<` stands at `lt`: to its end tag or the page's
+/// end, at most `max_bytes` bytes of it (and the rest of a character cut
+/// there).
+fn raw_element_text(
+    bytes: &[u8],
+    lt: usize,
+    name: &[u8],
+    encoding: &'static encoding_rs::Encoding,
+    max_bytes: usize,
+) -> String {
+    let Some(start) = tag_end(bytes, lt + 1).1 else {
+        return String::new();
+    };
+    let end = closing_tag(bytes, start, name).unwrap_or(bytes.len());
+    let content = &bytes[start..end.min(start + max_bytes)];
+    decoded(content, encoding).into_owned()
+}
+
+/// Whether a tag's name is `<a>`'s: an `<a>` start tag ends an open one,
+/// as an HTML parser's adoption of the formatting element does.
+fn ends_anchor(name: &[u8], _start: bool) -> bool {
+    name.eq_ignore_ascii_case(b"a")
+}
+
+/// Whether a tag's name is a heading's (`h1` to `h6`): a heading's start
+/// or end tag closes an open heading.
+fn ends_heading(name: &[u8], _start: bool) -> bool {
+    matches!(name, [b'h' | b'H', b'1'..=b'6'])
 }
 
 /// The end of a tag's name (from `name`, its first byte) and the offset
@@ -915,29 +1052,15 @@ fn meta_charset(head: &[u8]) -> Option<&'static encoding_rs::Encoding> {
     encoding_rs::Encoding::for_label(&rest[..end])
 }
 
-/// The selectors [`extract`] watches, parsed once: parsing them for every
+/// The selector [`extract`] watches, parsed once: parsing it for every
 /// page cost as much as reading a small page. Every element goes to one
 /// handler (`*`), which tells the kinds apart by name: lol_html compiles
-/// and matches one selector then, not one per kind. The others are for
-/// text.
-struct Selectors {
-    a: Selector,
-    any: Selector,
-    h1: Selector,
-    title: Selector,
-}
-
-static SELECTORS: LazyLock<Selectors> = LazyLock::new(|| {
-    let parse = |css: &str| {
-        css.parse::<Selector>()
-            .unwrap_or_else(|e| panic!("the selector {css:?} is valid CSS: {e}"))
-    };
-    Selectors {
-        a: parse("a[href]"),
-        any: parse("*"),
-        h1: parse("h1"),
-        title: parse("title"),
-    }
+/// and matches one selector then, not one per kind. Text inside elements
+/// (anchors, the title, the first heading) is read from the bytes after
+/// the parser ([`element_text`]).
+static ANY: LazyLock<Selector> = LazyLock::new(|| {
+    "*".parse::<Selector>()
+        .unwrap_or_else(|e| panic!("the selector `*` is valid CSS: {e}"))
 });
 
 /// lol_html's `element!`, for a selector parsed once.
@@ -952,22 +1075,6 @@ macro_rules! element {
         (
             std::borrow::Cow::Borrowed($selector),
             lol_html::ElementContentHandlers::default().element(type_hint($handler)),
-        )
-    }};
-}
-
-/// lol_html's `text!`, for a selector parsed once.
-macro_rules! text {
-    ($selector:expr, $handler:expr) => {{
-        fn type_hint<T>(h: T) -> T
-        where
-            T: FnMut(&mut TextChunk<'_>) -> lol_html::HandlerResult,
-        {
-            h
-        }
-        (
-            std::borrow::Cow::Borrowed($selector),
-            lol_html::ElementContentHandlers::default().text(type_hint($handler)),
         )
     }};
 }
@@ -1004,15 +1111,15 @@ pub(crate) fn extract_with(
         encoding: detected.name(),
         ..HtmlFacts::default()
     });
-    // The `<a>` whose text is being read, and whether the title is done.
-    let open_a: RefCell<Option<usize>> = RefCell::new(None);
-    let title: RefCell<Option<String>> = RefCell::new(None);
-    let title_done = RefCell::new(false);
+    // Where the first `<title>` and the first `<h1>` start: their text is
+    // read from the bytes once the parser is done (text handlers would
+    // make it tokenize every element's content twice over).
+    let title_at: Cell<Option<usize>> = Cell::new(None);
+    let h1_at: Cell<Option<usize>> = Cell::new(None);
     // Whether `<head>` has ended: set by its end tag (a handler that must
     // own what it touches) or by `<body>`.
     let head_over = Rc::new(Cell::new(false));
     let head_end = Rc::clone(&head_over);
-    let h1 = RefCell::new(String::new());
     // The visible text's words, hashed as they stream by (`simhash`):
     // read beside the parser, with the text that breaks the head, or
     // (the older reading) from the parser's text chunks.
@@ -1052,9 +1159,6 @@ pub(crate) fn extract_with(
                 anchor,
                 offset: el.source_location().bytes().start,
             });
-            if kind == LinkElement::A {
-                *open_a.borrow_mut() = Some(f.links.len() - 1);
-            }
         }
     };
     // The element handlers, called in this order for each start tag by
@@ -1243,59 +1347,36 @@ pub(crate) fn extract_with(
         Ok(())
     };
     let settings = Settings {
-        element_content_handlers: vec![
-            element!(&SELECTORS.any, |el| {
-                let name = el.tag_name();
-                match name.as_str() {
-                    "a" => link(el, "href", LinkElement::A),
-                    "area" => link(el, "href", LinkElement::Area),
-                    "iframe" | "frame" => link(el, "src", LinkElement::Frame),
-                    _ => {}
-                }
-                on_any(el, &name)?;
-                on_subresource(el, &name)?;
-                match name.as_str() {
-                    "head" => on_head(el)?,
-                    "body" => head_over.set(true),
-                    "h1" => facts.borrow_mut().h1_count += 1,
-                    "base" if el.has_attribute("href") => on_base(el)?,
-                    "meta" => on_meta(el)?,
-                    "link" if el.has_attribute("href") && el.has_attribute("rel") => on_link(el)?,
-                    _ => {}
-                }
-                Ok(())
-            }),
-            text!(&SELECTORS.a, |t: &mut TextChunk<'_>| {
-                if let Some(i) = *open_a.borrow() {
+        element_content_handlers: vec![element!(&ANY, |el| {
+            let name = el.tag_name();
+            match name.as_str() {
+                "a" => link(el, "href", LinkElement::A),
+                "area" => link(el, "href", LinkElement::Area),
+                "iframe" | "frame" => link(el, "src", LinkElement::Frame),
+                _ => {}
+            }
+            on_any(el, &name)?;
+            on_subresource(el, &name)?;
+            match name.as_str() {
+                "head" => on_head(el)?,
+                "body" => head_over.set(true),
+                "h1" => {
                     let mut f = facts.borrow_mut();
-                    let a = &mut f.links[i].anchor;
-                    if a.chars().count() < MAX_ANCHOR * 2 {
-                        a.push_str(t.as_str());
+                    if f.h1_count == 0 {
+                        h1_at.set(Some(el.source_location().bytes().start));
                     }
+                    f.h1_count += 1;
                 }
-                Ok(())
-            }),
-            text!(&SELECTORS.h1, |t: &mut TextChunk<'_>| {
-                let mut s = h1.borrow_mut();
-                if facts.borrow().h1_count == 1 && s.len() < MAX_ANCHOR * 8 {
-                    s.push_str(t.as_str());
+                "title" if title_at.get().is_none() => {
+                    title_at.set(Some(el.source_location().bytes().start));
                 }
-                Ok(())
-            }),
-            text!(&SELECTORS.title, |t: &mut TextChunk<'_>| {
-                if !*title_done.borrow() {
-                    let mut s = title.borrow_mut();
-                    let s = s.get_or_insert_with(String::new);
-                    if s.len() < 4096 {
-                        s.push_str(t.as_str());
-                    }
-                    if t.last_in_text_node() {
-                        *title_done.borrow_mut() = true;
-                    }
-                }
-                Ok(())
-            }),
-        ],
+                "base" if el.has_attribute("href") => on_base(el)?,
+                "meta" => on_meta(el)?,
+                "link" if el.has_attribute("href") && el.has_attribute("rel") => on_link(el)?,
+                _ => {}
+            }
+            Ok(())
+        })],
         // The visible text of the older reading: text outside `<script>`,
         // `<style>`, `<title>` and the like, seen in the same pass, and
         // the text that breaks the head.
@@ -1336,15 +1417,22 @@ pub(crate) fn extract_with(
             message: e.to_string(),
         })?;
     let mut facts = facts.into_inner();
+    let encoding: &'static encoding_rs::Encoding = encoding.into();
     for l in &mut facts.links {
         if l.element == LinkElement::A {
-            l.anchor = collapse(&decode_entities(std::mem::take(&mut l.anchor)));
+            let text = element_text(&bytes, l.offset, encoding, ends_anchor, MAX_ANCHOR * 2);
+            l.anchor = collapse(&decode_entities(text));
         }
     }
-    facts.title = title.into_inner().map(|t| collapse(&decode_entities(t)));
-    if facts.h1_count > 0 {
-        facts.h1 = Some(collapse(&decode_entities(h1.into_inner())));
-    }
+    facts.title = title_at
+        .get()
+        .map(|at| raw_element_text(&bytes, at, b"title", encoding, 4096))
+        .filter(|t| !t.is_empty())
+        .map(|t| collapse(&decode_entities(t)));
+    facts.h1 = h1_at.get().map(|at| {
+        let text = element_text(&bytes, at, encoding, ends_heading, MAX_ANCHOR * 8);
+        collapse(&decode_entities(text))
+    });
     let line = |offset: usize| {
         let upto = &bytes[..offset.min(bytes.len())];
         u32::try_from(memchr::memchr_iter(b'\n', upto).count() + 1).unwrap_or(u32::MAX)
@@ -1561,6 +1649,87 @@ mod tests {
         let page = format!("<a href=/x>{}</a>", "word ".repeat(1000));
         let f = extract(page.as_bytes(), None).expect("html");
         assert_eq!(f.links[0].anchor.chars().count(), MAX_ANCHOR);
+    }
+
+    #[test]
+    fn element_text_is_read_as_a_browser_reads_the_elements() {
+        let anchors = |page: &str| -> Vec<String> {
+            let f = extract(page.as_bytes(), None).expect("html");
+            f.links.into_iter().map(|l| l.anchor).collect()
+        };
+        // An `<a>` start tag closes an open `<a>`: the text after the
+        // inner one's end belongs to neither.
+        assert_eq!(
+            anchors("<a href=1>one<a href=2>two</a>three"),
+            ["one", "two"]
+        );
+        assert_eq!(anchors("<a href=1>a</A>b<A HREF=2>c</a >d"), ["a", "c"]);
+        // Markup inside is not text and breaks no word; hidden content is
+        // not text at all.
+        assert_eq!(
+            anchors(
+                "<a href=1><!-- c -->Go<b>ld</b> <img alt=x src=y><script>var x</script><textarea>t</textarea>!</a>"
+            ),
+            ["Gold !"]
+        );
+        assert_eq!(
+            anchors("<a href=1>to the end <p>of the page"),
+            ["to the end of the page"]
+        );
+        assert_eq!(anchors("<a href=1></a><a href=2>"), ["", ""]);
+        // A heading ends at another heading's start or end tag.
+        let f = extract(b"<h1>One <em>two</em><h2>sub</h2>after</h1>", None).expect("html");
+        assert_eq!((f.h1.as_deref(), f.h1_count), (Some("One two"), 1));
+        // The title is the first `<title>`'s content as written, markup and
+        // all (escapable raw text); an empty one is none.
+        let f = extract(b"<title>a <b> &amp; c</title><title>second</title>", None).expect("html");
+        assert_eq!(f.title.as_deref(), Some("a <b> & c"));
+        let f = extract(b"<title></title><title>second</title>", None).expect("html");
+        assert_eq!(f.title, None);
+        let f = extract(b"<title>runs to the end", None).expect("html");
+        assert_eq!(f.title.as_deref(), Some("runs to the end"));
+    }
+
+    #[test]
+    fn the_markup_walk_stops_where_it_is_told_and_where_markup_is_cut() {
+        let page = b"x<b>y</b><!--c-->z<script>s</script>w";
+        let mut seen = Vec::new();
+        walk_markup(page, 0, |m| {
+            seen.push(match m {
+                Markup::Text { at, run } => format!("{at}:{}", String::from_utf8_lossy(run)),
+                Markup::Start(n) => format!("<{}", String::from_utf8_lossy(n)),
+                Markup::End(n) => format!("</{}", String::from_utf8_lossy(n)),
+                Markup::Other => "!".to_owned(),
+            });
+            ControlFlow::Continue(())
+        });
+        assert_eq!(
+            seen,
+            [
+                "0:x", "<b", "4:y", "</b", "!", "17:z", "<script", "</script", "36:w"
+            ]
+        );
+        let mut texts = 0;
+        walk_markup(page, 0, |m| {
+            if matches!(m, Markup::Text { .. }) {
+                texts += 1;
+            }
+            if texts == 2 {
+                ControlFlow::Break(())
+            } else {
+                ControlFlow::Continue(())
+            }
+        });
+        assert_eq!(texts, 2, "stopped at the second text");
+        // A page cut inside a tag gives no text after it.
+        let mut runs = Vec::new();
+        walk_markup(b"a<b c='>", 0, |m| {
+            if let Markup::Text { run, .. } = m {
+                runs.push(run.to_vec());
+            }
+            ControlFlow::Continue(())
+        });
+        assert_eq!(runs, [b"a".to_vec()]);
     }
 }
 
