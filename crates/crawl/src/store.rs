@@ -1243,6 +1243,15 @@ fn sqlite(path: &Path, what: &str, e: &rusqlite::Error) -> Error {
 mod tests {
     use super::*;
 
+    /// The names of a table's indexes, in order.
+    fn index_names(conn: &Connection, table: &str) -> Vec<String> {
+        conn.prepare(
+            "SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = ?1 ORDER BY name",
+        )
+        .and_then(|mut st| st.query_map([table], |r| r.get(0))?.collect())
+        .expect("indexes")
+    }
+
     struct TempDir(PathBuf);
 
     impl TempDir {
@@ -1756,11 +1765,7 @@ CREATE TABLE throttle_events (
                 (7, "https://example.com/q".to_owned(), "queued".to_owned()),
             ]
         );
-        let indexes: Vec<String> = conn
-            .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'urls' ORDER BY name")
-            .and_then(|mut st| st.query_map([], |r| r.get(0))?.collect())
-            .expect("indexes");
-        assert_eq!(indexes, ["urls_queued", "urls_url"]);
+        assert_eq!(index_names(conn, "urls"), ["urls_queued", "urls_url"]);
         let twice = conn.execute(
             "INSERT INTO urls VALUES (8, 'https://example.com/b', 1, 'link', 'queued', NULL, NULL)",
             [],
@@ -1837,10 +1842,7 @@ CREATE TABLE throttle_events (
             ]
         );
         // In-links are indexed again, and the table has its key.
-        let indexes: Vec<String> = conn
-            .prepare("SELECT name FROM sqlite_master WHERE type = 'index' AND tbl_name = 'links'")
-            .and_then(|mut st| st.query_map([], |r| r.get(0))?.collect())
-            .expect("indexes");
+        let indexes = index_names(conn, "links");
         assert!(indexes.contains(&"links_target".to_owned()), "{indexes:?}");
         assert!(!indexes.contains(&"links_source".to_owned()), "{indexes:?}");
         let duplicate = conn.execute(
