@@ -506,66 +506,51 @@ mod tests {
             merged.meta("state").expect("meta").as_deref(),
             Some("finished")
         );
-        // Stores of another crawl are refused, naming the file.
-        let other = dir.join("other.db");
-        store(
-            &other,
-            &Batch {
-                meta: vec![("seed".to_owned(), "https://other.example/".to_owned())],
-                ..Batch::default()
-            },
+        // A store beside `a` whose meta says `meta` is refused: the error
+        // names the store and holds `words`, and nothing is written.
+        let refused = |name: &str, meta: &[(&str, &str)], words: &[&str]| {
+            let other = dir.join(name);
+            store(
+                &other,
+                &Batch {
+                    meta: meta
+                        .iter()
+                        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+                        .collect(),
+                    ..Batch::default()
+                },
+            );
+            let err =
+                merge_stores(&dir.join("no.db"), &[a.clone(), other.clone()]).expect_err("refused");
+            assert!(
+                matches!(&err, Error::Store { path, message } if *path == other
+                    && words.iter().all(|w| message.contains(w))),
+                "{err}"
+            );
+            assert!(!dir.join("no.db").exists());
+        };
+        // Stores of another crawl.
+        refused("other.db", &[("seed", "https://other.example/")], &[]);
+        // Stores whose fingerprints read the text another way (a store
+        // that does not name its reading has the older one).
+        refused(
+            "newer.db",
+            &[
+                ("seed", "https://example.com/"),
+                (TextReading::META, TextReading::Scan.name()),
+            ],
+            &["markup-scan"],
         );
-        let err =
-            merge_stores(&dir.join("no.db"), &[a.clone(), other.clone()]).expect_err("refused");
-        assert!(
-            matches!(&err, Error::Store { path, .. } if *path == other),
-            "{err}"
+        // Stores whose bodies are hashed another way (a store that does
+        // not name its hash has FNV-1a).
+        refused(
+            "hashed.db",
+            &[
+                ("seed", "https://example.com/"),
+                (BodyHash::META, BodyHash::Xxh3.name()),
+            ],
+            &["xxh3-64", "fnv1a-64"],
         );
-        assert!(!dir.join("no.db").exists());
-        // So are stores whose fingerprints read the text another way (a
-        // store that does not name its reading has the older one).
-        let newer = dir.join("newer.db");
-        store(
-            &newer,
-            &Batch {
-                meta: vec![
-                    ("seed".to_owned(), "https://example.com/".to_owned()),
-                    (
-                        TextReading::META.to_owned(),
-                        TextReading::Scan.name().to_owned(),
-                    ),
-                ],
-                ..Batch::default()
-            },
-        );
-        let err =
-            merge_stores(&dir.join("no.db"), &[a.clone(), newer.clone()]).expect_err("refused");
-        assert!(
-            matches!(&err, Error::Store { path, message } if *path == newer
-                && message.contains("markup-scan")),
-            "{err}"
-        );
-        assert!(!dir.join("no.db").exists());
-        // And stores whose bodies are hashed another way (a store that
-        // does not name its hash has FNV-1a).
-        let hashed = dir.join("hashed.db");
-        store(
-            &hashed,
-            &Batch {
-                meta: vec![
-                    ("seed".to_owned(), "https://example.com/".to_owned()),
-                    (BodyHash::META.to_owned(), BodyHash::Xxh3.name().to_owned()),
-                ],
-                ..Batch::default()
-            },
-        );
-        let err = merge_stores(&dir.join("no.db"), &[a, hashed.clone()]).expect_err("refused");
-        assert!(
-            matches!(&err, Error::Store { path, message } if *path == hashed
-                && message.contains("xxh3-64") && message.contains("fnv1a-64")),
-            "{err}"
-        );
-        assert!(!dir.join("no.db").exists());
         let _ = std::fs::remove_dir_all(&dir);
     }
 }
