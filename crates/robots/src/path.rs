@@ -17,7 +17,7 @@ pub fn path_of(url: &str) -> Cow<'_, str> {
     let b = url.as_bytes();
     // Most URLs asked about start with `https://` or `http://`: the path
     // is the first `/`, `?` or `;` after it, up to the first `#`, unless a
-    // `#` comes first. Two vector searches find both.
+    // `#` comes first.
     let scheme_end = if b.starts_with(b"https://") {
         8
     } else if b.starts_with(b"http://") {
@@ -26,13 +26,27 @@ pub fn path_of(url: &str) -> Cow<'_, str> {
         0
     };
     if scheme_end > 0 {
-        let rest = &b[scheme_end..];
-        let hash = memchr::memchr(b'#', rest).unwrap_or(rest.len());
-        let Some(p) = memchr::memchr3(b'/', b'?', b';', &rest[..hash]) else {
-            return Cow::Borrowed("/");
+        // The path starts at the first `/`, `?` or `;` after the scheme,
+        // unless a `#` comes first; it ends at the next `#`. A URL of up to
+        // 64 bytes is read as two bit masks, longer ones searched.
+        let (p, end) = match swar::masks(b, PATH_OR_FRAGMENT, b'#') {
+            Some([ends_host, hash]) => {
+                let from = |mask: u64, at: usize| {
+                    (mask & u64::MAX.checked_shl(at as u32).unwrap_or(0)).trailing_zeros() as usize
+                };
+                let p = from(ends_host, scheme_end);
+                (p, from(hash, p + 1).min(b.len()))
+            }
+            None => {
+                let p = first_of(b, scheme_end, PATH_OR_FRAGMENT).unwrap_or(b.len());
+                (p, if p < b.len() { fragment(b, p + 1) } else { p })
+            }
         };
-        let path = &url[scheme_end + p..scheme_end + hash];
-        return if rest[p] == b'/' {
+        if p >= b.len() || b[p] == b'#' {
+            return Cow::Borrowed("/");
+        }
+        let path = &url[p..end];
+        return if b[p] == b'/' {
             Cow::Borrowed(path)
         } else {
             Cow::Owned(format!("/{path}"))
@@ -58,16 +72,23 @@ pub fn path_of(url: &str) -> Cow<'_, str> {
         early
     };
     // No `#` comes before the path (the scans above stop at one).
-    let end = if b.len() - path_start > 64 {
-        memchr::memchr(b'#', &b[path_start..]).map(|i| i + path_start)
-    } else {
-        swar::first_of(b, path_start, b.len(), [b'#'])
-    };
-    let path = &url[path_start..end.unwrap_or(b.len())];
+    let path = &url[path_start..fragment(b, path_start)];
     if b[path_start] == b'/' {
         Cow::Borrowed(path)
     } else {
         Cow::Owned(format!("/{path}"))
+    }
+}
+
+/// Where the fragment of `url` starts (its first `#` at or after `from`),
+/// or its end: a block at a time for the usual short path, by `memchr`
+/// for long ones.
+#[inline]
+fn fragment(url: &[u8], from: usize) -> usize {
+    if url.len() - from > 64 {
+        memchr::memchr(b'#', &url[from..]).map_or(url.len(), |i| i + from)
+    } else {
+        swar::first_of(url, from, url.len(), [b'#']).unwrap_or(url.len())
     }
 }
 
@@ -339,11 +360,14 @@ mod tests {
             assert_eq!(path_of(&url), path_of_plainly(&url), "{url:?}");
             let long = format!("https://example.com/{}{url}", "p".repeat(70));
             assert_eq!(path_of(&long), path_of_plainly(&long), "{long:?}");
-            // The fast way for `http://` and `https://`, with a host that
-            // may end in any of the characters that end one.
+            // The fast ways for `http://` and `https://` (bit masks of the
+            // whole URL from 16 to 64 bytes, a search otherwise), with a
+            // host that may end in any of the characters that end one.
             for scheme in ["https://", "http://"] {
-                let u = format!("{scheme}{url}");
-                assert_eq!(path_of(&u), path_of_plainly(&u), "{u:?}");
+                for times in 1..=3 {
+                    let u = format!("{scheme}{}", url.repeat(times));
+                    assert_eq!(path_of(&u), path_of_plainly(&u), "{u:?}");
+                }
             }
         }
     }

@@ -1,6 +1,9 @@
-//! Searching short byte strings eight bytes at a time. URLs, paths and
-//! patterns are a few dozen bytes: setting up a vector search costs more
-//! than reading them a word at a time.
+//! Searching short byte strings sixteen bytes at a time (one SSE2
+//! comparison per needle, where the target has SSE2) or eight (one word,
+//! elsewhere and for slices shorter than sixteen bytes). URLs, paths and
+//! patterns are a few dozen bytes: setting up a general vector search
+//! (`memchr`'s runtime dispatch, alignment and unrolled loops) costs more
+//! than reading them a block at a time.
 
 const ONES: u64 = 0x0101_0101_0101_0101;
 const LOW: u64 = ONES * 0x7F;
@@ -20,9 +23,92 @@ fn word(bytes: &[u8], at: usize) -> u64 {
     u64::from_le_bytes(w)
 }
 
+/// Sixteen bytes compared at once with SSE2.
+#[cfg(all(
+    any(target_arch = "x86", target_arch = "x86_64"),
+    target_feature = "sse2"
+))]
+mod block {
+    use safe_arch::{
+        bitor_m128i, cmp_eq_mask_i8_m128i, load_unaligned_m128i, m128i, move_mask_i8_m128i,
+        set_splat_i8_m128i,
+    };
+
+    /// Bytes in a block.
+    pub(super) const WIDTH: usize = 16;
+
+    /// Needles, each repeated over a block.
+    #[derive(Clone, Copy)]
+    pub(super) struct Needles<const N: usize>([m128i; N]);
+
+    impl<const N: usize> Needles<N> {
+        #[inline(always)]
+        pub(super) fn new(needles: [u8; N]) -> Self {
+            Needles(needles.map(|n| set_splat_i8_m128i(n.cast_signed())))
+        }
+
+        /// A bit for each byte of `bytes[at..at + 16]` that is a needle,
+        /// the lowest for the first byte.
+        #[inline(always)]
+        pub(super) fn hits(&self, bytes: &[u8], at: usize) -> u32 {
+            let Some(Ok(block)) = bytes.get(at..at + WIDTH).map(<&[u8; WIDTH]>::try_from) else {
+                return 0;
+            };
+            let v = load_unaligned_m128i(block);
+            let m = self.0[1..]
+                .iter()
+                .fold(cmp_eq_mask_i8_m128i(v, self.0[0]), |m, &n| {
+                    bitor_m128i(m, cmp_eq_mask_i8_m128i(v, n))
+                });
+            move_mask_i8_m128i(m).cast_unsigned()
+        }
+    }
+
+    /// See [`super::masks`].
+    #[inline]
+    pub(super) fn masks<const N: usize>(bytes: &[u8], any: [u8; N], one: u8) -> Option<[u64; 2]> {
+        let len = bytes.len();
+        if !(WIDTH..=4 * WIDTH).contains(&len) {
+            return None;
+        }
+        let any = Needles::new(any);
+        let one = Needles::new([one]);
+        let mut out = [0u64; 2];
+        for i in 0..4 {
+            let at = (i * WIDTH).min(len - WIDTH);
+            out[0] |= u64::from(any.hits(bytes, at)) << at;
+            out[1] |= u64::from(one.hits(bytes, at)) << at;
+        }
+        Some(out)
+    }
+}
+
+/// Two bit masks of `bytes`, a bit per byte, the lowest for the first:
+/// the bytes that are one of `any`, and those equal to `one`; when the
+/// slice has 16 to 64 bytes and the target compares sixteen at once,
+/// `None` otherwise (then search with [`first_of`]). Four blocks cover the
+/// slice, the last ones overlapping, so that the work does not depend on
+/// its length: no loop exit for a new length to mispredict.
+#[inline]
+pub(crate) fn masks<const N: usize>(bytes: &[u8], any: [u8; N], one: u8) -> Option<[u64; 2]> {
+    #[cfg(all(
+        any(target_arch = "x86", target_arch = "x86_64"),
+        target_feature = "sse2"
+    ))]
+    return block::masks(bytes, any, one);
+    #[cfg(not(all(
+        any(target_arch = "x86", target_arch = "x86_64"),
+        target_feature = "sse2"
+    )))]
+    {
+        let _ = (bytes, any, one);
+        None
+    }
+}
+
 /// The first index in `from..end` whose byte is one of `needles` (`end` at
-/// most `bytes.len()`). Words are read past `end` but never past `bytes`;
-/// the last is the word that ends the slice, so no byte loop runs unless
+/// most `bytes.len()`). Blocks are read past `end` but never past `bytes`;
+/// the last is the block that ends the slice, so no byte loop runs unless
 /// the whole slice is shorter than a word.
 #[inline]
 pub(crate) fn first_of<const N: usize>(
@@ -31,6 +117,32 @@ pub(crate) fn first_of<const N: usize>(
     end: usize,
     needles: [u8; N],
 ) -> Option<usize> {
+    #[cfg(all(
+        any(target_arch = "x86", target_arch = "x86_64"),
+        target_feature = "sse2"
+    ))]
+    if bytes.len() >= block::WIDTH {
+        use block::WIDTH;
+        let blocks = block::Needles::new(needles);
+        while from < end {
+            if from + WIDTH <= bytes.len() {
+                let h = blocks.hits(bytes, from);
+                if h != 0 {
+                    let i = from + h.trailing_zeros() as usize;
+                    return (i < end).then_some(i);
+                }
+                from += WIDTH;
+            } else {
+                // The block ending the slice, less the bytes before `from`
+                // (within its last sixteen bytes).
+                let start = bytes.len() - WIDTH;
+                let h = blocks.hits(bytes, start) & (u32::MAX << (from - start));
+                let i = start + h.trailing_zeros() as usize;
+                return (h != 0 && i < end).then_some(i);
+            }
+        }
+        return None;
+    }
     let patterns = needles.map(|n| ONES * u64::from(n));
     let hits = |w: u64| patterns.iter().fold(0, |h, &p| h | zero_bytes(w ^ p));
     while from < end {
@@ -78,6 +190,31 @@ mod tests {
             proptest::prop_assert_eq!(first_of(&bytes, from, end, [b'/', b'#']), plain);
             let plain = (from..end).find(|&i| bytes[i] == b'?');
             proptest::prop_assert_eq!(first_of(&bytes, from, end, [b'?']), plain);
+        }
+
+        /// The bit masks of a slice, byte by byte; `None` only outside 16
+        /// to 64 bytes.
+        #[test]
+        fn masks_are_the_needles_bytes(
+            bytes in proptest::collection::vec(proptest::sample::select(b"ab/#?".to_vec()), 0..80),
+        ) {
+            let plain = |f: &dyn Fn(u8) -> bool| {
+                bytes.iter().enumerate().filter(|(_, b)| f(**b)).fold(0u64, |m, (i, _)| m | 1 << i)
+            };
+            match masks(&bytes, [b'/', b'#'], b'?') {
+                Some([any, one]) => {
+                    proptest::prop_assert!((16..=64).contains(&bytes.len()));
+                    proptest::prop_assert_eq!(any, plain(&|b| b == b'/' || b == b'#'));
+                    proptest::prop_assert_eq!(one, plain(&|b| b == b'?'));
+                }
+                None => proptest::prop_assert!(
+                    !(16..=64).contains(&bytes.len())
+                        || cfg!(not(all(
+                            any(target_arch = "x86", target_arch = "x86_64"),
+                            target_feature = "sse2"
+                        )))
+                ),
+            }
         }
     }
 }
