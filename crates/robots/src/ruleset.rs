@@ -660,16 +660,20 @@ fn verdict(rules: &[Rule], rule: u32, order: Order) -> Verdict {
 /// two such numbers differ, they order the slices as the slices' bytes do.
 #[inline]
 fn head_be(bytes: &[u8]) -> u128 {
-    let mut b = [0u8; 16];
-    match bytes.get(..16) {
-        Some(first) => b.copy_from_slice(first),
-        None => {
-            for (w, &x) in b.iter_mut().zip(bytes) {
-                *w = x;
-            }
-        }
+    if let Some(first) = bytes.first_chunk::<16>() {
+        return u128::from_be_bytes(*first);
     }
-    u128::from_be_bytes(b)
+    let n = bytes.len();
+    let high = u128::from(head_word(bytes).swap_bytes()) << 64;
+    match bytes.get(n.saturating_sub(8)..) {
+        // Eight to fifteen bytes: the word ending the slice, its bytes
+        // before the ninth shifted out.
+        Some(last) if n > 8 => {
+            let last = u64::from_be_bytes(last.try_into().unwrap_or_default());
+            high | u128::from(last << (8 * (16 - n)))
+        }
+        _ => high,
+    }
 }
 
 /// How many of the first bytes of `a` and `b` are equal, eight at a time
@@ -797,18 +801,27 @@ fn deepest(p: Packed<'_>, path: &[u8]) -> Option<usize> {
 }
 
 /// The first eight bytes of `bytes` (zeros after its end), as one word.
+/// A shorter slice is read as two overlapping loads (no copy loop, which
+/// the compiler would make a call to `memcpy`).
 #[inline]
 fn head_word(bytes: &[u8]) -> u64 {
-    let mut b = [0u8; 8];
-    match bytes.get(..8) {
-        Some(first) => b.copy_from_slice(first),
-        None => {
-            for (w, &x) in b.iter_mut().zip(bytes) {
-                *w = x;
-            }
-        }
+    if let Some(first) = bytes.first_chunk::<8>() {
+        return u64::from_le_bytes(*first);
     }
-    u64::from_le_bytes(b)
+    let n = bytes.len();
+    if n >= 4 {
+        let four = |at: usize| {
+            u64::from(u32::from_le_bytes(
+                bytes[at..at + 4].try_into().unwrap_or_default(),
+            ))
+        };
+        four(0) | four(n - 4) << (8 * (n - 4))
+    } else if n > 0 {
+        let byte = |at: usize| u64::from(bytes[at]) << (8 * at);
+        byte(0) | byte(n / 2) | byte(n - 1)
+    } else {
+        0
+    }
 }
 
 /// Which bytes of a head word count for a literal prefix of `len` bytes.
@@ -1336,6 +1349,22 @@ pub(crate) fn wild_match(pattern: &[u8], path: &[u8]) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The heads of every slice of up to twenty bytes of a text whose
+    /// bytes all differ are its first bytes, zero-padded.
+    #[test]
+    fn heads_are_the_first_bytes_padded() {
+        let text: Vec<u8> = (1..=20u8).map(|b| b.wrapping_mul(37) | 0x80).collect();
+        for n in 0..=text.len() {
+            let bytes = &text[..n];
+            let mut word = [0u8; 8];
+            let mut wide = [0u8; 16];
+            word[..n.min(8)].copy_from_slice(&bytes[..n.min(8)]);
+            wide[..n.min(16)].copy_from_slice(&bytes[..n.min(16)]);
+            assert_eq!(head_word(bytes), u64::from_le_bytes(word), "{n} bytes");
+            assert_eq!(head_be(bytes), u128::from_be_bytes(wide), "{n} bytes");
+        }
+    }
 
     #[test]
     fn literal_prefixes() {
