@@ -465,6 +465,12 @@ impl<'a> Packed<'a> {
         u64::from_le_bytes(array(self.bytes, 8 + k * PREFIX + 8))
     }
 
+    /// The next eight bytes of head `k`, likewise.
+    #[inline]
+    fn head_low(&self, k: usize) -> u64 {
+        u64::from_le_bytes(array(self.bytes, 8 + k * PREFIX))
+    }
+
     #[inline]
     fn entry(&self, k: usize) -> PrefixEntry {
         let e: [u8; PREFIX] = array(self.bytes, 8 + k * PREFIX);
@@ -692,11 +698,14 @@ fn common_prefix(a: &[u8], b: &[u8]) -> usize {
         }
         i += 8;
     }
-    i + a[i..]
-        .iter()
-        .zip(&b[i..])
-        .take_while(|(x, y)| x == y)
-        .count()
+    // The last bytes (fewer than eight) without a loop whose length a new
+    // path would mispredict: as the word ending both slices (its bytes
+    // before `i` are equal), or two short words.
+    let diff = match (a.last_chunk::<8>(), b.last_chunk::<8>()) {
+        (Some(x), Some(y)) => (u64::from_le_bytes(*x) ^ u64::from_le_bytes(*y), n - 8),
+        _ => (head_word(&a[i..]) ^ head_word(&b[i..]), i),
+    };
+    (diff.1 + (diff.0.trailing_zeros() / 8) as usize).min(n)
 }
 
 /// Whether `a` sorts at or before `b`, byte by byte.
@@ -710,29 +719,29 @@ fn not_after(a: &[u8], b: &[u8]) -> bool {
     }
 }
 
-/// How many heads are below `head`: a binary search on the heads' first
-/// eight bytes whose steps do not branch on the comparison (a conditional
-/// move: cold, a branch would go either way), then a walk over the few
-/// heads that share those eight bytes with the path.
+/// How many heads are below `head`: a binary search whose steps do not
+/// branch on the comparison (a conditional move: cold, a branch would go
+/// either way). The sixteen-byte comparison is made of two eight-byte ones
+/// combined without a branch.
 #[inline]
 fn heads_below(p: Packed<'_>, head: u128) -> usize {
     if p.prefix == 0 {
         return 0;
     }
-    let high = (head >> 64) as u64;
+    let (high, low) = ((head >> 64) as u64, head as u64);
+    let below = |k: usize| {
+        let h = p.head_high(k);
+        (h < high) | ((h == high) & (p.head_low(k) < low))
+    };
     let mut base = 0;
     let mut size = p.prefix;
     while size > 1 {
         let half = size / 2;
         let mid = base + half;
-        base = std::hint::select_unpredictable(p.head_high(mid) < high, mid, base);
+        base = std::hint::select_unpredictable(below(mid), mid, base);
         size -= half;
     }
-    let mut below = base + usize::from(p.head_high(base) < high);
-    while below < p.prefix && p.head(below) < head {
-        below += 1;
-    }
-    below
+    base + usize::from(below(base))
 }
 
 /// The first index in `lo..hi` where `pred` fails (it holds, then fails).
@@ -827,11 +836,8 @@ fn head_word(bytes: &[u8]) -> u64 {
 /// Which bytes of a head word count for a literal prefix of `len` bytes.
 #[inline]
 fn head_mask(len: usize) -> u64 {
-    match len {
-        0 => 0,
-        1..8 => u64::MAX >> (64 - 8 * len),
-        _ => u64::MAX,
-    }
+    // No branch on the length: a shift of a wider number.
+    ((1u128 << (8 * len.min(8))) - 1) as u64
 }
 
 /// Flag in a packed entry's key: the rest of the pattern needs wildcard
@@ -842,6 +848,14 @@ const SCAN_WILD: u32 = 1 << 31;
 /// the rank (4), the key with `SCAN_WILD` (4) and the place of the tail
 /// (4).
 const ENTRY: usize = 24;
+
+#[inline]
+fn u64_at(bytes: &[u8], at: usize) -> u64 {
+    bytes
+        .get(at..at + 8)
+        .and_then(|b| b.try_into().ok())
+        .map_or(0, u64::from_le_bytes)
+}
 
 #[inline]
 fn u32_at(bytes: &[u8], at: usize) -> u32 {
@@ -933,63 +947,52 @@ pub(crate) fn scan(packed: &[u8], path: &[u8]) -> Option<Verdict> {
     let count = u32_at(packed, 0) as usize;
     let entries = packed.get(4..4 + count * ENTRY).unwrap_or_default();
     let word = head_word(path);
-    for e in entries.chunks_exact(ENTRY) {
-        let Ok(e) = <&[u8; ENTRY]>::try_from(e) else {
-            break;
-        };
-        let [
-            h0,
-            h1,
-            h2,
-            h3,
-            h4,
-            h5,
-            h6,
-            h7,
-            r0,
-            r1,
-            r2,
-            r3,
-            k0,
-            k1,
-            k2,
-            k3,
-            y0,
-            y1,
-            y2,
-            y3,
-            t0,
-            t1,
-            t2,
-            t3,
-        ] = *e;
-        let head = u64::from_le_bytes([h0, h1, h2, h3, h4, h5, h6, h7]);
-        let key = u32::from_le_bytes([y0, y1, y2, y3]);
-        let len = (key & !(SCAN_WILD | SHAPE_BITS)) as usize;
-        if (word ^ head) & head_mask(len) != 0 {
-            continue;
+    // First, without a branch per entry, the entries whose head the path
+    // has (a bit each, 64 entries at a time: a set that is always scanned
+    // has at most `SCAN_ALWAYS`); then each of those, best first, until one
+    // matches. A new path mispredicts the few candidates, not every entry.
+    for group in entries.chunks(64 * ENTRY) {
+        let mut candidates = 0u64;
+        for (k, e) in group.chunks_exact(ENTRY).enumerate() {
+            let head = u64_at(e, 0);
+            let len = (u32_at(e, 16) & !(SCAN_WILD | SHAPE_BITS)) as usize;
+            candidates |= u64::from((word ^ head) & head_mask(len) == 0) << k;
         }
-        let rank = u32::from_le_bytes([k0, k1, k2, k3]);
-        let tail = u32::from_le_bytes([t0, t1, t2, t3]) as usize;
-        let matched = if key & SCAN_WILD != 0 {
-            // The head settled the bytes before `from`.
-            let from = len.min(8);
-            let end = tail + (rank >> 1) as usize - from;
-            path.len() >= from
-                && Shape::from_bits(key)
-                    .matches(packed.get(tail..end).unwrap_or_default(), &path[from..])
-        } else {
-            path.len() >= len
-                && (len <= 8 || {
-                    let rest = packed.get(tail..tail + len - 8).unwrap_or_default();
-                    common_prefix(rest, &path[8..len]) == len - 8
-                })
-        };
-        if matched {
-            return Some(hit(u32::from_le_bytes([r0, r1, r2, r3])));
+        while candidates != 0 {
+            let k = candidates.trailing_zeros() as usize;
+            candidates &= candidates - 1;
+            let e = group.get(k * ENTRY..(k + 1) * ENTRY).unwrap_or_default();
+            if let Some(rule) = scan_entry(packed, e, path) {
+                return Some(hit(rule));
+            }
         }
     }
     None
+}
+
+/// Whether `path`, whose head matched entry `e` of a [`pack`]ed block, is
+/// matched by the entry's rule: that rule (with `ALLOWED`) if so.
+#[inline]
+fn scan_entry(packed: &[u8], e: &[u8], path: &[u8]) -> Option<u32> {
+    let rank = u32_at(e, 12);
+    let key = u32_at(e, 16);
+    let tail = u32_at(e, 20) as usize;
+    let len = (key & !(SCAN_WILD | SHAPE_BITS)) as usize;
+    let matched = if key & SCAN_WILD != 0 {
+        // The head settled the bytes before `from`.
+        let from = len.min(8);
+        let end = tail + (rank >> 1) as usize - from;
+        path.len() >= from
+            && Shape::from_bits(key)
+                .matches(packed.get(tail..end).unwrap_or_default(), &path[from..])
+    } else {
+        path.len() >= len
+            && (len <= 8 || {
+                let rest = packed.get(tail..tail + len - 8).unwrap_or_default();
+                common_prefix(rest, &path[8..len]) == len - 8
+            })
+    };
+    matched.then(|| u32_at(e, 8))
 }
 
 /// The rule that decides `path` among `rules`, trying each as it stands:
