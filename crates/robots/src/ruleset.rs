@@ -415,6 +415,29 @@ const WILD_AT: usize = 12;
 /// Bytes of a packed wildcard entry: the rank (8), the byte mask (8), the
 /// rule with `ALLOWED` (4) and the place of the pattern's rest (4 + 4).
 const WILD: usize = 28;
+/// Blocks with at least this many prefix entries (and at most
+/// `u16::MAX`) have a table: for each byte value `c`, how many entries
+/// sort before `/c` (then how many before `0`), so that a path `/c…` is
+/// searched among the entries that start with `/c` only: a few steps
+/// instead of about eight, each a load that waits for the one before.
+const TABLE_MIN: usize = 16;
+
+/// The bytes of each of the 257 counts of the table of a block with
+/// `prefix` prefix entries: 1 up to 255 entries, 2 up to `u16::MAX`, 0
+/// (no table) for fewer than [`TABLE_MIN`] or more.
+fn table_width(prefix: usize) -> usize {
+    match prefix {
+        0..TABLE_MIN => 0,
+        TABLE_MIN..=0xFF => 1,
+        0x100..=0xFFFF => 2,
+        _ => 0,
+    }
+}
+
+/// The bytes of that table, padded to eight.
+fn table_len(prefix: usize) -> usize {
+    (257 * table_width(prefix)).next_multiple_of(8)
+}
 
 /// `N` bytes of `bytes` from `at` (zeros past its end).
 #[inline]
@@ -427,7 +450,9 @@ fn array<const N: usize>(bytes: &[u8], at: usize) -> [u8; N] {
 
 /// The index of a set in one allocation, so that an answer follows no
 /// pointer from one part to another: a count of prefix entries and of
-/// wildcard entries, the prefix entries ([`PREFIX`] bytes each, sorted),
+/// wildcard entries, for a block of many prefix entries a table of where
+/// the entries of each second byte start ([`TABLE`]), the prefix entries
+/// ([`PREFIX`] bytes each, sorted),
 /// for each prefix entry the first of its wildcard entries (and the count
 /// after the last), the wildcard entries ([`WILD`] bytes each, best first
 /// within an entry), then the bytes they refer to: each prefix entry's
@@ -438,6 +463,8 @@ fn array<const N: usize>(bytes: &[u8], at: usize) -> [u8; N] {
 struct Packed<'a> {
     bytes: &'a [u8],
     prefix: usize,
+    /// Where the prefix entries start.
+    heads: usize,
     wild_at: usize,
     wild: usize,
 }
@@ -445,10 +472,12 @@ struct Packed<'a> {
 impl<'a> Packed<'a> {
     fn new(bytes: &'a [u8]) -> Packed<'a> {
         let prefix = u32_at(bytes, 0) as usize;
-        let wild_at = 8 + prefix * PREFIX;
+        let heads = 8 + table_len(prefix);
+        let wild_at = heads + prefix * PREFIX;
         Packed {
             bytes,
             prefix,
+            heads,
             wild_at,
             wild: wild_at + WILD_AT * prefix + 4,
         }
@@ -456,24 +485,24 @@ impl<'a> Packed<'a> {
 
     #[inline]
     fn head(&self, k: usize) -> u128 {
-        u128::from_le_bytes(array(self.bytes, 8 + k * PREFIX))
+        u128::from_le_bytes(array(self.bytes, self.heads + k * PREFIX))
     }
 
     /// The first eight bytes of head `k`, as a number that orders alike.
     #[inline]
     fn head_high(&self, k: usize) -> u64 {
-        u64::from_le_bytes(array(self.bytes, 8 + k * PREFIX + 8))
+        u64::from_le_bytes(array(self.bytes, self.heads + k * PREFIX + 8))
     }
 
     /// The next eight bytes of head `k`, likewise.
     #[inline]
     fn head_low(&self, k: usize) -> u64 {
-        u64::from_le_bytes(array(self.bytes, 8 + k * PREFIX))
+        u64::from_le_bytes(array(self.bytes, self.heads + k * PREFIX))
     }
 
     #[inline]
     fn entry(&self, k: usize) -> PrefixEntry {
-        let e: [u8; PREFIX] = array(self.bytes, 8 + k * PREFIX);
+        let e: [u8; PREFIX] = array(self.bytes, self.heads + k * PREFIX);
         let word = |i: usize| u32::from_le_bytes([e[i], e[i + 1], e[i + 2], e[i + 3]]);
         let mut head = [0u8; 16];
         head.copy_from_slice(&e[..16]);
@@ -485,6 +514,29 @@ impl<'a> Packed<'a> {
             },
             best: word(24),
             parent: word(28),
+        }
+    }
+
+    /// The entries that may share the first two bytes of `path`: those
+    /// that start with them when the block has a table and the path starts
+    /// with `/` and another byte; all of them otherwise.
+    #[inline]
+    fn candidates(&self, path: &[u8]) -> (usize, usize) {
+        match path {
+            [b'/', c, ..] if self.heads > 8 => {
+                let c = usize::from(*c);
+                if self.prefix <= 0xFF {
+                    let [lo, hi] = array(self.bytes, 8 + c);
+                    (usize::from(lo), usize::from(hi))
+                } else {
+                    let [l0, l1, h0, h1] = array(self.bytes, 8 + 2 * c);
+                    (
+                        usize::from(u16::from_le_bytes([l0, l1])),
+                        usize::from(u16::from_le_bytes([h0, h1])),
+                    )
+                }
+            }
+            _ => (0, self.prefix),
         }
     }
 
@@ -539,7 +591,13 @@ pub(crate) fn pack_index(
     let prefix = set.prefix.of(&index.prefix);
     let wild_at = set.prefix.of(&index.wild_at);
     let wild = set.wild.of(&index.wild);
-    let tails_at = 8 + prefix.len() * PREFIX + WILD_AT * prefix.len() + 4 + wild.len() * WILD;
+    let width = table_width(prefix.len());
+    let tails_at = 8
+        + table_len(prefix.len())
+        + prefix.len() * PREFIX
+        + WILD_AT * prefix.len()
+        + 4
+        + wild.len() * WILD;
     let mut out = Vec::with_capacity(tails_at);
     let mut tails: Vec<u8> = Vec::new();
     let mut place = |bytes: &[u8], out: &mut Vec<u8>| {
@@ -549,6 +607,20 @@ pub(crate) fn pack_index(
     };
     out.extend_from_slice(&to_u32(prefix.len()).to_le_bytes());
     out.extend_from_slice(&to_u32(wild.len()).to_le_bytes());
+    if width > 0 {
+        // Entries sort by their bytes: those before `/c` are a prefix of
+        // the array.
+        let mut before = |key: &[u8]| {
+            let n = prefix
+                .partition_point(|e| &text[e.bytes.start as usize..e.bytes.end as usize] < key);
+            out.extend_from_slice(&n.to_le_bytes()[..width]);
+        };
+        for c in 0..=u8::MAX {
+            before(&[b'/', c]);
+        }
+        before(b"0");
+        out.resize(8 + table_len(prefix.len()), 0);
+    }
     for e in prefix {
         out.extend_from_slice(&e.head.to_le_bytes());
         place(
@@ -724,17 +796,19 @@ fn not_after(a: &[u8], b: &[u8]) -> bool {
 /// either way). The sixteen-byte comparison is made of two eight-byte ones
 /// combined without a branch.
 #[inline]
-fn heads_below(p: Packed<'_>, head: u128) -> usize {
-    if p.prefix == 0 {
-        return 0;
+fn heads_below(p: Packed<'_>, head: u128, path: &[u8]) -> usize {
+    // Entries before `lo` sort before the path, those from `hi` after it.
+    let (lo, hi) = p.candidates(path);
+    if lo >= hi {
+        return lo;
     }
     let (high, low) = ((head >> 64) as u64, head as u64);
     let below = |k: usize| {
         let h = p.head_high(k);
         (h < high) | ((h == high) & (p.head_low(k) < low))
     };
-    let mut base = 0;
-    let mut size = p.prefix;
+    let mut base = lo;
+    let mut size = hi - lo;
     while size > 1 {
         let half = size / 2;
         let mid = base + half;
@@ -764,7 +838,7 @@ fn deepest(p: Packed<'_>, path: &[u8]) -> Option<usize> {
     // path's are before it, above it after; only those with the same head
     // need their bytes compared.
     let head = head_be(path);
-    let below = heads_below(p, head);
+    let below = heads_below(p, head, path);
     // Most paths share their head with no entry or a few: gallop over
     // the run of equal heads rather than search the rest of the array.
     let found = if below < p.prefix && p.head(below) == head {
@@ -1509,6 +1583,42 @@ mod tests {
     /// A set over the rules `ids` of `t`, indexed.
     fn indexed(t: &Tables, ids: &[u32], wildcards: bool, order: Order) -> Box<[u8]> {
         pack_index(t.text.as_bytes(), &t.rules, ids, wildcards, order)
+    }
+
+    /// Blocks of many prefix entries search only those that share a path's
+    /// second byte, through a table of one byte a count up to 255 entries
+    /// and two beyond: every size answers as the rules tried one by one.
+    #[test]
+    fn tables_of_first_bytes_keep_the_answers() {
+        for count in [15, 16, 17, 255, 256, 300] {
+            let patterns: Vec<String> = (0..count)
+                .map(|i| {
+                    let second = char::from(b"abz/0*$"[i % 7]);
+                    format!("/{second}{}", i / 7)
+                })
+                .collect();
+            let rules: Vec<(&str, bool)> = patterns
+                .iter()
+                .enumerate()
+                .map(|(i, p)| (p.as_str(), i % 3 == 0))
+                .collect();
+            let t = tables(&rules);
+            let ids: Vec<u32> = (0..to_u32(rules.len())).collect();
+            let text = t.text.as_bytes();
+            for order in [Order::Longest, Order::First] {
+                let index = indexed(&t, &ids, true, order);
+                let mut paths: Vec<String> = patterns
+                    .iter()
+                    .flat_map(|p| [p.clone(), format!("{p}x"), format!("{p}1")])
+                    .collect();
+                paths.extend(["", "/", "/a", "/z9", "/~", "a/b", "/\u{0}"].map(String::from));
+                for path in &paths {
+                    let want = scan_rules(text, &t.rules, true, order, path.as_bytes());
+                    let got = decide(&index, path.as_bytes());
+                    assert_eq!(got, want, "{count} rules, {order:?}, {path:?}");
+                }
+            }
+        }
     }
 
     #[test]
