@@ -254,6 +254,13 @@ fn byte_mask(bytes: &[u8]) -> u64 {
     chunks.remainder().iter().fold(a | b, |m, &x| m | bit(x))
 }
 
+/// The [`byte_mask`] of the bytes a path must hold for a wildcard pattern
+/// to match it: all but `*` and a final `$`.
+fn wild_mask(pattern: &[u8]) -> u64 {
+    let literal = pattern.strip_suffix(b"$").unwrap_or(pattern);
+    byte_mask(literal) & !byte_mask(b"*")
+}
+
 fn pattern<'a>(text: &'a [u8], rule: &Rule) -> &'a [u8] {
     &text[rule.pattern.start as usize..rule.pattern.end as usize]
 }
@@ -344,9 +351,7 @@ pub(crate) fn build_set(
         let here = group.iter().find(|it| !it.2).map_or(NONE, |it| it.1);
         let wild_at = to_u32(index.wild.len());
         for &(_, id, _) in group.iter().filter(|it| it.2) {
-            let pat = pattern(text, &rules[id as usize]);
-            let literal = pat.strip_suffix(b"$").unwrap_or(pat);
-            let mask = byte_mask(literal) & !byte_mask(b"*");
+            let mask = wild_mask(pattern(text, &rules[id as usize]));
             let rank = rules[id as usize].rank_key(order);
             index.wild.push(WildEntry {
                 rank,
@@ -919,9 +924,14 @@ fn head_mask(len: usize) -> u64 {
 const SCAN_WILD: u32 = 1 << 31;
 
 /// Bytes of one packed entry: the head (8), the rule with `ALLOWED` (4),
-/// the rank (4), the key with `SCAN_WILD` (4) and the place of the tail
-/// (4).
-const ENTRY: usize = 24;
+/// the rank (4), the key with `SCAN_WILD` (4), the place of the tail (4)
+/// and, for a wildcard rule, the [`wild_mask`] of its pattern (8; zero for
+/// a prefix rule).
+const ENTRY: usize = 32;
+
+/// Flag in a packed block's count: some entry is a wildcard rule, so a
+/// scan makes the path's [`byte_mask`].
+const SCAN_ANY_WILD: u32 = 1 << 31;
 
 #[inline]
 fn u64_at(bytes: &[u8], at: usize) -> u64 {
@@ -973,7 +983,13 @@ pub(crate) fn pack(
     }
     let count = ids.len();
     let mut out = Vec::with_capacity(4 + count * ENTRY);
-    out.extend_from_slice(&to_u32(count).to_le_bytes());
+    let any_wild = ids
+        .iter()
+        .any(|&id| literal_prefix(pattern(text, &rules[id as usize]), wildcards).1);
+    out.extend_from_slice(
+        &(to_u32(count).min(!SCAN_ANY_WILD) | if any_wild { SCAN_ANY_WILD } else { 0 })
+            .to_le_bytes(),
+    );
     let mut tails: Vec<u8> = Vec::new();
     let tails_at = 4 + count * ENTRY;
     for id in ids {
@@ -998,6 +1014,7 @@ pub(crate) fn pack(
             };
         out.extend_from_slice(&key.to_le_bytes());
         out.extend_from_slice(&to_u32(tails_at + tails.len()).to_le_bytes());
+        out.extend_from_slice(&(if wild { wild_mask(pat) } else { 0 }).to_le_bytes());
         tails.extend_from_slice(tail);
     }
     out.extend_from_slice(&tails);
@@ -1018,9 +1035,17 @@ fn packable(rules: &[Rule], order: Order) -> bool {
 /// The rule that decides `path` among the rules of a [`pack`]ed block: the
 /// answer of [`decide`] for a set over the same rules.
 pub(crate) fn scan(packed: &[u8], path: &[u8]) -> Option<Verdict> {
-    let count = u32_at(packed, 0) as usize;
+    let flagged = u32_at(packed, 0);
+    let count = (flagged & !SCAN_ANY_WILD) as usize;
     let entries = packed.get(4..4 + count * ENTRY).unwrap_or_default();
     let word = head_word(path);
+    // The bytes of the path, for wildcard rules whose literal bytes it
+    // lacks; every path has all a prefix rule's (its mask is zero).
+    let have = if flagged & SCAN_ANY_WILD != 0 {
+        byte_mask(path)
+    } else {
+        u64::MAX
+    };
     // First, without a branch per entry, the entries whose head the path
     // has (a bit each, 64 entries at a time: a set that is always scanned
     // has at most `SCAN_ALWAYS`); then each of those, best first, until one
@@ -1030,7 +1055,8 @@ pub(crate) fn scan(packed: &[u8], path: &[u8]) -> Option<Verdict> {
         for (k, e) in group.chunks_exact(ENTRY).enumerate() {
             let head = u64_at(e, 0);
             let len = (u32_at(e, 16) & !(SCAN_WILD | SHAPE_BITS)) as usize;
-            candidates |= u64::from((word ^ head) & head_mask(len) == 0) << k;
+            let holds = ((word ^ head) & head_mask(len) == 0) & (u64_at(e, 24) & !have == 0);
+            candidates |= u64::from(holds) << k;
         }
         while candidates != 0 {
             let k = candidates.trailing_zeros() as usize;
