@@ -1174,9 +1174,10 @@ fn load_lines(block: &[u8]) {
     std::hint::black_box(acc);
 }
 
-/// How much of a block [`load_on_switch`] loads: the prefix entries and
-/// what follows them in most blocks.
-const LOAD_LINES: usize = 4096;
+/// How much of a block [`load_on_switch`] loads: all of most blocks, and
+/// the table, prefix entries and wildcard records of large ones (a
+/// wildcard answer reads the records after the entries).
+const LOAD_LINES: usize = 16384;
 
 /// Sets with at most this many rules are always answered by a scan.
 const SCAN_ALWAYS: usize = 16;
