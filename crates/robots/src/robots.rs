@@ -642,21 +642,22 @@ impl<'r> Matcher<'r> {
     #[must_use]
     pub fn is_allowed(&self, url: &str) -> bool {
         // The deciding rule is not asked for: it is not looked up.
-        self.decide_path(path_of(url).as_bytes(), false).allowed
+        self.decide_path::<false>(path_of(url).as_bytes()).allowed
     }
 
     /// The decision for a path that is already the path, parameters and
     /// query of a URL (as [`path_of`] gives), not yet normalised.
     #[must_use]
     pub fn check_path(&self, path: &[u8]) -> Decision {
-        self.decide_path(path, true)
+        self.decide_path::<true>(path)
     }
 
-    /// The decision for `path`. With `reason` set, the deciding rule is
-    /// known by its index in the file, with its line; without, only
-    /// `allowed` is to be read.
+    /// The decision for `path`. With `REASON`, the deciding rule is known
+    /// by its index in the file, with its line; without, only `allowed` is
+    /// to be read (a constant, so that `is_allowed` carries no code for
+    /// the reason).
     #[inline]
-    fn decide_path(&self, path: &[u8], reason: bool) -> Decision {
+    fn decide_path<const REASON: bool>(&self, path: &[u8]) -> Decision {
         let robots = self.robots;
         let profile = &robots.profile;
         decide(profile, self.set, path, |set, path| {
@@ -665,7 +666,7 @@ impl<'r> Matcher<'r> {
             let v = set
                 .lazy
                 .decide(text, rules, profile.wildcards, order_of(profile), path)?;
-            Some(if reason {
+            Some(if REASON {
                 let rule = set.file_index(robots, v.rule);
                 Hit {
                     allowed: v.allowed,
@@ -822,22 +823,22 @@ impl RobotMatcher {
     #[must_use]
     pub fn is_allowed(&self, url: &str) -> bool {
         // The deciding rule's index is not asked for: it stays local.
-        self.decide_path(path_of(url).as_bytes(), false).allowed
+        self.decide_path::<false>(path_of(url).as_bytes()).allowed
     }
 
     /// The decision for a path that is already the path, parameters and
     /// query of a URL (as [`path_of`] gives), not yet normalised.
     #[must_use]
     pub fn check_path(&self, path: &[u8]) -> Decision {
-        self.decide_path(path, true)
+        self.decide_path::<true>(path)
     }
 
-    /// The decision for `path`. With `reason` set, the deciding rule is
-    /// known by its index in a full compile, with its line; without, only
+    /// The decision for `path`. With `REASON`, the deciding rule is known
+    /// by its index in a full compile, with its line; without, only
     /// `allowed` is to be read (the rules are not looked up, so that an
     /// answer reads the set's index and nothing else).
     #[inline]
-    fn decide_path(&self, path: &[u8], reason: bool) -> Decision {
+    fn decide_path<const REASON: bool>(&self, path: &[u8]) -> Decision {
         let tables = &self.tables;
         let set = self.set.as_ref();
         let profile = &self.profile;
@@ -849,7 +850,7 @@ impl RobotMatcher {
                 order_of(profile),
                 path,
             )?;
-            Some(if reason {
+            Some(if REASON {
                 Hit {
                     allowed: v.allowed,
                     rule: self.full_index(v.rule),
