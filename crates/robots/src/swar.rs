@@ -34,23 +34,27 @@ mod block {
         set_splat_i8_m128i,
     };
 
+    /// Whether blocks answer (the word-at-a-time code does otherwise).
+    #[cfg(test)]
+    pub(super) const ENABLED: bool = true;
+
     /// Bytes in a block.
-    pub(super) const WIDTH: usize = 16;
+    const WIDTH: usize = 16;
 
     /// Needles, each repeated over a block.
     #[derive(Clone, Copy)]
-    pub(super) struct Needles<const N: usize>([m128i; N]);
+    struct Needles<const N: usize>([m128i; N]);
 
     impl<const N: usize> Needles<N> {
         #[inline(always)]
-        pub(super) fn new(needles: [u8; N]) -> Self {
+        fn new(needles: [u8; N]) -> Self {
             Needles(needles.map(|n| set_splat_i8_m128i(n.cast_signed())))
         }
 
         /// A bit for each byte of `bytes[at..at + 16]` that is a needle,
         /// the lowest for the first byte.
         #[inline(always)]
-        pub(super) fn hits(&self, bytes: &[u8], at: usize) -> u32 {
+        fn hits(&self, bytes: &[u8], at: usize) -> u32 {
             let Some(Ok(block)) = bytes.get(at..at + WIDTH).map(<&[u8; WIDTH]>::try_from) else {
                 return 0;
             };
@@ -62,6 +66,39 @@ mod block {
                 });
             move_mask_i8_m128i(m).cast_unsigned()
         }
+    }
+
+    /// [`super::first_of`] for a slice of at least sixteen bytes; `None`
+    /// for a shorter one.
+    #[inline]
+    pub(super) fn first_of<const N: usize>(
+        bytes: &[u8],
+        mut from: usize,
+        end: usize,
+        needles: [u8; N],
+    ) -> Option<Option<usize>> {
+        if bytes.len() < WIDTH {
+            return None;
+        }
+        let blocks = Needles::new(needles);
+        while from < end {
+            if from + WIDTH <= bytes.len() {
+                let h = blocks.hits(bytes, from);
+                if h != 0 {
+                    let i = from + h.trailing_zeros() as usize;
+                    return Some((i < end).then_some(i));
+                }
+                from += WIDTH;
+            } else {
+                // The block ending the slice, less the bytes before `from`
+                // (within its last sixteen bytes).
+                let start = bytes.len() - WIDTH;
+                let h = blocks.hits(bytes, start) & (u32::MAX << (from - start));
+                let i = start + h.trailing_zeros() as usize;
+                return Some((h != 0 && i < end).then_some(i));
+            }
+        }
+        Some(None)
     }
 
     /// See [`super::masks`].
@@ -83,6 +120,30 @@ mod block {
     }
 }
 
+/// Where the target has no SSE2: no block answers, the word-at-a-time code
+/// does.
+#[cfg(not(all(
+    any(target_arch = "x86", target_arch = "x86_64"),
+    target_feature = "sse2"
+)))]
+mod block {
+    #[cfg(test)]
+    pub(super) const ENABLED: bool = false;
+
+    pub(super) fn first_of<const N: usize>(
+        _: &[u8],
+        _: usize,
+        _: usize,
+        _: [u8; N],
+    ) -> Option<Option<usize>> {
+        None
+    }
+
+    pub(super) fn masks<const N: usize>(_: &[u8], _: [u8; N], _: u8) -> Option<[u64; 2]> {
+        None
+    }
+}
+
 /// Two bit masks of `bytes`, a bit per byte, the lowest for the first:
 /// the bytes that are one of `any`, and those equal to `one`; when the
 /// slice has 16 to 64 bytes and the target compares sixteen at once,
@@ -91,19 +152,7 @@ mod block {
 /// its length: no loop exit for a new length to mispredict.
 #[inline]
 pub(crate) fn masks<const N: usize>(bytes: &[u8], any: [u8; N], one: u8) -> Option<[u64; 2]> {
-    #[cfg(all(
-        any(target_arch = "x86", target_arch = "x86_64"),
-        target_feature = "sse2"
-    ))]
-    return block::masks(bytes, any, one);
-    #[cfg(not(all(
-        any(target_arch = "x86", target_arch = "x86_64"),
-        target_feature = "sse2"
-    )))]
-    {
-        let _ = (bytes, any, one);
-        None
-    }
+    block::masks(bytes, any, one)
 }
 
 /// The first index in `from..end` whose byte is one of `needles` (`end` at
@@ -117,31 +166,8 @@ pub(crate) fn first_of<const N: usize>(
     end: usize,
     needles: [u8; N],
 ) -> Option<usize> {
-    #[cfg(all(
-        any(target_arch = "x86", target_arch = "x86_64"),
-        target_feature = "sse2"
-    ))]
-    if bytes.len() >= block::WIDTH {
-        use block::WIDTH;
-        let blocks = block::Needles::new(needles);
-        while from < end {
-            if from + WIDTH <= bytes.len() {
-                let h = blocks.hits(bytes, from);
-                if h != 0 {
-                    let i = from + h.trailing_zeros() as usize;
-                    return (i < end).then_some(i);
-                }
-                from += WIDTH;
-            } else {
-                // The block ending the slice, less the bytes before `from`
-                // (within its last sixteen bytes).
-                let start = bytes.len() - WIDTH;
-                let h = blocks.hits(bytes, start) & (u32::MAX << (from - start));
-                let i = start + h.trailing_zeros() as usize;
-                return (h != 0 && i < end).then_some(i);
-            }
-        }
-        return None;
+    if let Some(found) = block::first_of(bytes, from, end, needles) {
+        return found;
     }
     let patterns = needles.map(|n| ONES * u64::from(n));
     let hits = |w: u64| patterns.iter().fold(0, |h, &p| h | zero_bytes(w ^ p));
@@ -208,11 +234,7 @@ mod tests {
                     proptest::prop_assert_eq!(one, plain(&|b| b == b'?'));
                 }
                 None => proptest::prop_assert!(
-                    !(16..=64).contains(&bytes.len())
-                        || cfg!(not(all(
-                            any(target_arch = "x86", target_arch = "x86_64"),
-                            target_feature = "sse2"
-                        )))
+                    !(16..=64).contains(&bytes.len()) || !block::ENABLED
                 ),
             }
         }
