@@ -1608,6 +1608,17 @@ mod tests {
     }
 
     /// A set over the rules `ids` of `t`, indexed.
+    /// Tables of rules with these patterns, every third an `allow`, and
+    /// the ids of all of them.
+    fn every_third_allows(patterns: &[String]) -> (Tables, Vec<u32>) {
+        let rules: Vec<(&str, bool)> = patterns
+            .iter()
+            .enumerate()
+            .map(|(i, p)| (p.as_str(), i % 3 == 0))
+            .collect();
+        (tables(&rules), (0..to_u32(rules.len())).collect())
+    }
+
     fn indexed(t: &Tables, ids: &[u32], wildcards: bool, order: Order) -> Box<[u8]> {
         pack_index(t.text.as_bytes(), &t.rules, ids, wildcards, order)
     }
@@ -1624,13 +1635,7 @@ mod tests {
                     format!("/{second}{}", i / 7)
                 })
                 .collect();
-            let rules: Vec<(&str, bool)> = patterns
-                .iter()
-                .enumerate()
-                .map(|(i, p)| (p.as_str(), i % 3 == 0))
-                .collect();
-            let t = tables(&rules);
-            let ids: Vec<u32> = (0..to_u32(rules.len())).collect();
+            let (t, ids) = every_third_allows(&patterns);
             let text = t.text.as_bytes();
             for order in [Order::Longest, Order::First] {
                 let index = indexed(&t, &ids, true, order);
@@ -1745,13 +1750,7 @@ mod tests {
                         .map(|(k, w)| stem(w, k))
                         .collect();
                 }
-                let rules: Vec<(&str, bool)> = patterns
-                    .iter()
-                    .enumerate()
-                    .map(|(i, p)| (p.as_str(), i % 3 == 0))
-                    .collect();
-                let t = tables(&rules);
-                let ids: Vec<u32> = (0..rules.len() as u32).collect();
+                let (t, ids) = every_third_allows(&patterns);
                 let index = indexed(&t, &ids, wildcards, order);
                 let text = t.text.as_bytes();
                 let packed = pack(text, &t.rules, ids.iter().copied(), wildcards, order);
