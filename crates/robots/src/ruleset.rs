@@ -456,7 +456,7 @@ fn array<const N: usize>(bytes: &[u8], at: usize) -> [u8; N] {
 /// The index of a set in one allocation, so that an answer follows no
 /// pointer from one part to another: a count of prefix entries and of
 /// wildcard entries, for a block of many prefix entries a table of where
-/// the entries of each second byte start ([`TABLE`]), the prefix entries
+/// the entries of each second byte start ([`TABLE_MIN`]), the prefix entries
 /// ([`PREFIX`] bytes each, sorted),
 /// for each prefix entry the first of its wildcard entries (and the count
 /// after the last), the wildcard entries ([`WILD`] bytes each, best first
@@ -935,10 +935,7 @@ const SCAN_ANY_WILD: u32 = 1 << 31;
 
 #[inline]
 fn u64_at(bytes: &[u8], at: usize) -> u64 {
-    bytes
-        .get(at..at + 8)
-        .and_then(|b| b.try_into().ok())
-        .map_or(0, u64::from_le_bytes)
+    u64::from_le_bytes(array(bytes, at))
 }
 
 #[inline]
