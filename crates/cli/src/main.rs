@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 mod args;
 mod cmd;
@@ -19,13 +19,13 @@ static ALLOCATOR: mimalloc::MiMalloc = mimalloc::MiMalloc;
 /// botwarden: the contract between websites and the crawlers that visit them.
 #[derive(Debug, Parser)]
 #[command(name = "botwarden", version, about, long_about = None)]
-struct Cli {
+pub(crate) struct Cli {
     #[command(subcommand)]
-    command: Command,
+    pub(crate) command: Command,
 }
 
 #[derive(Debug, Subcommand)]
-enum Command {
+pub(crate) enum Command {
     /// robots.txt: how robots read a file.
     #[command(subcommand)]
     Robots(cmd::robots::RobotsCommand),
@@ -49,50 +49,42 @@ enum Command {
 }
 
 fn main() -> ExitCode {
-    let cli = Cli::parse();
-    let result = stdout_open().and_then(|()| match cli.command {
+    let matches = Cli::command().get_matches();
+    let cli = Cli::from_arg_matches(&matches).unwrap_or_else(|e| e.exit());
+    let result = match cli.command {
         Command::Robots(c) => cmd::robots::run(c),
         Command::Bots(c) => cmd::bots::run(c),
         Command::Logs(c) => cmd::logs::run(*c),
-        Command::Crawl(c) => cmd::crawl::run(&c),
+        // A resumed crawl tells the options given from their defaults.
+        Command::Crawl(c) => cmd::crawl::run(&c, matches.subcommand_matches("crawl")),
         Command::Audit(a) => cmd::audit::run(&a),
         Command::Serve(a) => cmd::serve::run(&a),
-    });
+    };
     match result {
         Ok(code) => code,
         Err(e) => {
             #[allow(clippy::print_stderr)]
             {
-                eprintln!("botwarden: {e:#}");
+                if is_output_error(&e) {
+                    eprintln!("botwarden: cannot write to standard output: {e:#}");
+                } else {
+                    eprintln!("botwarden: {e:#}");
+                }
             }
             ExitCode::from(2)
         }
     }
 }
 
-/// Standard output must be open. When a process starts with descriptor 1
-/// closed (`>&-`), Rust's standard library puts `/dev/null` there, opened
-/// for reading and writing, so every answer would vanish and the command
-/// exit 0. A shell's `>/dev/null` opens it for writing only, so the two are
-/// told apart by the access mode (Linux: `/proc/self/fdinfo/1`).
-fn stdout_open() -> anyhow::Result<()> {
-    #[cfg(target_os = "linux")]
-    {
-        let target = std::fs::read_link("/proc/self/fd/1");
-        let info = std::fs::read_to_string("/proc/self/fdinfo/1");
-        if let (Ok(target), Ok(info)) = (target, info) {
-            let flags = info
-                .lines()
-                .find_map(|l| l.strip_prefix("flags:"))
-                .and_then(|f| u32::from_str_radix(f.trim(), 8).ok());
-            // O_ACCMODE is 0o3, O_RDWR 0o2.
-            if target == std::path::Path::new("/dev/null") && flags.is_some_and(|f| f & 0o3 == 0o2)
-            {
-                anyhow::bail!(
-                    "standard output is closed; redirect it to a file or to /dev/null instead"
-                );
-            }
-        }
-    }
-    Ok(())
+/// Whether an error is a write to standard output that failed (a full
+/// disk, a closed pipe): the commands write their answers with `?` and no
+/// context, while every file they open or read names itself.
+fn is_output_error(e: &anyhow::Error) -> bool {
+    e.chain().count() == 1
+        && e.downcast_ref::<std::io::Error>().is_some_and(|io| {
+            !matches!(
+                io.kind(),
+                std::io::ErrorKind::NotFound | std::io::ErrorKind::PermissionDenied
+            )
+        })
 }

@@ -668,6 +668,8 @@ pub async fn crawl_worker(
     let mut running = InFlight::default();
     let mut leases: HashMap<u64, Lease> = HashMap::new();
     let mut pending: Vec<(Lease, Finish)> = Vec::new();
+    // Why this worker's own settings kept it from a robots.txt, if they did.
+    let mut held: Option<String> = None;
     let mut stats = WorkerStats::default();
     let mut reported = Instant::now();
     let concurrency = worker.concurrency.max(1);
@@ -709,7 +711,7 @@ pub async fn crawl_worker(
                 let origin = origin_key(&url);
                 let fresh = |s: &RobotsState| match s {
                     RobotsState::Ready { fetched, .. } => fetched.elapsed() < config.robots_ttl,
-                    RobotsState::Failed { .. } => true,
+                    RobotsState::Failed { .. } | RobotsState::Held { .. } => true,
                     RobotsState::Waiting { .. } | RobotsState::Fetching => false,
                 };
                 if !robots.get(&origin).is_some_and(fresh) {
@@ -723,6 +725,15 @@ pub async fn crawl_worker(
                         RobotsLookup::Fetch { attempts } => {
                             let read =
                                 read_robots(&url, fetcher, config, attempts, &mut batch).await;
+                            if let RobotsRead::Held { why } = &read {
+                                // This worker's own settings, not the
+                                // site's: nothing is shared, the URL goes
+                                // back, and the worker stops.
+                                held.get_or_insert_with(|| why.clone());
+                                stop.stop();
+                                pending.push((lease, Finish::Release { pause: None }));
+                                continue;
+                            }
                             let state = robots_state(&url, read.clone(), &chain, config);
                             let floor = state.crawl_delay(config);
                             coordinator
@@ -752,7 +763,7 @@ pub async fn crawl_worker(
                         let pause = retry.saturating_duration_since(Instant::now());
                         pending.push((lease, Finish::Release { pause: Some(pause) }));
                     }
-                    RobotsState::Fetching => {
+                    RobotsState::Fetching | RobotsState::Held { .. } => {
                         pending.push((
                             lease,
                             Finish::Release {
@@ -861,6 +872,15 @@ pub async fn crawl_worker(
     stats.in_flight = 0;
     stats.ended = true;
     coordinator.report(&worker.name, stats).await?;
+    if let Some(why) = held {
+        return Err(Error::Coordinator {
+            coordinator: coordinator.name(),
+            message: format!(
+                "worker {} stopped, its URLs returned to the crawl: {why}",
+                worker.name
+            ),
+        });
+    }
     Ok((store, WorkerEnd { stats, stopped }))
 }
 

@@ -74,7 +74,7 @@ use crate::page::{PageResponse, link_header_canonicals};
 use crate::sitemap::{SitemapKind, parse_sitemap};
 use crate::store::{
     Batch, LinkRecord, NewUrl, PageRecord, RobotsFileRecord, RobotsRecord, Skip, Store,
-    ThrottleRecord, UrlState, VerificationRecord,
+    StoredRobots, ThrottleRecord, UrlState, VerificationRecord,
 };
 use crate::throttle::{Adjustment, Direction, Throttle, ThrottleConfig};
 
@@ -134,9 +134,16 @@ impl Default for CrawlConfig {
 }
 
 /// Asks a running crawl to stop (Ctrl-C): nothing new is requested, the
-/// requests in flight are finished and written.
+/// requests in flight are finished and written, and every wait (a host's
+/// delay or pause, a robots.txt to ask again) ends at once.
 #[derive(Debug, Clone, Default)]
-pub struct StopSignal(Arc<AtomicBool>);
+pub struct StopSignal(Arc<StopInner>);
+
+#[derive(Debug, Default)]
+struct StopInner {
+    raised: AtomicBool,
+    woken: tokio::sync::Notify,
+}
 
 impl StopSignal {
     /// A signal not raised.
@@ -145,15 +152,28 @@ impl StopSignal {
         StopSignal::default()
     }
 
-    /// Raises it.
+    /// Raises it, and wakes whoever waits for it.
     pub fn stop(&self) {
-        self.0.store(true, Ordering::SeqCst);
+        self.0.raised.store(true, Ordering::SeqCst);
+        self.0.woken.notify_waiters();
     }
 
     /// Whether it was raised.
     #[must_use]
     pub fn is_stopped(&self) -> bool {
-        self.0.load(Ordering::SeqCst)
+        self.0.raised.load(Ordering::SeqCst)
+    }
+
+    /// Returns once it is raised.
+    pub async fn raised(&self) {
+        loop {
+            // Made before the check, so a stop between the two still wakes it.
+            let woken = self.0.woken.notified();
+            if self.is_stopped() {
+                return;
+            }
+            woken.await;
+        }
     }
 }
 
@@ -181,10 +201,14 @@ pub struct Progress {
 pub struct CrawlEnd {
     /// Pages fetched in this run.
     pub fetched: u64,
-    /// Whether it stopped on request with URLs left.
+    /// Whether it stopped with URLs left: on request, or because some
+    /// were held ([`CrawlEnd::held`]).
     pub stopped: bool,
     /// URLs still queued (a resumed crawl fetches them).
     pub left: u64,
+    /// Why URLs were held, still queued, by the crawl's own settings
+    /// ([`RobotsRead::Held`]): one line per origin, with how many.
+    pub held: Vec<String>,
 }
 
 /// An origin's robots.txt, as the crawl reads it.
@@ -203,6 +227,10 @@ pub(crate) enum RobotsState {
     Waiting { retry: Instant, attempts: u32 },
     /// Not readable after every attempt.
     Failed { why: String },
+    /// Not asked because of this crawl's own settings (a refused address,
+    /// a certificate authority not trusted): the origin's URLs are held,
+    /// still queued, until the crawl is resumed with other settings.
+    Held { why: String },
     /// Being fetched, beside the requests: the origin's URLs wait.
     Fetching,
 }
@@ -497,12 +525,24 @@ pub async fn crawl(
             if u.state == UrlState::Skipped && u.skip_reason.as_deref() == Some("nofollow") {
                 frontier.restore_unfollowed(u.id, &u.url, u.depth);
             } else {
-                frontier.restore(u.id, &u.url, u.depth, u.state == UrlState::Queued);
+                let refused = u.state == UrlState::Skipped
+                    && u.skip_reason
+                        .as_deref()
+                        .is_some_and(|r| Frontier::REFUSALS.contains(&r));
+                frontier.restore(u.id, &u.url, u.depth, u.state == UrlState::Queued, refused);
             }
         }
         check_reading(&start, config, &store, true)?;
         if let Some(sim) = &config.simulation {
             batch.verifications.push(verification_record(sim));
+        }
+        for stored in store.robots_files()? {
+            if let Some((url, read)) = stored_robots(&stored, config) {
+                robots.insert(
+                    stored.origin.clone(),
+                    robots_state(&url, read, &chain, config),
+                );
+            }
         }
         (start, frontier)
     } else {
@@ -583,6 +623,9 @@ pub async fn crawl(
     let mut robots_origins: HashMap<task::Id, String> = HashMap::new();
     let mut stats = Progress::default();
     let start_host = host_key(&start);
+    // URLs held by the crawl's own settings, and why, by origin.
+    let mut held: Vec<Queued> = Vec::new();
+    let mut held_why: Vec<(String, String)> = Vec::new();
 
     loop {
         let now = Instant::now();
@@ -666,6 +709,13 @@ pub async fn crawl(
                     ));
                     continue;
                 }
+                RobotsState::Held { why } => {
+                    if !held_why.iter().any(|(o, _)| *o == origin) {
+                        held_why.push((origin.clone(), why.clone()));
+                    }
+                    held.push(q);
+                    continue;
+                }
                 ready @ RobotsState::Ready { .. } => {
                     if let Some(d) = ready.crawl_delay(config) {
                         host.throttle.raise_floor(d);
@@ -702,6 +752,16 @@ pub async fn crawl(
                 }
             }
         }
+        if stop.is_stopped() {
+            // What is left stays queued in the store: a robots.txt being
+            // read is asked again on resume.
+            robots_tasks.abort_all();
+        }
+        // Requests in flight are counted here, with every request that may
+        // start started: after an answer one slot is always free for a
+        // moment, so a count taken then is one short.
+        stats.in_flight = u32::try_from(running.len()).unwrap_or(u32::MAX);
+
         let idle = running.is_empty()
             && robots_tasks.is_empty()
             && (frontier.waiting() == 0 || stop.is_stopped());
@@ -715,6 +775,7 @@ pub async fn crawl(
             Some(joined) = running.next() => Event::Page(joined),
             Some(fetched) = robots_tasks.join_next_with_id() => Event::Robots(fetched),
             () = sleep_until_some(wake), if wake.is_some() => Event::Tick,
+            () = stop.raised(), if !stop.is_stopped() => Event::Tick,
             else => Event::Nothing,
         };
         match event {
@@ -753,8 +814,13 @@ pub async fn crawl(
             }
             Event::Robots(Err(e)) => {
                 if let Some(origin) = robots_origins.remove(&e.id()) {
-                    let why = format!("robots.txt could not be read: {}", task_failure(e));
-                    robots.insert(origin, RobotsState::Failed { why });
+                    if e.is_cancelled() {
+                        // Stopped while it was read: asked again on resume.
+                        robots.remove(&origin);
+                    } else {
+                        let why = format!("robots.txt could not be read: {}", task_failure(e));
+                        robots.insert(origin, RobotsState::Failed { why });
+                    }
                 }
             }
             Event::Tick => {}
@@ -762,9 +828,8 @@ pub async fn crawl(
             // moment's pause rather than a busy loop.
             Event::Nothing => tokio::time::sleep(Duration::from_millis(10)).await,
         }
-        stats.waiting = frontier.waiting() as u64 + deferred.len() as u64;
+        stats.waiting = (frontier.waiting() + deferred.len() + held.len()) as u64;
         stats.known = frontier.known() as u64;
-        stats.in_flight = running.len() as u32;
         if let Some(h) = hosts.get(&start_host) {
             stats.delay = h.throttle.delay();
             stats.parallel = h.throttle.parallel();
@@ -776,12 +841,25 @@ pub async fn crawl(
         flush(&tx, &mut batch);
     }
 
-    let left = (frontier.waiting() + deferred.len()) as u64;
-    let stopped = stop.is_stopped() && left > 0;
+    let left = (frontier.waiting() + deferred.len() + held.len()) as u64;
+    // Finished only when nothing is left for reasons of the site: URLs
+    // held by the crawl's own settings leave it stopped, to be resumed.
+    let stopped = (stop.is_stopped() || !held.is_empty()) && left > 0;
+    let held: Vec<String> = held_why
+        .iter()
+        .map(|(origin, why)| {
+            let n = held
+                .iter()
+                .filter(|q| Url::parse(&q.url).is_ok_and(|u| origin_key(&u) == *origin))
+                .count();
+            format!("{n} URL(s) of {origin} held: {why}")
+        })
+        .collect();
     batch.meta.push((
         "state".into(),
         if stopped { "stopped" } else { "finished" }.into(),
     ));
+    batch.meta.push(("held".into(), held.join("\n")));
     batch.meta.push(("ended_at".into(), now_text()));
     flush(&tx, &mut batch);
     drop(tx);
@@ -797,6 +875,42 @@ pub async fn crawl(
             fetched: stats.fetched,
             stopped,
             left,
+            held,
+        },
+    ))
+}
+
+/// The reading of an origin's robots.txt that a resumed crawl takes from
+/// its store instead of asking again: a file read and parsed (or a full
+/// allow) within [`CrawlConfig::robots_ttl`]. Nothing else is taken: a
+/// failure or a full disallow (a server error) is asked again, and the
+/// operator's file comes from the simulation.
+fn stored_robots(stored: &StoredRobots, config: &CrawlConfig) -> Option<(Url, RobotsRead)> {
+    if stored.source != "site" {
+        return None;
+    }
+    let url = Url::parse(&stored.origin).ok()?;
+    let at: jiff::Timestamp = stored.fetched_at.parse().ok()?;
+    let age = jiff::Timestamp::now().duration_since(at);
+    let age = Duration::try_from(age).ok()?;
+    if age >= config.robots_ttl {
+        return None;
+    }
+    let body = match stored.availability.as_str() {
+        "parse" => crate::body::utf8_body(&stored.body).into_owned(),
+        "full-allow" => Vec::new(),
+        _ => return None,
+    };
+    let why = format!(
+        "robots.txt {} as fetched at {} (kept in the store)",
+        stored.availability, stored.fetched_at
+    );
+    Some((
+        url,
+        RobotsRead::Ready {
+            body,
+            blanket: None,
+            why,
         },
     ))
 }
@@ -993,7 +1107,9 @@ fn robots_due(state: Option<&RobotsState>, config: &CrawlConfig, now: Instant) -
         Some(RobotsState::Waiting {
             retry, attempts, ..
         }) => (*retry <= now, *attempts),
-        Some(RobotsState::Failed { .. } | RobotsState::Fetching) => (false, 0),
+        Some(RobotsState::Failed { .. } | RobotsState::Held { .. } | RobotsState::Fetching) => {
+            (false, 0)
+        }
     };
     due.then_some(attempts)
 }
@@ -1054,6 +1170,13 @@ pub enum RobotsRead {
         /// Why.
         why: String,
     },
+    /// Not asked because of the crawl's own settings ([`Error::is_own_configuration`]):
+    /// says nothing about the site, is never shared nor recorded as the
+    /// origin's robots.txt, and holds the origin's URLs queued.
+    Held {
+        /// Why.
+        why: String,
+    },
 }
 
 /// The crawl's reading of an origin's robots.txt from what was read.
@@ -1087,6 +1210,7 @@ pub(crate) fn robots_state(
             attempts,
         },
         RobotsRead::Failed { why } => RobotsState::Failed { why },
+        RobotsRead::Held { why } => RobotsState::Held { why },
     }
 }
 
@@ -1131,6 +1255,7 @@ pub(crate) async fn read_robots(
     }
     let fetched = match fetcher.fetch_robots(url.as_str()).await {
         Ok(f) => f,
+        Err(e) if e.is_own_configuration() => return held(&e),
         Err(e) => {
             batch.robots_files.push(RobotsFileRecord {
                 origin,
@@ -1148,6 +1273,14 @@ pub(crate) async fn read_robots(
             };
         }
     };
+    if let Some(e) = fetched
+        .report
+        .error
+        .as_ref()
+        .filter(|e| e.is_own_configuration())
+    {
+        return held(e);
+    }
     let decision = fetched.decide(&AvailabilityPolicy::RFC9309);
     let status = fetched.report.status;
     let error = fetched.report.error.as_ref().map(ToString::to_string);
@@ -1211,6 +1344,19 @@ pub(crate) async fn read_robots(
         Availability::RetryLater(_) | Availability::UseCached => RobotsRead::Failed {
             why: format!("{why}; gave up after {} attempts", config.robots_attempts),
         },
+    }
+}
+
+/// The reading of a robots.txt not asked because of the crawl's own
+/// settings: nothing is recorded of the origin (a good record stays).
+fn held(e: &Error) -> RobotsRead {
+    let hint = match e {
+        Error::Refused { .. } => "; allow it with --allow-private if it is meant",
+        Error::Network { .. } => "; trust its certificate authority with --ca-cert",
+        _ => "",
+    };
+    RobotsRead::Held {
+        why: format!("robots.txt was not asked for: {e}{hint}"),
     }
 }
 

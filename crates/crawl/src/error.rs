@@ -160,6 +160,24 @@ fn refusal(host: &str, addr: &IpAddr, kind: AddressKind) -> String {
 }
 
 impl Error {
+    /// Whether the request failed because of how this botwarden is set
+    /// up rather than because of the site: an address it was told to
+    /// refuse (loopback and private ones unless allowed), a certificate
+    /// authority it was not given to trust, a client it could not set up,
+    /// a request it could not sign. Such a failure says nothing about the
+    /// site, so a crawl never turns it into a final verdict on a URL.
+    #[must_use]
+    pub fn is_own_configuration(&self) -> bool {
+        match self {
+            Error::Refused { .. }
+            | Error::Client { .. }
+            | Error::Certificates { .. }
+            | Error::Signing { .. } => true,
+            Error::Network { message, .. } => message.contains("UnknownIssuer"),
+            _ => false,
+        }
+    }
+
     /// The URL the error is about, if any.
     #[must_use]
     pub fn url(&self) -> Option<&str> {

@@ -255,6 +255,10 @@ impl Frontier {
         Admitted::Skipped(id, skip)
     }
 
+    /// The reasons [`Frontier::admit`] gives for a URL it does not queue.
+    pub const REFUSALS: &'static [&'static str] =
+        &["scope", "include", "exclude", "depth", "trap", "max-urls"];
+
     fn refusal(&mut self, url: &Url, depth: u32) -> Option<Skip> {
         let skip = |reason, detail: String| Some(Skip { reason, detail });
         if !self.in_scope(url) {
@@ -351,15 +355,18 @@ impl Frontier {
     }
 
     /// Restores a URL read back from the store on resume: known under its
-    /// id, queued again if it was.
-    pub fn restore(&mut self, id: u64, url: &str, depth: u32, queued: bool) {
+    /// id, queued again if it was. `refused` is the reason the frontier
+    /// itself gave when it did not queue the URL (scope, limits, traps),
+    /// if that is why it was skipped: such a URL was never counted against
+    /// `max_urls` nor the queries of its path, and is not now.
+    pub fn restore(&mut self, id: u64, url: &str, depth: u32, queued: bool, refused: bool) {
         self.seen.insert(url.into(), id);
         self.next_id = self.next_id.max(id + 1);
-        if !queued {
-            self.queued_total += 1;
+        if refused {
+            return;
         }
+        self.queued_total += 1;
         if queued {
-            self.queued_total += 1;
             self.queue.push_back(Queued {
                 id,
                 url: url.to_owned(),
@@ -589,12 +596,37 @@ mod tests {
     #[test]
     fn restore_continues_ids_and_queue() {
         let mut f = Frontier::new(&u("https://example.com/"), FrontierConfig::default());
-        f.restore(1, "https://example.com/", 0, false);
-        f.restore(2, "https://example.com/a", 1, true);
-        f.restore(5, "https://example.com/b", 1, false);
+        f.restore(1, "https://example.com/", 0, false, false);
+        f.restore(2, "https://example.com/a", 1, true, false);
+        f.restore(5, "https://example.com/b", 1, false, false);
         assert_eq!(f.admit(&u("https://example.com/a"), 2), Admitted::Known(2));
         assert_eq!(f.admit(&u("https://example.com/c"), 2), Admitted::Queued(6));
         let order: Vec<u64> = std::iter::from_fn(|| f.pop()).map(|q| q.id).collect();
         assert_eq!(order, [2, 6]);
+    }
+
+    #[test]
+    fn urls_the_frontier_refused_do_not_count_against_max_urls_on_restore() {
+        let config = FrontierConfig {
+            max_urls: 3,
+            ..FrontierConfig::default()
+        };
+        let mut f = Frontier::new(&u("https://example.com/"), config);
+        f.restore(1, "https://example.com/", 0, false, false);
+        f.restore(2, "https://other.example/", 1, false, true);
+        f.restore(3, "https://example.com/x?q=1", 1, false, true);
+        f.restore(4, "https://example.com/a", 1, true, false);
+        // Two counted (1 and 4): a third is queued, a fourth is over.
+        assert_eq!(f.admit(&u("https://example.com/b"), 1), Admitted::Queued(5));
+        assert!(matches!(
+            f.admit(&u("https://example.com/c"), 1),
+            Admitted::Skipped(
+                6,
+                Skip {
+                    reason: "max-urls",
+                    ..
+                }
+            )
+        ));
     }
 }

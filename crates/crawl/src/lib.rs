@@ -72,6 +72,7 @@ mod normalize;
 mod ownership;
 mod page;
 mod robots_fetch;
+mod settings;
 mod sitemap;
 mod store;
 mod summary;
@@ -122,11 +123,15 @@ pub use ownership::{
 };
 pub use page::{PageResponse, link_header_canonicals};
 pub use robots_fetch::{MissingProbe, RobotsFetch, fetch_robots_txt, robots_url};
+pub use settings::{
+    CHANGES_META, ChangeRule, CrawlSettings, READING_RULES, SETTINGS_META, SettingChange,
+    SettingsRefusal,
+};
 pub use sitemap::{MAX_BYTES as SITEMAP_MAX_BYTES, MAX_LOCS, Sitemap, SitemapKind, parse_sitemap};
 pub use store::{
     Batch, DEFERRED_INDEXES, ExportFormat, ExportTable, ExternalRecord, LinkRecord, NewUrl,
-    PageRecord, RobotsFileRecord, RobotsRecord, SCHEMA_VERSION, Skip, Store, StoredUrl,
-    ThrottleRecord, UrlState, VerificationRecord,
+    PageRecord, RobotsFileRecord, RobotsRecord, SCHEMA_VERSION, Skip, Store, StoredRobots,
+    StoredUrl, ThrottleRecord, UrlState, VerificationRecord,
 };
 pub use summary::{
     BlockingRule, Difference, Differences, Reading, RobotsFile, SHOWN, SiteVerification, Summary,

@@ -636,6 +636,22 @@ pub struct StoredUrl {
     pub skip_reason: Option<String>,
 }
 
+/// An origin's robots.txt as recorded, read back on resume.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StoredRobots {
+    /// The origin.
+    pub origin: String,
+    /// When it was fetched (RFC 3339).
+    pub fetched_at: String,
+    /// What the availability machine decided (`parse`, `full-allow`, …;
+    /// `failed` when nothing could be asked).
+    pub availability: String,
+    /// The body (empty when none).
+    pub body: Vec<u8>,
+    /// `site`, or `file` for the operator's file.
+    pub source: String,
+}
+
 /// The crawl store.
 #[derive(Debug)]
 pub struct Store {
@@ -1159,6 +1175,74 @@ impl Store {
             .query_row("SELECT value FROM meta WHERE key = ?1", [key], |r| r.get(0))
             .optional()
             .map_err(|e| sqlite(&self.path, "cannot read the crawl's facts", &e))
+    }
+
+    /// Sets a fact of the crawl (replacing it).
+    ///
+    /// # Errors
+    /// [`Error::Store`] if SQLite fails.
+    pub fn set_meta(&self, key: &str, value: &str) -> Result<(), Error> {
+        self.conn
+            .execute(
+                "INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)",
+                params![key, value],
+            )
+            .map(|_| ())
+            .map_err(|e| sqlite(&self.path, "cannot write the crawl's facts", &e))
+    }
+
+    /// Appends `text` to a fact of the crawl (creating it).
+    ///
+    /// # Errors
+    /// [`Error::Store`] if SQLite fails.
+    pub fn append_meta(&self, key: &str, text: &str) -> Result<(), Error> {
+        let mut value = self.meta(key)?.unwrap_or_default();
+        value.push_str(text);
+        self.set_meta(key, &value)
+    }
+
+    /// Each origin's robots.txt as last recorded: what a resumed crawl
+    /// reads again instead of asking the site.
+    ///
+    /// # Errors
+    /// [`Error::Store`] if SQLite fails.
+    pub fn robots_files(&self) -> Result<Vec<StoredRobots>, Error> {
+        let path = &self.path;
+        let mut st = self
+            .conn
+            .prepare("SELECT origin, fetched_at, availability, body, source FROM robots_files")
+            .map_err(|e| sqlite(path, "cannot read the robots.txt files", &e))?;
+        let rows = st
+            .query_map([], |r| {
+                Ok(StoredRobots {
+                    origin: r.get(0)?,
+                    fetched_at: r.get(1)?,
+                    availability: r.get(2)?,
+                    body: r.get::<_, Option<Vec<u8>>>(3)?.unwrap_or_default(),
+                    source: r.get(4)?,
+                })
+            })
+            .map_err(|e| sqlite(path, "cannot read the robots.txt files", &e))?;
+        rows.collect::<Result<Vec<_>, _>>()
+            .map_err(|e| sqlite(path, "cannot read a robots.txt file", &e))
+    }
+
+    /// Queues again the URLs skipped for `reason` (at most `limit`, first
+    /// met first), and returns how many were.
+    ///
+    /// # Errors
+    /// [`Error::Store`] if SQLite fails.
+    pub fn requeue_skipped(&mut self, reason: &str, limit: Option<u64>) -> Result<u64, Error> {
+        let limit = limit.map_or(-1, |n| i64::try_from(n).unwrap_or(i64::MAX));
+        self.conn
+            .execute(
+                "UPDATE urls SET state = 'queued', skip_reason = NULL, skip_detail = NULL
+                 WHERE id IN (SELECT id FROM urls WHERE state = 'skipped' AND skip_reason = ?1
+                              ORDER BY id LIMIT ?2)",
+                params![reason, limit],
+            )
+            .map(|n| n as u64)
+            .map_err(|e| sqlite(&self.path, "cannot queue URLs again", &e))
     }
 
     /// Every URL, in id order: what a resumed crawl starts from.

@@ -751,7 +751,8 @@ fn robots_entry(read: &RobotsRead) -> Vec<u8> {
             v
         }
         RobotsRead::Failed { why } => format!("f\t{}", why.replace('\n', " ")).into_bytes(),
-        RobotsRead::Waiting { .. } => b"w".to_vec(),
+        // A worker keeps what its own settings held to itself: never put.
+        RobotsRead::Waiting { .. } | RobotsRead::Held { .. } => b"w".to_vec(),
     }
 }
 

@@ -8,15 +8,17 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use botwarden_crawl::{
-    Audit, AuditDocument, CrawlConfig, CrawlerKind, DEFAULT_INFO_URL, ExportFormat, ExportTable,
-    ExternalConfig, Fetcher, FetcherBuilder, FrontierConfig, Identity, Network, Operator,
-    OwnershipCheck, Platform, Scope, Simulation, SiteKey, StopSignal, Store, Summary,
-    ThrottleConfig, Verification, check_external, crawl, ranges_json, registry_entry, robots_lines,
-    verify_site,
+    Audit, AuditDocument, CHANGES_META, ChangeRule, CrawlConfig, CrawlSettings, CrawlerKind,
+    DEFAULT_INFO_URL, ExportFormat, ExportTable, ExternalConfig, Fetcher, FetcherBuilder,
+    FrontierConfig, Identity, Network, Operator, OwnershipCheck, Platform, Progress, SETTINGS_META,
+    Scope, Simulation, SiteKey, StopSignal, Store, Summary, ThrottleConfig, Verification,
+    check_external, crawl, ranges_json, registry_entry, robots_lines, verify_site,
 };
 use botwarden_robots::{Profile, TokenChain};
 use botwarden_verify::{AgentForm, Signer};
-use clap::{ArgGroup, Args, Subcommand, ValueEnum};
+use clap::parser::ValueSource;
+use clap::{ArgGroup, ArgMatches, Args, Subcommand, ValueEnum};
+use clap::{CommandFactory, Parser};
 use regex::Regex;
 use url::Url;
 
@@ -34,9 +36,19 @@ pub(crate) struct CrawlArgs {
     /// (default: botwarden-crawl-HOST.db here).
     #[arg(long, value_name = "FILE")]
     db: Option<PathBuf>,
-    /// Continue the crawl in --db where it stopped.
+    /// Continue the crawl in --db where it stopped, with the settings it
+    /// was started with (kept in the store). Options given again must
+    /// equal them, except --parallel, --delay, --max-urls (raised),
+    /// --timeout, --nameserver, --ca-cert, --allow-private and
+    /// --site-secret-file, which may change (the change is recorded).
     #[arg(long, requires = "db")]
     resume: bool,
+    /// With --resume: queue again the URLs skipped for this reason, one
+    /// that was not the site's answer (robots-unavailable: its robots.txt
+    /// could not be read; refused: a redirect to an address refused);
+    /// repeat for several.
+    #[arg(long, value_name = "REASON", requires = "resume", value_parser = ["robots-unavailable", "refused"])]
+    retry_skipped: Vec<String>,
     /// Queue at most this many URLs.
     #[arg(long, value_name = "N", default_value_t = 100_000)]
     max_urls: u64,
@@ -317,7 +329,7 @@ impl From<ScopeArg> for Scope {
     }
 }
 
-pub(crate) fn run(args: &CrawlArgs) -> Result<ExitCode> {
+pub(crate) fn run(args: &CrawlArgs, matches: Option<&ArgMatches>) -> Result<ExitCode> {
     match &args.command {
         Some(CrawlCommand::Identity(a)) => identity(a),
         Some(CrawlCommand::Export(a)) => export(a),
@@ -325,7 +337,7 @@ pub(crate) fn run(args: &CrawlArgs) -> Result<ExitCode> {
         Some(CrawlCommand::Worker(a)) => super::crawl_shared::worker(a),
         Some(CrawlCommand::Merge(a)) => super::crawl_shared::merge(a),
         Some(CrawlCommand::Status(a)) => super::crawl_shared::status(a),
-        None => run_crawl(args),
+        None => run_crawl(args, matches),
     }
 }
 
@@ -638,8 +650,281 @@ fn export(args: &ExportArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
+/// The options a crawl's store keeps ([`CrawlSettings`]): every one that
+/// shapes the crawl, by clap id, as written, and how it may change on
+/// resume (`None`: it may not).
+const SETTINGS: &[(&str, &str, Option<ChangeRule>)] = &[
+    ("url", "URL", None),
+    ("max_urls", "--max-urls", Some(ChangeRule::Raise)),
+    ("max_depth", "--max-depth", None),
+    ("platform", "--platform", None),
+    ("essential", "--essential", None),
+    ("as_tokens", "--as", None),
+    ("profile", "--profile", None),
+    ("robots_file", "--robots-file", None),
+    (
+        "site_secret_file",
+        "--site-secret-file",
+        Some(ChangeRule::Any),
+    ),
+    ("parallel", "--parallel", Some(ChangeRule::Any)),
+    ("delay", "--delay", Some(ChangeRule::Any)),
+    ("scope", "--scope", None),
+    ("include", "--include", None),
+    ("exclude", "--exclude", None),
+    ("follow_nofollow", "--follow-nofollow", None),
+    ("sitemaps", "--sitemaps", None),
+    ("sitemap", "--sitemap", None),
+    ("info_url", "--info-url", None),
+    ("allow_private", "--allow-private", Some(ChangeRule::Any)),
+    ("timeout", "--timeout", Some(ChangeRule::Any)),
+    ("max_bytes", "--max-bytes", None),
+    ("fresh_connections", "--fresh-connections", None),
+    ("http2_prior_knowledge", "--http2-prior-knowledge", None),
+    ("ca_cert", "--ca-cert", Some(ChangeRule::Any)),
+    ("nameserver", "--nameserver", Some(ChangeRule::Any)),
+    ("sign_key", "--sign-key", None),
+    ("signature_agent", "--signature-agent", None),
+];
+
+/// Options whose values are files: kept as absolute paths, so that a crawl
+/// resumed from another directory reads the same files.
+const PATH_OPTIONS: &[&str] = &["robots_file", "site_secret_file", "ca_cert", "sign_key"];
+
+/// The value(s) of an option as given or defaulted, as text.
+fn raw_values(matches: &ArgMatches, id: &str) -> Vec<String> {
+    let values: Vec<String> = matches
+        .get_raw(id)
+        .map(|v| v.map(|s| s.to_string_lossy().into_owned()).collect())
+        .unwrap_or_default();
+    if PATH_OPTIONS.contains(&id) {
+        values
+            .into_iter()
+            .map(|v| std::path::absolute(&v).map_or(v, |p| p.display().to_string()))
+            .collect()
+    } else {
+        values
+    }
+}
+
+/// The settings of a crawl started with `matches`.
+fn settings_of(matches: &ArgMatches) -> CrawlSettings {
+    CrawlSettings::new(
+        SETTINGS
+            .iter()
+            .map(|(id, option, _)| ((*option).to_owned(), raw_values(matches, id)))
+            .collect(),
+    )
+}
+
+/// The arguments of a crawl resumed from `store`: the stored settings,
+/// with the options given again (equal, or changed where they may; each
+/// change recorded in the store), and the URLs --retry-skipped names
+/// queued again. `None` for a store written before settings were kept:
+/// the options given are used.
+#[allow(clippy::print_stderr)]
+fn resumed_args(
+    given: &CrawlArgs,
+    matches: Option<&ArgMatches>,
+    store: &mut Store,
+) -> Result<Option<CrawlArgs>> {
+    let path = store.path().display().to_string();
+    let stored = match store.meta(SETTINGS_META)? {
+        Some(text) => Some(CrawlSettings::from_meta(&text).with_context(|| {
+            format!("{path}: the crawl's settings cannot be read (meta '{SETTINGS_META}')")
+        })?),
+        None => None,
+    };
+    let now = jiff::Timestamp::now().to_string();
+    let resumed = match (stored, matches) {
+        (Some(stored), Some(matches)) => {
+            let explicit: Vec<(&str, Vec<String>)> = SETTINGS
+                .iter()
+                .filter(|(id, _, _)| matches.value_source(id) == Some(ValueSource::CommandLine))
+                .map(|(id, option, _)| (*option, raw_values(matches, id)))
+                .collect();
+            let rule = |option: &str| {
+                SETTINGS
+                    .iter()
+                    .find(|(_, o, _)| *o == option)
+                    .and_then(|(_, _, r)| *r)
+            };
+            let (settings, changes) = stored
+                .resume(explicit.iter().map(|(o, v)| (*o, v.as_slice())), rule)
+                .with_context(|| format!("cannot resume the crawl in {path}"))?;
+            for change in &changes {
+                store.append_meta(CHANGES_META, &change.line(&now))?;
+            }
+            store.set_meta(SETTINGS_META, &settings.to_meta())?;
+            let raised = changes
+                .iter()
+                .find(|c| c.option == "--max-urls")
+                .and_then(|c| {
+                    let n = |v: &[String]| v.first()?.parse::<u64>().ok();
+                    Some(n(&c.after)? - n(&c.before)?)
+                });
+            if let Some(more) = raised.filter(|n| *n > 0) {
+                let requeued = store.requeue_skipped("max-urls", Some(more))?;
+                if requeued > 0 {
+                    eprintln!(
+                        "botwarden: --max-urls raised: {requeued} URL(s) skipped at the old limit queued again"
+                    );
+                }
+            }
+            Some(args_of(&settings, given, &path, true)?)
+        }
+        (None, _) => {
+            eprintln!(
+                "botwarden: warning: {path} keeps no settings (written by an older botwarden): \
+                 the crawl resumes with the options given now"
+            );
+            None
+        }
+        (Some(_), None) => None,
+    };
+    for reason in &given.retry_skipped {
+        let n = store.requeue_skipped(reason, None)?;
+        store.append_meta(
+            CHANGES_META,
+            &format!("{now}\t--retry-skipped\t{reason}\t{n}\n"),
+        )?;
+        eprintln!("botwarden: {n} URL(s) skipped as {reason} queued again");
+    }
+    Ok(resumed)
+}
+
+/// The crawl's arguments from its settings, with what is not a setting
+/// (the store, the output, the workers) as given: a new crawl runs with
+/// them too, so that it and its resumptions read the same values (files
+/// by absolute path).
+fn args_of(
+    settings: &CrawlSettings,
+    given: &CrawlArgs,
+    path: &str,
+    resume: bool,
+) -> Result<CrawlArgs> {
+    let command = crate::Cli::command();
+    let crawl = command
+        .find_subcommand("crawl")
+        .context("the crawl command")?;
+    let mut argv: Vec<String> = vec!["botwarden".into(), "crawl".into()];
+    for (id, option, _) in SETTINGS {
+        let values = settings.get(option).unwrap_or(&[]);
+        let Some(arg) = crawl.get_arguments().find(|a| a.get_id() == id) else {
+            continue;
+        };
+        let Some(long) = arg.get_long() else {
+            // The start URL, a positional.
+            argv.extend(values.iter().cloned());
+            continue;
+        };
+        if matches!(arg.get_action(), clap::ArgAction::SetTrue) {
+            if values.iter().any(|v| v == "true") {
+                argv.push(format!("--{long}"));
+            }
+            continue;
+        }
+        for v in values {
+            argv.push(format!("--{long}={v}"));
+        }
+    }
+    let mut argv: Vec<std::ffi::OsString> = argv.into_iter().map(Into::into).collect();
+    if let Some(db) = &given.db {
+        argv.push("--db".into());
+        argv.push(db.clone().into_os_string());
+    }
+    if resume {
+        argv.push("--resume".into());
+    }
+    let parsed = crate::Cli::try_parse_from(&argv)
+        .with_context(|| format!("{path}: the crawl's stored settings are not valid options"))?;
+    let crate::Command::Crawl(mut args) = parsed.command else {
+        bail!("{path}: the crawl's stored settings are not a crawl's");
+    };
+    args.db.clone_from(&given.db);
+    args.format = given.format;
+    args.audit = given.audit;
+    args.check_external = given.check_external;
+    args.retry_skipped.clone_from(&given.retry_skipped);
+    args.workers = given.workers;
+    args.redis.clone_from(&given.redis);
+    args.crawl_name.clone_from(&given.crawl_name);
+    args.lease = given.lease;
+    Ok(*args)
+}
+
+/// The progress line, at most `width` columns: what is least needed is
+/// left out first. `rate` is the pages a second of the last seconds.
+pub(crate) fn progress_line(p: &Progress, rate: f64, stopping: bool, width: usize) -> String {
+    let mut parts = vec![
+        format!("{} fetched", p.fetched),
+        format!("{} queued", p.waiting),
+        format!("{}/{} in flight", p.in_flight, p.parallel),
+        format!("{rate:.1}/s"),
+        format!("{} errors", p.errors),
+        format!("delay {} ms", p.delay.as_millis()),
+    ];
+    let tail = if stopping { " - stopping" } else { "" };
+    loop {
+        let line = format!("{}{tail}", parts.join(", "));
+        if line.chars().count() <= width || parts.len() <= 2 {
+            return line;
+        }
+        parts.pop();
+    }
+}
+
+/// Pages a second over the last few seconds.
+struct Rate {
+    samples: std::collections::VecDeque<(Instant, u64)>,
+}
+
+impl Rate {
+    /// Seconds the rate is taken over.
+    const SPAN: Duration = Duration::from_secs(10);
+
+    fn new() -> Rate {
+        Rate {
+            samples: std::collections::VecDeque::new(),
+        }
+    }
+
+    fn update(&mut self, fetched: u64) -> f64 {
+        let now = Instant::now();
+        self.samples.push_back((now, fetched));
+        while self
+            .samples
+            .front()
+            .is_some_and(|(at, _)| now.duration_since(*at) > Rate::SPAN)
+        {
+            self.samples.pop_front();
+        }
+        match self.samples.front() {
+            Some((at, first)) if now.duration_since(*at) >= Duration::from_millis(500) => {
+                (fetched - first) as f64 / now.duration_since(*at).as_secs_f64()
+            }
+            _ => 0.0,
+        }
+    }
+}
+
 #[allow(clippy::print_stderr, clippy::print_stdout)]
-fn run_crawl(args: &CrawlArgs) -> Result<ExitCode> {
+fn run_crawl(given: &CrawlArgs, matches: Option<&ArgMatches>) -> Result<ExitCode> {
+    let effective;
+    let (args, opened) = if given.resume {
+        let Some(db) = &given.db else {
+            bail!("--resume needs --db FILE, the crawl's store");
+        };
+        let mut store = Store::open(db)?;
+        effective = resumed_args(given, matches, &mut store)?;
+        (effective.as_ref().unwrap_or(given), Some(store))
+    } else {
+        effective = match matches {
+            Some(m) => Some(args_of(&settings_of(m), given, "the options", false)?),
+            None => None,
+        };
+        (effective.as_ref().unwrap_or(given), None)
+    };
     let identity = Identity {
         kind: if args.essential {
             CrawlerKind::Essential
@@ -668,17 +953,12 @@ fn run_crawl(args: &CrawlArgs) -> Result<ExitCode> {
     };
     // A new store is created only once the crawl may start (after the
     // site's verification, when one is needed).
-    let opened = if args.resume {
-        Some(Store::open(&db)?)
-    } else {
-        if db.exists() {
-            bail!(
-                "{} already exists: pass --resume to continue its crawl, or choose another --db",
-                db.display()
-            );
-        }
-        None
-    };
+    if opened.is_none() && db.exists() {
+        bail!(
+            "{} already exists: pass --resume to continue its crawl, or choose another --db",
+            db.display()
+        );
+    }
     let start = match (start, &opened) {
         (Some(s), _) => s,
         (None, None) => bail!("give the URL to crawl"),
@@ -749,42 +1029,39 @@ fn run_crawl(args: &CrawlArgs) -> Result<ExitCode> {
     } else {
         let store = match opened {
             Some(store) => store,
-            None => Store::create(&db)?,
+            None => {
+                let store = Store::create(&db)?;
+                if let Some(matches) = matches {
+                    store.set_meta(SETTINGS_META, &settings_of(matches).to_meta())?;
+                }
+                store
+            }
         };
         runtime.block_on(async {
-        let on_signal = stop.clone();
-        tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
+            let on_signal = stop.clone();
+            tokio::spawn(async move {
+                stop_on_signal().await;
                 on_signal.stop();
+            });
+            let bar = terminal.then(|| {
+                let bar = indicatif::ProgressBar::new_spinner();
+                bar.enable_steady_tick(Duration::from_millis(200));
+                bar
+            });
+            let width = usize::from(terminal_width().unwrap_or(80).saturating_sub(3));
+            let mut rate = Rate::new();
+            let crawled = crawl(&start, &config, &fetcher, store, args.resume, &stop, |p| {
+                if let Some(bar) = &bar {
+                    let per_second = rate.update(p.fetched);
+                    bar.set_message(progress_line(p, per_second, stop.is_stopped(), width));
+                }
+            })
+            .await;
+            if let Some(bar) = bar {
+                bar.finish_and_clear();
             }
-        });
-        let bar = terminal.then(|| {
-            let bar = indicatif::ProgressBar::new_spinner();
-            bar.enable_steady_tick(Duration::from_millis(200));
-            bar
-        });
-        let crawled = crawl(&start, &config, &fetcher, store, args.resume, &stop, |p| {
-            if let Some(bar) = &bar {
-                let secs = started.elapsed().as_secs_f64().max(0.001);
-                bar.set_message(format!(
-                    "{} fetched, {} queued, {} in flight, {:.1} pages/s, {} errors, delay {} ms, parallel {}{}",
-                    p.fetched,
-                    p.waiting,
-                    p.in_flight,
-                    p.fetched as f64 / secs,
-                    p.errors,
-                    p.delay.as_millis(),
-                    p.parallel,
-                    if stop.is_stopped() { " — stopping" } else { "" }
-                ));
-            }
-        })
-        .await;
-        if let Some(bar) = bar {
-            bar.finish_and_clear();
-        }
-        crawled
-    })?
+            crawled
+        })?
     };
     if args.check_external && !end.stopped {
         let checked = runtime.block_on(check_external(
@@ -845,6 +1122,9 @@ fn run_crawl(args: &CrawlArgs) -> Result<ExitCode> {
             "botwarden: note: loopback and private addresses are refused; pass --allow-private to crawl them"
         );
     }
+    for line in &end.held {
+        eprintln!("botwarden: {line}");
+    }
     if end.stopped {
         eprintln!(
             "botwarden: stopped with {} URL(s) left: `botwarden crawl --resume --db {}` continues",
@@ -854,4 +1134,72 @@ fn run_crawl(args: &CrawlArgs) -> Result<ExitCode> {
         return Ok(ExitCode::from(3));
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// Returns on Ctrl-C or SIGTERM.
+async fn stop_on_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        if let Ok(mut term) = signal(SignalKind::terminate()) {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = term.recv() => {}
+            }
+            return;
+        }
+    }
+    let _ = tokio::signal::ctrl_c().await;
+}
+
+/// The terminal's width in columns, from `COLUMNS` when set.
+fn terminal_width() -> Option<u16> {
+    std::env::var("COLUMNS").ok()?.trim().parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn progress() -> Progress {
+        Progress {
+            fetched: 1_234_567,
+            waiting: 7_654_321,
+            known: 9_000_000,
+            errors: 12_345,
+            delay: Duration::from_millis(2_500),
+            parallel: 16,
+            in_flight: 16,
+        }
+    }
+
+    #[test]
+    fn the_progress_line_fits_80_columns_and_keeps_the_counts() {
+        for stopping in [false, true] {
+            let line = progress_line(&progress(), 1234.56, stopping, 77);
+            assert!(line.chars().count() <= 77, "{line}");
+            assert!(
+                line.starts_with("1234567 fetched, 7654321 queued, 16/16 in flight"),
+                "{line}"
+            );
+            assert_eq!(line.ends_with(" - stopping"), stopping, "{line}");
+        }
+        let wide = progress_line(&progress(), 1234.56, false, 200);
+        assert!(
+            wide.ends_with("1234.6/s, 12345 errors, delay 2500 ms"),
+            "{wide}"
+        );
+    }
+
+    #[test]
+    fn the_rate_is_of_the_last_seconds() {
+        let mut rate = Rate::new();
+        let long_ago = Instant::now() - Duration::from_secs(60);
+        rate.samples.push_back((long_ago, 0));
+        rate.samples
+            .push_back((Instant::now() - Duration::from_secs(2), 1_000));
+        let r = rate.update(1_100);
+        // 100 pages in about 2 s, not 1,100 in 60 s.
+        assert!(r > 30.0 && r < 60.0, "{r}");
+    }
 }

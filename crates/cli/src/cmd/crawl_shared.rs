@@ -248,6 +248,7 @@ pub(crate) fn run_workers(
             fetched,
             stopped,
             left: report.queued,
+            held: Vec::new(),
         },
     ))
 }

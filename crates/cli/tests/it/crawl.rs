@@ -133,10 +133,17 @@ fn private_addresses_are_refused_by_default() {
         "--format",
         "json",
     ]);
-    assert_eq!(code, 0, "{stderr}");
+    // Refused by the crawl's own settings, not by the site: the URL is
+    // held, still queued, for a resume with --allow-private.
+    assert_eq!(code, 3, "{stderr}");
     assert_eq!(v["urls"]["fetched"], 0, "{v}");
-    assert_eq!(v["skipped"]["robots-unavailable"], 1, "{v}");
-    assert!(stderr.contains("pass --allow-private"), "{stderr}");
+    assert_eq!(v["urls"]["queued"], 1, "{v}");
+    assert_eq!(v["skipped"], serde_json::json!({}), "{v}");
+    assert_eq!(v["state"], "stopped", "{v}");
+    assert!(
+        stderr.contains("127.0.0.1 is a loopback address; allow it with --allow-private"),
+        "{stderr}"
+    );
 }
 
 #[test]
@@ -218,6 +225,16 @@ fn store_facts(db: &std::path::Path, addr: &str) -> (Vec<(String, String, String
     )
 }
 
+/// The options of the killed and the uninterrupted crawl of the slow
+/// site: a resumed crawl must keep every one of them.
+const SLOW_OPTIONS: [&str; 5] = [
+    "--allow-private",
+    "--parallel",
+    "2",
+    "--exclude",
+    "/p11[0-9]$",
+];
+
 #[test]
 fn a_crawl_killed_midway_resumes_to_the_same_store_as_an_uninterrupted_one() {
     let addr = serve(slow_site);
@@ -227,15 +244,8 @@ fn a_crawl_killed_midway_resumes_to_the_same_store_as_an_uninterrupted_one() {
     let whole = dir.path.with_file_name("whole.db");
     let url = format!("{host}/p0");
     let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_botwarden"))
-        .args([
-            "crawl",
-            &url,
-            "--db",
-            killed.to_str().expect("path"),
-            "--allow-private",
-            "--parallel",
-            "2",
-        ])
+        .args(["crawl", &url, "--db", killed.to_str().expect("path")])
+        .args(SLOW_OPTIONS)
         .stdout(std::process::Stdio::null())
         .stderr(std::process::Stdio::null())
         .spawn()
@@ -249,20 +259,14 @@ fn a_crawl_killed_midway_resumes_to_the_same_store_as_an_uninterrupted_one() {
     let _ = child.wait();
     let before = SLOW_HITS.lock().expect("hits").len();
     assert!(
-        (40..120).contains(&before),
+        (40..110).contains(&before),
         "{before} requests before the kill"
     );
 
+    // Exactly the documented command: the store keeps the crawl's
+    // options (loopback allowed, the exclusion, the parallelism).
     let resumed = botwarden(
-        &[
-            "crawl",
-            "--resume",
-            "--db",
-            killed.to_str().expect("path"),
-            "--allow-private",
-            "--parallel",
-            "2",
-        ],
+        &["crawl", "--resume", "--db", killed.to_str().expect("path")],
         b"",
     );
     assert_eq!(
@@ -282,7 +286,11 @@ fn a_crawl_killed_midway_resumes_to_the_same_store_as_an_uninterrupted_one() {
     for p in &pages {
         *counts.entry(p.clone()).or_insert(0) += 1;
     }
-    assert_eq!(counts.len(), 120, "every page was fetched");
+    assert_eq!(counts.len(), 110, "every page not excluded was fetched");
+    assert!(
+        !counts.keys().any(|p| p.len() == 5 && p.starts_with("/p11")),
+        "an excluded page was fetched: {counts:?}"
+    );
     // Fetched twice: only what was in flight when the process died (at
     // most 2 requests with --parallel 2) and answers it had not yet
     // committed (each answer is handed to the writer at once).
@@ -291,17 +299,21 @@ fn a_crawl_killed_midway_resumes_to_the_same_store_as_an_uninterrupted_one() {
         twice.len() <= 4 && counts.values().all(|n| *n <= 2),
         "{twice:?}"
     );
+    // The resumed crawl read robots.txt from its store, not again.
+    let robots = SLOW_HITS
+        .lock()
+        .expect("hits")
+        .iter()
+        .filter(|p| p.as_str() == "/robots.txt")
+        .count();
+    assert_eq!(robots, 1, "robots.txt asked {robots} times");
 
     let done = botwarden(
         &[
-            "crawl",
-            &url,
-            "--db",
-            whole.to_str().expect("path"),
-            "--allow-private",
-            "--parallel",
-            "2",
-        ],
+            &["crawl", &url, "--db", whole.to_str().expect("path")][..],
+            &SLOW_OPTIONS[..],
+        ]
+        .concat(),
         b"",
     );
     assert_eq!(done.status.code(), Some(0));
@@ -311,7 +323,215 @@ fn a_crawl_killed_midway_resumes_to_the_same_store_as_an_uninterrupted_one() {
         a, b,
         "the resumed crawl's store differs from the uninterrupted one's"
     );
-    assert_eq!(a.1, 120);
+    assert_eq!(a.1, 110);
+}
+
+/// A store's `(state, meta state)`: the URLs in each state, and whether
+/// the crawl is recorded finished.
+fn store_states(db: &std::path::Path) -> (Vec<(String, String, i64)>, String) {
+    let c = rusqlite::Connection::open(db).expect("open the store");
+    let mut st = c
+        .prepare(
+            "SELECT state, coalesce(skip_reason, ''), count(*) FROM urls \
+             GROUP BY state, skip_reason ORDER BY state, skip_reason",
+        )
+        .expect("query");
+    let rows = st
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?, r.get(2)?)))
+        .expect("rows")
+        .map(|r| r.expect("row"))
+        .collect();
+    let state = c
+        .query_row("SELECT value FROM meta WHERE key = 'state'", [], |r| {
+            r.get(0)
+        })
+        .expect("state");
+    (rows, state)
+}
+
+#[test]
+fn a_robots_txt_refused_by_the_crawls_own_settings_holds_the_urls_for_a_resume() {
+    let addr = serve(site);
+    let url = format!("http://{addr}/");
+    let dir = TempFile::new("placeholder", b"");
+    let db = dir.path.with_file_name("held.db");
+    let db_arg = db.to_str().expect("path");
+    // Loopback is refused without --allow-private: that says nothing of
+    // the site, so nothing is skipped for good and the crawl is not
+    // finished.
+    let (code, _, stderr) = crawl(&["crawl", &url, "--db", db_arg]);
+    assert_eq!(code, 3, "{stderr}");
+    assert!(
+        stderr.contains("1 URL(s) of http://127.0.0.1") && stderr.contains("--allow-private"),
+        "{stderr}"
+    );
+    let (rows, state) = store_states(&db);
+    assert_eq!(rows, vec![("queued".into(), String::new(), 1)]);
+    assert_eq!(state, "stopped");
+
+    // An option that may not change on resume is refused by name.
+    let (code, _, stderr) = crawl(&["crawl", "--resume", "--db", db_arg, "--max-depth", "3"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(
+        stderr.contains("--max-depth '3': the crawl was started with --max-depth '50'"),
+        "{stderr}"
+    );
+    // --max-urls may only be raised.
+    let (code, _, stderr) = crawl(&["crawl", "--resume", "--db", db_arg, "--max-urls", "5"]);
+    assert_eq!(code, 2, "{stderr}");
+    assert!(stderr.contains("may only be raised"), "{stderr}");
+
+    // --allow-private may change: the crawl goes on and finishes.
+    let (code, v, stderr) = crawl(&[
+        "crawl",
+        "--resume",
+        "--db",
+        db_arg,
+        "--allow-private",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(v["urls"]["fetched"], 3, "{v}");
+    let (_, state) = store_states(&db);
+    assert_eq!(state, "finished");
+    let c = rusqlite::Connection::open(&db).expect("open the store");
+    let changes: String = c
+        .query_row(
+            "SELECT value FROM meta WHERE key = 'settings_changes'",
+            [],
+            |r| r.get(0),
+        )
+        .expect("changes recorded");
+    assert!(
+        changes.contains("\t--allow-private\tfalse\ttrue\n"),
+        "{changes:?}"
+    );
+}
+
+#[test]
+fn urls_skipped_for_a_reason_not_the_sites_are_queued_again_on_request() {
+    let addr = serve(site);
+    let url = format!("http://{addr}/");
+    let dir = TempFile::new("placeholder", b"");
+    let db = dir.path.with_file_name("retry.db");
+    let db_arg = db.to_str().expect("path");
+    let (code, _, stderr) = crawl(&["crawl", &url, "--db", db_arg, "--allow-private"]);
+    assert_eq!(code, 0, "{stderr}");
+    // As an earlier botwarden left a store: URLs skipped because robots.txt
+    // could not be read, and the crawl marked finished.
+    let c = rusqlite::Connection::open(&db).expect("open the store");
+    let marked = c
+        .execute(
+            "UPDATE urls SET state = 'skipped', skip_reason = 'robots-unavailable', \
+             skip_detail = 'robots.txt could not be requested' WHERE url LIKE '%/a'",
+            [],
+        )
+        .expect("mark");
+    assert_eq!(marked, 1);
+    c.execute(
+        "DELETE FROM pages WHERE url_id = (SELECT id FROM urls WHERE url LIKE '%/a')",
+        [],
+    )
+    .expect("forget the page");
+    drop(c);
+    // A reason that is the site's answer is not one to retry.
+    let (code, _, stderr) = crawl(&[
+        "crawl",
+        "--resume",
+        "--db",
+        db_arg,
+        "--retry-skipped",
+        "robots",
+    ]);
+    assert_eq!(code, 2, "{stderr}");
+    let (code, _, stderr) = crawl(&[
+        "crawl",
+        "--resume",
+        "--db",
+        db_arg,
+        "--retry-skipped",
+        "robots-unavailable",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains("1 URL(s) skipped as robots-unavailable queued again"),
+        "{stderr}"
+    );
+    let (rows, state) = store_states(&db);
+    assert!(
+        !rows
+            .iter()
+            .any(|(_, reason, _)| reason == "robots-unavailable"),
+        "{rows:?}"
+    );
+    assert_eq!(state, "finished");
+    let c = rusqlite::Connection::open(&db).expect("open the store");
+    let fetched: i64 = c
+        .query_row(
+            "SELECT count(*) FROM pages JOIN urls ON urls.id = pages.url_id WHERE url LIKE '%/a'",
+            [],
+            |r| r.get(0),
+        )
+        .expect("count");
+    assert_eq!(fetched, 1);
+}
+
+/// A site whose robots.txt answers 503 and asks to be asked again in ten
+/// minutes.
+fn unavailable_site(path: &str) -> String {
+    match path {
+        "/robots.txt" => reply(503, &[("Retry-After", "600")], "down"),
+        _ => reply(200, &[("Content-Type", "text/html")], "<html></html>"),
+    }
+}
+
+#[test]
+fn a_crawl_waiting_to_ask_robots_txt_again_stops_at_once_on_sigterm_and_sigint() {
+    let addr = serve(unavailable_site);
+    let url = format!("http://{addr}/");
+    let dir = TempFile::new("placeholder", b"");
+    for (signal, name) in [("-TERM", "term"), ("-INT", "int")] {
+        let db = dir.path.with_file_name(format!("wait-{name}.db"));
+        let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_botwarden"))
+            .args([
+                "crawl",
+                &url,
+                "--db",
+                db.to_str().expect("path"),
+                "--allow-private",
+            ])
+            .stdout(std::process::Stdio::null())
+            .stderr(std::process::Stdio::piped())
+            .spawn()
+            .expect("start botwarden");
+        // Once robots.txt was asked and answered 503, the crawl waits.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+        while !db.exists() && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(500));
+        let sent = std::time::Instant::now();
+        let status = std::process::Command::new("kill")
+            .args([signal, &child.id().to_string()])
+            .status()
+            .expect("kill");
+        assert!(status.success());
+        let code = loop {
+            if let Some(status) = child.try_wait().expect("wait") {
+                break status.code();
+            }
+            assert!(
+                sent.elapsed() < std::time::Duration::from_secs(60),
+                "still running a minute after {signal}"
+            );
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
+        assert_eq!(code, Some(3), "{signal}");
+        let (rows, state) = store_states(&db);
+        assert_eq!(rows, vec![("queued".into(), String::new(), 1)], "{signal}");
+        assert_eq!(state, "stopped", "{signal}");
+    }
 }
 
 #[test]
@@ -759,16 +979,36 @@ fn a_robots_file_replaces_a_verified_sites_own() {
     assert_eq!(v["reading"]["tokens"], "botwarden", "{v}");
     assert_eq!(v["verifications"][0]["method"], "file", "{v}");
 
-    // Resuming it without the file is refused: the reading would change.
+    // Resuming it with another file is refused: the reading would change.
+    let other = TempFile::new("other.txt", b"User-agent: *\nDisallow: /\n");
     let (code, _, stderr) = crawl(&[
         "crawl",
         "--resume",
         "--db",
         db.to_str().expect("UTF-8 path"),
-        "--allow-private",
+        "--robots-file",
+        other.arg(),
     ]);
     assert_eq!(code, 2, "{stderr}");
-    assert!(stderr.contains("cannot be resumed"), "{stderr}");
+    assert!(
+        stderr.contains("cannot resume") && stderr.contains("--robots-file"),
+        "{stderr}"
+    );
+    // Resumed as documented, it reads the file it started with.
+    let (code, v, stderr) = crawl(&[
+        "crawl",
+        "--resume",
+        "--db",
+        db.to_str().expect("UTF-8 path"),
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert_eq!(
+        v["reading"]["source"],
+        format!("file {}", robots.arg()),
+        "{v}"
+    );
 }
 
 #[test]

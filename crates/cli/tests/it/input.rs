@@ -44,26 +44,56 @@ fn endless_input_is_refused_not_read_to_the_end() {
 }
 
 #[test]
-fn a_closed_standard_output_is_an_error() {
+fn output_to_dev_null_opened_for_reading_and_writing_is_written() {
+    // What Python's subprocess.DEVNULL, Go's os/exec and process
+    // supervisors give a child: /dev/null opened read-write.
     let file = crate::TempFile::new("robots.txt", b"User-agent: *\nDisallow: /x\n");
     let path = file.path.to_str().expect("UTF-8 path");
-    // `>&-` closes descriptor 1 before botwarden starts.
-    let out = std::process::Command::new("sh")
-        .args(["-c", "exec \"$0\" robots check \"$1\" >&-"])
-        .arg(env!("CARGO_BIN_EXE_botwarden"))
-        .arg(path)
-        .output()
-        .expect("run sh");
-    assert_eq!(out.status.code(), Some(2));
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert!(stderr.contains("standard output is closed"), "{stderr}");
+    for args in [
+        &["robots", "check", path][..],
+        &["robots", "test", "--agent", "botwarden", path, "/x"][..],
+        &["bots", "classify", "Googlebot/2.1"][..],
+        &["crawl", "identity"][..],
+    ] {
+        let devnull = std::fs::File::options()
+            .read(true)
+            .write(true)
+            .open("/dev/null")
+            .expect("open /dev/null");
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_botwarden"))
+            .args(args)
+            .stdin(std::process::Stdio::null())
+            .stdout(devnull)
+            .output()
+            .expect("run botwarden");
+        assert!(
+            matches!(out.status.code(), Some(0 | 1)),
+            "{args:?}: {out:?}"
+        );
+        assert!(
+            !String::from_utf8_lossy(&out.stderr).contains("closed"),
+            "{args:?}: {out:?}"
+        );
+    }
+}
 
-    // Sent to /dev/null on purpose: fine.
-    let out = std::process::Command::new("sh")
-        .args(["-c", "exec \"$0\" robots check \"$1\" >/dev/null"])
-        .arg(env!("CARGO_BIN_EXE_botwarden"))
-        .arg(path)
+#[test]
+fn output_that_cannot_be_written_is_an_error_that_says_so() {
+    let file = crate::TempFile::new("robots.txt", b"User-agent: *\nDisallow: /x\n");
+    let path = file.path.to_str().expect("UTF-8 path");
+    let full = std::fs::File::options()
+        .write(true)
+        .open("/dev/full")
+        .expect("open /dev/full");
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_botwarden"))
+        .args(["robots", "check", path])
+        .stdout(full)
         .output()
-        .expect("run sh");
-    assert_eq!(out.status.code(), Some(0), "{out:?}");
+        .expect("run botwarden");
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("standard output") && stderr.contains("No space left on device"),
+        "{stderr}"
+    );
 }

@@ -336,9 +336,10 @@ async fn a_stopped_crawl_resumes_and_fetches_nothing_twice() {
     assert_eq!(urls(&store, &server), expected());
     let hits = hits.lock().expect("hits").clone();
     for (path, n) in &hits {
-        // robots.txt once per run; the 503 twice.
+        // robots.txt once (the resumed run reads it from the store); the
+        // 503 twice.
         let want = match path.as_str() {
-            "/robots.txt" | "/busy" => 2,
+            "/busy" => 2,
             _ => 1,
         };
         assert_eq!(*n, want, "{path} requested {n} times");
@@ -543,5 +544,55 @@ async fn a_resumed_store_keeps_the_text_reading_its_fingerprints_were_made_with(
         report.notes[0].contains("older reading") && report.notes[0].contains("markup-scan"),
         "{}",
         report.notes[0]
+    );
+}
+
+#[tokio::test]
+async fn the_progress_counts_every_request_in_flight() {
+    // 40 pages that each take 30 ms and link to the next four: with four
+    // requests allowed, four are in flight whenever the crawl waits.
+    let server = Server::start(|asked| {
+        if asked.path == "/robots.txt" {
+            return Reply::text("User-agent: *\nAllow: /\n");
+        }
+        let n: u32 = asked.path.trim_start_matches("/p").parse().unwrap_or(0);
+        let links: String = (1..=4)
+            .map(|k| format!("<a href=\"/p{}\">next</a>", (n + k) % 40))
+            .collect();
+        html(&links).delayed(Duration::from_millis(30))
+    })
+    .await;
+    let start = Url::parse(&server.url("/p0")).expect("url");
+    let cfg = CrawlConfig {
+        throttle: ThrottleConfig {
+            max_parallel: 4,
+            ..ThrottleConfig::default()
+        },
+        ..CrawlConfig::default()
+    };
+    let tmp = TempStore::new("in-flight");
+    let store = Store::create(&tmp.db()).expect("store");
+    let mut seen = Vec::new();
+    let (_, end) = crawl(
+        &start,
+        &cfg,
+        &fetcher(),
+        store,
+        false,
+        &StopSignal::new(),
+        |p| {
+            seen.push(p.in_flight);
+        },
+    )
+    .await
+    .expect("crawl");
+    assert_eq!(end.fetched, 40);
+    let full = seen.iter().filter(|n| **n == 4).count();
+    assert!(seen.iter().all(|n| *n <= 4), "{seen:?}");
+    // Every answer but the first few and the last few finds four in flight.
+    assert!(
+        full >= 25,
+        "{full} of {} with 4 in flight: {seen:?}",
+        seen.len()
     );
 }
