@@ -1137,7 +1137,7 @@ fn run_crawl(given: &CrawlArgs, matches: Option<&ArgMatches>) -> Result<ExitCode
 }
 
 /// Returns on Ctrl-C or SIGTERM.
-async fn stop_on_signal() {
+pub(crate) async fn stop_on_signal() {
     #[cfg(unix)]
     {
         use tokio::signal::unix::{SignalKind, signal};
