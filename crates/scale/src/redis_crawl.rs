@@ -12,14 +12,13 @@
 //! | `botwarden:crawl:NAME:{H}:queue` | list: `attempts \t depth \t url`, fetched first in, first out |
 //! | `botwarden:crawl:NAME:{H}:seen` | set: the first 8 bytes of each URL's SHA-256 |
 //! | `botwarden:crawl:NAME:{H}:leases` | sorted set: `worker \t item`, scored by when the lease runs out (ms) |
-//! | `botwarden:crawl:NAME:{H}:state` | hash: `next`, `paused` (ms), `inflight`, `delay`, `parallel`, `floor`, the throttle's `requests`, `indicators`, `changed`, counters `queued`, `done`, `errors`, `skipped`, `retries`, `requeued` |
+//! | `botwarden:crawl:NAME:{H}:state` | hash: `gen` (the crawl's generation), `steps` (never goes back), `next`, `paused` (ms), `inflight`, `delay`, `parallel`, `floor`, the throttle's `requests`, `indicators`, `changed`, counters `queued`, `done`, `errors`, `skipped`, `retries`, `requeued` |
 //! | `botwarden:crawl:NAME:{H}:window` | list of 0/1: the throttle's window |
 //! | `botwarden:crawl:NAME:{H}:queries` | hash: distinct queries per path (the trap limit) |
 //! | `botwarden:crawl:NAME:{H}:robots:ORIGIN` | string: what was read of the origin's robots.txt |
 //! | `botwarden:crawl:NAME:{H}:turn:ORIGIN` | string: the worker reading it (expires) |
-//! | `botwarden:crawl:NAME:meta` | hash: `seed` |
-//! | `botwarden:crawl:NAME:hosts` | set of hosts |
-//! | `botwarden:crawl:NAME:total` | URLs queued (the `max-urls` limit) |
+//! | `botwarden:crawl:NAME:meta` | hash: `seed`, `gen` (random, the first worker's), `total` (URLs queued: the `max-urls` limit) |
+//! | `botwarden:crawl:NAME:hosts` | set of hosts (a host is listed once its state exists) |
 //! | `botwarden:crawl:NAME:workers`, `…:worker:W` | workers and each one's progress |
 //!
 //! Time is the Redis server's (`TIME` in the scripts), so the workers'
@@ -28,6 +27,16 @@
 //! million URLs on a host). `max-urls` is checked before an offer and
 //! counted after it, so the workers together may queue a few more than
 //! it (at most one page's links per worker).
+//!
+//! Every step checks that the state it reads is the crawl's: `meta`'s
+//! generation is the one the worker joined, the list of hosts lost none
+//! it saw, and a host's state exists, carries that generation and has
+//! not gone back below the step count the worker saw last. A node back
+//! without its data (or from an older copy) so stops the workers with an
+//! error naming what was lost and where, instead of a crawl that looks
+//! finished; [`RedisCoordinator::reseed`] puts the frontier back from the
+//! workers' stores. While Redis does not answer, calls are tried again
+//! and the outage told ([`Patience`], [`Outage`]).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::future::Future;
@@ -694,6 +703,13 @@ impl RedisCoordinator {
                 .join(", ")
         };
         let conn = match tokio::time::timeout(within, Conn::open(url)).await {
+            Ok(Err(e)) if is_outage(&e) => {
+                return Err(Error::RedisNode {
+                    node: nodes(),
+                    operation: format!("connect for crawl {name}"),
+                    message: e.to_string(),
+                });
+            }
             Ok(conn) => conn.map_err(|source| Error::Redis {
                 url: url.to_owned(),
                 operation: "connect".into(),
