@@ -1971,6 +1971,24 @@ mod tests {
     }
 
     #[test]
+    fn slots_are_the_clusters() {
+        // As `CLUSTER KEYSLOT` answers.
+        assert_eq!(slot_of("foo"), 12182);
+        assert_eq!(slot_of("somekey"), 11058);
+        assert_eq!(slot_of("foo{hash_tag}"), 2515);
+        assert_eq!(slot_of("botwarden:crawl:x:{www.example.com}:state"), 13603);
+    }
+
+    #[test]
+    fn nodes_are_named_without_credentials() {
+        assert_eq!(
+            node_of_url("redis://user:secret@10.0.0.5:7000/"),
+            "10.0.0.5:7000"
+        );
+        assert_eq!(node_of_url("redis://10.0.0.5/"), "10.0.0.5:6379");
+    }
+
+    #[test]
     fn names_usable_in_keys() {
         assert!(check_name("www.example.com:8080"));
         assert!(!check_name("a{b}"));
