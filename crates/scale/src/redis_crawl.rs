@@ -1101,17 +1101,37 @@ impl RedisCoordinator {
     }
 
     /// A read for `status`, bounded by [`Patience::call`], not tried again:
-    /// a part not read is named in [`CrawlStatus::unread`].
-    async fn read<T: FromRedisValue>(&self, cmd: redis::Cmd, key: &str) -> Result<T, String> {
-        match tokio::time::timeout(self.patience.call, self.conn.query(&cmd)).await {
-            Ok(Ok(v)) => Ok(v),
-            Ok(Err(e)) => Err(format!("{} ({e})", self.node(key))),
-            Err(_) => Err(format!(
-                "{} (no answer in {} ms)",
-                self.node(key),
-                self.patience.call.as_millis()
-            )),
+    /// a part not read is named in [`CrawlStatus::unread`]. A node that
+    /// failed a read already (in `down`) is not asked again.
+    async fn read<T: FromRedisValue>(
+        &self,
+        cmd: redis::Cmd,
+        key: &str,
+        down: &Mutex<BTreeMap<String, String>>,
+    ) -> Result<T, String> {
+        let node = self.node(key);
+        let known = |d: &Mutex<BTreeMap<String, String>>| {
+            d.lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .get(&node)
+                .cloned()
+        };
+        if let Some(why) = known(down) {
+            return Err(why);
         }
+        let why = match tokio::time::timeout(self.patience.call, self.conn.query(&cmd)).await {
+            Ok(Ok(v)) => return Ok(v),
+            Ok(Err(e)) if !is_outage(&e) => return Err(format!("{node} ({e})")),
+            Ok(Err(e)) => format!("{node} ({e})"),
+            Err(_) => format!(
+                "{node} (no answer in {} ms)",
+                self.patience.call.as_millis()
+            ),
+        };
+        down.lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(node, why.clone());
+        Err(why)
     }
 
     /// One host's state for `status`: its figures, its leases by worker,
@@ -1120,17 +1140,19 @@ impl RedisCoordinator {
         &self,
         host: &str,
         now_ms: u64,
+        down: &Mutex<BTreeMap<String, String>>,
     ) -> Result<(HostStatus, Vec<String>, Option<String>), String> {
         let queue = self.key(host, "queue");
         let leases = self.key(host, "leases");
         let state = self.key(host, "state");
         let window = self.key(host, "window");
-        let queued: u64 = self.read(on_key("LLEN", &queue), &queue).await?;
+        let queued: u64 = self.read(on_key("LLEN", &queue), &queue, down).await?;
         let mut range = on_key("ZRANGE", &leases);
         range.arg(0).arg(-1);
-        let members: Vec<String> = self.read(range, &leases).await?;
-        let fields: BTreeMap<String, String> = self.read(on_key("HGETALL", &state), &state).await?;
-        let in_window: u64 = self.read(on_key("LLEN", &window), &window).await?;
+        let members: Vec<String> = self.read(range, &leases, down).await?;
+        let fields: BTreeMap<String, String> =
+            self.read(on_key("HGETALL", &state), &state, down).await?;
+        let in_window: u64 = self.read(on_key("LLEN", &window), &window, down).await?;
         let n = |k: &str| fields.get(k).and_then(|v| v.parse().ok()).unwrap_or(0);
         let status = HostStatus {
             host: host.to_owned(),
@@ -1173,11 +1195,12 @@ impl RedisCoordinator {
         let meta_key = self.global("meta");
         let hosts_key = self.global("hosts");
         let workers_key = self.global("workers");
+        let down = Mutex::new(BTreeMap::new());
         let (meta, hosts, time, workers) = tokio::join!(
-            self.read::<BTreeMap<String, String>>(on_key("HGETALL", &meta_key), &meta_key),
-            self.read::<Vec<String>>(on_key("SMEMBERS", &hosts_key), &hosts_key),
-            self.read::<(u64, u64)>(redis::cmd("TIME"), &meta_key),
-            self.read::<Vec<String>>(on_key("SMEMBERS", &workers_key), &workers_key),
+            self.read::<BTreeMap<String, String>>(on_key("HGETALL", &meta_key), &meta_key, &down),
+            self.read::<Vec<String>>(on_key("SMEMBERS", &hosts_key), &hosts_key, &down),
+            self.read::<(u64, u64)>(redis::cmd("TIME"), &meta_key, &down),
+            self.read::<Vec<String>>(on_key("SMEMBERS", &workers_key), &workers_key, &down),
         );
         let now_ms = match time {
             Ok((secs, micros)) => secs * 1000 + micros / 1000,
@@ -1217,8 +1240,19 @@ impl RedisCoordinator {
                 self.node(&hosts_key)
             ));
         }
-        let reads =
-            futures_util::future::join_all(hosts.iter().map(|h| self.host_status(h, now_ms))).await;
+        // Hosts and workers at once: a node down costs one wait.
+        let keys: Vec<String> = workers
+            .iter()
+            .map(|w| self.global(&format!("worker:{w}")))
+            .collect();
+        let (reads, worker_reads) = tokio::join!(
+            futures_util::future::join_all(
+                hosts.iter().map(|h| self.host_status(h, now_ms, &down))
+            ),
+            futures_util::future::join_all(keys.iter().map(|k| {
+                self.read::<BTreeMap<String, String>>(on_key("HGETALL", k), k, &down)
+            })),
+        );
         let mut leased: BTreeMap<String, u64> = BTreeMap::new();
         for (host, read) in hosts.iter().zip(reads) {
             match read {
@@ -1243,16 +1277,7 @@ impl RedisCoordinator {
                 Err(e) => status.unread.push(format!("host {host}: {e}")),
             }
         }
-        let keys: Vec<String> = workers
-            .iter()
-            .map(|w| self.global(&format!("worker:{w}")))
-            .collect();
-        let reads = futures_util::future::join_all(
-            keys.iter()
-                .map(|k| self.read::<BTreeMap<String, String>>(on_key("HGETALL", k), k)),
-        )
-        .await;
-        for (name, read) in workers.into_iter().zip(reads) {
+        for (name, read) in workers.into_iter().zip(worker_reads) {
             let w = match read {
                 Ok(w) => w,
                 Err(e) => {

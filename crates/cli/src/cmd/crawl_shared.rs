@@ -147,7 +147,7 @@ pub(crate) struct ReseedArgs {
 }
 
 /// How long `crawl status` waits for any one read.
-const STATUS_WAIT: Duration = Duration::from_millis(800);
+const STATUS_WAIT: Duration = Duration::from_millis(400);
 
 /// Redis not answering, while a worker waits it out.
 #[allow(clippy::print_stderr)]
@@ -468,7 +468,11 @@ pub(crate) fn status(args: &StatusArgs) -> Result<ExitCode> {
                 out,
                 "crawl {}: {}",
                 s.crawl,
-                s.seed.as_deref().unwrap_or("no such crawl")
+                s.seed.as_deref().unwrap_or(if s.unread.is_empty() {
+                    "no such crawl"
+                } else {
+                    "its record could not be read"
+                })
             )?;
             writeln!(
                 out,
