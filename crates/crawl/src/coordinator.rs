@@ -24,8 +24,9 @@
 //! has its URL fetched once more by another worker (the merge keeps one
 //! page per URL).
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::future::Future;
+use std::path::PathBuf;
 use std::pin::Pin;
 use std::sync::Mutex;
 use std::time::Duration;
@@ -203,6 +204,12 @@ pub trait Coordinator: Send + Sync {
         read: RobotsRead,
         floor: Option<Duration>,
     ) -> CoordinatorFuture<'a, ()>;
+
+    /// Extends the leases `worker` holds on requests still in flight by
+    /// a lease's time from now, so that a slow answer keeps its URL. A
+    /// lease that ran out already (and went to another worker) stays
+    /// lost.
+    fn renew<'a>(&'a self, worker: &'a str, leases: &'a [Lease]) -> CoordinatorFuture<'a, ()>;
 
     /// Records a worker's progress (for `crawl status`).
     fn report<'a>(&'a self, worker: &'a str, stats: WorkerStats) -> CoordinatorFuture<'a, ()>;
@@ -538,6 +545,19 @@ impl Coordinator for LocalCoordinator {
         })
     }
 
+    fn renew<'a>(&'a self, _worker: &'a str, leases: &'a [Lease]) -> CoordinatorFuture<'a, ()> {
+        Box::pin(async move {
+            let until = Instant::now() + self.config.lease;
+            let mut s = self.lock();
+            for lease in leases {
+                if let Some((_, end)) = s.leases.get_mut(&lease.token) {
+                    *end = until;
+                }
+            }
+            Ok(())
+        })
+    }
+
     fn report<'a>(&'a self, worker: &'a str, stats: WorkerStats) -> CoordinatorFuture<'a, ()> {
         Box::pin(async move {
             self.lock().workers.insert(worker.to_owned(), stats);
@@ -563,8 +583,14 @@ pub struct WorkerConfig {
     pub concurrency: usize,
     /// How long it waits before asking again when it got nothing.
     pub poll: Duration,
-    /// How often it reports its progress to the coordinator.
+    /// How often it reports its progress to the coordinator (its
+    /// heartbeat: `crawl status` calls a worker silent for ten of these
+    /// dead).
     pub report_every: Duration,
+    /// How often it renews the leases of its requests in flight: well
+    /// within a lease (a third of it), so that a slow answer keeps its
+    /// URL.
+    pub renew_every: Duration,
 }
 
 impl Default for WorkerConfig {
@@ -574,6 +600,7 @@ impl Default for WorkerConfig {
             concurrency: 8,
             poll: Duration::from_millis(50),
             report_every: Duration::from_secs(1),
+            renew_every: Duration::from_secs(20),
         }
     }
 }
@@ -672,6 +699,13 @@ pub async fn crawl_worker(
     let mut held: Option<String> = None;
     let mut stats = WorkerStats::default();
     let mut reported = Instant::now();
+    let mut renewed = Instant::now();
+    // A worker whose requests are all slow still wakes this often: to
+    // report (its heartbeat) and to renew its leases.
+    let heartbeat = worker
+        .report_every
+        .min(worker.renew_every)
+        .max(Duration::from_millis(10));
     let concurrency = worker.concurrency.max(1);
     loop {
         let mut wait = worker.poll;
@@ -825,7 +859,10 @@ pub async fn crawl_worker(
             tokio::time::sleep(wait).await;
             None
         } else if running.len() >= concurrency || stop.is_stopped() {
-            running.next().await
+            tokio::select! {
+                j = running.next() => j,
+                () = tokio::time::sleep(heartbeat) => None,
+            }
         } else {
             tokio::select! {
                 j = running.next() => j,
@@ -853,6 +890,13 @@ pub async fn crawl_worker(
                 &mut pending,
             )
             .await?;
+        }
+        if renewed.elapsed() >= worker.renew_every {
+            if !leases.is_empty() {
+                let held: Vec<Lease> = leases.values().cloned().collect();
+                coordinator.renew(&worker.name, &held).await?;
+            }
+            renewed = Instant::now();
         }
         stats.in_flight = u32::try_from(running.len()).unwrap_or(u32::MAX);
         progress(&stats);
@@ -1000,4 +1044,108 @@ async fn answer(
         },
     ));
     Ok(())
+}
+
+/// What the workers' stores of a shared crawl hold: every URL they met,
+/// and which of them no worker fetched or judged yet. It seeds the
+/// coordinator again when the coordinator lost its state
+/// ([`stored_frontier`], `botwarden crawl reseed`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct StoredFrontier {
+    /// The crawl's start URL, which every store records.
+    pub seed: String,
+    /// Every URL of the stores, once, in the order of their first store.
+    pub urls: Vec<FrontierUrl>,
+}
+
+/// One URL of a [`StoredFrontier`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FrontierUrl {
+    /// The URL.
+    pub url: String,
+    /// Its host (`host[:port]`): the politeness it counts against.
+    pub host: String,
+    /// The least depth any store gives it.
+    pub depth: u32,
+    /// Whether it is still to be fetched: queued in a store, fetched in
+    /// none and skipped in none (a `nofollow` skip excepted: another page
+    /// may link to it plainly).
+    pub queued: bool,
+}
+
+impl StoredFrontier {
+    /// URLs still to be fetched.
+    #[must_use]
+    pub fn queued(&self) -> usize {
+        self.urls.iter().filter(|u| u.queued).count()
+    }
+}
+
+/// Reads the frontier of a shared crawl back from its workers' stores
+/// (all of them, the ones of workers that died included).
+///
+/// # Errors
+/// [`Error::Store`] when a store cannot be read, records no seed, or
+/// records another seed than the first store (naming the store).
+pub fn stored_frontier(stores: &[PathBuf]) -> Result<StoredFrontier, Error> {
+    #[derive(Default)]
+    struct Seen {
+        depth: u32,
+        queued: bool,
+        done: bool,
+    }
+    let mut seed: Option<(String, &PathBuf)> = None;
+    let mut order: Vec<String> = Vec::new();
+    let mut urls: BTreeMap<String, Seen> = BTreeMap::new();
+    for path in stores {
+        let store = Store::open(path)?;
+        let this = store.meta("seed")?.ok_or_else(|| Error::Store {
+            path: path.clone(),
+            message: "not a crawl (no seed recorded)".into(),
+        })?;
+        match &seed {
+            Some((first, from)) if *first != this => {
+                return Err(Error::Store {
+                    path: path.clone(),
+                    message: format!("a crawl of {this}, not of {first} as {} is", from.display()),
+                });
+            }
+            Some(_) => {}
+            None => seed = Some((this, path)),
+        }
+        for u in store.urls()? {
+            let entry = urls.entry(u.url.clone()).or_insert_with(|| {
+                order.push(u.url.clone());
+                Seen {
+                    depth: u.depth,
+                    ..Seen::default()
+                }
+            });
+            entry.depth = entry.depth.min(u.depth);
+            match u.state {
+                UrlState::Queued => entry.queued = true,
+                UrlState::Fetched => entry.done = true,
+                UrlState::Skipped => {
+                    entry.done |= u.skip_reason.as_deref() != Some("nofollow");
+                }
+            }
+        }
+    }
+    let Some((seed, _)) = seed else {
+        return Ok(StoredFrontier::default());
+    };
+    let urls = order
+        .into_iter()
+        .filter_map(|url| {
+            let seen = urls.remove(&url)?;
+            let host = Url::parse(&url).map(|u| host_key(&u)).ok()?;
+            Some(FrontierUrl {
+                host,
+                depth: seen.depth,
+                queued: seen.queued && !seen.done,
+                url,
+            })
+        })
+        .collect();
+    Ok(StoredFrontier { seed, urls })
 }

@@ -93,8 +93,9 @@ pub use audit::{
 };
 pub use body::{Bom, Encoding, utf8_body};
 pub use coordinator::{
-    Claim, Coordinator, CoordinatorConfig, CoordinatorFuture, Finish, Lease, LocalCoordinator,
-    Offer, Offered, RobotsLookup, WorkerConfig, WorkerEnd, WorkerStats, crawl_worker,
+    Claim, Coordinator, CoordinatorConfig, CoordinatorFuture, Finish, FrontierUrl, Lease,
+    LocalCoordinator, Offer, Offered, RobotsLookup, StoredFrontier, WorkerConfig, WorkerEnd,
+    WorkerStats, crawl_worker, stored_frontier,
 };
 pub use crawler::{COMMIT_WINDOW, CrawlConfig, CrawlEnd, Progress, RobotsRead, StopSignal, crawl};
 pub use directives::{

@@ -16,6 +16,17 @@ pub enum Error {
         #[source]
         source: redis::RedisError,
     },
+    /// A Redis node that failed or did not answer, by its address
+    /// (`host:port`, never a URL: no password is shown).
+    #[error("redis {node}: {operation}: {message}")]
+    RedisNode {
+        /// The node's `host:port` (or the nodes', comma-separated).
+        node: String,
+        /// What was being done.
+        operation: String,
+        /// What went wrong.
+        message: String,
+    },
     /// A value given is not usable (a crawl name, say).
     #[error("{what}: {message}")]
     Invalid {

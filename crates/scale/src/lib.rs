@@ -13,7 +13,9 @@ pub mod redis_verdicts;
 pub mod stream;
 
 pub use error::Error;
-pub use redis_crawl::{CrawlStatus, HostStatus, RedisCoordinator, WorkerStatus};
+pub use redis_crawl::{
+    CrawlStatus, DEAD_AFTER, HostStatus, Outage, Patience, RedisCoordinator, Reseeded, WorkerStatus,
+};
 pub use redis_verdicts::{
     Announced, Announcement, Applied, ExportFile, ExportTree, ExportsFollower, FollowStep,
     RedisExports, RedisFeeds, RedisTarget, RedisVerdicts, Refused, ReloadCommand, ReloadStatus,

@@ -12,14 +12,13 @@
 //! | `botwarden:crawl:NAME:{H}:queue` | list: `attempts \t depth \t url`, fetched first in, first out |
 //! | `botwarden:crawl:NAME:{H}:seen` | set: the first 8 bytes of each URL's SHA-256 |
 //! | `botwarden:crawl:NAME:{H}:leases` | sorted set: `worker \t item`, scored by when the lease runs out (ms) |
-//! | `botwarden:crawl:NAME:{H}:state` | hash: `next`, `paused` (ms), `inflight`, `delay`, `parallel`, `floor`, the throttle's `requests`, `indicators`, `changed`, counters `queued`, `done`, `errors`, `skipped`, `retries`, `requeued` |
+//! | `botwarden:crawl:NAME:{H}:state` | hash: `gen` (the crawl's generation), `steps` (never goes back), `next`, `paused` (ms), `inflight`, `delay`, `parallel`, `floor`, the throttle's `requests`, `indicators`, `changed`, counters `queued`, `done`, `errors`, `skipped`, `retries`, `requeued` |
 //! | `botwarden:crawl:NAME:{H}:window` | list of 0/1: the throttle's window |
 //! | `botwarden:crawl:NAME:{H}:queries` | hash: distinct queries per path (the trap limit) |
 //! | `botwarden:crawl:NAME:{H}:robots:ORIGIN` | string: what was read of the origin's robots.txt |
 //! | `botwarden:crawl:NAME:{H}:turn:ORIGIN` | string: the worker reading it (expires) |
-//! | `botwarden:crawl:NAME:meta` | hash: `seed` |
-//! | `botwarden:crawl:NAME:hosts` | set of hosts |
-//! | `botwarden:crawl:NAME:total` | URLs queued (the `max-urls` limit) |
+//! | `botwarden:crawl:NAME:meta` | hash: `seed`, `gen` (random, the first worker's), `total` (URLs queued: the `max-urls` limit) |
+//! | `botwarden:crawl:NAME:hosts` | set of hosts (a host is listed once its state exists) |
 //! | `botwarden:crawl:NAME:workers`, `…:worker:W` | workers and each one's progress |
 //!
 //! Time is the Redis server's (`TIME` in the scripts), so the workers'
@@ -28,13 +27,25 @@
 //! million URLs on a host). `max-urls` is checked before an offer and
 //! counted after it, so the workers together may queue a few more than
 //! it (at most one page's links per worker).
+//!
+//! Every step checks that the state it reads is the crawl's: `meta`'s
+//! generation is the one the worker joined, the list of hosts lost none
+//! it saw, and a host's state exists, carries that generation and has
+//! not gone back below the step count the worker saw last. A node back
+//! without its data (or from an older copy) so stops the workers with an
+//! error naming what was lost and where, instead of a crawl that looks
+//! finished; [`RedisCoordinator::reseed`] puts the frontier back from the
+//! workers' stores. While Redis does not answer, calls are tried again
+//! and the outage told ([`Patience`], [`Outage`]).
 
-use std::collections::BTreeMap;
-use std::time::Duration;
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::future::Future;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
 
 use botwarden_crawl::{
     Claim, Coordinator, CoordinatorConfig, CoordinatorFuture, Error as CrawlError, Finish, Lease,
-    Offer, Offered, RobotsLookup, RobotsRead, Skip, WorkerStats,
+    Offer, Offered, RobotsLookup, RobotsRead, Skip, StoredFrontier, WorkerStats,
 };
 use redis::aio::ConnectionManager;
 use redis::cluster_async::ClusterConnection;
@@ -99,11 +110,30 @@ local function now_ms()
   local t = redis.call('TIME')
   return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 end
+-- Every step on a host first checks that its state is the crawl's and
+-- has not gone back: the first three arguments are the crawl's
+-- generation, the host's step count this worker saw last, and whether the
+-- host must exist already ('1'). Returns the host's new step count.
+local function guarded(state)
+  local gen = table.remove(ARGV, 1)
+  local least = tonumber(table.remove(ARGV, 1))
+  local known = table.remove(ARGV, 1)
+  local st = redis.call('HMGET', state, 'gen', 'steps')
+  if not st[1] then
+    if known ~= '0' then error({err = 'BWLOST gone'}) end
+    redis.call('HSET', state, 'gen', gen)
+  elseif st[1] ~= gen then
+    error({err = 'BWLOST generation'})
+  end
+  if (tonumber(st[2]) or 0) < least then error({err = 'BWLOST back'}) end
+  return redis.call('HINCRBY', state, 'steps', 1)
+end
 ";
 
 /// Leases that ran out go back to the front of the queue; then URLs are
 /// leased while the host's parallelism and delay allow.
 const CLAIM: &str = r"
+local steps = guarded(KEYS[3])
 local now = now_ms()
 init(KEYS[3], ARGV[4], ARGV[5])
 for _, m in ipairs(redis.call('ZRANGEBYSCORE', KEYS[2], '-inf', now)) do
@@ -134,12 +164,13 @@ while #out < max do
   out[#out + 1] = member
 end
 redis.call('HSET', KEYS[3], 'inflight', inflight, 'next', nxt)
-return {wait, out}
+return {steps, {wait, out}}
 ";
 
 /// Each offer: (hash, item, path if it has a query). New URLs are queued
 /// unless a limit refuses them.
 const OFFER: &str = r"
+local steps = guarded(KEYS[4])
 local res = {}
 for i = 3, #ARGV, 3 do
   local h, item, qpath = ARGV[i], ARGV[i + 1], ARGV[i + 2]
@@ -163,13 +194,14 @@ for i = 3, #ARGV, 3 do
     res[#res + 1] = verdict
   end
 end
-return res
+return {steps, res}
 ";
 
 /// Ends a lease and applies the throttling rule of
 /// `botwarden_crawl::Throttle` to the host (the same rule, step for step).
 const FINISH: &str = r"
-if redis.call('ZREM', KEYS[1], ARGV[1]) == 0 then return {0} end
+local steps = guarded(KEYS[2])
+if redis.call('ZREM', KEYS[1], ARGV[1]) == 0 then return {steps, {0}} end
 local now = now_ms()
 init(KEYS[2], ARGV[13], ARGV[15])
 redis.call('HINCRBY', KEYS[2], 'inflight', -1)
@@ -192,7 +224,7 @@ else
   redis.call('HINCRBY', KEYS[2], 'skipped', 1)
 end
 local ind = tonumber(ARGV[3])
-if ind < 0 then return {1} end
+if ind < 0 then return {steps, {1}} end
 if ind == 1 then redis.call('HINCRBY', KEYS[2], 'errors', 1) end
 local window, every = tonumber(ARGV[5]), tonumber(ARGV[6])
 local high, low = tonumber(ARGV[7]), tonumber(ARGV[8])
@@ -238,26 +270,28 @@ if requests % every == 0 then
   end
 end
 redis.call('HSET', KEYS[2], 'requests', requests, 'indicators', indicators, 'delay', delay, 'parallel', parallel)
-return adj
+return {steps, adj}
 ";
 
 /// An origin's robots.txt: known, due again, or being read by another.
 const ROBOTS: &str = r"
+local steps = guarded(KEYS[3])
 local now = now_ms()
 local v = redis.call('GET', KEYS[1])
 local attempts = '0'
 if v then
-  if string.sub(v, 1, 1) ~= 'w' then return {'known', v} end
+  if string.sub(v, 1, 1) ~= 'w' then return {steps, {'known', v}} end
   local until_ms, a = string.match(v, '^w\t(%d+)\t(%d+)')
-  if tonumber(until_ms) > now then return {'wait', tostring(tonumber(until_ms) - now), a} end
+  if tonumber(until_ms) > now then return {steps, {'wait', tostring(tonumber(until_ms) - now), a}} end
   attempts = a
 end
-if redis.call('SET', KEYS[2], ARGV[1], 'NX', 'PX', ARGV[2]) then return {'fetch', attempts} end
-return {'busy'}
+if redis.call('SET', KEYS[2], ARGV[1], 'NX', 'PX', ARGV[2]) then return {steps, {'fetch', attempts}} end
+return {steps, {'busy'}}
 ";
 
 /// Keeps what was read; a `Crawl-delay` raises the host's floor.
 const PUT_ROBOTS: &str = r"
+local steps = guarded(KEYS[3])
 local now = now_ms()
 init(KEYS[3], ARGV[6], ARGV[7])
 if ARGV[1] == 'w' then
@@ -273,13 +307,51 @@ if f >= 0 then
   local delay = math.max(tonumber(redis.call('HGET', KEYS[3], 'delay')), floor)
   redis.call('HSET', KEYS[3], 'floor', floor, 'delay', delay)
 end
+return {steps, 1}
+";
+
+/// Extends leases still held: the lease's time from now.
+const RENEW: &str = r"
+local steps = guarded(KEYS[2])
+local until_ms = now_ms() + tonumber(ARGV[1])
+local n = 0
+for i = 2, #ARGV do
+  if redis.call('ZSCORE', KEYS[1], ARGV[i]) then
+    redis.call('ZADD', KEYS[1], 'XX', until_ms, ARGV[i])
+    n = n + 1
+  end
+end
+return {steps, n}
+";
+
+/// URLs queued and leased on a host.
+const PENDING: &str = r"
+local steps = guarded(KEYS[3])
+return {steps, redis.call('LLEN', KEYS[1]) + redis.call('ZCARD', KEYS[2])}
+";
+
+/// Joins the crawl: its seed and generation, written by the first worker.
+const META: &str = r"
+redis.call('HSETNX', KEYS[1], 'seed', ARGV[1])
+if redis.call('HSETNX', KEYS[1], 'gen', ARGV[2]) == 1 then
+  redis.call('HSET', KEYS[1], 'total', 0)
+end
+return redis.call('HMGET', KEYS[1], 'seed', 'gen')
+";
+
+/// A worker's progress, stamped with the server's clock.
+const REPORT: &str = r"
+redis.call('HSET', KEYS[1], 'fetched', ARGV[1], 'errors', ARGV[2], 'skipped', ARGV[3],
+  'in_flight', ARGV[4], 'ended', ARGV[5], 'every_ms', ARGV[6], 'reported_ms', now_ms())
 return 1
 ";
 
 /// A crawl shared by workers on Redis (module docs).
+/// A crawl shared by workers on Redis (module docs).
 pub struct RedisCoordinator {
     conn: Conn,
     url: String,
+    name: String,
     prefix: String,
     config: CoordinatorConfig,
     claim: Script,
@@ -287,6 +359,27 @@ pub struct RedisCoordinator {
     finish: Script,
     robots: Script,
     put_robots: Script,
+    renew: Script,
+    pending: Script,
+    meta: Script,
+    report: Script,
+    joined: Mutex<Joined>,
+    patience: Patience,
+    on_outage: Option<Arc<OutageHook>>,
+    slots: Vec<(u16, u16, String)>,
+}
+
+/// What is told of an outage while a worker waits it out.
+type OutageHook = dyn Fn(&Outage) + Send + Sync;
+
+/// What this worker knows of the crawl it joined: its generation, the
+/// hosts it saw listed, and the step count of each host it saw last
+/// (state on Redis never goes back below these).
+#[derive(Debug, Default)]
+struct Joined {
+    generation: Option<String>,
+    hosts: BTreeSet<String>,
+    steps: HashMap<String, u64>,
 }
 
 impl std::fmt::Debug for RedisCoordinator {
@@ -296,6 +389,47 @@ impl std::fmt::Debug for RedisCoordinator {
             .field("prefix", &self.prefix)
             .finish_non_exhaustive()
     }
+}
+
+/// How long a call to Redis may take and how long a worker waits out
+/// Redis not answering.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Patience {
+    /// One call's answer, at most (a call not answered in time counts as
+    /// Redis not answering).
+    pub call: Duration,
+    /// How long calls are tried again while Redis does not answer before
+    /// the worker gives up with an error.
+    pub give_up: Duration,
+    /// How often an outage is told while it lasts.
+    pub tell_every: Duration,
+}
+
+impl Default for Patience {
+    fn default() -> Self {
+        Patience {
+            call: Duration::from_secs(5),
+            give_up: Duration::from_secs(300),
+            tell_every: Duration::from_secs(5),
+        }
+    }
+}
+
+/// Redis not answering while a worker waits (told every
+/// [`Patience::tell_every`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Outage {
+    /// The crawl's name.
+    pub crawl: String,
+    /// The node that does not answer (`host:port`), or what is known of
+    /// it.
+    pub node: String,
+    /// What was being done.
+    pub operation: String,
+    /// How long the worker has waited.
+    pub waited: Duration,
+    /// The last error.
+    pub error: String,
 }
 
 /// One host's state, for `crawl status`.
@@ -355,21 +489,48 @@ pub struct WorkerStatus {
     pub leased: u64,
     /// Whether it ended.
     pub ended: bool,
-    /// Its last report (Unix ms, its own clock).
+    /// Whether it is dead: not ended, and silent for [`DEAD_AFTER`] of
+    /// its report intervals.
+    pub dead: bool,
+    /// Its last report (Unix ms, by the Redis server's clock).
     pub reported_ms: u64,
+    /// How long ago that was (ms, by the same clock).
+    pub silent_ms: u64,
 }
+
+/// A worker not ended that has not reported for this many of its report
+/// intervals (ten seconds at the default of a second) is dead.
+pub const DEAD_AFTER: u64 = 10;
 
 /// A shared crawl's state.
 #[derive(Debug, Clone, Default, PartialEq, Eq, serde::Serialize)]
 pub struct CrawlStatus {
     /// The crawl's name.
     pub crawl: String,
-    /// Its start URL (`None`: no such crawl).
+    /// Its start URL (`None`: no such crawl, or its record is lost).
     pub seed: Option<String>,
     /// Per host.
     pub hosts: Vec<HostStatus>,
     /// Per worker.
     pub workers: Vec<WorkerStatus>,
+    /// Shared state that is gone or belongs to another start of the
+    /// crawl: a node restarted without its data (each entry says what,
+    /// and on which node). Workers stop on it; `crawl reseed` puts the
+    /// frontier back from their stores.
+    pub lost: Vec<String>,
+    /// Parts that could not be read (a node down or too slow), and why.
+    pub unread: Vec<String>,
+}
+
+/// What [`RedisCoordinator::reseed`] put back.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Reseeded {
+    /// Hosts.
+    pub hosts: usize,
+    /// URLs in the seen-set.
+    pub known: usize,
+    /// URLs queued.
+    pub queued: usize,
 }
 
 /// Whether a crawl name is usable in keys.
@@ -379,6 +540,129 @@ fn check_name(name: &str) -> bool {
         && name
             .chars()
             .all(|c| c.is_ascii_alphanumeric() || matches!(c, '-' | '_' | '.' | ':'))
+}
+
+/// Why a step found the shared state lost (the `BWLOST` error of the
+/// scripts): `gone`, `generation` or `back`.
+fn lost_reason(e: &redis::RedisError) -> Option<String> {
+    if e.code() == Some("BWLOST") {
+        return Some(
+            e.detail()
+                .and_then(|d| d.split_whitespace().next())
+                .unwrap_or("gone")
+                .to_owned(),
+        );
+    }
+    None
+}
+
+/// Whether an error means Redis is not answering (down, restarting,
+/// loading, a cluster without that slot for now), rather than refusing
+/// the command.
+fn is_outage(e: &redis::RedisError) -> bool {
+    use redis::{ErrorKind, ServerErrorKind};
+    e.is_io_error()
+        || e.is_timeout()
+        || e.is_connection_dropped()
+        || e.is_connection_refusal()
+        || matches!(
+            e.kind(),
+            ErrorKind::Io
+                | ErrorKind::ClusterConnectionNotFound
+                | ErrorKind::Server(
+                    ServerErrorKind::BusyLoading
+                        | ServerErrorKind::TryAgain
+                        | ServerErrorKind::ClusterDown
+                        | ServerErrorKind::MasterDown
+                )
+        )
+}
+
+/// A new generation: 16 random hex digits.
+fn new_generation() -> String {
+    use ring::rand::SecureRandom as _;
+    let mut bytes = [0u8; 8];
+    if ring::rand::SystemRandom::new().fill(&mut bytes).is_err() {
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .unwrap_or_default();
+        bytes = (now.as_nanos() as u64 ^ u64::from(std::process::id())).to_be_bytes();
+    }
+    bytes.iter().map(|b| format!("{b:02x}")).collect()
+}
+
+/// The cluster slot of a key (CRC16-XMODEM of the key or its `{tag}`,
+/// modulo 16384), to name the node that holds it.
+fn slot_of(key: &str) -> u16 {
+    let bytes = key.as_bytes();
+    let tagged = bytes
+        .iter()
+        .position(|&c| c == b'{')
+        .and_then(|open| {
+            let rest = &bytes[open + 1..];
+            rest.iter()
+                .position(|&c| c == b'}')
+                .filter(|&n| n > 0)
+                .map(|n| &rest[..n])
+        })
+        .unwrap_or(bytes);
+    let mut crc: u16 = 0;
+    for &b in tagged {
+        crc ^= u16::from(b) << 8;
+        for _ in 0..8 {
+            crc = if crc & 0x8000 == 0 {
+                crc << 1
+            } else {
+                (crc << 1) ^ 0x1021
+            };
+        }
+    }
+    crc % 16384
+}
+
+/// `host:port` of a Redis URL (no user, no password), for messages.
+fn node_of_url(url: &str) -> String {
+    Url::parse(url.trim())
+        .ok()
+        .and_then(|u| {
+            let host = u.host_str()?.to_owned();
+            Some(format!("{host}:{}", u.port().unwrap_or(6379)))
+        })
+        .unwrap_or_else(|| "the Redis server".into())
+}
+
+/// The slot ranges of a cluster and the `host:port` of each range's
+/// primary, from `CLUSTER SLOTS`.
+fn slot_ranges(reply: &redis::Value) -> Vec<(u16, u16, String)> {
+    let redis::Value::Array(ranges) = reply else {
+        return Vec::new();
+    };
+    ranges
+        .iter()
+        .filter_map(|r| {
+            let redis::Value::Array(r) = r else {
+                return None;
+            };
+            let int = |v: &redis::Value| match v {
+                redis::Value::Int(n) => u16::try_from(*n).ok(),
+                _ => None,
+            };
+            let (first, last) = (int(r.first()?)?, int(r.get(1)?)?);
+            let redis::Value::Array(node) = r.get(2)? else {
+                return None;
+            };
+            let host = match node.first()? {
+                redis::Value::BulkString(b) => String::from_utf8_lossy(b).into_owned(),
+                redis::Value::SimpleString(s) => s.clone(),
+                _ => return None,
+            };
+            let port = match node.get(1)? {
+                redis::Value::Int(n) => *n,
+                _ => return None,
+            };
+            Some((first, last, format!("{host}:{port}")))
+        })
+        .collect()
 }
 
 impl RedisCoordinator {
@@ -393,21 +677,71 @@ impl RedisCoordinator {
         name: &str,
         config: CoordinatorConfig,
     ) -> Result<RedisCoordinator, Error> {
+        Self::connect_within(url, name, config, Duration::from_secs(10)).await
+    }
+
+    /// [`connect`](Self::connect), given up after `within`.
+    ///
+    /// # Errors
+    /// As `connect`; [`Error::RedisNode`] when nothing answered in time.
+    pub async fn connect_within(
+        url: &str,
+        name: &str,
+        config: CoordinatorConfig,
+        within: Duration,
+    ) -> Result<RedisCoordinator, Error> {
         if !check_name(name) {
             return Err(Error::Invalid {
                 what: "crawl name".into(),
                 message: format!("'{name}': letters, digits and -_.: only, at most 200"),
             });
         }
-        let conn = Conn::open(url).await.map_err(|source| Error::Redis {
-            url: url.to_owned(),
-            operation: "connect".into(),
-            source,
-        })?;
+        let nodes = || {
+            url.split(',')
+                .map(node_of_url)
+                .collect::<Vec<_>>()
+                .join(", ")
+        };
+        let conn = match tokio::time::timeout(within, Conn::open(url)).await {
+            Ok(Err(e)) if is_outage(&e) => {
+                return Err(Error::RedisNode {
+                    node: nodes(),
+                    operation: format!("connect for crawl {name}"),
+                    message: e.to_string(),
+                });
+            }
+            Ok(conn) => conn.map_err(|source| Error::Redis {
+                url: url.to_owned(),
+                operation: "connect".into(),
+                source,
+            })?,
+            Err(_) => {
+                return Err(Error::RedisNode {
+                    node: nodes(),
+                    operation: format!("connect for crawl {name}"),
+                    message: format!("no answer in {} ms", within.as_millis()),
+                });
+            }
+        };
+        let slots = match &conn {
+            Conn::Single(_) => Vec::new(),
+            Conn::Cluster(_) => {
+                match tokio::time::timeout(
+                    within,
+                    conn.query::<redis::Value>(&redis::cmd("CLUSTER").arg("SLOTS").clone()),
+                )
+                .await
+                {
+                    Ok(Ok(reply)) => slot_ranges(&reply),
+                    _ => Vec::new(),
+                }
+            }
+        };
         let script = |body: &str| Script::new(&format!("{INIT}{body}"));
         Ok(RedisCoordinator {
             conn,
             url: url.to_owned(),
+            name: name.to_owned(),
             prefix: format!("botwarden:crawl:{name}"),
             config,
             claim: script(CLAIM),
@@ -415,7 +749,28 @@ impl RedisCoordinator {
             finish: script(FINISH),
             robots: script(ROBOTS),
             put_robots: script(PUT_ROBOTS),
+            renew: script(RENEW),
+            pending: script(PENDING),
+            meta: script(META),
+            report: script(REPORT),
+            joined: Mutex::new(Joined::default()),
+            patience: Patience::default(),
+            on_outage: None,
+            slots,
         })
+    }
+
+    /// Calls bounded and outages waited out so (`give_up`), each told to
+    /// `on_outage` (every `tell_every`) while it lasts.
+    #[must_use]
+    pub fn with_patience(
+        mut self,
+        patience: Patience,
+        on_outage: impl Fn(&Outage) + Send + Sync + 'static,
+    ) -> RedisCoordinator {
+        self.patience = patience;
+        self.on_outage = Some(Arc::new(on_outage));
+        self
     }
 
     fn key(&self, host: &str, what: &str) -> String {
@@ -433,6 +788,158 @@ impl RedisCoordinator {
         }
     }
 
+    /// The node that holds `key`: `host:port`.
+    fn node(&self, key: &str) -> String {
+        match self.conn {
+            Conn::Single(_) => node_of_url(&self.url),
+            Conn::Cluster(_) => {
+                let slot = slot_of(key);
+                self.slots
+                    .iter()
+                    .find(|(first, last, _)| (*first..=*last).contains(&slot))
+                    .map_or_else(
+                        || format!("the cluster node of slot {slot}"),
+                        |(_, _, node)| node.clone(),
+                    )
+            }
+        }
+    }
+
+    fn joined(&self) -> std::sync::MutexGuard<'_, Joined> {
+        self.joined
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+    }
+
+    /// The error that stops a worker when the shared state is lost.
+    fn lost(&self, part: &str, key: &str, reason: &str) -> CrawlError {
+        let what = match reason {
+            "generation" => {
+                "belongs to another start of the crawl (it was re-seeded, or cleared and \
+                 started again)"
+            }
+            "back" => "went back to an older state (the node came back from an older copy)",
+            _ => "is gone (the node restarted without its data)",
+        };
+        CrawlError::Coordinator {
+            coordinator: format!("crawl {}", self.name),
+            message: format!(
+                "shared state lost: {part} on {} {what}; this worker stops. Stop every \
+                 worker, run `botwarden crawl reseed` with all their stores, then start \
+                 workers again with new stores",
+                self.node(key)
+            ),
+        }
+    }
+
+    /// One call, bounded by [`Patience::call`]; while Redis does not
+    /// answer, tried again (told every `tell_every`) until `give_up`.
+    async fn call<T, F, Fut>(
+        &self,
+        operation: &str,
+        part: &str,
+        key: &str,
+        f: F,
+    ) -> Result<T, CrawlError>
+    where
+        F: Fn() -> Fut,
+        Fut: Future<Output = Result<T, redis::RedisError>>,
+    {
+        let started = Instant::now();
+        let mut told = started;
+        let mut pause = Duration::from_millis(100);
+        loop {
+            let error = match tokio::time::timeout(self.patience.call, f()).await {
+                Ok(Ok(v)) => return Ok(v),
+                Ok(Err(e)) => {
+                    if let Some(reason) = lost_reason(&e) {
+                        return Err(self.lost(part, key, &reason));
+                    }
+                    if !is_outage(&e) {
+                        return Err(self.fail(operation, &e));
+                    }
+                    e.to_string()
+                }
+                Err(_) => format!("no answer in {} ms", self.patience.call.as_millis()),
+            };
+            let waited = started.elapsed();
+            if waited >= self.patience.give_up {
+                return Err(CrawlError::Coordinator {
+                    coordinator: format!("crawl {}", self.name),
+                    message: format!(
+                        "{operation}: Redis ({}) unreachable for {} s ({error}); gave up after \
+                         {} s (--redis-wait)",
+                        self.node(key),
+                        waited.as_secs(),
+                        self.patience.give_up.as_secs()
+                    ),
+                });
+            }
+            if told.elapsed() >= self.patience.tell_every {
+                told = Instant::now();
+                if let Some(hook) = &self.on_outage {
+                    hook(&Outage {
+                        crawl: self.name.clone(),
+                        node: self.node(key),
+                        operation: operation.to_owned(),
+                        waited,
+                        error,
+                    });
+                }
+            }
+            tokio::time::sleep(pause.min(self.patience.give_up.saturating_sub(waited))).await;
+            pause = (pause * 2).min(Duration::from_secs(1));
+        }
+    }
+
+    async fn query<T: FromRedisValue>(
+        &self,
+        operation: &str,
+        part: &str,
+        key: &str,
+        cmd: &redis::Cmd,
+    ) -> Result<T, CrawlError> {
+        self.call(operation, part, key, || self.conn.query(cmd))
+            .await
+    }
+
+    /// A script on a host's keys, guarded: the host's state must be the
+    /// crawl's generation and not behind what this worker saw (`known`:
+    /// the host must exist already).
+    async fn step<T: FromRedisValue>(
+        &self,
+        operation: &str,
+        host: &str,
+        script: &Script,
+        keys: &[String],
+        args: Vec<Vec<u8>>,
+        known: bool,
+    ) -> Result<T, CrawlError> {
+        let generation = self.generation().await?;
+        let least = self.joined().steps.get(host).copied().unwrap_or(0);
+        let mut all = vec![
+            generation.into_bytes(),
+            least.to_string().into_bytes(),
+            if known { b"1".to_vec() } else { b"0".to_vec() },
+        ];
+        all.extend(args);
+        let part = format!("host {host}'s frontier (queue, seen-set, leases, counters)");
+        let state = self.key(host, "state");
+        let (steps, reply): (u64, T) = self
+            .call(operation, &part, &state, || {
+                self.conn.script(script, keys, &all)
+            })
+            .await?;
+        let mut j = self.joined();
+        let seen = j.steps.entry(host.to_owned()).or_insert(0);
+        *seen = (*seen).max(steps);
+        Ok(reply)
+    }
+
+    fn meta_part() -> &'static str {
+        "the crawl's record (seed, generation, URL count)"
+    }
+
     fn init_args(&self) -> (Vec<u8>, Vec<u8>) {
         let t = self.config.throttle;
         (
@@ -441,14 +948,84 @@ impl RedisCoordinator {
         )
     }
 
+    /// The generation of the crawl this worker joined; one that did not
+    /// call `start` joins the crawl's current one.
+    async fn generation(&self) -> Result<String, CrawlError> {
+        if let Some(g) = self.joined().generation.clone() {
+            return Ok(g);
+        }
+        let key = self.global("meta");
+        let g: Option<String> = self
+            .query(
+                "read the crawl's record",
+                Self::meta_part(),
+                &key,
+                redis::cmd("HGET").arg(&key).arg("gen"),
+            )
+            .await?;
+        let g = g.ok_or_else(|| self.lost(Self::meta_part(), &key, "gone"))?;
+        self.joined().generation = Some(g.clone());
+        Ok(g)
+    }
+
+    /// The crawl's generation as Redis holds it, checked against the one
+    /// joined.
+    async fn check_meta(&self) -> Result<Option<u64>, CrawlError> {
+        let mine = Some(self.generation().await?);
+        let key = self.global("meta");
+        let (generation, total): (Option<String>, Option<u64>) = self
+            .query(
+                "read the crawl's record",
+                Self::meta_part(),
+                &key,
+                redis::cmd("HMGET").arg(&key).arg("gen").arg("total"),
+            )
+            .await?;
+        match generation {
+            None => Err(self.lost(Self::meta_part(), &key, "gone")),
+            Some(g) if Some(&g) != mine.as_ref() => {
+                Err(self.lost(Self::meta_part(), &key, "generation"))
+            }
+            Some(_) => Ok(total),
+        }
+    }
+
     async fn hosts(&self) -> Result<Vec<String>, CrawlError> {
+        self.check_meta().await?;
+        let key = self.global("hosts");
+        let part = "the crawl's list of hosts";
         let mut hosts: Vec<String> = self
-            .conn
-            .query(redis::cmd("SMEMBERS").arg(self.global("hosts")))
-            .await
-            .map_err(|e| self.fail("read the hosts", &e))?;
+            .query(
+                "read the hosts",
+                part,
+                &key,
+                redis::cmd("SMEMBERS").arg(&key),
+            )
+            .await?;
         hosts.sort();
+        let mut j = self.joined();
+        if hosts.is_empty() || j.hosts.iter().any(|h| hosts.binary_search(h).is_err()) {
+            drop(j);
+            return Err(self.lost(part, &key, "gone"));
+        }
+        j.hosts.extend(hosts.iter().cloned());
         Ok(hosts)
+    }
+
+    /// Whether the host was listed in the crawl already (its state must
+    /// then exist).
+    async fn is_listed(&self, host: &str) -> Result<bool, CrawlError> {
+        if self.joined().hosts.contains(host) {
+            return Ok(true);
+        }
+        let key = self.global("hosts");
+        self.query(
+            "read the hosts",
+            "the crawl's list of hosts",
+            &key,
+            redis::cmd("SISMEMBER").arg(&key).arg(host),
+        )
+        .await
     }
 
     async fn offer_host(
@@ -457,10 +1034,6 @@ impl RedisCoordinator {
         offers: &[(usize, &Offer)],
         full: bool,
     ) -> Result<Vec<(usize, Offered)>, CrawlError> {
-        self.conn
-            .query::<()>(redis::cmd("SADD").arg(self.global("hosts")).arg(host))
-            .await
-            .map_err(|e| self.fail("add a host", &e))?;
         let keys = [
             self.key(host, "seen"),
             self.key(host, "queue"),
@@ -485,11 +1058,20 @@ impl RedisCoordinator {
                 .unwrap_or_default();
             args.push(qpath.into_bytes());
         }
+        let known = self.is_listed(host).await?;
         let verdicts: Vec<String> = self
-            .conn
-            .script(&self.offer, &keys, &args)
-            .await
-            .map_err(|e| self.fail("offer URLs", &e))?;
+            .step("offer URLs", host, &self.offer, &keys, args, known)
+            .await?;
+        // Listed once its state exists: a host listed always has state.
+        let hosts = self.global("hosts");
+        self.query::<()>(
+            "add a host",
+            "the crawl's list of hosts",
+            &hosts,
+            redis::cmd("SADD").arg(&hosts).arg(host),
+        )
+        .await?;
+        self.joined().hosts.insert(host.to_owned());
         let max = self.config.frontier.max_urls;
         let max_q = self.config.frontier.max_queries_per_path;
         Ok(offers
@@ -518,121 +1100,221 @@ impl RedisCoordinator {
             .collect())
     }
 
-    /// The crawl's state: per host and per worker.
+    /// A read for `status`, bounded by [`Patience::call`], not tried again:
+    /// a part not read is named in [`CrawlStatus::unread`]. A node that
+    /// failed a read already (in `down`) is not asked again.
+    async fn read<T: FromRedisValue>(
+        &self,
+        cmd: redis::Cmd,
+        key: &str,
+        down: &Mutex<BTreeMap<String, String>>,
+    ) -> Result<T, String> {
+        let node = self.node(key);
+        let known = |d: &Mutex<BTreeMap<String, String>>| {
+            d.lock()
+                .unwrap_or_else(std::sync::PoisonError::into_inner)
+                .get(&node)
+                .cloned()
+        };
+        if let Some(why) = known(down) {
+            return Err(why);
+        }
+        let why = match tokio::time::timeout(self.patience.call, self.conn.query(&cmd)).await {
+            Ok(Ok(v)) => return Ok(v),
+            Ok(Err(e)) if !is_outage(&e) => return Err(format!("{node} ({e})")),
+            Ok(Err(e)) => format!("{node} ({e})"),
+            Err(_) => format!(
+                "{node} (no answer in {} ms)",
+                self.patience.call.as_millis()
+            ),
+        };
+        down.lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .insert(node, why.clone());
+        Err(why)
+    }
+
+    /// One host's state for `status`: its figures, its leases by worker,
+    /// and its generation.
+    async fn host_status(
+        &self,
+        host: &str,
+        now_ms: u64,
+        down: &Mutex<BTreeMap<String, String>>,
+    ) -> Result<(HostStatus, Vec<String>, Option<String>), String> {
+        let queue = self.key(host, "queue");
+        let leases = self.key(host, "leases");
+        let state = self.key(host, "state");
+        let window = self.key(host, "window");
+        let queued: u64 = self.read(on_key("LLEN", &queue), &queue, down).await?;
+        let mut range = on_key("ZRANGE", &leases);
+        range.arg(0).arg(-1);
+        let members: Vec<String> = self.read(range, &leases, down).await?;
+        let fields: BTreeMap<String, String> =
+            self.read(on_key("HGETALL", &state), &state, down).await?;
+        let in_window: u64 = self.read(on_key("LLEN", &window), &window, down).await?;
+        let n = |k: &str| fields.get(k).and_then(|v| v.parse().ok()).unwrap_or(0);
+        let status = HostStatus {
+            host: host.to_owned(),
+            queued,
+            leased: members.len() as u64,
+            seen_queued: n("queued"),
+            done: n("done"),
+            errors: n("errors"),
+            skipped: n("skipped"),
+            retries: n("retries"),
+            requeued: n("requeued"),
+            in_flight: n("inflight"),
+            delay_ms: n("delay"),
+            floor_ms: n("floor"),
+            parallel: n("parallel"),
+            window: in_window,
+            window_errors: n("indicators"),
+            paused_ms: n("paused").saturating_sub(now_ms),
+        };
+        let holders = members
+            .iter()
+            .map(|m| m.split('\t').next().unwrap_or_default().to_owned())
+            .collect();
+        Ok((status, holders, fields.get("gen").cloned()))
+    }
+
+    /// The crawl's state: per host and per worker, what was lost, and
+    /// what could not be read. Every read is bounded by
+    /// [`Patience::call`] and the hosts are read at once, so a node down
+    /// costs one such wait.
     ///
     /// # Errors
-    /// [`Error::Redis`] when Redis fails.
+    /// None beyond the connection's: a part not read is named in
+    /// [`CrawlStatus::unread`].
     pub async fn status(&self) -> Result<CrawlStatus, Error> {
-        let err = |operation: &str| {
-            let url = self.url.clone();
-            let operation = operation.to_owned();
-            move |source| Error::Redis {
-                url,
-                operation,
-                source,
-            }
-        };
-        let seed: Option<String> = self
-            .conn
-            .query(redis::cmd("HGET").arg(self.global("meta")).arg("seed"))
-            .await
-            .map_err(err("read the seed"))?;
         let mut status = CrawlStatus {
-            crawl: self
-                .prefix
-                .trim_start_matches("botwarden:crawl:")
-                .to_owned(),
-            seed,
+            crawl: self.name.clone(),
             ..CrawlStatus::default()
         };
-        let mut hosts: Vec<String> = self
-            .conn
-            .query(redis::cmd("SMEMBERS").arg(self.global("hosts")))
-            .await
-            .map_err(err("read the hosts"))?;
+        let meta_key = self.global("meta");
+        let hosts_key = self.global("hosts");
+        let workers_key = self.global("workers");
+        let down = Mutex::new(BTreeMap::new());
+        let (meta, hosts, time, workers) = tokio::join!(
+            self.read::<BTreeMap<String, String>>(on_key("HGETALL", &meta_key), &meta_key, &down),
+            self.read::<Vec<String>>(on_key("SMEMBERS", &hosts_key), &hosts_key, &down),
+            self.read::<(u64, u64)>(redis::cmd("TIME"), &meta_key, &down),
+            self.read::<Vec<String>>(on_key("SMEMBERS", &workers_key), &workers_key, &down),
+        );
+        let now_ms = match time {
+            Ok((secs, micros)) => secs * 1000 + micros / 1000,
+            Err(_) => std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
+        };
+        let meta = meta.unwrap_or_else(|e| {
+            status.unread.push(format!("{}: {e}", Self::meta_part()));
+            BTreeMap::new()
+        });
+        let mut hosts = hosts.unwrap_or_else(|e| {
+            status
+                .unread
+                .push(format!("the crawl's list of hosts: {e}"));
+            Vec::new()
+        });
         hosts.sort();
-        let (secs, micros): (u64, u64) = self
-            .conn
-            .query(&redis::cmd("TIME"))
-            .await
-            .map_err(err("read the time"))?;
-        let now_ms = secs * 1000 + micros / 1000;
-        let mut leased: BTreeMap<String, u64> = BTreeMap::new();
-        for host in hosts {
-            let queued: u64 = self
-                .conn
-                .query(redis::cmd("LLEN").arg(self.key(&host, "queue")))
-                .await
-                .map_err(err("read a queue"))?;
-            let members: Vec<String> = self
-                .conn
-                .query(
-                    redis::cmd("ZRANGE")
-                        .arg(self.key(&host, "leases"))
-                        .arg(0)
-                        .arg(-1),
-                )
-                .await
-                .map_err(err("read the leases"))?;
-            for m in &members {
-                let w = m.split('\t').next().unwrap_or_default().to_owned();
-                *leased.entry(w).or_default() += 1;
-            }
-            let state: BTreeMap<String, String> = self
-                .conn
-                .query(redis::cmd("HGETALL").arg(self.key(&host, "state")))
-                .await
-                .map_err(err("read a host's state"))?;
-            let window: u64 = self
-                .conn
-                .query(redis::cmd("LLEN").arg(self.key(&host, "window")))
-                .await
-                .map_err(err("read the throttle's window"))?;
-            let n = |k: &str| state.get(k).and_then(|v| v.parse().ok()).unwrap_or(0);
-            status.hosts.push(HostStatus {
-                host,
-                queued,
-                leased: members.len() as u64,
-                seen_queued: n("queued"),
-                done: n("done"),
-                errors: n("errors"),
-                skipped: n("skipped"),
-                retries: n("retries"),
-                requeued: n("requeued"),
-                in_flight: n("inflight"),
-                delay_ms: n("delay"),
-                floor_ms: n("floor"),
-                parallel: n("parallel"),
-                window,
-                window_errors: n("indicators"),
-                paused_ms: n("paused").saturating_sub(now_ms),
-            });
-        }
-        let mut workers: Vec<String> = self
-            .conn
-            .query(redis::cmd("SMEMBERS").arg(self.global("workers")))
-            .await
-            .map_err(err("read the workers"))?;
+        let mut workers = workers.unwrap_or_else(|e| {
+            status.unread.push(format!("the crawl's workers: {e}"));
+            Vec::new()
+        });
         workers.sort();
-        for name in workers {
-            let w: BTreeMap<String, String> = self
-                .conn
-                .query(redis::cmd("HGETALL").arg(self.global(&format!("worker:{name}"))))
-                .await
-                .map_err(err("read a worker"))?;
+        status.seed = meta.get("seed").cloned();
+        let generation = meta.get("gen").cloned();
+        let anything = !hosts.is_empty() || !workers.is_empty();
+        if generation.is_none() && anything && status.unread.is_empty() {
+            status.lost.push(format!(
+                "{} on {} is gone",
+                Self::meta_part(),
+                self.node(&meta_key)
+            ));
+        }
+        if generation.is_some() && hosts.is_empty() && status.unread.is_empty() {
+            status.lost.push(format!(
+                "the crawl's list of hosts on {} is gone",
+                self.node(&hosts_key)
+            ));
+        }
+        // Hosts and workers at once: a node down costs one wait.
+        let keys: Vec<String> = workers
+            .iter()
+            .map(|w| self.global(&format!("worker:{w}")))
+            .collect();
+        let (reads, worker_reads) = tokio::join!(
+            futures_util::future::join_all(
+                hosts.iter().map(|h| self.host_status(h, now_ms, &down))
+            ),
+            futures_util::future::join_all(keys.iter().map(|k| {
+                self.read::<BTreeMap<String, String>>(on_key("HGETALL", k), k, &down)
+            })),
+        );
+        let mut leased: BTreeMap<String, u64> = BTreeMap::new();
+        for (host, read) in hosts.iter().zip(reads) {
+            match read {
+                Ok((h, holders, host_gen)) => {
+                    let node = self.node(&self.key(host, "state"));
+                    match (&host_gen, &generation) {
+                        (None, _) => status.lost.push(format!(
+                            "host {host}'s frontier (queue, seen-set, leases, counters) on \
+                             {node} is gone"
+                        )),
+                        (Some(g), Some(mine)) if g != mine => status.lost.push(format!(
+                            "host {host}'s frontier on {node} belongs to another start of \
+                             the crawl"
+                        )),
+                        _ => {}
+                    }
+                    for w in holders {
+                        *leased.entry(w).or_default() += 1;
+                    }
+                    status.hosts.push(h);
+                }
+                Err(e) => status.unread.push(format!("host {host}: {e}")),
+            }
+        }
+        for (name, read) in workers.into_iter().zip(worker_reads) {
+            let w = match read {
+                Ok(w) => w,
+                Err(e) => {
+                    status.unread.push(format!("worker {name}: {e}"));
+                    continue;
+                }
+            };
             let n = |k: &str| w.get(k).and_then(|v| v.parse().ok()).unwrap_or(0);
+            let ended = n("ended") == 1;
+            let reported_ms = n("reported_ms");
+            let every = w
+                .get("every_ms")
+                .and_then(|v| v.parse::<u64>().ok())
+                .unwrap_or(1000)
+                .max(1);
+            let silent_ms = now_ms.saturating_sub(reported_ms);
             status.workers.push(WorkerStatus {
                 leased: leased.get(&name).copied().unwrap_or(0),
                 fetched: n("fetched"),
                 errors: n("errors"),
                 skipped: n("skipped"),
                 in_flight: n("in_flight"),
-                ended: n("ended") == 1,
-                reported_ms: n("reported_ms"),
+                ended,
+                dead: !ended && silent_ms > DEAD_AFTER * every,
+                reported_ms,
+                silent_ms,
                 name,
             });
         }
         Ok(status)
+    }
+
+    /// Status reads bounded by `call` instead of the default (5 s).
+    #[must_use]
+    pub fn with_call_timeout(mut self, call: Duration) -> RedisCoordinator {
+        self.patience.call = call;
+        self
     }
 
     /// Forgets the crawl: every key of it (to crawl the site again from
@@ -641,6 +1323,12 @@ impl RedisCoordinator {
     /// # Errors
     /// [`Error::Redis`] when Redis fails.
     pub async fn clear(&self) -> Result<u64, Error> {
+        self.clear_with(&[]).await
+    }
+
+    /// [`clear`](Self::clear), the keys of `more` hosts too (hosts the
+    /// list of hosts may have lost).
+    async fn clear_with(&self, more: &[&str]) -> Result<u64, Error> {
         let err = |source| Error::Redis {
             url: self.url.clone(),
             operation: "remove the crawl's keys".into(),
@@ -651,7 +1339,9 @@ impl RedisCoordinator {
             .query(redis::cmd("SMEMBERS").arg(self.global("hosts")))
             .await
             .map_err(err)?;
+        hosts.extend(more.iter().map(|h| (*h).to_owned()));
         hosts.sort();
+        hosts.dedup();
         let mut removed = 0u64;
         let workers: Vec<String> = self
             .conn
@@ -706,6 +1396,129 @@ impl RedisCoordinator {
         }
         Ok(removed)
     }
+
+    /// Seeds the crawl again from what its workers stored, after its
+    /// shared state was lost: every key of the crawl is removed, then each
+    /// host's seen-set holds every URL of the stores and its queue the
+    /// URLs no worker fetched or judged (least depth first), under a new
+    /// generation. Workers still running with the old one stop at their
+    /// next step; start new ones (with new stores) once this returns.
+    ///
+    /// # Errors
+    /// [`Error::Invalid`] when the stores hold nothing or are of another
+    /// crawl than the one Redis records; [`Error::Redis`] when Redis
+    /// fails.
+    pub async fn reseed(&self, frontier: &StoredFrontier) -> Result<Reseeded, Error> {
+        if frontier.urls.is_empty() {
+            return Err(Error::Invalid {
+                what: format!("the stores of crawl {}", self.name),
+                message: "they hold no URL".into(),
+            });
+        }
+        let err = |operation: &str| {
+            let node = self.node(&self.global("meta"));
+            let operation = format!("{operation} (crawl {})", self.name);
+            move |e: redis::RedisError| Error::RedisNode {
+                node,
+                operation,
+                message: e.to_string(),
+            }
+        };
+        let seed: Option<String> = self
+            .conn
+            .query(redis::cmd("HGET").arg(self.global("meta")).arg("seed"))
+            .await
+            .map_err(err("read the seed"))?;
+        if let Some(seed) = seed
+            && seed != frontier.seed
+        {
+            return Err(Error::Invalid {
+                what: format!("the stores of crawl {}", self.name),
+                message: format!(
+                    "they are of a crawl of {}, Redis holds a crawl of {seed}",
+                    frontier.seed
+                ),
+            });
+        }
+        let mut by_host: BTreeMap<&str, Vec<&botwarden_crawl::FrontierUrl>> = BTreeMap::new();
+        for u in &frontier.urls {
+            by_host.entry(u.host.as_str()).or_default().push(u);
+        }
+        let hosts: Vec<&str> = by_host.keys().copied().collect();
+        self.clear_with(&hosts).await?;
+        let generation = new_generation();
+        let mut done = Reseeded::default();
+        for (host, urls) in &by_host {
+            let seen = self.key(host, "seen");
+            for chunk in urls.chunks(1000) {
+                let mut cmd = redis::cmd("SADD");
+                cmd.arg(&seen);
+                for u in chunk {
+                    cmd.arg(url_hash(&u.url).as_slice());
+                }
+                self.conn
+                    .query::<()>(&cmd)
+                    .await
+                    .map_err(err("fill a seen-set"))?;
+            }
+            let mut queued: Vec<&&botwarden_crawl::FrontierUrl> =
+                urls.iter().filter(|u| u.queued).collect();
+            queued.sort_by_key(|u| u.depth);
+            let queue = self.key(host, "queue");
+            for chunk in queued.chunks(1000) {
+                let mut cmd = redis::cmd("RPUSH");
+                cmd.arg(&queue);
+                for u in chunk {
+                    cmd.arg(format!("0\t{}\t{}", u.depth, u.url));
+                }
+                self.conn
+                    .query::<()>(&cmd)
+                    .await
+                    .map_err(err("fill a queue"))?;
+            }
+            self.conn
+                .query::<()>(
+                    redis::cmd("HSET")
+                        .arg(self.key(host, "state"))
+                        .arg("gen")
+                        .arg(&generation)
+                        .arg("steps")
+                        .arg(1)
+                        .arg("queued")
+                        .arg(urls.len()),
+                )
+                .await
+                .map_err(err("write a host's state"))?;
+            self.conn
+                .query::<()>(redis::cmd("SADD").arg(self.global("hosts")).arg(*host))
+                .await
+                .map_err(err("list a host"))?;
+            done.hosts += 1;
+            done.known += urls.len();
+            done.queued += queued.len();
+        }
+        self.conn
+            .query::<()>(
+                redis::cmd("HSET")
+                    .arg(self.global("meta"))
+                    .arg("seed")
+                    .arg(&frontier.seed)
+                    .arg("gen")
+                    .arg(&generation)
+                    .arg("total")
+                    .arg(frontier.urls.len()),
+            )
+            .await
+            .map_err(err("write the crawl's record"))?;
+        Ok(done)
+    }
+}
+
+/// A command on one key.
+fn on_key(name: &str, key: &str) -> redis::Cmd {
+    let mut cmd = redis::cmd(name);
+    cmd.arg(key);
+    cmd
 }
 
 /// The first 8 bytes of a URL's SHA-256: its entry in the seen-set.
@@ -788,20 +1601,18 @@ impl Coordinator for RedisCoordinator {
 
     fn start<'a>(&'a self, seed: &'a Url) -> CoordinatorFuture<'a, String> {
         Box::pin(async move {
-            self.conn
-                .query::<()>(
-                    redis::cmd("HSETNX")
-                        .arg(self.global("meta"))
-                        .arg("seed")
-                        .arg(seed.as_str()),
-                )
-                .await
-                .map_err(|e| self.fail("record the seed", &e))?;
-            let known: String = self
-                .conn
-                .query(redis::cmd("HGET").arg(self.global("meta")).arg("seed"))
-                .await
-                .map_err(|e| self.fail("read the seed", &e))?;
+            let key = self.global("meta");
+            let args = [
+                seed.as_str().as_bytes().to_vec(),
+                new_generation().into_bytes(),
+            ];
+            let (known, generation): (String, String) = self
+                .call("record the seed", Self::meta_part(), &key, || {
+                    self.conn
+                        .script(&self.meta, std::slice::from_ref(&key), &args)
+                })
+                .await?;
+            self.joined().generation = Some(generation);
             if known == seed.as_str() {
                 // Every worker offers the seed: the seen-set keeps it
                 // once, and a first worker that died before queueing it
@@ -814,10 +1625,13 @@ impl Coordinator for RedisCoordinator {
                 };
                 let answers = self.offer_host(&host, &[(0, &offer)], false).await?;
                 if answers.iter().any(|(_, a)| *a == Offered::Queued) {
-                    self.conn
-                        .query::<()>(redis::cmd("INCR").arg(self.global("total")))
-                        .await
-                        .map_err(|e| self.fail("count the seed", &e))?;
+                    self.query::<()>(
+                        "count the seed",
+                        Self::meta_part(),
+                        &key,
+                        redis::cmd("HINCRBY").arg(&key).arg("total").arg(1),
+                    )
+                    .await?;
                 }
             }
             Ok(known)
@@ -837,7 +1651,7 @@ impl Coordinator for RedisCoordinator {
                     self.key(&host, "leases"),
                     self.key(&host, "state"),
                 ];
-                let args = [
+                let args = vec![
                     worker.as_bytes().to_vec(),
                     (max - claim.leases.len()).to_string().into_bytes(),
                     ms(self.config.lease).into_bytes(),
@@ -845,10 +1659,8 @@ impl Coordinator for RedisCoordinator {
                     parallel.clone(),
                 ];
                 let (wait, members): (i64, Vec<String>) = self
-                    .conn
-                    .script(&self.claim, &keys, &args)
-                    .await
-                    .map_err(|e| self.fail("claim URLs", &e))?;
+                    .step("claim URLs", &host, &self.claim, &keys, args, true)
+                    .await?;
                 if wait >= 0 {
                     let w = Duration::from_millis(wait.unsigned_abs());
                     claim.wait = Some(claim.wait.map_or(w, |x| x.min(w)));
@@ -863,11 +1675,7 @@ impl Coordinator for RedisCoordinator {
 
     fn offer(&self, offers: Vec<Offer>) -> CoordinatorFuture<'_, Vec<Offered>> {
         Box::pin(async move {
-            let total: Option<u64> = self
-                .conn
-                .query(redis::cmd("GET").arg(self.global("total")))
-                .await
-                .map_err(|e| self.fail("read the URL count", &e))?;
+            let total = self.check_meta().await?;
             let full = total.unwrap_or(0) >= self.config.frontier.max_urls;
             let mut by_host: BTreeMap<&str, Vec<(usize, &Offer)>> = BTreeMap::new();
             for (i, o) in offers.iter().enumerate() {
@@ -882,10 +1690,14 @@ impl Coordinator for RedisCoordinator {
                 }
             }
             if queued > 0 {
-                self.conn
-                    .query::<()>(redis::cmd("INCRBY").arg(self.global("total")).arg(queued))
-                    .await
-                    .map_err(|e| self.fail("count the URLs queued", &e))?;
+                let key = self.global("meta");
+                self.query::<()>(
+                    "count the URLs queued",
+                    Self::meta_part(),
+                    &key,
+                    redis::cmd("HINCRBY").arg(&key).arg("total").arg(queued),
+                )
+                .await?;
             }
             Ok(answers)
         })
@@ -937,10 +1749,8 @@ impl Coordinator for RedisCoordinator {
             .map(String::into_bytes)
             .collect();
             let reply: Vec<redis::Value> = self
-                .conn
-                .script(&self.finish, &keys, &args)
-                .await
-                .map_err(|e| self.fail("finish a lease", &e))?;
+                .step("finish a lease", host, &self.finish, &keys, args, true)
+                .await?;
             Ok(adjustment(&reply))
         })
     }
@@ -955,16 +1765,15 @@ impl Coordinator for RedisCoordinator {
             let keys = [
                 self.key(host, &format!("robots:{origin}")),
                 self.key(host, &format!("turn:{origin}")),
+                self.key(host, "state"),
             ];
-            let args = [
+            let args = vec![
                 worker.as_bytes().to_vec(),
                 ms(self.config.robots_turn).into_bytes(),
             ];
             let reply: Vec<Vec<u8>> = self
-                .conn
-                .script(&self.robots, &keys, &args)
-                .await
-                .map_err(|e| self.fail("look up robots.txt", &e))?;
+                .step("look up robots.txt", host, &self.robots, &keys, args, true)
+                .await?;
             let word = |i: usize| {
                 reply
                     .get(i)
@@ -1024,59 +1833,87 @@ impl Coordinator for RedisCoordinator {
                 parallel,
                 floor.map_or_else(|| "-1".to_owned(), ms).into_bytes(),
             ];
-            self.conn
-                .script::<i64>(&self.put_robots, &keys, &args)
-                .await
-                .map_err(|e| self.fail("keep robots.txt", &e))?;
+            self.step::<i64>("keep robots.txt", host, &self.put_robots, &keys, args, true)
+                .await?;
+            Ok(())
+        })
+    }
+
+    fn renew<'a>(&'a self, _worker: &'a str, leases: &'a [Lease]) -> CoordinatorFuture<'a, ()> {
+        Box::pin(async move {
+            let mut by_host: BTreeMap<&str, Vec<&Lease>> = BTreeMap::new();
+            for l in leases {
+                by_host.entry(l.host.as_str()).or_default().push(l);
+            }
+            for (host, held) in by_host {
+                let keys = [self.key(host, "leases"), self.key(host, "state")];
+                let mut args = vec![ms(self.config.lease).into_bytes()];
+                args.extend(held.iter().map(|l| l.token.as_bytes().to_vec()));
+                self.step::<i64>("renew leases", host, &self.renew, &keys, args, true)
+                    .await?;
+            }
             Ok(())
         })
     }
 
     fn report<'a>(&'a self, worker: &'a str, stats: WorkerStats) -> CoordinatorFuture<'a, ()> {
         Box::pin(async move {
-            let now = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .unwrap_or_default();
-            self.conn
-                .query::<()>(redis::cmd("SADD").arg(self.global("workers")).arg(worker))
-                .await
-                .map_err(|e| self.fail("record a worker", &e))?;
-            self.conn
-                .query::<()>(
-                    redis::cmd("HSET")
-                        .arg(self.global(&format!("worker:{worker}")))
-                        .arg("fetched")
-                        .arg(stats.fetched)
-                        .arg("errors")
-                        .arg(stats.errors)
-                        .arg("skipped")
-                        .arg(stats.skipped)
-                        .arg("in_flight")
-                        .arg(stats.in_flight)
-                        .arg("ended")
-                        .arg(u8::from(stats.ended))
-                        .arg("reported_ms")
-                        .arg(ms(now)),
-                )
-                .await
-                .map_err(|e| self.fail("record a worker's progress", &e))
+            let workers = self.global("workers");
+            self.query::<()>(
+                "record a worker",
+                "the crawl's workers",
+                &workers,
+                redis::cmd("SADD").arg(&workers).arg(worker),
+            )
+            .await?;
+            let key = self.global(&format!("worker:{worker}"));
+            let args: Vec<Vec<u8>> = [
+                stats.fetched.to_string(),
+                stats.errors.to_string(),
+                stats.skipped.to_string(),
+                stats.in_flight.to_string(),
+                u8::from(stats.ended).to_string(),
+                botwarden_crawl::WorkerConfig::default()
+                    .report_every
+                    .as_millis()
+                    .to_string(),
+            ]
+            .into_iter()
+            .map(String::into_bytes)
+            .collect();
+            self.call(
+                "record a worker's progress",
+                "the crawl's workers",
+                &key,
+                || {
+                    self.conn
+                        .script::<i64>(&self.report, std::slice::from_ref(&key), &args)
+                },
+            )
+            .await?;
+            Ok(())
         })
     }
 
     fn is_finished(&self) -> CoordinatorFuture<'_, bool> {
         Box::pin(async move {
             for host in self.hosts().await? {
-                let queued: u64 = self
-                    .conn
-                    .query(redis::cmd("LLEN").arg(self.key(&host, "queue")))
-                    .await
-                    .map_err(|e| self.fail("read a queue", &e))?;
-                let leased: u64 = self
-                    .conn
-                    .query(redis::cmd("ZCARD").arg(self.key(&host, "leases")))
-                    .await
-                    .map_err(|e| self.fail("read the leases", &e))?;
-                if queued + leased > 0 {
+                let keys = [
+                    self.key(&host, "queue"),
+                    self.key(&host, "leases"),
+                    self.key(&host, "state"),
+                ];
+                let pending: u64 = self
+                    .step(
+                        "read a queue",
+                        &host,
+                        &self.pending,
+                        &keys,
+                        Vec::new(),
+                        true,
+                    )
+                    .await?;
+                if pending > 0 {
                     return Ok(false);
                 }
             }
@@ -1157,6 +1994,24 @@ mod tests {
             (2, 3, "https://example.com/a\tb")
         );
         assert_eq!(lease_of("w1\tx\t3\thttps://e/".into(), "e"), None);
+    }
+
+    #[test]
+    fn slots_are_the_clusters() {
+        // As `CLUSTER KEYSLOT` answers.
+        assert_eq!(slot_of("foo"), 12182);
+        assert_eq!(slot_of("somekey"), 11058);
+        assert_eq!(slot_of("foo{hash_tag}"), 2515);
+        assert_eq!(slot_of("botwarden:crawl:x:{www.example.com}:state"), 13603);
+    }
+
+    #[test]
+    fn nodes_are_named_without_credentials() {
+        assert_eq!(
+            node_of_url("redis://user:secret@10.0.0.5:7000/"),
+            "10.0.0.5:7000"
+        );
+        assert_eq!(node_of_url("redis://10.0.0.5/"), "10.0.0.5:6379");
     }
 
     #[test]

@@ -140,6 +140,78 @@ impl RedisServer {
         }
     }
 
+    /// Kills the server (SIGKILL) and starts it again on the same port
+    /// with the same configuration and no data: a crash of a server
+    /// without persistence (no AOF, no snapshot yet). A cluster node keeps
+    /// its cluster configuration (`nodes.conf`: its id and slots), as such
+    /// a node does; this waits until it answers `PING` and, in a cluster,
+    /// until it reports `cluster_state:ok` again.
+    ///
+    /// # Panics
+    /// When the server does not come back in 30 s.
+    pub fn restart_empty(&mut self) {
+        self.kill();
+        for name in ["dump.rdb", "appendonly.aof"] {
+            let _ = std::fs::remove_file(self.dir.join(name));
+        }
+        let _ = std::fs::remove_dir_all(self.dir.join("appendonlydir"));
+        self.start_again();
+    }
+
+    /// Starts the killed server again, on its port, from what it left in
+    /// its directory.
+    ///
+    /// # Panics
+    /// When the server does not come back in 30 s.
+    pub fn start_again(&mut self) {
+        self.kill();
+        let bin = program("BOTWARDEN_REDIS_SERVER", "redis-server", "redis-server");
+        let conf = self.dir.join("redis.conf");
+        let cluster = std::fs::read_to_string(&conf)
+            .unwrap_or_default()
+            .contains("cluster-enabled yes");
+        let deadline = Instant::now() + START;
+        loop {
+            let child = Command::new(&bin)
+                .arg(&conf)
+                .current_dir(&self.dir)
+                .stdin(Stdio::null())
+                .stdout(Stdio::null())
+                .stderr(Stdio::null())
+                .spawn()
+                .unwrap_or_else(|e| panic!("{}: {e}", bin.display()));
+            self.child = Some(child);
+            while command(self.addr, &["PING"]).as_deref() != Some("+PONG")
+                && self.is_running()
+                && Instant::now() < deadline
+            {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            if self.is_running() {
+                break;
+            }
+            // The port may still be held for a moment after the kill.
+            assert!(
+                Instant::now() < deadline,
+                "redis-server on {} did not start again; its log: {}",
+                self.addr,
+                self.log()
+            );
+            std::thread::sleep(Duration::from_millis(100));
+        }
+        while cluster
+            && !info(self.addr, &["CLUSTER", "INFO"])
+                .is_some_and(|text| text.contains("cluster_state:ok"))
+        {
+            assert!(
+                Instant::now() < deadline,
+                "the cluster node on {} did not rejoin in {START:?}",
+                self.addr
+            );
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+
     /// Whether the process still runs.
     #[must_use]
     pub fn is_running(&mut self) -> bool {
@@ -241,6 +313,20 @@ impl RedisCluster {
     /// The nodes, to kill one.
     pub fn nodes_mut(&mut self) -> &mut [RedisServer] {
         &mut self.nodes
+    }
+
+    /// The index of the node that holds `key` (`CLUSTER KEYSLOT`, the
+    /// slot ranges in order).
+    ///
+    /// # Panics
+    /// When the first node does not answer.
+    #[must_use]
+    pub fn node_of(&self, key: &str) -> usize {
+        let slot: usize = self.nodes[0]
+            .command(&["CLUSTER", "KEYSLOT", key])
+            .and_then(|l| l.strip_prefix(':').and_then(|n| n.parse().ok()))
+            .expect("CLUSTER KEYSLOT");
+        (slot / (16384 / self.nodes.len())).min(self.nodes.len() - 1)
     }
 
     /// `redis://ADDR/` of every node, comma-separated: the seed list a

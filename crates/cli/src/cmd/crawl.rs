@@ -212,6 +212,9 @@ enum CrawlCommand {
     /// A shared crawl's state in Redis: per host queued, leased, done and
     /// errors; per worker progress.
     Status(super::crawl_shared::StatusArgs),
+    /// Seed a shared crawl's frontier again from its workers' stores,
+    /// after Redis lost the crawl's state (a node back without its data).
+    Reseed(super::crawl_shared::ReseedArgs),
 }
 
 /// Arguments of `botwarden crawl verify-site`.
@@ -337,6 +340,7 @@ pub(crate) fn run(args: &CrawlArgs, matches: Option<&ArgMatches>) -> Result<Exit
         Some(CrawlCommand::Worker(a)) => super::crawl_shared::worker(a),
         Some(CrawlCommand::Merge(a)) => super::crawl_shared::merge(a),
         Some(CrawlCommand::Status(a)) => super::crawl_shared::status(a),
+        Some(CrawlCommand::Reseed(a)) => super::crawl_shared::reseed(a),
         None => run_crawl(args, matches),
     }
 }

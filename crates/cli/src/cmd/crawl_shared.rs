@@ -13,7 +13,7 @@ use botwarden_crawl::{
     Coordinator, CoordinatorConfig, CrawlConfig, CrawlEnd, Fetcher, FrontierConfig, Identity,
     LocalCoordinator, StopSignal, Store, ThrottleConfig, WorkerConfig, crawl_worker, merge_stores,
 };
-use botwarden_scale::RedisCoordinator;
+use botwarden_scale::{Patience, RedisCoordinator};
 use clap::Args;
 use regex::Regex;
 use url::Url;
@@ -47,6 +47,10 @@ pub(crate) struct WorkerArgs {
     /// (it died) before returning to the frontier.
     #[arg(long, value_name = "SECS", default_value_t = 60)]
     lease: u64,
+    /// Seconds to wait out Redis not answering (said on standard error
+    /// every 5 s) before giving up with exit code 1.
+    #[arg(long, value_name = "SECS", default_value_t = 300)]
+    redis_wait: u64,
     #[command(flatten)]
     politeness: Politeness,
 }
@@ -125,6 +129,41 @@ pub(crate) struct StatusArgs {
     format: Format,
 }
 
+/// Arguments of `botwarden crawl reseed`.
+#[derive(Debug, Args)]
+pub(crate) struct ReseedArgs {
+    /// The Redis that holds the crawl.
+    #[arg(long, value_name = "URL")]
+    redis: String,
+    /// The crawl's name (the start URL's host unless the workers were
+    /// given another).
+    #[arg(long, value_name = "NAME")]
+    crawl: String,
+    /// Every worker's store of the crawl (those of workers that died
+    /// too): their URLs become the seen-set, those still queued the
+    /// queue.
+    #[arg(required = true)]
+    stores: Vec<PathBuf>,
+}
+
+/// How long `crawl status` waits for any one read.
+const STATUS_WAIT: Duration = Duration::from_millis(400);
+
+/// Redis not answering, while a worker waits it out.
+#[allow(clippy::print_stderr)]
+fn tell_outage(worker: String) -> impl Fn(&botwarden_scale::Outage) + Send + Sync + 'static {
+    move |o| {
+        eprintln!(
+            "botwarden: worker {worker} of crawl {}: Redis {} unreachable for {} s ({}: {}); waiting",
+            o.crawl,
+            o.node,
+            o.waited.as_secs(),
+            o.operation,
+            o.error
+        );
+    }
+}
+
 /// The default crawl name: the start URL's `host[:port]`.
 fn crawl_name(start: &Url) -> String {
     match start.port() {
@@ -180,7 +219,11 @@ pub(crate) fn run_workers(
             let name = shared
                 .crawl
                 .map_or_else(|| crawl_name(start), str::to_owned);
-            Arc::new(runtime.block_on(RedisCoordinator::connect(url, &name, coordinator_config))?)
+            Arc::new(
+                runtime
+                    .block_on(RedisCoordinator::connect(url, &name, coordinator_config))?
+                    .with_patience(Patience::default(), tell_outage(default_worker_name())),
+            )
         }
         None => Arc::new(LocalCoordinator::new(coordinator_config)),
     };
@@ -203,6 +246,7 @@ pub(crate) fn run_workers(
             let worker = WorkerConfig {
                 name: format!("{base}-{}", i + 1),
                 concurrency: shared.concurrency,
+                renew_every: shared.lease / 3,
                 ..WorkerConfig::default()
             };
             let coordinator = Arc::clone(&coordinator);
@@ -297,15 +341,26 @@ pub(crate) fn worker(args: &WorkerArgs) -> Result<ExitCode> {
     }
     let runtime = runtime()?;
     let name = args.crawl.clone().unwrap_or_else(|| crawl_name(&start));
-    let coordinator = runtime.block_on(RedisCoordinator::connect(
-        &args.redis,
-        &name,
-        CoordinatorConfig::of(&config, Duration::from_secs(args.lease.max(1))),
-    ))?;
+    let lease = Duration::from_secs(args.lease.max(1));
+    let worker_name = args.name.clone().unwrap_or_else(default_worker_name);
+    let coordinator = runtime
+        .block_on(RedisCoordinator::connect(
+            &args.redis,
+            &name,
+            CoordinatorConfig::of(&config, lease),
+        ))?
+        .with_patience(
+            Patience {
+                give_up: Duration::from_secs(args.redis_wait),
+                ..Patience::default()
+            },
+            tell_outage(worker_name.clone()),
+        );
     let store = Store::create(&args.db)?;
     let worker = WorkerConfig {
-        name: args.name.clone().unwrap_or_else(default_worker_name),
+        name: worker_name,
         concurrency: args.concurrency.max(1),
+        renew_every: lease / 3,
         ..WorkerConfig::default()
     };
     let stop = StopSignal::new();
@@ -361,14 +416,42 @@ pub(crate) fn merge(args: &MergeArgs) -> Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-/// `botwarden crawl status`.
-pub(crate) fn status(args: &StatusArgs) -> Result<ExitCode> {
+/// `botwarden crawl reseed`.
+#[allow(clippy::print_stdout)]
+pub(crate) fn reseed(args: &ReseedArgs) -> Result<ExitCode> {
+    let frontier = botwarden_crawl::stored_frontier(&args.stores)?;
     let runtime = runtime()?;
     let coordinator = runtime.block_on(RedisCoordinator::connect(
         &args.redis,
         &args.crawl,
         CoordinatorConfig::of(&CrawlConfig::default(), Duration::from_secs(60)),
     ))?;
+    let r = runtime.block_on(coordinator.reseed(&frontier))?;
+    println!(
+        "crawl {}: re-seeded from {} store(s): {} URL(s) known on {} host(s), {} queued; \
+         start the workers again with new stores, then merge all the stores",
+        args.crawl,
+        args.stores.len(),
+        r.known,
+        r.hosts,
+        r.queued
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
+/// `botwarden crawl status`: exit 1 when state was lost or a part could
+/// not be read (said on standard error).
+#[allow(clippy::print_stderr)]
+pub(crate) fn status(args: &StatusArgs) -> Result<ExitCode> {
+    let runtime = runtime()?;
+    let coordinator = runtime
+        .block_on(RedisCoordinator::connect_within(
+            &args.redis,
+            &args.crawl,
+            CoordinatorConfig::of(&CrawlConfig::default(), Duration::from_secs(60)),
+            STATUS_WAIT,
+        ))?
+        .with_call_timeout(STATUS_WAIT);
     let mut out = std::io::stdout().lock();
     if args.clear {
         let n = runtime.block_on(coordinator.clear())?;
@@ -386,7 +469,11 @@ pub(crate) fn status(args: &StatusArgs) -> Result<ExitCode> {
                 out,
                 "crawl {}: {}",
                 s.crawl,
-                s.seed.as_deref().unwrap_or("no such crawl")
+                s.seed.as_deref().unwrap_or(if s.unread.is_empty() {
+                    "no such crawl"
+                } else {
+                    "its record could not be read"
+                })
             )?;
             writeln!(
                 out,
@@ -426,9 +513,6 @@ pub(crate) fn status(args: &StatusArgs) -> Result<ExitCode> {
                     h.paused_ms
                 )?;
             }
-            let now_ms = std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX));
             writeln!(
                 out,
                 "{:<32} {:>8} {:>7} {:>8} {:>9} {:>7} {:>8} {:>11}",
@@ -451,12 +535,32 @@ pub(crate) fn status(args: &StatusArgs) -> Result<ExitCode> {
                     w.skipped,
                     w.in_flight,
                     w.leased,
-                    if w.ended { "ended" } else { "running" },
-                    format!("{} s ago", now_ms.saturating_sub(w.reported_ms) / 1000)
+                    if w.ended {
+                        "ended"
+                    } else if w.dead {
+                        "dead"
+                    } else {
+                        "running"
+                    },
+                    format!("{} s ago", w.silent_ms / 1000)
                 )?;
             }
         }
     }
     out.flush().context("cannot write to standard output")?;
-    Ok(ExitCode::SUCCESS)
+    for lost in &s.lost {
+        eprintln!(
+            "botwarden: crawl {}: shared state lost: {lost}; stop every worker, then `botwarden \
+             crawl reseed` with all their stores",
+            s.crawl
+        );
+    }
+    for unread in &s.unread {
+        eprintln!("botwarden: crawl {}: not read: {unread}", s.crawl);
+    }
+    Ok(if s.lost.is_empty() && s.unread.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::FAILURE
+    })
 }

@@ -447,3 +447,308 @@ fn workers_in_one_process_share_the_crawl_without_redis() {
         assert!(!site.root.join(format!("local.worker{i}.db")).exists());
     }
 }
+
+fn run_status(redis: &str, crawl: &str) -> (bool, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_botwarden"))
+        .args(["crawl", "status", "--redis", redis, "--crawl", crawl])
+        .output()
+        .expect("crawl status");
+    (
+        out.status.success(),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Waits until the workers' stores hold `n` pages together.
+fn wait_pages(dbs: &[PathBuf], n: i64, workers: &mut [Child]) {
+    let deadline = Instant::now() + Duration::from_secs(60);
+    while dbs.iter().map(|d| pages_in(d)).sum::<i64>() < n {
+        assert!(Instant::now() < deadline, "the workers fetched too little");
+        for w in workers.iter_mut() {
+            assert!(
+                w.try_wait().expect("poll").is_none(),
+                "a worker ended early"
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn a_node_back_without_its_data_stops_the_workers_and_a_reseed_finishes_the_crawl() {
+    let site = nginx("lost");
+    let start = format!("http://127.0.0.1:{}/p/0.html", site.port);
+    let want = single_crawl(&start, &site.root);
+    let before = requests(&site.root).len();
+    let mut cluster = botwarden_testdata::redis::RedisCluster::start(3);
+    let redis = cluster.urls().join(",");
+    let crawl = format!("127.0.0.1:{}", site.port);
+    let politeness = ["--delay", "30", "--parallel", "2", "--lease", "2"];
+    let first: Vec<PathBuf> = (1..=2)
+        .map(|i| site.root.join(format!("l{i}.db")))
+        .collect();
+    let mut workers: Vec<Child> = first
+        .iter()
+        .enumerate()
+        .map(|(i, db)| worker(&redis, &start, db, &format!("l{}", i + 1), &politeness))
+        .collect();
+    wait_pages(&first, 20, &mut workers);
+    // The master of the site's slot is killed and comes back empty (no
+    // AOF, no snapshot), its cluster configuration kept.
+    let node = cluster.node_of(&format!("botwarden:crawl:{crawl}:{{{crawl}}}:state"));
+    let addr = cluster.nodes()[node].addr().to_string();
+    cluster.nodes_mut()[node].restart_empty();
+    for (i, w) in workers.into_iter().enumerate() {
+        let out = w.wait_with_output().expect("wait for a worker");
+        let err = String::from_utf8_lossy(&out.stderr);
+        assert!(
+            !out.status.success(),
+            "worker l{} said it finished: {err}",
+            i + 1
+        );
+        assert!(
+            err.contains("shared state lost"),
+            "worker l{}: {err}",
+            i + 1
+        );
+        assert!(err.contains(&addr), "worker l{}: {err}", i + 1);
+    }
+    let (ok, _, err) = run_status(&redis, &crawl);
+    assert!(!ok, "crawl status said nothing was wrong");
+    assert!(err.contains("lost"), "{err}");
+
+    let out = Command::new(env!("CARGO_BIN_EXE_botwarden"))
+        .args(["crawl", "reseed", "--redis", &redis, "--crawl", &crawl])
+        .args(&first)
+        .output()
+        .expect("crawl reseed");
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let said = String::from_utf8_lossy(&out.stdout);
+    assert!(said.contains("re-seeded"), "{said}");
+    let (ok, table, err) = run_status(&redis, &crawl);
+    assert!(ok, "{table}{err}");
+
+    let second: Vec<PathBuf> = (1..=2)
+        .map(|i| site.root.join(format!("r{i}.db")))
+        .collect();
+    let workers: Vec<Child> = second
+        .iter()
+        .enumerate()
+        .map(|(i, db)| worker(&redis, &start, db, &format!("r{}", i + 1), &politeness))
+        .collect();
+    for (i, w) in workers.into_iter().enumerate() {
+        wait_ok(w, &format!("worker r{}", i + 1));
+    }
+    let merged = site.root.join("merged.db");
+    let all: Vec<PathBuf> = first.iter().chain(&second).cloned().collect();
+    merge(&merged, &all);
+    assert_eq!(
+        url_states(&merged),
+        want,
+        "the merged store against one crawl's"
+    );
+    // What the first workers stored is not asked again: only what they
+    // had in flight (two workers, four requests each at most).
+    let log: Vec<Request> = requests(&site.root).into_iter().skip(before).collect();
+    let again: Vec<(&str, usize)> = counts(&log)
+        .into_iter()
+        .filter(|(u, n)| *n > 1 && *u != "/robots.txt")
+        .collect();
+    assert!(again.len() <= 8, "asked again: {again:?}");
+}
+
+/// A site on a plain HTTP server: `/` links to `/slow` (answered after
+/// `slow`) and to `/a` and `/b`; robots.txt is missing. Counts requests
+/// per path.
+struct SlowSite {
+    port: u16,
+    asked: std::sync::Arc<std::sync::Mutex<BTreeMap<String, usize>>>,
+}
+
+fn slow_site(slow: Duration) -> SlowSite {
+    use std::io::{BufRead as _, Write as _};
+    let listener = TcpListener::bind("127.0.0.1:0").expect("bind");
+    let port = listener.local_addr().expect("addr").port();
+    let asked = std::sync::Arc::new(std::sync::Mutex::new(BTreeMap::new()));
+    let counts = std::sync::Arc::clone(&asked);
+    std::thread::spawn(move || {
+        for stream in listener.incoming() {
+            let Ok(stream) = stream else { continue };
+            let counts = std::sync::Arc::clone(&counts);
+            std::thread::spawn(move || {
+                let mut reader = std::io::BufReader::new(&stream);
+                let mut first = String::new();
+                if reader.read_line(&mut first).is_err() {
+                    return;
+                }
+                let mut line = String::new();
+                while reader.read_line(&mut line).is_ok_and(|n| n > 2) {
+                    line.clear();
+                }
+                let path = first.split_whitespace().nth(1).unwrap_or("/").to_owned();
+                *counts
+                    .lock()
+                    .expect("lock")
+                    .entry(path.clone())
+                    .or_insert(0) += 1;
+                let (status, body) = match path.as_str() {
+                    "/" => (
+                        "200 OK",
+                        "<html><body><a href=\"/slow\">s</a> <a href=\"/a\">a</a> \
+                         <a href=\"/b\">b</a></body></html>",
+                    ),
+                    "/slow" => {
+                        std::thread::sleep(slow);
+                        ("200 OK", "<html><body>slow</body></html>")
+                    }
+                    "/a" | "/b" => ("200 OK", "<html><body>page</body></html>"),
+                    _ => ("404 Not Found", "not found"),
+                };
+                let mut stream = &stream;
+                let _ = write!(
+                    stream,
+                    "HTTP/1.1 {status}\r\nContent-Type: text/html\r\nContent-Length: {}\r\n\
+                     Connection: close\r\n\r\n{body}",
+                    body.len()
+                );
+            });
+        }
+    });
+    SlowSite { port, asked }
+}
+
+#[test]
+fn a_page_slower_than_a_lease_is_asked_once() {
+    let site = slow_site(Duration::from_millis(3500));
+    let start = format!("http://127.0.0.1:{}/", site.port);
+    let redis = RedisServer::start();
+    let dir = botwarden_testdata_dir("slow");
+    let dbs: Vec<PathBuf> = (1..=2).map(|i| dir.join(format!("s{i}.db"))).collect();
+    let workers: Vec<Child> = dbs
+        .iter()
+        .enumerate()
+        .map(|(i, db)| {
+            worker(
+                &redis.url(),
+                &start,
+                db,
+                &format!("s{}", i + 1),
+                &["--lease", "1"],
+            )
+        })
+        .collect();
+    for (i, w) in workers.into_iter().enumerate() {
+        wait_ok(w, &format!("worker s{}", i + 1));
+    }
+    let asked = site.asked.lock().expect("lock").clone();
+    assert_eq!(asked.get("/slow"), Some(&1), "{asked:?}");
+    assert_eq!(asked.get("/a"), Some(&1), "{asked:?}");
+    let _ = fs::remove_dir_all(&dir);
+}
+
+/// A new directory for a test's stores.
+fn botwarden_testdata_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "botwarden-shared-crawl-{name}-{}",
+        std::process::id()
+    ));
+    let _ = fs::remove_dir_all(&dir);
+    fs::create_dir_all(&dir).expect("dir");
+    dir
+}
+
+#[test]
+fn a_worker_tells_a_redis_outage_while_it_waits_then_gives_up() {
+    let site = nginx("outage");
+    let start = format!("http://127.0.0.1:{}/p/0.html", site.port);
+    let mut redis = RedisServer::start();
+    let addr = redis.addr().to_string();
+    let db = site.root.join("o1.db");
+    let mut w = worker(
+        &redis.url(),
+        &start,
+        &db,
+        "o1",
+        &["--delay", "50", "--redis-wait", "7"],
+    );
+    wait_pages(std::slice::from_ref(&db), 10, std::slice::from_mut(&mut w));
+    redis.kill();
+    let started = Instant::now();
+    let out = w.wait_with_output().expect("wait for the worker");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!out.status.success(), "{err}");
+    assert!(started.elapsed() >= Duration::from_secs(6), "{err}");
+    let waiting: Vec<&str> = err.lines().filter(|l| l.contains("; waiting")).collect();
+    assert!(!waiting.is_empty(), "{err}");
+    assert!(
+        waiting
+            .iter()
+            .all(|l| l.starts_with("botwarden: worker o1 of crawl ")
+                && l.contains(&format!("Redis {addr} unreachable for "))),
+        "{err}"
+    );
+    assert!(err.contains("gave up"), "{err}");
+    assert!(!err.contains("redis://"), "{err}");
+}
+
+#[test]
+fn status_calls_a_silent_worker_dead_and_answers_with_a_node_down() {
+    let site = nginx("status");
+    let start = format!("http://127.0.0.1:{}/p/0.html", site.port);
+    let mut cluster = botwarden_testdata::redis::RedisCluster::start(3);
+    let redis = cluster.urls().join(",");
+    let crawl = format!("127.0.0.1:{}", site.port);
+    let db = site.root.join("d1.db");
+    wait_ok(worker(&redis, &start, &db, "d1", &[]), "worker d1");
+    // A worker that reported long ago and never ended (killed).
+    let workers = format!("botwarden:crawl:{crawl}:workers");
+    let ghost = format!("botwarden:crawl:{crawl}:worker:ghost");
+    assert!(
+        cluster.nodes()[cluster.node_of(&workers)]
+            .command(&["SADD", &workers, "ghost"])
+            .is_some()
+    );
+    assert!(
+        cluster.nodes()[cluster.node_of(&ghost)]
+            .command(&["HSET", &ghost, "reported_ms", "1000", "ended", "0"])
+            .is_some()
+    );
+    let (ok, table, err) = run_status(&redis, &crawl);
+    assert!(ok, "{err}");
+    let line = |name: &str| {
+        table
+            .lines()
+            .find(|l| l.starts_with(name))
+            .unwrap_or_else(|| panic!("no {name}: {table}"))
+            .to_owned()
+    };
+    assert!(line("ghost").contains(" dead "), "{table}");
+    assert!(line("d1").contains(" ended "), "{table}");
+
+    // The node of the site's slot down: an answer within a few seconds,
+    // naming the node, exit 1.
+    let node = cluster.node_of(&format!("botwarden:crawl:{crawl}:{{{crawl}}}:state"));
+    let addr = cluster.nodes()[node].addr().to_string();
+    cluster.nodes_mut()[node].kill();
+    let started = Instant::now();
+    let (ok, table, err) = run_status(&redis, &crawl);
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(!ok, "{table}{err}");
+    let unread: Vec<&str> = err.lines().filter(|l| l.contains("not read")).collect();
+    assert!(
+        !unread.is_empty() && unread.iter().all(|l| l.contains(&addr)),
+        "{err}"
+    );
+    assert!(!err.contains("redis://"), "{err}");
+    // What the other nodes hold is still shown.
+    assert!(table.contains("worker"), "{table}");
+}

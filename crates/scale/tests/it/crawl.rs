@@ -334,3 +334,263 @@ async fn status_shows_each_hosts_throttle_and_each_workers_progress() {
     assert_eq!(workers, [("a", 2, 1, 0, 0), ("b", 0, 0, 1, 1)]);
     assert!(status.workers.iter().all(|w| w.reported_ms > 0));
 }
+
+/// A crawl of `HOST` and `more` hosts (on other slots of a cluster),
+/// joined by one worker.
+async fn crawl_of(urls: &str, cfg: &CoordinatorConfig, more: &[&str]) -> RedisCoordinator {
+    let a = RedisCoordinator::connect(urls, "test", cfg.clone())
+        .await
+        .expect("connect");
+    let seed = Url::parse(&format!("http://{HOST}/")).expect("url");
+    a.start(&seed).await.expect("start");
+    let offers: Vec<Offer> = more
+        .iter()
+        .map(|h| Offer {
+            url: format!("http://{h}/"),
+            depth: 1,
+            host: (*h).to_owned(),
+        })
+        .collect();
+    a.offer(offers).await.expect("offer");
+    a
+}
+
+const MORE: [&str; 3] = ["one.test", "two.test", "three.test"];
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_node_back_without_one_hosts_data_stops_the_workers() {
+    let mut cluster = botwarden_testdata::redis::RedisCluster::start(3);
+    let urls = cluster.urls().join(",");
+    let cfg = config(ThrottleConfig::default(), Duration::from_secs(60));
+    // A host whose slot is on neither the crawl's record's node nor the
+    // seed host's: only that host's state is lost.
+    let meta = cluster.node_of("botwarden:crawl:test:meta");
+    let seed_node = cluster.node_of(&format!("botwarden:crawl:test:{{{HOST}}}:state"));
+    let names: Vec<String> = (0..64).map(|i| format!("h{i}.test")).collect();
+    let (host, node) = names
+        .iter()
+        .map(|h| {
+            (
+                h.as_str(),
+                cluster.node_of(&format!("botwarden:crawl:test:{{{h}}}:state")),
+            )
+        })
+        .find(|(_, n)| *n != meta && *n != seed_node)
+        .expect("a host on a third node");
+    let a = crawl_of(&urls, &cfg, &["one.test", host]).await;
+    let addr = cluster.nodes()[node].addr().to_string();
+    cluster.nodes_mut()[node].restart_empty();
+
+    let err = a
+        .claim("a", 10)
+        .await
+        .expect_err("a lost host stops a claim");
+    let text = err.to_string();
+    assert!(text.contains("shared state lost"), "{text}");
+    assert!(text.contains(&format!("host {host}")), "{text}");
+    assert!(text.contains(&addr), "{text}");
+    assert!(text.contains("crawl reseed"), "{text}");
+    // Never finished: the host's queue reads empty, but it is lost.
+    assert!(a.is_finished().await.is_err());
+    // A worker that joins now is stopped too.
+    let b = RedisCoordinator::connect(&urls, "test", cfg.clone())
+        .await
+        .expect("connect");
+    let seed = Url::parse(&format!("http://{HOST}/")).expect("url");
+    b.start(&seed).await.expect("start");
+    assert!(b.claim("b", 10).await.is_err());
+    // Offering to the host does not create it anew.
+    let offer = Offer {
+        url: format!("http://{host}/new"),
+        depth: 2,
+        host: host.to_owned(),
+    };
+    assert!(b.offer(vec![offer]).await.is_err());
+    let status = b.status().await.expect("status");
+    assert_eq!(status.lost.len(), 1, "{status:?}");
+    assert!(
+        status.lost[0].contains(host) && status.lost[0].contains(&addr),
+        "{status:?}"
+    );
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_server_back_without_data_stops_the_workers() {
+    let mut redis = RedisServer::start();
+    let cfg = config(ThrottleConfig::default(), Duration::from_secs(60));
+    let a = crawl_of(&redis.url(), &cfg, &MORE).await;
+    let held = a.claim("a", 1).await.expect("claim").leases;
+    assert_eq!(held.len(), 1);
+    redis.restart_empty();
+    let err = a.claim("a", 10).await.expect_err("lost");
+    assert!(err.to_string().contains("the crawl's record"), "{err}");
+    assert!(a.is_finished().await.is_err(), "never finished");
+    let late = Finish::Fetched {
+        outcome: Some(Outcome::Status(200)),
+        pause: None,
+    };
+    assert!(a.finish("a", &held[0], late).await.is_err());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_host_whose_state_went_back_is_lost() {
+    let redis = RedisServer::start();
+    let cfg = config(ThrottleConfig::default(), Duration::from_secs(60));
+    let a = crawl_of(&redis.url(), &cfg, &MORE).await;
+    a.claim("a", 10).await.expect("claim");
+    // As if the node came back from an older copy.
+    let state = format!("botwarden:crawl:test:{{{HOST}}}:state");
+    assert!(
+        redis
+            .command(&["HINCRBY", &state, "steps", "-2"])
+            .is_some_and(|l| l.starts_with(':'))
+    );
+    let err = a.claim("a", 10).await.expect_err("went back");
+    assert!(err.to_string().contains("went back"), "{err}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_lease_renewed_stays_and_one_not_renewed_returns() {
+    let redis = RedisServer::start();
+    let cfg = config(ThrottleConfig::default(), Duration::from_millis(400));
+    let (a, b) = (worker(&redis, &cfg).await, worker(&redis, &cfg).await);
+    let seed = Url::parse(&format!("http://{HOST}/")).expect("url");
+    a.start(&seed).await.expect("start");
+    b.start(&seed).await.expect("start");
+    let held = a.claim("a", 5).await.expect("claim").leases;
+    assert_eq!(held.len(), 1);
+    // "a" is slow but alive: it renews; "b" gets nothing for four leases'
+    // time.
+    let until = Instant::now() + Duration::from_millis(1600);
+    while Instant::now() < until {
+        a.renew("a", &held).await.expect("renew");
+        assert!(
+            b.claim("b", 5).await.expect("claim").leases.is_empty(),
+            "a renewed lease went to another worker"
+        );
+        tokio::time::sleep(Duration::from_millis(100)).await;
+    }
+    // "a" dies: its lease returns.
+    let again = claim_one(&b, "b").await;
+    assert_eq!(again.url, seed.as_str());
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn an_outage_is_told_while_waited_out_then_given_up() {
+    let redis = RedisServer::start();
+    let cfg = config(ThrottleConfig::default(), Duration::from_secs(60));
+    let told = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+    let sink = std::sync::Arc::clone(&told);
+    let a = worker(&redis, &cfg).await.with_patience(
+        botwarden_scale::Patience {
+            call: Duration::from_millis(500),
+            give_up: Duration::from_secs(4),
+            tell_every: Duration::from_secs(1),
+        },
+        move |o| sink.lock().expect("lock").push(o.clone()),
+    );
+    let seed = Url::parse(&format!("http://{HOST}/")).expect("url");
+    a.start(&seed).await.expect("start");
+    // Down for two seconds, back with its data: waited out.
+    assert_eq!(redis.command(&["SAVE"]).as_deref(), Some("+OK"));
+    let addr = redis.addr().to_string();
+    let mut redis = redis;
+    redis.kill();
+    let back = std::thread::spawn(move || {
+        std::thread::sleep(Duration::from_secs(2));
+        redis.start_again();
+        redis
+    });
+    let claim = a.claim("a", 5).await.expect("waited out");
+    assert_eq!(claim.leases.len(), 1);
+    let mut redis = back.join().expect("restart");
+    {
+        let told = told.lock().expect("lock");
+        assert!(!told.is_empty(), "the outage was not told");
+        assert!(
+            told.iter().all(|o| o.node == addr && o.crawl == "test"),
+            "{told:?}"
+        );
+        assert!(
+            told.iter().all(|o| o.waited >= Duration::from_secs(1)),
+            "{told:?}"
+        );
+    }
+    // Down for good: given up after the limit.
+    redis.kill();
+    let started = Instant::now();
+    let err = a.claim("a", 5).await.expect_err("gave up");
+    assert!(started.elapsed() >= Duration::from_secs(4));
+    assert!(started.elapsed() < Duration::from_secs(30));
+    let text = err.to_string();
+    assert!(
+        text.contains("unreachable") && text.contains(&addr),
+        "{text}"
+    );
+    assert!(!text.contains("redis://"), "{text}");
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn status_calls_a_silent_worker_dead_and_names_a_node_down() {
+    let mut cluster = botwarden_testdata::redis::RedisCluster::start(3);
+    let urls = cluster.urls().join(",");
+    let cfg = config(ThrottleConfig::default(), Duration::from_secs(60));
+    let a = crawl_of(&urls, &cfg, &MORE).await;
+    a.report("alive", botwarden_crawl::WorkerStats::default())
+        .await
+        .expect("report");
+    // A worker that reported long ago and never ended.
+    let node = cluster.node_of("botwarden:crawl:test:worker:gone");
+    assert_eq!(
+        cluster.nodes()[node]
+            .command(&[
+                "HSET",
+                "botwarden:crawl:test:worker:gone",
+                "reported_ms",
+                "1000",
+                "every_ms",
+                "1000",
+                "ended",
+                "0"
+            ])
+            .as_deref(),
+        Some(":3")
+    );
+    a.report("gone", botwarden_crawl::WorkerStats::default())
+        .await
+        .expect("listed");
+    assert!(
+        cluster.nodes()[node]
+            .command(&[
+                "HSET",
+                "botwarden:crawl:test:worker:gone",
+                "reported_ms",
+                "1000"
+            ])
+            .is_some()
+    );
+    let status = a.status().await.expect("status");
+    let dead: Vec<(&str, bool)> = status
+        .workers
+        .iter()
+        .map(|w| (w.name.as_str(), w.dead))
+        .collect();
+    assert_eq!(dead, [("alive", false), ("gone", true)], "{status:?}");
+
+    // A node down: the status answers, naming what it could not read.
+    let down = cluster.node_of(&format!("botwarden:crawl:test:{{{HOST}}}:state"));
+    let addr = cluster.nodes()[down].addr().to_string();
+    cluster.nodes_mut()[down].kill();
+    let a = a.with_call_timeout(Duration::from_millis(500));
+    let started = Instant::now();
+    let status = a.status().await.expect("status");
+    assert!(
+        started.elapsed() < Duration::from_secs(5),
+        "{:?}",
+        started.elapsed()
+    );
+    assert!(
+        status.unread.iter().any(|u| u.contains(&addr)),
+        "{status:?}"
+    );
+}
