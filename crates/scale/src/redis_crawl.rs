@@ -42,6 +42,7 @@ use redis::{FromRedisValue, Script};
 use url::Url;
 
 use crate::Error;
+use crate::connect::{RedisClient, RedisTarget};
 
 /// A connection to one server or to a cluster.
 #[derive(Clone)]
@@ -51,14 +52,29 @@ enum Conn {
 }
 
 impl Conn {
-    async fn open(url: &str) -> Result<Conn, redis::RedisError> {
-        let urls: Vec<&str> = url.split(',').map(str::trim).collect();
-        if urls.len() > 1 {
-            let client = redis::cluster::ClusterClient::new(urls)?;
-            return Ok(Conn::Cluster(client.get_async_connection().await?));
-        }
-        let client = redis::Client::open(url)?;
-        Ok(Conn::Single(ConnectionManager::new(client).await?))
+    /// Connects and sends a `PING`, so that credentials the server refuses
+    /// fail here, not at the first step of the crawl.
+    async fn open(target: &RedisTarget) -> Result<Conn, Error> {
+        let conn = match target.client()? {
+            RedisClient::Single(client) => ConnectionManager::new(client)
+                .await
+                .map(Conn::Single)
+                .map_err(|e| target.error("connect", e))?,
+            RedisClient::Cluster(builder) => {
+                let client = builder
+                    .build()
+                    .map_err(|e| target.error("open the cluster client", e))?;
+                client
+                    .get_async_connection()
+                    .await
+                    .map(Conn::Cluster)
+                    .map_err(|e| target.error("connect", e))?
+            }
+        };
+        conn.query::<String>(&redis::cmd("PING"))
+            .await
+            .map_err(|e| target.error("PING", e))?;
+        Ok(conn)
     }
 
     async fn query<T: FromRedisValue>(&self, cmd: &redis::Cmd) -> Result<T, redis::RedisError> {
@@ -386,10 +402,26 @@ impl RedisCoordinator {
     /// for the crawl `name` (letters, digits, `-_.:`).
     ///
     /// # Errors
-    /// [`Error::Redis`] when the URL is not one or the server does not
-    /// answer; [`Error::Invalid`] for a name that is not usable.
+    /// [`Error::RedisUrl`] when the URL is not one, [`Error::Redis`] when
+    /// the server does not answer; [`Error::Invalid`] for a name that is
+    /// not usable.
     pub async fn connect(
         url: &str,
+        name: &str,
+        config: CoordinatorConfig,
+    ) -> Result<RedisCoordinator, Error> {
+        RedisCoordinator::open(&RedisTarget::parse(url)?, name, config).await
+    }
+
+    /// Connects to `target` (credentials and TLS as it says) for the crawl
+    /// `name` (letters, digits, `-_.:`). Messages and the coordinator's
+    /// name show the target without its password.
+    ///
+    /// # Errors
+    /// [`Error::Redis`] when the server does not answer or refuses the
+    /// credentials; [`Error::Invalid`] for a name that is not usable.
+    pub async fn open(
+        target: &RedisTarget,
         name: &str,
         config: CoordinatorConfig,
     ) -> Result<RedisCoordinator, Error> {
@@ -399,15 +431,11 @@ impl RedisCoordinator {
                 message: format!("'{name}': letters, digits and -_.: only, at most 200"),
             });
         }
-        let conn = Conn::open(url).await.map_err(|source| Error::Redis {
-            url: url.to_owned(),
-            operation: "connect".into(),
-            source,
-        })?;
+        let conn = Conn::open(target).await?;
         let script = |body: &str| Script::new(&format!("{INIT}{body}"));
         Ok(RedisCoordinator {
             conn,
-            url: url.to_owned(),
+            url: target.to_string(),
             prefix: format!("botwarden:crawl:{name}"),
             config,
             claim: script(CLAIM),
