@@ -19,6 +19,7 @@ use regex::Regex;
 use url::Url;
 
 use super::crawl::{Format, ScopeArg, fetcher_for, runtime};
+use crate::args::RedisAccess;
 
 /// Arguments of `botwarden crawl worker`.
 #[derive(Debug, Args)]
@@ -30,6 +31,8 @@ pub(crate) struct WorkerArgs {
     /// cluster).
     #[arg(long, value_name = "URL")]
     redis: String,
+    #[command(flatten)]
+    redis_access: RedisAccess,
     /// The crawl's name in Redis (default: the start URL's host).
     #[arg(long, value_name = "NAME")]
     crawl: Option<String>,
@@ -113,6 +116,8 @@ pub(crate) struct StatusArgs {
     /// The Redis that holds the crawl.
     #[arg(long, value_name = "URL")]
     redis: String,
+    #[command(flatten)]
+    redis_access: RedisAccess,
     /// The crawl's name (the start URL's host unless the workers were
     /// given another).
     #[arg(long, value_name = "NAME")]
@@ -155,6 +160,7 @@ fn worker_db(db: &Path, i: usize) -> PathBuf {
 /// What `crawl --workers N [--redis URL]` was asked.
 pub(crate) struct Shared<'a> {
     pub(crate) redis: Option<&'a str>,
+    pub(crate) redis_access: &'a RedisAccess,
     pub(crate) crawl: Option<&'a str>,
     pub(crate) workers: usize,
     pub(crate) concurrency: usize,
@@ -180,7 +186,12 @@ pub(crate) fn run_workers(
             let name = shared
                 .crawl
                 .map_or_else(|| crawl_name(start), str::to_owned);
-            Arc::new(runtime.block_on(RedisCoordinator::connect(url, &name, coordinator_config))?)
+            let target = shared.redis_access.target(url)?;
+            Arc::new(runtime.block_on(RedisCoordinator::open(
+                &target,
+                &name,
+                coordinator_config,
+            ))?)
         }
         None => Arc::new(LocalCoordinator::new(coordinator_config)),
     };
@@ -296,8 +307,9 @@ pub(crate) fn worker(args: &WorkerArgs) -> Result<ExitCode> {
     }
     let runtime = runtime()?;
     let name = args.crawl.clone().unwrap_or_else(|| crawl_name(&start));
-    let coordinator = runtime.block_on(RedisCoordinator::connect(
-        &args.redis,
+    let target = args.redis_access.target(&args.redis)?;
+    let coordinator = runtime.block_on(RedisCoordinator::open(
+        &target,
         &name,
         CoordinatorConfig::of(&config, Duration::from_secs(args.lease.max(1))),
     ))?;
@@ -363,8 +375,9 @@ pub(crate) fn merge(args: &MergeArgs) -> Result<ExitCode> {
 /// `botwarden crawl status`.
 pub(crate) fn status(args: &StatusArgs) -> Result<ExitCode> {
     let runtime = runtime()?;
-    let coordinator = runtime.block_on(RedisCoordinator::connect(
-        &args.redis,
+    let target = args.redis_access.target(&args.redis)?;
+    let coordinator = runtime.block_on(RedisCoordinator::open(
+        &target,
         &args.crawl,
         CoordinatorConfig::of(&CrawlConfig::default(), Duration::from_secs(60)),
     ))?;
