@@ -162,6 +162,10 @@ pub struct RedisTarget {
 
 /// A client for a [`RedisTarget`]: a standalone server's, or a cluster
 /// client's builder (timeouts are the caller's).
+#[allow(
+    clippy::large_enum_variant,
+    reason = "made once a connection and used at once"
+)]
 pub(crate) enum RedisClient {
     Single(redis::Client),
     Cluster(redis::cluster::ClusterClientBuilder),
