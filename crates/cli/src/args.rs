@@ -6,7 +6,7 @@ use std::path::PathBuf;
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
-use botwarden_scale::{RedisTarget, RedisVerdicts, Timeouts};
+use botwarden_scale::{RedisTarget, RedisVerdicts, Secret, Timeouts};
 use botwarden_verify::{
     DEFAULT_EXTRAS_NAME, DEFAULT_REGISTRY_NAME, DnsConfig, FeedStore, Problem, Registry,
     RegistryBuilder, Severity, VerifierConfig,
@@ -131,33 +131,100 @@ pub(crate) struct DnsArgs {
 #[derive(Debug, Clone, Args)]
 pub(crate) struct RedisArgs {
     /// Share verdicts with other processes through Redis or Valkey: one
-    /// URL (`redis://HOST:PORT/`) for a server, several separated by
-    /// commas (or `redis+cluster://HOST:PORT/`) for a Redis Cluster.
-    #[arg(long, value_name = "URLS", value_parser = parse_redis)]
-    pub(crate) redis: Option<RedisTarget>,
+    /// URL (`redis://HOST:PORT/`, `rediss://` for TLS) for a server,
+    /// several separated by commas (or `redis+cluster://HOST:PORT/`) for a
+    /// Redis Cluster.
+    #[arg(long, value_name = "URLS")]
+    pub(crate) redis: Option<String>,
     /// Milliseconds a read of the shared cache may take before the verdict
     /// is worked out here (and Redis counted down until it answers again).
     #[arg(long, value_name = "MS", default_value_t = 10,
           value_parser = clap::value_parser!(u64).range(1..=10_000))]
     pub(crate) redis_timeout: u64,
+    #[command(flatten)]
+    pub(crate) access: RedisAccess,
 }
 
 impl RedisArgs {
+    /// The target `--redis` names, with its credentials and TLS settings
+    /// (`None` without `--redis`).
+    pub(crate) fn target(&self) -> Result<Option<RedisTarget>> {
+        self.redis
+            .as_deref()
+            .map(|urls| self.access.target(urls))
+            .transpose()
+    }
+
     /// Connects the shared cache (when asked for) on `runtime` and puts it
     /// in `config`. Redis need not answer yet: verification goes on
     /// without it until it does.
-    pub(crate) fn attach(&self, config: &mut VerifierConfig, runtime: &tokio::runtime::Runtime) {
-        let Some(target) = &self.redis else { return };
+    ///
+    /// # Errors
+    /// A URL that does not parse, a secret or CA file that cannot be read.
+    pub(crate) fn attach(
+        &self,
+        config: &mut VerifierConfig,
+        runtime: &tokio::runtime::Runtime,
+    ) -> Result<()> {
+        let Some(target) = self.target()? else {
+            return Ok(());
+        };
         let mut timeouts = Timeouts::default();
         timeouts.read = Duration::from_millis(self.redis_timeout);
         timeouts.write = timeouts.write.max(timeouts.read);
-        let shared = runtime.block_on(RedisVerdicts::connect(target.clone(), timeouts));
+        let shared = runtime.block_on(RedisVerdicts::connect(target, timeouts));
         config.shared = Some(shared);
+        Ok(())
     }
 }
 
-fn parse_redis(text: &str) -> Result<RedisTarget, String> {
-    RedisTarget::parse(text).map_err(|e| e.to_string())
+/// The environment variable that may hold the Redis password.
+pub(crate) const REDIS_PASSWORD_ENV: &str = "BOTWARDEN_REDIS_PASSWORD";
+
+/// How to reach Redis beyond its URL: credentials kept out of the command
+/// line, and a private CA for TLS.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct RedisAccess {
+    /// Log in to Redis as this user (Redis 6 ACLs; in place of the URL's).
+    #[arg(long, value_name = "NAME", env = "BOTWARDEN_REDIS_USER")]
+    pub(crate) redis_user: Option<String>,
+    /// Read the Redis password from this file (its line breaks at the end
+    /// left out). Else it is taken from $BOTWARDEN_REDIS_PASSWORD, else
+    /// from the URL (where the process list shows it).
+    #[arg(long, value_name = "FILE", env = "BOTWARDEN_REDIS_PASSWORD_FILE")]
+    pub(crate) redis_password_file: Option<PathBuf>,
+    /// Trust the CA certificates of this PEM file for `rediss://` (a
+    /// private CA), instead of the system's.
+    #[arg(long, value_name = "FILE", env = "BOTWARDEN_REDIS_CA")]
+    pub(crate) redis_ca: Option<PathBuf>,
+}
+
+impl RedisAccess {
+    /// `urls` as a target, with the credentials and CA these options give.
+    ///
+    /// # Errors
+    /// A URL that does not parse, a secret or CA file that cannot be read;
+    /// each names the option, never the password.
+    pub(crate) fn target(&self, urls: &str) -> Result<RedisTarget> {
+        let mut target = RedisTarget::parse(urls).context("--redis")?;
+        if let Some(user) = &self.redis_user {
+            target = target.with_username(user);
+        }
+        let password = match &self.redis_password_file {
+            Some(path) => Some(Secret::from_file(path).context("--redis-password-file")?),
+            None => std::env::var(REDIS_PASSWORD_ENV)
+                .ok()
+                .filter(|p| !p.is_empty())
+                .map(Secret::new),
+        };
+        if let Some(password) = &password {
+            target = target.with_password(password);
+        }
+        if let Some(ca) = &self.redis_ca {
+            target = target.with_ca_file(ca).context("--redis-ca")?;
+        }
+        Ok(target)
+    }
 }
 
 impl DnsArgs {

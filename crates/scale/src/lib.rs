@@ -7,17 +7,19 @@
 //! The libraries below stay single-machine and know nothing of Redis or
 //! NATS: this crate plugs into the seams they offer.
 
+mod connect;
 pub mod error;
 pub mod redis_crawl;
 pub mod redis_verdicts;
 pub mod stream;
 
+pub use connect::{NatsTarget, RedisTarget, Secret, redact_url};
 pub use error::Error;
 pub use redis_crawl::{
     CrawlStatus, DEAD_AFTER, HostStatus, Outage, Patience, RedisCoordinator, Reseeded, WorkerStatus,
 };
 pub use redis_verdicts::{
     Announced, Announcement, Applied, ExportFile, ExportTree, ExportsFollower, FollowStep,
-    RedisExports, RedisFeeds, RedisTarget, RedisVerdicts, Refused, ReloadCommand, ReloadStatus,
-    Reloaded, SharedFeed, Timeouts, TreeLimits, Written, is_plain_name, write_announcement,
+    RedisExports, RedisFeeds, RedisVerdicts, Refused, ReloadCommand, ReloadStatus, Reloaded,
+    SharedFeed, Timeouts, TreeLimits, Written, is_plain_name, write_announcement,
 };

@@ -53,6 +53,7 @@ use redis::{FromRedisValue, Script};
 use url::Url;
 
 use crate::Error;
+use crate::connect::{RedisClient, RedisTarget};
 
 /// A connection to one server or to a cluster.
 #[derive(Clone)]
@@ -62,14 +63,29 @@ enum Conn {
 }
 
 impl Conn {
-    async fn open(url: &str) -> Result<Conn, redis::RedisError> {
-        let urls: Vec<&str> = url.split(',').map(str::trim).collect();
-        if urls.len() > 1 {
-            let client = redis::cluster::ClusterClient::new(urls)?;
-            return Ok(Conn::Cluster(client.get_async_connection().await?));
-        }
-        let client = redis::Client::open(url)?;
-        Ok(Conn::Single(ConnectionManager::new(client).await?))
+    /// Connects and sends a `PING`, so that credentials the server refuses
+    /// fail here, not at the first step of the crawl.
+    async fn open(target: &RedisTarget) -> Result<Conn, Error> {
+        let conn = match target.client()? {
+            RedisClient::Single(client) => ConnectionManager::new(client)
+                .await
+                .map(Conn::Single)
+                .map_err(|e| target.error("connect", e))?,
+            RedisClient::Cluster(builder) => {
+                let client = builder
+                    .build()
+                    .map_err(|e| target.error("open the cluster client", e))?;
+                client
+                    .get_async_connection()
+                    .await
+                    .map(Conn::Cluster)
+                    .map_err(|e| target.error("connect", e))?
+            }
+        };
+        conn.query::<String>(&redis::cmd("PING"))
+            .await
+            .map_err(|e| target.error("PING", e))?;
+        Ok(conn)
     }
 
     async fn query<T: FromRedisValue>(&self, cmd: &redis::Cmd) -> Result<T, redis::RedisError> {
@@ -670,14 +686,15 @@ impl RedisCoordinator {
     /// for the crawl `name` (letters, digits, `-_.:`).
     ///
     /// # Errors
-    /// [`Error::Redis`] when the URL is not one or the server does not
-    /// answer; [`Error::Invalid`] for a name that is not usable.
+    /// [`Error::RedisUrl`] when the URL is not one, [`Error::Redis`] when
+    /// the server does not answer; [`Error::Invalid`] for a name that is
+    /// not usable.
     pub async fn connect(
         url: &str,
         name: &str,
         config: CoordinatorConfig,
     ) -> Result<RedisCoordinator, Error> {
-        Self::connect_within(url, name, config, Duration::from_secs(10)).await
+        RedisCoordinator::open(&RedisTarget::parse(url)?, name, config).await
     }
 
     /// [`connect`](Self::connect), given up after `within`.
@@ -690,6 +707,34 @@ impl RedisCoordinator {
         config: CoordinatorConfig,
         within: Duration,
     ) -> Result<RedisCoordinator, Error> {
+        RedisCoordinator::open_within(&RedisTarget::parse(url)?, name, config, within).await
+    }
+
+    /// Connects to `target` (credentials and TLS as it says) for the crawl
+    /// `name` (letters, digits, `-_.:`). Messages and the coordinator's
+    /// name show the target without its password.
+    ///
+    /// # Errors
+    /// [`Error::Redis`] when the server does not answer or refuses the
+    /// credentials; [`Error::Invalid`] for a name that is not usable.
+    pub async fn open(
+        target: &RedisTarget,
+        name: &str,
+        config: CoordinatorConfig,
+    ) -> Result<RedisCoordinator, Error> {
+        RedisCoordinator::open_within(target, name, config, Duration::from_secs(10)).await
+    }
+
+    /// [`open`](Self::open), given up after `within`.
+    ///
+    /// # Errors
+    /// As `open`; [`Error::RedisNode`] when nothing answered in time.
+    pub async fn open_within(
+        target: &RedisTarget,
+        name: &str,
+        config: CoordinatorConfig,
+        within: Duration,
+    ) -> Result<RedisCoordinator, Error> {
         if !check_name(name) {
             return Err(Error::Invalid {
                 what: "crawl name".into(),
@@ -697,24 +742,16 @@ impl RedisCoordinator {
             });
         }
         let nodes = || {
-            url.split(',')
+            let shown = target.to_string();
+            shown
+                .trim_start_matches("cluster ")
+                .split(',')
                 .map(node_of_url)
                 .collect::<Vec<_>>()
                 .join(", ")
         };
-        let conn = match tokio::time::timeout(within, Conn::open(url)).await {
-            Ok(Err(e)) if is_outage(&e) => {
-                return Err(Error::RedisNode {
-                    node: nodes(),
-                    operation: format!("connect for crawl {name}"),
-                    message: e.to_string(),
-                });
-            }
-            Ok(conn) => conn.map_err(|source| Error::Redis {
-                url: url.to_owned(),
-                operation: "connect".into(),
-                source,
-            })?,
+        let conn = match tokio::time::timeout(within, Conn::open(target)).await {
+            Ok(conn) => conn?,
             Err(_) => {
                 return Err(Error::RedisNode {
                     node: nodes(),
@@ -740,7 +777,7 @@ impl RedisCoordinator {
         let script = |body: &str| Script::new(&format!("{INIT}{body}"));
         Ok(RedisCoordinator {
             conn,
-            url: url.to_owned(),
+            url: target.to_string(),
             name: name.to_owned(),
             prefix: format!("botwarden:crawl:{name}"),
             config,

@@ -30,6 +30,7 @@ pub mod loggen;
 pub mod nats;
 mod process;
 pub mod redis;
+pub mod secured;
 pub use process::{TempDir, free_port, program};
 use std::path::{Path, PathBuf};
 

@@ -22,6 +22,7 @@ pub struct NatsServer {
     addr: SocketAddr,
     bin: PathBuf,
     temp: TempDir,
+    config: Option<PathBuf>,
 }
 
 impl NatsServer {
@@ -39,6 +40,32 @@ impl NatsServer {
             addr,
             bin,
             temp,
+            config: None,
+        };
+        server.spawn();
+        server
+    }
+
+    /// Starts a server as [`NatsServer::start`] does, with `config` (the
+    /// server's configuration format: `authorization { … }`, `tls { … }`)
+    /// read as its configuration file; the command line's port, address,
+    /// JetStream store and log file win over it.
+    ///
+    /// # Panics
+    /// As [`NatsServer::start`].
+    #[must_use]
+    pub fn start_with_config(config: &str) -> Self {
+        let bin = program("BOTWARDEN_NATS_SERVER", "nats-server", "nats-server");
+        let temp = TempDir::new("nats");
+        let file = temp.path().join("nats.conf");
+        std::fs::write(&file, config).expect("write nats.conf");
+        let addr = SocketAddr::from(([127, 0, 0, 1], free_port()));
+        let mut server = Self {
+            child: None,
+            addr,
+            bin,
+            temp,
+            config: Some(file),
         };
         server.spawn();
         server
@@ -47,7 +74,11 @@ impl NatsServer {
     fn spawn(&mut self) {
         let store = self.temp.path().join("jetstream");
         let log = self.temp.path().join("nats.log");
-        let child = Command::new(&self.bin)
+        let mut command = Command::new(&self.bin);
+        if let Some(config) = &self.config {
+            command.arg("-c").arg(config);
+        }
+        let child = command
             .args(["-js", "-a", "127.0.0.1", "-p"])
             .arg(self.addr.port().to_string())
             .arg("-sd")
@@ -87,6 +118,12 @@ impl NatsServer {
     #[must_use]
     pub fn url(&self) -> String {
         format!("nats://{}", self.addr)
+    }
+
+    /// The server's log.
+    #[must_use]
+    pub fn log(&self) -> String {
+        std::fs::read_to_string(self.temp.path().join("nats.log")).unwrap_or_default()
     }
 
     /// Kills the server at once (SIGKILL), as a crash would.

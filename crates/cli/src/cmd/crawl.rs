@@ -179,6 +179,8 @@ pub(crate) struct CrawlArgs {
     /// cluster) with workers elsewhere (`botwarden crawl worker`).
     #[arg(long, value_name = "URL", conflicts_with = "resume")]
     redis: Option<String>,
+    #[command(flatten)]
+    redis_access: crate::args::RedisAccess,
     /// The shared crawl's name in Redis (default: the start URL's host).
     #[arg(long = "crawl", value_name = "NAME", requires = "redis")]
     crawl_name: Option<String>,
@@ -1020,6 +1022,7 @@ fn run_crawl(given: &CrawlArgs, matches: Option<&ArgMatches>) -> Result<ExitCode
     let started = Instant::now();
     let shared = (args.workers > 1 || args.redis.is_some()).then(|| super::crawl_shared::Shared {
         redis: args.redis.as_deref(),
+        redis_access: &args.redis_access,
         crawl: args.crawl_name.as_deref(),
         workers: usize::try_from(args.workers).unwrap_or(1),
         concurrency: 8,

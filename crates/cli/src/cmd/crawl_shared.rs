@@ -19,6 +19,7 @@ use regex::Regex;
 use url::Url;
 
 use super::crawl::{Format, ScopeArg, fetcher_for, runtime};
+use crate::args::RedisAccess;
 
 /// Arguments of `botwarden crawl worker`.
 #[derive(Debug, Args)]
@@ -30,6 +31,8 @@ pub(crate) struct WorkerArgs {
     /// cluster).
     #[arg(long, value_name = "URL")]
     redis: String,
+    #[command(flatten)]
+    redis_access: RedisAccess,
     /// The crawl's name in Redis (default: the start URL's host).
     #[arg(long, value_name = "NAME")]
     crawl: Option<String>,
@@ -117,6 +120,8 @@ pub(crate) struct StatusArgs {
     /// The Redis that holds the crawl.
     #[arg(long, value_name = "URL")]
     redis: String,
+    #[command(flatten)]
+    redis_access: RedisAccess,
     /// The crawl's name (the start URL's host unless the workers were
     /// given another).
     #[arg(long, value_name = "NAME")]
@@ -135,6 +140,8 @@ pub(crate) struct ReseedArgs {
     /// The Redis that holds the crawl.
     #[arg(long, value_name = "URL")]
     redis: String,
+    #[command(flatten)]
+    redis_access: RedisAccess,
     /// The crawl's name (the start URL's host unless the workers were
     /// given another).
     #[arg(long, value_name = "NAME")]
@@ -194,6 +201,7 @@ fn worker_db(db: &Path, i: usize) -> PathBuf {
 /// What `crawl --workers N [--redis URL]` was asked.
 pub(crate) struct Shared<'a> {
     pub(crate) redis: Option<&'a str>,
+    pub(crate) redis_access: &'a RedisAccess,
     pub(crate) crawl: Option<&'a str>,
     pub(crate) workers: usize,
     pub(crate) concurrency: usize,
@@ -219,9 +227,10 @@ pub(crate) fn run_workers(
             let name = shared
                 .crawl
                 .map_or_else(|| crawl_name(start), str::to_owned);
+            let target = shared.redis_access.target(url)?;
             Arc::new(
                 runtime
-                    .block_on(RedisCoordinator::connect(url, &name, coordinator_config))?
+                    .block_on(RedisCoordinator::open(&target, &name, coordinator_config))?
                     .with_patience(Patience::default(), tell_outage(default_worker_name())),
             )
         }
@@ -343,9 +352,10 @@ pub(crate) fn worker(args: &WorkerArgs) -> Result<ExitCode> {
     let name = args.crawl.clone().unwrap_or_else(|| crawl_name(&start));
     let lease = Duration::from_secs(args.lease.max(1));
     let worker_name = args.name.clone().unwrap_or_else(default_worker_name);
+    let target = args.redis_access.target(&args.redis)?;
     let coordinator = runtime
-        .block_on(RedisCoordinator::connect(
-            &args.redis,
+        .block_on(RedisCoordinator::open(
+            &target,
             &name,
             CoordinatorConfig::of(&config, lease),
         ))?
@@ -421,8 +431,9 @@ pub(crate) fn merge(args: &MergeArgs) -> Result<ExitCode> {
 pub(crate) fn reseed(args: &ReseedArgs) -> Result<ExitCode> {
     let frontier = botwarden_crawl::stored_frontier(&args.stores)?;
     let runtime = runtime()?;
-    let coordinator = runtime.block_on(RedisCoordinator::connect(
-        &args.redis,
+    let target = args.redis_access.target(&args.redis)?;
+    let coordinator = runtime.block_on(RedisCoordinator::open(
+        &target,
         &args.crawl,
         CoordinatorConfig::of(&CrawlConfig::default(), Duration::from_secs(60)),
     ))?;
@@ -444,9 +455,10 @@ pub(crate) fn reseed(args: &ReseedArgs) -> Result<ExitCode> {
 #[allow(clippy::print_stderr)]
 pub(crate) fn status(args: &StatusArgs) -> Result<ExitCode> {
     let runtime = runtime()?;
+    let target = args.redis_access.target(&args.redis)?;
     let coordinator = runtime
-        .block_on(RedisCoordinator::connect_within(
-            &args.redis,
+        .block_on(RedisCoordinator::open_within(
+            &target,
             &args.crawl,
             CoordinatorConfig::of(&CrawlConfig::default(), Duration::from_secs(60)),
             STATUS_WAIT,

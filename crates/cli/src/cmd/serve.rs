@@ -150,7 +150,7 @@ pub(crate) fn run(args: &ServeArgs) -> Result<ExitCode> {
         .build()
         .context("cannot start the async runtime")?;
     let mut verifier = botwarden_verify::VerifierConfig::offline();
-    args.redis.attach(&mut verifier, &runtime);
+    args.redis.attach(&mut verifier, &runtime)?;
     config.shared = verifier.shared;
     let service = Service::new(config)?;
     runtime.block_on(async {

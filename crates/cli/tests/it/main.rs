@@ -15,6 +15,7 @@ mod robots_check;
 mod robots_fetch;
 mod robots_fix;
 mod robots_test;
+mod secrets;
 mod serve;
 mod serve_redis;
 

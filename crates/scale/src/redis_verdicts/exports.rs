@@ -19,8 +19,9 @@ use std::time::{Duration, SystemTime};
 
 use botwarden_verify::WIRE_VERSION;
 
-use super::link::{Link, RedisTarget, Timeouts};
+use super::link::{Link, Timeouts};
 use super::tree::{ExportTree, Refused, TreeLimits};
+use crate::RedisTarget;
 
 /// How long an announced version's files are kept.
 const KEEP_SECS: u64 = 24 * 3600;

@@ -12,7 +12,8 @@ use std::sync::Arc;
 
 use botwarden_verify::{Feed, WIRE_VERSION};
 
-use super::link::{Link, RedisTarget, Timeouts};
+use super::link::{Link, Timeouts};
+use crate::RedisTarget;
 
 /// A feed as Redis holds it.
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -13,128 +13,62 @@ use redis::cluster_async::ClusterConnection;
 use redis::{Cmd, FromRedisValue, Pipeline, RedisFuture, Value};
 
 use crate::Error;
+use crate::connect::{RedisClient, RedisTarget};
 
 /// The cluster client's own bound on a call; each call has a shorter
 /// timeout of its own.
 const CALLS_BOUND: Duration = Duration::from_secs(600);
 
-/// Where Redis is, as one URL list names it.
-///
-/// - `redis://host:port/` (or `rediss://`, or `unix://`): one standalone
-///   server (Redis or Valkey);
-/// - several URLs separated by commas: the seed nodes of a Redis Cluster;
-/// - `redis+cluster://host:port/` (or `rediss+cluster://`): a cluster
-///   known by one seed node.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum RedisTarget {
-    /// A standalone server.
-    Single(String),
-    /// A cluster, by its seed nodes.
-    Cluster(Vec<String>),
-}
-
-impl RedisTarget {
-    /// Reads a URL list (see [`RedisTarget`]).
-    ///
-    /// # Errors
-    /// [`Error::RedisUrl`] for an empty list or entry, or a URL the client
-    /// does not take, naming it.
-    pub fn parse(text: &str) -> Result<RedisTarget, Error> {
-        let bad = |url: &str, reason: String| Error::RedisUrl {
-            url: url.to_owned(),
-            reason,
-        };
-        let mut urls = Vec::new();
-        let mut cluster = false;
-        for (i, part) in text.split(',').enumerate() {
-            let part = part.trim();
-            if part.is_empty() {
-                return Err(bad(text, format!("entry {} of the list is empty", i + 1)));
+/// A new connection to `target`, within `timeout`.
+async fn connect(target: &RedisTarget, timeout: Duration) -> Result<Conn, Error> {
+    let connect = async {
+        match target.client()? {
+            RedisClient::Single(client) => {
+                // Each call has its own timeout (a blocking read of a
+                // stream waits longer than a verdict's read).
+                let config = redis::AsyncConnectionConfig::new()
+                    .set_connection_timeout(Some(timeout))
+                    .set_response_timeout(None);
+                let conn = client
+                    .get_multiplexed_async_connection_with_config(&config)
+                    .await
+                    .map_err(|e| target.error("connect", e))?;
+                Ok(Conn::Single(conn))
             }
-            let url = match part.split_once("+cluster://") {
-                Some((scheme, rest)) if scheme == "redis" || scheme == "rediss" => {
-                    cluster = true;
-                    format!("{scheme}://{rest}")
-                }
-                _ => part.to_owned(),
-            };
-            redis::Client::open(url.as_str()).map_err(|e| bad(part, e.to_string()))?;
-            urls.push(url);
-        }
-        Ok(match urls.len() {
-            1 if !cluster => RedisTarget::Single(urls.remove(0)),
-            _ => RedisTarget::Cluster(urls),
-        })
-    }
-
-    /// The URLs, comma-separated, as in messages.
-    #[must_use]
-    pub fn describe(&self) -> String {
-        match self {
-            RedisTarget::Single(url) => url.clone(),
-            RedisTarget::Cluster(urls) => format!("cluster {}", urls.join(",")),
-        }
-    }
-
-    /// A new connection, within `timeout`.
-    async fn connect(&self, timeout: Duration) -> Result<Conn, Error> {
-        let failed = |operation: &str, source: redis::RedisError| Error::Redis {
-            url: self.describe(),
-            operation: operation.to_owned(),
-            source,
-        };
-        let connect = async {
-            match self {
-                RedisTarget::Single(url) => {
-                    let client = redis::Client::open(url.as_str())
-                        .map_err(|e| failed("open the client", e))?;
-                    // Each call has its own timeout (a blocking read of
-                    // a stream waits longer than a verdict's read).
-                    let config = redis::AsyncConnectionConfig::new()
-                        .set_connection_timeout(Some(timeout))
-                        .set_response_timeout(None);
-                    let conn = client
-                        .get_multiplexed_async_connection_with_config(&config)
-                        .await
-                        .map_err(|e| failed("connect", e))?;
-                    Ok(Conn::Single(conn))
-                }
-                RedisTarget::Cluster(urls) => {
-                    let client = redis::cluster::ClusterClient::builder(urls.clone())
-                        .connection_timeout(timeout)
-                        .response_timeout(CALLS_BOUND)
-                        .retries(1)
-                        .build()
-                        .map_err(|e| failed("open the cluster client", e))?;
-                    let conn = client
-                        .get_async_connection()
-                        .await
-                        .map_err(|e| failed("connect", e))?;
-                    Ok(Conn::Cluster(conn))
-                }
+            RedisClient::Cluster(builder) => {
+                let client = builder
+                    .connection_timeout(timeout)
+                    .response_timeout(CALLS_BOUND)
+                    .retries(1)
+                    .build()
+                    .map_err(|e| target.error("open the cluster client", e))?;
+                let conn = client
+                    .get_async_connection()
+                    .await
+                    .map_err(|e| target.error("connect", e))?;
+                Ok(Conn::Cluster(conn))
             }
-        };
-        let mut conn =
-            tokio::time::timeout(timeout, connect)
-                .await
-                .map_err(|_| Error::RedisTimeout {
-                    url: self.describe(),
-                    operation: "connect".to_owned(),
-                    after: timeout,
-                })??;
-        let pong: Result<String, _> =
-            tokio::time::timeout(timeout, redis::cmd("PING").query_async::<String>(&mut conn))
-                .await
-                .map_err(|_| Error::RedisTimeout {
-                    url: self.describe(),
-                    operation: "PING".to_owned(),
-                    after: timeout,
-                })?;
-        pong.map_err(|e| failed("PING", e))?;
-        Ok(conn)
-    }
+        }
+    };
+    let mut conn =
+        tokio::time::timeout(timeout, connect)
+            .await
+            .map_err(|_| Error::RedisTimeout {
+                url: target.describe(),
+                operation: "connect".to_owned(),
+                after: timeout,
+            })??;
+    let pong: Result<String, _> =
+        tokio::time::timeout(timeout, redis::cmd("PING").query_async::<String>(&mut conn))
+            .await
+            .map_err(|_| Error::RedisTimeout {
+                url: target.describe(),
+                operation: "PING".to_owned(),
+                after: timeout,
+            })?;
+    pong.map_err(|e| target.error("PING", e))?;
+    Ok(conn)
 }
-
 /// A connection to a standalone server or to a cluster; cheap to clone.
 #[derive(Clone)]
 enum Conn {
@@ -238,7 +172,7 @@ impl Link {
             health: Health::default(),
             reconnecting: AtomicBool::new(false),
         });
-        match link.target.connect(timeouts.connect).await {
+        match connect(&link.target, timeouts.connect).await {
             Ok(conn) => link.set(Some(conn)),
             Err(e) => {
                 tracing::warn!("{e}; going on without Redis until it answers");
@@ -348,7 +282,7 @@ impl Link {
             let mut wait = link.timeouts.first_retry;
             loop {
                 tokio::time::sleep(wait).await;
-                match link.target.connect(link.timeouts.connect).await {
+                match connect(&link.target, link.timeouts.connect).await {
                     Ok(conn) => {
                         link.set(Some(conn));
                         tracing::info!("redis {}: answering again", link.target.describe());
@@ -362,36 +296,5 @@ impl Link {
             }
             link.reconnecting.store(false, Ordering::Release);
         });
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn url_lists_name_a_server_or_a_cluster() {
-        assert_eq!(
-            RedisTarget::parse("redis://127.0.0.1:6379/").ok(),
-            Some(RedisTarget::Single("redis://127.0.0.1:6379/".to_owned()))
-        );
-        assert_eq!(
-            RedisTarget::parse("redis://a:1, redis://b:2").ok(),
-            Some(RedisTarget::Cluster(vec![
-                "redis://a:1".to_owned(),
-                "redis://b:2".to_owned()
-            ]))
-        );
-        assert_eq!(
-            RedisTarget::parse("redis+cluster://a:1/").ok(),
-            Some(RedisTarget::Cluster(vec!["redis://a:1/".to_owned()]))
-        );
-        let e = RedisTarget::parse("redis://a:1,,redis://b:2").expect_err("an empty entry");
-        assert_eq!(
-            e.to_string(),
-            "redis URL redis://a:1,,redis://b:2: entry 2 of the list is empty"
-        );
-        let e = RedisTarget::parse("http://a:1").expect_err("not redis");
-        assert!(e.to_string().starts_with("redis URL http://a:1: "), "{e}");
     }
 }

@@ -48,9 +48,10 @@ pub use follow::{
     Applied, ExportsFollower, FollowStep, ReloadCommand, ReloadStatus, Reloaded, Written,
     write_announcement,
 };
-pub use link::{RedisTarget, Timeouts};
+pub use link::Timeouts;
 pub use tree::{ExportTree, Refused, TreeLimits};
 
+use crate::RedisTarget;
 use link::Link;
 
 /// The first pause of a process waiting for another's verdict, and the

@@ -26,7 +26,7 @@ use std::time::Duration;
 
 use async_nats::jetstream::{self, consumer, kv, stream};
 
-use crate::Error;
+use crate::{Error, NatsTarget};
 
 pub use publisher::{PairPublisher, PublisherStats};
 pub use record::{PairMessage, VerdictRecord};
@@ -116,16 +116,29 @@ pub struct NatsLogs {
 
 impl NatsLogs {
     /// Connects to `url` (`nats://host:port`, several comma-separated for
-    /// a cluster) and creates the stream and the bucket when they are
-    /// missing (an existing one is used as it is).
+    /// a cluster; credentials in it as [`NatsTarget`] takes them) and
+    /// creates the stream and the bucket when they are missing (an
+    /// existing one is used as it is).
     ///
     /// # Errors
-    /// The server cannot be reached, has no JetStream, or refuses to create
-    /// the stream or the bucket.
+    /// The URL does not parse, the server cannot be reached, refuses the
+    /// credentials, has no JetStream, or refuses to create the stream or
+    /// the bucket.
     pub async fn connect(url: &str, config: StreamConfig) -> Result<NatsLogs, Error> {
-        let client = async_nats::ConnectOptions::new()
-            .name("botwarden")
-            .connect(url)
+        NatsLogs::open(&NatsTarget::parse(url)?, config).await
+    }
+
+    /// Connects to `target` (its credentials and TLS settings) as
+    /// [`NatsLogs::connect`] does. Messages show the target without its
+    /// secrets.
+    ///
+    /// # Errors
+    /// As [`NatsLogs::connect`].
+    pub async fn open(target: &NatsTarget, config: StreamConfig) -> Result<NatsLogs, Error> {
+        let url = &target.to_string();
+        let client = target
+            .options()?
+            .connect(target.servers())
             .await
             .map_err(|e| nats_error(url, "connect", e))?;
         let js = jetstream::new(client);
@@ -181,7 +194,7 @@ impl NatsLogs {
         })
     }
 
-    /// The URL given to [`NatsLogs::connect`].
+    /// The URL given to [`NatsLogs::connect`], its secrets hidden.
     #[must_use]
     pub fn url(&self) -> &str {
         &self.url

@@ -3,5 +3,6 @@
 
 mod crawl;
 mod exports;
+mod secrets;
 mod stream;
 mod verdicts;

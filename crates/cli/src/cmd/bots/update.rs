@@ -7,11 +7,12 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use botwarden_crawl::{Error, Fetcher};
-use botwarden_scale::{RedisFeeds, RedisTarget, Timeouts};
+use botwarden_scale::{RedisFeeds, Timeouts};
 use botwarden_verify::{Feed, FeedStore, MAX_FEED_BYTES};
 use clap::Args;
 
 use super::registry::RegistryArgs;
+use crate::args::RedisAccess;
 
 /// Arguments of `botwarden bots update`.
 #[derive(Debug, Args)]
@@ -28,15 +29,13 @@ pub(crate) struct UpdateArgs {
     /// several comma-separated): a copy another node fetched less than
     /// --shared-max-age ago is taken instead of fetching; a fetched copy
     /// is stored there for the others.
-    #[arg(long, value_name = "URLS", value_parser = parse_redis)]
-    redis: Option<RedisTarget>,
+    #[arg(long, value_name = "URLS")]
+    redis: Option<String>,
+    #[command(flatten)]
+    redis_access: RedisAccess,
     /// Seconds a copy in Redis is taken instead of fetching (with --redis).
     #[arg(long, value_name = "SECS", default_value_t = 3600)]
     shared_max_age: u64,
-}
-
-fn parse_redis(text: &str) -> Result<RedisTarget, String> {
-    RedisTarget::parse(text).map_err(|e| e.to_string())
 }
 
 /// What became of one feed.
@@ -69,13 +68,18 @@ pub(crate) fn run(args: &UpdateArgs) -> Result<ExitCode> {
         .build()
         .context("cannot start the async runtime")?;
     let urls: Vec<&str> = feeds.keys().copied().collect();
+    let redis = args
+        .redis
+        .as_deref()
+        .map(|urls| args.redis_access.target(urls))
+        .transpose()?;
     let outcomes: Vec<Outcome> = runtime.block_on(async {
         let fetcher = fetcher.build()?;
-        let shared = match &args.redis {
+        let shared = match redis {
             Some(target) => {
                 let mut timeouts = Timeouts::default();
                 timeouts.write = Duration::from_secs(5);
-                Some(RedisFeeds::connect(target.clone(), timeouts).await)
+                Some(RedisFeeds::connect(target, timeouts).await)
             }
             None => None,
         };

@@ -268,7 +268,7 @@ pub(crate) fn run(args: &VerifyArgs) -> Result<ExitCode> {
         .build()
         .context("cannot start the async runtime")?;
     let mut config = args.dns.config();
-    args.dns.redis.attach(&mut config, &runtime);
+    args.dns.redis.attach(&mut config, &runtime)?;
     let verifier = Verifier::new(registry, config).context("cannot set up verification")?;
     let mut out = BufWriter::new(std::io::stdout().lock());
     if !args.headers.is_empty() || args.request.is_some() {

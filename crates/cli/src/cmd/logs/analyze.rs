@@ -67,6 +67,8 @@ pub(crate) struct AnalyzeArgs {
     /// run `botwarden logs verifier --nats URL` centrally.
     #[arg(long, value_name = "URL")]
     nats: Option<String>,
+    #[command(flatten)]
+    nats_access: super::nats::NatsAccess,
     /// No progress bar, even on a terminal.
     #[arg(long)]
     no_progress: bool,
@@ -226,7 +228,7 @@ pub(crate) fn run(args: &AnalyzeArgs, export_only: bool) -> Result<ExitCode> {
         .enable_all()
         .build()
         .context("cannot start the async runtime")?;
-    args.dns.redis.attach(&mut config, &runtime);
+    args.dns.redis.attach(&mut config, &runtime)?;
     let verifier = Arc::new(Verifier::new(registry, config).context("cannot set up verification")?);
     let mut options = AnalyzeOptions {
         format,
@@ -241,7 +243,8 @@ pub(crate) fn run(args: &AnalyzeArgs, export_only: bool) -> Result<ExitCode> {
     // With --nats: pairs to the central verifiers, exports from the bucket.
     let view = match &args.nats {
         Some(url) => {
-            let logs = super::nats::connect(&runtime, url, StreamConfig::default())?;
+            let logs =
+                super::nats::connect(&runtime, url, &args.nats_access, StreamConfig::default())?;
             let _entered = runtime.enter();
             options.pairs = Some(Arc::new(PairPublisher::new(logs.clone())));
             Some(runtime.block_on(VerdictView::start(&logs)))
@@ -262,9 +265,9 @@ pub(crate) fn run(args: &AnalyzeArgs, export_only: bool) -> Result<ExitCode> {
         !args.no_fetch_keys,
     )?));
     let total_bytes: Option<u64> = inputs.iter().map(|i| i.size()).sum();
-    let announcer = match (&args.dns.redis.redis, targets.is_empty()) {
+    let announcer = match (args.dns.redis.target()?, targets.is_empty()) {
         (Some(target), false) => {
-            Some(runtime.block_on(RedisExports::connect(target.clone(), Timeouts::default())))
+            Some(runtime.block_on(RedisExports::connect(target, Timeouts::default())))
         }
         _ => None,
     };

@@ -9,17 +9,21 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use botwarden_scale::{
-    Applied, ExportsFollower, FollowStep, RedisExports, RedisTarget, ReloadCommand, Timeouts,
+    Applied, ExportsFollower, FollowStep, RedisExports, ReloadCommand, Timeouts,
 };
 use clap::Args;
+
+use crate::args::RedisAccess;
 
 /// Options of `logs exports-follow`.
 #[derive(Debug, Args)]
 pub(crate) struct FollowArgs {
     /// Redis or Valkey: one URL, or a cluster's several comma-separated
     /// (or `redis+cluster://HOST:PORT/`).
-    #[arg(long, value_name = "URLS", value_parser = parse_redis)]
-    redis: RedisTarget,
+    #[arg(long, value_name = "URLS")]
+    redis: String,
+    #[command(flatten)]
+    redis_access: RedisAccess,
     /// The directory the exports are written into (files and trees by
     /// their names).
     #[arg(long, value_name = "DIR")]
@@ -33,10 +37,6 @@ pub(crate) struct FollowArgs {
     /// Write the newest announced version (and reload) and stop.
     #[arg(long)]
     once: bool,
-}
-
-fn parse_redis(text: &str) -> Result<RedisTarget, String> {
-    RedisTarget::parse(text).map_err(|e| e.to_string())
 }
 
 pub(crate) fn run(args: &FollowArgs) -> Result<ExitCode> {
@@ -53,7 +53,8 @@ async fn follow(args: &FollowArgs) -> Result<ExitCode> {
     let mut timeouts = Timeouts::default();
     timeouts.write = Duration::from_secs(5);
     timeouts.read = Duration::from_secs(5);
-    let exports = RedisExports::connect(args.redis.clone(), timeouts).await;
+    let target = args.redis_access.target(&args.redis)?;
+    let exports = RedisExports::connect(target, timeouts).await;
     let mut follower = ExportsFollower::new(
         exports,
         args.dir.clone(),

@@ -1,6 +1,7 @@
 //! `--nats` for `logs analyze` (pairs to central verifiers, exports from
 //! the verdict bucket) and `botwarden logs verifier`.
 
+use std::path::PathBuf;
 use std::process::ExitCode;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
@@ -10,6 +11,7 @@ use anyhow::{Context, Result};
 use botwarden_scale::stream::{
     NatsLogs, StreamConfig, VerifierOptions, VerifierStats, run_verifier,
 };
+use botwarden_scale::{NatsTarget, Secret};
 use botwarden_verify::Verifier;
 use clap::Args;
 
@@ -19,10 +21,111 @@ use crate::args::{DnsArgs, RegistryArgs, positive_seconds};
 pub(crate) fn connect(
     runtime: &tokio::runtime::Runtime,
     url: &str,
+    access: &NatsAccess,
     config: StreamConfig,
 ) -> Result<NatsLogs> {
-    // The error names the URL and what was being done.
-    Ok(runtime.block_on(NatsLogs::connect(url, config))?)
+    let target = access.target(url)?;
+    // The error names the URL (its secrets hidden) and what was being done.
+    Ok(runtime.block_on(NatsLogs::open(&target, config))?)
+}
+
+/// How to reach NATS beyond its URL: credentials kept out of the command
+/// line, and TLS.
+#[derive(Debug, Clone, Args)]
+pub(crate) struct NatsAccess {
+    /// Log in to NATS with this credentials file (`.creds`: a user JWT and
+    /// its NKey seed, as `nsc` writes it).
+    #[arg(long, value_name = "FILE", env = "BOTWARDEN_NATS_CREDS",
+          conflicts_with_all = ["nats_nkey", "nats_user", "nats_token_file"])]
+    nats_creds: Option<PathBuf>,
+    /// Log in to NATS with the NKey whose user seed (`SU…`) this file holds.
+    #[arg(long, value_name = "FILE", env = "BOTWARDEN_NATS_NKEY",
+          conflicts_with_all = ["nats_user", "nats_token_file"])]
+    nats_nkey: Option<PathBuf>,
+    /// Log in to NATS as this user, with the password of
+    /// --nats-password-file, else of $BOTWARDEN_NATS_PASSWORD.
+    #[arg(
+        long,
+        value_name = "NAME",
+        env = "BOTWARDEN_NATS_USER",
+        conflicts_with = "nats_token_file"
+    )]
+    nats_user: Option<String>,
+    /// Read the NATS password (with --nats-user) from this file.
+    #[arg(
+        long,
+        value_name = "FILE",
+        env = "BOTWARDEN_NATS_PASSWORD_FILE",
+        requires = "nats_user"
+    )]
+    nats_password_file: Option<PathBuf>,
+    /// Log in to NATS with the token this file holds (else the token of
+    /// $BOTWARDEN_NATS_TOKEN, else the URL's, `nats://TOKEN@host`).
+    #[arg(long, value_name = "FILE", env = "BOTWARDEN_NATS_TOKEN_FILE")]
+    nats_token_file: Option<PathBuf>,
+    /// Trust the CA certificates of this PEM file for TLS (`tls://`, or a
+    /// server that requires TLS), besides the system's.
+    #[arg(long, value_name = "FILE", env = "BOTWARDEN_NATS_CA")]
+    nats_ca: Option<PathBuf>,
+    /// Present this client certificate (PEM) to NATS, with --nats-key.
+    #[arg(
+        long,
+        value_name = "FILE",
+        env = "BOTWARDEN_NATS_CERT",
+        requires = "nats_key"
+    )]
+    nats_cert: Option<PathBuf>,
+    /// The client certificate's private key (PEM).
+    #[arg(
+        long,
+        value_name = "FILE",
+        env = "BOTWARDEN_NATS_KEY",
+        requires = "nats_cert"
+    )]
+    nats_key: Option<PathBuf>,
+}
+
+/// The environment variables that may hold a NATS password or token.
+const NATS_PASSWORD_ENV: &str = "BOTWARDEN_NATS_PASSWORD";
+const NATS_TOKEN_ENV: &str = "BOTWARDEN_NATS_TOKEN";
+
+impl NatsAccess {
+    /// `url` as a target, with the credentials and TLS settings these
+    /// options give.
+    ///
+    /// # Errors
+    /// A URL that does not parse, a file that cannot be read or is not
+    /// what it should be; each names the option, never a secret.
+    pub(crate) fn target(&self, url: &str) -> Result<NatsTarget> {
+        let env = |name: &str| std::env::var(name).ok().filter(|v| !v.is_empty());
+        let mut target = NatsTarget::parse(url).context("--nats")?;
+        if let Some(path) = &self.nats_creds {
+            target = target.with_credentials_file(path).context("--nats-creds")?;
+        } else if let Some(path) = &self.nats_nkey {
+            target = target.with_nkey_file(path).context("--nats-nkey")?;
+        } else if let Some(user) = &self.nats_user {
+            let password = match &self.nats_password_file {
+                Some(path) => Secret::from_file(path).context("--nats-password-file")?,
+                None => env(NATS_PASSWORD_ENV).map(Secret::new).with_context(|| {
+                    format!("--nats-user: no password: give --nats-password-file or set ${NATS_PASSWORD_ENV}")
+                })?,
+            };
+            target = target.with_user_password(user, password);
+        } else if let Some(path) = &self.nats_token_file {
+            target = target.with_token(Secret::from_file(path).context("--nats-token-file")?);
+        } else if let Some(token) = env(NATS_TOKEN_ENV) {
+            target = target.with_token(Secret::new(token));
+        }
+        if let Some(ca) = &self.nats_ca {
+            target = target.with_ca_file(ca).context("--nats-ca")?;
+        }
+        if let (Some(cert), Some(key)) = (&self.nats_cert, &self.nats_key) {
+            target = target
+                .with_client_cert(cert, key)
+                .context("--nats-cert, --nats-key")?;
+        }
+        Ok(target)
+    }
 }
 
 /// Options of `logs verifier`.
@@ -31,6 +134,8 @@ pub(crate) struct VerifierArgs {
     /// The NATS server (`nats://host:4222`; several comma-separated).
     #[arg(long, value_name = "URL")]
     nats: String,
+    #[command(flatten)]
+    nats_access: NatsAccess,
     #[command(flatten)]
     registry: RegistryArgs,
     #[command(flatten)]
@@ -68,13 +173,13 @@ pub(crate) fn verifier(args: &VerifierArgs) -> Result<ExitCode> {
         ack_wait: args.ack_wait,
         ..StreamConfig::default()
     };
-    let logs = connect(&runtime, &args.nats, config)?;
+    let logs = connect(&runtime, &args.nats, &args.nats_access, config)?;
     let stats = Arc::new(VerifierStats::default());
     let options = VerifierOptions {
         in_flight: args.in_flight as usize,
         ..VerifierOptions::default()
     };
-    say(&format!("verifying pairs from {}", args.nats));
+    say(&format!("verifying pairs from {}", logs.url()));
     runtime.block_on(run_verifier(
         &logs,
         verifier,
