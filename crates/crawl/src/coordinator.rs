@@ -855,8 +855,12 @@ pub async fn crawl_worker(
         {
             break;
         }
+        // Every wait ends at once on a stop.
         let joined = if running.is_empty() {
-            tokio::time::sleep(wait).await;
+            tokio::select! {
+                () = tokio::time::sleep(wait) => {}
+                () = stop.raised(), if !stop.is_stopped() => {}
+            }
             None
         } else if running.len() >= concurrency || stop.is_stopped() {
             tokio::select! {
@@ -867,6 +871,7 @@ pub async fn crawl_worker(
             tokio::select! {
                 j = running.next() => j,
                 () = tokio::time::sleep(wait) => None,
+                () = stop.raised(), if !stop.is_stopped() => None,
             }
         };
         if let Some(joined) = joined {

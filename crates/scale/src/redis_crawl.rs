@@ -45,7 +45,7 @@ use std::time::{Duration, Instant};
 
 use botwarden_crawl::{
     Claim, Coordinator, CoordinatorConfig, CoordinatorFuture, Error as CrawlError, Finish, Lease,
-    Offer, Offered, RobotsLookup, RobotsRead, Skip, StoredFrontier, WorkerStats,
+    Offer, Offered, RobotsLookup, RobotsRead, Skip, StopSignal, StoredFrontier, WorkerStats,
 };
 use redis::aio::ConnectionManager;
 use redis::cluster_async::ClusterConnection;
@@ -67,10 +67,16 @@ impl Conn {
     /// fail here, not at the first step of the crawl.
     async fn open(target: &RedisTarget) -> Result<Conn, Error> {
         let conn = match target.client()? {
-            RedisClient::Single(client) => ConnectionManager::new(client)
-                .await
-                .map(Conn::Single)
-                .map_err(|e| target.error("connect", e))?,
+            // One attempt per connection: a refused password is final,
+            // and an outage is waited out above (`Patience`), told as it
+            // goes, rather than in the client's silent retries.
+            RedisClient::Single(client) => ConnectionManager::new_with_config(
+                client,
+                redis::aio::ConnectionManagerConfig::new().set_number_of_retries(0),
+            )
+            .await
+            .map(Conn::Single)
+            .map_err(|e| target.error("connect", e))?,
             RedisClient::Cluster(builder) => {
                 let client = builder
                     .build()
@@ -383,6 +389,8 @@ pub struct RedisCoordinator {
     patience: Patience,
     on_outage: Option<Arc<OutageHook>>,
     slots: Vec<(u16, u16, String)>,
+    /// Ends a wait for Redis at once when raised (Ctrl-C, SIGTERM).
+    stop: Option<StopSignal>,
 }
 
 /// What is told of an outage while a worker waits it out.
@@ -794,6 +802,7 @@ impl RedisCoordinator {
             patience: Patience::default(),
             on_outage: None,
             slots,
+            stop: None,
         })
     }
 
@@ -807,6 +816,14 @@ impl RedisCoordinator {
     ) -> RedisCoordinator {
         self.patience = patience;
         self.on_outage = Some(Arc::new(on_outage));
+        self
+    }
+
+    /// Gives up a wait for Redis at once when `stop` is raised: a worker
+    /// asked to stop during an outage ends with an error saying so.
+    #[must_use]
+    pub fn with_stop(mut self, stop: StopSignal) -> RedisCoordinator {
+        self.stop = Some(stop);
         self
     }
 
@@ -920,11 +937,26 @@ impl RedisCoordinator {
                         node: self.node(key),
                         operation: operation.to_owned(),
                         waited,
-                        error,
+                        error: error.clone(),
                     });
                 }
             }
-            tokio::time::sleep(pause.min(self.patience.give_up.saturating_sub(waited))).await;
+            let nap = tokio::time::sleep(pause.min(self.patience.give_up.saturating_sub(waited)));
+            match &self.stop {
+                Some(stop) => tokio::select! {
+                    () = nap => {}
+                    () = stop.raised() => {
+                        return Err(CrawlError::Coordinator {
+                            coordinator: format!("crawl {}", self.name),
+                            message: format!(
+                                "{operation}: stopped while Redis ({}) was unreachable ({error})",
+                                self.node(key)
+                            ),
+                        });
+                    }
+                },
+                None => nap.await,
+            }
             pause = (pause * 2).min(Duration::from_secs(1));
         }
     }

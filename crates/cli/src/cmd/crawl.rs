@@ -181,6 +181,10 @@ pub(crate) struct CrawlArgs {
     redis: Option<String>,
     #[command(flatten)]
     redis_access: crate::args::RedisAccess,
+    /// Seconds to wait out Redis not answering (said on standard error
+    /// every 5 s) before giving up with exit code 1.
+    #[arg(long, value_name = "SECS", default_value_t = 300, requires = "redis")]
+    redis_wait: u64,
     /// The shared crawl's name in Redis (default: the start URL's host).
     #[arg(long = "crawl", value_name = "NAME", requires = "redis")]
     crawl_name: Option<String>,
@@ -856,6 +860,8 @@ fn args_of(
     args.redis.clone_from(&given.redis);
     args.crawl_name.clone_from(&given.crawl_name);
     args.lease = given.lease;
+    args.redis_wait = given.redis_wait;
+    args.redis_access.clone_from(&given.redis_access);
     Ok(*args)
 }
 
@@ -1023,6 +1029,7 @@ fn run_crawl(given: &CrawlArgs, matches: Option<&ArgMatches>) -> Result<ExitCode
     let shared = (args.workers > 1 || args.redis.is_some()).then(|| super::crawl_shared::Shared {
         redis: args.redis.as_deref(),
         redis_access: &args.redis_access,
+        redis_wait: Duration::from_secs(args.redis_wait),
         crawl: args.crawl_name.as_deref(),
         workers: usize::try_from(args.workers).unwrap_or(1),
         concurrency: 8,

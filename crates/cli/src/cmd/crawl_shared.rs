@@ -206,6 +206,8 @@ pub(crate) struct Shared<'a> {
     pub(crate) workers: usize,
     pub(crate) concurrency: usize,
     pub(crate) lease: Duration,
+    /// How long to wait out Redis not answering.
+    pub(crate) redis_wait: Duration,
 }
 
 /// `crawl --workers N [--redis URL]`: N workers in this process, on Redis
@@ -231,7 +233,14 @@ pub(crate) fn run_workers(
             Arc::new(
                 runtime
                     .block_on(RedisCoordinator::open(&target, &name, coordinator_config))?
-                    .with_patience(Patience::default(), tell_outage(default_worker_name())),
+                    .with_patience(
+                        Patience {
+                            give_up: shared.redis_wait,
+                            ..Patience::default()
+                        },
+                        tell_outage(default_worker_name()),
+                    )
+                    .with_stop(stop.clone()),
             )
         }
         None => Arc::new(LocalCoordinator::new(coordinator_config)),
@@ -247,9 +256,8 @@ pub(crate) fn run_workers(
     let ends = runtime.block_on(async {
         let on_signal = stop.clone();
         tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                on_signal.stop();
-            }
+            super::crawl::stop_on_signal().await;
+            on_signal.stop();
         });
         let runs = stores.into_iter().enumerate().map(|(i, store)| {
             let worker = WorkerConfig {
@@ -352,6 +360,7 @@ pub(crate) fn worker(args: &WorkerArgs) -> Result<ExitCode> {
     let name = args.crawl.clone().unwrap_or_else(|| crawl_name(&start));
     let lease = Duration::from_secs(args.lease.max(1));
     let worker_name = args.name.clone().unwrap_or_else(default_worker_name);
+    let stop = StopSignal::new();
     let target = args.redis_access.target(&args.redis)?;
     let coordinator = runtime
         .block_on(RedisCoordinator::open(
@@ -365,7 +374,8 @@ pub(crate) fn worker(args: &WorkerArgs) -> Result<ExitCode> {
                 ..Patience::default()
             },
             tell_outage(worker_name.clone()),
-        );
+        )
+        .with_stop(stop.clone());
     let store = Store::create(&args.db)?;
     let worker = WorkerConfig {
         name: worker_name,
@@ -373,13 +383,11 @@ pub(crate) fn worker(args: &WorkerArgs) -> Result<ExitCode> {
         renew_every: lease / 3,
         ..WorkerConfig::default()
     };
-    let stop = StopSignal::new();
     let (_, end) = runtime.block_on(async {
         let on_signal = stop.clone();
         tokio::spawn(async move {
-            if tokio::signal::ctrl_c().await.is_ok() {
-                on_signal.stop();
-            }
+            super::crawl::stop_on_signal().await;
+            on_signal.stop();
         });
         crawl_worker(
             &coordinator,

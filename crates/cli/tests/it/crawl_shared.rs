@@ -697,6 +697,43 @@ fn a_worker_tells_a_redis_outage_while_it_waits_then_gives_up() {
 }
 
 #[test]
+fn a_worker_waiting_out_a_redis_outage_stops_at_once_on_sigterm() {
+    let site = nginx("outage-term");
+    let start = format!("http://127.0.0.1:{}/p/0.html", site.port);
+    let mut redis = RedisServer::start();
+    let db = site.root.join("t1.db");
+    let mut w = worker(
+        &redis.url(),
+        &start,
+        &db,
+        "t1",
+        &["--delay", "50", "--redis-wait", "600"],
+    );
+    wait_pages(std::slice::from_ref(&db), 10, std::slice::from_mut(&mut w));
+    redis.kill();
+    // Let it start waiting, then ask it to stop.
+    std::thread::sleep(Duration::from_secs(2));
+    let sent = Instant::now();
+    let killed = std::process::Command::new("kill")
+        .args(["-TERM", &w.id().to_string()])
+        .status()
+        .expect("kill");
+    assert!(killed.success());
+    let out = w.wait_with_output().expect("wait for the worker");
+    let err = String::from_utf8_lossy(&out.stderr);
+    // Not the 600 s of --redis-wait: the wait ends with the signal.
+    assert!(sent.elapsed() < Duration::from_secs(60), "{err}");
+    assert!(!out.status.success(), "{err}");
+    assert!(err.contains("stopped while Redis"), "{err}");
+    // What it had committed is there.
+    let c = rusqlite::Connection::open(&db).expect("open the store");
+    let pages: i64 = c
+        .query_row("SELECT count(*) FROM pages", [], |r| r.get(0))
+        .expect("pages");
+    assert!(pages >= 10, "{pages}");
+}
+
+#[test]
 fn status_calls_a_silent_worker_dead_and_answers_with_a_node_down() {
     let site = nginx("status");
     let start = format!("http://127.0.0.1:{}/p/0.html", site.port);
