@@ -150,7 +150,23 @@ pub struct RobotsTxt {
     lines: Vec<Line>,
     bom: bool,
     issues: Vec<ByteIssue>,
+    /// Where columns are counted from in long lines, built on the first
+    /// [`RobotsTxt::position`] that needs it.
+    columns: std::sync::OnceLock<Vec<Checkpoint>>,
 }
+
+/// A place in a long line and the characters before it in its line: a
+/// column is counted from the nearest one, so that finding it costs at
+/// most [`CHECKPOINT_EVERY`] bytes however long the line.
+#[derive(Debug, Clone, Copy)]
+struct Checkpoint {
+    offset: usize,
+    chars: usize,
+}
+
+/// Bytes between two checkpoints (about: each is put on the first byte
+/// that starts a character, so that the counts before and after add up).
+const CHECKPOINT_EVERY: usize = 256;
 
 /// Bytes trimmed around keys and values: space, tab, vertical tab, form feed.
 pub(crate) const fn is_space(b: u8) -> bool {
@@ -399,6 +415,7 @@ impl RobotsTxt {
             lines,
             bom,
             issues,
+            columns: std::sync::OnceLock::new(),
         }
     }
 
@@ -444,23 +461,50 @@ impl RobotsTxt {
         &self.bytes[span.range()]
     }
 
-    /// The 1-based line and column (in characters) of a byte offset.
+    /// The 1-based line and column (in characters, an invalid UTF-8
+    /// sequence counting as the one U+FFFD it is shown as) of a byte
+    /// offset. The column costs the length of the line up to the offset:
+    /// callers that only need the line use [`RobotsTxt::line_of`].
     #[must_use]
     pub fn position(&self, offset: usize) -> (u32, u32) {
-        let idx = self
-            .lines
-            .partition_point(|l| l.span.start <= offset)
-            .saturating_sub(1);
-        match self.lines.get(idx) {
+        match self.line_index(offset).and_then(|i| self.lines.get(i)) {
             Some(line) => {
                 let upto = offset.min(line.span.end).max(line.span.start);
-                let col = String::from_utf8_lossy(&self.bytes[line.span.start..upto])
-                    .chars()
-                    .count();
+                let mut from = Checkpoint {
+                    offset: line.span.start,
+                    chars: 0,
+                };
+                if upto - line.span.start > CHECKPOINT_EVERY {
+                    let marks = self.columns.get_or_init(|| checkpoints(&self.bytes, &self.lines));
+                    let i = marks.partition_point(|c| c.offset <= upto);
+                    if let Some(mark) = i.checked_sub(1).map(|i| marks[i])
+                        && mark.offset >= line.span.start
+                    {
+                        from = mark;
+                    }
+                }
+                let col = from.chars + char_count(&self.bytes[from.offset..upto]);
                 (line.number, u32::try_from(col + 1).unwrap_or(u32::MAX))
             }
             None => (1, 1),
         }
+    }
+
+    /// The 1-based line of a byte offset, in time logarithmic in the
+    /// number of lines.
+    #[must_use]
+    pub fn line_of(&self, offset: usize) -> u32 {
+        self.line_index(offset)
+            .and_then(|i| self.lines.get(i))
+            .map_or(1, |l| l.number)
+    }
+
+    fn line_index(&self, offset: usize) -> Option<usize> {
+        Some(
+            self.lines
+                .partition_point(|l| l.span.start <= offset)
+                .saturating_sub(1),
+        )
     }
 
     /// The directives of the file, with their lines.
@@ -470,6 +514,48 @@ impl RobotsTxt {
             _ => None,
         })
     }
+}
+
+/// The checkpoints of every line longer than [`CHECKPOINT_EVERY`], in
+/// file order. A checkpoint is on a byte that is not a UTF-8 continuation
+/// byte: no sequence, valid or not, runs across such a byte, so counting
+/// the characters before it and from it adds up to counting them all.
+fn checkpoints(bytes: &[u8], lines: &[Line]) -> Vec<Checkpoint> {
+    let mut marks = Vec::new();
+    for line in lines.iter().filter(|l| l.span.len() > CHECKPOINT_EVERY) {
+        let (mut at, mut chars) = (line.span.start, 0);
+        let mut next = at + CHECKPOINT_EVERY;
+        while next < line.span.end {
+            while next < line.span.end && bytes[next] & 0xC0 == 0x80 {
+                next += 1;
+            }
+            if next >= line.span.end {
+                break;
+            }
+            chars += char_count(&bytes[at..next]);
+            marks.push(Checkpoint {
+                offset: next,
+                chars,
+            });
+            at = next;
+            next = at + CHECKPOINT_EVERY;
+        }
+    }
+    marks
+}
+
+/// Characters in `bytes` as `String::from_utf8_lossy` reads them (each
+/// maximal invalid sequence one U+FFFD), without building the string.
+fn char_count(bytes: &[u8]) -> usize {
+    bytes
+        .utf8_chunks()
+        .map(|chunk| {
+            let valid = chunk.valid();
+            // ASCII is one character a byte; count the rest by lead bytes.
+            valid.len() - valid.bytes().filter(|b| b & 0xC0 == 0x80).count()
+                + usize::from(!chunk.invalid().is_empty())
+        })
+        .sum()
 }
 
 fn byte_issues(bytes: &[u8]) -> Vec<ByteIssue> {
@@ -570,6 +656,59 @@ mod tests {
             txt.byte_issues(),
             [ByteIssue::InvalidUtf8 { offset: 16, len: 1 }]
         );
+    }
+
+    #[test]
+    fn char_count_reads_as_lossy_decoding_does() {
+        for bytes in [
+            &b""[..],
+            b"abc",
+            "é✓😀".as_bytes(),
+            b"\xff\xfe",
+            b"a\xe2\x82b",
+            b"\xf0\x9f\x98",
+            b"\xc3\xa9\xff\xc3",
+        ] {
+            assert_eq!(
+                char_count(bytes),
+                String::from_utf8_lossy(bytes).chars().count(),
+                "{bytes:?}"
+            );
+        }
+    }
+
+    #[test]
+    fn columns_of_long_lines_are_counted_as_from_the_line_start() {
+        // Long lines of every kind of byte: ASCII, multi-byte, invalid,
+        // sequences cut short, so checkpoints fall in every place.
+        let mut bytes = b"User-agent: *\nDisallow: /".to_vec();
+        for i in 0..3000u32 {
+            match i % 7 {
+                0 => bytes.extend_from_slice("é".as_bytes()),
+                1 => bytes.push(0xff),
+                2 => bytes.extend_from_slice(&[0xe2, 0x82]),
+                3 => bytes.extend_from_slice("😀".as_bytes()),
+                4 => bytes.push(0),
+                _ => bytes.push(b'a'),
+            }
+        }
+        bytes.extend_from_slice(b"\nAllow: /x\n");
+        let txt = RobotsTxt::parse(bytes.clone());
+        for offset in (0..=bytes.len()).step_by(13).chain([bytes.len() - 3]) {
+            let (line, col) = txt.position(offset);
+            let start = txt.lines()[line as usize - 1].span.start;
+            let upto = offset.min(txt.lines()[line as usize - 1].span.end);
+            let want = String::from_utf8_lossy(&bytes[start..upto]).chars().count() + 1;
+            assert_eq!(col as usize, want, "offset {offset}");
+        }
+    }
+
+    #[test]
+    fn line_of_is_positions_line() {
+        let txt = RobotsTxt::parse(&b"a: 1\r\nb: \xff2\rc: 3\nd: 4"[..]);
+        for offset in 0..=txt.bytes().len() + 2 {
+            assert_eq!(txt.line_of(offset), txt.position(offset).0, "{offset}");
+        }
     }
 
     #[test]

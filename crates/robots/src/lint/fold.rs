@@ -82,7 +82,7 @@ pub fn fold(txt: &RobotsTxt, diagnostics: &[Diagnostic]) -> Vec<Folded> {
     let n = diagnostics.len();
     let lines: Vec<u32> = diagnostics
         .iter()
-        .map(|d| txt.position(d.span.start).0)
+        .map(|d| txt.line_of(d.span.start))
         .collect();
     // A cause must be an earlier line, so that following causes ends.
     let cause = |i: usize| diagnostics[i].cause.filter(|&c| c < lines[i]);

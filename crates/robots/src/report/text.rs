@@ -41,12 +41,12 @@ pub fn check_text(report: &CheckReport<'_>, view: TextView) -> String {
 impl CheckReport<'_> {
     /// The line a diagnostic starts on.
     fn line_of(&self, d: &Diagnostic) -> u32 {
-        self.txt.position(d.span.start).0
+        self.txt.line_of(d.span.start)
     }
 
     /// One diagnostic, rustc-style, with `notes` before its help.
     fn render(&self, out: &mut String, d: &Diagnostic, notes: &[String]) {
-        let (line_no, _) = self.txt.position(d.span.start);
+        let line_no = self.txt.line_of(d.span.start);
         let Some(line) = self.txt.line(line_no) else {
             return;
         };

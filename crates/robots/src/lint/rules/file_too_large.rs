@@ -30,7 +30,7 @@ pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     if size <= LIMIT {
         return;
     }
-    let (line, _) = cx.txt.position(LIMIT);
+    let line = cx.txt.line_of(LIMIT);
     let span = cx.txt.line(line).map_or(Span::new(LIMIT, LIMIT), |l| l.span);
     out.push(
         Diagnostic::new(

@@ -34,7 +34,7 @@ pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     };
     for issue in cx.txt.byte_issues() {
         let ByteIssue::InvalidUtf8 { offset, len } = *issue else { continue };
-        let (line, _) = cx.txt.position(offset);
+        let line = cx.txt.line_of(offset);
         match &mut current {
             Some((l, span, count)) if *l == line => {
                 span.end = offset + len;

@@ -27,7 +27,7 @@ pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     let mut by_line: Vec<(u32, Vec<usize>)> = Vec::new();
     for issue in cx.txt.byte_issues() {
         let ByteIssue::Nul { offset } = *issue else { continue };
-        let (line, _) = cx.txt.position(offset);
+        let line = cx.txt.line_of(offset);
         match by_line.last_mut() {
             Some((l, offsets)) if *l == line => offsets.push(offset),
             _ => by_line.push((line, vec![offset])),
