@@ -10,7 +10,7 @@ use std::net::IpAddr;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
-use axum::body::{Body, Bytes};
+use axum::body::{Body, Bytes, HttpBody};
 use axum::extract::{RawQuery, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -25,7 +25,7 @@ use botwarden_verify::{Classification, Evidence, Verdict};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
-use crate::state::{Inner, MAX_BODY, MAX_REQUEST_BODY, Shared};
+use crate::state::{Admission, Inner, MAX_BODY, MAX_REQUEST_BODY, Shared};
 
 /// An error answer: `{"error": {"code", "message"}}` with its status.
 #[derive(Debug)]
@@ -77,49 +77,83 @@ pub(crate) fn json_body(text: String) -> Response {
     ([(header::CONTENT_TYPE, "application/json")], text).into_response()
 }
 
-/// Reads a request body of at most [`MAX_REQUEST_BODY`] bytes, within
-/// `body_timeout` (else `408`).
-pub(crate) async fn read_body(inner: &Inner, body: Body) -> Result<Bytes, ApiError> {
+fn payload_too_large() -> ApiError {
+    ApiError::new(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        "payload_too_large",
+        format!("the request body is over {MAX_REQUEST_BODY} bytes (11 MiB)"),
+    )
+}
+
+/// Reads the body of an admitted request: at most [`MAX_REQUEST_BODY`]
+/// bytes (else `413`, at once for a larger declared length), within
+/// `body_timeout` (else `408`), its bytes reserved out of
+/// `max_body_bytes` (all at once for a declared length, else as they
+/// come; `503 busy` when they cannot be).
+pub(crate) async fn read_body(
+    inner: &Inner,
+    admission: &mut Admission,
+    mut body: Body,
+) -> Result<Bytes, ApiError> {
+    let hint = HttpBody::size_hint(&body);
+    if usize::try_from(hint.lower()).map_or(true, |n| n > MAX_REQUEST_BODY) {
+        return Err(payload_too_large());
+    }
+    let declared = hint
+        .exact()
+        .and_then(|n| usize::try_from(n).ok())
+        .unwrap_or(0);
+    inner.reserve_body(admission, declared)?;
     let limit = std::time::Duration::from_secs_f64(inner.config.body_timeout);
-    let Ok(read) = tokio::time::timeout(limit, axum::body::to_bytes(body, MAX_REQUEST_BODY)).await
-    else {
+    let read = async {
+        let mut reserved = declared;
+        let mut bytes = Vec::with_capacity(declared);
+        while let Some(frame) =
+            std::future::poll_fn(|cx| std::pin::Pin::new(&mut body).poll_frame(cx)).await
+        {
+            let frame =
+                frame.map_err(|e| ApiError::bad(format!("cannot read the request body: {e}")))?;
+            let Ok(data) = frame.into_data() else {
+                continue;
+            };
+            let len = bytes.len() + data.len();
+            if len > MAX_REQUEST_BODY {
+                return Err(payload_too_large());
+            }
+            if len > reserved {
+                // Vec growth may take up to twice what is reserved; the
+                // documented bound counts it.
+                inner.reserve_body(admission, len - reserved)?;
+                reserved = len;
+            }
+            bytes.extend_from_slice(&data);
+        }
+        Ok(Bytes::from(bytes))
+    };
+    if let Ok(read) = tokio::time::timeout(limit, read).await {
+        read
+    } else {
         inner.metrics.body_timeout();
-        return Err(ApiError::new(
+        Err(ApiError::new(
             StatusCode::REQUEST_TIMEOUT,
             "body_timeout",
             format!(
                 "the request body did not arrive within body_timeout ({} s)",
                 inner.config.body_timeout
             ),
-        ));
-    };
-    read.map_err(|e| {
-        // axum says so only in words: its error wraps http-body's.
-        let mut too_large = false;
-        let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(&e);
-        while let Some(c) = cause {
-            too_large |= c.to_string().contains("length limit");
-            cause = c.source();
-        }
-        if too_large {
-            ApiError::new(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                "payload_too_large",
-                format!("the request body is over {MAX_REQUEST_BODY} bytes (11 MiB)"),
-            )
-        } else {
-            ApiError::bad(format!("cannot read the request body: {e}"))
-        }
-    })
+        ))
+    }
 }
 
 /// A JSON request body: `Content-Type: application/json` (or none), read
-/// into `T`; unknown fields are errors.
+/// into `T`; unknown fields are errors. The request is admitted as a job
+/// (`max_jobs`) before any of its body is read; the admission, which
+/// holds the body's bytes out of `max_body_bytes`, comes with it.
 pub(crate) async fn json<T: DeserializeOwned>(
     inner: &Inner,
     headers: &HeaderMap,
     body: Body,
-) -> Result<T, ApiError> {
+) -> Result<(T, Admission), ApiError> {
     if let Some(kind) = headers.get(header::CONTENT_TYPE) {
         let kind = kind.to_str().unwrap_or("");
         let essence = kind.split(';').next().unwrap_or("").trim();
@@ -131,14 +165,16 @@ pub(crate) async fn json<T: DeserializeOwned>(
             ));
         }
     }
-    let bytes = read_body(inner, body).await?;
-    serde_json::from_slice(&bytes).map_err(|e| {
+    let mut admission = inner.admit()?;
+    let bytes = read_body(inner, &mut admission, body).await?;
+    let value = serde_json::from_slice(&bytes).map_err(|e| {
         ApiError::new(
             StatusCode::BAD_REQUEST,
             "invalid_json",
             format!("the request body is not the JSON expected: {e}"),
         )
-    })
+    })?;
+    Ok((value, admission))
 }
 
 /// Where a robots.txt comes from: exactly one of the text, its bytes in
@@ -334,7 +370,7 @@ pub(crate) async fn check(
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
-    let request: CheckRequest = json(&inner, &headers, body).await?;
+    let (request, admission): (CheckRequest, _) = json(&inner, &headers, body).await?;
     let profiles = request
         .profiles
         .iter()
@@ -343,7 +379,7 @@ pub(crate) async fn check(
     let agents = request.agents;
     let loaded = inner.load(input_of!(request), false).await?;
     let text = inner
-        .run_job(move || {
+        .run_admitted(admission, move || {
             let txt = RobotsTxt::parse(loaded.body);
             let agents: Vec<&str> = agents.iter().map(String::as_str).collect();
             let report = CheckReport::new(loaded.name, &txt, &profiles, &agents, loaded.fetched);
@@ -355,18 +391,15 @@ pub(crate) async fn check(
 }
 
 impl Inner {
-    /// [`Inner::job`], refused with `503` when too busy.
-    pub(crate) async fn run_job<T: Send + 'static>(
+    /// [`Inner::job_admitted`]: the work of a request admitted already.
+    pub(crate) async fn run_admitted<T: Send + 'static>(
         &self,
+        admission: Admission,
         work: impl FnOnce() -> T + Send + 'static,
     ) -> Result<T, ApiError> {
-        match self.job(work).await {
-            Some(v) => Ok(v),
-            None => {
-                self.metrics.job_refused();
-                Err(ApiError::busy())
-            }
-        }
+        self.job_admitted(admission, work)
+            .await
+            .ok_or_else(ApiError::busy)
     }
 }
 
@@ -390,11 +423,11 @@ pub(crate) async fn fix(
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
-    let request: FixRequest = json(&inner, &headers, body).await?;
+    let (request, admission): (FixRequest, _) = json(&inner, &headers, body).await?;
     let verbose = request.verbose;
     let loaded = inner.load(input_of!(request), false).await?;
     let doc = inner
-        .run_job(move || {
+        .run_admitted(admission, move || {
             let txt = RobotsTxt::parse(loaded.body);
             let report = FixReport::new(loaded.name, &txt);
             let eq = &report.equivalence;
@@ -505,7 +538,7 @@ pub(crate) async fn test(
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
-    let request: TestRequest = json(&inner, &headers, body).await?;
+    let (request, admission): (TestRequest, _) = json(&inner, &headers, body).await?;
     let profile = profile(request.profile.as_deref().unwrap_or("rfc9309"))?;
     let warnings = agent_warnings(&request.agent).map_err(ApiError::bad)?;
     let loaded = inner
@@ -521,7 +554,7 @@ pub(crate) async fn test(
         .await?;
     let (agent, urls) = (request.agent, request.urls);
     let answers = inner
-        .run_job(move || {
+        .run_admitted(admission, move || {
             let txt = RobotsTxt::parse(loaded.body);
             test_answers(&txt, profile, &agent, &urls)
         })
@@ -624,7 +657,7 @@ pub(crate) async fn fetch_post(
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
-    let request: FetchRequest = json(&inner, &headers, body).await?;
+    let (request, _admitted): (FetchRequest, _) = json(&inner, &headers, body).await?;
     fetch_answer(&inner, request).await
 }
 
@@ -722,7 +755,7 @@ pub(crate) async fn classify(
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
-    let request: ClassifyRequest = json(&inner, &headers, body).await?;
+    let (request, _admitted): (ClassifyRequest, _) = json(&inner, &headers, body).await?;
     if request.user_agents.len() > MAX_USER_AGENTS {
         return Err(ApiError::new(
             StatusCode::PAYLOAD_TOO_LARGE,

@@ -5,6 +5,7 @@ mod api;
 mod cache;
 mod gate;
 mod haproxy;
+mod hostile;
 mod limits;
 mod ops;
 mod page;
