@@ -7,6 +7,7 @@ mod gate;
 mod haproxy;
 mod hostile;
 mod limits;
+mod memory;
 mod ops;
 mod page;
 mod rewrite_map;
