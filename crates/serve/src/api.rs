@@ -21,7 +21,7 @@ use botwarden_robots::report::{
 use botwarden_robots::{
     Applies, AvailabilityPolicy, Profile, Reason, RobotMatcher, RobotsTxt, TokenChain,
 };
-use botwarden_verify::{Classification, Evidence, Verdict};
+use botwarden_verify::{Classification, Evidence};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
@@ -72,9 +72,17 @@ impl IntoResponse for ApiError {
     }
 }
 
-/// A JSON text as a response body.
+/// A JSON text as a response body, typed and not to be sniffed as
+/// anything else.
 pub(crate) fn json_body(text: String) -> Response {
-    ([(header::CONTENT_TYPE, "application/json")], text).into_response()
+    (
+        [
+            (header::CONTENT_TYPE, "application/json"),
+            (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+        ],
+        text,
+    )
+        .into_response()
 }
 
 fn payload_too_large() -> ApiError {
@@ -224,11 +232,19 @@ fn too_big() -> ApiError {
     )
 }
 
+/// The robots.txt URL of a site the caller names: `400 invalid_url` for
+/// text that is not a URL, and for a URL of another scheme than `http` or
+/// `https` (`file:`, `ftp:`, `gopher:`, ...), which is never fetched.
+pub(crate) fn site_robots_url(url: &str) -> Result<url::Url, ApiError> {
+    botwarden_crawl::robots_url(url).map_err(|e| fetch_error(&e))
+}
+
 /// A fetch error as an answer: a bad URL is the caller's (`400`), a
 /// refused address is refused (`403`), the rest is the site's (`502`).
 fn fetch_error(e: &botwarden_crawl::Error) -> ApiError {
     match e {
-        botwarden_crawl::Error::InvalidUrl { .. } => {
+        botwarden_crawl::Error::InvalidUrl { .. }
+        | botwarden_crawl::Error::UnsupportedScheme { .. } => {
             ApiError::new(StatusCode::BAD_REQUEST, "invalid_url", e.to_string())
         }
         botwarden_crawl::Error::Refused { .. } => ApiError::new(
@@ -287,7 +303,7 @@ impl Inner {
         if text_only {
             return Err(ApiError::bad("url is not accepted here; give the file"));
         }
-        let robots_url = botwarden_crawl::robots_url(&url).map_err(|e| fetch_error(&e))?;
+        let robots_url = site_robots_url(&url)?;
         let key = robots_url.as_str();
         let (fetched, cached) = if let Some(hit) = self.robots_cache.get(key) {
             self.metrics
@@ -484,31 +500,93 @@ pub(crate) fn test_answers(
     let chain = TokenChain::parse(agent);
     let matcher = RobotMatcher::new(txt, profile, &chain);
     urls.iter()
-        .map(|url| {
-            let d = matcher.check(url);
-            let (rule, line) = match d.reason {
-                Reason::Rule { index, line } => {
-                    (Some(matcher.rule_as_written(txt, index)), Some(line))
-                }
-                _ => (None, None),
-            };
-            let answer = Answer {
-                url,
-                allowed: d.allowed,
-                profile: profile.name,
-                agent,
-                rule,
-                line,
-                group: match matcher.applies() {
-                    Applies::Token(t) => Some(t.as_str()),
-                    Applies::Star => Some("*"),
-                    Applies::Nothing => None,
-                },
-                reason: d.explain(&matcher, txt, &chain).to_string(),
-            };
-            serde_json::to_value(&answer).unwrap_or(serde_json::Value::Null)
-        })
+        .map(|url| answer(txt, &matcher, &chain, profile, agent, url))
         .collect()
+}
+
+/// One URL's answer, as JSON.
+fn answer(
+    txt: &RobotsTxt,
+    matcher: &RobotMatcher,
+    chain: &TokenChain,
+    profile: &'static Profile,
+    agent: &str,
+    url: &str,
+) -> serde_json::Value {
+    let d = matcher.check(url);
+    let (rule, line) = match d.reason {
+        Reason::Rule { index, line } => (Some(matcher.rule_as_written(txt, index)), Some(line)),
+        _ => (None, None),
+    };
+    let answer = Answer {
+        url,
+        allowed: d.allowed,
+        profile: profile.name,
+        agent,
+        rule,
+        line,
+        group: match matcher.applies() {
+            Applies::Token(t) => Some(t.as_str()),
+            Applies::Star => Some("*"),
+            Applies::Nothing => None,
+        },
+        reason: d.explain(matcher, txt, chain).to_string(),
+    };
+    serde_json::to_value(&answer).unwrap_or(serde_json::Value::Null)
+}
+
+/// The work one `POST /api/v1/test` may take: URL bytes matched times the
+/// wildcards of the file (each `*` may make the matcher walk the rest of
+/// the URL again), summed over its URLs. About a second of matching.
+pub(crate) const TEST_WORK_BUDGET: u64 = 2_000_000_000;
+
+/// Why URL tests stopped before their end.
+pub(crate) enum Stopped {
+    /// Over [`TEST_WORK_BUDGET`] after this many URLs.
+    OverBudget(usize),
+    /// The request went away (its client left, or it timed out).
+    Cancelled,
+}
+
+/// Sets its flag when dropped: the request's future held it, so work on a
+/// blocking thread sees that nobody waits for it any more.
+pub(crate) struct CancelOnDrop(pub(crate) Arc<std::sync::atomic::AtomicBool>);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+/// [`test_answers`] within [`TEST_WORK_BUDGET`], stopped as soon as
+/// `cancelled` is set: each URL's work is counted before it is matched.
+pub(crate) fn test_answers_within(
+    txt: &RobotsTxt,
+    profile: &'static Profile,
+    agent: &str,
+    urls: &[String],
+    cancelled: &std::sync::atomic::AtomicBool,
+) -> Result<Vec<serde_json::Value>, Stopped> {
+    let wildcards = txt.bytes().iter().filter(|b| **b == b'*').count();
+    let per_byte = u64::try_from(wildcards)
+        .unwrap_or(u64::MAX)
+        .saturating_add(1);
+    let chain = TokenChain::parse(agent);
+    let matcher = RobotMatcher::new(txt, profile, &chain);
+    let mut work: u64 = 0;
+    let mut answers = Vec::with_capacity(urls.len());
+    for (i, url) in urls.iter().enumerate() {
+        if cancelled.load(Ordering::Relaxed) {
+            return Err(Stopped::Cancelled);
+        }
+        let len = u64::try_from(url.len()).unwrap_or(u64::MAX);
+        work = work.saturating_add(len.saturating_mul(per_byte));
+        if work > TEST_WORK_BUDGET {
+            return Err(Stopped::OverBudget(i));
+        }
+        answers.push(answer(txt, &matcher, &chain, profile, agent, url));
+    }
+    Ok(answers)
 }
 
 /// What is wrong with an `agent`: `Err` when it has no product token,
@@ -553,12 +631,31 @@ pub(crate) async fn test(
         )
         .await?;
     let (agent, urls) = (request.agent, request.urls);
+    // Set when this request goes away: the tests stop at the next URL.
+    let cancelled = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let _cancel = CancelOnDrop(Arc::clone(&cancelled));
     let answers = inner
         .run_admitted(admission, move || {
             let txt = RobotsTxt::parse(loaded.body);
-            test_answers(&txt, profile, &agent, &urls)
+            test_answers_within(&txt, profile, &agent, &urls, &cancelled)
         })
-        .await?;
+        .await?
+        .map_err(|stopped| match stopped {
+            Stopped::OverBudget(done) => ApiError::new(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "work_budget",
+                format!(
+                    "testing these URLs is more work than one request may take (URL bytes \
+                     times the file's wildcards, at most {TEST_WORK_BUDGET}; over it after \
+                     {done} URLs): send fewer or shorter URLs"
+                ),
+            ),
+            Stopped::Cancelled => ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "cancelled",
+                "the request went away before its tests were done",
+            ),
+        })?;
     let doc = serde_json::json!({"answers": answers, "warnings": warnings});
     Ok(json_body(doc.to_string() + "\n"))
 }
@@ -593,6 +690,7 @@ async fn fetch_answer(inner: &Inner, request: FetchRequest) -> Result<Response, 
     if policies.is_empty() {
         policies = AvailabilityPolicy::ALL.to_vec();
     }
+    site_robots_url(&request.url)?;
     let fetched = inner
         .fetcher
         .fetch_robots(&request.url)
@@ -696,10 +794,7 @@ pub(crate) async fn verify(
             format!("no bot named '{bot}' in the registry"),
         ));
     }
-    let verdict: std::sync::Arc<Verdict> = inner
-        .verifier
-        .check_request(&inner.classifier, ip, ua, bot)
-        .await;
+    let verdict = inner.api_address_verdict(ip, ua, bot).await?;
     let doc = VerdictJson {
         ip: botwarden_verify::normalize(ip),
         user_agent: ua,
@@ -755,7 +850,7 @@ pub(crate) async fn classify(
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
-    let (request, _admitted): (ClassifyRequest, _) = json(&inner, &headers, body).await?;
+    let (request, admission): (ClassifyRequest, _) = json(&inner, &headers, body).await?;
     if request.user_agents.len() > MAX_USER_AGENTS {
         return Err(ApiError::new(
             StatusCode::PAYLOAD_TOO_LARGE,
@@ -766,20 +861,27 @@ pub(crate) async fn classify(
             ),
         ));
     }
-    let results: Vec<serde_json::Value> = request
-        .user_agents
-        .iter()
-        .map(|ua| {
-            if request.explain {
-                let e = inner.classifier.explain(ua);
-                classification_json(ua, &e.classification, Some(&e))
-            } else {
-                classification_json(ua, &inner.classifier.classify(ua), None)
-            }
+    // Classifying thousands of User-Agents takes a while: on a worker,
+    // never on the threads that answer `/verify`.
+    let classifier = Arc::clone(&inner);
+    let text = inner
+        .run_admitted(admission, move || {
+            let results: Vec<serde_json::Value> = request
+                .user_agents
+                .iter()
+                .map(|ua| {
+                    if request.explain {
+                        let e = classifier.classifier.explain(ua);
+                        classification_json(ua, &e.classification, Some(&e))
+                    } else {
+                        classification_json(ua, &classifier.classifier.classify(ua), None)
+                    }
+                })
+                .collect();
+            serde_json::json!({ "results": results }).to_string() + "\n"
         })
-        .collect();
-    let doc = serde_json::json!({ "results": results });
-    Ok(json_body(doc.to_string() + "\n"))
+        .await?;
+    Ok(json_body(text))
 }
 
 /// The API's description, OpenAPI 3.1.

@@ -13,6 +13,7 @@ use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
 use axum::response::Response;
 use botwarden_verify::{Claim, Registry, Verdict};
 
+use crate::api::ApiError;
 use crate::state::{Inner, Shared};
 
 const X_BOT_NAME: HeaderName = HeaderName::from_static("x-bot-name");
@@ -376,6 +377,62 @@ async fn decide(
                 claim,
                 "verification still running (wait elapsed); its verdict is cached for the next request",
             ))
+        }
+    }
+}
+
+/// The verifications the public API (`GET` and `POST /api/v1/verify`) may
+/// have waiting on DNS at once, out of `max_pending`: half of them, at
+/// most 32 (the verifier's resolver has 64 lookups in flight), at least
+/// one. The rest are kept for `GET /verify`.
+pub(crate) fn api_share(max_pending: usize) -> usize {
+    (max_pending / 2).clamp(1, 32)
+}
+
+impl Inner {
+    /// The address's verdict for the public API: from the cache at once;
+    /// else worked out within `verify_timeout` (`unknown` past it) in one
+    /// of the API's share of the `max_pending` slots, so that a flood of
+    /// the API never holds up `GET /verify`; `503 busy` when none is free.
+    pub(crate) async fn api_address_verdict(
+        &self,
+        ip: IpAddr,
+        ua: Option<&str>,
+        bot: Option<&str>,
+    ) -> Result<Arc<Verdict>, ApiError> {
+        let claim = Claim::asked(&self.classifier, ua, bot);
+        let Claim::Bot { name, .. } = &claim else {
+            // People and unregistered clients need no lookup.
+            return Ok(self
+                .verifier
+                .check_request(&self.classifier, ip, ua, bot)
+                .await);
+        };
+        if let Some(verdict) = self.verifier.cached(botwarden_verify::normalize(ip), name) {
+            return Ok(verdict);
+        }
+        let share = Arc::clone(&self.api_pending).try_acquire_owned();
+        let slot = Arc::clone(&self.pending).try_acquire_owned();
+        let (Ok(_share), Ok(_slot)) = (share, slot) else {
+            self.metrics.busy();
+            return Err(ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "busy",
+                "too many verifications are waiting on DNS; try again shortly",
+            ));
+        };
+        let limit = Duration::from_secs_f64(self.config.verify_timeout);
+        let started = Instant::now();
+        let work = self.verifier.check_request(&self.classifier, ip, ua, bot);
+        if let Ok(verdict) = tokio::time::timeout(limit, work).await {
+            self.metrics.verification(started.elapsed());
+            Ok(verdict)
+        } else {
+            self.metrics.timeout();
+            Ok(Arc::new(unknown(
+                &claim,
+                "verification took longer than verify_timeout",
+            )))
         }
     }
 }

@@ -65,8 +65,11 @@ pub(crate) struct Inner {
     pub(crate) metrics: Metrics,
     /// `X-Bot-Name` of each registered bot.
     pub(crate) bot_names: gate::BotNames,
-    /// Verifications waiting on DNS (`GET /verify`).
+    /// Verifications waiting on DNS (`GET /verify`, and the API's within
+    /// its share).
     pub(crate) pending: Arc<Semaphore>,
+    /// The public API's share of `pending` ([`gate::api_share`]).
+    pub(crate) api_pending: Arc<Semaphore>,
     /// Checks admitted (running or waiting for a worker).
     jobs: Arc<Semaphore>,
     /// Checks running.
@@ -162,6 +165,7 @@ impl Service {
         Ok(Service {
             inner: Arc::new(Inner {
                 pending: Arc::new(Semaphore::new(config.max_pending)),
+                api_pending: Arc::new(Semaphore::new(gate::api_share(config.max_pending))),
                 jobs: Arc::new(Semaphore::new(config.max_jobs)),
                 workers: Arc::new(Semaphore::new(config.workers)),
                 bodies: Arc::new(Semaphore::new(config.max_body_bytes)),

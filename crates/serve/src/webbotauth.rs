@@ -404,18 +404,19 @@ pub(crate) async fn api_verify(
     let check = inner.webbotauth.check(&req, limit, now).await;
     let bot = asked.bot.as_deref();
     let verdict: Verdict = match ip {
-        // Keys that cannot be had decide nothing: the address does, as
-        // for an unsigned request (the check is reported beside it).
-        Some(ip) if matches!(check, SignatureCheck::Undecided { .. }) => (*inner
-            .verifier
-            .check_request(&inner.classifier, ip, ua, bot)
-            .await)
-            .clone(),
-        Some(ip) => (*inner
-            .verifier
-            .check_signed_request(&inner.classifier, ip, ua, bot, &check)
-            .await)
-            .clone(),
+        Some(ip) => {
+            // Keys that cannot be had decide nothing: the address does, as
+            // for an unsigned request (the check is reported beside it).
+            let claim = Claim::asked(&inner.classifier, ua, bot);
+            let signed = match check {
+                SignatureCheck::Undecided { .. } => None,
+                _ => inner.verifier.signature_verdict(&claim, &check),
+            };
+            match signed {
+                Some(verdict) => verdict,
+                None => (*inner.api_address_verdict(ip, ua, bot).await?).clone(),
+            }
+        }
         None => inner
             .verifier
             .check_signed_without_address(&inner.classifier, ua, bot, &check),

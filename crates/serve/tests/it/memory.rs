@@ -4,7 +4,7 @@
 //! from `/proc` while loopback clients attack it. Every attack is bounded
 //! in count and time.
 
-use std::io::{BufRead as _, BufReader};
+use std::io::{BufRead as _, BufReader, Write as _};
 use std::net::SocketAddr;
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
@@ -48,17 +48,19 @@ fn child_service() {
             .await
             .expect("bind");
         let service = botwarden_serve::Service::new(cfg).expect("starts");
-        println!(
+        // The parent reads where the child listens from its output.
+        let mut out = std::io::stdout();
+        writeln!(
+            out,
             "child-listening {} {}",
             listener.local_addr().expect("bound"),
             service.config().max_connections
-        );
+        )
+        .expect("stdout");
+        out.flush().expect("stdout");
         let stdin_closed = tokio::task::spawn_blocking(|| {
             let mut line = String::new();
-            while std::io::stdin()
-                .read_line(&mut line)
-                .map_or(false, |n| n > 0)
-            {}
+            while std::io::stdin().read_line(&mut line).is_ok_and(|n| n > 0) {}
         });
         service
             .run(listener, async {
@@ -261,10 +263,6 @@ async fn memory_stays_under_the_documented_bound_under_slow_clients_and_streams(
     }
     tokio::time::sleep(Duration::from_secs(1)).await;
     let peak = child.memory("VmHWM:");
-    eprintln!(
-        "service memory: at rest {at_rest} KiB, peak after the streams {after_streams} KiB, \
-         peak after the bodies {peak} KiB; documented bound {bound} KiB over rest"
-    );
     assert!(
         peak.saturating_sub(at_rest) <= bound,
         "at rest {at_rest} KiB, peak {peak} KiB (after the streams {after_streams} KiB): \
