@@ -4,8 +4,8 @@
 //! machine it runs on or the network behind it. [`restricted_kind`] says
 //! whether an address is loopback, private, link-local, unique-local,
 //! unspecified, broadcast, multicast, documentation, benchmarking, shared
-//! (CGNAT) or reserved, looking through IPv4-mapped, IPv4-compatible, NAT64
-//! and 6to4 IPv6 forms to the IPv4 address inside.
+//! (CGNAT) or reserved, looking through IPv4-mapped, IPv4-compatible,
+//! IPv4-translated, NAT64 and 6to4 IPv6 forms to the IPv4 address inside.
 
 use std::fmt;
 use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
@@ -128,6 +128,8 @@ fn v6_kind(ip: Ipv6Addr) -> Option<AddressKind> {
         [0, 0, 0, 0, 0, 0, 0, 1] => AddressKind::Loopback,
         // IPv4-mapped (::ffff:a.b.c.d) and IPv4-compatible (::a.b.c.d).
         [0, 0, 0, 0, 0, 0xffff | 0, hi, lo] => return v4_kind(embedded(hi, lo)),
+        // IPv4-translated (::ffff:0:a.b.c.d, RFC 2765 SIIT).
+        [0, 0, 0, 0, 0xffff, 0, hi, lo] => return v4_kind(embedded(hi, lo)),
         // NAT64, well-known prefix (RFC 6052).
         [0x64, 0xff9b, 0, 0, 0, 0, hi, lo] => return v4_kind(embedded(hi, lo)),
         // 6to4 (RFC 3056): the IPv4 address follows the prefix.
@@ -208,6 +210,12 @@ mod tests {
             ("::ffff:127.0.0.1", Some(Loopback)),
             ("::ffff:192.168.0.1", Some(Private)),
             ("::ffff:8.8.8.8", None),
+            ("::ffff:0:127.0.0.1", Some(Loopback)),
+            ("::ffff:0:10.1.2.3", Some(Private)),
+            ("::ffff:0:169.254.169.254", Some(LinkLocal)),
+            ("::ffff:0:8.8.8.8", None),
+            ("64:ff9b::10.1.2.3", Some(Private)),
+            ("64:ff9b::7f00:1", Some(Loopback)),
             ("::10.0.0.1", Some(Private)),
             ("64:ff9b::169.254.169.254", Some(LinkLocal)),
             ("64:ff9b::8.8.8.8", None),

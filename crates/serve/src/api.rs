@@ -10,7 +10,7 @@ use std::net::IpAddr;
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
 
-use axum::body::{Body, Bytes};
+use axum::body::{Body, Bytes, HttpBody};
 use axum::extract::{RawQuery, State};
 use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
@@ -21,11 +21,11 @@ use botwarden_robots::report::{
 use botwarden_robots::{
     Applies, AvailabilityPolicy, Profile, Reason, RobotMatcher, RobotsTxt, TokenChain,
 };
-use botwarden_verify::{Classification, Evidence, Verdict};
+use botwarden_verify::{Classification, Evidence};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
-use crate::state::{Inner, MAX_BODY, MAX_REQUEST_BODY, Shared};
+use crate::state::{Admission, Inner, MAX_BODY, MAX_REQUEST_BODY, Shared};
 
 /// An error answer: `{"error": {"code", "message"}}` with its status.
 #[derive(Debug)]
@@ -72,54 +72,96 @@ impl IntoResponse for ApiError {
     }
 }
 
-/// A JSON text as a response body.
+/// A JSON text as a response body, typed and not to be sniffed as
+/// anything else.
 pub(crate) fn json_body(text: String) -> Response {
-    ([(header::CONTENT_TYPE, "application/json")], text).into_response()
+    (
+        [
+            (header::CONTENT_TYPE, "application/json"),
+            (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
+        ],
+        text,
+    )
+        .into_response()
 }
 
-/// Reads a request body of at most [`MAX_REQUEST_BODY`] bytes, within
-/// `body_timeout` (else `408`).
-pub(crate) async fn read_body(inner: &Inner, body: Body) -> Result<Bytes, ApiError> {
+fn payload_too_large() -> ApiError {
+    ApiError::new(
+        StatusCode::PAYLOAD_TOO_LARGE,
+        "payload_too_large",
+        format!("the request body is over {MAX_REQUEST_BODY} bytes (11 MiB)"),
+    )
+}
+
+/// Reads the body of an admitted request: at most [`MAX_REQUEST_BODY`]
+/// bytes (else `413`, at once for a larger declared length), within
+/// `body_timeout` (else `408`), its bytes reserved out of
+/// `max_body_bytes` (all at once for a declared length, else as they
+/// come; `503 busy` when they cannot be).
+pub(crate) async fn read_body(
+    inner: &Inner,
+    admission: &mut Admission,
+    mut body: Body,
+) -> Result<Bytes, ApiError> {
+    let hint = HttpBody::size_hint(&body);
+    if usize::try_from(hint.lower()).map_or(true, |n| n > MAX_REQUEST_BODY) {
+        return Err(payload_too_large());
+    }
+    let declared = hint
+        .exact()
+        .and_then(|n| usize::try_from(n).ok())
+        .unwrap_or(0);
+    inner.reserve_body(admission, declared)?;
     let limit = std::time::Duration::from_secs_f64(inner.config.body_timeout);
-    let Ok(read) = tokio::time::timeout(limit, axum::body::to_bytes(body, MAX_REQUEST_BODY)).await
-    else {
+    let read = async {
+        let mut reserved = declared;
+        let mut bytes = Vec::with_capacity(declared);
+        while let Some(frame) =
+            std::future::poll_fn(|cx| std::pin::Pin::new(&mut body).poll_frame(cx)).await
+        {
+            let frame =
+                frame.map_err(|e| ApiError::bad(format!("cannot read the request body: {e}")))?;
+            let Ok(data) = frame.into_data() else {
+                continue;
+            };
+            let len = bytes.len() + data.len();
+            if len > MAX_REQUEST_BODY {
+                return Err(payload_too_large());
+            }
+            if len > reserved {
+                // Vec growth may take up to twice what is reserved; the
+                // documented bound counts it.
+                inner.reserve_body(admission, len - reserved)?;
+                reserved = len;
+            }
+            bytes.extend_from_slice(&data);
+        }
+        Ok(Bytes::from(bytes))
+    };
+    if let Ok(read) = tokio::time::timeout(limit, read).await {
+        read
+    } else {
         inner.metrics.body_timeout();
-        return Err(ApiError::new(
+        Err(ApiError::new(
             StatusCode::REQUEST_TIMEOUT,
             "body_timeout",
             format!(
                 "the request body did not arrive within body_timeout ({} s)",
                 inner.config.body_timeout
             ),
-        ));
-    };
-    read.map_err(|e| {
-        // axum says so only in words: its error wraps http-body's.
-        let mut too_large = false;
-        let mut cause: Option<&(dyn std::error::Error + 'static)> = Some(&e);
-        while let Some(c) = cause {
-            too_large |= c.to_string().contains("length limit");
-            cause = c.source();
-        }
-        if too_large {
-            ApiError::new(
-                StatusCode::PAYLOAD_TOO_LARGE,
-                "payload_too_large",
-                format!("the request body is over {MAX_REQUEST_BODY} bytes (11 MiB)"),
-            )
-        } else {
-            ApiError::bad(format!("cannot read the request body: {e}"))
-        }
-    })
+        ))
+    }
 }
 
 /// A JSON request body: `Content-Type: application/json` (or none), read
-/// into `T`; unknown fields are errors.
+/// into `T`; unknown fields are errors. The request is admitted as a job
+/// (`max_jobs`) before any of its body is read; the admission, which
+/// holds the body's bytes out of `max_body_bytes`, comes with it.
 pub(crate) async fn json<T: DeserializeOwned>(
     inner: &Inner,
     headers: &HeaderMap,
     body: Body,
-) -> Result<T, ApiError> {
+) -> Result<(T, Admission), ApiError> {
     if let Some(kind) = headers.get(header::CONTENT_TYPE) {
         let kind = kind.to_str().unwrap_or("");
         let essence = kind.split(';').next().unwrap_or("").trim();
@@ -131,14 +173,16 @@ pub(crate) async fn json<T: DeserializeOwned>(
             ));
         }
     }
-    let bytes = read_body(inner, body).await?;
-    serde_json::from_slice(&bytes).map_err(|e| {
+    let mut admission = inner.admit()?;
+    let bytes = read_body(inner, &mut admission, body).await?;
+    let value = serde_json::from_slice(&bytes).map_err(|e| {
         ApiError::new(
             StatusCode::BAD_REQUEST,
             "invalid_json",
             format!("the request body is not the JSON expected: {e}"),
         )
-    })
+    })?;
+    Ok((value, admission))
 }
 
 /// Where a robots.txt comes from: exactly one of the text, its bytes in
@@ -188,11 +232,19 @@ fn too_big() -> ApiError {
     )
 }
 
+/// The robots.txt URL of a site the caller names: `400 invalid_url` for
+/// text that is not a URL, and for a URL of another scheme than `http` or
+/// `https` (`file:`, `ftp:`, `gopher:`, ...), which is never fetched.
+pub(crate) fn site_robots_url(url: &str) -> Result<url::Url, ApiError> {
+    botwarden_crawl::robots_url(url).map_err(|e| fetch_error(&e))
+}
+
 /// A fetch error as an answer: a bad URL is the caller's (`400`), a
 /// refused address is refused (`403`), the rest is the site's (`502`).
 fn fetch_error(e: &botwarden_crawl::Error) -> ApiError {
     match e {
-        botwarden_crawl::Error::InvalidUrl { .. } => {
+        botwarden_crawl::Error::InvalidUrl { .. }
+        | botwarden_crawl::Error::UnsupportedScheme { .. } => {
             ApiError::new(StatusCode::BAD_REQUEST, "invalid_url", e.to_string())
         }
         botwarden_crawl::Error::Refused { .. } => ApiError::new(
@@ -251,7 +303,7 @@ impl Inner {
         if text_only {
             return Err(ApiError::bad("url is not accepted here; give the file"));
         }
-        let robots_url = botwarden_crawl::robots_url(&url).map_err(|e| fetch_error(&e))?;
+        let robots_url = site_robots_url(&url)?;
         let key = robots_url.as_str();
         let (fetched, cached) = if let Some(hit) = self.robots_cache.get(key) {
             self.metrics
@@ -334,7 +386,7 @@ pub(crate) async fn check(
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
-    let request: CheckRequest = json(&inner, &headers, body).await?;
+    let (request, admission): (CheckRequest, _) = json(&inner, &headers, body).await?;
     let profiles = request
         .profiles
         .iter()
@@ -343,7 +395,7 @@ pub(crate) async fn check(
     let agents = request.agents;
     let loaded = inner.load(input_of!(request), false).await?;
     let text = inner
-        .run_job(move || {
+        .run_admitted(admission, move || {
             let txt = RobotsTxt::parse(loaded.body);
             let agents: Vec<&str> = agents.iter().map(String::as_str).collect();
             let report = CheckReport::new(loaded.name, &txt, &profiles, &agents, loaded.fetched);
@@ -355,18 +407,15 @@ pub(crate) async fn check(
 }
 
 impl Inner {
-    /// [`Inner::job`], refused with `503` when too busy.
-    pub(crate) async fn run_job<T: Send + 'static>(
+    /// [`Inner::job_admitted`]: the work of a request admitted already.
+    pub(crate) async fn run_admitted<T: Send + 'static>(
         &self,
+        admission: Admission,
         work: impl FnOnce() -> T + Send + 'static,
     ) -> Result<T, ApiError> {
-        match self.job(work).await {
-            Some(v) => Ok(v),
-            None => {
-                self.metrics.job_refused();
-                Err(ApiError::busy())
-            }
-        }
+        self.job_admitted(admission, work)
+            .await
+            .ok_or_else(ApiError::busy)
     }
 }
 
@@ -390,11 +439,11 @@ pub(crate) async fn fix(
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
-    let request: FixRequest = json(&inner, &headers, body).await?;
+    let (request, admission): (FixRequest, _) = json(&inner, &headers, body).await?;
     let verbose = request.verbose;
     let loaded = inner.load(input_of!(request), false).await?;
     let doc = inner
-        .run_job(move || {
+        .run_admitted(admission, move || {
             let txt = RobotsTxt::parse(loaded.body);
             let report = FixReport::new(loaded.name, &txt);
             let eq = &report.equivalence;
@@ -451,31 +500,93 @@ pub(crate) fn test_answers(
     let chain = TokenChain::parse(agent);
     let matcher = RobotMatcher::new(txt, profile, &chain);
     urls.iter()
-        .map(|url| {
-            let d = matcher.check(url);
-            let (rule, line) = match d.reason {
-                Reason::Rule { index, line } => {
-                    (Some(matcher.rule_as_written(txt, index)), Some(line))
-                }
-                _ => (None, None),
-            };
-            let answer = Answer {
-                url,
-                allowed: d.allowed,
-                profile: profile.name,
-                agent,
-                rule,
-                line,
-                group: match matcher.applies() {
-                    Applies::Token(t) => Some(t.as_str()),
-                    Applies::Star => Some("*"),
-                    Applies::Nothing => None,
-                },
-                reason: d.explain(&matcher, txt, &chain).to_string(),
-            };
-            serde_json::to_value(&answer).unwrap_or(serde_json::Value::Null)
-        })
+        .map(|url| answer(txt, &matcher, &chain, profile, agent, url))
         .collect()
+}
+
+/// One URL's answer, as JSON.
+fn answer(
+    txt: &RobotsTxt,
+    matcher: &RobotMatcher,
+    chain: &TokenChain,
+    profile: &'static Profile,
+    agent: &str,
+    url: &str,
+) -> serde_json::Value {
+    let d = matcher.check(url);
+    let (rule, line) = match d.reason {
+        Reason::Rule { index, line } => (Some(matcher.rule_as_written(txt, index)), Some(line)),
+        _ => (None, None),
+    };
+    let answer = Answer {
+        url,
+        allowed: d.allowed,
+        profile: profile.name,
+        agent,
+        rule,
+        line,
+        group: match matcher.applies() {
+            Applies::Token(t) => Some(t.as_str()),
+            Applies::Star => Some("*"),
+            Applies::Nothing => None,
+        },
+        reason: d.explain(matcher, txt, chain).to_string(),
+    };
+    serde_json::to_value(&answer).unwrap_or(serde_json::Value::Null)
+}
+
+/// The work one `POST /api/v1/test` may take: URL bytes matched times the
+/// wildcards of the file (each `*` may make the matcher walk the rest of
+/// the URL again), summed over its URLs. About a second of matching.
+pub(crate) const TEST_WORK_BUDGET: u64 = 2_000_000_000;
+
+/// Why URL tests stopped before their end.
+pub(crate) enum Stopped {
+    /// Over [`TEST_WORK_BUDGET`] after this many URLs.
+    OverBudget(usize),
+    /// The request went away (its client left, or it timed out).
+    Cancelled,
+}
+
+/// Sets its flag when dropped: the request's future held it, so work on a
+/// blocking thread sees that nobody waits for it any more.
+pub(crate) struct CancelOnDrop(pub(crate) Arc<std::sync::atomic::AtomicBool>);
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Relaxed);
+    }
+}
+
+/// [`test_answers`] within [`TEST_WORK_BUDGET`], stopped as soon as
+/// `cancelled` is set: each URL's work is counted before it is matched.
+pub(crate) fn test_answers_within(
+    txt: &RobotsTxt,
+    profile: &'static Profile,
+    agent: &str,
+    urls: &[String],
+    cancelled: &std::sync::atomic::AtomicBool,
+) -> Result<Vec<serde_json::Value>, Stopped> {
+    let wildcards = txt.bytes().iter().filter(|b| **b == b'*').count();
+    let per_byte = u64::try_from(wildcards)
+        .unwrap_or(u64::MAX)
+        .saturating_add(1);
+    let chain = TokenChain::parse(agent);
+    let matcher = RobotMatcher::new(txt, profile, &chain);
+    let mut work: u64 = 0;
+    let mut answers = Vec::with_capacity(urls.len());
+    for (i, url) in urls.iter().enumerate() {
+        if cancelled.load(Ordering::Relaxed) {
+            return Err(Stopped::Cancelled);
+        }
+        let len = u64::try_from(url.len()).unwrap_or(u64::MAX);
+        work = work.saturating_add(len.saturating_mul(per_byte));
+        if work > TEST_WORK_BUDGET {
+            return Err(Stopped::OverBudget(i));
+        }
+        answers.push(answer(txt, &matcher, &chain, profile, agent, url));
+    }
+    Ok(answers)
 }
 
 /// What is wrong with an `agent`: `Err` when it has no product token,
@@ -505,7 +616,7 @@ pub(crate) async fn test(
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
-    let request: TestRequest = json(&inner, &headers, body).await?;
+    let (request, admission): (TestRequest, _) = json(&inner, &headers, body).await?;
     let profile = profile(request.profile.as_deref().unwrap_or("rfc9309"))?;
     let warnings = agent_warnings(&request.agent).map_err(ApiError::bad)?;
     let loaded = inner
@@ -520,12 +631,31 @@ pub(crate) async fn test(
         )
         .await?;
     let (agent, urls) = (request.agent, request.urls);
+    // Set when this request goes away: the tests stop at the next URL.
+    let cancelled = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let _cancel = CancelOnDrop(Arc::clone(&cancelled));
     let answers = inner
-        .run_job(move || {
+        .run_admitted(admission, move || {
             let txt = RobotsTxt::parse(loaded.body);
-            test_answers(&txt, profile, &agent, &urls)
+            test_answers_within(&txt, profile, &agent, &urls, &cancelled)
         })
-        .await?;
+        .await?
+        .map_err(|stopped| match stopped {
+            Stopped::OverBudget(done) => ApiError::new(
+                StatusCode::PAYLOAD_TOO_LARGE,
+                "work_budget",
+                format!(
+                    "testing these URLs is more work than one request may take (URL bytes \
+                     times the file's wildcards, at most {TEST_WORK_BUDGET}; over it after \
+                     {done} URLs): send fewer or shorter URLs"
+                ),
+            ),
+            Stopped::Cancelled => ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "cancelled",
+                "the request went away before its tests were done",
+            ),
+        })?;
     let doc = serde_json::json!({"answers": answers, "warnings": warnings});
     Ok(json_body(doc.to_string() + "\n"))
 }
@@ -560,6 +690,7 @@ async fn fetch_answer(inner: &Inner, request: FetchRequest) -> Result<Response, 
     if policies.is_empty() {
         policies = AvailabilityPolicy::ALL.to_vec();
     }
+    site_robots_url(&request.url)?;
     let fetched = inner
         .fetcher
         .fetch_robots(&request.url)
@@ -624,7 +755,7 @@ pub(crate) async fn fetch_post(
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
-    let request: FetchRequest = json(&inner, &headers, body).await?;
+    let (request, _admitted): (FetchRequest, _) = json(&inner, &headers, body).await?;
     fetch_answer(&inner, request).await
 }
 
@@ -663,10 +794,7 @@ pub(crate) async fn verify(
             format!("no bot named '{bot}' in the registry"),
         ));
     }
-    let verdict: std::sync::Arc<Verdict> = inner
-        .verifier
-        .check_request(&inner.classifier, ip, ua, bot)
-        .await;
+    let verdict = inner.api_address_verdict(ip, ua, bot).await?;
     let doc = VerdictJson {
         ip: botwarden_verify::normalize(ip),
         user_agent: ua,
@@ -722,7 +850,7 @@ pub(crate) async fn classify(
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
-    let request: ClassifyRequest = json(&inner, &headers, body).await?;
+    let (request, admission): (ClassifyRequest, _) = json(&inner, &headers, body).await?;
     if request.user_agents.len() > MAX_USER_AGENTS {
         return Err(ApiError::new(
             StatusCode::PAYLOAD_TOO_LARGE,
@@ -733,20 +861,27 @@ pub(crate) async fn classify(
             ),
         ));
     }
-    let results: Vec<serde_json::Value> = request
-        .user_agents
-        .iter()
-        .map(|ua| {
-            if request.explain {
-                let e = inner.classifier.explain(ua);
-                classification_json(ua, &e.classification, Some(&e))
-            } else {
-                classification_json(ua, &inner.classifier.classify(ua), None)
-            }
+    // Classifying thousands of User-Agents takes a while: on a worker,
+    // never on the threads that answer `/verify`.
+    let classifier = Arc::clone(&inner);
+    let text = inner
+        .run_admitted(admission, move || {
+            let results: Vec<serde_json::Value> = request
+                .user_agents
+                .iter()
+                .map(|ua| {
+                    if request.explain {
+                        let e = classifier.classifier.explain(ua);
+                        classification_json(ua, &e.classification, Some(&e))
+                    } else {
+                        classification_json(ua, &classifier.classifier.classify(ua), None)
+                    }
+                })
+                .collect();
+            serde_json::json!({ "results": results }).to_string() + "\n"
         })
-        .collect();
-    let doc = serde_json::json!({ "results": results });
-    Ok(json_body(doc.to_string() + "\n"))
+        .await?;
+    Ok(json_body(text))
 }
 
 /// The API's description, OpenAPI 3.1.

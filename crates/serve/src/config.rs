@@ -76,6 +76,18 @@ pub struct Config {
     /// the answer is `503` with `Retry-After: 1`. Default: four times the
     /// workers.
     pub max_jobs: usize,
+    /// Connections open at once. When full, a new connection closes the
+    /// one that has been idle longest (no request in flight); with none
+    /// idle it is closed at once. Default: the open-file limit less a
+    /// reserve of a quarter of it (at least 64) for DNS, fetches and files:
+    /// 768 under the usual limit of 1,024.
+    pub max_connections: usize,
+    /// HTTP/2 streams (requests) open at once on one connection. Default 16.
+    pub http2_max_streams: u32,
+    /// Bytes of request bodies held at once, every request together
+    /// (reserved as they arrive, or all at once for a declared
+    /// `Content-Length`); past it the answer is `503 busy`. Default 64 MiB.
+    pub max_body_bytes: usize,
     /// Seconds a client may take to send a request's line and headers;
     /// past it the connection is closed. Default 10.
     pub header_timeout: f64,
@@ -129,6 +141,9 @@ impl Default for Config {
             io_threads: (cpus / 2).max(1),
             workers: cpus,
             max_jobs: 4 * cpus,
+            max_connections: default_max_connections(),
+            http2_max_streams: 16,
+            max_body_bytes: 64 * 1024 * 1024,
             header_timeout: 10.0,
             body_timeout: 30.0,
             request_timeout: 60.0,
@@ -140,6 +155,32 @@ impl Default for Config {
             shared: None,
         }
     }
+}
+
+/// The process's open-file limit (its soft limit, from
+/// `/proc/self/limits`), 1,024 where it cannot be read.
+pub(crate) fn open_file_limit() -> usize {
+    std::fs::read_to_string("/proc/self/limits")
+        .ok()
+        .and_then(|text| {
+            let line = text.lines().find(|l| l.starts_with("Max open files"))?;
+            let soft = line
+                .trim_start_matches("Max open files")
+                .split_whitespace()
+                .next()?;
+            if soft == "unlimited" {
+                return Some(1 << 20);
+            }
+            soft.parse().ok()
+        })
+        .unwrap_or(1024)
+}
+
+/// `max_connections` by default: the open-file limit less a quarter of it
+/// (at least 64) kept for the descriptors the service opens itself.
+fn default_max_connections() -> usize {
+    let limit = open_file_limit();
+    limit.saturating_sub((limit / 4).max(64)).max(16)
 }
 
 impl Config {
@@ -190,6 +231,12 @@ impl Config {
             ("io_threads", self.io_threads),
             ("workers", self.workers),
             ("max_jobs", self.max_jobs),
+            ("max_connections", self.max_connections),
+            (
+                "http2_max_streams",
+                usize::try_from(self.http2_max_streams).unwrap_or(1),
+            ),
+            ("max_body_bytes", self.max_body_bytes),
         ] {
             if v == 0 {
                 return Err(format!("{name} must be at least 1"));

@@ -13,6 +13,7 @@ use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
 use axum::response::Response;
 use botwarden_verify::{Claim, Registry, Verdict};
 
+use crate::api::ApiError;
 use crate::state::{Inner, Shared};
 
 const X_BOT_NAME: HeaderName = HeaderName::from_static("x-bot-name");
@@ -69,34 +70,37 @@ enum Client {
 }
 
 /// The client's address: from the configured header when the peer is a
-/// trusted proxy (the right-most address that is not itself a trusted
-/// proxy), else the peer's.
+/// trusted proxy, else the peer's. The header's addresses (its lines in
+/// order, each a comma-separated list) are read from the right: trusted
+/// proxies are passed over and the first that is not one is the client,
+/// whatever comes before it (a client may write anything there; only
+/// what the proxies appended is believed). An entry that is not an
+/// address before the client is found makes the header unreadable; when
+/// every address is a trusted proxy, the left-most is the client.
 fn client(inner: &Inner, peer: IpAddr, headers: &HeaderMap) -> Client {
     if !inner.is_trusted(peer) {
         return Client::Known(peer);
     }
-    let values: Vec<&str> = headers
+    let mut values = headers
         .get_all(&inner.client_header)
         .iter()
-        .filter_map(|v| v.to_str().ok())
-        .collect();
-    if values.is_empty() {
+        .rev()
+        .peekable();
+    if values.peek().is_none() {
         // The proxy sent no header: the request is its own.
         return Client::Known(peer);
     }
-    let mut addresses = Vec::new();
-    for entry in values.iter().flat_map(|v| v.split(',')) {
-        match parse_address(entry) {
-            Some(ip) => addresses.push(ip),
-            None => return Client::Unreadable,
+    let mut leftmost = None;
+    for entry in values.flat_map(|v| v.as_bytes().rsplit(|b| *b == b',')) {
+        let Some(ip) = std::str::from_utf8(entry).ok().and_then(parse_address) else {
+            return Client::Unreadable;
+        };
+        if !inner.is_trusted(ip) {
+            return Client::Known(ip);
         }
+        leftmost = Some(ip);
     }
-    match addresses.iter().rev().find(|ip| !inner.is_trusted(**ip)) {
-        Some(ip) => Client::Known(*ip),
-        None => addresses
-            .first()
-            .map_or(Client::Unreadable, |ip| Client::Known(*ip)),
-    }
+    leftmost.map_or(Client::Unreadable, Client::Known)
 }
 
 /// An address as proxies write it: bare, in brackets, or with a port.
@@ -115,7 +119,7 @@ fn parse_address(text: &str) -> Option<IpAddr> {
 
 /// A header value from text that may hold anything: visible ASCII kept,
 /// the rest as `?`.
-fn header_value(text: &str) -> HeaderValue {
+pub(crate) fn header_value(text: &str) -> HeaderValue {
     let clean: String = text
         .chars()
         .take(200)
@@ -225,38 +229,41 @@ pub(crate) async fn verify_request(
         Some(ua) => Claim::of(&inner.classifier, ua),
         None => Claim::NotABot,
     };
-    if let Some(verdict) = crate::webbotauth::gate_verdict(inner, headers, &claim).await {
-        inner
-            .metrics
-            .verdict(counted_as(inner, &claim), verdict.kind());
-        return answer(inner, &verdict);
-    }
-    let ip = match client(inner, peer, headers) {
-        Client::Known(ip) => botwarden_verify::normalize(ip),
-        Client::Unreadable => {
-            inner.metrics.bad_client_header();
-            let verdict = unknown(
-                &claim,
-                "the trusted proxy's client-address header holds no address",
-            );
-            inner
-                .metrics
-                .verdict(counted_as(inner, &claim), verdict.kind());
-            return answer(inner, &verdict);
-        }
+    // A signature decides only when it verifies, or is shown forged; else
+    // the address decides, as for an unsigned request.
+    let signed = crate::webbotauth::gate_verdict(inner, headers, &claim).await;
+    let verdict = match signed.as_ref().and_then(|s| s.verdict.clone()) {
+        Some(verdict) => Arc::new(verdict),
+        None => match client(inner, peer, headers) {
+            Client::Known(ip) => {
+                let ip = botwarden_verify::normalize(ip);
+                let verdict = decide(inner, ip, &claim, wait).await;
+                tracing::debug!(
+                    %ip,
+                    ua = ua.as_deref().unwrap_or(""),
+                    verdict = verdict.kind(),
+                    bot = verdict.bot().unwrap_or("-"),
+                    "verify"
+                );
+                verdict
+            }
+            Client::Unreadable => {
+                inner.metrics.bad_client_header();
+                Arc::new(unknown(
+                    &claim,
+                    "the trusted proxy's client-address header holds no address",
+                ))
+            }
+        },
     };
-    let verdict = decide(inner, ip, &claim, wait).await;
     inner
         .metrics
         .verdict(counted_as(inner, &claim), verdict.kind());
-    tracing::debug!(
-        %ip,
-        ua = ua.as_deref().unwrap_or(""),
-        verdict = verdict.kind(),
-        bot = verdict.bot().unwrap_or("-"),
-        "verify"
-    );
-    answer(inner, &verdict)
+    let mut response = answer(inner, &verdict);
+    if let Some(signed) = &signed {
+        signed.annotate(response.headers_mut());
+    }
+    response
 }
 
 /// The common case, answered without building a claim: an unsigned
@@ -370,6 +377,62 @@ async fn decide(
                 claim,
                 "verification still running (wait elapsed); its verdict is cached for the next request",
             ))
+        }
+    }
+}
+
+/// The verifications the public API (`GET` and `POST /api/v1/verify`) may
+/// have waiting on DNS at once, out of `max_pending`: half of them, at
+/// most 32 (the verifier's resolver has 64 lookups in flight), at least
+/// one. The rest are kept for `GET /verify`.
+pub(crate) fn api_share(max_pending: usize) -> usize {
+    (max_pending / 2).clamp(1, 32)
+}
+
+impl Inner {
+    /// The address's verdict for the public API: from the cache at once;
+    /// else worked out within `verify_timeout` (`unknown` past it) in one
+    /// of the API's share of the `max_pending` slots, so that a flood of
+    /// the API never holds up `GET /verify`; `503 busy` when none is free.
+    pub(crate) async fn api_address_verdict(
+        &self,
+        ip: IpAddr,
+        ua: Option<&str>,
+        bot: Option<&str>,
+    ) -> Result<Arc<Verdict>, ApiError> {
+        let claim = Claim::asked(&self.classifier, ua, bot);
+        let Claim::Bot { name, .. } = &claim else {
+            // People and unregistered clients need no lookup.
+            return Ok(self
+                .verifier
+                .check_request(&self.classifier, ip, ua, bot)
+                .await);
+        };
+        if let Some(verdict) = self.verifier.cached(botwarden_verify::normalize(ip), name) {
+            return Ok(verdict);
+        }
+        let share = Arc::clone(&self.api_pending).try_acquire_owned();
+        let slot = Arc::clone(&self.pending).try_acquire_owned();
+        let (Ok(_share), Ok(_slot)) = (share, slot) else {
+            self.metrics.busy();
+            return Err(ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "busy",
+                "too many verifications are waiting on DNS; try again shortly",
+            ));
+        };
+        let limit = Duration::from_secs_f64(self.config.verify_timeout);
+        let started = Instant::now();
+        let work = self.verifier.check_request(&self.classifier, ip, ua, bot);
+        if let Ok(verdict) = tokio::time::timeout(limit, work).await {
+            self.metrics.verification(started.elapsed());
+            Ok(verdict)
+        } else {
+            self.metrics.timeout();
+            Ok(Arc::new(unknown(
+                &claim,
+                "verification took longer than verify_timeout",
+            )))
         }
     }
 }

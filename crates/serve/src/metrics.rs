@@ -115,6 +115,13 @@ pub(crate) struct Metrics {
     request_timeouts: AtomicU64,
     /// Request bodies not received within `body_timeout` (`408`).
     body_timeouts: AtomicU64,
+    /// Requests refused with `503`: `max_body_bytes` of bodies were held.
+    bodies_refused: AtomicU64,
+    /// Idle connections closed to make room for a new one.
+    connections_evicted: AtomicU64,
+    /// New connections closed at once: `max_connections` were open, none
+    /// idle.
+    connections_refused: AtomicU64,
     /// Site robots.txt fetches answered from the cache, and sent.
     pub(crate) robots_cache_hits: AtomicU64,
     pub(crate) robots_cache_misses: AtomicU64,
@@ -243,6 +250,18 @@ impl Metrics {
 
     pub(crate) fn request_timeout(&self) {
         self.request_timeouts.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub(crate) fn body_refused(&self) {
+        self.bodies_refused.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub(crate) fn connection_evicted(&self) {
+        self.connections_evicted.fetch_add(1, Ordering::Relaxed);
+    }
+
+    pub(crate) fn connection_refused(&self) {
+        self.connections_refused.fetch_add(1, Ordering::Relaxed);
     }
 
     pub(crate) fn body_timeout(&self) {
@@ -453,6 +472,21 @@ pub(crate) async fn render(State(inner): State<Shared>) -> impl IntoResponse {
             &m.body_timeouts,
         ),
         (
+            "botwarden_bodies_refused_total",
+            "Requests refused with 503: max_body_bytes of request bodies were held already.",
+            &m.bodies_refused,
+        ),
+        (
+            "botwarden_connections_evicted_total",
+            "Idle connections closed to make room for a new one (max_connections).",
+            &m.connections_evicted,
+        ),
+        (
+            "botwarden_connections_refused_total",
+            "New connections closed at once: max_connections were open and none was idle.",
+            &m.connections_refused,
+        ),
+        (
             "botwarden_robots_cache_hits_total",
             "Site robots.txt answered from the fetch cache.",
             &m.robots_cache_hits,
@@ -489,6 +523,21 @@ pub(crate) async fn render(State(inner): State<Shared>) -> impl IntoResponse {
         "Checks, fixes and tests running now on a worker.",
     );
     let _ = writeln!(out, "botwarden_jobs_running {running}");
+    let (connections, body_bytes) = inner.held();
+    head(
+        &mut out,
+        "botwarden_connections",
+        "gauge",
+        "Connections open now.",
+    );
+    let _ = writeln!(out, "botwarden_connections {connections}");
+    head(
+        &mut out,
+        "botwarden_body_bytes",
+        "gauge",
+        "Bytes of request bodies held now.",
+    );
+    let _ = writeln!(out, "botwarden_body_bytes {body_bytes}");
     let (entries, bytes) = inner.robots_cache.size();
     head(
         &mut out,

@@ -14,6 +14,7 @@ use botwarden_robots::{Profile, RobotsTxt, Severity};
 
 use crate::api::{ApiError, Input, agent_warnings, read_body, test_answers};
 use crate::permalink;
+use crate::state::Admission;
 use crate::state::Shared;
 
 /// The stylesheet, served from `/style.css` (the CSP allows no inline
@@ -192,17 +193,25 @@ pub(crate) async fn check_get(State(inner): State<Shared>, RawQuery(query): RawQ
         Ok(ask) => ask,
         Err(e) => return error_page(&e),
     };
+    // Admitted as a job before the permalink's file is inflated (up to
+    // 10 MiB, on a blocking thread) or the site is asked.
+    let admission = match inner.admit() {
+        Ok(a) => a,
+        Err(e) => return error_page(&e),
+    };
     let input = match (&ask.r, &ask.url) {
-        (Some(r), None) => match permalink::decode(r) {
-            Ok(body) => Input {
-                robots_txt_base64: None,
-                robots_txt: None,
-                url: None,
-                name: None,
+        (Some(r), None) => {
+            let r = r.clone();
+            let decoded = tokio::task::spawn_blocking(move || {
+                permalink::decode(&r).map(|body| Input::default().with_body(body))
+            })
+            .await;
+            match decoded {
+                Ok(Ok(input)) => input,
+                Ok(Err(message)) => return error_page(&ApiError::bad(message)),
+                Err(_) => return error_page(&ApiError::busy()),
             }
-            .with_body(body),
-            Err(message) => return error_page(&ApiError::bad(message)),
-        },
+        }
         (None, Some(url)) if !url.trim().is_empty() => Input {
             url: Some(url.trim().to_owned()),
             ..Input::default()
@@ -213,7 +222,7 @@ pub(crate) async fn check_get(State(inner): State<Shared>, RawQuery(query): RawQ
             ));
         }
     };
-    result(&inner, input, ask, false).await
+    result(&inner, admission, input, ask, false).await
 }
 
 impl Input {
@@ -242,7 +251,11 @@ pub(crate) async fn check_post(
             "send the form (application/x-www-form-urlencoded)",
         ));
     }
-    let bytes = match read_body(&inner, body).await {
+    let mut admission = match inner.admit() {
+        Ok(a) => a,
+        Err(e) => return error_page(&e),
+    };
+    let bytes = match read_body(&inner, &mut admission, body).await {
         Ok(b) => b,
         Err(e) => return error_page(&e),
     };
@@ -264,12 +277,18 @@ pub(crate) async fn check_post(
         robots_txt: Some(text),
         ..Input::default()
     };
-    result(&inner, input, ask, true).await
+    result(&inner, admission, input, ask, true).await
 }
 
 /// The result page; with `link`, its permalink is made from the file (on
 /// the check's thread: compressing a large file takes a while).
-async fn result(inner: &Shared, input: Input, mut ask: Ask, link: bool) -> Response {
+async fn result(
+    inner: &Shared,
+    admission: Admission,
+    input: Input,
+    mut ask: Ask,
+    link: bool,
+) -> Response {
     let loaded = match inner.load(input, false).await {
         Ok(l) => l,
         Err(e) => return error_page(&e),
@@ -290,7 +309,7 @@ async fn result(inner: &Shared, input: Input, mut ask: Ask, link: bool) -> Respo
         .take(1000)
         .collect();
     let done = inner
-        .run_job(move || {
+        .run_admitted(admission, move || {
             if link {
                 ask.r = permalink::encode(&loaded.body);
             }

@@ -20,7 +20,7 @@ use botwarden_verify::{
 use hyper::body::Incoming;
 use hyper_util::rt::{TokioExecutor, TokioIo, TokioTimer};
 use tokio::net::TcpListener;
-use tokio::sync::Semaphore;
+use tokio::sync::{Notify, OwnedSemaphorePermit, Semaphore};
 use tower_service::Service as _;
 
 use crate::api::ApiError;
@@ -39,6 +39,19 @@ pub const MAX_BODY: usize = 10 * 1024 * 1024;
 /// JSON around it (options, escapes). A larger body is refused with `413`.
 pub const MAX_REQUEST_BODY: usize = MAX_BODY + 1024 * 1024;
 
+/// The most bytes hyper buffers of an HTTP/1.1 connection's input: a
+/// request line and headers (permalinks' targets are under 64 KiB), or
+/// body bytes not yet taken.
+pub(crate) const HTTP1_BUFFER: usize = 80 * 1024;
+/// HTTP/2 flow control: the bytes of request bodies a client may send on
+/// one connection, and on one stream, before the service has taken them.
+pub(crate) const HTTP2_CONNECTION_WINDOW: u32 = 256 * 1024;
+pub(crate) const HTTP2_STREAM_WINDOW: u32 = 128 * 1024;
+/// The most bytes of one HTTP/2 request's header fields, decoded.
+pub(crate) const HTTP2_HEADER_LIST: u32 = 16 * 1024;
+/// The most bytes of an answer queued on one HTTP/2 stream.
+pub(crate) const HTTP2_SEND_BUFFER: usize = 64 * 1024;
+
 /// What every handler shares.
 pub(crate) struct Inner {
     pub(crate) config: Config,
@@ -52,12 +65,19 @@ pub(crate) struct Inner {
     pub(crate) metrics: Metrics,
     /// `X-Bot-Name` of each registered bot.
     pub(crate) bot_names: gate::BotNames,
-    /// Verifications waiting on DNS (`GET /verify`).
+    /// Verifications waiting on DNS (`GET /verify`, and the API's within
+    /// its share).
     pub(crate) pending: Arc<Semaphore>,
+    /// The public API's share of `pending` ([`gate::api_share`]).
+    pub(crate) api_pending: Arc<Semaphore>,
     /// Checks admitted (running or waiting for a worker).
     jobs: Arc<Semaphore>,
     /// Checks running.
     workers: Arc<Semaphore>,
+    /// Bytes of request bodies held (`max_body_bytes`).
+    bodies: Arc<Semaphore>,
+    /// The connections open, to close the idle ones first when full.
+    connections: Connections,
     /// Site robots.txt fetches.
     pub(crate) robots_cache: RobotsCache,
 }
@@ -145,8 +165,11 @@ impl Service {
         Ok(Service {
             inner: Arc::new(Inner {
                 pending: Arc::new(Semaphore::new(config.max_pending)),
+                api_pending: Arc::new(Semaphore::new(gate::api_share(config.max_pending))),
                 jobs: Arc::new(Semaphore::new(config.max_jobs)),
                 workers: Arc::new(Semaphore::new(config.workers)),
+                bodies: Arc::new(Semaphore::new(config.max_body_bytes)),
+                connections: Connections::new(config.max_connections),
                 robots_cache: RobotsCache::new(&config),
                 metrics: Metrics::new(registry.bots().iter().map(|b| b.name.as_str())),
                 bot_names: gate::BotNames::new(&registry),
@@ -226,8 +249,16 @@ impl Service {
         // `header_timeout` is kept by each connection's watchdog (no
         // request in flight for that long: closed), which covers a request
         // whose headers come slowly: no timer per request.
-        http.http1().header_read_timeout(None);
-        http.http2().timer(TokioTimer::new());
+        http.http1()
+            .header_read_timeout(None)
+            .max_buf_size(HTTP1_BUFFER);
+        http.http2()
+            .timer(TokioTimer::new())
+            .max_concurrent_streams(self.inner.config.http2_max_streams)
+            .initial_connection_window_size(HTTP2_CONNECTION_WINDOW)
+            .initial_stream_window_size(HTTP2_STREAM_WINDOW)
+            .max_header_list_size(HTTP2_HEADER_LIST)
+            .max_send_buf_size(HTTP2_SEND_BUFFER);
         let http = Arc::new(http);
         // Connections watch `stop`; `run` returns once every one of them
         // has dropped its receiver.
@@ -247,6 +278,11 @@ impl Service {
                 },
                 () = &mut shutdown => break,
             };
+            let Some(activity) = self.inner.connections.open(&self.inner.metrics) else {
+                // Full, and every connection has a request in flight.
+                drop(stream);
+                continue;
+            };
             let _ = stream.set_nodelay(true);
             let app = app.clone();
             let inner = Arc::clone(&self.inner);
@@ -254,7 +290,7 @@ impl Service {
             let mut stopping = stopping.clone();
             let idle_limit = Duration::from_secs_f64(self.inner.config.header_timeout);
             tokio::spawn(async move {
-                let activity = Arc::new(Activity::new());
+                let _open = Open(Arc::clone(&activity), Arc::clone(&inner));
                 let watched = Arc::clone(&activity);
                 let service = hyper::service::service_fn(move |mut request: Request<Incoming>| {
                     let busy = Busy::begin(&watched);
@@ -291,6 +327,10 @@ impl Service {
                         tracing::debug!(%peer, "closed a connection that sent no request within header_timeout");
                         return;
                     }
+                    () = activity.close.notified() => {
+                        tracing::debug!(%peer, "closed an idle connection to make room (max_connections)");
+                        return;
+                    }
                     _ = stopping.changed() => {}
                 }
                 connection.as_mut().graceful_shutdown();
@@ -314,14 +354,59 @@ impl Inner {
         self.trusted.iter().any(|c| c.contains(peer))
     }
 
-    /// Runs CPU-bound work (a check, a fix, URL tests) on a blocking
-    /// thread: at most `workers` at once, at most `max_jobs` admitted;
-    /// `None` when the service is too busy to admit it.
-    pub(crate) async fn job<T: Send + 'static>(
+    /// Admits a request as a job before anything of its body is read: a
+    /// place among `max_jobs`, else `503 busy`.
+    pub(crate) fn admit(&self) -> Result<Admission, ApiError> {
+        match Arc::clone(&self.jobs).try_acquire_owned() {
+            Ok(job) => Ok(Admission {
+                _job: job,
+                body: None,
+            }),
+            Err(_) => {
+                self.metrics.job_refused();
+                Err(ApiError::busy())
+            }
+        }
+    }
+
+    /// Reserves `bytes` more of request body for an admitted request, out
+    /// of `max_body_bytes` for all of them; `503 busy` when not that many
+    /// are left.
+    pub(crate) fn reserve_body(
         &self,
+        admission: &mut Admission,
+        bytes: usize,
+    ) -> Result<(), ApiError> {
+        if bytes == 0 {
+            return Ok(());
+        }
+        let permit = u32::try_from(bytes)
+            .ok()
+            .and_then(|n| Arc::clone(&self.bodies).try_acquire_many_owned(n).ok());
+        let Some(permit) = permit else {
+            self.metrics.body_refused();
+            return Err(ApiError::new(
+                StatusCode::SERVICE_UNAVAILABLE,
+                "busy",
+                "the service holds as many request bodies as it may (max_body_bytes); \
+                 try again shortly",
+            ));
+        };
+        match &mut admission.body {
+            Some(held) => held.merge(permit),
+            None => admission.body = Some(permit),
+        }
+        Ok(())
+    }
+
+    /// Runs the work of an admitted request on a blocking thread once a
+    /// worker is free; its admission (and the body bytes it holds) is let
+    /// go when the work ends. `None` if the work could not run.
+    pub(crate) async fn job_admitted<T: Send + 'static>(
+        &self,
+        admitted: Admission,
         work: impl FnOnce() -> T + Send + 'static,
     ) -> Option<T> {
-        let admitted = Arc::clone(&self.jobs).try_acquire_owned().ok()?;
         // Dropped while waiting for a worker (the client left, or the
         // request timed out): the work never starts, and is counted.
         let mut waiting = Waiting {
@@ -341,6 +426,22 @@ impl Inner {
             Err(_) => None,
         }
     }
+
+    /// Connections open now and bytes of request bodies held now.
+    pub(crate) fn held(&self) -> (usize, usize) {
+        (
+            self.connections.count(),
+            self.config.max_body_bytes - self.bodies.available_permits(),
+        )
+    }
+}
+
+/// A request admitted as a job: its place among `max_jobs`, and the bytes
+/// of request body it holds out of `max_body_bytes`. Both are let go when
+/// it is dropped.
+pub(crate) struct Admission {
+    _job: OwnedSemaphorePermit,
+    body: Option<OwnedSemaphorePermit>,
 }
 
 impl Inner {
@@ -371,20 +472,33 @@ impl Drop for Waiting<'_> {
 /// What a connection is doing: requests in flight, and since when it has
 /// had none.
 struct Activity {
+    /// Its number among the connections open.
+    id: u64,
     /// When the connection was opened: `idle_since` counts from it.
     opened: Instant,
     in_flight: AtomicUsize,
     /// Microseconds from `opened` to the end of the last request.
     idle_since: AtomicU64,
+    /// Told to close, to make room for a new connection.
+    close: Notify,
 }
 
 impl Activity {
-    fn new() -> Activity {
+    fn new(id: u64) -> Activity {
         Activity {
+            id,
             opened: Instant::now(),
             in_flight: AtomicUsize::new(0),
             idle_since: AtomicU64::new(0),
+            close: Notify::new(),
         }
+    }
+
+    /// When its last request ended (or it was opened), if none is in
+    /// flight now.
+    fn idle_since(&self) -> Option<Instant> {
+        (self.in_flight.load(Ordering::Acquire) == 0)
+            .then(|| self.opened + Duration::from_micros(self.idle_since.load(Ordering::Acquire)))
     }
 
     /// Completes once the connection has had no request in flight for
@@ -406,6 +520,72 @@ impl Activity {
             };
             tokio::time::sleep(wait).await;
         }
+    }
+}
+
+/// The connections open, at most `max_connections`.
+struct Connections {
+    max: usize,
+    next: AtomicU64,
+    open: std::sync::Mutex<std::collections::HashMap<u64, Arc<Activity>>>,
+}
+
+impl Connections {
+    fn new(max: usize) -> Connections {
+        Connections {
+            max,
+            next: AtomicU64::new(0),
+            open: std::sync::Mutex::new(std::collections::HashMap::new()),
+        }
+    }
+
+    /// Room for a new connection: when full, the connection idle the
+    /// longest is told to close (and no longer counted); `None` when none
+    /// is idle (the new one is refused).
+    fn open(&self, metrics: &Metrics) -> Option<Arc<Activity>> {
+        let mut open = self
+            .open
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner);
+        if open.len() >= self.max {
+            let oldest = open
+                .values()
+                .filter_map(|a| a.idle_since().map(|since| (since, a.id)))
+                .min()
+                .map(|(_, id)| id);
+            let Some(id) = oldest.and_then(|id| open.remove(&id)) else {
+                metrics.connection_refused();
+                return None;
+            };
+            id.close.notify_one();
+            metrics.connection_evicted();
+        }
+        let activity = Arc::new(Activity::new(self.next.fetch_add(1, Ordering::Relaxed)));
+        open.insert(activity.id, Arc::clone(&activity));
+        Some(activity)
+    }
+
+    fn close(&self, id: u64) {
+        self.open
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .remove(&id);
+    }
+
+    fn count(&self) -> usize {
+        self.open
+            .lock()
+            .unwrap_or_else(std::sync::PoisonError::into_inner)
+            .len()
+    }
+}
+
+/// A connection counted among those open until its task ends.
+struct Open(Arc<Activity>, Shared);
+
+impl Drop for Open {
+    fn drop(&mut self) {
+        self.1.connections.close(self.0.id);
     }
 }
 

@@ -13,8 +13,8 @@ use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use botwarden_crawl::{Fetcher, KeyDirConfig, KeyDirectories};
 use botwarden_verify::{
-    Claim, DIRECTORY_MEDIA_TYPE, Evidence, KeyRing, KeySet, RequestParts, SignatureCheck,
-    SignatureVerifier, Signer, Verdict,
+    Claim, DIRECTORY_MEDIA_TYPE, KeyRing, KeySet, RequestParts, SignatureCheck, SignatureVerifier,
+    Signer, Verdict,
 };
 use serde::Deserialize;
 
@@ -203,9 +203,45 @@ fn text<'h>(headers: &'h HeaderMap, names: &[&str]) -> Option<&'h str> {
         .find_map(|n| headers.get(*n).and_then(|v| v.to_str().ok()))
 }
 
-/// `GET /verify` for a signed request: the verdict its signature gives,
-/// or `None` when it is not signed or the signature says nothing of the
-/// claim (the address decides).
+/// What a signed request's signature gave at `GET /verify`.
+pub(crate) struct Signed {
+    /// The verdict the signature gives, when it decides: `None` when it
+    /// says nothing of the claim, could not be checked (too busy) or its
+    /// keys could not be had; then the address decides, as if the request
+    /// were not signed.
+    pub(crate) verdict: Option<Verdict>,
+    /// `valid`, `invalid`, `undecided`, `unsigned` (no `web-bot-auth`
+    /// signature in the fields) or `unchecked` (too many checks waiting).
+    pub(crate) outcome: &'static str,
+    /// Why a signature that did not decide did not.
+    pub(crate) reason: Option<String>,
+}
+
+/// `X-Bot-Signature`: the outcome of a signed request's check, beside the
+/// verdict.
+const X_BOT_SIGNATURE: HeaderName = HeaderName::from_static("x-bot-signature");
+/// `X-Bot-Signature-Reason`: why the signature did not decide.
+const X_BOT_SIGNATURE_REASON: HeaderName = HeaderName::from_static("x-bot-signature-reason");
+
+impl Signed {
+    /// Reports the signature's outcome beside the verdict.
+    pub(crate) fn annotate(&self, headers: &mut HeaderMap) {
+        headers.insert(X_BOT_SIGNATURE, HeaderValue::from_static(self.outcome));
+        if let Some(reason) = &self.reason {
+            headers.insert(X_BOT_SIGNATURE_REASON, crate::gate::header_value(reason));
+        }
+    }
+}
+
+/// `GET /verify` for a signed request: what its signature gives, or
+/// `None` when it is not signed.
+///
+/// A signature that does not verify never makes the User-Agent's claim
+/// weaker: when its keys cannot be had (an invented key id, an agent whose
+/// directory does not answer) or it cannot be checked now, it decides
+/// nothing and the claim is judged by the address, as if the request were
+/// unsigned. Only a valid signature (`verified`, or `spoofed` with a key of
+/// another bot) and an invalid one (`spoofed`) decide.
 ///
 /// The request being verified is the original one: its authority from
 /// `X-Forwarded-Host` (else `Host`), its target from `X-Original-URI`
@@ -217,7 +253,7 @@ pub(crate) async fn gate_verdict(
     inner: &Inner,
     headers: &HeaderMap,
     claim: &Claim,
-) -> Option<Verdict> {
+) -> Option<Signed> {
     if !is_signed(headers) {
         return None;
     }
@@ -235,32 +271,29 @@ pub(crate) async fn gate_verdict(
     // checks share `max_pending` with the verifications waiting on DNS.
     let Ok(_permit) = std::sync::Arc::clone(&inner.pending).try_acquire_owned() else {
         inner.metrics.busy();
-        return Some(busy(claim));
+        return Some(Signed {
+            verdict: None,
+            outcome: "unchecked",
+            reason: Some("too many verifications waiting; the signature was not checked".into()),
+        });
     };
     let limit = Duration::from_secs_f64(inner.config.verify_timeout);
     let check = inner.webbotauth.check(&req, limit, SystemTime::now()).await;
-    let verdict = inner.verifier.signature_verdict(claim, &check)?;
+    let (verdict, reason) = match &check {
+        SignatureCheck::Undecided { reason, .. } => (None, Some(reason.clone())),
+        _ => (inner.verifier.signature_verdict(claim, &check), None),
+    };
     tracing::debug!(
         signature = check.kind(),
-        verdict = verdict.kind(),
-        bot = verdict.bot().unwrap_or("-"),
+        verdict = verdict.as_ref().map_or("-", Verdict::kind),
+        bot = verdict.as_ref().and_then(Verdict::bot).unwrap_or("-"),
         "verify signed"
     );
-    Some(verdict)
-}
-
-/// `unknown`: too many checks waiting.
-fn busy(claim: &Claim) -> Verdict {
-    let reason = "too many verifications waiting; the signature was not checked".to_owned();
-    let bot = match claim {
-        Claim::Bot { name, .. } | Claim::Unregistered { name, .. } => name.clone(),
-        Claim::NotABot => "-".to_owned(),
-    };
-    Verdict::Unknown {
-        bot,
+    Some(Signed {
+        verdict,
+        outcome: check.kind(),
         reason,
-        evidence: Evidence::default(),
-    }
+    })
 }
 
 /// `POST /api/v1/verify`: a signed request's verdict.
@@ -308,7 +341,7 @@ pub(crate) async fn api_verify(
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
-    let asked: SignedRequest = json(&inner, &headers, body).await?;
+    let (asked, _admitted): (SignedRequest, _) = json(&inner, &headers, body).await?;
     let ip = asked
         .ip
         .as_deref()
@@ -371,11 +404,19 @@ pub(crate) async fn api_verify(
     let check = inner.webbotauth.check(&req, limit, now).await;
     let bot = asked.bot.as_deref();
     let verdict: Verdict = match ip {
-        Some(ip) => (*inner
-            .verifier
-            .check_signed_request(&inner.classifier, ip, ua, bot, &check)
-            .await)
-            .clone(),
+        Some(ip) => {
+            // Keys that cannot be had decide nothing: the address does, as
+            // for an unsigned request (the check is reported beside it).
+            let claim = Claim::asked(&inner.classifier, ua, bot);
+            let signed = match check {
+                SignatureCheck::Undecided { .. } => None,
+                _ => inner.verifier.signature_verdict(&claim, &check),
+            };
+            match signed {
+                Some(verdict) => verdict,
+                None => (*inner.api_address_verdict(ip, ua, bot).await?).clone(),
+            }
+        }
         None => inner
             .verifier
             .check_signed_without_address(&inner.classifier, ua, bot, &check),

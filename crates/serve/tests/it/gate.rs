@@ -328,7 +328,7 @@ http {{
     )
 }
 
-fn start_nginx(root: &Path, serve: SocketAddr) -> (Daemon, u16) {
+pub(crate) fn start_nginx(root: &Path, serve: SocketAddr) -> (Daemon, u16) {
     assert!(
         Path::new("/usr/sbin/nginx").exists(),
         "/usr/sbin/nginx is missing: install the Debian package `nginx`"
