@@ -37,6 +37,8 @@ pub struct Analysis<'t> {
     compiled: [OnceLock<Robots>; Profile::ALL.len()],
     /// How many profiles were compiled.
     compiles: AtomicUsize,
+    /// Raised by the caller to stop the work: what is left is skipped.
+    cancel: Option<std::sync::Arc<std::sync::atomic::AtomicBool>>,
 }
 
 impl<'t> Analysis<'t> {
@@ -47,7 +49,28 @@ impl<'t> Analysis<'t> {
             txt,
             compiled: std::array::from_fn(|_| OnceLock::new()),
             compiles: AtomicUsize::new(0),
+            cancel: None,
         }
+    }
+
+    /// The same analysis, stopped once `cancel` is raised: the lints, the
+    /// matrix and the proof of the fixer's output look at it between their
+    /// passes (each linear in the file), so a caller that gives up (a
+    /// request timed out, a client gone) stops the work within one pass.
+    /// What a cancelled analysis returns is incomplete; ask
+    /// [`Analysis::is_cancelled`] before using it.
+    #[must_use]
+    pub fn cancelled_by(mut self, cancel: std::sync::Arc<std::sync::atomic::AtomicBool>) -> Self {
+        self.cancel = Some(cancel);
+        self
+    }
+
+    /// Whether the caller asked to stop.
+    #[must_use]
+    pub fn is_cancelled(&self) -> bool {
+        self.cancel
+            .as_ref()
+            .is_some_and(|c| c.load(std::sync::atomic::Ordering::Relaxed))
     }
 
     /// The parsed file.

@@ -475,7 +475,9 @@ impl RobotsTxt {
                     chars: 0,
                 };
                 if upto - line.span.start > CHECKPOINT_EVERY {
-                    let marks = self.columns.get_or_init(|| checkpoints(&self.bytes, &self.lines));
+                    let marks = self
+                        .columns
+                        .get_or_init(|| checkpoints(&self.bytes, &self.lines));
                     let i = marks.partition_point(|c| c.offset <= upto);
                     if let Some(mark) = i.checked_sub(1).map(|i| marks[i])
                         && mark.offset >= line.span.start

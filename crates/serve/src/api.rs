@@ -36,6 +36,16 @@ pub(crate) struct ApiError {
 }
 
 impl ApiError {
+    /// A request that went away (its client left, or it timed out) before
+    /// its work was done: the work stopped.
+    pub(crate) fn cancelled() -> Self {
+        ApiError::new(
+            StatusCode::SERVICE_UNAVAILABLE,
+            "cancelled",
+            "the request went away before its work was done",
+        )
+    }
+
     pub(crate) fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
         ApiError {
             status,
@@ -394,14 +404,25 @@ pub(crate) async fn check(
         .collect::<Result<Vec<_>, _>>()?;
     let agents = request.agents;
     let loaded = inner.load(input_of!(request), false).await?;
+    // Set when this request goes away: the check stops within a pass.
+    let cancelled = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let _cancel = CancelOnDrop(Arc::clone(&cancelled));
     let text = inner
         .run_admitted(admission, move || {
             let txt = RobotsTxt::parse(loaded.body);
             let agents: Vec<&str> = agents.iter().map(String::as_str).collect();
-            let report = CheckReport::new(loaded.name, &txt, &profiles, &agents, loaded.fetched);
-            check_json(&report).map(|t| t + "\n")
+            CheckReport::new_cancellable(
+                loaded.name,
+                &txt,
+                &profiles,
+                &agents,
+                loaded.fetched,
+                cancelled,
+            )
+            .map(|report| check_json(&report).map(|t| t + "\n"))
         })
         .await?
+        .ok_or_else(ApiError::cancelled)?
         .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", e.to_string()))?;
     Ok(json_body(text))
 }
@@ -650,11 +671,7 @@ pub(crate) async fn test(
                      {done} URLs): send fewer or shorter URLs"
                 ),
             ),
-            Stopped::Cancelled => ApiError::new(
-                StatusCode::SERVICE_UNAVAILABLE,
-                "cancelled",
-                "the request went away before its tests were done",
-            ),
+            Stopped::Cancelled => ApiError::cancelled(),
         })?;
     let doc = serde_json::json!({"answers": answers, "warnings": warnings});
     Ok(json_body(doc.to_string() + "\n"))

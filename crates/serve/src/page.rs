@@ -4,6 +4,8 @@
 
 use std::borrow::Cow;
 use std::fmt::Write as _;
+use std::sync::Arc;
+use std::sync::atomic::AtomicBool;
 
 use axum::body::Body;
 use axum::extract::{RawQuery, State};
@@ -308,16 +310,21 @@ async fn result(
         .map(str::to_owned)
         .take(1000)
         .collect();
+    // Set when this request goes away (its client left, or it timed
+    // out): the check stops within one of its passes.
+    let cancelled = Arc::new(AtomicBool::new(false));
+    let _cancel = crate::api::CancelOnDrop(Arc::clone(&cancelled));
     let done = inner
         .run_admitted(admission, move || {
             if link {
                 ask.r = permalink::encode(&loaded.body);
             }
-            render(&loaded, &ask, profile, agent.as_deref(), &urls)
+            render(&loaded, &ask, profile, agent.as_deref(), &urls, cancelled)
         })
         .await;
     match done {
-        Ok(html) => page(StatusCode::OK, "robots.txt check", &html),
+        Ok(Some(html)) => page(StatusCode::OK, "robots.txt check", &html),
+        Ok(None) => error_page(&crate::api::ApiError::cancelled()),
         Err(e) => error_page(&e),
     }
 }
@@ -333,16 +340,24 @@ const DIFF_LINES_SHOWN: usize = 2000;
 /// repeats them, and costs as much as the rest of the page on large files).
 const TEXT_REPORT_UP_TO: usize = 200;
 
-/// The body of the result page.
+/// The body of the result page; `None` once `cancelled` is raised.
 fn render(
     loaded: &crate::api::Loaded,
     ask: &Ask,
     profile: &'static Profile,
     agent: Option<&str>,
     urls: &[String],
-) -> String {
+    cancelled: Arc<AtomicBool>,
+) -> Option<String> {
     let txt = RobotsTxt::parse(loaded.body.clone());
-    let report = CheckReport::new(loaded.name.clone(), &txt, &[], &[], loaded.fetched.clone());
+    let report = CheckReport::new_cancellable(
+        loaded.name.clone(),
+        &txt,
+        &[],
+        &[],
+        loaded.fetched.clone(),
+        cancelled,
+    )?;
     let mut out = String::with_capacity(64 * 1024);
     let _ = writeln!(out, "<h1>robots.txt check: {}</h1>", h(&report.name));
     let link = match (&ask.url, &ask.r) {
@@ -399,7 +414,7 @@ fn render(
             h_lines(&check_text(&report, TextView::default()))
         );
     }
-    out
+    Some(out)
 }
 
 /// The findings, folded by root cause, errors first, each with its lines.
@@ -417,7 +432,7 @@ fn diagnostics(out: &mut String, report: &CheckReport<'_>, txt: &RobotsTxt) {
     if report.folded.len() > ROWS_SHOWN {
         let _ = writeln!(
             out,
-            "<p>The first {ROWS_SHOWN} groups are shown; the API's <code>check</code> lists every finding.</p>"
+            "<p>The first {ROWS_SHOWN} groups are shown; the API's <code>check</code> lists the first 1,000 findings and counts the rest.</p>"
         );
     }
     for entry in report.folded.iter().take(ROWS_SHOWN) {

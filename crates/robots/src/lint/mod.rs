@@ -162,7 +162,12 @@ macro_rules! lints {
         /// Every lint, in code order.
         pub const LINTS: &[&Lint] = &[$(&rules::$module::LINT),*];
         fn run(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
-            $(rules::$module::check(cx, out);)*
+            $(
+                if cx.analysis.is_cancelled() {
+                    return;
+                }
+                rules::$module::check(cx, out);
+            )*
         }
     };
 }

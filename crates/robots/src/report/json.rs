@@ -5,7 +5,7 @@ use std::fmt::Write as _;
 use serde::Serialize;
 use serde::ser::{SerializeMap as _, SerializeSeq as _, SerializeStruct as _, Serializer};
 
-use super::model::{CheckReport, FetchSummary, ShownCause};
+use super::model::{CheckReport, FetchSummary, LISTED_EDITS, ShownCause};
 use crate::{Matrix, Row};
 
 /// The JSON of `robots check`: the report, pretty-printed, with the
@@ -62,8 +62,8 @@ impl Serialize for CheckReport<'_> {
         let mut out = serializer.serialize_struct("CheckReport", 6)?;
         out.serialize_field("source", &self.name)?;
         let causes = self.causes();
-        let diagnostics: Vec<DiagnosticJson<'_>> = self
-            .diagnostics
+        let (listed, omitted) = self.listed();
+        let diagnostics: Vec<DiagnosticJson<'_>> = listed
             .iter()
             .zip(causes)
             .map(|(d, cause)| {
@@ -76,9 +76,11 @@ impl Serialize for CheckReport<'_> {
                     end_line: r.end_line,
                     fix: d.fix.as_ref().map(|f| FixJson {
                         description: &f.description,
+                        edits_omitted: f.edits.len().saturating_sub(LISTED_EDITS),
                         edits: f
                             .edits
                             .iter()
+                            .take(LISTED_EDITS)
                             .map(|e| {
                                 let r = self.region(e.span);
                                 EditJson {
@@ -100,6 +102,17 @@ impl Serialize for CheckReport<'_> {
             })
             .collect();
         out.serialize_field("diagnostics", &diagnostics)?;
+        if !omitted.is_empty() {
+            out.serialize_field(
+                "diagnostics_omitted",
+                &OmittedJson {
+                    count: omitted.iter().map(|(_, n)| n).sum(),
+                    by_code: omitted.iter().copied().collect(),
+                },
+            )?;
+        } else {
+            out.skip_field("diagnostics_omitted")?;
+        }
         out.serialize_field("matrix", &MatrixJson(&self.matrix))?;
         let eq = &self.equivalence;
         out.serialize_field(
@@ -175,6 +188,21 @@ struct DiagnosticJson<'a> {
 struct FixJson<'a> {
     description: &'a str,
     edits: Vec<EditJson<'a>>,
+    /// Edits past [`LISTED_EDITS`], not listed.
+    #[serde(skip_serializing_if = "is_zero")]
+    edits_omitted: usize,
+}
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
+}
+
+/// The findings past [`LISTED_FINDINGS`](super::LISTED_FINDINGS): how
+/// many, and how many of each code.
+#[derive(Serialize)]
+struct OmittedJson {
+    count: usize,
+    by_code: std::collections::BTreeMap<&'static str, usize>,
 }
 
 #[derive(Serialize)]
@@ -268,5 +296,116 @@ impl Serialize for DecisionsJson<'_> {
             map.serialize_entry(p.name, if c.allowed { "allowed" } else { "disallowed" })?;
         }
         map.end()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::{LISTED_FINDINGS, TextView, check_sarif, check_text};
+    use super::*;
+    use crate::RobotsTxt;
+
+    /// `lines` lines that each hold a NUL byte: a finding each.
+    fn nul_lines(lines: usize) -> RobotsTxt {
+        let mut body = b"User-agent: *\n".to_vec();
+        for i in 0..lines {
+            body.extend_from_slice(format!("Disallow: /{i}\0x\n").as_bytes());
+        }
+        RobotsTxt::parse(body)
+    }
+
+    #[test]
+    fn findings_past_the_cap_are_counted_not_listed() {
+        let txt = nul_lines(LISTED_FINDINGS + 500);
+        let report = CheckReport::new("f", &txt, &[], &[], None);
+        let nuls = report
+            .diagnostics
+            .iter()
+            .filter(|d| d.code() == "R036")
+            .count();
+        assert_eq!(nuls, LISTED_FINDINGS + 500);
+        let json: serde_json::Value =
+            serde_json::from_str(&check_json(&report).expect("json")).expect("parses");
+        let listed = json["diagnostics"].as_array().expect("list").len();
+        assert_eq!(listed, LISTED_FINDINGS);
+        let omitted = &json["diagnostics_omitted"];
+        assert_eq!(
+            omitted["count"].as_u64(),
+            Some((report.diagnostics.len() - LISTED_FINDINGS) as u64),
+            "{omitted}"
+        );
+        assert!(omitted["by_code"]["R036"].as_u64().is_some(), "{omitted}");
+
+        let sarif: serde_json::Value =
+            serde_json::from_str(&check_sarif(&report).expect("sarif")).expect("parses");
+        let run = &sarif["runs"][0];
+        assert_eq!(
+            run["results"].as_array().expect("results").len(),
+            LISTED_FINDINGS
+        );
+        let notes = run["invocations"][0]["toolExecutionNotifications"].to_string();
+        assert!(notes.contains("more finding(s) not listed"), "{notes}");
+
+        let text = check_text(
+            &report,
+            TextView {
+                verbose: true,
+                ..TextView::default()
+            },
+        );
+        assert!(text.contains("more finding(s) not listed"), "{text}");
+        assert!(text.matches("[nul-byte]").count() <= LISTED_FINDINGS);
+    }
+
+    #[test]
+    fn a_report_under_the_cap_lists_everything_and_says_nothing_more() {
+        let txt = nul_lines(3);
+        let report = CheckReport::new("f", &txt, &[], &[], None);
+        let json: serde_json::Value =
+            serde_json::from_str(&check_json(&report).expect("json")).expect("parses");
+        assert_eq!(
+            json["diagnostics"].as_array().expect("list").len(),
+            report.diagnostics.len()
+        );
+        assert!(json.get("diagnostics_omitted").is_none(), "{json}");
+    }
+
+    #[test]
+    fn a_cancelled_check_gives_no_report_and_one_not_cancelled_the_same() {
+        use std::sync::Arc;
+        use std::sync::atomic::AtomicBool;
+        let txt = nul_lines(20);
+        let raised = Arc::new(AtomicBool::new(true));
+        assert!(CheckReport::new_cancellable("f", &txt, &[], &[], None, raised).is_none());
+        let lowered = Arc::new(AtomicBool::new(false));
+        let report = CheckReport::new_cancellable("f", &txt, &[], &[], None, lowered)
+            .expect("not cancelled");
+        let plain = CheckReport::new("f", &txt, &[], &[], None);
+        assert_eq!(
+            check_json(&report).expect("json"),
+            check_json(&plain).expect("json")
+        );
+    }
+
+    #[test]
+    fn a_run_of_nul_bytes_is_one_edit() {
+        let mut body = b"User-agent: *\nDisallow: /a".to_vec();
+        body.extend(std::iter::repeat_n(0u8, 100_000));
+        body.extend_from_slice(b"\0b\0\n");
+        let txt = RobotsTxt::parse(body);
+        let report = CheckReport::new("f", &txt, &[], &[], None);
+        let json: serde_json::Value =
+            serde_json::from_str(&check_json(&report).expect("json")).expect("parses");
+        let nul = json["diagnostics"]
+            .as_array()
+            .expect("list")
+            .iter()
+            .find(|d| d["code"] == "R036")
+            .expect("a NUL finding");
+        assert_eq!(
+            nul["fix"]["edits"].as_array().expect("edits").len(),
+            2,
+            "{nul}"
+        );
     }
 }

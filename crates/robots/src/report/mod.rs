@@ -59,7 +59,7 @@ mod sarif;
 pub use json::{check_json, fetch_json, json_text};
 pub use model::{
     CheckReport, Decisions, EncodingFrom, FetchDecision, FetchSummary, FixReport, HopSummary,
-    ProbeSummary,
+    LISTED_EDITS, LISTED_FINDINGS, ProbeSummary,
 };
 #[cfg(feature = "serde")]
 pub use sarif::check_sarif;

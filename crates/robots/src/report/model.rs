@@ -7,6 +7,15 @@ use crate::{
     Profile, RobotsTxt, Sampled, Severity, compare_fixed, fix, fold,
 };
 
+/// Findings a report lists one by one at most (JSON, SARIF, the text's
+/// `--verbose`), in file order; the rest are counted by code. A file of
+/// 8 MiB can hold hundreds of thousands of findings: listed whole, their
+/// JSON ran to a thousand times the file.
+pub const LISTED_FINDINGS: usize = 1_000;
+
+/// Edits of one fix a report lists at most; the rest are counted.
+pub const LISTED_EDITS: usize = 1_000;
+
 /// What `robots check` reports about one file: every finding, the
 /// findings folded by root cause, the interpretation matrix, what the fixer
 /// would do and the proof of it, and what was sampled to stay within the
@@ -15,7 +24,7 @@ use crate::{
 /// Its JSON shape (with the `serde` feature; the one `botwarden robots
 /// check --format json` prints, documented in the README): `{"source", "diagnostics": [{"cause", "code",
 /// "column", "end_column", "end_line", "fix", "help", "line", "message",
-/// "name", "severity"}], "matrix": [{"agent", "path", "decisions":
+/// "name", "severity"}], "diagnostics_omitted" (only when over [`LISTED_FINDINGS`]: `{"count", "by_code"}`), "matrix": [{"agent", "path", "decisions":
 /// {"<profile>": "allowed|disallowed"}, "disagree"}], "fix": {"changes",
 /// "complete", "intended_differences", "unasked", "unintended_differences"},
 /// "availability", "bounds": {"lints", "matrix"}}`.
@@ -58,7 +67,37 @@ impl<'t> CheckReport<'t> {
         fetched: Option<FetchSummary>,
     ) -> CheckReport<'t> {
         let analysis = Analysis::new(txt);
+        let report = CheckReport::with_analysis(name, &analysis, profiles, agents, fetched);
+        report.unwrap_or_else(|| unreachable!("an analysis no one can cancel"))
+    }
+
+    /// [`CheckReport::new`], given up once `cancel` is raised (a request
+    /// timed out, its client gone): the work stops within one of its
+    /// passes, each linear in the file, and the report is `None`.
+    #[must_use]
+    pub fn new_cancellable(
+        name: impl Into<String>,
+        txt: &'t RobotsTxt,
+        profiles: &[&'static Profile],
+        agents: &[&str],
+        fetched: Option<FetchSummary>,
+        cancel: std::sync::Arc<std::sync::atomic::AtomicBool>,
+    ) -> Option<CheckReport<'t>> {
+        let analysis = Analysis::new(txt).cancelled_by(cancel);
+        CheckReport::with_analysis(name, &analysis, profiles, agents, fetched)
+    }
+
+    fn with_analysis(
+        name: impl Into<String>,
+        analysis: &Analysis<'t>,
+        profiles: &[&'static Profile],
+        agents: &[&str],
+        fetched: Option<FetchSummary>,
+    ) -> Option<CheckReport<'t>> {
+        let txt = analysis.txt();
+        let live = || (!analysis.is_cancelled()).then_some(());
         let checked = analysis.check_bounded();
+        live()?;
         let folded = fold(txt, &checked.diagnostics);
         let all = Profile::ALL;
         let profiles = if profiles.is_empty() {
@@ -66,10 +105,14 @@ impl<'t> CheckReport<'t> {
         } else {
             profiles
         };
+        live()?;
         let matrix = analysis.matrix(profiles, agents);
+        live()?;
         let fixed = fix(txt);
+        live()?;
         let equivalence = analysis.compare_fixed(&fixed);
-        CheckReport {
+        live()?;
+        Some(CheckReport {
             name: name.into(),
             txt,
             diagnostics: checked.diagnostics,
@@ -79,7 +122,23 @@ impl<'t> CheckReport<'t> {
             fetched,
             fixed,
             equivalence,
+        })
+    }
+
+    /// The findings a report lists (the first [`LISTED_FINDINGS`] in file
+    /// order), and how many of each code are not listed.
+    #[must_use]
+    pub fn listed(&self) -> (&[Diagnostic], Vec<(&'static str, usize)>) {
+        let cut = self.diagnostics.len().min(LISTED_FINDINGS);
+        let mut omitted: Vec<(&'static str, usize)> = Vec::new();
+        for d in &self.diagnostics[cut..] {
+            match omitted.iter_mut().find(|(code, _)| *code == d.code()) {
+                Some((_, n)) => *n += 1,
+                None => omitted.push((d.code(), 1)),
+            }
         }
+        omitted.sort_unstable();
+        (&self.diagnostics[..cut], omitted)
     }
 
     /// Findings of a severity.

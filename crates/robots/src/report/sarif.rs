@@ -6,8 +6,8 @@ use std::fmt::Write as _;
 use serde_json::{Value, json};
 
 use super::json::json_text;
-use super::model::CheckReport;
-use super::text::partial;
+use super::model::{CheckReport, LISTED_EDITS};
+use super::text::{partial, unlisted};
 use crate::{LINTS, Severity, Span};
 
 /// SARIF 2.1.0, pretty-printed: one run, every lint as a rule, one result
@@ -48,8 +48,8 @@ impl CheckReport<'_> {
             json!({"startLine": r.line, "startColumn": r.column, "endLine": r.end_line, "endColumn": r.end_column})
         };
         let causes = self.causes();
-        let results: Vec<Value> = self
-            .diagnostics
+        let (listed, omitted) = self.listed();
+        let results: Vec<Value> = listed
             .iter()
             .zip(causes)
             .map(|(d, cause)| {
@@ -80,7 +80,7 @@ impl CheckReport<'_> {
                         "description": {"text": f.description},
                         "artifactChanges": [{
                             "artifactLocation": {"uri": uri},
-                            "replacements": f.edits.iter().map(|e| json!({
+                            "replacements": f.edits.iter().take(LISTED_EDITS).map(|e| json!({
                                 "deletedRegion": region(e.span),
                                 "insertedContent": {"text": e.replacement},
                             })).collect::<Vec<_>>(),
@@ -102,7 +102,7 @@ impl CheckReport<'_> {
                 "artifacts": [{"location": {"uri": uri}}],
                 "invocations": [{
                     "executionSuccessful": true,
-                    "toolExecutionNotifications": self.bound_notes().iter().map(|text| json!({
+                    "toolExecutionNotifications": self.bound_notes().iter().chain(unlisted(&omitted).iter()).map(|text| json!({
                         "level": "note",
                         "message": {"text": text},
                     })).collect::<Vec<_>>(),

@@ -162,10 +162,14 @@ impl CheckReport<'_> {
     fn text(&self, view: TextView) -> String {
         let mut out = String::new();
         if view.verbose {
-            let mut order: Vec<usize> = (0..self.diagnostics.len()).collect();
-            order.sort_by_key(|&i| self.diagnostics[i].severity());
+            let (listed, omitted) = self.listed();
+            let mut order: Vec<usize> = (0..listed.len()).collect();
+            order.sort_by_key(|&i| listed[i].severity());
             for i in order {
-                self.render(&mut out, &self.diagnostics[i], &[]);
+                self.render(&mut out, &listed[i], &[]);
+            }
+            if let Some(line) = unlisted(&omitted) {
+                let _ = writeln!(out, "{line}\n");
             }
         } else {
             for entry in &self.folded {
@@ -754,4 +758,19 @@ pub fn fetch_text(r: &FetchSummary) -> String {
         let _ = writeln!(out, "  {policy:<10} {decision:<24} {}", d.reason);
     }
     out
+}
+
+/// What a report says of the findings it does not list: `None` when it
+/// lists them all.
+pub(crate) fn unlisted(omitted: &[(&str, usize)]) -> Option<String> {
+    if omitted.is_empty() {
+        return None;
+    }
+    let total: usize = omitted.iter().map(|(_, n)| n).sum();
+    let codes: Vec<String> = omitted.iter().map(|(c, n)| format!("{c} × {n}")).collect();
+    Some(format!(
+        "… and {total} more finding(s) not listed (the first {} are): {}",
+        super::model::LISTED_FINDINGS,
+        codes.join(", ")
+    ))
 }

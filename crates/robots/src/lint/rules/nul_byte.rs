@@ -35,7 +35,14 @@ pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     }
     for (_, offsets) in by_line {
         let (Some(&first), Some(&last)) = (offsets.first(), offsets.last()) else { continue };
-        let edits = offsets.iter().map(|&o| Edit { span: Span::new(o, o + 1), replacement: String::new() }).collect();
+        // One edit per run of NULs: a line of a million NULs is one edit.
+        let mut edits: Vec<Edit> = Vec::new();
+        for &o in &offsets {
+            match edits.last_mut() {
+                Some(run) if run.span.end == o => run.span.end = o + 1,
+                _ => edits.push(Edit { span: Span::new(o, o + 1), replacement: String::new() }),
+            }
+        }
         out.push(
             Diagnostic::new(&LINT, Span::new(first, last + 1), format!("{} NUL byte(s): Google and RFC 9309 robots stop reading the line at the first", offsets.len()))
                 .help("remove the NUL bytes")
