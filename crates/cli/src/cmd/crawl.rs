@@ -1054,7 +1054,7 @@ fn run_crawl(given: &CrawlArgs, matches: Option<&ArgMatches>) -> Result<ExitCode
         runtime.block_on(async {
             let on_signal = stop.clone();
             tokio::spawn(async move {
-                stop_on_signal().await;
+                super::stop_signal().await;
                 on_signal.stop();
             });
             let bar = terminal.then(|| {
@@ -1148,22 +1148,6 @@ fn run_crawl(given: &CrawlArgs, matches: Option<&ArgMatches>) -> Result<ExitCode
         return Ok(ExitCode::from(3));
     }
     Ok(ExitCode::SUCCESS)
-}
-
-/// Returns on Ctrl-C or SIGTERM.
-pub(crate) async fn stop_on_signal() {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        if let Ok(mut term) = signal(SignalKind::terminate()) {
-            tokio::select! {
-                _ = tokio::signal::ctrl_c() => {}
-                _ = term.recv() => {}
-            }
-            return;
-        }
-    }
-    let _ = tokio::signal::ctrl_c().await;
 }
 
 /// The terminal's width in columns, from `COLUMNS` when set.

@@ -256,7 +256,7 @@ pub(crate) fn run_workers(
     let ends = runtime.block_on(async {
         let on_signal = stop.clone();
         tokio::spawn(async move {
-            super::crawl::stop_on_signal().await;
+            super::stop_signal().await;
             on_signal.stop();
         });
         let runs = stores.into_iter().enumerate().map(|(i, store)| {
@@ -386,7 +386,7 @@ pub(crate) fn worker(args: &WorkerArgs) -> Result<ExitCode> {
     let (_, end) = runtime.block_on(async {
         let on_signal = stop.clone();
         tokio::spawn(async move {
-            super::crawl::stop_on_signal().await;
+            super::stop_signal().await;
             on_signal.stop();
         });
         crawl_worker(

@@ -21,3 +21,19 @@ pub(crate) fn with_causes(error: &(dyn std::error::Error + 'static)) -> String {
     }
     text
 }
+
+/// Returns on Ctrl-C or SIGTERM: what every long-running command stops on.
+pub(crate) async fn stop_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{SignalKind, signal};
+        if let Ok(mut term) = signal(SignalKind::terminate()) {
+            tokio::select! {
+                _ = tokio::signal::ctrl_c() => {}
+                _ = term.recv() => {}
+            }
+            return;
+        }
+    }
+    let _ = tokio::signal::ctrl_c().await;
+}

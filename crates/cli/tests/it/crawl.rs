@@ -341,12 +341,17 @@ fn store_states(db: &std::path::Path) -> (Vec<(String, String, i64)>, String) {
         .expect("rows")
         .map(|r| r.expect("row"))
         .collect();
-    let state = c
-        .query_row("SELECT value FROM meta WHERE key = 'state'", [], |r| {
-            r.get(0)
-        })
-        .expect("state");
-    (rows, state)
+    drop(st);
+    drop(c);
+    (rows, one(db, "SELECT value FROM meta WHERE key = 'state'"))
+}
+
+/// The one value a query of a store gives.
+fn one<T: rusqlite::types::FromSql>(db: &std::path::Path, sql: &str) -> T {
+    rusqlite::Connection::open(db)
+        .expect("open the store")
+        .query_row(sql, [], |r| r.get(0))
+        .unwrap_or_else(|e| panic!("{sql}: {e}"))
 }
 
 #[test]
@@ -395,14 +400,7 @@ fn a_robots_txt_refused_by_the_crawls_own_settings_holds_the_urls_for_a_resume()
     assert_eq!(v["urls"]["fetched"], 3, "{v}");
     let (_, state) = store_states(&db);
     assert_eq!(state, "finished");
-    let c = rusqlite::Connection::open(&db).expect("open the store");
-    let changes: String = c
-        .query_row(
-            "SELECT value FROM meta WHERE key = 'settings_changes'",
-            [],
-            |r| r.get(0),
-        )
-        .expect("changes recorded");
+    let changes: String = one(&db, "SELECT value FROM meta WHERE key = 'settings_changes'");
     assert!(
         changes.contains("\t--allow-private\tfalse\ttrue\n"),
         "{changes:?}"
@@ -466,14 +464,10 @@ fn urls_skipped_for_a_reason_not_the_sites_are_queued_again_on_request() {
         "{rows:?}"
     );
     assert_eq!(state, "finished");
-    let c = rusqlite::Connection::open(&db).expect("open the store");
-    let fetched: i64 = c
-        .query_row(
-            "SELECT count(*) FROM pages JOIN urls ON urls.id = pages.url_id WHERE url LIKE '%/a'",
-            [],
-            |r| r.get(0),
-        )
-        .expect("count");
+    let fetched: i64 = one(
+        &db,
+        "SELECT count(*) FROM pages JOIN urls ON urls.id = pages.url_id WHERE url LIKE '%/a'",
+    );
     assert_eq!(fetched, 1);
 }
 

@@ -662,22 +662,30 @@ fn botwarden_testdata_dir(name: &str) -> PathBuf {
     dir
 }
 
-#[test]
-fn a_worker_tells_a_redis_outage_while_it_waits_then_gives_up() {
-    let site = nginx("outage");
+/// A worker of a site of its own on a Redis that is killed once the worker
+/// has stored ten pages: the worker, its store, the site and Redis's
+/// address.
+fn worker_in_outage(name: &str, redis_wait: &str) -> (Child, PathBuf, Nginx, String) {
+    let site = nginx(&format!("outage-{name}"));
     let start = format!("http://127.0.0.1:{}/p/0.html", site.port);
     let mut redis = RedisServer::start();
     let addr = redis.addr().to_string();
-    let db = site.root.join("o1.db");
+    let db = site.root.join(format!("{name}.db"));
     let mut w = worker(
         &redis.url(),
         &start,
         &db,
-        "o1",
-        &["--delay", "50", "--redis-wait", "7"],
+        name,
+        &["--delay", "50", "--redis-wait", redis_wait],
     );
     wait_pages(std::slice::from_ref(&db), 10, std::slice::from_mut(&mut w));
     redis.kill();
+    (w, db, site, addr)
+}
+
+#[test]
+fn a_worker_tells_a_redis_outage_while_it_waits_then_gives_up() {
+    let (w, _db, _site, addr) = worker_in_outage("o1", "7");
     let started = Instant::now();
     let out = w.wait_with_output().expect("wait for the worker");
     let err = String::from_utf8_lossy(&out.stderr);
@@ -698,19 +706,7 @@ fn a_worker_tells_a_redis_outage_while_it_waits_then_gives_up() {
 
 #[test]
 fn a_worker_waiting_out_a_redis_outage_stops_at_once_on_sigterm() {
-    let site = nginx("outage-term");
-    let start = format!("http://127.0.0.1:{}/p/0.html", site.port);
-    let mut redis = RedisServer::start();
-    let db = site.root.join("t1.db");
-    let mut w = worker(
-        &redis.url(),
-        &start,
-        &db,
-        "t1",
-        &["--delay", "50", "--redis-wait", "600"],
-    );
-    wait_pages(std::slice::from_ref(&db), 10, std::slice::from_mut(&mut w));
-    redis.kill();
+    let (w, db, _site, _) = worker_in_outage("t1", "600");
     // Let it start waiting, then ask it to stop.
     std::thread::sleep(Duration::from_secs(2));
     let sent = Instant::now();

@@ -185,7 +185,7 @@ pub(crate) fn verifier(args: &VerifierArgs) -> Result<ExitCode> {
         verifier,
         &options,
         stats.clone(),
-        shutdown(),
+        crate::cmd::stop_signal(),
     ))?;
     let n = |c: &std::sync::atomic::AtomicU64| c.load(Ordering::Relaxed);
     say(&format!(
@@ -197,22 +197,6 @@ pub(crate) fn verifier(args: &VerifierArgs) -> Result<ExitCode> {
         n(&stats.failed),
     ));
     Ok(ExitCode::SUCCESS)
-}
-
-/// Ctrl-C or SIGTERM.
-async fn shutdown() {
-    #[cfg(unix)]
-    {
-        use tokio::signal::unix::{SignalKind, signal};
-        if let Ok(mut term) = signal(SignalKind::terminate()) {
-            tokio::select! {
-                _ = tokio::signal::ctrl_c() => {}
-                _ = term.recv() => {}
-            }
-            return;
-        }
-    }
-    let _ = tokio::signal::ctrl_c().await;
 }
 
 fn say(text: &str) {
