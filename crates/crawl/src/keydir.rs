@@ -8,13 +8,13 @@
 //! directory response's own signature when it has one, and caches by the
 //! response's caching headers.
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant, SystemTime};
 
 use botwarden_verify::{
-    AgentCard, AgentKind, CardKeys, DirectorySignature, KeyRing, KeySet, RequestParts,
+    Agent, AgentCard, AgentKind, CardKeys, DirectorySignature, KeyRing, KeySet, RequestParts,
     SignatureVerifier, check_directory_response,
 };
 use reqwest::header::{self, HeaderMap};
@@ -105,6 +105,117 @@ pub struct KeyDirStats {
     pub failures: u64,
     /// Fetched directories not kept because the cache was full.
     pub not_kept: u64,
+    /// Signature agents not fetched because they are not allowed
+    /// ([`AllowedAgents`]).
+    pub not_allowed: u64,
+    /// Directories not fetched because the caller's budget was spent
+    /// ([`KeyDirectories::key_ring_allowed`]).
+    pub over_budget: u64,
+}
+
+/// The signature agents whose key directories may be fetched, by the URL
+/// fetched: an origin's well-known directory
+/// (`/.well-known/http-message-signatures-directory`), or a directory URL
+/// the operator chose (a registry entry's `signature_agents`).
+///
+/// A signed request names its agent itself, so without such a list anyone
+/// who can have a request checked chooses what is fetched: any URL, path
+/// and query included. With it, only these URLs ever are, whatever the
+/// request says, and always as directories (an agent card's URL is not
+/// one).
+#[derive(Debug, Clone, Default)]
+pub struct AllowedAgents {
+    urls: HashSet<String>,
+}
+
+impl AllowedAgents {
+    /// None allowed.
+    #[must_use]
+    pub fn new() -> AllowedAgents {
+        AllowedAgents::default()
+    }
+
+    /// Allows the well-known key directory of `origin` (`https://host`,
+    /// `http://host:port`, with or without a final `/`).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidUrl`] for text that is not an http(s) origin: a
+    /// path, query, fragment or user name makes it more than one.
+    pub fn allow_origin(&mut self, origin: &str) -> Result<(), Error> {
+        let invalid = |reason: &str| Error::InvalidUrl {
+            url: origin.to_owned(),
+            reason: reason.to_owned(),
+        };
+        let mut url = Url::parse(origin.trim()).map_err(|e| invalid(&e.to_string()))?;
+        if !matches!(url.scheme(), "http" | "https") || url.host().is_none() {
+            return Err(invalid("not an http or https origin"));
+        }
+        if !(url.path().is_empty() || url.path() == "/")
+            || url.query().is_some()
+            || url.fragment().is_some()
+        {
+            return Err(invalid(
+                "an origin has no path, query or fragment (its well-known directory is fetched)",
+            ));
+        }
+        if !url.username().is_empty() || url.password().is_some() {
+            return Err(invalid("an origin has no user name or password"));
+        }
+        url.set_path(botwarden_verify::WELL_KNOWN_DIRECTORY);
+        self.urls.insert(url.into());
+        Ok(())
+    }
+
+    /// Allows the key directory at `url`, as the operator wrote it (a
+    /// registry entry's agent, through `botwarden_verify::keys_url`).
+    ///
+    /// # Errors
+    ///
+    /// [`Error::InvalidUrl`] for text that is not an http(s) URL without
+    /// a query or fragment.
+    pub fn allow_directory(&mut self, url: &str) -> Result<(), Error> {
+        let parsed = Url::parse(url).map_err(|e| Error::InvalidUrl {
+            url: url.to_owned(),
+            reason: e.to_string(),
+        })?;
+        if !matches!(parsed.scheme(), "http" | "https")
+            || parsed.host().is_none()
+            || parsed.query().is_some()
+            || parsed.fragment().is_some()
+        {
+            return Err(Error::InvalidUrl {
+                url: url.to_owned(),
+                reason: "not an http or https URL without a query or fragment".to_owned(),
+            });
+        }
+        self.urls.insert(parsed.into());
+        Ok(())
+    }
+
+    /// How many directory URLs are allowed.
+    #[must_use]
+    pub fn len(&self) -> usize {
+        self.urls.len()
+    }
+
+    /// Whether none is.
+    #[must_use]
+    pub fn is_empty(&self) -> bool {
+        self.urls.is_empty()
+    }
+
+    /// The allowed URL to fetch for `agent`, if its keys are at one: the
+    /// list's own text (the request's URL, normalized, only looked up),
+    /// `None` for an agent card or a URL not on the list.
+    #[must_use]
+    pub fn directory_of(&self, agent: &Agent) -> Option<&str> {
+        if agent.kind == AgentKind::Card {
+            return None;
+        }
+        let url = Url::parse(&agent.keys_url).ok()?;
+        self.urls.get(url.as_str()).map(String::as_str)
+    }
 }
 
 /// Fetches Web Bot Auth key directories and keeps them as their caching
@@ -120,6 +231,8 @@ pub struct KeyDirectories {
     hits: AtomicU64,
     failures: AtomicU64,
     not_kept: AtomicU64,
+    not_allowed: AtomicU64,
+    over_budget: AtomicU64,
 }
 
 impl KeyDirectories {
@@ -135,6 +248,8 @@ impl KeyDirectories {
             hits: AtomicU64::new(0),
             failures: AtomicU64::new(0),
             not_kept: AtomicU64::new(0),
+            not_allowed: AtomicU64::new(0),
+            over_budget: AtomicU64::new(0),
         }
     }
 
@@ -146,6 +261,8 @@ impl KeyDirectories {
             cache_hits: self.hits.load(Ordering::Relaxed),
             failures: self.failures.load(Ordering::Relaxed),
             not_kept: self.not_kept.load(Ordering::Relaxed),
+            not_allowed: self.not_allowed.load(Ordering::Relaxed),
+            over_budget: self.over_budget.load(Ordering::Relaxed),
         }
     }
 
@@ -174,6 +291,70 @@ impl KeyDirectories {
             }
         }
         ring
+    }
+
+    /// The key ring to check `req` with, fetching only what `allowed`
+    /// allows and `budget` pays for: `base` (the registry's keys) and, for
+    /// each signature agent the request names, the keys of its allowed
+    /// directory URL ([`AllowedAgents::directory_of`]: the list's URL is
+    /// fetched, never the request's), from the cache while fresh, else
+    /// fetched if `budget()` says so (asked once per fetch, never for a
+    /// cache hit). An agent not allowed, or not paid for, goes in the ring
+    /// as unreachable with the reason, so that the check is undecided.
+    pub async fn key_ring_allowed(
+        &self,
+        verifier: &SignatureVerifier,
+        req: &RequestParts<'_>,
+        base: &KeyRing,
+        allowed: &AllowedAgents,
+        mut budget: impl FnMut() -> bool,
+    ) -> KeyRing {
+        let mut ring = base.clone();
+        let agents = verifier.agents(req).unwrap_or_default();
+        for agent in agents {
+            if ring.directory(&agent.keys_url).is_some() {
+                continue;
+            }
+            let Some(url) = allowed.directory_of(&agent) else {
+                self.not_allowed.fetch_add(1, Ordering::Relaxed);
+                ring.insert_unreachable(
+                    &agent.keys_url,
+                    "not an agent whose directory is fetched here",
+                );
+                continue;
+            };
+            let fetch = match self.fresh(url) {
+                Some(fetch) => fetch,
+                None if budget() => self.get(url, AgentKind::Directory).await,
+                None => {
+                    self.over_budget.fetch_add(1, Ordering::Relaxed);
+                    ring.insert_unreachable(
+                        &agent.keys_url,
+                        "not fetched: too many directory fetches for this client",
+                    );
+                    continue;
+                }
+            };
+            match &fetch.keys {
+                Ok(keys) => ring.insert_directory(&agent.keys_url, (**keys).clone()),
+                Err(why) => ring.insert_unreachable(&agent.keys_url, why.clone()),
+            }
+        }
+        ring
+    }
+
+    /// The keys at `url` if the cache holds them fresh (or a failure still
+    /// remembered); never fetches, never waits for a fetch in flight.
+    #[must_use]
+    pub fn fresh(&self, url: &str) -> Option<Arc<DirectoryFetch>> {
+        let slot = {
+            let slots = self.slots.lock().unwrap_or_else(PoisonError::into_inner);
+            Arc::clone(slots.get(url)?)
+        };
+        let cached = slot.try_lock().ok()?;
+        let c = cached.as_ref().filter(|c| c.until > Instant::now())?;
+        self.hits.fetch_add(1, Ordering::Relaxed);
+        Some(Arc::clone(&c.fetch))
     }
 
     /// The keys at `url`, read as `kind` says (a directory, a `jwks_uri`
@@ -447,6 +628,73 @@ mod tests {
         }
         let now = httpdate::parse_http_date("Tue, 24 Nov 2026 00:00:00 GMT").unwrap();
         freshness(&h, now, &KeyDirConfig::default()).as_secs()
+    }
+
+    fn agent(keys_url: &str, kind: AgentKind) -> Agent {
+        Agent {
+            member: None,
+            uri: keys_url.to_owned(),
+            kind,
+            reading: botwarden_verify::AgentReading::String,
+            keys_url: keys_url.to_owned(),
+            well_known: false,
+        }
+    }
+
+    #[test]
+    fn only_allowed_directory_urls_are_fetched() {
+        let mut allowed = AllowedAgents::new();
+        allowed.allow_origin("https://Crawler.Example").unwrap();
+        allowed.allow_origin("http://127.0.0.1:8080/").unwrap();
+        allowed
+            .allow_directory("https://keys.example/dir.json")
+            .unwrap();
+        for bad in [
+            "https://crawler.example/keys",
+            "https://crawler.example/?x=1",
+            "https://crawler.example/#f",
+            "https://user@crawler.example",
+            "ftp://crawler.example",
+            "crawler.example",
+        ] {
+            assert!(allowed.allow_origin(bad).is_err(), "{bad}");
+        }
+        assert!(allowed.allow_directory("https://k.example/d?x=1").is_err());
+        assert_eq!(allowed.len(), 3);
+        let well_known = "https://crawler.example/.well-known/http-message-signatures-directory";
+        assert_eq!(
+            allowed.directory_of(&agent(
+                "https://CRAWLER.example:443/.well-known/http-message-signatures-directory",
+                AgentKind::Directory
+            )),
+            Some(well_known)
+        );
+        assert_eq!(
+            allowed.directory_of(&agent(well_known, AgentKind::JwksUri)),
+            Some(well_known)
+        );
+        assert_eq!(
+            allowed.directory_of(&agent(
+                "http://127.0.0.1:8080/.well-known/http-message-signatures-directory",
+                AgentKind::Directory
+            )),
+            Some("http://127.0.0.1:8080/.well-known/http-message-signatures-directory")
+        );
+        for (url, kind) in [
+            (well_known, AgentKind::Card),
+            ("https://crawler.example/admin?x=1", AgentKind::Directory),
+            (
+                "https://crawler.example/.well-known/http-message-signatures-directory?x=1",
+                AgentKind::Directory,
+            ),
+            (
+                "http://127.0.0.1:8081/.well-known/http-message-signatures-directory",
+                AgentKind::Directory,
+            ),
+            ("https://keys.example/other.json", AgentKind::Directory),
+        ] {
+            assert_eq!(allowed.directory_of(&agent(url, kind)), None, "{url}");
+        }
     }
 
     #[test]

@@ -115,7 +115,9 @@ pub use identity::{
     CrawlerKind, DEFAULT_INFO_URL, Identity, Network, Operator, Platform, ranges_json,
     registry_entry, robots_lines,
 };
-pub use keydir::{DirectoryFetch, KeyDirConfig, KeyDirStats, KeyDirectories, freshness};
+pub use keydir::{
+    AllowedAgents, DirectoryFetch, KeyDirConfig, KeyDirStats, KeyDirectories, freshness,
+};
 pub use merge::{MergeReport, merge_stores};
 pub use normalize::{MAX_URL_LEN, UrlProblem, normalize, normalize_text, normalize_url};
 pub use ownership::{

@@ -63,6 +63,7 @@ fn method_value(verdict: &Verdict) -> HeaderValue {
 }
 
 /// Where the client's address came from, or why it is not known.
+#[derive(Clone, Copy)]
 enum Client {
     Known(IpAddr),
     /// A trusted proxy's header held no address.
@@ -101,6 +102,16 @@ fn client(inner: &Inner, peer: IpAddr, headers: &HeaderMap) -> Client {
         leftmost = Some(ip);
     }
     leftmost.map_or(Client::Unreadable, Client::Known)
+}
+
+/// The client's address as [`client`] reads it, or the peer's when a
+/// trusted proxy's header holds none: whom a request's costs are charged
+/// to.
+pub(crate) fn client_or_peer(inner: &Inner, peer: IpAddr, headers: &HeaderMap) -> IpAddr {
+    match client(inner, peer, headers) {
+        Client::Known(ip) => ip,
+        Client::Unreadable => peer,
+    }
 }
 
 /// An address as proxies write it: bare, in brackets, or with a port.
@@ -231,10 +242,17 @@ pub(crate) async fn verify_request(
     };
     // A signature decides only when it verifies, or is shown forged; else
     // the address decides, as for an unsigned request.
-    let signed = crate::webbotauth::gate_verdict(inner, headers, &claim).await;
+    let client = client(inner, peer, headers);
+    // Directory fetches are charged to the client (to the proxy when its
+    // header holds no address).
+    let charged = match client {
+        Client::Known(ip) => ip,
+        Client::Unreadable => peer,
+    };
+    let signed = crate::webbotauth::gate_verdict(inner, headers, &claim, charged).await;
     let verdict = match signed.as_ref().and_then(|s| s.verdict.clone()) {
         Some(verdict) => Arc::new(verdict),
-        None => match client(inner, peer, headers) {
+        None => match client {
             Client::Known(ip) => {
                 let ip = botwarden_verify::normalize(ip);
                 let verdict = decide(inner, ip, &claim, wait).await;

@@ -30,6 +30,7 @@
 mod api;
 mod config;
 mod error;
+mod fetch_rate;
 mod gate;
 mod metrics;
 mod page;

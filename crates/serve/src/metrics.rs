@@ -283,6 +283,46 @@ fn label(value: &str) -> String {
     out
 }
 
+/// The key directories fetched for signed requests, and those refused.
+fn key_directory_metrics(
+    out: &mut String,
+    d: &botwarden_crawl::KeyDirStats,
+    (allowed, clients): (usize, usize),
+) {
+    head(
+        out,
+        "botwarden_key_directory_total",
+        "counter",
+        "Web Bot Auth key directories, by outcome: fetch (fetched, redirects included), cache_hit, failure (a fetch that gave no keys), not_allowed (an agent not in web_bot_auth.agents or the registry: not fetched), over_rate (the client's web_bot_auth.fetches_per_minute spent: not fetched).",
+    );
+    for (outcome, n) in [
+        ("fetch", d.fetches),
+        ("cache_hit", d.cache_hits),
+        ("failure", d.failures),
+        ("not_allowed", d.not_allowed),
+        ("over_rate", d.over_budget),
+    ] {
+        let _ = writeln!(
+            out,
+            "botwarden_key_directory_total{{outcome=\"{outcome}\"}} {n}"
+        );
+    }
+    head(
+        out,
+        "botwarden_key_directories_allowed",
+        "gauge",
+        "Key directory URLs that may be fetched (web_bot_auth.agents and the registry's signature agents).",
+    );
+    let _ = writeln!(out, "botwarden_key_directories_allowed {allowed}");
+    head(
+        out,
+        "botwarden_key_directory_clients",
+        "gauge",
+        "Client addresses with a directory fetch bucket now (at most 10,000).",
+    );
+    let _ = writeln!(out, "botwarden_key_directory_clients {clients}");
+}
+
 fn head(out: &mut String, name: &str, kind: &str, help: &str) {
     let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} {kind}");
 }
@@ -427,6 +467,9 @@ pub(crate) async fn render(State(inner): State<Shared>) -> impl IntoResponse {
         "botwarden_signature_nonces_evicted_total {}",
         s.nonces_evicted
     );
+    if let Some(d) = inner.webbotauth.directory_stats() {
+        key_directory_metrics(&mut out, &d, inner.webbotauth.allowed_and_clients());
+    }
     if let Some(shared) = inner.verifier.shared() {
         shared_metrics(&mut out, &shared.stats());
     }

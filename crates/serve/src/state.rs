@@ -151,7 +151,7 @@ impl Service {
         let fetcher = Fetcher::builder()
             .allow_private(config.allow_private)
             .build()?;
-        let webbotauth = WebBotAuth::new(&config.web_bot_auth, &registry, fetcher.clone())?;
+        let webbotauth = WebBotAuth::new(&config.web_bot_auth, &verifier, fetcher.clone())?;
         let trusted = config
             .trusted_proxies
             .iter()

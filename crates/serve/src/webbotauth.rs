@@ -3,15 +3,15 @@
 //! fetched and cached, and the operator's own key directory served at
 //! `/.well-known/http-message-signatures-directory`.
 
-use std::net::IpAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 use axum::body::Body;
-use axum::extract::State;
+use axum::extract::{ConnectInfo, State};
 use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use botwarden_crawl::{Fetcher, KeyDirConfig, KeyDirectories};
+use botwarden_crawl::{AllowedAgents, Fetcher, KeyDirConfig, KeyDirStats, KeyDirectories};
 use botwarden_verify::{
     Claim, DIRECTORY_MEDIA_TYPE, KeyRing, KeySet, RequestParts, SignatureCheck, SignatureVerifier,
     Signer, Verdict,
@@ -20,6 +20,7 @@ use serde::Deserialize;
 
 use crate::api::{ApiError, json, json_body};
 use crate::error::Error;
+use crate::fetch_rate::FetchRate;
 use crate::state::{Inner, Shared};
 
 /// The `[web_bot_auth]` table of the configuration.
@@ -43,6 +44,17 @@ pub struct WebBotAuthConfig {
     /// registry's `signature_keys` only (others are `unknown`). Default
     /// false.
     pub no_fetch: bool,
+    /// Signature agents whose well-known key directories may be fetched,
+    /// as origins (`https://crawler.example`), besides the registry's
+    /// (every bot's `signature_agents`). The directory of any other agent
+    /// a request names is never fetched: its signature decides nothing.
+    /// Default none.
+    pub agents: Vec<String>,
+    /// Key directory fetches one client address (an IPv6 client by its
+    /// `/64`) may cause a minute (a token bucket of as many, refilled
+    /// over the minute); past it the signature decides nothing. Directories
+    /// answered from the cache cost nothing. Default 10.
+    pub fetches_per_minute: u32,
 }
 
 impl Default for WebBotAuthConfig {
@@ -52,6 +64,8 @@ impl Default for WebBotAuthConfig {
             signing_key: None,
             max_age: 3600,
             no_fetch: false,
+            agents: Vec::new(),
+            fetches_per_minute: 10,
         }
     }
 }
@@ -67,6 +81,11 @@ struct OwnDirectory {
 pub(crate) struct WebBotAuth {
     signatures: SignatureVerifier,
     directories: Option<KeyDirectories>,
+    /// The directories that may be fetched: `web_bot_auth.agents` and the
+    /// registry's signature agents.
+    allowed: AllowedAgents,
+    /// Fetches per client address.
+    rate: FetchRate,
     registry_keys: KeyRing,
     own: Option<OwnDirectory>,
 }
@@ -83,9 +102,14 @@ impl WebBotAuth {
     /// are fetched with `fetcher` unless `no_fetch`.
     pub(crate) fn new(
         config: &WebBotAuthConfig,
-        registry: &botwarden_verify::Registry,
+        verifier: &botwarden_verify::Verifier,
         fetcher: Fetcher,
     ) -> Result<WebBotAuth, Error> {
+        let registry = verifier.registry();
+        let allowed = allowed_agents(config, verifier).map_err(|message| Error::Config {
+            path: "options".to_owned(),
+            message,
+        })?;
         let own = match &config.directory {
             None => {
                 if let Some(key) = &config.signing_key {
@@ -143,9 +167,22 @@ impl WebBotAuth {
             signatures: SignatureVerifier::default(),
             directories: (!config.no_fetch)
                 .then(|| KeyDirectories::new(fetcher, KeyDirConfig::default())),
+            allowed,
+            rate: FetchRate::new(config.fetches_per_minute),
             registry_keys: KeyRing::from_registry(registry),
             own,
         })
+    }
+
+    /// The key directories' counters (`None` with `no_fetch`).
+    pub(crate) fn directory_stats(&self) -> Option<KeyDirStats> {
+        self.directories.as_ref().map(KeyDirectories::stats)
+    }
+
+    /// How many directory URLs may be fetched, and the clients with a
+    /// fetch bucket now.
+    pub(crate) fn allowed_and_clients(&self) -> (usize, usize) {
+        (self.allowed.len(), self.rate.clients())
     }
 
     /// The signature checks so far, by outcome.
@@ -154,10 +191,12 @@ impl WebBotAuth {
     }
 
     /// Checks a request's signature at `now`, its agents' directories
-    /// fetched (or from the cache) within `limit`.
+    /// fetched (or from the cache) within `limit`: only allowed ones, and
+    /// only as many as `client`'s rate allows.
     pub(crate) async fn check(
         &self,
         req: &RequestParts<'_>,
+        client: IpAddr,
         limit: Duration,
         now: SystemTime,
     ) -> SignatureCheck {
@@ -166,7 +205,13 @@ impl WebBotAuth {
             Some(dirs) => {
                 match tokio::time::timeout(
                     limit,
-                    dirs.key_ring(&self.signatures, req, &self.registry_keys),
+                    dirs.key_ring_allowed(
+                        &self.signatures,
+                        req,
+                        &self.registry_keys,
+                        &self.allowed,
+                        || self.rate.take(client),
+                    ),
                 )
                 .await
                 {
@@ -188,7 +233,38 @@ impl WebBotAuth {
     }
 }
 
-/// Whether a request carries signature fields.
+/// The directories that may be fetched: each origin of
+/// `web_bot_auth.agents` (its well-known directory) and each registered
+/// signature agent's key URL; an error names the entry that is not an
+/// origin.
+pub(crate) fn allowed_agents(
+    config: &WebBotAuthConfig,
+    verifier: &botwarden_verify::Verifier,
+) -> Result<AllowedAgents, String> {
+    let mut allowed = allowed_origins(config)?;
+    for url in verifier.signature_agent_urls() {
+        // The registry checked its URLs when it was read.
+        let _ = allowed.allow_directory(url);
+    }
+    Ok(allowed)
+}
+
+/// `web_bot_auth.agents`, checked.
+pub(crate) fn allowed_origins(config: &WebBotAuthConfig) -> Result<AllowedAgents, String> {
+    let mut allowed = AllowedAgents::new();
+    for (i, origin) in config.agents.iter().enumerate() {
+        allowed
+            .allow_origin(origin)
+            .map_err(|e| format!("web_bot_auth.agents[{i}]: {e}"))?;
+    }
+    if config.fetches_per_minute == 0 {
+        return Err(
+            "web_bot_auth.fetches_per_minute must be at least 1 (no_fetch fetches none)".to_owned(),
+        );
+    }
+    Ok(allowed)
+}
+
 /// Whether a request carries signature fields (names built once: this
 /// runs for every `GET /verify`).
 pub(crate) fn is_signed(headers: &HeaderMap) -> bool {
@@ -253,6 +329,7 @@ pub(crate) async fn gate_verdict(
     inner: &Inner,
     headers: &HeaderMap,
     claim: &Claim,
+    client: IpAddr,
 ) -> Option<Signed> {
     if !is_signed(headers) {
         return None;
@@ -267,8 +344,8 @@ pub(crate) async fn gate_verdict(
             req.push_header(name.as_str(), v);
         }
     }
-    // A signature may name any agent, whose directory is then fetched:
-    // checks share `max_pending` with the verifications waiting on DNS.
+    // A directory fetch may make the check wait: checks share
+    // `max_pending` with the verifications waiting on DNS.
     let Ok(_permit) = std::sync::Arc::clone(&inner.pending).try_acquire_owned() else {
         inner.metrics.busy();
         return Some(Signed {
@@ -278,7 +355,10 @@ pub(crate) async fn gate_verdict(
         });
     };
     let limit = Duration::from_secs_f64(inner.config.verify_timeout);
-    let check = inner.webbotauth.check(&req, limit, SystemTime::now()).await;
+    let check = inner
+        .webbotauth
+        .check(&req, client, limit, SystemTime::now())
+        .await;
     let (verdict, reason) = match &check {
         SignatureCheck::Undecided { reason, .. } => (None, Some(reason.clone())),
         _ => (inner.verifier.signature_verdict(claim, &check), None),
@@ -338,9 +418,13 @@ fn slash() -> String {
 /// `POST /api/v1/verify`.
 pub(crate) async fn api_verify(
     State(inner): State<Shared>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
     headers: HeaderMap,
     body: Body,
 ) -> Result<Response, ApiError> {
+    // Directory fetches are charged to whoever asks (not to `ip`, which
+    // the asker writes).
+    let asker = crate::gate::client_or_peer(&inner, peer.ip(), &headers);
     let (asked, _admitted): (SignedRequest, _) = json(&inner, &headers, body).await?;
     let ip = asked
         .ip
@@ -401,7 +485,7 @@ pub(crate) async fn api_verify(
         None => SystemTime::now(),
     };
     let limit = Duration::from_secs_f64(inner.config.verify_timeout);
-    let check = inner.webbotauth.check(&req, limit, now).await;
+    let check = inner.webbotauth.check(&req, asker, limit, now).await;
     let bot = asked.bot.as_deref();
     let verdict: Verdict = match ip {
         Some(ip) => {

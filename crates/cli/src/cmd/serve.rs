@@ -51,6 +51,11 @@ pub(crate) struct ServeArgs {
     /// Verify by address lists and published ranges only.
     #[arg(long)]
     no_dns: bool,
+    /// A Web Bot Auth signature agent (an origin, e.g.
+    /// https://crawler.example) whose well-known key directory may be
+    /// fetched, besides the registry's; repeat for several.
+    #[arg(long = "signature-agent", value_name = "ORIGIN")]
+    signature_agents: Vec<String>,
     #[command(flatten)]
     redis: RedisArgs,
     /// Log format on standard error.
@@ -122,6 +127,10 @@ fn config(args: &ServeArgs) -> Result<Config> {
         config.nameserver = args.nameserver;
     }
     config.no_dns |= args.no_dns;
+    config
+        .web_bot_auth
+        .agents
+        .extend(args.signature_agents.iter().cloned());
     Ok(config)
 }
 

@@ -418,3 +418,272 @@ fn a_signing_key_outside_the_directory_is_a_configuration_error() {
     assert!(err.contains("other.jwk"), "{err}");
     assert!(err.contains("is not in the directory"), "{err}");
 }
+
+/// Every request a loopback site got (path and query), and its address.
+type Asked = Arc<Mutex<Vec<String>>>;
+
+/// A site on loopback that records every request's path and query and
+/// serves `keys`' directory at the well-known path (404 elsewhere, and
+/// there too without keys).
+async fn recording_site(keys: Option<&Signer>) -> (SocketAddr, Asked) {
+    let asked: Asked = Arc::default();
+    let record = Arc::clone(&asked);
+    let directory = keys.map(Signer::directory_json);
+    let app = Router::new().fallback(move |uri: Uri| {
+        let record = Arc::clone(&record);
+        let directory = directory.clone();
+        async move {
+            record.lock().expect("asked").push(
+                uri.path_and_query()
+                    .map_or("/".to_owned(), |p| p.as_str().to_owned()),
+            );
+            match directory {
+                Some(body) if uri.path() == WELL_KNOWN_DIRECTORY => {
+                    ([(header::CONTENT_TYPE, DIRECTORY_MEDIA_TYPE)], body).into_response()
+                }
+                _ => StatusCode::NOT_FOUND.into_response(),
+            }
+        }
+    });
+    let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, app).await;
+    });
+    (addr, asked)
+}
+
+fn asked(site: &Asked) -> Vec<String> {
+    site.lock().expect("asked").clone()
+}
+
+/// `GET /verify` for a request to site.example signed by `signer`, as a
+/// proxy at 127.0.0.1 asks it for `client`: (verdict, X-Bot-Signature,
+/// X-Bot-Signature-Reason).
+async fn verify_signed(service: SocketAddr, signer: &Signer, client: &str) -> [String; 3] {
+    let h = signer
+        .sign(
+            &RequestParts::new("GET", "site.example", "/page"),
+            SystemTime::now(),
+        )
+        .expect("sign");
+    let mut ask = crate::client()
+        .get(format!("http://{service}/verify"))
+        .header("x-forwarded-for", client)
+        .header("x-forwarded-host", "site.example")
+        .header("x-original-uri", "/page")
+        .header("user-agent", "Mozilla/5.0 (compatible; LoopBot/1.0)");
+    for (name, value) in h.fields() {
+        ask = ask.header(name, value);
+    }
+    let answer = ask.send().await.expect("/verify answers");
+    assert_eq!(answer.status(), 200);
+    let get = |n: &str| {
+        answer
+            .headers()
+            .get(n)
+            .and_then(|v| v.to_str().ok())
+            .unwrap_or("")
+            .to_owned()
+    };
+    [
+        get("x-bot-verdict"),
+        get("x-bot-signature"),
+        get("x-bot-signature-reason"),
+    ]
+}
+
+async fn metric(service: SocketAddr, line_start: &str) -> String {
+    let text = crate::client()
+        .get(format!("http://{service}/metrics"))
+        .send()
+        .await
+        .expect("metrics")
+        .text()
+        .await
+        .expect("text");
+    text.lines()
+        .find(|l| l.starts_with(line_start))
+        .unwrap_or_default()
+        .to_owned()
+}
+
+#[tokio::test]
+async fn a_forged_signature_agent_makes_no_request_to_the_site_it_names() {
+    // The victim: a loopback site the service could reach (allow_private).
+    let (victim, victim_asked) = recording_site(None).await;
+    let service = start_signed("forged-agent", |c| {
+        c.trusted_proxies = vec!["127.0.0.1".to_owned()];
+    })
+    .await;
+    let key = Signer::generate().expect("key");
+    let mut bodies = Vec::new();
+    for (agent, form) in [
+        (
+            format!("http://{victim}/admin/delete?id=7"),
+            AgentForm::Dictionary,
+        ),
+        (
+            format!("http://{victim}/admin/delete?id=8"),
+            AgentForm::String,
+        ),
+        (format!("http://{victim}"), AgentForm::Dictionary),
+        (
+            format!("http://{victim}{WELL_KNOWN_DIRECTORY}"),
+            AgentForm::String,
+        ),
+    ] {
+        let forged = Signer::from_jwk(&key.private_jwk(), "key")
+            .expect("jwk")
+            .agent(&agent, form)
+            .expect("agent");
+        let [verdict, signature, reason] = verify_signed(service.addr, &forged, "192.0.2.20").await;
+        assert_eq!(signature, "undecided", "{agent}");
+        assert!(
+            reason.contains("not an agent whose directory is fetched here"),
+            "{agent}: {reason}"
+        );
+        // Judged by the address, as if unsigned: not verified by the
+        // signature it made up.
+        assert_ne!(verdict, "verified", "{agent}");
+        bodies.push(signed_body(&forged, "site.example", SystemTime::now()));
+    }
+    // The JSON API's checks fetch no more than `/verify`'s.
+    for body in &bodies {
+        let (status, doc) = post(service.addr, body).await;
+        assert_eq!(status, 200, "{doc}");
+        assert_eq!(doc["signature"], "undecided", "{doc}");
+    }
+    assert_eq!(asked(&victim_asked), Vec::<String>::new());
+    assert_eq!(
+        metric(
+            service.addr,
+            "botwarden_key_directory_total{outcome=\"not_allowed\"}"
+        )
+        .await,
+        "botwarden_key_directory_total{outcome=\"not_allowed\"} 8"
+    );
+    assert_eq!(
+        metric(
+            service.addr,
+            "botwarden_key_directory_total{outcome=\"fetch\"}"
+        )
+        .await,
+        "botwarden_key_directory_total{outcome=\"fetch\"} 0"
+    );
+}
+
+#[tokio::test]
+async fn an_allowed_agent_is_fetched_only_at_its_well_known_directory() {
+    let key = Signer::generate().expect("key");
+    let (site, site_asked) = recording_site(Some(&key)).await;
+    let service = start_signed("allowed-agent", |c| {
+        c.trusted_proxies = vec!["127.0.0.1".to_owned()];
+        c.web_bot_auth.agents = vec![format!("http://{site}")];
+    })
+    .await;
+    let with_agent = |agent: &str| {
+        Signer::from_jwk(&key.private_jwk(), "key")
+            .expect("jwk")
+            .agent(agent, AgentForm::Dictionary)
+            .expect("agent")
+    };
+    // The allowed origin, with a path and query the client chose: not
+    // fetched, there or anywhere.
+    let [_, signature, reason] = verify_signed(
+        service.addr,
+        &with_agent(&format!("http://{site}/private/export?all=1")),
+        "192.0.2.30",
+    )
+    .await;
+    assert_eq!(signature, "undecided", "{reason}");
+    assert_eq!(asked(&site_asked), Vec::<String>::new());
+    // The origin itself: its well-known directory, fetched once, verifies.
+    let signer = with_agent(&format!("http://{site}"));
+    for _ in 0..3 {
+        let [_, signature, reason] = verify_signed(service.addr, &signer, "192.0.2.30").await;
+        assert_eq!(signature, "valid", "{reason}");
+    }
+    assert_eq!(asked(&site_asked), vec![WELL_KNOWN_DIRECTORY.to_owned()]);
+    // The registry's agent (the service's own directory) verifies its bot.
+    let [verdict, signature, reason] =
+        verify_signed(service.addr, &service.signer, "192.0.2.30").await;
+    assert_eq!(
+        (verdict.as_str(), signature.as_str()),
+        ("verified", "valid"),
+        "{reason}"
+    );
+}
+
+#[tokio::test]
+async fn a_client_past_its_fetch_rate_causes_no_more_fetches() {
+    let key = Signer::generate().expect("key");
+    let mut sites = Vec::new();
+    for _ in 0..3 {
+        sites.push(recording_site(Some(&key)).await);
+    }
+    let origins: Vec<String> = sites.iter().map(|(a, _)| format!("http://{a}")).collect();
+    let allowed = origins.clone();
+    let service = start_signed("fetch-rate", move |c| {
+        c.trusted_proxies = vec!["127.0.0.1".to_owned()];
+        c.web_bot_auth.agents = allowed;
+        c.web_bot_auth.fetches_per_minute = 2;
+    })
+    .await;
+    let signer = |origin: &str| {
+        Signer::from_jwk(&key.private_jwk(), "key")
+            .expect("jwk")
+            .agent(origin, AgentForm::String)
+            .expect("agent")
+    };
+    // One client: two fetches, then none.
+    for origin in &origins[..2] {
+        let [_, signature, reason] =
+            verify_signed(service.addr, &signer(origin), "192.0.2.40").await;
+        assert_eq!(signature, "valid", "{reason}");
+    }
+    for _ in 0..3 {
+        let [_, signature, reason] =
+            verify_signed(service.addr, &signer(&origins[2]), "192.0.2.40").await;
+        assert_eq!(signature, "undecided");
+        assert!(reason.contains("too many directory fetches"), "{reason}");
+    }
+    assert_eq!(asked(&sites[2].1), Vec::<String>::new());
+    // What is in the cache costs nothing.
+    let [_, signature, _] = verify_signed(service.addr, &signer(&origins[0]), "192.0.2.40").await;
+    assert_eq!(signature, "valid");
+    // Another client has its own.
+    let [_, signature, reason] =
+        verify_signed(service.addr, &signer(&origins[2]), "192.0.2.41").await;
+    assert_eq!(signature, "valid", "{reason}");
+    for (_, site) in &sites {
+        assert_eq!(asked(site), vec![WELL_KNOWN_DIRECTORY.to_owned()]);
+    }
+    assert_eq!(
+        metric(
+            service.addr,
+            "botwarden_key_directory_total{outcome=\"over_rate\"}"
+        )
+        .await,
+        "botwarden_key_directory_total{outcome=\"over_rate\"} 3"
+    );
+}
+
+#[test]
+fn an_allowed_agent_that_is_not_an_origin_is_a_configuration_error() {
+    let dir = TempDir::new("bad-agent");
+    let mut config = crate::config(&dir);
+    config.web_bot_auth.agents = vec![
+        "https://crawler.example".to_owned(),
+        "https://crawler.example/keys?v=1".to_owned(),
+    ];
+    let err = Service::new(config).expect_err("refused").to_string();
+    assert!(err.contains("web_bot_auth.agents[1]"), "{err}");
+    let text = "[web_bot_auth]\nagents = [\"ftp://crawler.example\"]\n";
+    let err = Config::from_toml(std::path::Path::new("serve.toml"), text)
+        .expect_err("refused")
+        .to_string();
+    assert!(err.contains("web_bot_auth.agents[0]"), "{err}");
+}
