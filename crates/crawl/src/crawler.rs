@@ -1644,6 +1644,24 @@ pub(crate) fn take_page<A: Admission>(
                     }
                     Ok(next)
                 };
+                // The refresh first: one made at once is a redirect, whose
+                // target is met at the page's depth before a link of the
+                // page can reach it one click further.
+                let refresh = match facts.refresh.as_deref() {
+                    Some(r) => Some((&base_url, r)),
+                    None => page.refresh.as_deref().map(|r| (&base, r)),
+                };
+                if let Some((against, content)) = refresh
+                    && let Some(target) = html::refresh_target(content)
+                {
+                    // A refresh made at once is a redirect: followed
+                    // whatever the page's nofollow, at the page's depth.
+                    let instant = take_refresh(&mut record, against, content, target);
+                    let follow = if instant { Ok(q.depth) } else { follow("") };
+                    link(
+                        batch, frontier, against, target, "refresh", None, None, follow,
+                    );
+                }
                 for l in std::mem::take(&mut facts.links) {
                     let words = l.rel.words();
                     let kind = match l.element {
@@ -1701,21 +1719,6 @@ pub(crate) fn take_page<A: Admission>(
                         Some(a.hreflang.clone()),
                         None,
                         follow(""),
-                    );
-                }
-                let refresh = match facts.refresh.as_deref() {
-                    Some(r) => Some((&base_url, r)),
-                    None => page.refresh.as_deref().map(|r| (&base, r)),
-                };
-                if let Some((against, content)) = refresh
-                    && let Some(target) = html::refresh_target(content)
-                {
-                    // A refresh made at once is a redirect: followed
-                    // whatever the page's nofollow, at the page's depth.
-                    let instant = take_refresh(&mut record, against, content, target);
-                    let follow = if instant { Ok(q.depth) } else { follow("") };
-                    link(
-                        batch, frontier, against, target, "refresh", None, None, follow,
                     );
                 }
             }
