@@ -75,6 +75,7 @@ fn main() {
                 rel: None,
                 followed: true,
                 position: u32::try_from(position).expect("position"),
+                same_page: false,
             });
         }
         if batch.pages.len() == 80 {

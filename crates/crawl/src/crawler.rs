@@ -33,8 +33,10 @@
 //!    [`CrawlConfig::max_pause`]) and the URL is asked again, up to
 //!    [`CrawlConfig::retries`] times.
 //! 4. **The page**: one request, redirects not followed (the target is
-//!    queued like a link, at the same depth); an HTML answer's links,
-//!    canonical, hreflang and refresh targets are admitted at depth + 1,
+//!    queued like a link, at the same depth: a redirect is not a click,
+//!    and a refresh of at most [`crate::INSTANT_REFRESH`] seconds is a
+//!    redirect); an HTML answer's links, canonical, hreflang and later
+//!    refresh targets are admitted at depth + 1,
 //!    unless the page says `nofollow` (meta or `X-Robots-Tag` for any
 //!    token of the chain) or the link's `rel` does, in which case they are
 //!    recorded and not followed ([`CrawlConfig::follow_nofollow`] follows
@@ -1529,6 +1531,10 @@ pub(crate) fn take_page<A: Admission>(
         // An empty `href` leads back to the page itself: kept as written,
         // not as a link to the page, so that it can be reported.
         let normalized = !href.is_empty() && normalize_text(against, href, &mut text).is_ok();
+        // A link of the page's body that leads to the page itself (`#top`,
+        // its own URL, an empty `href`) is no link of the site's graph.
+        let same_page = matches!(kind, "a" | "area" | "iframe")
+            && (href.is_empty() || (normalized && text == q.url));
         let known = normalized
             .then(|| frontier.known_id(&text, follow.is_ok()))
             .flatten();
@@ -1542,6 +1548,7 @@ pub(crate) fn take_page<A: Admission>(
                 rel,
                 followed: follow.is_ok(),
                 position: pos,
+                same_page,
             });
             return;
         }
@@ -1559,10 +1566,13 @@ pub(crate) fn take_page<A: Admission>(
                     rel,
                     followed: false,
                     position: pos,
+                    same_page,
                 });
                 return;
             }
         };
+        // A redirect's target is met at the depth it is admitted at.
+        let depth = follow.as_ref().map_or(q.depth + 1, |d| *d);
         let (admitted, followed) = match follow {
             Ok(depth) => (frontier.admit(&target, depth), true),
             Err(why) => (
@@ -1577,7 +1587,7 @@ pub(crate) fn take_page<A: Admission>(
                 false,
             ),
         };
-        record_new(batch, &target, q.depth + 1, found_by(kind), &admitted);
+        record_new(batch, &target, depth, found_by(kind), &admitted);
         batch.links.push(LinkRecord {
             source: q.id,
             target: Some(admitted.id()),
@@ -1587,6 +1597,7 @@ pub(crate) fn take_page<A: Admission>(
             rel,
             followed,
             position: pos,
+            same_page,
         });
     };
     if page.is_redirect() {
@@ -1633,6 +1644,24 @@ pub(crate) fn take_page<A: Admission>(
                     }
                     Ok(next)
                 };
+                // The refresh first: one made at once is a redirect, whose
+                // target is met at the page's depth before a link of the
+                // page can reach it one click further.
+                let refresh = match facts.refresh.as_deref() {
+                    Some(r) => Some((&base_url, r)),
+                    None => page.refresh.as_deref().map(|r| (&base, r)),
+                };
+                if let Some((against, content)) = refresh
+                    && let Some(target) = html::refresh_target(content)
+                {
+                    // A refresh made at once is a redirect: followed
+                    // whatever the page's nofollow, at the page's depth.
+                    let instant = take_refresh(&mut record, against, content, target);
+                    let follow = if instant { Ok(q.depth) } else { follow("") };
+                    link(
+                        batch, frontier, against, target, "refresh", None, None, follow,
+                    );
+                }
                 for l in std::mem::take(&mut facts.links) {
                     let words = l.rel.words();
                     let kind = match l.element {
@@ -1692,29 +1721,13 @@ pub(crate) fn take_page<A: Admission>(
                         follow(""),
                     );
                 }
-                let refresh = match facts.refresh.as_deref() {
-                    Some(r) => Some((&base_url, r)),
-                    None => page.refresh.as_deref().map(|r| (&base, r)),
-                };
-                if let Some((against, target)) =
-                    refresh.and_then(|(a, r)| html::refresh_target(r).map(|t| (a, t)))
-                {
-                    record.refresh = Some(target.to_owned());
-                    link(
-                        batch,
-                        frontier,
-                        against,
-                        target,
-                        "refresh",
-                        None,
-                        None,
-                        follow(""),
-                    );
-                }
             }
         }
-    } else if let Some(target) = page.refresh.as_deref().and_then(html::refresh_target) {
-        record.refresh = Some(target.to_owned());
+    } else if let Some(content) = page.refresh.as_deref()
+        && let Some(target) = html::refresh_target(content)
+    {
+        let instant = take_refresh(&mut record, &base, content, target);
+        let depth = if instant { q.depth } else { q.depth + 1 };
         link(
             batch,
             frontier,
@@ -1723,7 +1736,7 @@ pub(crate) fn take_page<A: Admission>(
             "refresh",
             None,
             None,
-            Ok(q.depth + 1),
+            Ok(depth),
         );
     }
     let now = SystemTime::now();
@@ -1731,6 +1744,22 @@ pub(crate) fn take_page<A: Admission>(
     record.nofollow = directives.nofollow().map(|d| d.origin.to_string());
     batch.pages.push(record);
     batch.states.push((q.id, UrlState::Fetched, None));
+}
+
+/// Records a refresh that names a URL (`content` as written, `target`
+/// its URL): its target, its delay, and for one made at once
+/// ([`html::INSTANT_REFRESH`]) its target resolved as the page's
+/// `location`, as a redirect's. Returns whether it is made at once.
+fn take_refresh(record: &mut PageRecord, against: &Url, content: &str, target: &str) -> bool {
+    record.refresh = Some(target.to_owned());
+    record.refresh_delay = html::refresh_delay(content);
+    let instant = record
+        .refresh_delay
+        .is_some_and(|d| d <= html::INSTANT_REFRESH);
+    if instant && let Ok(t) = normalize(against, target) {
+        record.location = Some(t.to_string());
+    }
+    instant
 }
 
 /// What the audit reads of an HTML page, beside its links and directives.

@@ -242,8 +242,10 @@ impl Frontier {
     }
 
     /// Notes a URL met through a link that is not followed (nofollow): a
-    /// new URL gets an id and `skip`, and stays promotable; a known one is
-    /// left as it is.
+    /// new URL in scope gets an id and `skip`, and stays promotable; one
+    /// out of scope is skipped for its scope, as a followed link's would
+    /// be (scope comes first: it is another site's page, which
+    /// `--check-external` checks); a known one is left as it is.
     pub fn admit_unfollowed(&mut self, url: &Url, depth: u32, skip: Skip) -> Admitted {
         if let Some(&id) = self.seen.get(url.as_str()) {
             return Admitted::Known(id);
@@ -251,6 +253,9 @@ impl Frontier {
         let id = self.next_id;
         self.next_id += 1;
         self.seen.insert(url.as_str().into(), id);
+        if let Some(out) = self.out_of_scope(url) {
+            return Admitted::Skipped(id, out);
+        }
         self.unfollowed.insert(url.as_str().into(), depth);
         Admitted::Skipped(id, skip)
     }
@@ -259,20 +264,25 @@ impl Frontier {
     pub const REFUSALS: &'static [&'static str] =
         &["scope", "include", "exclude", "depth", "trap", "max-urls"];
 
+    /// The `scope` refusal of a URL out of scope.
+    fn out_of_scope(&self, url: &Url) -> Option<Skip> {
+        (!self.in_scope(url)).then(|| Skip {
+            reason: "scope",
+            detail: format!(
+                "{} is not on {}",
+                url.host_str().unwrap_or_default(),
+                match self.config.scope {
+                    Scope::Host => self.host.clone(),
+                    Scope::Domain => self.domain.clone().unwrap_or(self.host.clone()),
+                }
+            ),
+        })
+    }
+
     fn refusal(&mut self, url: &Url, depth: u32) -> Option<Skip> {
         let skip = |reason, detail: String| Some(Skip { reason, detail });
-        if !self.in_scope(url) {
-            return skip(
-                "scope",
-                format!(
-                    "{} is not on {}",
-                    url.host_str().unwrap_or_default(),
-                    match self.config.scope {
-                        Scope::Host => self.host.clone(),
-                        Scope::Domain => self.domain.clone().unwrap_or(self.host.clone()),
-                    }
-                ),
-            );
+        if let Some(out) = self.out_of_scope(url) {
+            return Some(out);
         }
         if let Some(re) = &self.config.include
             && !re.is_match(url.as_str())
@@ -480,6 +490,29 @@ mod tests {
             Admitted::Promoted(2)
         );
         assert_eq!(f.known_id("https://example.com/n", true), Some(2));
+    }
+
+    #[test]
+    fn a_nofollow_link_to_another_site_is_out_of_scope_first() {
+        let mut f = Frontier::new(&u("https://example.com/"), FrontierConfig::default());
+        let skip = Skip {
+            reason: "nofollow",
+            detail: "rel=\"sponsored\" on https://example.com/".into(),
+        };
+        let Admitted::Skipped(id, why) =
+            f.admit_unfollowed(&u("https://ads.example.net/offer"), 1, skip)
+        else {
+            panic!("skipped");
+        };
+        assert_eq!(why.reason, "scope");
+        assert_eq!(why.detail, "ads.example.net is not on example.com");
+        // Not promotable: a followed link to it changes nothing.
+        assert_eq!(f.known_id("https://ads.example.net/offer", true), Some(id));
+        assert_eq!(
+            f.admit(&u("https://ads.example.net/offer"), 1),
+            Admitted::Known(id)
+        );
+        assert_eq!(f.waiting(), 0);
     }
 
     #[test]

@@ -3,8 +3,18 @@
 //! hreflang links, a meta refresh, the title, a head that ends early and
 //! `http://` subresources.
 //!
+//! The page is read as the HTML standard parses it with scripting
+//! disabled, as a browser that runs no scripts (and botwarden) does: what
+//! a `<noscript>` holds is markup, whose links, frames and images are read
+//! and whose text is page text (mdBook's sidebar for readers without
+//! scripts is `<noscript><iframe src="toc.html"></iframe></noscript>`).
+//! Where the head ends ([`HeadBreak`]) is read as a browser that runs
+//! scripts reads it, as search engines' renderers do: there a
+//! `<noscript>` holds text. A UTF-8 byte-order mark is not text.
+//!
 //! Links are `<a href>` and `<area href>` (with their `rel` words and, for
-//! `<a>`, the text inside), `<iframe src>` and `<frame src>`. Images,
+//! `<a>`, the text inside), `<iframe src>` and `<frame src>`, wherever
+//! they stand (in a `<frameset>`, in a `<noscript>`). Images,
 //! scripts and style sheets are not links of the site's graph; only those
 //! written as plain `http://` URLs are noted ([`Insecure`], for mixed
 //! content). URLs are kept as written, character references decoded;
@@ -12,8 +22,8 @@
 //! first `<base href>`, as browsers do). Where a body element or text ends
 //! the head early is noted too ([`HeadBreak`]).
 //!
-//! The page's bytes are decoded as the HTTP `charset` says, else as a
-//! byte-order mark says, else as a `<meta charset>` near the start says,
+//! The page's bytes are decoded as a byte-order mark says, else as the
+//! HTTP `charset` says, else as a `<meta charset>` near the start says,
 //! else as UTF-8 when they are valid UTF-8, else as windows-1252 (the
 //! HTML standard's fallback for documents that declare nothing).
 //!
@@ -213,8 +223,11 @@ pub const MAX_EXAMPLES: usize = 10;
 /// what a `<template>` holds), or text other than white space, met before
 /// the head's written end (`</head>` or `<body>`). A page that marks no
 /// end of its head has no head break: its head ends where its body
-/// starts, as its author meant. What `<noscript>` holds is text to a
-/// parser that runs scripts (as Google's does), so it does not count.
+/// starts, as its author meant. The head is read as a parser that runs
+/// scripts reads it (as Google's renderer does): what a `<noscript>`
+/// holds is text to it and does not count, although a parser without
+/// scripts, which reads the page's links, ends the head at a `<noscript>`'s
+/// `<img>`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HeadBreak {
     /// The element's name (`img`, `div`), or `text`.
@@ -530,10 +543,11 @@ impl TextReading {
 }
 
 /// Elements whose content is not visible text: raw text, escapable raw
-/// text and script data to an HTML parser (with scripting on, so
-/// `<noscript>` too), and `<plaintext>`, which runs to the end.
+/// text and script data to an HTML parser with scripting disabled (so
+/// not `<noscript>`, whose content is markup then), and `<plaintext>`,
+/// which runs to the end.
 fn hidden_content(name: &[u8]) -> bool {
-    const HIDDEN: [&[u8]; 10] = [
+    const HIDDEN: [&[u8]; 9] = [
         b"script",
         b"style",
         b"title",
@@ -542,7 +556,6 @@ fn hidden_content(name: &[u8]) -> bool {
         b"iframe",
         b"noembed",
         b"noframes",
-        b"noscript",
         b"plaintext",
     ];
     HIDDEN.iter().any(|h| h.eq_ignore_ascii_case(name))
@@ -559,6 +572,9 @@ pub(crate) struct HeadText {
     over: bool,
     /// `<template>`s opened while the head was open, not yet closed.
     templates: u32,
+    /// `<noscript>`s open: their text is text to a parser that runs
+    /// scripts, as the head is read ([`HeadBreak`]).
+    noscripts: u32,
     /// The offset of the first such text.
     pub(crate) text_break: Option<usize>,
 }
@@ -571,6 +587,8 @@ impl HeadText {
             self.over = true;
         } else if name.eq_ignore_ascii_case(b"template") && !self.over {
             self.templates += 1;
+        } else if is_noscript(name) {
+            self.noscripts += 1;
         }
     }
 
@@ -579,11 +597,13 @@ impl HeadText {
             self.over = true;
         } else if name.eq_ignore_ascii_case(b"template") {
             self.templates = self.templates.saturating_sub(1);
+        } else if is_noscript(name) {
+            self.noscripts = self.noscripts.saturating_sub(1);
         }
     }
 
     fn text(&mut self, at: usize, text: &[u8]) {
-        if self.over || self.templates > 0 || self.text_break.is_some() {
+        if self.over || self.templates > 0 || self.noscripts > 0 || self.text_break.is_some() {
             return;
         }
         if let Some(k) = text.iter().position(|b| !b.is_ascii_whitespace()) {
@@ -592,9 +612,50 @@ impl HeadText {
     }
 }
 
+/// Whether a tag's name is `noscript`'s.
+fn is_noscript(name: &[u8]) -> bool {
+    name.len() == 8 && name.eq_ignore_ascii_case(b"noscript")
+}
+
+/// A `<noscript>` start or end tag met by the markup walk: where its name
+/// starts, and whether it is the start tag.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct NoscriptTag {
+    name_at: usize,
+    start: bool,
+}
+
+/// Where the name of a tag the walk met starts in the page: `name` is a
+/// slice of `bytes`.
+fn name_offset(bytes: &[u8], name: &[u8]) -> usize {
+    (name.as_ptr() as usize).saturating_sub(bytes.as_ptr() as usize)
+}
+
+/// The `<noscript>` start and end tags of a page, in order, as the markup
+/// walk tokenizes it (for the reading that does not scan the text).
+fn noscript_tags(bytes: &[u8]) -> Vec<NoscriptTag> {
+    let mut tags = Vec::new();
+    walk_markup(bytes, 0, |m| {
+        match m {
+            Markup::Start(name) if is_noscript(name) => tags.push(NoscriptTag {
+                name_at: name_offset(bytes, name),
+                start: true,
+            }),
+            Markup::End(name) if is_noscript(name) => tags.push(NoscriptTag {
+                name_at: name_offset(bytes, name),
+                start: false,
+            }),
+            _ => {}
+        }
+        ControlFlow::Continue(())
+    });
+    tags
+}
+
 /// Reads the visible text of a page's bytes (an ASCII-compatible
-/// encoding, `encoding`) into `words`, and the text that breaks the head
-/// into `head`: the text outside the markup, as an HTML tokenizer splits
+/// encoding, `encoding`) into `words`, the text that breaks the head
+/// into `head` and the `<noscript>` tags into `noscripts`: the text
+/// outside the markup, as an HTML tokenizer splits
 /// it, without the content of the [`hidden_content`] elements. Markup is
 /// start and end tags (their attribute values quoted or not; a `>` inside
 /// quotes does not end the tag), comments (`<!-- … -->`, ended by `-->`
@@ -614,6 +675,7 @@ pub(crate) fn scan_text(
     encoding: &'static encoding_rs::Encoding,
     words: &mut Words,
     head: &mut HeadText,
+    noscripts: &mut Vec<NoscriptTag>,
 ) {
     words.reserve(bytes.len());
     walk_markup(bytes, 0, |m| {
@@ -629,10 +691,22 @@ pub(crate) fn scan_text(
             Markup::Start(name) => {
                 words.end_word();
                 head.start_tag(name);
+                if is_noscript(name) {
+                    noscripts.push(NoscriptTag {
+                        name_at: name_offset(bytes, name),
+                        start: true,
+                    });
+                }
             }
             Markup::End(name) => {
                 words.end_word();
                 head.end_tag(name);
+                if is_noscript(name) {
+                    noscripts.push(NoscriptTag {
+                        name_at: name_offset(bytes, name),
+                        start: false,
+                    });
+                }
             }
             Markup::Other => words.end_word(),
         }
@@ -1001,6 +1075,27 @@ impl HtmlFacts {
     }
 }
 
+/// A refresh whose delay is at most this many seconds (`0; url=…`,
+/// `1; url=…`) is made at once: no visitor reads the page in that time,
+/// so the page is a redirect, stored and audited as one (its target is
+/// the page's `location`, at the page's depth); a longer delay leaves a
+/// page to read, and its target is a link.
+pub const INSTANT_REFRESH: u32 = 1;
+
+/// The delay of a meta refresh or `Refresh` header (`5; url=/next`), in
+/// whole seconds, read as the HTML standard reads it: ASCII digits after
+/// white space, a fraction ignored (`.5` is 0); `None` when it starts
+/// with neither a digit nor `.` (the refresh is then not made).
+#[must_use]
+pub fn refresh_delay(content: &str) -> Option<u32> {
+    let s = content.trim_start_matches(|c: char| c.is_ascii_whitespace());
+    let digits = s.bytes().take_while(u8::is_ascii_digit).count();
+    if digits == 0 {
+        return s.starts_with('.').then_some(0);
+    }
+    Some(s[..digits].parse::<u32>().unwrap_or(u32::MAX))
+}
+
 /// The URL of a meta refresh or `Refresh` header (`5; url=/next`), if it
 /// names one.
 #[must_use]
@@ -1019,10 +1114,10 @@ pub fn refresh_target(content: &str) -> Option<&str> {
 /// The encoding of an HTML page (module docs).
 #[must_use]
 pub fn html_encoding(charset: Option<&str>, body: &[u8]) -> &'static encoding_rs::Encoding {
-    if let Some(e) = charset.and_then(|c| encoding_rs::Encoding::for_label(c.trim().as_bytes())) {
+    if let Some((e, _)) = encoding_rs::Encoding::for_bom(body) {
         return e;
     }
-    if let Some((e, _)) = encoding_rs::Encoding::for_bom(body) {
+    if let Some(e) = charset.and_then(|c| encoding_rs::Encoding::for_label(c.trim().as_bytes())) {
         return e;
     }
     if let Some(e) = meta_charset(&body[..body.len().min(1024)]) {
@@ -1107,6 +1202,14 @@ pub(crate) fn extract_with(
             )
         }
     };
+    // A UTF-8 byte-order mark is not text (a UTF-16 page's goes when it
+    // is decoded).
+    let bytes = match bytes {
+        Cow::Borrowed(b) if detected == encoding_rs::UTF_8 => {
+            Cow::Borrowed(b.strip_prefix(UTF8_BOM).unwrap_or(b))
+        }
+        other => other,
+    };
     let facts = RefCell::new(HtmlFacts {
         encoding: detected.name(),
         ..HtmlFacts::default()
@@ -1124,6 +1227,7 @@ pub(crate) fn extract_with(
     // read beside the parser, with the text that breaks the head, or
     // (the older reading) from the parser's text chunks.
     let visible = RefCell::new(Words::default());
+    let mut noscript_tags_met = Vec::new();
     let text_break = match reading {
         TextReading::Scan => {
             let mut head = HeadText::default();
@@ -1132,10 +1236,34 @@ pub(crate) fn extract_with(
                 encoding.into(),
                 &mut visible.borrow_mut(),
                 &mut head,
+                &mut noscript_tags_met,
             );
             head.text_break
         }
-        TextReading::Parser => None,
+        TextReading::Parser => {
+            noscript_tags_met = noscript_tags(&bytes);
+            None
+        }
+    };
+    // lol_html reads a `<noscript>`'s content as text, as a parser that
+    // runs scripts does: it is given the page with those tags renamed
+    // (same length, so every offset stays), and reads their content as
+    // markup. Where they stand is kept, for the head's reading.
+    let noscripts = noscript_spans(&noscript_tags_met, bytes.len());
+    let markup: Cow<'_, [u8]> = if noscript_tags_met.is_empty() {
+        Cow::Borrowed(&bytes)
+    } else {
+        let mut renamed = bytes.to_vec();
+        for t in &noscript_tags_met {
+            if let Some(name) = renamed.get_mut(t.name_at..t.name_at + NOSCRIPT_AS_MARKUP.len()) {
+                name.copy_from_slice(NOSCRIPT_AS_MARKUP);
+            }
+        }
+        Cow::Owned(renamed)
+    };
+    let in_noscript = |offset: usize| {
+        let i = noscripts.partition_point(|&(_, end)| end <= offset);
+        noscripts.get(i).is_some_and(|&(start, _)| start <= offset)
     };
     // The head break and the head elements after it, with their offsets;
     // `<template>`s open (what they hold is not the document's).
@@ -1186,6 +1314,11 @@ pub(crate) fn extract_with(
             return Ok(());
         }
         let offset = el.source_location().bytes().start;
+        // The head is read as a parser that runs scripts reads it: a
+        // `<noscript>` holds text there.
+        if in_noscript(offset) {
+            return Ok(());
+        }
         // Text that breaks the head, when it was read beside the
         // parser, stands where it stands.
         let text_before = text_break.is_some_and(|t| t < offset);
@@ -1388,6 +1521,7 @@ pub(crate) fn extract_with(
                     && templates.get() == 0
                     && head_break.borrow().is_none()
                     && !t.as_str().trim_ascii().is_empty()
+                    && !in_noscript(t.source_location().bytes().start)
                 {
                     let text = t.as_str();
                     let blank = text.len() - text.trim_ascii_start().len();
@@ -1411,7 +1545,7 @@ pub(crate) fn extract_with(
     };
     let mut rewriter = HtmlRewriter::new(settings, |_: &[u8]| {});
     rewriter
-        .write(&bytes)
+        .write(&markup)
         .and_then(|()| rewriter.end())
         .map_err(|e| Error::Html {
             message: e.to_string(),
@@ -1469,6 +1603,41 @@ pub(crate) fn extract_with(
         .collect();
     facts.simhash = visible.into_inner().simhash();
     Ok(facts)
+}
+
+/// A UTF-8 byte-order mark.
+const UTF8_BOM: &[u8] = b"\xef\xbb\xbf";
+
+/// The name a `<noscript>` tag is given for lol_html, which reads its
+/// content as text otherwise (as a parser that runs scripts does): as
+/// long as `noscript`, an element lol_html knows nothing of. The element
+/// handler tells it by where it stands, not by this name.
+const NOSCRIPT_AS_MARKUP: &[u8] = b"noscrip-";
+
+/// The parts of a page inside `<noscript>` elements, outermost only: from
+/// a start tag's `<` to its end tag's (or the page's end, `len`), in
+/// order. `tags` are the page's `<noscript>` tags in order.
+fn noscript_spans(tags: &[NoscriptTag], len: usize) -> Vec<(usize, usize)> {
+    let mut spans = Vec::new();
+    let mut depth = 0u32;
+    let mut open = 0;
+    for t in tags {
+        if t.start {
+            if depth == 0 {
+                open = t.name_at.saturating_sub(1);
+            }
+            depth += 1;
+        } else if depth > 0 {
+            depth -= 1;
+            if depth == 0 {
+                spans.push((open, t.name_at.saturating_sub(2)));
+            }
+        }
+    }
+    if depth > 0 {
+        spans.push((open, len));
+    }
+    spans
 }
 
 /// White space collapsed to single spaces, trimmed, at most
@@ -2004,6 +2173,150 @@ mod audit_facts_tests {
 #[cfg(test)]
 mod head_and_mixed_tests {
     use super::*;
+
+    /// A page shaped like mdBook's: its sidebar for readers without
+    /// scripts is a frame inside `<noscript>`.
+    const MDBOOK: &str = r##"<!DOCTYPE HTML>
+<html lang="en" class="light sidebar-visible" dir="ltr">
+    <head>
+        <meta charset="UTF-8">
+        <title>Lints - The Book</title>
+        <meta name="description" content="The book's lints">
+        <noscript><link rel="stylesheet" href="css/no-js.css"></noscript>
+        <script src="toc.js"></script>
+    </head>
+    <body>
+    <div id="body-container">
+        <a class="skip" href="#main">Skip to the content</a>
+        <nav id="sidebar" class="sidebar" aria-label="Table of contents">
+            <mdbook-sidebar-scrollbox class="sidebar-scrollbox"></mdbook-sidebar-scrollbox>
+            <noscript>
+                <iframe class="sidebar-iframe-outer" src="toc.html"></iframe>
+            </noscript>
+        </nav>
+        <main id="main">
+            <h1 id="lints"><a class="header" href="#lints">Lints</a></h1>
+            <NoScript><p>Scripts are off: read the
+            <a href="print.html" title="</noscript> is not the end">whole book</a>.</p>
+            <img src="http://cdn.example.com/pixel.gif"></NOSCRIPT>
+            <a rel="next" href="next.html">Next</a>
+        </main>
+    </div>
+    </body>
+</html>"##;
+
+    #[test]
+    fn a_noscript_is_read_as_markup_its_frames_links_and_images_too() {
+        for reading in [TextReading::Scan, TextReading::Parser] {
+            let f = extract_with(MDBOOK.as_bytes(), None, reading).expect("html");
+            let links: Vec<(&str, LinkElement, &str)> = f
+                .links
+                .iter()
+                .map(|l| (l.href.as_str(), l.element, l.anchor.as_str()))
+                .collect();
+            assert_eq!(
+                links,
+                [
+                    ("#main", LinkElement::A, "Skip to the content"),
+                    ("toc.html", LinkElement::Frame, ""),
+                    ("#lints", LinkElement::A, "Lints"),
+                    ("print.html", LinkElement::A, "whole book"),
+                    ("next.html", LinkElement::A, "Next"),
+                ],
+                "{reading:?}"
+            );
+            // Offsets stay those of the page as written.
+            let frame = &f.links[1];
+            assert!(MDBOOK[frame.offset..].starts_with("<iframe"), "{reading:?}");
+            assert_eq!(f.insecure_passive, 1, "{reading:?}");
+            assert_eq!(f.insecure[0].line, 23, "{reading:?}");
+            // The head is read as a parser that runs scripts reads it.
+            assert_eq!(f.head_break, None, "{reading:?}");
+            assert_eq!(f.h1.as_deref(), Some("Lints"));
+            assert_eq!(f.title.as_deref(), Some("Lints - The Book"));
+        }
+    }
+
+    #[test]
+    fn frames_are_links_wherever_they_stand() {
+        let page = r#"<html><head><title>F</title></head>
+<frameset cols="20%,80%"><frame src="/nav.html"><FRAME SRC="/main.html">
+<noframes><a href="/text-only">text</a></noframes></frameset>
+<noscript><noscript><iframe src="/deep"></iframe></noscript></noscript>
+<template><iframe src="/in-template"></iframe></template></html>"#;
+        let f = extract(page.as_bytes(), None).expect("html");
+        let links: Vec<(&str, LinkElement)> = f
+            .links
+            .iter()
+            .map(|l| (l.href.as_str(), l.element))
+            .collect();
+        assert_eq!(
+            links,
+            [
+                ("/nav.html", LinkElement::Frame),
+                ("/main.html", LinkElement::Frame),
+                ("/deep", LinkElement::Frame),
+                ("/in-template", LinkElement::Frame),
+            ]
+        );
+    }
+
+    #[test]
+    fn the_text_of_a_noscript_is_page_text() {
+        let words = "one two three four five six seven eight nine ten";
+        let page = format!("<p>{words}</p><noscript><p>enable scripts please</p></noscript>");
+        for reading in [TextReading::Scan, TextReading::Parser] {
+            let f = extract_with(page.as_bytes(), None, reading).expect("html");
+            assert_eq!(
+                f.simhash,
+                simhash(&format!("{words} enable scripts please")),
+                "{reading:?}"
+            );
+        }
+        // An anchor's text holds what its `<noscript>` shows.
+        let f = extract(
+            b"<a href=/x>Menu<noscript> (all pages)</noscript></a>",
+            None,
+        )
+        .expect("html");
+        assert_eq!(f.links[0].anchor, "Menu (all pages)");
+    }
+
+    #[test]
+    fn a_utf8_byte_order_mark_is_not_text_in_the_head() {
+        let page = "\u{feff}<!DOCTYPE html>\n<html><head><meta charset=utf-8>\
+                    <title>T</title></head><body><p>one two three four five six seven eight \
+                    nine ten</p></body></html>";
+        let plain = page.trim_start_matches('\u{feff}');
+        for reading in [TextReading::Scan, TextReading::Parser] {
+            let f = extract_with(page.as_bytes(), None, reading).expect("html");
+            assert_eq!(f.head_break, None, "{reading:?}");
+            assert_eq!(f.title.as_deref(), Some("T"));
+            let without = extract_with(plain.as_bytes(), None, reading).expect("html");
+            assert_eq!(f.simhash, without.simhash, "{reading:?}");
+        }
+        // The mark decides the encoding before the HTTP charset does, as
+        // the HTML standard's sniffing says.
+        let f = extract(page.as_bytes(), Some("windows-1252")).expect("html");
+        assert_eq!(f.encoding, "UTF-8");
+        assert_eq!(f.head_break, None);
+    }
+
+    #[test]
+    fn a_refresh_delay_is_read_as_the_standard_reads_it() {
+        for (content, delay) in [
+            ("0; url=/next", Some(0)),
+            ("  5;url=/next", Some(5)),
+            ("1.9, /next", Some(1)),
+            (".5; url=/next", Some(0)),
+            ("0", Some(0)),
+            ("url=/next", None),
+            ("", None),
+            ("99999999999; url=/x", Some(u32::MAX)),
+        ] {
+            assert_eq!(refresh_delay(content), delay, "{content:?}");
+        }
+    }
 
     #[test]
     fn entities_are_decoded_in_titles_anchors_headings_and_attributes() {

@@ -108,8 +108,9 @@ pub use fetch::{
 };
 pub use frontier::{Admitted, Frontier, FrontierConfig, MAX_REPEATS, MAX_SEGMENTS, Queued, Scope};
 pub use html::{
-    Alternate, HeadBreak, HtmlFacts, HtmlLink, Insecure, LinkElement, MAX_ANCHOR, MAX_EXAMPLES,
-    Meta, Placed, Rel, extract as extract_html, html_encoding, refresh_target,
+    Alternate, HeadBreak, HtmlFacts, HtmlLink, INSTANT_REFRESH, Insecure, LinkElement, MAX_ANCHOR,
+    MAX_EXAMPLES, Meta, Placed, Rel, extract as extract_html, html_encoding, refresh_delay,
+    refresh_target,
 };
 pub use identity::{
     CrawlerKind, DEFAULT_INFO_URL, Identity, Network, Operator, Platform, ranges_json,

@@ -410,6 +410,7 @@ mod tests {
             followed: true,
             // A page's links each have their own place.
             position: u32::try_from(target).expect("small"),
+            same_page: false,
         }
     }
 

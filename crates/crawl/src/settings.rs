@@ -22,7 +22,11 @@ use serde::{Deserialize, Serialize};
 /// readings. A crawl is resumed only by a botwarden whose rules are the
 /// ones its store was written with, so that one store never mixes two
 /// readings. Raised whenever a change makes a page read differently.
-pub const READING_RULES: u32 = 1;
+///
+/// 2: a `<noscript>` is read as markup (its links, frames and text); a
+/// UTF-8 byte-order mark is not text; links to the page they stand on
+/// are marked; a refresh made at once is a redirect.
+pub const READING_RULES: u32 = 2;
 
 /// The `meta` key of the settings.
 pub const SETTINGS_META: &str = "settings";

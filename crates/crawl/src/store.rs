@@ -40,7 +40,7 @@ use rusqlite::{Connection, OptionalExtension, params};
 use crate::error::Error;
 
 /// The version of the schema this code writes and reads.
-pub const SCHEMA_VERSION: u32 = 7;
+pub const SCHEMA_VERSION: u32 = 8;
 
 /// Indexes a crawl builds once, when it ends, rather than row by row while
 /// it writes (name, whether unique, table and columns). Rows arrive in the order of
@@ -99,7 +99,26 @@ const MIGRATIONS: &[(u32, &str, &str)] = &[
         "urls: the unique index on url named, so that a crawl can build it when it ends",
         MIGRATE_6_TO_7,
     ),
+    (
+        8,
+        "links: same-page links marked; pages: a refresh's delay",
+        MIGRATE_7_TO_8,
+    ),
 ];
+
+/// From version 7 to 8: the links that lead to the page they stand on
+/// (`same_page`: a fragment of the page, `#top`, the page's own URL, an
+/// empty `href`) are marked, so that no count of the site's links holds
+/// them; the ones already stored are marked as the crawler marks them
+/// now (they were stored with the page as their target, or as `''`).
+/// A refresh's delay is kept (`refresh_delay`, `NULL` for pages fetched
+/// before: they are read as pages, not as redirects).
+const MIGRATE_7_TO_8: &str = "
+ALTER TABLE links ADD COLUMN same_page INTEGER NOT NULL DEFAULT 0;
+UPDATE links SET same_page = 1
+    WHERE kind IN ('a', 'area', 'iframe') AND (target_id = source_id OR target = '');
+ALTER TABLE pages ADD COLUMN refresh_delay INTEGER;
+";
 
 /// From version 6 to 7: `urls (url)` is unique through a named index
 /// instead of the column's own constraint (an index SQLite makes for a
@@ -392,6 +411,10 @@ pub struct PageRecord {
     pub location: Option<String>,
     /// A meta refresh or `Refresh` header's target.
     pub refresh: Option<String>,
+    /// That refresh's delay, in whole seconds (a refresh of at most
+    /// [`crate::INSTANT_REFRESH`] seconds is a redirect: its target is
+    /// in `location` too).
+    pub refresh_delay: Option<u32>,
     /// The `X-Robots-Tag` headers, joined by ` | `.
     pub x_robots_tag: Option<String>,
     /// The HTTP version of the answer (`HTTP/1.1`, `HTTP/2`).
@@ -496,6 +519,9 @@ pub struct LinkRecord {
     pub followed: bool,
     /// Its place among the page's links, from 0.
     pub position: u32,
+    /// Whether it leads to the page it stands on (`#top`, the page's own
+    /// URL, an empty `href`): not a link of the site's graph.
+    pub same_page: bool,
 }
 
 /// A URL that robots.txt blocks under one reading or that the two
@@ -666,20 +692,20 @@ const LINK_ROWS: usize = 32;
 fn links_insert(rows: usize) -> String {
     let mut sql = String::from(
         "INSERT OR REPLACE INTO links (source_id, target_id, target, kind, anchor, rel, followed, \
-         position) \
+         position, same_page) \
          VALUES ",
     );
     for i in 0..rows {
         if i > 0 {
             sql.push(',');
         }
-        sql.push_str("(?,?,?,?,?,?,?,?)");
+        sql.push_str("(?,?,?,?,?,?,?,?,?)");
     }
     sql
 }
 
 /// A link's values in the order of [`links_insert`].
-fn link_values(l: &LinkRecord) -> [rusqlite::types::ToSqlOutput<'_>; 8] {
+fn link_values(l: &LinkRecord) -> [rusqlite::types::ToSqlOutput<'_>; 9] {
     use rusqlite::types::{ToSqlOutput, Value, ValueRef};
     fn text(t: Option<&str>) -> ToSqlOutput<'_> {
         match t {
@@ -696,6 +722,7 @@ fn link_values(l: &LinkRecord) -> [rusqlite::types::ToSqlOutput<'_>; 8] {
         text(l.rel.as_deref()),
         ToSqlOutput::Owned(Value::Integer(i64::from(l.followed))),
         ToSqlOutput::Owned(Value::Integer(i64::from(l.position))),
+        ToSqlOutput::Owned(Value::Integer(i64::from(l.same_page))),
     ]
 }
 
@@ -959,11 +986,11 @@ impl Store {
                      canonical_written, canonical_header, canonical_outside_head, base_href,
                      base_count, header_charset, meta_charset, bom, robots_meta, head_break,
                      head_break_line, head_ignored, head_ignored_count, mixed_active,
-                     mixed_passive, mixed_examples)
+                     mixed_passive, mixed_examples, refresh_delay)
                      VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15,
                      ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30,
                      ?31, ?32, ?33, ?34, ?35, ?36, ?37, ?38, ?39, ?40, ?41, ?42, ?43, ?44, ?45,
-                     ?46)",
+                     ?46, ?47)",
                 )
                 .map_err(err("cannot prepare"))?;
             for p in &batch.pages {
@@ -1015,6 +1042,7 @@ impl Store {
                     p.mixed_active,
                     p.mixed_passive,
                     p.mixed_examples,
+                    p.refresh_delay,
                 ])
                 .map_err(err("cannot store a page"))?;
             }
@@ -1398,6 +1426,7 @@ mod tests {
                     rel: None,
                     followed: true,
                     position: 0,
+                    same_page: false,
                 },
                 LinkRecord {
                     source: 1,
@@ -1408,6 +1437,7 @@ mod tests {
                     rel: Some("nofollow".into()),
                     followed: false,
                     position: 1,
+                    same_page: false,
                 },
             ],
             robots: vec![RobotsRecord {
@@ -1808,6 +1838,7 @@ CREATE TABLE throttle_events (
                 rel: None,
                 followed: true,
                 position: 0,
+                same_page: false,
             }],
             ..Batch::default()
         };
@@ -1930,10 +1961,51 @@ CREATE TABLE throttle_events (
         assert!(indexes.contains(&"links_target".to_owned()), "{indexes:?}");
         assert!(!indexes.contains(&"links_source".to_owned()), "{indexes:?}");
         let duplicate = conn.execute(
-            "INSERT OR ABORT INTO links VALUES (2, 2, NULL, 'a', 'x', NULL, 1, 0)",
+            "INSERT OR ABORT INTO links VALUES (2, 2, NULL, 'a', 'x', NULL, 1, 0, 0)",
             [],
         );
         assert!(duplicate.is_err(), "(source_id, position) is the key");
+    }
+
+    #[test]
+    fn a_version_7_store_marks_its_same_page_links_and_gains_refresh_delays() {
+        let dir = TempDir::new("migrate8");
+        let path = dir.0.join("crawl.db");
+        // Links as version 7 wrote them: `#top` on page 1 (the page
+        // itself), an empty `href`, a link to page 2, a canonical to
+        // itself; page 2's link to page 1.
+        store_at_version(
+            &path,
+            7,
+            "INSERT INTO links VALUES (1, 1, NULL, 'a', 'top', NULL, 1, 0);
+             INSERT INTO links VALUES (1, NULL, '', 'a', 'empty', NULL, 0, 1);
+             INSERT INTO links VALUES (1, 2, NULL, 'a', 'b', NULL, 1, 2);
+             INSERT INTO links VALUES (1, 1, NULL, 'canonical', NULL, NULL, 1, 3);
+             INSERT INTO links VALUES (1, NULL, 'mailto:x@example.com', 'a', 'mail', NULL, 0, 4);
+             INSERT INTO links VALUES (2, 1, NULL, 'a', 'home', NULL, 1, 0);
+             INSERT INTO pages (url_id, fetched_at, status, elapsed_ms, bytes, truncated, refresh)
+             VALUES (2, '2026-11-23T19:00:00Z', 200, 5.0, 10, 0, '/');",
+        );
+        let store = Store::open(&path).expect("open");
+        assert_eq!(
+            store.meta("schema_version").expect("meta"),
+            Some(SCHEMA_VERSION.to_string())
+        );
+        let conn = store.connection();
+        let mut st = conn
+            .prepare("SELECT anchor FROM links WHERE same_page = 1 ORDER BY source_id, position")
+            .expect("links");
+        let same: Vec<Option<String>> = st
+            .query_map([], |r| r.get(0))
+            .expect("rows")
+            .collect::<Result<_, _>>()
+            .expect("rows");
+        assert_eq!(same, [Some("top".to_owned()), Some("empty".to_owned())]);
+        // A page fetched before has no delay: it is read as a page.
+        let delay: Option<u32> = conn
+            .query_row("SELECT refresh_delay FROM pages", [], |r| r.get(0))
+            .expect("page");
+        assert_eq!(delay, None);
     }
 
     #[test]
@@ -2031,7 +2103,8 @@ pub enum ExportTable {
     Pages,
     /// Every link, with its source's and target's URLs.
     Links,
-    /// Every redirect: URL, status, target.
+    /// Every redirect: URL, status, target (a page that refreshes at once
+    /// too, with its `200`).
     Redirects,
 }
 
@@ -2060,19 +2133,20 @@ impl ExportTable {
                         p.canonical_outside_head, p.base_href, p.base_count, p.header_charset,
                         p.meta_charset, p.bom, p.robots_meta, p.head_break, p.head_break_line,
                         p.head_ignored, p.head_ignored_count, p.mixed_active, p.mixed_passive,
-                        p.mixed_examples
+                        p.mixed_examples, p.refresh_delay
                  FROM pages p JOIN urls u ON u.id = p.url_id ORDER BY u.id"
             }
             ExportTable::Links => {
                 "SELECT s.url AS source, coalesce(t.url, l.target) AS target, l.kind, l.anchor,
-                        l.rel, l.followed, l.position
+                        l.rel, l.followed, l.position, l.same_page
                  FROM links l JOIN urls s ON s.id = l.source_id
                  LEFT JOIN urls t ON t.id = l.target_id ORDER BY l.source_id, l.position"
             }
             ExportTable::Redirects => {
                 "SELECT u.url, p.status, p.location
                  FROM pages p JOIN urls u ON u.id = p.url_id
-                 WHERE p.status BETWEEN 300 AND 399 ORDER BY u.id"
+                 WHERE p.status BETWEEN 300 AND 399 OR (p.status = 200 AND p.refresh_delay <= 1)
+                 ORDER BY u.id"
             }
         }
     }

@@ -45,11 +45,13 @@ pub struct Summary {
     pub noindex_pages: u64,
     /// Pages that say `nofollow` to the crawler.
     pub nofollow_pages: u64,
-    /// Links recorded and not followed.
+    /// Links recorded and not followed (links to the page they stand on
+    /// left out).
     pub links_not_followed: u64,
-    /// Links in all.
+    /// Links in all, but those to the page they stand on (`#top`).
     pub links: u64,
-    /// Redirects answered.
+    /// Redirects answered, and pages that refresh to a URL at once
+    /// ([`crate::INSTANT_REFRESH`]).
     pub redirects: u64,
     /// Requests that got no answer.
     pub errors: u64,
@@ -285,15 +287,19 @@ impl Summary {
         s.nofollow_pages = n(count(
             "SELECT count(*) FROM pages WHERE nofollow IS NOT NULL",
         )?);
-        s.links = n(count("SELECT count(*) FROM links")?);
-        s.links_not_followed = n(count("SELECT count(*) FROM links WHERE followed = 0")?);
+        // Links to the page they stand on (`#top`) are not the site's.
+        s.links = n(count("SELECT count(*) FROM links WHERE same_page = 0")?);
+        s.links_not_followed = n(count(
+            "SELECT count(*) FROM links WHERE followed = 0 AND same_page = 0",
+        )?);
         s.redirects = n(count(
-            "SELECT count(*) FROM pages WHERE status BETWEEN 300 AND 399",
+            "SELECT count(*) FROM pages
+             WHERE status BETWEEN 300 AND 399 OR (status = 200 AND refresh_delay <= 1)",
         )?);
         s.errors = n(count("SELECT count(*) FROM pages WHERE status IS NULL")?);
         s.sitemap_only = n(count(
             "SELECT count(*) FROM urls WHERE found_by = 'sitemap' AND id NOT IN
-             (SELECT target_id FROM links WHERE target_id IS NOT NULL)",
+             (SELECT target_id FROM links WHERE target_id IS NOT NULL AND same_page = 0)",
         )?);
         s.sitemaps = meta("sitemaps")?;
         let mut st = c

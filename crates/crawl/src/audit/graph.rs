@@ -8,7 +8,7 @@ use std::io::{self, Write};
 
 use serde::Serialize;
 
-use super::LINK_KINDS;
+use super::SITE_LINK;
 use super::csv::{CsvCell, csv_row, push_row};
 use crate::error::Error;
 use crate::store::Store;
@@ -213,8 +213,8 @@ impl LinkGraph {
         {
             let mut st = conn
                 .prepare(&format!(
-                    "SELECT source_id, target_id, followed FROM links
-                     WHERE target_id IS NOT NULL AND kind IN {LINK_KINDS}"
+                    "SELECT source_id, target_id, followed FROM links l
+                     WHERE l.target_id IS NOT NULL AND {SITE_LINK}"
                 ))
                 .map_err(&fail)?;
             let mut rows = st.query([]).map_err(&fail)?;
@@ -308,7 +308,7 @@ impl LinkGraph {
             .connection()
             .prepare(
                 "SELECT source_id, target_id, kind, anchor, rel, followed FROM links
-                 WHERE target_id IS NOT NULL ORDER BY source_id, position",
+                 WHERE target_id IS NOT NULL AND same_page = 0 ORDER BY source_id, position",
             )
             .map_err(&fail)?;
         let mut rows = st.query([]).map_err(&fail)?;

@@ -555,19 +555,46 @@ impl AuditReport {
 /// The link kinds a visitor follows: the site's internal links.
 pub(crate) const LINK_KINDS: &str = "('a', 'area', 'iframe')";
 
+/// A link of the site's graph, `l` being `links`: of the [`LINK_KINDS`],
+/// and not to the page it stands on (`#top`, the page's own URL, an empty
+/// `href`: `same_page`). Whatever counts the site's links (in-links, the
+/// link score, a finding's evidence) counts these only.
+pub(crate) const SITE_LINK: &str = "l.kind IN ('a', 'area', 'iframe') AND l.same_page = 0";
+
 /// The links that are not the site's own (`links` of the kinds
 /// `redirect`, `canonical`, `hreflang`, `refresh`), copied into a
 /// temporary table when the audit starts: a few per page where the site
 /// has millions of links, looked up by source and target.
 pub(crate) const HEAD_LINKS: &str = "head_links";
 
-/// A page that answered HTML whose body was read (what the content checks
-/// look at); `p` is `pages`.
-pub(crate) const HTML_PAGE: &str = "p.status = 200 AND p.body_read = 1 AND p.error IS NULL
-     AND p.content_type IN ('text/html', 'application/xhtml+xml')";
+/// [`INSTANT_REFRESH_PAGE`] as a literal, for the predicates built on it.
+macro_rules! instant_refresh_page {
+    () => {
+        "coalesce(p.status = 200 AND p.refresh_delay <= 1, 0)"
+    };
+}
 
-/// A redirect answer; `p` is `pages`.
-pub(crate) const REDIRECT: &str = "p.status IN (301, 302, 303, 307, 308)";
+/// A page that answered `200` and refreshes to a URL at once (a delay of
+/// at most [`crate::INSTANT_REFRESH`] seconds): a redirect, not a page
+/// to read; `p` is `pages`.
+pub(crate) const INSTANT_REFRESH_PAGE: &str = instant_refresh_page!();
+
+/// A page that answered HTML whose body was read and that does not
+/// refresh at once (what the content checks look at); `p` is `pages`.
+pub(crate) const HTML_PAGE: &str = concat!(
+    "p.status = 200 AND p.body_read = 1 AND p.error IS NULL
+     AND p.content_type IN ('text/html', 'application/xhtml+xml') AND NOT ",
+    instant_refresh_page!()
+);
+
+/// A redirect: a redirect answer, or a page that refreshes at once
+/// ([`INSTANT_REFRESH_PAGE`]), whose target is its `location`; `p` is
+/// `pages`.
+pub(crate) const REDIRECT: &str = concat!(
+    "(p.status IN (301, 302, 303, 307, 308) OR ",
+    instant_refresh_page!(),
+    ")"
+);
 
 /// Whether a page names another URL as its canonical (the duplicate checks
 /// leave such pages out: they say which page is the original); `p` is
@@ -648,7 +675,8 @@ impl Context<'_> {
             &format!(
                 "SELECT p.url_id, u.url,
                         (SELECT l.target_id FROM links l
-                         WHERE l.source_id = p.url_id AND l.kind = 'redirect' LIMIT 1)
+                         WHERE l.source_id = p.url_id AND l.kind IN ('redirect', 'refresh')
+                         LIMIT 1)
                  FROM pages p JOIN urls u ON u.id = p.url_id WHERE {REDIRECT} ORDER BY p.url_id"
             ),
             |r| {
@@ -864,11 +892,11 @@ fn look_up_in_links(
     anchors: &mut Anchors,
 ) -> Result<HashMap<i64, InLinks>, rusqlite::Error> {
     let mut count = conn.prepare_cached(&format!(
-        "SELECT count(*) FROM links WHERE target_id = ?1 AND kind IN {LINK_KINDS}"
+        "SELECT count(*) FROM links l WHERE l.target_id = ?1 AND {SITE_LINK}"
     ))?;
     let mut list = conn.prepare_cached(&format!(
-        "SELECT source_id, kind, anchor FROM links
-         WHERE target_id = ?1 AND kind IN {LINK_KINDS}
+        "SELECT source_id, kind, anchor FROM links l
+         WHERE l.target_id = ?1 AND {SITE_LINK}
          ORDER BY source_id, position LIMIT {MAX_LINKS}"
     ))?;
     let mut out = HashMap::with_capacity(targets.len());
@@ -929,8 +957,8 @@ fn scan_in_links(
     let mut tallies = vec![Tally::default(); targets.len()];
     let mut entries: Vec<Entry> = Vec::new();
     let mut st = conn.prepare(&format!(
-        "SELECT target_id, source_id, position, kind, anchor FROM links NOT INDEXED
-         WHERE target_id IS NOT NULL AND kind IN {LINK_KINDS}"
+        "SELECT target_id, source_id, position, kind, anchor FROM links l NOT INDEXED
+         WHERE l.target_id IS NOT NULL AND {SITE_LINK}"
     ))?;
     let mut rows = st.query([])?;
     while let Some(r) = rows.next()? {
@@ -1040,6 +1068,7 @@ mod evidence_tests {
             rel: None,
             followed: true,
             position,
+            same_page: false,
         };
         for id in (1..=300u64).rev() {
             if id == 1 {

@@ -15,6 +15,7 @@ mod faults;
 mod large;
 mod nginx_site;
 mod ownership;
+mod reading;
 mod redirects;
 mod robots;
 mod robustness;

@@ -10,9 +10,12 @@ declare_check! {
     /// element other than `<title>`, `<base>`, `<link>`, `<meta>`,
     /// `<style>`, `<script>`, `<noscript>` and `<template>` (an `<img>`, a
     /// `<div>`, an `<iframe>`, an unknown element), or text other than
-    /// white space (a stray character, an unescaped `&nbsp;`). What a
-    /// `<noscript>` or `<template>` holds does not count: a parser that
-    /// runs scripts, as Google's does, reads a `<noscript>` as text. A
+    /// white space (a stray character, an unescaped `&nbsp;`). The head
+    /// is read as a parser that runs scripts reads it, as Google's
+    /// renderer does: what a `<noscript>` holds is text to it, and what a
+    /// `<template>` holds is not the document's, so neither counts (a
+    /// parser without scripts, which botwarden's links are read with,
+    /// ends the head at a `<noscript>`'s `<img>`; search engines do not). A
     /// page that writes no `</head>` or `<body>` is not reported: its head
     /// ends where its body starts, as meant. The finding names the
     /// element and its line, and the head elements after it (`<title>`,

@@ -1,7 +1,7 @@
 //! `links/broken-external`: links to other sites' URLs that answered an
 //! error or nothing (`crawl --check-external`).
 
-use crate::audit::{Context, Finding, LINK_KINDS};
+use crate::audit::{Context, Finding, SITE_LINK};
 
 declare_check! {
     /// ## What it finds
@@ -32,7 +32,7 @@ pub(crate) fn check(cx: &Context<'_>) -> Result<Vec<Finding>, rusqlite::Error> {
             "SELECT u.id, u.url, e.status, e.error, e.method
              FROM urls u JOIN external_checks e ON e.url_id = u.id
              WHERE (e.status >= 400 OR e.status IS NULL)
-               AND EXISTS (SELECT 1 FROM links l WHERE l.target_id = u.id AND l.kind IN {LINK_KINDS})
+               AND EXISTS (SELECT 1 FROM links l WHERE l.target_id = u.id AND {SITE_LINK})
              ORDER BY u.id"
         ),
         |r| {

@@ -1,7 +1,7 @@
 //! `links/broken-internal`: links to pages of the site that answered an
 //! error or no answer at all.
 
-use crate::audit::{Context, Finding, LINK_KINDS, answer};
+use crate::audit::{Context, Finding, SITE_LINK, answer};
 
 declare_check! {
     /// ## What it finds
@@ -28,7 +28,7 @@ pub(crate) fn check(cx: &Context<'_>) -> Result<Vec<Finding>, rusqlite::Error> {
         &format!(
             "SELECT u.id, u.url, p.status, p.error FROM urls u JOIN pages p ON p.url_id = u.id
              WHERE (p.status >= 400 OR p.status IS NULL)
-               AND EXISTS (SELECT 1 FROM links l WHERE l.target_id = u.id AND l.kind IN {LINK_KINDS})
+               AND EXISTS (SELECT 1 FROM links l WHERE l.target_id = u.id AND {SITE_LINK})
              ORDER BY u.id"
         ),
         |r| {

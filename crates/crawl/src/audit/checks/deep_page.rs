@@ -2,7 +2,7 @@
 
 use rusqlite::params;
 
-use crate::audit::{Context, Finding};
+use crate::audit::{Context, Finding, INSTANT_REFRESH_PAGE};
 
 declare_check! {
     /// ## What it finds
@@ -24,10 +24,10 @@ declare_check! {
 }
 
 pub(crate) fn check(cx: &Context<'_>) -> Result<Vec<Finding>, rusqlite::Error> {
-    let mut st = cx.conn.prepare(
+    let mut st = cx.conn.prepare(&format!(
         "SELECT u.id, u.url, u.depth FROM urls u JOIN pages p ON p.url_id = u.id
-         WHERE p.status = 200 AND u.depth > ?1 ORDER BY u.id",
-    )?;
+         WHERE p.status = 200 AND NOT {INSTANT_REFRESH_PAGE} AND u.depth > ?1 ORDER BY u.id"
+    ))?;
     let rows = st
         .query_map(params![cx.max_depth], |r| {
             Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?, r.get::<_, u32>(2)?))

@@ -1,12 +1,14 @@
 //! `links/to-redirect`: links to URLs of the site that redirect.
 
-use crate::audit::{Context, Finding, LINK_KINDS, REDIRECT};
+use crate::audit::{Context, Finding, SITE_LINK, REDIRECT};
 
 declare_check! {
     /// ## What it finds
     /// Every URL of the site that the site's own pages link to (`<a>`,
     /// `<area>`, frames) and that answered a redirect (`301`, `302`, `303`,
-    /// `307`, `308`), with where it leads and every link that leads to it.
+    /// `307`, `308`) or refreshes at once (a meta refresh or `Refresh`
+    /// header of at most one second, `links/refresh-redirect`), with where
+    /// it leads and every link that leads to it.
     ///
     /// ## Why it matters
     /// Each such link costs visitors and robots one more request, and a
@@ -23,7 +25,7 @@ pub(crate) fn check(cx: &Context<'_>) -> Result<Vec<Finding>, rusqlite::Error> {
         &format!(
             "SELECT u.id, u.url, p.status, p.location FROM urls u JOIN pages p ON p.url_id = u.id
              WHERE {REDIRECT}
-               AND EXISTS (SELECT 1 FROM links l WHERE l.target_id = u.id AND l.kind IN {LINK_KINDS})
+               AND EXISTS (SELECT 1 FROM links l WHERE l.target_id = u.id AND {SITE_LINK})
              ORDER BY u.id"
         ),
         |r| {
@@ -37,9 +39,15 @@ pub(crate) fn check(cx: &Context<'_>) -> Result<Vec<Finding>, rusqlite::Error> {
     )?;
     rows.into_iter()
         .map(|(id, url, status, location)| {
+            // A `200` that redirects refreshes at once.
+            let how = if status == 200 {
+                "refreshes at once".to_owned()
+            } else {
+                format!("redirects ({status})")
+            };
             let message = match &location {
-                Some(l) => format!("redirects ({status}) to {l}"),
-                None => format!("redirects ({status}) to no crawlable URL"),
+                Some(l) => format!("{how} to {l}"),
+                None => format!("{how} to no crawlable URL"),
             };
             let mut f = cx.linked_finding(id, url, message)?;
             f.related.extend(location);

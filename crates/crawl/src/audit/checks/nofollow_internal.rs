@@ -1,7 +1,7 @@
 //! `robots/nofollow-internal`: links to the site's own pages marked
 //! `nofollow`.
 
-use crate::audit::{Context, Finding, LINK_KINDS};
+use crate::audit::{Context, Finding, SITE_LINK};
 
 declare_check! {
     /// ## What it finds
@@ -29,7 +29,7 @@ pub(crate) fn check(cx: &Context<'_>) -> Result<Vec<Finding>, rusqlite::Error> {
         "SELECT t.id, t.url, count(*) || ' link(s) of the site mark it ' ||
                 group_concat(DISTINCT 'rel=\"' || l.rel || '\"'), NULL
          FROM links l JOIN urls t ON t.id = l.target_id
-         WHERE l.kind IN {LINK_KINDS} AND l.rel IS NOT NULL
+         WHERE {SITE_LINK} AND l.rel IS NOT NULL
            AND coalesce(t.skip_reason, '') != 'scope'
          GROUP BY t.id ORDER BY t.id"
     ))

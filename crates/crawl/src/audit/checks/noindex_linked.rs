@@ -1,7 +1,7 @@
 //! `indexing/noindex-linked`: pages that say `noindex` and that the site
 //! links to.
 
-use crate::audit::{Context, Finding, LINK_KINDS};
+use crate::audit::{Context, Finding, SITE_LINK};
 
 declare_check! {
     /// ## What it finds
@@ -27,7 +27,7 @@ pub(crate) fn check(cx: &Context<'_>) -> Result<Vec<Finding>, rusqlite::Error> {
         &format!(
             "SELECT u.id, u.url, p.noindex FROM urls u JOIN pages p ON p.url_id = u.id
              WHERE p.noindex IS NOT NULL
-               AND EXISTS (SELECT 1 FROM links l WHERE l.target_id = u.id AND l.kind IN {LINK_KINDS})
+               AND EXISTS (SELECT 1 FROM links l WHERE l.target_id = u.id AND {SITE_LINK})
              ORDER BY u.id"
         ),
         |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?, r.get::<_, String>(2)?)),

@@ -1,7 +1,7 @@
 //! `structure/orphan`: pages that sitemaps or canonicals name and no link
 //! of the site leads to.
 
-use crate::audit::{Context, Finding, HEAD_LINKS, HTML_PAGE, LINK_KINDS};
+use crate::audit::{Context, Finding, HEAD_LINKS, HTML_PAGE, SITE_LINK};
 
 declare_check! {
     /// ## What it finds
@@ -39,7 +39,7 @@ pub(crate) fn check(cx: &Context<'_>) -> Result<Vec<Finding>, rusqlite::Error> {
          FROM named n JOIN urls u ON u.id = n.id JOIN pages p ON p.url_id = u.id
          WHERE {HTML_PAGE} AND p.noindex IS NULL
            AND NOT EXISTS (SELECT 1 FROM links l WHERE l.target_id = u.id
-                           AND l.kind IN {LINK_KINDS} AND l.source_id != u.id)
+                           AND {SITE_LINK} AND l.source_id != u.id)
          ORDER BY u.id"
     ))
 }
