@@ -604,6 +604,20 @@ async fn each_check_finds_exactly_its_planted_instance() {
         "<img> at line 2 ends <head> early; 1 head element(s) after it are ignored"
     );
     assert_eq!(f("hreflang/no-return"), one("/en", &["/fr"]));
+    // Every URL involved is in `related`, not only in the message.
+    assert_eq!(
+        f("structure/base-href"),
+        one("/base-other", &["http://other.invalid/"])
+    );
+    assert_eq!(
+        f("structure/orphan"),
+        one("/orphan", &["/sitemap.xml", "/broken-sitemap.xml"])
+    );
+    assert_eq!(
+        f("sitemaps/noindex"),
+        one("/listed-noindex", &["/sitemap.xml"])
+    );
+    assert_eq!(f("hreflang/no-self"), one("/it", &["/en"]));
     assert_eq!(f("hreflang/not-200"), one("/en", &["/nl"]));
     assert_eq!(
         f("links/malformed-href"),

@@ -18,8 +18,12 @@ declare_check! {
     ///
     /// Measured: on the planted site of the audit's tests (a 3,000-byte
     /// URL, and a 2,000-byte one as the near miss), precision and recall
-    /// 1.0; on the documentation `cargo doc` makes of botwarden's
-    /// workspace, no finding.
+    /// 1.0. On the `alloc` API docs of the Rust 1.95 toolchain (rustdoc,
+    /// 248 pages crawled from a local server): 4 findings, the "Run"
+    /// links of 4 code examples to the Rust playground (2,055 bytes and
+    /// more, the example's code in the query), which are all the hrefs
+    /// over 2,048 bytes in its files (precision and recall 1.0, checked
+    /// by hand); `links/malformed-href` reported these 4 before.
     ///
     /// ## Why it matters
     /// Links this long are usually state packed into a query (filters, a

