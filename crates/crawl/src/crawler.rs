@@ -937,7 +937,19 @@ async fn read_sitemaps(
         done.push(url.to_string());
         let (sitemap, error) = match fetcher.fetch_url(url.clone()).await {
             Ok(r) if r.status.is_some_and(|s| (200..300).contains(&s)) => {
-                let map = parse_sitemap(&r.body);
+                let mut map = parse_sitemap(&r.body);
+                // A body cut at --max-bytes is read as far as it goes,
+                // and said to be cut, whatever the XML read so far.
+                if r.truncated {
+                    let cut = format!(
+                        "cut at --max-bytes after {} bytes: the URLs after them are not read",
+                        r.body.len()
+                    );
+                    map.error = Some(match map.error.take() {
+                        Some(e) => format!("{cut} ({e})"),
+                        None => cut,
+                    });
+                }
                 let err = map.error.clone();
                 (Some(map), err)
             }

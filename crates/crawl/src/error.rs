@@ -137,6 +137,16 @@ pub enum Error {
         /// What went wrong, and what was being done.
         message: String,
     },
+    /// The audit's settings (`--select`, `--ignore`, the `[audit]`
+    /// section of `botwarden.toml`) are not valid: `input` names the file
+    /// and key, or the flag's list and place.
+    #[error("{input}: {message}")]
+    AuditSettings {
+        /// Where: `botwarden.toml: [audit] select[1]`, `select[0]`.
+        input: String,
+        /// What is wrong, and what is valid.
+        message: String,
+    },
     /// A crawl's coordinator (the state workers share) failed or refused:
     /// it names itself (a Redis URL, say) and the operation.
     #[error("{coordinator}: {message}")]
@@ -197,6 +207,7 @@ impl Error {
             | Error::Html { .. }
             | Error::Store { .. }
             | Error::Coordinator { .. }
+            | Error::AuditSettings { .. }
             | Error::Ownership { .. } => None,
         }
     }

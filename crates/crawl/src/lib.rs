@@ -81,8 +81,9 @@ mod timing;
 
 pub use address::{AddressKind, restricted_kind};
 pub use audit::{
-    AUDIT_SCHEMA, Audit, AuditReport, CHECKS, Check as AuditCheck, CheckReport, DEFAULT_MAX_DEPTH,
-    Finding, LinkSource, MAX_LINKS, RobotsEvidence, RobotsReading, SHOWN_FINDINGS,
+    AUDIT_SCHEMA, Audit, AuditReport, AuditSettings, CHECKS, CONFIG_FILE as AUDIT_CONFIG_FILE,
+    Check as AuditCheck, CheckReport, DEFAULT_MAX_DEPTH, DEFAULT_MAX_EVIDENCE, Finding, LinkSource,
+    MAX_LINKS, RobotsEvidence, RobotsReading, SHOWN_FINDINGS, Selection as AuditSelection,
     Severity as AuditSeverity, check as audit_check,
 };
 pub use audit::{

@@ -73,10 +73,14 @@ pub fn parse_sitemap(body: &[u8]) -> Sitemap {
     let mut buf = Vec::new();
     let mut in_loc = false;
     let mut text = String::new();
+    // The elements open, outermost first: a file that ends inside one is
+    // cut, however well formed what came before.
+    let mut open: Vec<Vec<u8>> = Vec::new();
     loop {
         match reader.read_event_into(&mut buf) {
             Ok(Event::Start(e)) => {
                 let name = e.local_name();
+                open.push(name.as_ref().to_vec());
                 match name.as_ref() {
                     b"urlset" if sitemap.kind == SitemapKind::Unknown => {
                         sitemap.kind = SitemapKind::UrlSet;
@@ -114,6 +118,7 @@ pub fn parse_sitemap(body: &[u8]) -> Sitemap {
                 }
             }
             Ok(Event::End(e)) if e.local_name().as_ref() == b"loc" => {
+                open.pop();
                 in_loc = false;
                 let loc = text.trim();
                 if !loc.is_empty() {
@@ -124,7 +129,21 @@ pub fn parse_sitemap(body: &[u8]) -> Sitemap {
                     }
                 }
             }
-            Ok(Event::Eof) => break,
+            Ok(Event::End(_)) => {
+                open.pop();
+            }
+            Ok(Event::Eof) => {
+                if let Some(inner) = open.last() {
+                    sitemap.error.get_or_insert_with(|| {
+                        format!(
+                            "the file ends inside <{}> ({} element(s) not closed): it is cut",
+                            String::from_utf8_lossy(inner),
+                            open.len()
+                        )
+                    });
+                }
+                break;
+            }
             Err(e) => {
                 sitemap.error = Some(format!(
                     "malformed XML at byte {}: {e}",
@@ -175,6 +194,17 @@ mod tests {
             .expect("gzip");
         let gz = gz.finish().expect("gzip");
         assert_eq!(parse_sitemap(&gz).locs, ["https://example.com/z"]);
+        // Cut between two entries: well formed so far, but not closed.
+        let cut = parse_sitemap(b"<urlset><url><loc>https://example.com/1</loc></url><url>");
+        assert_eq!(cut.kind, SitemapKind::UrlSet);
+        assert_eq!(cut.locs, ["https://example.com/1"]);
+        assert_eq!(
+            cut.error.as_deref(),
+            Some("the file ends inside <url> (2 element(s) not closed): it is cut")
+        );
+        let whole =
+            parse_sitemap(b"<urlset><url><loc>https://example.com/1</loc></url></urlset>\n");
+        assert_eq!(whole.error, None);
         let broken =
             parse_sitemap(b"<urlset><url><loc>https://example.com/1</loc></url><url><loc>x</lo");
         assert_eq!(broken.locs, ["https://example.com/1"]);

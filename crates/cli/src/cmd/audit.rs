@@ -7,7 +7,8 @@ use std::process::ExitCode;
 
 use anyhow::{Context as _, Result, bail};
 use botwarden_crawl::{
-    Audit, AuditDocument, DEFAULT_MAX_DEPTH, LinkGraph, Store, render_audit_html, write_csv,
+    AUDIT_CONFIG_FILE, Audit, AuditDocument, AuditSettings, LinkGraph, Store, render_audit_html,
+    write_csv,
 };
 use clap::{Args, ValueEnum};
 
@@ -32,9 +33,48 @@ pub(crate) struct AuditArgs {
     /// and edges (links) with the link score.
     #[arg(long, value_enum, value_name = "FORMAT", conflicts_with_all = ["format", "compare"])]
     graph: Option<GraphFormat>,
-    /// Report pages more than this many clicks from the start URL.
-    #[arg(long, value_name = "N", default_value_t = DEFAULT_MAX_DEPTH)]
-    max_depth: u32,
+    /// Report pages more than this many clicks from the start URL
+    /// [default: 5].
+    #[arg(long, value_name = "N")]
+    max_depth: Option<u32>,
+    /// Run only these checks: codes (`content/near-duplicate`), groups
+    /// (`links`) or ALL, comma-separated; replaces the config file's
+    /// `select`.
+    #[arg(long, value_name = "CODE|GROUP", value_delimiter = ',')]
+    select: Option<Vec<String>>,
+    /// Leave out these checks (codes or groups, comma-separated); the most
+    /// specific of --select and --ignore decides; replaces the config
+    /// file's `ignore`.
+    #[arg(long, value_name = "CODE|GROUP", value_delimiter = ',')]
+    ignore: Option<Vec<String>>,
+    /// In the JSON and CSV, list at most N related URLs and N links per
+    /// finding (`related_count` and `link_count` count them all)
+    /// [default: 100].
+    #[arg(long, value_name = "N")]
+    max_evidence: Option<usize>,
+    /// Read the `[audit]` section of this file instead of
+    /// ./botwarden.toml (flags override it key by key).
+    #[arg(long, value_name = "FILE")]
+    config: Option<PathBuf>,
+}
+
+/// The audit's settings: the flags given, then the `[audit]` section of
+/// `config` (or of `./botwarden.toml` if there is one) for the rest.
+pub(crate) fn settings(flags: AuditSettings, config: Option<&Path>) -> Result<AuditSettings> {
+    let default = Path::new(AUDIT_CONFIG_FILE);
+    let path = match config {
+        Some(p) => Some(p),
+        None => default.is_file().then_some(default),
+    };
+    let file = match path {
+        Some(p) => {
+            let text = std::fs::read_to_string(p)
+                .with_context(|| format!("--config: cannot read {}", p.display()))?;
+            AuditSettings::from_toml(&text, p)?
+        }
+        None => AuditSettings::default(),
+    };
+    Ok(flags.or(file))
 }
 
 /// The report's format.
@@ -72,13 +112,26 @@ pub(crate) fn run(args: &AuditArgs) -> Result<ExitCode> {
         ),
         None => None,
     };
-    let doc = AuditDocument::build(
-        &Audit {
+    let settings = settings(
+        AuditSettings {
+            select: args.select.clone(),
+            ignore: args.ignore.clone(),
+            max_evidence: args.max_evidence,
             max_depth: args.max_depth,
+        },
+        args.config.as_deref(),
+    )?;
+    let mut doc = AuditDocument::build(
+        &Audit {
+            max_depth: settings.max_depth(),
+            selection: settings.selection()?,
         },
         &store,
         earlier.as_ref(),
     )?;
+    if matches!(args.format, Format::Json | Format::Csv) {
+        doc.report.limit_evidence(settings.max_evidence());
+    }
     write_document(&doc, args.format, args.output.as_deref())?;
     Ok(ExitCode::SUCCESS)
 }

@@ -8,11 +8,12 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use botwarden_crawl::{
-    Audit, AuditDocument, CHANGES_META, ChangeRule, CrawlConfig, CrawlSettings, CrawlerKind,
-    DEFAULT_INFO_URL, ExportFormat, ExportTable, ExternalConfig, Fetcher, FetcherBuilder,
-    FrontierConfig, Identity, Network, Operator, OwnershipCheck, Platform, Progress, SETTINGS_META,
-    Scope, Simulation, SiteKey, StopSignal, Store, Summary, ThrottleConfig, Verification,
-    check_external, crawl, ranges_json, registry_entry, robots_lines, verify_site,
+    Audit, AuditDocument, AuditSettings, CHANGES_META, ChangeRule, CrawlConfig, CrawlSettings,
+    CrawlerKind, DEFAULT_INFO_URL, ExportFormat, ExportTable, ExternalConfig, Fetcher,
+    FetcherBuilder, FrontierConfig, Identity, Network, Operator, OwnershipCheck, Platform,
+    Progress, SETTINGS_META, Scope, Simulation, SiteKey, StopSignal, Store, Summary,
+    ThrottleConfig, Verification, check_external, crawl, ranges_json, registry_entry, robots_lines,
+    verify_site,
 };
 use botwarden_robots::{Profile, TokenChain};
 use botwarden_verify::{AgentForm, Signer};
@@ -1095,7 +1096,19 @@ fn run_crawl(given: &CrawlArgs, matches: Option<&ArgMatches>) -> Result<ExitCode
     runtime.shutdown_background();
     let summary = Summary::read(&store)?;
     let audit = if args.audit {
-        Some(AuditDocument::build(&Audit::default(), &store, None)?)
+        let settings = super::audit::settings(AuditSettings::default(), None)?;
+        let mut doc = AuditDocument::build(
+            &Audit {
+                max_depth: settings.max_depth(),
+                selection: settings.selection()?,
+            },
+            &store,
+            None,
+        )?;
+        if matches!(args.format, Format::Json) {
+            doc.report.limit_evidence(settings.max_evidence());
+        }
+        Some(doc)
     } else {
         None
     };

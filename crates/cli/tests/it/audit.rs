@@ -303,3 +303,115 @@ fn crawl_with_audit_prints_the_audit_after_the_summary() {
     assert_eq!(v["audit"]["schema"], "botwarden-audit/1");
     assert!(v["crawl"].is_object(), "{v}");
 }
+
+/// `botwarden audit ARGS` run in the folder `cwd`.
+fn audit_in(cwd: &std::path::Path, args: &[&str]) -> std::process::Output {
+    std::process::Command::new(env!("CARGO_BIN_EXE_botwarden"))
+        .arg("audit")
+        .args(args)
+        .current_dir(cwd)
+        .output()
+        .expect("run botwarden")
+}
+
+/// The codes of the checks a JSON report lists.
+fn codes(out: &std::process::Output) -> Vec<String> {
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    v["checks"]
+        .as_array()
+        .expect("checks")
+        .iter()
+        .map(|c| c["code"].as_str().expect("code").to_owned())
+        .collect()
+}
+
+#[test]
+fn audit_selects_checks_by_flag_and_config_file_flags_first() {
+    let dir = TempFile::new("placeholder", b"");
+    let db = crawled(&dir);
+    let folder = dir.path.parent().expect("folder").to_owned();
+
+    // By group, a code taken back from an ignored group.
+    let out = audit_in(
+        &folder,
+        &[
+            &db,
+            "--format",
+            "json",
+            "--select",
+            "links,robots/blocked",
+            "--ignore",
+            "links/empty-href",
+        ],
+    );
+    let got = codes(&out);
+    assert!(got.contains(&"links/broken-internal".to_owned()), "{got:?}");
+    assert!(got.contains(&"robots/blocked".to_owned()), "{got:?}");
+    assert!(!got.contains(&"links/empty-href".to_owned()), "{got:?}");
+    assert!(
+        got.iter()
+            .all(|c| c.starts_with("links/") || c == "robots/blocked"),
+        "{got:?}"
+    );
+    // The text names only the checks run.
+    let out = audit_in(&folder, &[&db, "--select", "links/broken-internal"]);
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("1 finding(s) from 1 of 1 checks"), "{text}");
+
+    // A selector that names nothing: exit 2, saying which.
+    let out = audit_in(&folder, &[&db, "--select", "near-duplicate"]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("select[0]: 'near-duplicate' is no check's code")
+            && stderr.contains("did you mean content/near-duplicate?"),
+        "{stderr}"
+    );
+
+    // ./botwarden.toml, read when present; flags replace its keys.
+    std::fs::write(
+        folder.join("botwarden.toml"),
+        "[audit]\nignore = [\"links\"]\nmax-evidence = 0\n",
+    )
+    .expect("config");
+    let out = audit_in(&folder, &[&db, "--format", "json"]);
+    let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let got = codes(&out);
+    assert!(!got.iter().any(|c| c.starts_with("links/")), "{got:?}");
+    let blocked = v["checks"]
+        .as_array()
+        .expect("checks")
+        .iter()
+        .find(|c| c["code"] == "robots/blocked")
+        .expect("robots/blocked");
+    // No link listed, all of them counted.
+    assert_eq!(blocked["findings"][0]["link_count"], 1, "{v}");
+    assert!(blocked["findings"][0].get("links").is_none(), "{v}");
+    let out = audit_in(&folder, &[&db, "--format", "json", "--ignore", "robots"]);
+    let got = codes(&out);
+    assert!(got.contains(&"links/broken-internal".to_owned()), "{got:?}");
+    assert!(!got.iter().any(|c| c.starts_with("robots/")), "{got:?}");
+    // --config names another file; a bad one is named with its key.
+    let other = folder.join("other.toml");
+    std::fs::write(&other, "[audit]\nselect = [\"redirects\"]\n").expect("config");
+    let other = other.to_str().expect("UTF-8 path");
+    let got = codes(&audit_in(
+        &folder,
+        &[&db, "--format", "json", "--config", other],
+    ));
+    assert!(got.iter().all(|c| c.starts_with("redirects/")), "{got:?}");
+    std::fs::write(folder.join("botwarden.toml"), "[audit]\nselekt = []\n").expect("config");
+    let out = audit_in(&folder, &[&db]);
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("botwarden.toml") && stderr.contains("selekt"),
+        "{stderr}"
+    );
+}

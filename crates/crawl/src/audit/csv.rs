@@ -74,7 +74,7 @@ pub const CSV_INDEX: &str = "index.csv";
 /// The comparison's file name.
 pub const CSV_COMPARE: &str = "compare.csv";
 
-const FINDING_HEADER: [&str; 13] = [
+const FINDING_HEADER: [&str; 14] = [
     "url",
     "message",
     "related",
@@ -88,6 +88,7 @@ const FINDING_HEADER: [&str; 13] = [
     "robots_strict",
     "robots_strict_rule",
     "robots_strict_line",
+    "related_count",
 ];
 
 fn header(names: &[&str]) -> String {
@@ -132,6 +133,7 @@ pub fn write_check_csv(check: &CheckReport, mut out: impl io::Write) -> io::Resu
                     CsvCell::Text(sa),
                     CsvCell::Text(&sr),
                     CsvCell::Number(sl.clone()),
+                    CsvCell::Number(f.related_count.to_string()),
                 ],
             );
             out.write_all(buf.as_bytes())

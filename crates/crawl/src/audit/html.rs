@@ -168,7 +168,7 @@ fn page(out: &mut String, doc: &AuditDocument) -> fmt::Result {
     depths(out, &doc.site)?;
     writeln!(out, "</div>")?;
     link_graph(out, &doc.site)?;
-    for c in &r.checks {
+    for c in r.checks_with_findings_first() {
         check_section(out, c)?;
     }
     writeln!(
@@ -240,7 +240,7 @@ fn overview(out: &mut String, doc: &AuditDocument) -> fmt::Result {
     writeln!(out, r#"<h2 id="overview-h">Findings by check</h2>"#)?;
     writeln!(
         out,
-        r#"<p class="sub">Most severe first. Each check has its section below, with what it finds, why it matters, how to fix it, and the evidence.</p>"#
+        r#"<p class="sub">The checks with findings first, most severe first (errors, warnings, notices), then those without. Each check has its section below, with what it finds, why it matters, how to fix it, and the evidence.</p>"#
     )?;
     writeln!(out, r#"<div class="scroll"><table>"#)?;
     write!(
@@ -254,7 +254,7 @@ fn overview(out: &mut String, doc: &AuditDocument) -> fmt::Result {
         )?;
     }
     writeln!(out, "</tr></thead><tbody>")?;
-    for c in &r.checks {
+    for c in r.checks_with_findings_first() {
         write!(
             out,
             r##"<tr><td>{}</td><td><a href="#{}"><code>{}</code></a></td><td class="finds">{}</td><td class="num{}">{}</td>"##,
@@ -416,6 +416,8 @@ fn depths(out: &mut String, site: &SiteOverview) -> fmt::Result {
     let (w, h, top, bottom) = (600.0, 220.0, 22.0, 24.0);
     let slot = w / n as f64;
     let bar = (slot * 0.7).min(60.0);
+    let urls: Vec<u64> = site.depths.iter().map(|d| d.urls).collect();
+    let (depth_shown, value_shown) = chart_labels(&urls, slot);
     let plot = h - top - bottom;
     writeln!(out, "<figure>")?;
     writeln!(
@@ -451,18 +453,22 @@ fn depths(out: &mut String, site: &SiteOverview) -> fmt::Result {
             base - hf
         )?;
         let cx = x + bar / 2.0;
-        writeln!(
-            out,
-            r#"<text class="val" x="{cx:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
-            base - hm - 5.0,
-            group(d.urls)
-        )?;
-        writeln!(
-            out,
-            r#"<text x="{cx:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
-            h - 8.0,
-            d.depth
-        )?;
+        if value_shown[i] {
+            writeln!(
+                out,
+                r#"<text class="val" x="{cx:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
+                base - hm - 5.0,
+                group(d.urls)
+            )?;
+        }
+        if depth_shown[i] {
+            writeln!(
+                out,
+                r#"<text x="{cx:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
+                h - 8.0,
+                d.depth
+            )?;
+        }
         writeln!(out, "</g>")?;
     }
     writeln!(out, "</svg>")?;
@@ -532,6 +538,52 @@ fn ranked(out: &mut String, pages: &[super::site::PageRank], id: &str) -> fmt::R
         )?;
     }
     writeln!(out, "</tbody></table></div>")
+}
+
+/// Width of a character of the chart's labels, in the chart's units
+/// (11 units of font, bold digits and commas), and the room kept between
+/// two labels.
+const LABEL_CHAR: f64 = 6.6;
+const LABEL_GAP: f64 = 5.0;
+
+/// Which bars of the depth chart get their depth written under them and
+/// their count above them, the bars `slot` units apart: all, while the
+/// labels fit; past that (some ten depths of large counts, forty of any)
+/// every `step`-th bar whose label keeps clear of the always labelled
+/// ones: the deepest, and for the counts the tallest bar. Each bar's
+/// tooltip has its numbers.
+fn chart_labels(urls: &[u64], slot: f64) -> (Vec<bool>, Vec<bool>) {
+    let n = urls.len();
+    let Some(last) = n.checked_sub(1) else {
+        return (Vec::new(), Vec::new());
+    };
+    let step = |chars: usize| {
+        let width = LABEL_CHAR * chars as f64 + LABEL_GAP;
+        // At most `n`: a small positive number of bars.
+        ((width / slot).ceil() as usize).clamp(1, n)
+    };
+    let widest = urls.iter().map(|&u| group(u).len()).max().unwrap_or(1);
+    let tallest = urls
+        .iter()
+        .enumerate()
+        .max_by_key(|&(i, u)| (u, std::cmp::Reverse(i)))
+        .map_or(0, |(i, _)| i);
+    let spread = |step: usize, keep: &[usize]| {
+        let mut on = vec![false; n];
+        for &k in keep {
+            on[k] = true;
+        }
+        for i in (0..n).step_by(step) {
+            if keep.iter().all(|&k| i == k || i.abs_diff(k) >= step) {
+                on[i] = true;
+            }
+        }
+        on
+    };
+    (
+        spread(step(last.to_string().len()), &[last]),
+        spread(step(widest), &[tallest, last]),
+    )
 }
 
 fn check_section(out: &mut String, c: &CheckReport) -> fmt::Result {
@@ -716,6 +768,86 @@ mod tests {
             s,
             "&lt;script&gt;alert(1)&lt;/script&gt;&quot;&#39;&amp;\u{fffd}\u{fffd}"
         );
+    }
+
+    /// `(x, text, is a count)` of the depth chart's labels.
+    fn chart_texts(counts: &[u64]) -> Vec<(f64, String, bool)> {
+        let site = SiteOverview {
+            statuses: Vec::new(),
+            not_fetched: Vec::new(),
+            depths: counts
+                .iter()
+                .enumerate()
+                .map(|(i, &urls)| super::super::site::DepthCount {
+                    depth: u32::try_from(i).expect("few depths"),
+                    urls,
+                    fetched: urls / 2,
+                })
+                .collect(),
+            most_linked: Vec::new(),
+            top_scores: Vec::new(),
+            link_score: super::super::graph::ScoreRun {
+                pages: 0,
+                links: 0,
+                links_left_out: 0,
+                iterations: 0,
+                converged: true,
+            },
+        };
+        let mut out = String::new();
+        depths(&mut out, &site).expect("chart");
+        out.split("<text ")
+            .skip(1)
+            .map(|t| {
+                let x = t
+                    .split("x=\"")
+                    .nth(1)
+                    .and_then(|v| v.split('"').next())
+                    .and_then(|v| v.parse().ok())
+                    .expect("x");
+                let text = t.split('>').nth(1).and_then(|v| v.split('<').next());
+                (
+                    x,
+                    text.expect("text").to_owned(),
+                    t.starts_with("class=\"val\""),
+                )
+            })
+            .collect()
+    }
+
+    #[test]
+    fn depth_chart_labels_never_overlap() {
+        // Ten depths of small counts: every bar labelled.
+        let few = chart_texts(&[1, 30, 200, 90, 40, 9, 3, 2, 1, 1]);
+        assert_eq!(few.iter().filter(|t| !t.2).count(), 10);
+        assert_eq!(few.iter().filter(|t| t.2).count(), 10);
+        // Thirty depths of five-figure counts, and sixty of any.
+        let many: Vec<u64> = (0..30u64).map(|i| 12_345 + i * 1_000).collect();
+        let deep: Vec<u64> = (0..60u64).map(|i| 1 + i % 7).collect();
+        for depths in [&many[..], &deep[..]] {
+            let texts = chart_texts(depths);
+            for kind in [false, true] {
+                let labels: Vec<_> = texts.iter().filter(|t| t.2 == kind).collect();
+                for pair in labels.windows(2) {
+                    let room = LABEL_CHAR * (pair[0].1.len() + pair[1].1.len()) as f64 / 2.0;
+                    assert!(
+                        pair[1].0 - pair[0].0 >= room,
+                        "labels overlap: {pair:?} of {} depths",
+                        depths.len()
+                    );
+                }
+                let last = depths.len() - 1;
+                if !kind {
+                    assert_eq!(labels.last().map(|l| l.1.clone()), Some(last.to_string()));
+                } else {
+                    let top = depths.iter().max().copied().unwrap_or(0);
+                    assert!(
+                        labels.iter().any(|l| l.1 == group(top)),
+                        "tallest unlabelled"
+                    );
+                }
+            }
+        }
     }
 
     #[test]

@@ -26,6 +26,7 @@ mod document;
 mod graph;
 mod html;
 mod render;
+mod settings;
 mod site;
 
 pub use compare::{CheckChange, Comparison};
@@ -40,6 +41,7 @@ pub use graph::{
 };
 pub use html::{HTML_FINDINGS, render_html as render_audit_html};
 pub use render::SHOWN_FINDINGS;
+pub use settings::{AuditSettings, CONFIG_FILE, DEFAULT_MAX_EVIDENCE, Selection};
 pub use site::{Count, DepthCount, PageRank, SiteOverview, TOP_PAGES};
 
 /// The `schema` of the JSON report; it changes when the shape does.
@@ -122,7 +124,13 @@ macro_rules! checks {
         /// Every check, in the order of the documentation.
         pub const CHECKS: &[&Check] = &[$(&checks::$module::CHECK),*];
         fn run_all(cx: &Context<'_>) -> Result<Vec<CheckReport>, rusqlite::Error> {
-            Ok(vec![$(CheckReport::new(&checks::$module::CHECK, checks::$module::check(cx)?)),*])
+            let mut out = Vec::new();
+            $(
+                if cx.selection.includes(checks::$module::CHECK.code) {
+                    out.push(CheckReport::new(&checks::$module::CHECK, checks::$module::check(cx)?));
+                }
+            )*
+            Ok(out)
         }
     };
 }
@@ -166,6 +174,8 @@ checks![
     temporary_redirect,
     refresh_redirect,
     malformed_href,
+    long_url,
+    unknown_scheme,
     javascript_href,
     empty_href,
     orphan,
@@ -198,17 +208,20 @@ pub fn check(code: &str) -> Option<&'static Check> {
 }
 
 /// The audit's settings.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Audit {
     /// Pages more than this many clicks from the start URL are reported
     /// (`structure/deep-page`).
     pub max_depth: u32,
+    /// The checks that run (all by default); the report lists only them.
+    pub selection: Selection,
 }
 
 impl Default for Audit {
     fn default() -> Self {
         Audit {
             max_depth: DEFAULT_MAX_DEPTH,
+            selection: Selection::default(),
         }
     }
 }
@@ -252,7 +265,10 @@ pub struct CheckReport {
 }
 
 impl CheckReport {
-    fn new(check: &'static Check, findings: Vec<Finding>) -> CheckReport {
+    fn new(check: &'static Check, mut findings: Vec<Finding>) -> CheckReport {
+        for f in &mut findings {
+            f.related_count = f.related_count.max(f.related.len() as u64);
+        }
         CheckReport {
             code: check.code,
             severity: check.severity,
@@ -274,6 +290,11 @@ pub struct Finding {
     /// next URLs, the other pages of a group, a canonical's target.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub related: Vec<String>,
+    /// How many such URLs (or hrefs) there are in all: `related` may list
+    /// fewer ([`AuditReport::limit_evidence`], the first ten hrefs of a
+    /// page).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub related_count: u64,
     /// How robots.txt decides the URL, for the robots checks (boxed: most
     /// findings have none, and a large report holds many findings).
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -297,6 +318,7 @@ impl Finding {
             url,
             message,
             related: Vec::new(),
+            related_count: 0,
             robots: None,
             links: Vec::new(),
             link_count: 0,
@@ -318,6 +340,10 @@ pub struct LinkSource {
     /// Its anchor text (an `<area>`'s `alt`), if any.
     #[serde(serialize_with = "shared_opt")]
     pub anchor: Option<Arc<str>>,
+}
+
+fn is_zero(n: &u64) -> bool {
+    *n == 0
 }
 
 fn shared_str<S: Serializer>(s: &Arc<str>, ser: S) -> Result<S::Ok, S::Error> {
@@ -400,6 +426,7 @@ impl Audit {
         let cx = Context {
             conn: store.connection(),
             max_depth: self.max_depth,
+            selection: &self.selection,
         };
         // The links of heads and headers, read once for the checks that
         // look at them, into a table of the connection's own (`temp`):
@@ -550,6 +577,22 @@ impl AuditReport {
     pub fn total(&self) -> u64 {
         self.checks.iter().map(|c| c.count).sum()
     }
+
+    /// Keeps at most `max` related URLs and `max` links per finding (the
+    /// first ones); `related_count` and `link_count` still count them all.
+    pub fn limit_evidence(&mut self, max: usize) {
+        for f in self.checks.iter_mut().flat_map(|c| c.findings.iter_mut()) {
+            f.related.truncate(max);
+            f.links.truncate(max);
+        }
+    }
+
+    /// The checks with findings, most severe first (errors, warnings,
+    /// notices; registry order within a severity), then those without.
+    pub fn checks_with_findings_first(&self) -> impl Iterator<Item = &CheckReport> {
+        let with = self.checks.iter().filter(|c| c.count > 0);
+        with.chain(self.checks.iter().filter(|c| c.count == 0))
+    }
 }
 
 /// The link kinds a visitor follows: the site's internal links.
@@ -605,6 +648,7 @@ pub(crate) const CANONICAL_ELSEWHERE: &str = "(p.canonical IS NOT NULL AND p.can
 pub(crate) struct Context<'a> {
     pub(crate) conn: &'a Connection,
     pub(crate) max_depth: u32,
+    pub(crate) selection: &'a Selection,
 }
 
 impl Context<'_> {

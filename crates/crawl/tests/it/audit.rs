@@ -99,7 +99,13 @@ const HOME: &str = r#"<a href="/missing">gone</a> <a href="/old">old news</a> <a
 <a href="/base-other">base</a> <a href="/en">english</a>
 <a href="/slow">slow</a> <a href="/large">large</a>
 <a href="/no-charset">cs1</a> <a href="/charset-conflict">cs2</a> <a href="/charset-same">cs3</a>
-<a href="/head-break">hb1</a> <a href="/head-noscript">hb2</a>"#;
+<a href="/head-break">hb1</a> <a href="/head-noscript">hb2</a>
+<a href="slice::sort_by_key">sort</a> <a href="{LONG}">long</a>"#;
+
+/// The home page, with a link to a valid URL too long to crawl.
+fn home() -> String {
+    HOME.replace("{LONG}", &format!("/search?q={}", "a".repeat(3000)))
+}
 
 /// The planted site; absolute URLs (the sitemap's, canonicals) are known
 /// once the server listens.
@@ -180,7 +186,7 @@ fn route(path: &str, base: &str) -> Reply {
             .body(format!(
                 "<urlset><url><loc>{base}/orphan</loc></url><url><loc>{base}/x</lo"
             )),
-        "/" => page(Some("Home"), "", HOME),
+        "/" => page(Some("Home"), "", &home()),
         // One hop, temporary: a link to a redirect, not a chain.
         "/old" => redirect(302, "/new"),
         "/new" => page(Some("New"), r#"<base href="/">"#, "<p>new</p>"),
@@ -455,6 +461,8 @@ const PLANTED: &[(&str, &[&str])] = &[
     ("links/temporary-redirect", &["/old"]),
     ("links/refresh-redirect", &["/refresh"]),
     ("links/malformed-href", &["/"]),
+    ("links/long-url", &["/"]),
+    ("links/unknown-scheme", &["/"]),
     ("links/javascript-href", &["/"]),
     ("links/empty-href", &["/"]),
     ("structure/orphan", &["/orphan"]),
@@ -603,6 +611,20 @@ async fn each_check_finds_exactly_its_planted_instance() {
         "<img> at line 2 ends <head> early; 1 head element(s) after it are ignored"
     );
     assert_eq!(f("hreflang/no-return"), one("/en", &["/fr"]));
+    // Every URL involved is in `related`, not only in the message.
+    assert_eq!(
+        f("structure/base-href"),
+        one("/base-other", &["http://other.invalid/"])
+    );
+    assert_eq!(
+        f("structure/orphan"),
+        one("/orphan", &["/sitemap.xml", "/broken-sitemap.xml"])
+    );
+    assert_eq!(
+        f("sitemaps/noindex"),
+        one("/listed-noindex", &["/sitemap.xml"])
+    );
+    assert_eq!(f("hreflang/no-self"), one("/it", &["/en"]));
     assert_eq!(f("hreflang/not-200"), one("/en", &["/nl"]));
     assert_eq!(
         f("links/malformed-href"),
@@ -720,7 +742,12 @@ async fn the_depth_limit_is_a_setting() {
     let (server, _, tmp) = audited("audit-depth").await;
     let store = Store::open(&tmp.db()).expect("open");
     let deep = |max_depth| {
-        let report = Audit { max_depth }.run(&store).expect("audit");
+        let report = Audit {
+            max_depth,
+            ..Audit::default()
+        }
+        .run(&store)
+        .expect("audit");
         found(&report, &server, "structure/deep-page")
             .into_iter()
             .map(|(u, _)| u)

@@ -102,7 +102,15 @@ fn section<'a>(html: &'a str, id: &str) -> &'a str {
 #[tokio::test]
 async fn html_report_shows_every_check_and_keeps_hostile_strings_inert() {
     let (server, store, _tmp) = crawled("audit-html", hostile).await;
-    let doc = AuditDocument::build(&Audit { max_depth: 1 }, &store, None).expect("audit");
+    let doc = AuditDocument::build(
+        &Audit {
+            max_depth: 1,
+            ..Audit::default()
+        },
+        &store,
+        None,
+    )
+    .expect("audit");
     let r = &doc.report;
     // The site plants these; the anchors and title come back as written.
     for (code, n) in [
@@ -240,7 +248,15 @@ fn parse_csv(text: &str) -> Vec<Vec<String>> {
 #[tokio::test]
 async fn csv_files_per_check_quote_and_defuse_formulas() {
     let (server, store, tmp) = crawled("audit-csv", hostile).await;
-    let doc = AuditDocument::build(&Audit { max_depth: 1 }, &store, None).expect("audit");
+    let doc = AuditDocument::build(
+        &Audit {
+            max_depth: 1,
+            ..Audit::default()
+        },
+        &store,
+        None,
+    )
+    .expect("audit");
     let dir = tmp.db().with_file_name("csv");
     let files = write_csv(&doc.report, None, &dir).expect("CSV written");
     let with: Vec<_> = doc.report.checks.iter().filter(|c| c.count > 0).collect();

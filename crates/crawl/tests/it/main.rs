@@ -6,6 +6,7 @@ mod audit;
 mod audit_external;
 mod audit_reports;
 mod audit_tls;
+mod audit_trust;
 mod availability;
 mod connections;
 mod content;

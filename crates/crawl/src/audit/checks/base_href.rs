@@ -9,7 +9,8 @@ declare_check! {
     /// Every HTML page whose `<base href>` is a problem: more than one
     /// `<base>` (browsers use the first), a `href` that is not a URL or
     /// not `http(s)` (browsers then ignore it), or one that resolves to
-    /// another origin (scheme, host, port) than the page's.
+    /// another origin (scheme, host, port) than the page's; the base as
+    /// resolved, when it is a URL, in `related`.
     ///
     /// ## Why it matters
     /// Every relative link and resource of the page is resolved against
@@ -46,7 +47,12 @@ pub(crate) fn check(cx: &Context<'_>) -> Result<Vec<Finding>, rusqlite::Error> {
             problems.push(format!("{count} <base> elements"));
         }
         let page = Url::parse(&url).ok();
-        match page.as_ref().map(|p| p.join(&base)) {
+        let resolved = page.as_ref().map(|p| p.join(&base));
+        let related: Vec<String> = match &resolved {
+            Some(Ok(b)) => vec![b.to_string()],
+            _ => Vec::new(),
+        };
+        match resolved {
             Some(Ok(b)) if !matches!(b.scheme(), "http" | "https") => {
                 problems.push(format!("<base href=\"{base}\"> is not an http(s) URL"));
             }
@@ -57,7 +63,9 @@ pub(crate) fn check(cx: &Context<'_>) -> Result<Vec<Finding>, rusqlite::Error> {
             Some(Err(e)) => problems.push(format!("<base href=\"{base}\"> is not a URL ({e})")),
         }
         if !problems.is_empty() {
-            out.push(Finding::new(url, problems.join("; ")));
+            let mut f = Finding::new(url, problems.join("; "));
+            f.related = related;
+            out.push(f);
         }
     }
     Ok(out)

@@ -9,7 +9,9 @@ declare_check! {
     /// `Link` header's) is a URL the crawl fetched and that answered
     /// anything but `200`: a redirect, an error, or no answer. A page that
     /// names itself is fine; a canonical the crawl did not fetch (another
-    /// site, blocked by robots.txt, behind a nofollow) is not judged.
+    /// site, blocked by robots.txt, behind a nofollow) is not judged. The
+    /// canonical and where it redirects are in `related`; as a check of
+    /// the page's own head, the links to the page are not listed.
     ///
     /// ## Why it matters
     /// A canonical says "index that address instead of this one". Search
@@ -41,7 +43,7 @@ pub(crate) fn check(cx: &Context<'_>) -> Result<Vec<Finding>, rusqlite::Error> {
         },
     )?;
     rows.into_iter()
-        .map(|(id, url, canonical, status, error, location)| {
+        .map(|(_, url, canonical, status, error, location)| {
             let mut message = format!(
                 "its canonical {canonical} answered {}",
                 answer(status, error.as_deref())
@@ -49,7 +51,7 @@ pub(crate) fn check(cx: &Context<'_>) -> Result<Vec<Finding>, rusqlite::Error> {
             if let Some(l) = &location {
                 message.push_str(&format!(" (to {l})"));
             }
-            let mut f = cx.linked_finding(id, url, message)?;
+            let mut f = Finding::new(url, message);
             f.related.push(canonical);
             f.related.extend(location);
             Ok(f)

@@ -6,7 +6,8 @@ use crate::audit::{Context, Finding};
 declare_check! {
     /// ## What it finds
     /// Every page with hreflang alternates (`<link rel="alternate"
-    /// hreflang>`) none of which names the page itself.
+    /// hreflang>`) none of which names the page itself, with the
+    /// alternates it lists in `related`.
     ///
     /// ## Why it matters
     /// Each language version must list every version, itself included:
@@ -21,7 +22,10 @@ declare_check! {
 pub(crate) fn check(cx: &Context<'_>) -> Result<Vec<Finding>, rusqlite::Error> {
     cx.findings(
         "SELECT s.id, s.url, count(*) || ' hreflang alternate(s), none of them the page itself',
-                NULL
+
+                (SELECT group_concat(url, char(10)) FROM
+                    (SELECT DISTINCT a.url FROM head_links h JOIN urls a ON a.id = h.target_id
+                     WHERE h.source_id = s.id AND h.kind = 'hreflang' ORDER BY h.position))
          FROM head_links l JOIN urls s ON s.id = l.source_id
          WHERE l.kind = 'hreflang'
          GROUP BY s.id

@@ -4,7 +4,8 @@ use crate::audit::{Context, Finding};
 
 declare_check! {
     /// ## What it finds
-    /// Every page with hreflang alternates none of which is `x-default`.
+    /// Every page with hreflang alternates none of which is `x-default`,
+    /// with the alternates it lists in `related`.
     ///
     /// ## Why it matters
     /// `x-default` names the page for searchers whose language none of the
@@ -19,7 +20,10 @@ declare_check! {
 
 pub(crate) fn check(cx: &Context<'_>) -> Result<Vec<Finding>, rusqlite::Error> {
     cx.findings(
-        "SELECT s.id, s.url, count(*) || ' hreflang alternate(s), none x-default', NULL
+        "SELECT s.id, s.url, count(*) || ' hreflang alternate(s), none x-default',
+                (SELECT group_concat(url, char(10)) FROM
+                    (SELECT DISTINCT a.url FROM head_links h JOIN urls a ON a.id = h.target_id
+                     WHERE h.source_id = s.id AND h.kind = 'hreflang' ORDER BY h.position))
          FROM head_links l JOIN urls s ON s.id = l.source_id
          WHERE l.kind = 'hreflang'
          GROUP BY s.id

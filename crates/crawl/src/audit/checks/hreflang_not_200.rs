@@ -7,8 +7,9 @@ declare_check! {
     /// Every hreflang alternate (`<link rel="alternate" hreflang>`) that
     /// names a URL the crawl fetched and that answered anything but `200`
     /// (a redirect, an error, no answer), or that robots.txt kept the
-    /// crawl from fetching. One finding per page and alternate, at the
-    /// page, with the alternate's URL.
+    /// crawl from fetching. One finding per page and alternate URL, at the
+    /// page, with the alternate's URL in `related` and every code the page
+    /// lists it under in the message.
     ///
     /// ## Why it matters
     /// Search engines drop alternates they cannot fetch or that redirect:
@@ -22,7 +23,8 @@ declare_check! {
 
 pub(crate) fn check(cx: &Context<'_>) -> Result<Vec<Finding>, rusqlite::Error> {
     cx.findings(
-        "SELECT s.id, s.url, 'its \"' || coalesce(l.anchor, '') || '\" version ' || t.url || ' ' ||
+        "SELECT s.id, s.url, 'its ' || group_concat('\"' || coalesce(l.anchor, '') || '\"', ', ') ||
+                ' version ' || t.url || ' ' ||
                 CASE WHEN t.state = 'skipped' THEN 'was not fetched (' || t.skip_reason || ')'
                      WHEN p.status IS NULL THEN 'did not answer'
                      ELSE 'answered ' || p.status END,
@@ -32,6 +34,7 @@ pub(crate) fn check(cx: &Context<'_>) -> Result<Vec<Finding>, rusqlite::Error> {
          WHERE l.kind = 'hreflang'
            AND ((t.state = 'fetched' AND (p.status IS NULL OR p.status != 200))
                 OR (t.state = 'skipped' AND t.skip_reason = 'robots'))
-         ORDER BY s.id, l.position",
+         GROUP BY s.id, t.id
+         ORDER BY s.id, min(l.position)",
     )
 }

@@ -6,7 +6,8 @@ declare_check! {
     /// ## What it finds
     /// Every HTML page that answered `200` with no `<title>`, or one of
     /// white space only. Pages of other types (PDF, text, images) have no
-    /// title to give and are not judged.
+    /// title to give and are not judged. As a check of the page's own
+    /// head, the links to the page are not listed.
     ///
     /// ## Why it matters
     /// Search engines then write a title themselves from the page's text,
@@ -27,13 +28,13 @@ pub(crate) fn check(cx: &Context<'_>) -> Result<Vec<Finding>, rusqlite::Error> {
         |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?, r.get::<_, Option<String>>(2)?)),
     )?;
     rows.into_iter()
-        .map(|(id, url, title)| {
+        .map(|(_, url, title)| {
             let message = if title.is_some() {
                 "its <title> is empty"
             } else {
                 "it has no <title>"
             };
-            cx.linked_finding(id, url, message.to_owned())
+            Ok(Finding::new(url, message.to_owned()))
         })
         .collect()
 }

@@ -10,7 +10,9 @@ declare_check! {
     /// `<area>`, frames) leads to. Pages that say `noindex` are left out
     /// (they are not meant to be found). What the crawl did not reach is
     /// not known: a page linked only from a part of the site the crawl
-    /// skipped (robots.txt, scope, limits) would be reported too.
+    /// skipped (robots.txt, scope, limits) would be reported too. What
+    /// names the page is in `related`: the sitemaps that list it, else the
+    /// pages that name it canonical (the first ten).
     ///
     /// ## Why it matters
     /// A page that only a sitemap names gets no signals from the site's
@@ -34,8 +36,13 @@ pub(crate) fn check(cx: &Context<'_>) -> Result<Vec<Finding>, rusqlite::Error> {
                 'no link of the site leads here; named by ' ||
                 CASE WHEN EXISTS (SELECT 1 FROM sitemap_entries s WHERE s.url_id = u.id)
                      THEN 'a sitemap' ELSE 'a canonical' END,
-                (SELECT group_concat(sitemap, char(10)) FROM
-                    (SELECT DISTINCT sitemap FROM sitemap_entries s WHERE s.url_id = u.id))
+                coalesce(
+                    (SELECT group_concat(sitemap, char(10)) FROM
+                        (SELECT DISTINCT sitemap FROM sitemap_entries s WHERE s.url_id = u.id)),
+                    (SELECT group_concat(url, char(10)) FROM
+                        (SELECT DISTINCT c.url FROM {HEAD_LINKS} h JOIN urls c ON c.id = h.source_id
+                         WHERE h.target_id = u.id AND h.kind = 'canonical' AND h.source_id != u.id
+                         ORDER BY h.source_id LIMIT 10)))
          FROM named n JOIN urls u ON u.id = n.id JOIN pages p ON p.url_id = u.id
          WHERE {HTML_PAGE} AND p.noindex IS NULL
            AND NOT EXISTS (SELECT 1 FROM links l WHERE l.target_id = u.id
