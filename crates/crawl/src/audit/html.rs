@@ -645,11 +645,19 @@ fn finding(out: &mut String, f: &Finding) -> fmt::Result {
         Esc(&f.url),
         Esc(&f.message)
     )?;
-    for r in &f.related {
+    for r in f.related.iter().take(HTML_LINKS) {
         write!(
             out,
             r#"<li><span class="k">involves</span> <span class="url">{}</span></li>"#,
             Esc(r)
+        )?;
+    }
+    let shown = f.related.len().min(HTML_LINKS) as u64;
+    if f.related_count > shown {
+        write!(
+            out,
+            r#"<li class="k">and {} more</li>"#,
+            group(f.related_count - shown)
         )?;
     }
     if let Some(r) = &f.robots {
