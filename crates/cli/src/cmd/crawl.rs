@@ -8,9 +8,9 @@ use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
 use botwarden_crawl::{
-    Audit, AuditDocument, AuditSettings, CHANGES_META, ChangeRule, CrawlConfig, CrawlSettings,
-    CrawlerKind, DEFAULT_INFO_URL, ExportFormat, ExportTable, ExternalConfig, Fetcher,
-    FetcherBuilder, FrontierConfig, Identity, Network, Operator, OwnershipCheck, Platform,
+    Audit, AuditDocument, AuditSettings, CHANGES_META, ChangeRule, CrawlConfig, CrawlEnd,
+    CrawlSettings, CrawlerKind, DEFAULT_INFO_URL, ExportFormat, ExportTable, ExternalConfig,
+    Fetcher, FetcherBuilder, FrontierConfig, Identity, Network, Operator, OwnershipCheck, Platform,
     Progress, SETTINGS_META, Scope, Simulation, SiteKey, StopSignal, Store, Summary,
     ThrottleConfig, Verification, check_external, crawl, ranges_json, registry_entry, robots_lines,
     verify_site,
@@ -921,6 +921,56 @@ impl Rate {
     }
 }
 
+/// A crawl by one worker in this process.
+struct Here<'a> {
+    start: &'a Url,
+    config: &'a CrawlConfig,
+    fetcher: &'a Fetcher,
+    resume: bool,
+    stop: &'a StopSignal,
+    /// Standard error is a terminal: show the progress line.
+    terminal: bool,
+}
+
+impl Here<'_> {
+    /// Crawls into `store` until done or stopped (Ctrl-C or SIGTERM raise
+    /// the stop signal), with the progress line on a terminal.
+    async fn crawl(&self, store: Store) -> Result<(Store, CrawlEnd), botwarden_crawl::Error> {
+        let on_signal = self.stop.clone();
+        tokio::spawn(async move {
+            super::stop_signal().await;
+            on_signal.stop();
+        });
+        let bar = self.terminal.then(|| {
+            let bar = indicatif::ProgressBar::new_spinner();
+            bar.enable_steady_tick(Duration::from_millis(200));
+            bar
+        });
+        let width = usize::from(terminal_width().unwrap_or(80).saturating_sub(3));
+        let mut rate = Rate::new();
+        let stop = self.stop;
+        let crawled = crawl(
+            self.start,
+            self.config,
+            self.fetcher,
+            store,
+            self.resume,
+            stop,
+            |p| {
+                if let Some(bar) = &bar {
+                    let per_second = rate.update(p.fetched);
+                    bar.set_message(progress_line(p, per_second, stop.is_stopped(), width));
+                }
+            },
+        )
+        .await;
+        if let Some(bar) = bar {
+            bar.finish_and_clear();
+        }
+        crawled
+    }
+}
+
 #[allow(clippy::print_stderr, clippy::print_stdout)]
 fn run_crawl(given: &CrawlArgs, matches: Option<&ArgMatches>) -> Result<ExitCode> {
     let effective;
@@ -1052,31 +1102,15 @@ fn run_crawl(given: &CrawlArgs, matches: Option<&ArgMatches>) -> Result<ExitCode
                 store
             }
         };
-        runtime.block_on(async {
-            let on_signal = stop.clone();
-            tokio::spawn(async move {
-                super::stop_signal().await;
-                on_signal.stop();
-            });
-            let bar = terminal.then(|| {
-                let bar = indicatif::ProgressBar::new_spinner();
-                bar.enable_steady_tick(Duration::from_millis(200));
-                bar
-            });
-            let width = usize::from(terminal_width().unwrap_or(80).saturating_sub(3));
-            let mut rate = Rate::new();
-            let crawled = crawl(&start, &config, &fetcher, store, args.resume, &stop, |p| {
-                if let Some(bar) = &bar {
-                    let per_second = rate.update(p.fetched);
-                    bar.set_message(progress_line(p, per_second, stop.is_stopped(), width));
-                }
-            })
-            .await;
-            if let Some(bar) = bar {
-                bar.finish_and_clear();
-            }
-            crawled
-        })?
+        let here = Here {
+            start: &start,
+            config: &config,
+            fetcher: &fetcher,
+            resume: args.resume,
+            stop: &stop,
+            terminal,
+        };
+        runtime.block_on(here.crawl(store))?
     };
     if args.check_external && !end.stopped {
         let checked = runtime.block_on(check_external(
@@ -1094,7 +1128,20 @@ fn run_crawl(given: &CrawlArgs, matches: Option<&ArgMatches>) -> Result<ExitCode
         );
     }
     runtime.shutdown_background();
-    let summary = Summary::read(&store)?;
+    report(args, &store, &end, started, &db)
+}
+
+/// What a crawl says at its end: the summary (and the audit) on standard
+/// output, how it ended on standard error; exit 3 when URLs are left.
+#[allow(clippy::print_stderr)]
+fn report(
+    args: &CrawlArgs,
+    store: &Store,
+    end: &CrawlEnd,
+    started: Instant,
+    db: &Path,
+) -> Result<ExitCode> {
+    let summary = Summary::read(store)?;
     let audit = if args.audit {
         let settings = super::audit::settings(AuditSettings::default(), None)?;
         let mut doc = AuditDocument::build(
@@ -1102,7 +1149,7 @@ fn run_crawl(given: &CrawlArgs, matches: Option<&ArgMatches>) -> Result<ExitCode
                 max_depth: settings.max_depth(),
                 selection: settings.selection()?,
             },
-            &store,
+            store,
             None,
         )?;
         if matches!(args.format, Format::Json) {
