@@ -52,7 +52,7 @@ pub(crate) struct ServeArgs {
     #[arg(long)]
     no_dns: bool,
     /// A Web Bot Auth signature agent (an origin, e.g.
-    /// https://crawler.example) whose well-known key directory may be
+    /// `https://crawler.example`) whose well-known key directory may be
     /// fetched, besides the registry's; repeat for several.
     #[arg(long = "signature-agent", value_name = "ORIGIN")]
     signature_agents: Vec<String>,
