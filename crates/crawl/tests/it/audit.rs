@@ -64,7 +64,7 @@ fn words(n: usize) -> Vec<String> {
 /// with one word of 1,000 changed (a date, say) beside its heading; `/near-c`,
 /// the near miss, has one word in twenty changed (95 % the same words),
 /// which changes about 15 % of its shingles and puts it well beyond 3 bits.
-fn near(which: char) -> String {
+pub(crate) fn near(which: char) -> String {
     let mut w = words(1000);
     match which {
         'b' => w[500] = "changed".to_owned(),

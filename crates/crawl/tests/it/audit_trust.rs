@@ -16,6 +16,7 @@ use botwarden_crawl::{
 use botwarden_testdata::chromium;
 use url::Url;
 
+use crate::audit::near;
 use crate::crawl::{TempStore, config, crawl_all};
 use crate::server::{Reply, Server};
 
@@ -35,27 +36,6 @@ fn page(title: Option<&str>, head: &str, body: &str) -> Reply {
         .body(format!(
             "<!doctype html><html><head>{title}{head}</head><body>{body}</body></html>"
         ))
-}
-
-/// `n` words, three-word shingles all different.
-fn words(n: usize) -> Vec<String> {
-    (0..n).map(|i| format!("term{}", i * 37 % 1009)).collect()
-}
-
-/// A text of 1,000 words: `b` changes one word (a near duplicate), `c`
-/// one word in twenty (the near miss).
-fn text(which: char) -> String {
-    let mut w = words(1000);
-    match which {
-        'b' => w[500] = "changed".to_owned(),
-        'c' => {
-            for (i, word) in w.iter_mut().enumerate().filter(|(i, _)| i % 20 == 10) {
-                *word = format!("other{i}");
-            }
-        }
-        _ => {}
-    }
-    format!("<p>{}</p>", w.join(" "))
 }
 
 /// A valid URL of the site longer than the crawler follows.
@@ -149,9 +129,9 @@ fn route(path: &str, base: &str) -> Reply {
         "/hrefs" => page(Some("Hrefs"), "", &hrefs()),
         "/slice::sort_by_key" => page(Some("Sort"), "", "<p>sort</p>"),
         // The same body, byte for byte; a near duplicate; the near miss.
-        "/n-a" | "/n-a-copy" => page(Some("Near"), "", &text('a')),
-        "/n-b" => page(Some("Near"), "", &text('b')),
-        "/n-c" => page(Some("Near"), "", &text('c')),
+        "/n-a" | "/n-a-copy" => page(Some("Near"), "", &near('a')),
+        "/n-b" => page(Some("Near"), "", &near('b')),
+        "/n-c" => page(Some("Near"), "", &near('c')),
         // Exact duplicates only: not near duplicates as well.
         "/x-a" | "/x-b" => page(
             Some("Twin"),
