@@ -32,6 +32,7 @@ mod lint;
 mod matrix;
 mod parse;
 mod path;
+mod path_index;
 mod profile;
 #[cfg(feature = "report")]
 pub mod report;
@@ -68,6 +69,7 @@ pub use robots::{
     Agent, Applies, Cut, Decision, Explained, Group, Located, Matcher, Reason, RobotMatcher,
     Robots, RuleInfo,
 };
+pub use ruleset::wildcard_walk;
 pub use token::{AgentName, TokenChain, is_product_token};
 pub use values::{CleanParam, RequestRate, TimeOfDay, VisitTime, parse_crawl_delay};
 

@@ -25,6 +25,7 @@ use std::cmp::Reverse;
 use std::sync::OnceLock;
 use std::sync::atomic::{AtomicBool, Ordering};
 
+use crate::path_index::PathIndex;
 use crate::profile::{Profile, RuleChoice};
 use crate::swar;
 
@@ -679,6 +680,7 @@ pub(crate) fn decide(packed: &[u8], path: &[u8]) -> Option<Verdict> {
     // chain: their literal part before the first `*` is a prefix of the
     // path, so matching starts after it.
     let mut path_mask = None;
+    let mut wild = WildPath::new(path);
     let mut next = Some((k, entry));
     while let Some((k, entry)) = next {
         let from = entry.bytes.len();
@@ -717,7 +719,7 @@ pub(crate) fn decide(packed: &[u8], path: &[u8]) -> Option<Verdict> {
                 continue;
             }
             let (rule, rest, shape) = wild_rest(tail);
-            if shape.matches(p.slice(rest), &path[from..]) {
+            if wild.matches(shape, p.slice(rest), from) {
                 best = Some(rule);
                 best_rank = Some(rank);
                 break;
@@ -1103,6 +1105,7 @@ pub(crate) fn scan_rules(
     path: &[u8],
 ) -> Option<Verdict> {
     let mut best: Option<(u32, Rank)> = None;
+    let mut wildcard = WildPath::new(path);
     for (id, r) in (0u32..).zip(rules) {
         if r.priority() == 0 && order == Order::Longest {
             continue;
@@ -1121,7 +1124,7 @@ pub(crate) fn scan_rules(
         }
         let (key, wild) = literal_prefix(pat, wildcards);
         let hit = if wild {
-            wild_match(pat, path)
+            wildcard.matches(Shape::General, pat, 0)
         } else {
             path.starts_with(&pat[..key])
         };
@@ -1349,6 +1352,89 @@ impl Shape {
             }
         }
     }
+}
+
+/// One path matched against the wildcard rules of a set, one after the
+/// other: each rule as it stands while that is cheap; once the rules tried
+/// have walked the path [`INDEX_AFTER`] times over, through a
+/// [`PathIndex`] of it, so that an answer over `r` wildcard rules costs
+/// about the rules' length times `log n`, not `r × n`.
+struct WildPath<'p> {
+    path: &'p [u8],
+    /// Bytes of the path the rules tried so far may have walked.
+    walked: usize,
+    index: Option<PathIndex<'p>>,
+}
+
+/// How many walks of a path (plus a constant for short paths) the rules
+/// of one answer may take before the path is indexed: building the index
+/// costs a few dozen walks.
+const INDEX_AFTER: usize = 64;
+
+impl<'p> WildPath<'p> {
+    #[inline]
+    fn new(path: &'p [u8]) -> WildPath<'p> {
+        WildPath {
+            path,
+            walked: 0,
+            index: None,
+        }
+    }
+
+    /// Whether `rest`, of shape `shape`, matches the path from byte
+    /// `from`: what `shape.matches(rest, &path[from..])` answers.
+    #[inline]
+    fn matches(&mut self, shape: Shape, rest: &[u8], from: usize) -> bool {
+        if let Some(index) = &self.index {
+            // Each segment is a binary search over the suffixes.
+            self.walked += rest.len() * log2(self.path.len());
+            return index.matches(rest, from);
+        }
+        if shape != Shape::EndsWith {
+            self.walked += self.path.len() - from.min(self.path.len());
+            if self.walked > INDEX_AFTER * self.path.len() + (1 << 20) {
+                self.index_path();
+            }
+        }
+        shape.matches(rest, self.path.get(from..).unwrap_or_default())
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn index_path(&mut self) {
+        self.index = Some(PathIndex::new(self.path));
+        // The index costs about as much as `log n` walks.
+        self.walked += self.path.len() * log2(self.path.len());
+    }
+}
+
+impl Drop for WildPath<'_> {
+    #[inline]
+    fn drop(&mut self) {
+        if self.walked != 0 {
+            WALKED.with(|w| w.set(w.get().saturating_add(self.walked as u64)));
+        }
+    }
+}
+
+fn log2(n: usize) -> usize {
+    (usize::BITS - n.leading_zeros()) as usize
+}
+
+thread_local! {
+    /// Bytes of paths walked by wildcard rules on this thread
+    /// ([`wildcard_walk`]).
+    static WALKED: Cell<u64> = const { Cell::new(0) };
+}
+
+/// The bytes of paths that wildcard rules have walked on this thread so
+/// far: the work of matching that grows with the number of wildcard rules
+/// a path meets, for callers that bound it. It only grows; take the
+/// difference over the answers to measure. Answers that try no wildcard
+/// rule add nothing; once a path is indexed, its answers add the index's
+/// searches (a pattern's length times `log n` each) and its building.
+pub fn wildcard_walk() -> u64 {
+    WALKED.with(Cell::get)
 }
 
 /// Haystacks up to this long are searched without `memchr`: paths are

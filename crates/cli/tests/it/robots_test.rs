@@ -231,3 +231,70 @@ fn a_url_line_that_is_not_utf8_is_named_and_exits_2() {
     // The answers before the bad line were written.
     assert_eq!(stdout(&out), "allowed\t/a\n");
 }
+
+/// A file of many wildcard rules that every URL meets: `/*aN*b*c$`, and
+/// URLs that hold a `b` first, then the `aN`s, and end in `c`: no `b`
+/// after an `aN`, so that every rule walks every URL to its end.
+fn wildcard_flood(rules: usize) -> (String, String) {
+    let mut file = String::from("User-agent: *\n");
+    for n in 0..rules {
+        file.push_str(&format!("Disallow: /*a{n}*b*c$\n"));
+    }
+    let mut urls = String::new();
+    for k in 0..200 {
+        let path: String = (0..40)
+            .map(|i| format!("a{}", (k * 40 + i) % rules))
+            .collect();
+        urls.push_str(&format!("https://example.com/b{path}c\n"));
+    }
+    (file, urls)
+}
+
+#[test]
+fn matching_work_over_the_bound_stops_with_an_error_naming_the_file() {
+    let (robots, urls) = wildcard_flood(20_000);
+    let file = TempFile::new("robots.txt", robots.as_bytes());
+    let args = |work: &'static str| {
+        vec![
+            "robots",
+            "test",
+            file.arg(),
+            "--agent",
+            "botwarden",
+            "--max-match-work",
+            work,
+        ]
+    };
+    // 20,000 rules walk each 200-byte URL: about 4 MB per URL, far over
+    // one byte per byte of URL once the slack (64 MiB) is spent.
+    let out = botwarden(&args("1"), urls.as_bytes());
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("stopped after")
+            && err.contains(file.arg())
+            && err.contains("--max-match-work 0"),
+        "{err}"
+    );
+    let answered = stdout(&out).lines().count();
+    assert!(
+        answered > 0 && answered < 200,
+        "{answered} answers before the stop"
+    );
+    assert!(
+        err.contains(&format!("stopped after {answered} URL(s)")),
+        "{err}"
+    );
+    // Lifted, every URL is answered (none has a `b` after an `aN`).
+    let first: String = urls.lines().take(20).map(|l| format!("{l}\n")).collect();
+    let out = botwarden(&args("0"), first.as_bytes());
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let text = stdout(&out);
+    assert_eq!(text.lines().count(), 20);
+    let allowed = text.lines().filter(|l| l.starts_with("allowed\t")).count();
+    assert_eq!(allowed, 20);
+}

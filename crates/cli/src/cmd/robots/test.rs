@@ -43,9 +43,25 @@ pub(crate) struct TestArgs {
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
+    /// The matching work allowed, in bytes of URL walked by wildcard rules
+    /// per byte of URL read (about how many wildcard rules a URL may meet
+    /// on average); 0 for no bound. A file of very many wildcard rules
+    /// makes each URL cost its length times those rules: the bound stops
+    /// such a run with an error after a few seconds instead of hours.
+    #[arg(long, value_name = "BYTES", default_value_t = DEFAULT_MAX_MATCH_WORK)]
+    max_match_work: u64,
     /// URLs or paths to test (default: one per line on standard input).
     urls: Vec<String>,
 }
+
+/// The default of `--max-match-work`: a URL of a real file meets a few
+/// wildcard rules, rarely a hundred; 8 MiB of wildcard rules makes every
+/// URL meet hundreds of thousands, and reaches the bound within seconds
+/// whatever the URLs.
+const DEFAULT_MAX_MATCH_WORK: u64 = 256;
+
+/// Matching work allowed whatever the URLs: a fraction of a second.
+const MATCH_WORK_SLACK: u64 = 1 << 26;
 
 /// Bytes of standard input read at once.
 const BLOCK: usize = 256 * 1024;
@@ -74,6 +90,11 @@ pub(crate) fn run(args: &TestArgs) -> Result<ExitCode> {
         matcher: &matcher,
         chain: &chain,
         args,
+        work: Work {
+            start: botwarden_robots::wildcard_walk(),
+            urls: 0,
+            answered: 0,
+        },
     };
     if args.urls.is_empty() {
         let blank = for_each_line(std::io::stdin().lock(), |url| report.answer(url))?;
@@ -154,6 +175,17 @@ struct Report<'a, W: Write> {
     matcher: &'a RobotMatcher,
     chain: &'a TokenChain,
     args: &'a TestArgs,
+    work: Work,
+}
+
+/// The matching work of a run, against `--max-match-work`.
+struct Work {
+    /// [`botwarden_robots::wildcard_walk`] when the run began.
+    start: u64,
+    /// Bytes of URL read so far.
+    urls: u64,
+    /// URLs answered.
+    answered: u64,
 }
 
 /// One JSON answer.
@@ -218,7 +250,37 @@ impl<W: Write> Report<'_, W> {
                     .and_then(|()| self.out.write_all(b"\n"))
             }
         };
-        written.context("cannot write to standard output")
+        written.context("cannot write to standard output")?;
+        self.bound_work(url)
+    }
+
+    /// An error once the matching work is over `--max-match-work`.
+    fn bound_work(&mut self, url: &str) -> Result<()> {
+        let work = &mut self.work;
+        work.answered += 1;
+        work.urls = work
+            .urls
+            .saturating_add(u64::try_from(url.len()).unwrap_or(u64::MAX) + 1);
+        let walked = botwarden_robots::wildcard_walk() - work.start;
+        let factor = self.args.max_match_work;
+        if factor == 0
+            || walked
+                <= factor
+                    .saturating_mul(work.urls)
+                    .saturating_add(MATCH_WORK_SLACK)
+        {
+            return Ok(());
+        }
+        self.out
+            .flush()
+            .context("cannot write to standard output")?;
+        bail!(
+            "stopped after {} URL(s): matching them walked {walked} bytes of URL against the \
+             wildcard rules of {}, more than {factor} per byte of URL; each URL costs its \
+             length times the wildcard rules it meets (--max-match-work 0 lifts the bound)",
+            work.answered,
+            self.args.file,
+        )
     }
 }
 
