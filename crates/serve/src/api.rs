@@ -21,7 +21,7 @@ use botwarden_robots::report::{
 use botwarden_robots::{
     Applies, AvailabilityPolicy, Profile, Reason, RobotMatcher, RobotsTxt, TokenChain,
 };
-use botwarden_verify::{Classification, Evidence};
+use botwarden_verify::{ClassificationJson, VerdictJson};
 use serde::Deserialize;
 use serde::de::DeserializeOwned;
 
@@ -776,19 +776,6 @@ pub(crate) async fn fetch_post(
     fetch_answer(&inner, request).await
 }
 
-/// A verdict as `bots verify --format json` writes it, fields in its
-/// order.
-#[derive(serde::Serialize)]
-struct VerdictJson<'a> {
-    ip: IpAddr,
-    user_agent: Option<&'a str>,
-    bot: Option<&'a str>,
-    verdict: &'static str,
-    method: Option<String>,
-    reason: Option<&'a str>,
-    evidence: Option<&'a Evidence>,
-}
-
 /// `GET /api/v1/verify?ip=&ua=&bot=`: `bots verify IP --format json`.
 pub(crate) async fn verify(
     State(inner): State<Shared>,
@@ -812,15 +799,7 @@ pub(crate) async fn verify(
         ));
     }
     let verdict = inner.api_address_verdict(ip, ua, bot).await?;
-    let doc = VerdictJson {
-        ip: botwarden_verify::normalize(ip),
-        user_agent: ua,
-        bot: verdict.bot(),
-        verdict: verdict.kind(),
-        method: verdict.method(),
-        reason: verdict.reason(),
-        evidence: verdict.evidence(),
-    };
+    let doc = VerdictJson::new(ip, ua, &verdict);
     let text = serde_json::to_string(&doc)
         .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", e.to_string()))?;
     Ok(json_body(text + "\n"))
@@ -836,29 +815,6 @@ struct ClassifyRequest {
 
 /// The most User-Agents one classify request may hold.
 const MAX_USER_AGENTS: usize = 10_000;
-
-fn classification_json(
-    ua: &str,
-    c: &Classification<'_>,
-    explanation: Option<&botwarden_verify::Explanation<'_>>,
-) -> serde_json::Value {
-    let mut doc = serde_json::json!({
-        "user_agent": ua,
-        "bot": c.bot.map(|b| b.name),
-        "category": c.category,
-        "kind": c.kind.map(|k| k.as_str()),
-        "source": c.source.map(|s| format!("{s:?}").to_lowercase()),
-    });
-    if let Some(e) = explanation {
-        doc["explanation"] = serde_json::json!({
-            "layer": e.layer,
-            "rule": e.rule,
-            "kind_word": e.kind_word,
-            "text": e.to_string(),
-        });
-    }
-    doc
-}
 
 /// `POST /api/v1/classify`: `bots classify --format json`, its lines as
 /// `results`.
@@ -887,12 +843,18 @@ pub(crate) async fn classify(
                 .user_agents
                 .iter()
                 .map(|ua| {
-                    if request.explain {
+                    let doc = if request.explain {
                         let e = classifier.classifier.explain(ua);
-                        classification_json(ua, &e.classification, Some(&e))
+                        serde_json::to_value(ClassificationJson::new(
+                            ua,
+                            &e.classification,
+                            Some(&e),
+                        ))
                     } else {
-                        classification_json(ua, &classifier.classifier.classify(ua), None)
-                    }
+                        let c = classifier.classifier.classify(ua);
+                        serde_json::to_value(ClassificationJson::new(ua, &c, None))
+                    };
+                    doc.unwrap_or(serde_json::Value::Null)
                 })
                 .collect();
             serde_json::json!({ "results": results }).to_string() + "\n"

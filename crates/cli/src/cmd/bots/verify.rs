@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::SystemTime;
 
 use anyhow::{Context, Result, bail};
-use botwarden_verify::{Classifier, Verdict, Verifier};
+use botwarden_verify::{Classifier, Verdict, VerdictJson, Verifier};
 use clap::{Args, ValueEnum};
 use futures_util::StreamExt;
 
@@ -95,33 +95,6 @@ pub(crate) enum Format {
 struct Ask {
     ip: IpAddr,
     ua: Option<String>,
-}
-
-/// The verdict as the documented JSON object, fields in the documented
-/// order.
-#[derive(serde::Serialize)]
-pub(crate) struct VerdictJson<'a> {
-    ip: IpAddr,
-    user_agent: Option<&'a str>,
-    bot: Option<&'a str>,
-    verdict: &'static str,
-    method: Option<String>,
-    reason: Option<&'a str>,
-    evidence: Option<&'a botwarden_verify::Evidence>,
-}
-
-impl<'a> VerdictJson<'a> {
-    pub(crate) fn new(ip: IpAddr, ua: Option<&'a str>, verdict: &'a Verdict) -> VerdictJson<'a> {
-        VerdictJson {
-            ip,
-            user_agent: ua,
-            bot: verdict.bot(),
-            verdict: verdict.kind(),
-            method: verdict.method(),
-            reason: verdict.reason(),
-            evidence: verdict.evidence(),
-        }
-    }
 }
 
 /// How or why, in a few words, for the text output.
