@@ -6,14 +6,15 @@
 //! `Verifier::check_request`, `Classifier::classify`), so an answer is the
 //! command's `--format json` output for the same input.
 
-use std::net::IpAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::sync::atomic::Ordering;
+use std::time::{Duration, SystemTime};
 
-use axum::body::{Body, Bytes, HttpBody};
-use axum::extract::{RawQuery, State};
-use axum::http::{HeaderMap, StatusCode, header};
-use axum::response::{IntoResponse, Response};
+use axum::body::Body;
+use axum::extract::{ConnectInfo, RawQuery, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::Response;
 use base64::Engine as _;
 use botwarden_robots::report::{
     CheckReport, FetchSummary, FixReport, check_json, fetch_json, fix_text,
@@ -21,179 +22,17 @@ use botwarden_robots::report::{
 use botwarden_robots::{
     Applies, AvailabilityPolicy, Profile, Reason, RobotMatcher, RobotsTxt, TokenChain,
 };
-use botwarden_verify::{Classification, Evidence};
+use botwarden_verify::{
+    Claim, ClassificationJson, RequestParts, SignatureCheck, SignedVerdictJson, Verdict,
+    VerdictJson,
+};
 use serde::Deserialize;
-use serde::de::DeserializeOwned;
 
-use crate::state::{Admission, Inner, MAX_BODY, MAX_REQUEST_BODY, Shared};
-
-/// An error answer: `{"error": {"code", "message"}}` with its status.
-#[derive(Debug)]
-pub(crate) struct ApiError {
-    pub(crate) status: StatusCode,
-    pub(crate) code: &'static str,
-    pub(crate) message: String,
-}
-
-impl ApiError {
-    /// A request that went away (its client left, or it timed out) before
-    /// its work was done: the work stopped.
-    pub(crate) fn cancelled() -> Self {
-        ApiError::new(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "cancelled",
-            "the request went away before its work was done",
-        )
-    }
-
-    pub(crate) fn new(status: StatusCode, code: &'static str, message: impl Into<String>) -> Self {
-        ApiError {
-            status,
-            code,
-            message: message.into(),
-        }
-    }
-
-    pub(crate) fn bad(message: impl Into<String>) -> Self {
-        ApiError::new(StatusCode::BAD_REQUEST, "bad_request", message)
-    }
-
-    pub(crate) fn busy() -> Self {
-        ApiError::new(
-            StatusCode::SERVICE_UNAVAILABLE,
-            "busy",
-            "too many checks are running or waiting; try again shortly",
-        )
-    }
-}
-
-impl IntoResponse for ApiError {
-    fn into_response(self) -> Response {
-        let body = serde_json::json!({
-            "error": {"code": self.code, "message": self.message}
-        });
-        let mut response = (self.status, json_body(body.to_string() + "\n")).into_response();
-        if self.status == StatusCode::SERVICE_UNAVAILABLE {
-            response
-                .headers_mut()
-                .insert(header::RETRY_AFTER, header::HeaderValue::from_static("1"));
-        }
-        response
-    }
-}
-
-/// A JSON text as a response body, typed and not to be sniffed as
-/// anything else.
-pub(crate) fn json_body(text: String) -> Response {
-    (
-        [
-            (header::CONTENT_TYPE, "application/json"),
-            (header::X_CONTENT_TYPE_OPTIONS, "nosniff"),
-        ],
-        text,
-    )
-        .into_response()
-}
-
-fn payload_too_large() -> ApiError {
-    ApiError::new(
-        StatusCode::PAYLOAD_TOO_LARGE,
-        "payload_too_large",
-        format!("the request body is over {MAX_REQUEST_BODY} bytes (11 MiB)"),
-    )
-}
-
-/// Reads the body of an admitted request: at most [`MAX_REQUEST_BODY`]
-/// bytes (else `413`, at once for a larger declared length), within
-/// `body_timeout` (else `408`), its bytes reserved out of
-/// `max_body_bytes` (all at once for a declared length, else as they
-/// come; `503 busy` when they cannot be).
-pub(crate) async fn read_body(
-    inner: &Inner,
-    admission: &mut Admission,
-    mut body: Body,
-) -> Result<Bytes, ApiError> {
-    let hint = HttpBody::size_hint(&body);
-    if usize::try_from(hint.lower()).map_or(true, |n| n > MAX_REQUEST_BODY) {
-        return Err(payload_too_large());
-    }
-    let declared = hint
-        .exact()
-        .and_then(|n| usize::try_from(n).ok())
-        .unwrap_or(0);
-    inner.reserve_body(admission, declared)?;
-    let limit = std::time::Duration::from_secs_f64(inner.config.body_timeout);
-    let read = async {
-        let mut reserved = declared;
-        let mut bytes = Vec::with_capacity(declared);
-        while let Some(frame) =
-            std::future::poll_fn(|cx| std::pin::Pin::new(&mut body).poll_frame(cx)).await
-        {
-            let frame =
-                frame.map_err(|e| ApiError::bad(format!("cannot read the request body: {e}")))?;
-            let Ok(data) = frame.into_data() else {
-                continue;
-            };
-            let len = bytes.len() + data.len();
-            if len > MAX_REQUEST_BODY {
-                return Err(payload_too_large());
-            }
-            if len > reserved {
-                // Vec growth may take up to twice what is reserved; the
-                // documented bound counts it.
-                inner.reserve_body(admission, len - reserved)?;
-                reserved = len;
-            }
-            bytes.extend_from_slice(&data);
-        }
-        Ok(Bytes::from(bytes))
-    };
-    if let Ok(read) = tokio::time::timeout(limit, read).await {
-        read
-    } else {
-        inner.metrics.body_timeout();
-        Err(ApiError::new(
-            StatusCode::REQUEST_TIMEOUT,
-            "body_timeout",
-            format!(
-                "the request body did not arrive within body_timeout ({} s)",
-                inner.config.body_timeout
-            ),
-        ))
-    }
-}
-
-/// A JSON request body: `Content-Type: application/json` (or none), read
-/// into `T`; unknown fields are errors. The request is admitted as a job
-/// (`max_jobs`) before any of its body is read; the admission, which
-/// holds the body's bytes out of `max_body_bytes`, comes with it.
-pub(crate) async fn json<T: DeserializeOwned>(
-    inner: &Inner,
-    headers: &HeaderMap,
-    body: Body,
-) -> Result<(T, Admission), ApiError> {
-    if let Some(kind) = headers.get(header::CONTENT_TYPE) {
-        let kind = kind.to_str().unwrap_or("");
-        let essence = kind.split(';').next().unwrap_or("").trim();
-        if !essence.eq_ignore_ascii_case("application/json") {
-            return Err(ApiError::new(
-                StatusCode::UNSUPPORTED_MEDIA_TYPE,
-                "unsupported_media_type",
-                format!("the body must be application/json, not '{kind}'"),
-            ));
-        }
-    }
-    let mut admission = inner.admit()?;
-    let bytes = read_body(inner, &mut admission, body).await?;
-    let value = serde_json::from_slice(&bytes).map_err(|e| {
-        ApiError::new(
-            StatusCode::BAD_REQUEST,
-            "invalid_json",
-            format!("the request body is not the JSON expected: {e}"),
-        )
-    })?;
-    Ok((value, admission))
-}
+use crate::limits::MAX_BODY;
+use crate::pending;
+use crate::reply::{ApiError, json_body};
+use crate::request::{json, pair, query_pairs};
+use crate::state::{Inner, Shared};
 
 /// Where a robots.txt comes from: exactly one of the text, its bytes in
 /// base64, or a site URL.
@@ -425,19 +264,6 @@ pub(crate) async fn check(
         .ok_or_else(ApiError::cancelled)?
         .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", e.to_string()))?;
     Ok(json_body(text))
-}
-
-impl Inner {
-    /// [`Inner::job_admitted`]: the work of a request admitted already.
-    pub(crate) async fn run_admitted<T: Send + 'static>(
-        &self,
-        admission: Admission,
-        work: impl FnOnce() -> T + Send + 'static,
-    ) -> Result<T, ApiError> {
-        self.job_admitted(admission, work)
-            .await
-            .ok_or_else(ApiError::busy)
-    }
 }
 
 #[derive(Debug, Deserialize)]
@@ -719,33 +545,6 @@ async fn fetch_answer(inner: &Inner, request: FetchRequest) -> Result<Response, 
     Ok(json_body(text + "\n"))
 }
 
-/// Query pairs, decoded; a name given twice is an error.
-fn query_pairs(query: Option<&str>, known: &[&str]) -> Result<Vec<(String, String)>, ApiError> {
-    let mut pairs: Vec<(String, String)> = Vec::new();
-    for (k, v) in url::form_urlencoded::parse(query.unwrap_or("").as_bytes()) {
-        if !known.contains(&&*k) {
-            return Err(ApiError::bad(format!(
-                "unknown query parameter '{k}' (known: {})",
-                known.join(", ")
-            )));
-        }
-        if pairs.iter().any(|(seen, _)| *seen == k) {
-            return Err(ApiError::bad(format!(
-                "query parameter '{k}' is given twice"
-            )));
-        }
-        pairs.push((k.into_owned(), v.into_owned()));
-    }
-    Ok(pairs)
-}
-
-fn pair<'a>(pairs: &'a [(String, String)], name: &str) -> Option<&'a str> {
-    pairs
-        .iter()
-        .find(|(k, _)| k == name)
-        .map(|(_, v)| v.as_str())
-}
-
 /// `GET /api/v1/fetch?url=&profile=a,b`: `robots fetch --format json`.
 pub(crate) async fn fetch_get(
     State(inner): State<Shared>,
@@ -776,19 +575,6 @@ pub(crate) async fn fetch_post(
     fetch_answer(&inner, request).await
 }
 
-/// A verdict as `bots verify --format json` writes it, fields in its
-/// order.
-#[derive(serde::Serialize)]
-struct VerdictJson<'a> {
-    ip: IpAddr,
-    user_agent: Option<&'a str>,
-    bot: Option<&'a str>,
-    verdict: &'static str,
-    method: Option<String>,
-    reason: Option<&'a str>,
-    evidence: Option<&'a Evidence>,
-}
-
 /// `GET /api/v1/verify?ip=&ua=&bot=`: `bots verify IP --format json`.
 pub(crate) async fn verify(
     State(inner): State<Shared>,
@@ -811,16 +597,143 @@ pub(crate) async fn verify(
             format!("no bot named '{bot}' in the registry"),
         ));
     }
-    let verdict = inner.api_address_verdict(ip, ua, bot).await?;
-    let doc = VerdictJson {
-        ip: botwarden_verify::normalize(ip),
-        user_agent: ua,
-        bot: verdict.bot(),
-        verdict: verdict.kind(),
-        method: verdict.method(),
-        reason: verdict.reason(),
-        evidence: verdict.evidence(),
+    let verdict = pending::api_verdict(&inner, ip, ua, bot).await?;
+    let doc = VerdictJson::new(ip, ua, &verdict);
+    let text = serde_json::to_string(&doc)
+        .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", e.to_string()))?;
+    Ok(json_body(text + "\n"))
+}
+
+/// `POST /api/v1/verify`: a signed request's verdict.
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub(crate) struct SignedRequest {
+    /// The client's address; without it, an unsigned request (or a
+    /// signature that does not decide) is `unverifiable`.
+    #[serde(default)]
+    ip: Option<String>,
+    #[serde(default)]
+    ua: Option<String>,
+    #[serde(default)]
+    bot: Option<String>,
+    #[serde(default = "get")]
+    method: String,
+    #[serde(default = "https")]
+    scheme: String,
+    authority: String,
+    #[serde(default = "slash")]
+    target: String,
+    /// The request's header fields: an object of names to values (a value
+    /// may be an array for a field sent on several lines).
+    #[serde(default)]
+    headers: serde_json::Map<String, serde_json::Value>,
+    /// The time to check the signature at (seconds since 1970); default
+    /// now.
+    #[serde(default)]
+    at: Option<i64>,
+}
+
+fn get() -> String {
+    "GET".to_owned()
+}
+fn https() -> String {
+    "https".to_owned()
+}
+fn slash() -> String {
+    "/".to_owned()
+}
+
+/// `POST /api/v1/verify`.
+pub(crate) async fn verify_signed(
+    State(inner): State<Shared>,
+    ConnectInfo(peer): ConnectInfo<SocketAddr>,
+    headers: HeaderMap,
+    body: Body,
+) -> Result<Response, ApiError> {
+    // Directory fetches are charged to whoever asks (not to `ip`, which
+    // the asker writes).
+    let asker = inner.proxies.client_or_peer(peer.ip(), &headers);
+    let (asked, _admitted): (SignedRequest, _) = json(&inner, &headers, body).await?;
+    let ip = asked
+        .ip
+        .as_deref()
+        .map(|t| {
+            t.trim_start_matches('[')
+                .trim_end_matches(']')
+                .parse::<IpAddr>()
+                .map_err(|_| ApiError::bad(format!("'{t}' is not an IP address")))
+        })
+        .transpose()?;
+    if let Some(bot) = &asked.bot
+        && inner.registry.find(bot).is_none()
+    {
+        return Err(ApiError::new(
+            StatusCode::NOT_FOUND,
+            "unknown_bot",
+            format!("no bot named '{bot}' in the registry"),
+        ));
+    }
+    let mut fields: Vec<(&str, &str)> = Vec::new();
+    for (name, value) in &asked.headers {
+        match value {
+            serde_json::Value::String(s) => fields.push((name, s)),
+            serde_json::Value::Array(lines) => {
+                for (i, line) in lines.iter().enumerate() {
+                    let s = line.as_str().ok_or_else(|| {
+                        ApiError::bad(format!("headers.{name}[{i}] is not a string"))
+                    })?;
+                    fields.push((name, s));
+                }
+            }
+            _ => {
+                return Err(ApiError::bad(format!(
+                    "headers.{name} is not a string or an array of strings"
+                )));
+            }
+        }
+    }
+    let mut req =
+        RequestParts::new(&asked.method, &asked.authority, &asked.target).scheme(&asked.scheme);
+    for (n, v) in &fields {
+        req.push_header(n, v);
+    }
+    let ua = asked.ua.as_deref().or_else(|| {
+        fields
+            .iter()
+            .find(|(n, _)| n.eq_ignore_ascii_case("user-agent"))
+            .map(|(_, v)| *v)
+    });
+    let now = match asked.at {
+        Some(secs) => SystemTime::UNIX_EPOCH
+            .checked_add(Duration::from_secs(
+                u64::try_from(secs)
+                    .map_err(|_| ApiError::bad(format!("at = {secs} is before 1970")))?,
+            ))
+            .ok_or_else(|| ApiError::bad(format!("at = {secs} is out of range")))?,
+        None => SystemTime::now(),
     };
+    let limit = Duration::from_secs_f64(inner.config.verify_timeout);
+    let check = inner.webbotauth.check(&req, asker, limit, now).await;
+    let bot = asked.bot.as_deref();
+    let verdict: Verdict = match ip {
+        Some(ip) => {
+            // Keys that cannot be had decide nothing: the address does, as
+            // for an unsigned request (the check is reported beside it).
+            let claim = Claim::asked(&inner.classifier, ua, bot);
+            let signed = match check {
+                SignatureCheck::Undecided { .. } => None,
+                _ => inner.verifier.signature_verdict(&claim, &check),
+            };
+            match signed {
+                Some(verdict) => verdict,
+                None => (*pending::api_verdict(&inner, ip, ua, bot).await?).clone(),
+            }
+        }
+        None => inner
+            .verifier
+            .check_signed_without_address(&inner.classifier, ua, bot, &check),
+    };
+    let doc = SignedVerdictJson::new(ip, ua, &verdict, &check);
     let text = serde_json::to_string(&doc)
         .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", e.to_string()))?;
     Ok(json_body(text + "\n"))
@@ -836,29 +749,6 @@ struct ClassifyRequest {
 
 /// The most User-Agents one classify request may hold.
 const MAX_USER_AGENTS: usize = 10_000;
-
-fn classification_json(
-    ua: &str,
-    c: &Classification<'_>,
-    explanation: Option<&botwarden_verify::Explanation<'_>>,
-) -> serde_json::Value {
-    let mut doc = serde_json::json!({
-        "user_agent": ua,
-        "bot": c.bot.map(|b| b.name),
-        "category": c.category,
-        "kind": c.kind.map(|k| k.as_str()),
-        "source": c.source.map(|s| format!("{s:?}").to_lowercase()),
-    });
-    if let Some(e) = explanation {
-        doc["explanation"] = serde_json::json!({
-            "layer": e.layer,
-            "rule": e.rule,
-            "kind_word": e.kind_word,
-            "text": e.to_string(),
-        });
-    }
-    doc
-}
 
 /// `POST /api/v1/classify`: `bots classify --format json`, its lines as
 /// `results`.
@@ -887,12 +777,18 @@ pub(crate) async fn classify(
                 .user_agents
                 .iter()
                 .map(|ua| {
-                    if request.explain {
+                    let doc = if request.explain {
                         let e = classifier.classifier.explain(ua);
-                        classification_json(ua, &e.classification, Some(&e))
+                        serde_json::to_value(ClassificationJson::new(
+                            ua,
+                            &e.classification,
+                            Some(&e),
+                        ))
                     } else {
-                        classification_json(ua, &classifier.classifier.classify(ua), None)
-                    }
+                        let c = classifier.classifier.classify(ua);
+                        serde_json::to_value(ClassificationJson::new(ua, &c, None))
+                    };
+                    doc.unwrap_or(serde_json::Value::Null)
                 })
                 .collect();
             serde_json::json!({ "results": results }).to_string() + "\n"

@@ -252,7 +252,7 @@ impl Config {
         }
         crate::webbotauth::allowed_origins(&self.web_bot_auth)?;
         for (i, proxy) in self.trusted_proxies.iter().enumerate() {
-            crate::state::parse_proxy(proxy)
+            crate::proxy::parse_proxy(proxy)
                 .map_err(|e| format!("trusted_proxies[{i}] = '{proxy}': {e}"))?;
         }
         Ok(())

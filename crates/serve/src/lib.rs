@@ -27,21 +27,54 @@
 //! `botwarden serve` command reads the configuration, installs a log
 //! subscriber and runs [`Service::run`].
 
+// The modules, in layers: each imports only from the layers above it
+// (`use crate::…`), so that they form no circle.
+//
+// 1. Plain types, importing nothing of the crate: `error`, `limits`,
+//    `fetch_rate`, `reply` (the API's error and JSON answers), `proxy`
+//    (trusted proxies, `X-Forwarded-For`), `bot_headers` (the `X-Bot-*`
+//    headers), `decision` (the gate's decision, a pure function),
+//    `metrics` (the counters), `webbotauth` (its configuration, keys and
+//    directories); then `config`, `permalink`, `rewrite_map`,
+//    `robots_cache` and `connections`, built on them.
+// 2. `state`: what every handler shares; it holds the parts above and
+//    imports none of the modules below.
+// 3. Request helpers and the work they share: `request` (bodies, JSON,
+//    queries) and `pending` (verifications waiting on DNS).
+// 4. Handlers: `gate` (`GET /verify`), `api`, `page`, `exposition`
+//    (`GET /metrics`).
+// 5. `router` (the routes, counted and timed), `server` (the accept loop
+//    and its connections' timeouts), and `service`, the public
+//    [`Service`] over them.
+
 mod api;
+mod bot_headers;
 mod config;
+mod connections;
+mod decision;
 mod error;
+mod exposition;
 mod fetch_rate;
 mod gate;
+mod limits;
 mod metrics;
 mod page;
+mod pending;
 mod permalink;
+mod proxy;
+mod reply;
+mod request;
 mod rewrite_map;
 mod robots_cache;
+mod router;
+mod server;
+mod service;
 mod state;
 mod webbotauth;
 
 pub use config::{Config, DEFAULT_LISTEN};
 pub use error::Error;
+pub use limits::{MAX_BODY, MAX_REQUEST_BODY};
 pub use rewrite_map::{MapCounts, RewriteMap};
-pub use state::{MAX_BODY, MAX_REQUEST_BODY, Service};
+pub use service::Service;
 pub use webbotauth::WebBotAuthConfig;

@@ -7,12 +7,6 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, PoisonError};
 use std::time::Duration;
 
-use axum::extract::State;
-use axum::http::header;
-use axum::response::IntoResponse;
-
-use crate::state::Shared;
-
 /// The routes requests are counted by; anything else is `other`, and a
 /// request no route matched (a library user's router) `unmatched`.
 const ROUTES: &[&str] = &[
@@ -267,10 +261,140 @@ impl Metrics {
     pub(crate) fn body_timeout(&self) {
         self.body_timeouts.fetch_add(1, Ordering::Relaxed);
     }
+
+    /// The requests by route and status, the verdicts by label and kind,
+    /// and the verification latency histogram, in the text format.
+    pub(crate) fn write_traffic(&self, out: &mut String) {
+        let m = self;
+        head(
+            out,
+            "botwarden_http_requests_total",
+            "counter",
+            "HTTP requests answered, by route and status.",
+        );
+        for ((route, status), n) in &m.requests() {
+            let _ = writeln!(
+                out,
+                "botwarden_http_requests_total{{route=\"{}\",status=\"{status}\"}} {n}",
+                label(route)
+            );
+        }
+        head(
+            out,
+            "botwarden_verdicts_total",
+            "counter",
+            "GET /verify verdicts, by bot (a registered name, unregistered, or none) and verdict.",
+        );
+        for ((bot, kind), n) in &m.verdicts() {
+            let _ = writeln!(
+                out,
+                "botwarden_verdicts_total{{bot=\"{}\",verdict=\"{kind}\"}} {n}",
+                label(bot)
+            );
+        }
+        head(
+            out,
+            "botwarden_verification_seconds",
+            "histogram",
+            "Time of verifications not answered from the verdict cache (address lists and DNS).",
+        );
+        let mut cumulative = 0u64;
+        for (i, bound) in BUCKETS.iter().enumerate() {
+            cumulative += m.latency[i].load(Ordering::Relaxed);
+            let _ = writeln!(
+                out,
+                "botwarden_verification_seconds_bucket{{le=\"{bound}\"}} {cumulative}"
+            );
+        }
+        cumulative += m.latency[BUCKETS.len()].load(Ordering::Relaxed);
+        let sum = m.latency_sum_micros.load(Ordering::Relaxed) as f64 / 1e6;
+        let _ = writeln!(
+            out,
+            "botwarden_verification_seconds_bucket{{le=\"+Inf\"}} {cumulative}\n\
+             botwarden_verification_seconds_sum {sum}\n\
+             botwarden_verification_seconds_count {cumulative}"
+        );
+    }
+
+    /// The counters of refusals, timeouts and the robots.txt cache, in the
+    /// text format.
+    pub(crate) fn write_counters(&self, out: &mut String) {
+        let m = self;
+        for (name, help, value) in [
+            (
+                "botwarden_verify_busy_total",
+                "GET /verify answered unknown at once: max_pending verifications were waiting.",
+                &m.busy,
+            ),
+            (
+                "botwarden_verify_timeouts_total",
+                "GET /verify answered unknown: the verification took longer than verify_timeout.",
+                &m.timeouts,
+            ),
+            (
+                "botwarden_bad_client_header_total",
+                "Requests from a trusted proxy whose client-address header held no address.",
+                &m.bad_client_header,
+            ),
+            (
+                "botwarden_jobs_refused_total",
+                "Checks, fixes and tests refused with 503: max_jobs were admitted already.",
+                &m.jobs_refused,
+            ),
+            (
+                "botwarden_jobs_abandoned_total",
+                "Checks never started: their client left, or the request timed out, while they waited for a worker.",
+                &m.jobs_abandoned,
+            ),
+            (
+                "botwarden_verify_deferred_total",
+                "GET /verify?wait= answered unknown while the verification went on in the background.",
+                &m.deferred,
+            ),
+            (
+                "botwarden_request_timeouts_total",
+                "Requests answered 503 after request_timeout.",
+                &m.request_timeouts,
+            ),
+            (
+                "botwarden_body_timeouts_total",
+                "Request bodies not received within body_timeout (408).",
+                &m.body_timeouts,
+            ),
+            (
+                "botwarden_bodies_refused_total",
+                "Requests refused with 503: max_body_bytes of request bodies were held already.",
+                &m.bodies_refused,
+            ),
+            (
+                "botwarden_connections_evicted_total",
+                "Idle connections closed to make room for a new one (max_connections).",
+                &m.connections_evicted,
+            ),
+            (
+                "botwarden_connections_refused_total",
+                "New connections closed at once: max_connections were open and none was idle.",
+                &m.connections_refused,
+            ),
+            (
+                "botwarden_robots_cache_hits_total",
+                "Site robots.txt answered from the fetch cache.",
+                &m.robots_cache_hits,
+            ),
+            (
+                "botwarden_robots_cache_misses_total",
+                "Site robots.txt fetched (not in the cache, or expired).",
+                &m.robots_cache_misses,
+            ),
+        ] {
+            head(out, name, "counter", help);
+            let _ = writeln!(out, "{name} {}", value.load(Ordering::Relaxed));
+        }
+    }
 }
 
 /// A label value, escaped as the text format asks.
-fn label(value: &str) -> String {
+pub(crate) fn label(value: &str) -> String {
     let mut out = String::with_capacity(value.len());
     for c in value.chars() {
         match c {
@@ -283,375 +407,8 @@ fn label(value: &str) -> String {
     out
 }
 
-/// The key directories fetched for signed requests, and those refused.
-fn key_directory_metrics(
-    out: &mut String,
-    d: &botwarden_crawl::KeyDirStats,
-    (allowed, clients): (usize, usize),
-) {
-    head(
-        out,
-        "botwarden_key_directory_total",
-        "counter",
-        "Web Bot Auth key directories, by outcome: fetch (fetched, redirects included), cache_hit, failure (a fetch that gave no keys), not_allowed (an agent not in web_bot_auth.agents or the registry: not fetched), over_rate (the client's web_bot_auth.fetches_per_minute spent: not fetched).",
-    );
-    for (outcome, n) in [
-        ("fetch", d.fetches),
-        ("cache_hit", d.cache_hits),
-        ("failure", d.failures),
-        ("not_allowed", d.not_allowed),
-        ("over_rate", d.over_budget),
-    ] {
-        let _ = writeln!(
-            out,
-            "botwarden_key_directory_total{{outcome=\"{outcome}\"}} {n}"
-        );
-    }
-    head(
-        out,
-        "botwarden_key_directories_allowed",
-        "gauge",
-        "Key directory URLs that may be fetched (web_bot_auth.agents and the registry's signature agents).",
-    );
-    let _ = writeln!(out, "botwarden_key_directories_allowed {allowed}");
-    head(
-        out,
-        "botwarden_key_directory_clients",
-        "gauge",
-        "Client addresses with a directory fetch bucket now (at most 10,000).",
-    );
-    let _ = writeln!(out, "botwarden_key_directory_clients {clients}");
-}
-
-fn head(out: &mut String, name: &str, kind: &str, help: &str) {
+pub(crate) fn head(out: &mut String, name: &str, kind: &str, help: &str) {
     let _ = writeln!(out, "# HELP {name} {help}\n# TYPE {name} {kind}");
-}
-
-/// `GET /metrics`.
-pub(crate) async fn render(State(inner): State<Shared>) -> impl IntoResponse {
-    let m = &inner.metrics;
-    let mut out = String::with_capacity(4096);
-    head(
-        &mut out,
-        "botwarden_http_requests_total",
-        "counter",
-        "HTTP requests answered, by route and status.",
-    );
-    for ((route, status), n) in &m.requests() {
-        let _ = writeln!(
-            out,
-            "botwarden_http_requests_total{{route=\"{}\",status=\"{status}\"}} {n}",
-            label(route)
-        );
-    }
-    head(
-        &mut out,
-        "botwarden_verdicts_total",
-        "counter",
-        "GET /verify verdicts, by bot (a registered name, unregistered, or none) and verdict.",
-    );
-    for ((bot, kind), n) in &m.verdicts() {
-        let _ = writeln!(
-            out,
-            "botwarden_verdicts_total{{bot=\"{}\",verdict=\"{kind}\"}} {n}",
-            label(bot)
-        );
-    }
-    head(
-        &mut out,
-        "botwarden_verification_seconds",
-        "histogram",
-        "Time of verifications not answered from the verdict cache (address lists and DNS).",
-    );
-    let mut cumulative = 0u64;
-    for (i, bound) in BUCKETS.iter().enumerate() {
-        cumulative += m.latency[i].load(Ordering::Relaxed);
-        let _ = writeln!(
-            out,
-            "botwarden_verification_seconds_bucket{{le=\"{bound}\"}} {cumulative}"
-        );
-    }
-    cumulative += m.latency[BUCKETS.len()].load(Ordering::Relaxed);
-    let sum = m.latency_sum_micros.load(Ordering::Relaxed) as f64 / 1e6;
-    let _ = writeln!(
-        out,
-        "botwarden_verification_seconds_bucket{{le=\"+Inf\"}} {cumulative}\n\
-         botwarden_verification_seconds_sum {sum}\n\
-         botwarden_verification_seconds_count {cumulative}"
-    );
-    let stats = inner.verifier.stats();
-    head(
-        &mut out,
-        "botwarden_verdict_cache_hits_total",
-        "counter",
-        "Verdicts answered from the verifier's cache.",
-    );
-    let _ = writeln!(out, "botwarden_verdict_cache_hits_total {}", stats.hits);
-    head(
-        &mut out,
-        "botwarden_verdict_cache_misses_total",
-        "counter",
-        "Verdicts worked out (address lists, published ranges, DNS).",
-    );
-    let _ = writeln!(out, "botwarden_verdict_cache_misses_total {}", stats.misses);
-    head(
-        &mut out,
-        "botwarden_verdict_cache_hit_ratio",
-        "gauge",
-        "Hits over hits and misses of the verdict cache since start (0 before any).",
-    );
-    let total = stats.hits + stats.misses;
-    let ratio = if total == 0 {
-        0.0
-    } else {
-        stats.hits as f64 / total as f64
-    };
-    let _ = writeln!(out, "botwarden_verdict_cache_hit_ratio {ratio}");
-    if let Some(dns) = inner.verifier.dns() {
-        let s = dns.stats();
-        head(
-            &mut out,
-            "botwarden_dns_cache_total",
-            "counter",
-            "DNS cache outcomes, by cache (ptr, forward) and outcome (hit, miss: a query sent, join: waited for one in flight).",
-        );
-        for (cache, c) in [("ptr", s.ptr), ("forward", s.forward)] {
-            for (outcome, n) in [("hit", c.hits), ("miss", c.misses), ("join", c.joins)] {
-                let _ = writeln!(
-                    out,
-                    "botwarden_dns_cache_total{{cache=\"{cache}\",outcome=\"{outcome}\"}} {n}"
-                );
-            }
-        }
-        head(
-            &mut out,
-            "botwarden_dns_cache_entries",
-            "gauge",
-            "Entries held in each DNS cache.",
-        );
-        for (cache, c) in [("ptr", s.ptr), ("forward", s.forward)] {
-            let _ = writeln!(
-                out,
-                "botwarden_dns_cache_entries{{cache=\"{cache}\"}} {}",
-                c.entries
-            );
-        }
-    }
-    let s = inner.webbotauth.stats();
-    head(
-        &mut out,
-        "botwarden_signature_checks_total",
-        "counter",
-        "Web Bot Auth signature checks (GET /verify and POST /api/v1/verify), by outcome: valid, invalid (the request is spoofed), undecided (the keys could not be had), unsigned (signature fields without a web-bot-auth signature).",
-    );
-    let unsigned = s.checks.saturating_sub(s.valid + s.invalid + s.undecided);
-    for (outcome, n) in [
-        ("valid", s.valid),
-        ("invalid", s.invalid),
-        ("undecided", s.undecided),
-        ("unsigned", unsigned),
-    ] {
-        let _ = writeln!(
-            out,
-            "botwarden_signature_checks_total{{outcome=\"{outcome}\"}} {n}"
-        );
-    }
-    head(
-        &mut out,
-        "botwarden_signature_nonces_evicted_total",
-        "counter",
-        "Signature nonces forgotten before they expired because the nonce cache was full.",
-    );
-    let _ = writeln!(
-        out,
-        "botwarden_signature_nonces_evicted_total {}",
-        s.nonces_evicted
-    );
-    if let Some(d) = inner.webbotauth.directory_stats() {
-        key_directory_metrics(&mut out, &d, inner.webbotauth.allowed_and_clients());
-    }
-    if let Some(shared) = inner.verifier.shared() {
-        shared_metrics(&mut out, &shared.stats());
-    }
-    for (name, help, value) in [
-        (
-            "botwarden_verify_busy_total",
-            "GET /verify answered unknown at once: max_pending verifications were waiting.",
-            &m.busy,
-        ),
-        (
-            "botwarden_verify_timeouts_total",
-            "GET /verify answered unknown: the verification took longer than verify_timeout.",
-            &m.timeouts,
-        ),
-        (
-            "botwarden_bad_client_header_total",
-            "Requests from a trusted proxy whose client-address header held no address.",
-            &m.bad_client_header,
-        ),
-        (
-            "botwarden_jobs_refused_total",
-            "Checks, fixes and tests refused with 503: max_jobs were admitted already.",
-            &m.jobs_refused,
-        ),
-        (
-            "botwarden_jobs_abandoned_total",
-            "Checks never started: their client left, or the request timed out, while they waited for a worker.",
-            &m.jobs_abandoned,
-        ),
-        (
-            "botwarden_verify_deferred_total",
-            "GET /verify?wait= answered unknown while the verification went on in the background.",
-            &m.deferred,
-        ),
-        (
-            "botwarden_request_timeouts_total",
-            "Requests answered 503 after request_timeout.",
-            &m.request_timeouts,
-        ),
-        (
-            "botwarden_body_timeouts_total",
-            "Request bodies not received within body_timeout (408).",
-            &m.body_timeouts,
-        ),
-        (
-            "botwarden_bodies_refused_total",
-            "Requests refused with 503: max_body_bytes of request bodies were held already.",
-            &m.bodies_refused,
-        ),
-        (
-            "botwarden_connections_evicted_total",
-            "Idle connections closed to make room for a new one (max_connections).",
-            &m.connections_evicted,
-        ),
-        (
-            "botwarden_connections_refused_total",
-            "New connections closed at once: max_connections were open and none was idle.",
-            &m.connections_refused,
-        ),
-        (
-            "botwarden_robots_cache_hits_total",
-            "Site robots.txt answered from the fetch cache.",
-            &m.robots_cache_hits,
-        ),
-        (
-            "botwarden_robots_cache_misses_total",
-            "Site robots.txt fetched (not in the cache, or expired).",
-            &m.robots_cache_misses,
-        ),
-    ] {
-        head(&mut out, name, "counter", help);
-        let _ = writeln!(out, "{name} {}", value.load(Ordering::Relaxed));
-    }
-    let pending = inner.config.max_pending - inner.pending.available_permits();
-    head(
-        &mut out,
-        "botwarden_verify_pending",
-        "gauge",
-        "Verifications waiting on DNS now.",
-    );
-    let _ = writeln!(out, "botwarden_verify_pending {pending}");
-    let (admitted, running) = inner.jobs_now();
-    head(
-        &mut out,
-        "botwarden_jobs_admitted",
-        "gauge",
-        "Checks, fixes and tests admitted now (running or waiting for a worker).",
-    );
-    let _ = writeln!(out, "botwarden_jobs_admitted {admitted}");
-    head(
-        &mut out,
-        "botwarden_jobs_running",
-        "gauge",
-        "Checks, fixes and tests running now on a worker.",
-    );
-    let _ = writeln!(out, "botwarden_jobs_running {running}");
-    let (connections, body_bytes) = inner.held();
-    head(
-        &mut out,
-        "botwarden_connections",
-        "gauge",
-        "Connections open now.",
-    );
-    let _ = writeln!(out, "botwarden_connections {connections}");
-    head(
-        &mut out,
-        "botwarden_body_bytes",
-        "gauge",
-        "Bytes of request bodies held now.",
-    );
-    let _ = writeln!(out, "botwarden_body_bytes {body_bytes}");
-    let (entries, bytes) = inner.robots_cache.size();
-    head(
-        &mut out,
-        "botwarden_robots_cache_entries",
-        "gauge",
-        "Site robots.txt fetches held in the cache.",
-    );
-    let _ = writeln!(out, "botwarden_robots_cache_entries {entries}");
-    head(
-        &mut out,
-        "botwarden_robots_cache_bytes",
-        "gauge",
-        "Bytes of robots.txt bodies held in the cache.",
-    );
-    let _ = writeln!(out, "botwarden_robots_cache_bytes {bytes}");
-    (
-        [(
-            header::CONTENT_TYPE,
-            "text/plain; version=0.0.4; charset=utf-8",
-        )],
-        out,
-    )
-}
-
-/// The shared verdict cache's lines (`--redis`).
-fn shared_metrics(out: &mut String, s: &botwarden_verify::SharedStats) {
-    head(
-        out,
-        "botwarden_shared_cache_up",
-        "gauge",
-        "1 while the shared verdict cache (Redis) answers, 0 while the local cache works alone.",
-    );
-    let _ = writeln!(out, "botwarden_shared_cache_up {}", u8::from(s.up));
-    head(
-        out,
-        "botwarden_shared_cache_total",
-        "counter",
-        "Shared verdict cache outcomes: hit, miss, join (waited for another process's lookup), error (failed or too slow: marks it down), skipped (down: not asked).",
-    );
-    for (outcome, n) in [
-        ("hit", s.hits),
-        ("miss", s.misses),
-        ("join", s.joins),
-        ("error", s.errors),
-        ("skipped", s.skipped),
-    ] {
-        let _ = writeln!(
-            out,
-            "botwarden_shared_cache_total{{outcome=\"{outcome}\"}} {n}"
-        );
-    }
-    head(
-        out,
-        "botwarden_shared_cache_read_seconds",
-        "histogram",
-        "Time of the shared cache's reads that Redis answered.",
-    );
-    for (bound, n) in botwarden_verify::READ_BUCKETS.iter().zip(s.read_buckets) {
-        let _ = writeln!(
-            out,
-            "botwarden_shared_cache_read_seconds_bucket{{le=\"{bound}\"}} {n}"
-        );
-    }
-    let _ = writeln!(
-        out,
-        "botwarden_shared_cache_read_seconds_bucket{{le=\"+Inf\"}} {reads}\n\
-         botwarden_shared_cache_read_seconds_sum {sum}\n\
-         botwarden_shared_cache_read_seconds_count {reads}",
-        reads = s.reads,
-        sum = s.read_micros as f64 / 1e6
-    );
 }
 
 #[cfg(test)]

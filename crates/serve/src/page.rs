@@ -14,10 +14,11 @@ use axum::response::{IntoResponse, Response};
 use botwarden_robots::report::{CheckReport, TextView, check_text, escape, fetch_text};
 use botwarden_robots::{Profile, RobotsTxt, Severity};
 
-use crate::api::{ApiError, Input, agent_warnings, read_body, test_answers};
+use crate::api::{Input, agent_warnings, test_answers};
 use crate::permalink;
-use crate::state::Admission;
-use crate::state::Shared;
+use crate::reply::ApiError;
+use crate::request::read_body;
+use crate::state::{Admission, Shared};
 
 /// The stylesheet, served from `/style.css` (the CSP allows no inline
 /// style).
@@ -324,7 +325,7 @@ async fn result(
         .await;
     match done {
         Ok(Some(html)) => page(StatusCode::OK, "robots.txt check", &html),
-        Ok(None) => error_page(&crate::api::ApiError::cancelled()),
+        Ok(None) => error_page(&ApiError::cancelled()),
         Err(e) => error_page(&e),
     }
 }

@@ -9,7 +9,7 @@ use flate2::Compression;
 use flate2::read::DeflateDecoder;
 use flate2::write::DeflateEncoder;
 
-use crate::state::MAX_BODY;
+use crate::limits::MAX_BODY;
 
 /// The longest `r` value made into a link (60 KiB): the HTTP server
 /// (hyper) refuses request targets of 64 KiB or more with `414`, and

@@ -3,25 +3,20 @@
 //! fetched and cached, and the operator's own key directory served at
 //! `/.well-known/http-message-signatures-directory`.
 
-use std::net::{IpAddr, SocketAddr};
+use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-use axum::body::Body;
-use axum::extract::{ConnectInfo, State};
 use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use botwarden_crawl::{AllowedAgents, Fetcher, KeyDirConfig, KeyDirStats, KeyDirectories};
 use botwarden_verify::{
-    Claim, DIRECTORY_MEDIA_TYPE, KeyRing, KeySet, RequestParts, SignatureCheck, SignatureVerifier,
-    Signer, Verdict,
+    DIRECTORY_MEDIA_TYPE, KeyRing, KeySet, RequestParts, SignatureCheck, SignatureVerifier, Signer,
 };
 use serde::Deserialize;
 
-use crate::api::{ApiError, json, json_body};
 use crate::error::Error;
 use crate::fetch_rate::FetchRate;
-use crate::state::{Inner, Shared};
 
 /// The `[web_bot_auth]` table of the configuration.
 #[derive(Debug, Clone, Deserialize)]
@@ -279,61 +274,13 @@ fn text<'h>(headers: &'h HeaderMap, names: &[&str]) -> Option<&'h str> {
         .find_map(|n| headers.get(*n).and_then(|v| v.to_str().ok()))
 }
 
-/// What a signed request's signature gave at `GET /verify`.
-pub(crate) struct Signed {
-    /// The verdict the signature gives, when it decides: `None` when it
-    /// says nothing of the claim, could not be checked (too busy) or its
-    /// keys could not be had; then the address decides, as if the request
-    /// were not signed.
-    pub(crate) verdict: Option<Verdict>,
-    /// `valid`, `invalid`, `undecided`, `unsigned` (no `web-bot-auth`
-    /// signature in the fields) or `unchecked` (too many checks waiting).
-    pub(crate) outcome: &'static str,
-    /// Why a signature that did not decide did not.
-    pub(crate) reason: Option<String>,
-}
-
-/// `X-Bot-Signature`: the outcome of a signed request's check, beside the
-/// verdict.
-const X_BOT_SIGNATURE: HeaderName = HeaderName::from_static("x-bot-signature");
-/// `X-Bot-Signature-Reason`: why the signature did not decide.
-const X_BOT_SIGNATURE_REASON: HeaderName = HeaderName::from_static("x-bot-signature-reason");
-
-impl Signed {
-    /// Reports the signature's outcome beside the verdict.
-    pub(crate) fn annotate(&self, headers: &mut HeaderMap) {
-        headers.insert(X_BOT_SIGNATURE, HeaderValue::from_static(self.outcome));
-        if let Some(reason) = &self.reason {
-            headers.insert(X_BOT_SIGNATURE_REASON, crate::gate::header_value(reason));
-        }
-    }
-}
-
-/// `GET /verify` for a signed request: what its signature gives, or
-/// `None` when it is not signed.
-///
-/// A signature that does not verify never makes the User-Agent's claim
-/// weaker: when its keys cannot be had (an invented key id, an agent whose
-/// directory does not answer) or it cannot be checked now, it decides
-/// nothing and the claim is judged by the address, as if the request were
-/// unsigned. Only a valid signature (`verified`, or `spoofed` with a key of
-/// another bot) and an invalid one (`spoofed`) decide.
-///
-/// The request being verified is the original one: its authority from
-/// `X-Forwarded-Host` (else `Host`), its target from `X-Original-URI`
-/// (else `X-Forwarded-Uri`, else `/`), its method from `X-Original-Method`
-/// (else `X-Forwarded-Method`, else `GET`), its scheme from
-/// `X-Forwarded-Proto` (else `https`); the signature fields and the
+/// The original request a proxy asks about, to check its signature: its
+/// authority from `X-Forwarded-Host` (else `Host`), its target from
+/// `X-Original-URI` (else `X-Forwarded-Uri`, else `/`), its method from
+/// `X-Original-Method` (else `X-Forwarded-Method`, else `GET`), its scheme
+/// from `X-Forwarded-Proto` (else `https`); the signature fields and the
 /// others as the proxy passed them.
-pub(crate) async fn gate_verdict(
-    inner: &Inner,
-    headers: &HeaderMap,
-    claim: &Claim,
-    client: IpAddr,
-) -> Option<Signed> {
-    if !is_signed(headers) {
-        return None;
-    }
+pub(crate) fn original_request(headers: &HeaderMap) -> RequestParts<'_> {
     let authority = text(headers, &["x-forwarded-host", "host"]).unwrap_or_default();
     let target = text(headers, &["x-original-uri", "x-forwarded-uri"]).unwrap_or("/");
     let method = text(headers, &["x-original-method", "x-forwarded-method"]).unwrap_or("GET");
@@ -344,225 +291,63 @@ pub(crate) async fn gate_verdict(
             req.push_header(name.as_str(), v);
         }
     }
-    // A directory fetch may make the check wait: checks share
-    // `max_pending` with the verifications waiting on DNS.
-    let Ok(_permit) = std::sync::Arc::clone(&inner.pending).try_acquire_owned() else {
-        inner.metrics.busy();
-        return Some(Signed {
-            verdict: None,
-            outcome: "unchecked",
-            reason: Some("too many verifications waiting; the signature was not checked".into()),
-        });
-    };
-    let limit = Duration::from_secs_f64(inner.config.verify_timeout);
-    let check = inner
-        .webbotauth
-        .check(&req, client, limit, SystemTime::now())
-        .await;
-    let (verdict, reason) = match &check {
-        SignatureCheck::Undecided { reason, .. } => (None, Some(reason.clone())),
-        _ => (inner.verifier.signature_verdict(claim, &check), None),
-    };
-    tracing::debug!(
-        signature = check.kind(),
-        verdict = verdict.as_ref().map_or("-", Verdict::kind),
-        bot = verdict.as_ref().and_then(Verdict::bot).unwrap_or("-"),
-        "verify signed"
-    );
-    Some(Signed {
-        verdict,
-        outcome: check.kind(),
-        reason,
-    })
+    req
 }
 
-/// `POST /api/v1/verify`: a signed request's verdict.
-#[derive(Debug, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub(crate) struct SignedRequest {
-    /// The client's address; without it, an unsigned request (or a
-    /// signature that does not decide) is `unverifiable`.
-    #[serde(default)]
-    ip: Option<String>,
-    #[serde(default)]
-    ua: Option<String>,
-    #[serde(default)]
-    bot: Option<String>,
-    #[serde(default = "get")]
-    method: String,
-    #[serde(default = "https")]
-    scheme: String,
-    authority: String,
-    #[serde(default = "slash")]
-    target: String,
-    /// The request's header fields: an object of names to values (a value
-    /// may be an array for a field sent on several lines).
-    #[serde(default)]
-    headers: serde_json::Map<String, serde_json::Value>,
-    /// The time to check the signature at (seconds since 1970); default
-    /// now.
-    #[serde(default)]
-    at: Option<i64>,
-}
-
-fn get() -> String {
-    "GET".to_owned()
-}
-fn https() -> String {
-    "https".to_owned()
-}
-fn slash() -> String {
-    "/".to_owned()
-}
-
-/// `POST /api/v1/verify`.
-pub(crate) async fn api_verify(
-    State(inner): State<Shared>,
-    ConnectInfo(peer): ConnectInfo<SocketAddr>,
-    headers: HeaderMap,
-    body: Body,
-) -> Result<Response, ApiError> {
-    // Directory fetches are charged to whoever asks (not to `ip`, which
-    // the asker writes).
-    let asker = crate::gate::client_or_peer(&inner, peer.ip(), &headers);
-    let (asked, _admitted): (SignedRequest, _) = json(&inner, &headers, body).await?;
-    let ip = asked
-        .ip
-        .as_deref()
-        .map(|t| {
-            t.trim_start_matches('[')
-                .trim_end_matches(']')
-                .parse::<IpAddr>()
-                .map_err(|_| ApiError::bad(format!("'{t}' is not an IP address")))
-        })
-        .transpose()?;
-    if let Some(bot) = &asked.bot
-        && inner.registry.find(bot).is_none()
-    {
-        return Err(ApiError::new(
-            StatusCode::NOT_FOUND,
-            "unknown_bot",
-            format!("no bot named '{bot}' in the registry"),
-        ));
-    }
-    let mut fields: Vec<(&str, &str)> = Vec::new();
-    for (name, value) in &asked.headers {
-        match value {
-            serde_json::Value::String(s) => fields.push((name, s)),
-            serde_json::Value::Array(lines) => {
-                for (i, line) in lines.iter().enumerate() {
-                    let s = line.as_str().ok_or_else(|| {
-                        ApiError::bad(format!("headers.{name}[{i}] is not a string"))
-                    })?;
-                    fields.push((name, s));
-                }
-            }
-            _ => {
-                return Err(ApiError::bad(format!(
-                    "headers.{name} is not a string or an array of strings"
-                )));
-            }
-        }
-    }
-    let mut req =
-        RequestParts::new(&asked.method, &asked.authority, &asked.target).scheme(&asked.scheme);
-    for (n, v) in &fields {
-        req.push_header(n, v);
-    }
-    let ua = asked.ua.as_deref().or_else(|| {
-        fields
-            .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case("user-agent"))
-            .map(|(_, v)| *v)
-    });
-    let now = match asked.at {
-        Some(secs) => SystemTime::UNIX_EPOCH
-            .checked_add(Duration::from_secs(
-                u64::try_from(secs)
-                    .map_err(|_| ApiError::bad(format!("at = {secs} is before 1970")))?,
-            ))
-            .ok_or_else(|| ApiError::bad(format!("at = {secs} is out of range")))?,
-        None => SystemTime::now(),
-    };
-    let limit = Duration::from_secs_f64(inner.config.verify_timeout);
-    let check = inner.webbotauth.check(&req, asker, limit, now).await;
-    let bot = asked.bot.as_deref();
-    let verdict: Verdict = match ip {
-        Some(ip) => {
-            // Keys that cannot be had decide nothing: the address does, as
-            // for an unsigned request (the check is reported beside it).
-            let claim = Claim::asked(&inner.classifier, ua, bot);
-            let signed = match check {
-                SignatureCheck::Undecided { .. } => None,
-                _ => inner.verifier.signature_verdict(&claim, &check),
-            };
-            match signed {
-                Some(verdict) => verdict,
-                None => (*inner.api_address_verdict(ip, ua, bot).await?).clone(),
-            }
-        }
-        None => inner
-            .verifier
-            .check_signed_without_address(&inner.classifier, ua, bot, &check),
-    };
-    let doc = botwarden_verify::SignedVerdictJson::new(ip, ua, &verdict, &check);
-    let text = serde_json::to_string(&doc)
-        .map_err(|e| ApiError::new(StatusCode::INTERNAL_SERVER_ERROR, "internal", e.to_string()))?;
-    Ok(json_body(text + "\n"))
-}
-
-/// `GET /.well-known/http-message-signatures-directory`: the operator's
-/// key directory with its media type and `Cache-Control`, signed for the
-/// authority asked when a signing key is configured; `404` when none is
-/// configured.
-pub(crate) async fn directory(State(inner): State<Shared>, headers: HeaderMap) -> Response {
-    let Some(own) = &inner.webbotauth.own else {
-        return (
-            StatusCode::NOT_FOUND,
-            [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
-            "no key directory is served here (web_bot_auth.directory)\n",
+impl WebBotAuth {
+    /// `GET /.well-known/http-message-signatures-directory`: the
+    /// operator's key directory with its media type and `Cache-Control`,
+    /// signed for the authority asked when a signing key is configured;
+    /// `404` when none is configured.
+    pub(crate) fn directory(&self, headers: &HeaderMap) -> Response {
+        let Some(own) = &self.own else {
+            return (
+                StatusCode::NOT_FOUND,
+                [(header::CONTENT_TYPE, "text/plain; charset=utf-8")],
+                "no key directory is served here (web_bot_auth.directory)\n",
+            )
+                .into_response();
+        };
+        let mut response = (
+            [
+                (
+                    header::CONTENT_TYPE,
+                    HeaderValue::from_static(DIRECTORY_MEDIA_TYPE),
+                ),
+                (
+                    header::CACHE_CONTROL,
+                    HeaderValue::from_str(&format!("max-age={}", own.max_age))
+                        .unwrap_or_else(|_| HeaderValue::from_static("max-age=3600")),
+                ),
+            ],
+            own.body.clone(),
         )
             .into_response();
-    };
-    let mut response = (
-        [
-            (
-                header::CONTENT_TYPE,
-                HeaderValue::from_static(DIRECTORY_MEDIA_TYPE),
-            ),
-            (
-                header::CACHE_CONTROL,
-                HeaderValue::from_str(&format!("max-age={}", own.max_age))
-                    .unwrap_or_else(|_| HeaderValue::from_static("max-age=3600")),
-            ),
-        ],
-        own.body.clone(),
-    )
-        .into_response();
-    if let Some(signer) = &own.signer {
-        let host = text(&headers, &["x-forwarded-host", "host"]).unwrap_or_default();
-        let scheme = text(&headers, &["x-forwarded-proto"]).unwrap_or("http");
-        let url = format!(
-            "{scheme}://{host}{}",
-            botwarden_verify::WELL_KNOWN_DIRECTORY
-        );
-        match signer.sign_directory_response(&url, SystemTime::now()) {
-            Ok(h) => {
-                let h_map = response.headers_mut();
-                for (name, value) in h.fields() {
-                    if let (Ok(n), Ok(v)) = (
-                        HeaderName::from_bytes(name.as_bytes()),
-                        HeaderValue::from_str(value),
-                    ) {
-                        h_map.insert(n, v);
+        if let Some(signer) = &own.signer {
+            let host = text(headers, &["x-forwarded-host", "host"]).unwrap_or_default();
+            let scheme = text(headers, &["x-forwarded-proto"]).unwrap_or("http");
+            let url = format!(
+                "{scheme}://{host}{}",
+                botwarden_verify::WELL_KNOWN_DIRECTORY
+            );
+            match signer.sign_directory_response(&url, SystemTime::now()) {
+                Ok(h) => {
+                    let h_map = response.headers_mut();
+                    for (name, value) in h.fields() {
+                        if let (Ok(n), Ok(v)) = (
+                            HeaderName::from_bytes(name.as_bytes()),
+                            HeaderValue::from_str(value),
+                        ) {
+                            h_map.insert(n, v);
+                        }
                     }
                 }
-            }
-            Err(e) => {
-                // An authority that makes no URL: served unsigned, said.
-                tracing::warn!(%url, error = %e, "the key directory response is not signed");
+                Err(e) => {
+                    // An authority that makes no URL: served unsigned, said.
+                    tracing::warn!(%url, error = %e, "the key directory response is not signed");
+                }
             }
         }
+        response
     }
-    response
 }

@@ -62,8 +62,9 @@ mod webbotauth;
 mod yaml;
 
 pub use classify::{
-    BotKind, BotRef, CRAWLER_CATEGORY, Classification, Classifier, ClassifierBot, Explanation,
-    LIBRARY_CATEGORY, MAX_CACHED_LEN, Shape, Source, UAP_CORE_REGEXES, UAP_CORE_VERSION, UaPattern,
+    BotKind, BotRef, CRAWLER_CATEGORY, Classification, ClassificationJson, Classifier,
+    ClassifierBot, Explanation, LIBRARY_CATEGORY, MAX_CACHED_LEN, Shape, Source, UAP_CORE_REGEXES,
+    UAP_CORE_VERSION, UaPattern,
 };
 pub use dns::{
     CacheStats, Clock, DnsConfig, DnsFailure, DnsStats, FailReason, Fcrdns, FcrdnsChecker,
@@ -81,7 +82,7 @@ pub use shared::{
     READ_BUCKETS, SharedFuture, SharedLock, SharedStats, SharedVerdicts, WIRE_VERSION,
     decode_verdict, encode_verdict,
 };
-pub use verdict::{Evidence, Method, Verdict};
+pub use verdict::{Evidence, Method, Verdict, VerdictJson};
 pub use verifier::{Claim, VerdictStats, Verifier, VerifierConfig};
 pub use webbotauth::{
     Agent, AgentCard, AgentForm, AgentKind, AgentReading, CardKeys, DIRECTORY_MEDIA_TYPE,

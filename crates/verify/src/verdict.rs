@@ -210,3 +210,64 @@ impl fmt::Display for Verdict {
         Ok(())
     }
 }
+
+/// A verdict as a JSON object, the same wherever it is answered (`bots
+/// verify --format json`, `GET /api/v1/verify`): `ip`, `user_agent`,
+/// `bot`, `verdict`, `method`, `reason` and `evidence`, in that order.
+/// [`SignedVerdictJson`](crate::SignedVerdictJson) is its kin for a signed
+/// request.
+#[derive(Debug, Serialize)]
+pub struct VerdictJson<'a> {
+    ip: IpAddr,
+    user_agent: Option<&'a str>,
+    bot: Option<&'a str>,
+    verdict: &'static str,
+    method: Option<String>,
+    reason: Option<&'a str>,
+    evidence: Option<&'a Evidence>,
+}
+
+impl<'a> VerdictJson<'a> {
+    /// The document of `verdict` on a request from `ip` (written as
+    /// [`normalize`](crate::normalize) writes it) with `user_agent`.
+    #[must_use]
+    pub fn new(ip: IpAddr, user_agent: Option<&'a str>, verdict: &'a Verdict) -> VerdictJson<'a> {
+        VerdictJson {
+            ip: crate::normalize(ip),
+            user_agent,
+            bot: verdict.bot(),
+            verdict: verdict.kind(),
+            method: verdict.method(),
+            reason: verdict.reason(),
+            evidence: verdict.evidence(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn verdict_json_has_the_documented_fields_in_order() {
+        let verified = Verdict::Verified {
+            bot: "Searchbot".to_owned(),
+            methods: vec![Method::Fcrdns],
+            evidence: Evidence {
+                confirmed_name: Some("crawl-1.searchbot.example".to_owned()),
+                ..Evidence::default()
+            },
+        };
+        let ip: IpAddr = "::ffff:192.0.2.200".parse().expect("address");
+        let doc = VerdictJson::new(ip, Some("Searchbot/2.1"), &verified);
+        assert_eq!(
+            serde_json::to_string(&doc).expect("JSON"),
+            r#"{"ip":"192.0.2.200","user_agent":"Searchbot/2.1","bot":"Searchbot","verdict":"verified","method":"fcrdns","reason":null,"evidence":{"confirmed_name":"crawl-1.searchbot.example"}}"#
+        );
+        let doc = VerdictJson::new(ip, None, &Verdict::NotABot);
+        assert_eq!(
+            serde_json::to_string(&doc).expect("JSON"),
+            r#"{"ip":"192.0.2.200","user_agent":null,"bot":null,"verdict":"not-a-bot","method":null,"reason":null,"evidence":null}"#
+        );
+    }
+}

@@ -30,7 +30,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Arc, PoisonError, RwLock};
 use std::time::{Duration, Instant, SystemTime};
 
-use crate::classify::Classifier;
+use crate::classify::{Classification, Classifier};
 use crate::dns::{Clock, DnsConfig, Fcrdns, FcrdnsChecker, HostRule, SystemClock};
 use crate::error::Error;
 use crate::ipset::{IpSet, IpSetBuilder, ListId, normalize};
@@ -208,7 +208,13 @@ impl Claim {
     /// What `ua` claims, by `classifier`.
     #[must_use]
     pub fn of(classifier: &Classifier, ua: &str) -> Claim {
-        let class = classifier.classify(ua);
+        Claim::classified(classifier, ua, &classifier.classify(ua))
+    }
+
+    /// What `ua` claims, `class` being its classification by `classifier`
+    /// (for a caller that has it already: not classified again).
+    #[must_use]
+    pub fn classified(classifier: &Classifier, ua: &str, class: &Classification<'_>) -> Claim {
         if let Some(bot) = class.bot {
             return Claim::Bot {
                 name: bot.name.to_owned(),

@@ -3,6 +3,7 @@
 //! described in `classify.md`, the documentation of [`Classifier`].
 
 mod explain;
+mod json;
 mod kind;
 mod literals;
 mod name;
@@ -30,6 +31,7 @@ use tokens::Tokens;
 use uap::{FamilyKind, FamilyParsers, FamilySource};
 
 pub use explain::Explanation;
+pub use json::ClassificationJson;
 pub use kind::BotKind;
 use public::PublicList;
 pub use shape::Shape;
@@ -114,6 +116,30 @@ pub enum Source {
     /// pattern among those botwarden uses) is in a User-Agent that no other
     /// step took for a bot's.
     PublicList(usize),
+}
+
+/// How a classification was reached, as `bots classify` and `POST
+/// /api/v1/classify` report it: the step's name in lower case, its index
+/// or shape in brackets (`uapfamily(50)`, `robotstoken`,
+/// `structure(singleword)`).
+impl std::fmt::Display for Source {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Source::Extra(i) => write!(f, "extra({i})"),
+            Source::UapFamily(i) => write!(f, "uapfamily({i})"),
+            Source::RobotsToken => f.write_str("robotstoken"),
+            Source::UapLibrary(i) => write!(f, "uaplibrary({i})"),
+            Source::UapCrawler(i) => write!(f, "uapcrawler({i})"),
+            Source::SpiderDevice => f.write_str("spiderdevice"),
+            Source::KnownClient => f.write_str("knownclient"),
+            Source::ContactUrl => f.write_str("contacturl"),
+            Source::Vocabulary => f.write_str("vocabulary"),
+            Source::ContactEmail => f.write_str("contactemail"),
+            Source::ContactDomain => f.write_str("contactdomain"),
+            Source::Structure(shape) => write!(f, "structure({})", shape.name()),
+            Source::PublicList(i) => write!(f, "publiclist({i})"),
+        }
+    }
 }
 
 /// The registered bot a User-Agent claims to be.
@@ -793,6 +819,41 @@ impl Classifier {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn sources_read_as_their_debug_names_in_lower_case() {
+        let mut sources = vec![
+            Source::Extra(1),
+            Source::UapFamily(50),
+            Source::RobotsToken,
+            Source::UapLibrary(320),
+            Source::UapCrawler(59),
+            Source::SpiderDevice,
+            Source::KnownClient,
+            Source::ContactUrl,
+            Source::Vocabulary,
+            Source::ContactEmail,
+            Source::ContactDomain,
+            Source::PublicList(7),
+        ];
+        sources.extend(
+            [
+                Shape::Empty,
+                Shape::NoLetter,
+                Shape::SingleWord,
+                Shape::LoneProduct,
+                Shape::NoProduct,
+                Shape::MozillaWithoutComment,
+                Shape::EmptyComment,
+                Shape::CompatibleNotBrowser,
+                Shape::BareMozilla,
+            ]
+            .map(Source::Structure),
+        );
+        for source in sources {
+            assert_eq!(source.to_string(), format!("{source:?}").to_lowercase());
+        }
+    }
 
     #[test]
     fn digit_escapes_become_ascii_classes() {

@@ -60,6 +60,24 @@ impl Shape {
     }
 }
 
+impl Shape {
+    /// The shape's name in [`Source`](super::Source)'s text
+    /// (`structure(singleword)`): its variant's name in lower case.
+    pub(crate) fn name(self) -> &'static str {
+        match self {
+            Shape::Empty => "empty",
+            Shape::NoLetter => "noletter",
+            Shape::SingleWord => "singleword",
+            Shape::LoneProduct => "loneproduct",
+            Shape::NoProduct => "noproduct",
+            Shape::MozillaWithoutComment => "mozillawithoutcomment",
+            Shape::EmptyComment => "emptycomment",
+            Shape::CompatibleNotBrowser => "compatiblenotbrowser",
+            Shape::BareMozilla => "baremozilla",
+        }
+    }
+}
+
 impl fmt::Display for Shape {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.describe())

@@ -906,3 +906,30 @@ fn classification_is_shareable_between_threads() {
     shareable::<Classifier>();
     let _: HashMap<Classification<'static>, ()> = HashMap::new();
 }
+
+#[test]
+fn classification_json_is_one_object_with_its_fields_in_order() {
+    let c = classifier();
+    let ua = "sqlmap/1.7.2#stable (https://sqlmap.org)";
+    let class = c.classify(ua);
+    let doc = botwarden_verify::ClassificationJson::new(ua, &class, None);
+    let text = serde_json::to_string(&doc).expect("JSON");
+    assert!(
+        text.starts_with(r#"{"bot":null,"category":"crawler","kind":"security","source":"#),
+        "{text}"
+    );
+    assert!(
+        text.ends_with(r#","user_agent":"sqlmap/1.7.2#stable (https://sqlmap.org)"}"#),
+        "{text}"
+    );
+    let e = c.explain(ua);
+    let doc = botwarden_verify::ClassificationJson::new(ua, &e.classification, Some(&e));
+    let text = serde_json::to_string(&doc).expect("JSON");
+    let explained = format!(
+        r#""explanation":{{"kind_word":"sqlmap","layer":"{}","rule":{},"text":{}}},"kind":"security""#,
+        e.layer,
+        serde_json::to_string(&e.rule).expect("JSON"),
+        serde_json::to_string(&e.to_string()).expect("JSON"),
+    );
+    assert!(text.contains(&explained), "{text}\n{explained}");
+}

@@ -4,7 +4,7 @@ use std::io::{BufWriter, Write};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result};
-use botwarden_verify::{Classification, Classifier, Explanation};
+use botwarden_verify::{Classification, ClassificationJson, Classifier, Explanation};
 use clap::{Args, ValueEnum};
 
 use super::registry::RegistryArgs;
@@ -37,10 +37,6 @@ enum Format {
     Json,
 }
 
-fn source(c: &Classification<'_>) -> Option<String> {
-    c.source.map(|s| format!("{s:?}").to_lowercase())
-}
-
 fn write_one(
     out: &mut impl Write,
     format: Format,
@@ -65,21 +61,7 @@ fn write_one(
             writeln!(out, "{ua}")?;
         }
         Format::Json => {
-            let mut doc = serde_json::json!({
-                "user_agent": ua,
-                "bot": bot,
-                "category": c.category,
-                "kind": c.kind.map(|k| k.as_str()),
-                "source": source(c),
-            });
-            if let Some(e) = explanation {
-                doc["explanation"] = serde_json::json!({
-                    "layer": e.layer,
-                    "rule": e.rule,
-                    "kind_word": e.kind_word,
-                    "text": e.to_string(),
-                });
-            }
+            let doc = ClassificationJson::new(ua, c, explanation);
             serde_json::to_writer(&mut *out, &doc)?;
             writeln!(out)?;
         }

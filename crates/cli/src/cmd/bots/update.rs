@@ -8,7 +8,7 @@ use std::time::Duration;
 use anyhow::{Context, Result, bail};
 use botwarden_crawl::{Error, Fetcher};
 use botwarden_scale::{RedisFeeds, Timeouts};
-use botwarden_verify::{Feed, FeedStore, MAX_FEED_BYTES};
+use botwarden_verify::{Feed, FeedStore, MAX_FEED_BYTES, Registry};
 use clap::Args;
 
 use super::registry::RegistryArgs;
@@ -101,6 +101,28 @@ pub(crate) fn run(args: &UpdateArgs) -> Result<ExitCode> {
         }
         Ok::<_, Error>(outcomes)
     })?;
+    let failed = report(&registry, &feeds, &urls, outcomes)?;
+    writeln!(
+        std::io::stdout().lock(),
+        "{} feeds, {failed} failed; stored in {}",
+        urls.len(),
+        store.dir().display()
+    )?;
+    Ok(if failed > 0 {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
+    })
+}
+
+/// Writes a line for each feed's outcome, beside the copy it replaces or
+/// keeps; the number that failed.
+fn report(
+    registry: &Registry,
+    feeds: &BTreeMap<&str, Vec<&str>>,
+    urls: &[&str],
+    outcomes: Vec<Outcome>,
+) -> Result<usize> {
     let mut out = std::io::stdout().lock();
     let mut failed = 0;
     for (url, outcome) in urls.iter().zip(outcomes) {
@@ -138,17 +160,7 @@ pub(crate) fn run(args: &UpdateArgs) -> Result<ExitCode> {
             }
         }
     }
-    writeln!(
-        out,
-        "{} feeds, {failed} failed; stored in {}",
-        urls.len(),
-        store.dir().display()
-    )?;
-    Ok(if failed > 0 {
-        ExitCode::from(1)
-    } else {
-        ExitCode::SUCCESS
-    })
+    Ok(failed)
 }
 
 /// One feed: a fresh enough copy from Redis, else fetched (and offered to

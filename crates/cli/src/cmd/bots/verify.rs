@@ -9,7 +9,7 @@ use std::sync::Arc;
 use std::time::SystemTime;
 
 use anyhow::{Context, Result, bail};
-use botwarden_verify::{Classifier, Verdict, Verifier};
+use botwarden_verify::{Classifier, Verdict, VerdictJson, Verifier};
 use clap::{Args, ValueEnum};
 use futures_util::StreamExt;
 
@@ -95,33 +95,6 @@ pub(crate) enum Format {
 struct Ask {
     ip: IpAddr,
     ua: Option<String>,
-}
-
-/// The verdict as the documented JSON object, fields in the documented
-/// order.
-#[derive(serde::Serialize)]
-pub(crate) struct VerdictJson<'a> {
-    ip: IpAddr,
-    user_agent: Option<&'a str>,
-    bot: Option<&'a str>,
-    verdict: &'static str,
-    method: Option<String>,
-    reason: Option<&'a str>,
-    evidence: Option<&'a botwarden_verify::Evidence>,
-}
-
-impl<'a> VerdictJson<'a> {
-    pub(crate) fn new(ip: IpAddr, ua: Option<&'a str>, verdict: &'a Verdict) -> VerdictJson<'a> {
-        VerdictJson {
-            ip,
-            user_agent: ua,
-            bot: verdict.bot(),
-            verdict: verdict.kind(),
-            method: verdict.method(),
-            reason: verdict.reason(),
-            evidence: verdict.evidence(),
-        }
-    }
 }
 
 /// How or why, in a few words, for the text output.
@@ -272,36 +245,7 @@ pub(crate) fn run(args: &VerifyArgs) -> Result<ExitCode> {
     let verifier = Verifier::new(registry, config).context("cannot set up verification")?;
     let mut out = BufWriter::new(std::io::stdout().lock());
     if !args.headers.is_empty() || args.request.is_some() {
-        let given = match &args.request {
-            Some(path) => GivenRequest::from_file(path, args.authority.as_deref())?,
-            None => GivenRequest::from_headers(
-                &args.headers,
-                &args.method,
-                &args.target,
-                args.authority.as_deref(),
-            )?,
-        };
-        let ip = args.ip.as_deref().map(parse_ip).transpose()?;
-        let now = match &args.at {
-            Some(t) => parse_time(t)?,
-            None => SystemTime::now(),
-        };
-        signature::run(
-            &mut out,
-            args.format,
-            &verifier,
-            &classifier,
-            &given,
-            ip,
-            args.ua.as_deref(),
-            args.bot.as_deref(),
-            &signature::Keys {
-                files: &args.keys,
-                fetch: !args.no_fetch,
-                allow_private: args.allow_private,
-            },
-            now,
-        )?;
+        verify_signed(args, &mut out, &verifier, &classifier)?;
         out.flush()?;
         return Ok(ExitCode::SUCCESS);
     } else if !args.keys.is_empty()
@@ -327,30 +271,102 @@ pub(crate) fn run(args: &VerifyArgs) -> Result<ExitCode> {
         out.flush()?;
         return Ok(ExitCode::SUCCESS);
     }
-    // Standard input: every line answered in order, many at once.
-    let mut asks = Vec::new();
-    let (mut empty, mut bad, mut not_utf8) = (0usize, 0usize, 0usize);
-    let mut err = std::io::stderr().lock();
+    verify_lines(args, &mut out, &runtime, &verifier, &classifier)
+}
+
+/// A signed request (`--header` or `--request`): its signature checked,
+/// and the verdict written.
+fn verify_signed(
+    args: &VerifyArgs,
+    out: &mut impl Write,
+    verifier: &Verifier,
+    classifier: &Classifier,
+) -> Result<()> {
+    let given = match &args.request {
+        Some(path) => GivenRequest::from_file(path, args.authority.as_deref())?,
+        None => GivenRequest::from_headers(
+            &args.headers,
+            &args.method,
+            &args.target,
+            args.authority.as_deref(),
+        )?,
+    };
+    let ip = args.ip.as_deref().map(parse_ip).transpose()?;
+    let now = match &args.at {
+        Some(t) => parse_time(t)?,
+        None => SystemTime::now(),
+    };
+    signature::run(
+        out,
+        args.format,
+        verifier,
+        classifier,
+        &given,
+        ip,
+        args.ua.as_deref(),
+        args.bot.as_deref(),
+        &signature::Keys {
+            files: &args.keys,
+            fetch: !args.no_fetch,
+            allow_private: args.allow_private,
+        },
+        now,
+    )?;
+    Ok(())
+}
+
+/// The lines of standard input read: the questions, and the count of
+/// lines that were empty, not an address, or not UTF-8.
+struct Lines {
+    asks: Vec<Ask>,
+    empty: usize,
+    bad: usize,
+    not_utf8: usize,
+}
+
+/// Reads every line of standard input, saying on `err` which are skipped
+/// and which are not UTF-8.
+fn read_lines(err: &mut impl Write) -> Result<Lines> {
+    let mut lines = Lines {
+        asks: Vec::new(),
+        empty: 0,
+        bad: 0,
+        not_utf8: 0,
+    };
     for_each_line(std::io::stdin().lock(), |n, line, invalid| {
         if let Some(at) = invalid {
-            not_utf8 += 1;
+            lines.not_utf8 += 1;
             writeln!(err, "botwarden: stdin:{n}: {}", not_utf8_note(at))?;
         }
         match parse_line(line) {
-            Ok(Some(ask)) => asks.push(ask),
-            Ok(None) => empty += 1,
+            Ok(Some(ask)) => lines.asks.push(ask),
+            Ok(None) => lines.empty += 1,
             Err(e) => {
-                bad += 1;
+                lines.bad += 1;
                 writeln!(err, "botwarden: stdin:{n}: {e}; line skipped")?;
             }
         }
         Ok(())
     })?;
+    Ok(lines)
+}
+
+/// Standard input: every line answered in order, many at once; the
+/// counts said at the end. Lines that were not addresses are the caller's
+/// error: exit 1.
+fn verify_lines(
+    args: &VerifyArgs,
+    out: &mut impl Write,
+    runtime: &tokio::runtime::Runtime,
+    verifier: &Verifier,
+    classifier: &Classifier,
+) -> Result<ExitCode> {
+    let mut err = std::io::stderr().lock();
+    let lines = read_lines(&mut err)?;
     let concurrency = args.dns.concurrency as usize;
     let mut counts: BTreeMap<&'static str, usize> = BTreeMap::new();
-    let (verifier, classifier) = (&verifier, &classifier);
     runtime.block_on(async {
-        let mut answers = futures_util::stream::iter(asks.iter())
+        let mut answers = futures_util::stream::iter(lines.asks.iter())
             .map(|ask| async move {
                 let verdict = verifier
                     .check_request(classifier, ask.ip, ask.ua.as_deref(), args.bot.as_deref())
@@ -360,30 +376,29 @@ pub(crate) fn run(args: &VerifyArgs) -> Result<ExitCode> {
             .buffered(concurrency);
         while let Some((ask, verdict)) = answers.next().await {
             *counts.entry(verdict.kind()).or_default() += 1;
-            write_one(&mut out, args.format, ask.ip, ask.ua.as_deref(), &verdict)?;
+            write_one(out, args.format, ask.ip, ask.ua.as_deref(), &verdict)?;
         }
         Ok::<_, anyhow::Error>(())
     })?;
     out.flush()?;
     let summary: Vec<String> = counts.iter().map(|(k, n)| format!("{n} {k}")).collect();
     let mut parts = summary;
-    if bad > 0 {
-        parts.push(format!("{bad} skipped (not an address)"));
+    if lines.bad > 0 {
+        parts.push(format!("{} skipped (not an address)", lines.bad));
     }
-    if not_utf8 > 0 {
-        parts.push(format!("{not_utf8} not UTF-8 (read with U+FFFD)"));
+    if lines.not_utf8 > 0 {
+        parts.push(format!("{} not UTF-8 (read with U+FFFD)", lines.not_utf8));
     }
-    if empty > 0 {
-        parts.push(format!("{empty} empty"));
+    if lines.empty > 0 {
+        parts.push(format!("{} empty", lines.empty));
     }
     writeln!(
         err,
         "botwarden: {} lines: {}",
-        asks.len() + bad + empty,
+        lines.asks.len() + lines.bad + lines.empty,
         parts.join(", ")
     )?;
-    // Lines that were not addresses are the caller's error: exit 1.
-    Ok(if bad > 0 {
+    Ok(if lines.bad > 0 {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
