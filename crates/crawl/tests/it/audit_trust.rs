@@ -93,7 +93,7 @@ const HOME: &str = r#"<a href="/hrefs">hrefs</a> <a href="/n-a">na</a> <a href="
 <a href="/p1">p1</a> <a href="/p2">p2</a> <a href="/p3">p3</a> <a href="/nf-meta">nf</a>
 <a href="/nf-noindex">ni</a> <a href="/h-en">en</a> <a href="/h-de">de</a> <a href="/h-it">it</a>
 <a href="/h-x">hx</a> <a href="/untitled">untitled</a> <a href="/canon-bad">cb</a>
-<a href="/chain/1">chain</a>"#;
+<a href="/chain/1">chain</a> <a href="/canon-refresh">crf</a> <a href="/canon-slow">csl</a>"#;
 
 async fn site() -> Server {
     let base: Arc<OnceLock<String>> = Arc::default();
@@ -192,12 +192,35 @@ fn route(path: &str, base: &str) -> Reply {
             "",
         ),
         "/moved" => Reply::new(301).header("location", "/t4"),
+        // A canonical that refreshes at once is a redirect; one that
+        // refreshes after five seconds is a page.
+        "/canon-refresh" => page(
+            Some("Canonical to a refresh"),
+            r#"<link rel="canonical" href="/stub">"#,
+            "",
+        ),
+        "/canon-slow" => page(
+            Some("Canonical to a slow refresh"),
+            r#"<link rel="canonical" href="/slow-stub">"#,
+            "",
+        ),
+        "/stub" => page(
+            Some("Moved"),
+            r#"<meta http-equiv="refresh" content="0; url=/t4">"#,
+            "",
+        ),
+        "/slow-stub" => page(
+            Some("Moving"),
+            r#"<meta http-equiv="refresh" content="5; url=/t4">"#,
+            "<p>this page moves in five seconds</p>",
+        ),
         "/cut-sitemap.xml" => xml(format!(
             "<urlset><url><loc>{base}/n-a</loc></url><url><loc>{base}/n-b</loc></url>"
         )),
         "/big-sitemap.xml" => xml(big_sitemap()),
         "/ok-sitemap.xml" => xml(format!(
-            "<urlset><url><loc>{base}/n-a</loc></url><url><loc>{base}/gone</loc></url></urlset>"
+            "<urlset><url><loc>{base}/n-a</loc></url><url><loc>{base}/gone</loc></url>\
+             <url><loc>{base}/stub</loc></url><url><loc>{base}/slow-stub</loc></url></urlset>"
         )),
         _ => Reply::new(404),
     }
@@ -297,8 +320,15 @@ fn planted() -> Vec<(&'static str, Found)> {
         ),
         ("sitemaps/error", owned(&[("/gone", &["/ok-sitemap.xml"])])),
         (
+            "sitemaps/redirect",
+            owned(&[("/stub", &["/ok-sitemap.xml"])]),
+        ),
+        (
             "canonical/not-200",
-            owned(&[("/canon-bad", &["/moved", "/t4"])]),
+            owned(&[
+                ("/canon-bad", &["/moved", "/t4"]),
+                ("/canon-refresh", &["/stub", "/t4"]),
+            ]),
         ),
         ("content/missing-title", owned(&[("/untitled", &[])])),
     ]
@@ -404,6 +434,24 @@ async fn touched_checks_find_exactly_their_planted_cases() {
     }
     let gone = finding("sitemaps/error", "/gone");
     assert_eq!(gone.message, "answered 404; listed in 1 sitemap(s)");
+    // An instant refresh is named as such.
+    let stub = finding("sitemaps/redirect", "/stub");
+    assert_eq!(
+        stub.message,
+        format!(
+            "refreshes at once to {}; listed in 1 sitemap(s)",
+            server.url("/t4")
+        )
+    );
+    let canonical = finding("canonical/not-200", "/canon-refresh");
+    assert_eq!(
+        canonical.message,
+        format!(
+            "its canonical {} refreshes at once (to {})",
+            server.url("/stub"),
+            server.url("/t4")
+        )
+    );
 }
 
 #[tokio::test]

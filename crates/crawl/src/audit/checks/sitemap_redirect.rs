@@ -1,11 +1,13 @@
 //! `sitemaps/redirect`: sitemap URLs that redirect.
 
-use crate::audit::{Context, Finding};
+use crate::audit::{Context, Finding, REDIRECT};
 
 declare_check! {
     /// ## What it finds
-    /// Every URL a sitemap lists that answered a redirect, with its
-    /// target and the sitemaps that list it.
+    /// Every URL a sitemap lists that answered a redirect (`301`, `302`,
+    /// `303`, `307`, `308`) or refreshes at once (a meta refresh or
+    /// `Refresh` header of at most one second, `links/refresh-redirect`),
+    /// with its target and the sitemaps that list it.
     ///
     /// ## Why it matters
     /// A sitemap should list the URLs to index: a redirect is not one, and
@@ -20,7 +22,8 @@ declare_check! {
 pub(crate) fn check(cx: &Context<'_>) -> Result<Vec<Finding>, rusqlite::Error> {
     super::listed::findings(
         cx,
-        "p.status IN (301, 302, 303, 307, 308)",
-        "'redirects (' || p.status || ') to ' || coalesce(p.location, 'no crawlable URL')",
+        REDIRECT,
+        "CASE WHEN p.status = 200 THEN 'refreshes at once' ELSE 'redirects (' || p.status || ')' END
+         || ' to ' || coalesce(p.location, 'no crawlable URL')",
     )
 }
