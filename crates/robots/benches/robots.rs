@@ -35,7 +35,7 @@ use std::panic::{AssertUnwindSafe, catch_unwind};
 use std::path::PathBuf;
 use std::time::{Duration, Instant, SystemTime};
 
-use botwarden_robots::{Profile, Reason, Robots, RobotsTxt, TokenChain};
+use botwarden_robots::{Matcher, Profile, Reason, Robots, RobotsTxt, TokenChain};
 use criterion::{Criterion, SamplingMode, Throughput};
 use robotstxt::DefaultMatcher;
 use stats_alloc::{INSTRUMENTED_SYSTEM, Region, StatsAlloc};
@@ -414,20 +414,47 @@ fn main() {
     let started = SystemTime::now();
     let mut c = Criterion::default().configure_from_args();
     let mut registered: Vec<Registered> = Vec::new();
-    let mut reg = |group: &'static str, id: &str, per: Per| {
-        registered.push(Registered {
-            group,
-            id: id.to_owned(),
-            per,
-        });
-    };
 
     let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
     eprintln!("==> load average at start: {}", load.trim());
     let docs = load_corpus();
-    let total_bytes: usize = docs.iter().map(|d| d.bytes.len()).sum();
+    let (robotstxt_ok, texting_ok) = accepted(&docs);
 
-    // Which files each peer accepts.
+    // 3. Memory, once.
+    let memory = memory_report(&docs);
+    eprint!("{memory}");
+
+    bench_parse(&mut c, &mut registered, &docs, &robotstxt_ok);
+    bench_answer(&mut c, &mut registered, &docs, &robotstxt_ok, &texting_ok);
+    bench_hostile(&mut c, &mut registered);
+    bench_synthetic(&mut c, &mut registered);
+
+    c.final_summary();
+    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
+    eprintln!("==> load average at end: {}", load.trim());
+    let table = summary(&registered, started);
+    let report = format!("{memory}\n{table}");
+    eprintln!("==> summary (medians)\n{table}");
+    let path = criterion_dir().join("../bench-robots-summary.md");
+    if let Err(e) = std::fs::write(&path, report) {
+        eprintln!("    could not write {}: {e}", path.display());
+    } else {
+        eprintln!("    written to {}", path.display());
+    }
+}
+
+/// Notes a benchmark for the summary.
+fn reg(registered: &mut Vec<Registered>, group: &'static str, id: &str, per: Per) {
+    registered.push(Registered {
+        group,
+        id: id.to_owned(),
+        per,
+    });
+}
+
+/// Which files each peer accepts (robotstxt: those it does not panic on),
+/// printed with the files that are not UTF-8.
+fn accepted(docs: &[Doc]) -> (Vec<bool>, Vec<bool>) {
     let robotstxt_ok: Vec<bool> = quiet_panics(|| {
         docs.iter()
             .map(|d| robotstxt_allowed(&d.text, &format!("{HOST}/")).is_some())
@@ -452,445 +479,476 @@ fn main() {
     for (d, _) in docs.iter().zip(&texting_ok).filter(|(_, ok)| !**ok) {
         eprintln!("      texting_robots rejects {}/{}", d.corpus, d.name);
     }
+    (robotstxt_ok, texting_ok)
+}
 
-    // 3. Memory, once.
-    let memory = memory_report(&docs);
-    eprint!("{memory}");
-
-    // 1. Parse throughput over the whole corpus.
-    {
-        let mut g = c.benchmark_group("parse");
-        g.sampling_mode(SamplingMode::Flat)
-            .sample_size(10)
-            .warm_up_time(Duration::from_secs(1))
-            .measurement_time(Duration::from_secs(4))
-            .throughput(Throughput::Bytes(total_bytes as u64));
-        let per = Per::Bytes(total_bytes as u64);
-        g.bench_function("botwarden_lossless_parse", |b| {
+/// 1. Parse throughput over the whole corpus.
+fn bench_parse(
+    c: &mut Criterion,
+    registered: &mut Vec<Registered>,
+    docs: &[Doc],
+    robotstxt_ok: &[bool],
+) {
+    let total_bytes: usize = docs.iter().map(|d| d.bytes.len()).sum();
+    let mut g = c.benchmark_group("parse");
+    g.sampling_mode(SamplingMode::Flat)
+        .sample_size(10)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(4))
+        .throughput(Throughput::Bytes(total_bytes as u64));
+    let per = Per::Bytes(total_bytes as u64);
+    g.bench_function("botwarden_lossless_parse", |b| {
+        b.iter(|| {
+            let mut lines = 0;
+            for d in docs {
+                lines += RobotsTxt::parse(black_box(&d.bytes[..])).lines().len();
+            }
+            lines
+        });
+    });
+    reg(registered, "parse", "botwarden_lossless_parse", per);
+    for (id, profile) in [
+        ("botwarden_parse_compile_rfc9309", &Profile::RFC9309),
+        ("botwarden_parse_compile_google", &Profile::GOOGLE),
+    ] {
+        g.bench_function(id, |b| {
             b.iter(|| {
-                let mut lines = 0;
-                for d in &docs {
-                    lines += RobotsTxt::parse(black_box(&d.bytes[..])).lines().len();
+                let mut rules = 0;
+                for d in docs {
+                    rules += Robots::parse(black_box(&d.bytes[..]), profile).rule_count();
                 }
-                lines
+                rules
             });
         });
-        reg("parse", "botwarden_lossless_parse", per);
-        for (id, profile) in [
-            ("botwarden_parse_compile_rfc9309", &Profile::RFC9309),
-            ("botwarden_parse_compile_google", &Profile::GOOGLE),
-        ] {
-            g.bench_function(id, |b| {
-                b.iter(|| {
-                    let mut rules = 0;
-                    for d in &docs {
-                        rules += Robots::parse(black_box(&d.bytes[..]), profile).rule_count();
-                    }
-                    rules
-                });
-            });
-            reg("parse", id, per);
-        }
-        g.bench_function("texting_robots_new_one_agent", |b| {
-            b.iter(|| {
-                let mut ok = 0;
-                for d in &docs {
-                    ok +=
-                        usize::from(texting_robots::Robot::new(AGENT, black_box(&d.bytes)).is_ok());
-                }
-                ok
-            });
-        });
-        reg("parse", "texting_robots_new_one_agent", per);
-        // robotstxt parses on every question: parse + one answer. Files it
-        // panics on (if any) are left out, and its rate counts only the rest.
-        let url = format!("{HOST}/a/b/c.html");
-        let robotstxt_bytes: usize = docs
-            .iter()
-            .zip(&robotstxt_ok)
-            .filter(|(_, ok)| **ok)
-            .map(|(d, _)| d.bytes.len())
-            .sum();
-        g.throughput(Throughput::Bytes(robotstxt_bytes as u64));
-        g.bench_function("robotstxt_parse_plus_one_answer", |b| {
-            b.iter(|| {
-                let mut allowed = 0;
-                for (d, _) in docs.iter().zip(&robotstxt_ok).filter(|(_, ok)| **ok) {
-                    allowed += usize::from(DefaultMatcher::default().one_agent_allowed_by_robots(
-                        black_box(&d.text),
-                        AGENT,
-                        &url,
-                    ));
-                }
-                allowed
-            });
-        });
-        reg(
-            "parse",
-            "robotstxt_parse_plus_one_answer",
-            Per::Bytes(robotstxt_bytes as u64),
-        );
-        g.finish();
+        reg(registered, "parse", id, per);
     }
+    g.bench_function("texting_robots_new_one_agent", |b| {
+        b.iter(|| {
+            let mut ok = 0;
+            for d in docs {
+                ok += usize::from(texting_robots::Robot::new(AGENT, black_box(&d.bytes)).is_ok());
+            }
+            ok
+        });
+    });
+    reg(registered, "parse", "texting_robots_new_one_agent", per);
+    // robotstxt parses on every question: parse + one answer. Files it
+    // panics on (if any) are left out, and its rate counts only the rest.
+    let url = format!("{HOST}/a/b/c.html");
+    let robotstxt_bytes: usize = docs
+        .iter()
+        .zip(robotstxt_ok)
+        .filter(|(_, ok)| **ok)
+        .map(|(d, _)| d.bytes.len())
+        .sum();
+    g.throughput(Throughput::Bytes(robotstxt_bytes as u64));
+    g.bench_function("robotstxt_parse_plus_one_answer", |b| {
+        b.iter(|| {
+            let mut allowed = 0;
+            for (d, _) in docs.iter().zip(robotstxt_ok).filter(|(_, ok)| **ok) {
+                allowed += usize::from(DefaultMatcher::default().one_agent_allowed_by_robots(
+                    black_box(&d.text),
+                    AGENT,
+                    &url,
+                ));
+            }
+            allowed
+        });
+    });
+    reg(
+        registered,
+        "parse",
+        "robotstxt_parse_plus_one_answer",
+        Per::Bytes(robotstxt_bytes as u64),
+    );
+    g.finish();
+}
 
-    // 2. One answer on a compiled file.
-    {
-        // Files every contender accepts, so all answer identical pairs.
-        let usable: Vec<usize> = (0..docs.len())
-            .filter(|&i| robotstxt_ok[i] && texting_ok[i])
-            .collect();
-        let google: Vec<Robots> = usable
-            .iter()
-            .map(|&i| Robots::parse(&docs[i].bytes[..], &Profile::GOOGLE))
-            .collect();
-        let rfc: Vec<Robots> = usable
-            .iter()
-            .map(|&i| Robots::parse(&docs[i].bytes[..], &Profile::RFC9309))
-            .collect();
-        let texting: Vec<texting_robots::Robot> = usable
-            .iter()
-            .filter_map(|&i| texting_robots::Robot::new(AGENT, &docs[i].bytes).ok())
-            .collect();
-        let chain = TokenChain::parse(AGENT);
-        let google_m: Vec<_> = google.iter().map(|r| r.matcher(&chain)).collect();
-        let rfc_m: Vec<_> = rfc.iter().map(|r| r.matcher(&chain)).collect();
-        // (index into `usable`, url)
-        let pairs: Vec<(usize, String)> = google
+/// The files every contender accepts, compiled by each, and the (file,
+/// URL) pairs they answer.
+struct AnswerSet<'a> {
+    docs: &'a [Doc],
+    /// Indexes into `docs`.
+    usable: &'a [usize],
+    google: &'a [Robots],
+    google_m: Vec<Matcher<'a>>,
+    rfc_m: Vec<Matcher<'a>>,
+    texting: Vec<texting_robots::Robot>,
+    /// (index into `usable`, url)
+    pairs: Vec<(usize, String)>,
+}
+
+/// 2. One answer on a compiled file.
+fn bench_answer(
+    c: &mut Criterion,
+    registered: &mut Vec<Registered>,
+    docs: &[Doc],
+    robotstxt_ok: &[bool],
+    texting_ok: &[bool],
+) {
+    // Files every contender accepts, so all answer identical pairs.
+    let usable: Vec<usize> = (0..docs.len())
+        .filter(|&i| robotstxt_ok[i] && texting_ok[i])
+        .collect();
+    let google: Vec<Robots> = usable
+        .iter()
+        .map(|&i| Robots::parse(&docs[i].bytes[..], &Profile::GOOGLE))
+        .collect();
+    let rfc: Vec<Robots> = usable
+        .iter()
+        .map(|&i| Robots::parse(&docs[i].bytes[..], &Profile::RFC9309))
+        .collect();
+    let texting: Vec<texting_robots::Robot> = usable
+        .iter()
+        .filter_map(|&i| texting_robots::Robot::new(AGENT, &docs[i].bytes).ok())
+        .collect();
+    let chain = TokenChain::parse(AGENT);
+    let set = AnswerSet {
+        docs,
+        usable: &usable,
+        google: &google,
+        google_m: google.iter().map(|r| r.matcher(&chain)).collect(),
+        rfc_m: rfc.iter().map(|r| r.matcher(&chain)).collect(),
+        texting,
+        pairs: google
             .iter()
             .enumerate()
             .flat_map(|(k, r)| urls_for(r).into_iter().map(move |u| (k, u)))
-            .collect();
-        let subset: Vec<&(usize, String)> = pairs.iter().step_by(ROBOTSTXT_SUBSET).collect();
-        eprintln!(
-            "==> answers: {} (file, URL) pairs over {} files ({} for robotstxt, one in {ROBOTSTXT_SUBSET}); agent {AGENT}",
-            pairs.len(),
-            usable.len(),
-            subset.len()
-        );
+            .collect(),
+    };
+    let subset: Vec<&(usize, String)> = set.pairs.iter().step_by(ROBOTSTXT_SUBSET).collect();
+    eprintln!(
+        "==> answers: {} (file, URL) pairs over {} files ({} for robotstxt, one in {ROBOTSTXT_SUBSET}); agent {AGENT}",
+        set.pairs.len(),
+        usable.len(),
+        subset.len()
+    );
+    agreement(&set);
 
-        // Sanity check: how often the contenders agree, on every pair; the
-        // disagreements with robotstxt sorted by what botwarden's deciding
-        // rule looks like.
-        let mut agree = [0usize; 4];
-        let mut robotstxt_panics = 0;
-        let mut shown = 0;
-        let mut kinds: Vec<(String, usize)> = Vec::new();
-        quiet_panics(|| {
-            for (k, url) in &pairs {
-                let decision = google_m[*k].check(url);
-                let bw = decision.allowed;
-                let bw_rfc = rfc_m[*k].is_allowed(url);
-                let tr = texting[*k].allowed(url);
-                let d = &docs[usable[*k]];
-                let Some(rt) = robotstxt_allowed(&d.text, url) else {
-                    robotstxt_panics += 1;
-                    continue;
-                };
-                agree[0] += usize::from(bw == rt);
-                agree[1] += usize::from(tr == rt);
-                agree[2] += usize::from(bw == tr);
-                agree[3] += usize::from(bw == bw_rfc);
-                if bw == rt {
-                    continue;
-                }
-                let rule = match decision.reason {
-                    Reason::Rule { index, .. } => Some(google[*k].rule(index)),
-                    _ => None,
-                };
-                let kind = match &rule {
-                    _ if d.bytes.starts_with(b"\xEF\xBB\xBF") => {
-                        "file starts with a UTF-8 BOM (robotstxt does not skip it)"
-                    }
-                    _ if d.bytes.len() > 500 * 1024 => {
-                        "file over 500 KiB (google profile stops there)"
-                    }
-                    Some(r) if r.pattern.starts_with('*') => {
-                        "botwarden's deciding rule starts with `*`"
-                    }
-                    Some(r) if r.pattern.contains('*') || r.pattern.ends_with('$') => {
-                        "botwarden's deciding rule has another wildcard"
-                    }
-                    Some(_) => "botwarden's deciding rule is a plain prefix",
-                    None => "no rule matched in botwarden",
-                };
-                let kind = format!("botwarden {bw}, robotstxt {rt}: {kind}");
-                match kinds.iter_mut().find(|(k, _)| *k == kind) {
-                    Some((_, n)) => *n += 1,
-                    None => kinds.push((kind, 1)),
-                }
-                let explained = d.bytes.starts_with(b"\xEF\xBB\xBF")
-                    || rule.as_ref().is_some_and(|r| r.pattern.starts_with('*'));
-                if shown < 8 && !explained {
-                    shown += 1;
-                    eprintln!(
-                        "    differs: botwarden google {bw} ({}), robotstxt {rt}: {}/{} {url}",
-                        rule.map_or_else(
-                            || "no rule".to_owned(),
-                            |r| format!("line {}: {r}", r.line)
-                        ),
-                        d.corpus,
-                        d.name
-                    );
-                }
+    // Per-answer distribution, hot: each pair asked 32 times in a row.
+    let pairs = &set.pairs;
+    per_pair_distribution("botwarden google", pairs, |k, u| {
+        set.google_m[k].is_allowed(u)
+    });
+    per_pair_distribution("botwarden rfc9309", pairs, |k, u| {
+        set.rfc_m[k].is_allowed(u)
+    });
+    per_pair_distribution("texting_robots", pairs, |k, u| set.texting[k].allowed(u));
+
+    answer_group(c, registered, &set, &subset);
+}
+
+/// Sanity check: how often the contenders agree, on every pair; the
+/// disagreements with robotstxt sorted by what botwarden's deciding rule
+/// looks like.
+fn agreement(set: &AnswerSet<'_>) {
+    let mut agree = [0usize; 4];
+    let mut robotstxt_panics = 0;
+    let mut shown = 0;
+    let mut kinds: Vec<(String, usize)> = Vec::new();
+    quiet_panics(|| {
+        for (k, url) in &set.pairs {
+            let decision = set.google_m[*k].check(url);
+            let bw = decision.allowed;
+            let bw_rfc = set.rfc_m[*k].is_allowed(url);
+            let tr = set.texting[*k].allowed(url);
+            let d = &set.docs[set.usable[*k]];
+            let Some(rt) = robotstxt_allowed(&d.text, url) else {
+                robotstxt_panics += 1;
+                continue;
+            };
+            agree[0] += usize::from(bw == rt);
+            agree[1] += usize::from(tr == rt);
+            agree[2] += usize::from(bw == tr);
+            agree[3] += usize::from(bw == bw_rfc);
+            if bw == rt {
+                continue;
             }
-        });
-        kinds.sort_by_key(|k| std::cmp::Reverse(k.1));
-        for (kind, n) in &kinds {
-            eprintln!("    differs {n:>5}×  {kind}");
-        }
-        let asked = pairs.len() - robotstxt_panics;
-        eprintln!(
-            "    agreement on {asked} pairs (robotstxt panicked on {robotstxt_panics}):\n      botwarden google vs robotstxt: {} ({:.3}%)\n      texting_robots vs robotstxt: {} ({:.3}%)\n      botwarden google vs texting_robots: {} ({:.3}%)\n      botwarden google vs botwarden rfc9309: {} ({:.3}%)",
-            agree[0],
-            100.0 * agree[0] as f64 / asked as f64,
-            agree[1],
-            100.0 * agree[1] as f64 / asked as f64,
-            agree[2],
-            100.0 * agree[2] as f64 / asked as f64,
-            agree[3],
-            100.0 * agree[3] as f64 / asked as f64,
-        );
-
-        // Per-answer distribution, hot: each pair asked 32 times in a row.
-        per_pair_distribution("botwarden google", &pairs, |k, u| google_m[k].is_allowed(u));
-        per_pair_distribution("botwarden rfc9309", &pairs, |k, u| rfc_m[k].is_allowed(u));
-        per_pair_distribution("texting_robots", &pairs, |k, u| texting[k].allowed(u));
-
-        let mut g = c.benchmark_group("answer");
-        g.sample_size(20)
-            .warm_up_time(Duration::from_secs(1))
-            .measurement_time(Duration::from_secs(5))
-            .throughput(Throughput::Elements(pairs.len() as u64));
-        let per = Per::Answers(pairs.len() as u64);
-        for (id, matchers) in [
-            ("botwarden_google", &google_m),
-            ("botwarden_rfc9309", &rfc_m),
-        ] {
-            g.bench_function(id, |b| {
-                b.iter(|| {
-                    let mut allowed = 0;
-                    for (k, url) in &pairs {
-                        allowed += usize::from(matchers[*k].is_allowed(black_box(url)));
-                    }
-                    allowed
-                });
-            });
-            reg("answer", id, per);
-        }
-        g.bench_function("texting_robots", |b| {
-            b.iter(|| {
-                let mut allowed = 0;
-                for (k, url) in &pairs {
-                    allowed += usize::from(texting[*k].allowed(black_box(url)));
+            let rule = match decision.reason {
+                Reason::Rule { index, .. } => Some(set.google[*k].rule(index)),
+                _ => None,
+            };
+            let kind = match &rule {
+                _ if d.bytes.starts_with(b"\xEF\xBB\xBF") => {
+                    "file starts with a UTF-8 BOM (robotstxt does not skip it)"
                 }
-                allowed
-            });
-        });
-        reg("answer", "texting_robots", per);
-        g.sampling_mode(SamplingMode::Flat)
-            .sample_size(10)
-            .throughput(Throughput::Elements(subset.len() as u64));
-        g.bench_function("robotstxt_reparse_per_answer_subset", |b| {
-            b.iter(|| {
-                let mut allowed = 0;
-                for (k, url) in &subset {
-                    allowed += usize::from(DefaultMatcher::default().one_agent_allowed_by_robots(
-                        black_box(&docs[usable[*k]].text),
-                        AGENT,
-                        url,
-                    ));
+                _ if d.bytes.len() > 500 * 1024 => "file over 500 KiB (google profile stops there)",
+                Some(r) if r.pattern.starts_with('*') => {
+                    "botwarden's deciding rule starts with `*`"
                 }
-                allowed
-            });
-        });
-        reg(
-            "answer",
-            "robotstxt_reparse_per_answer_subset",
-            Per::Answers(subset.len() as u64),
-        );
-        g.finish();
-    }
-
-    // 4a. Hostile wildcard rules against a 6 KB URL. robotstxt's matcher
-    // is polynomial of high degree on these (see the scaling printed
-    // below): it only gets a scaled-down case, which everyone also runs.
-    {
-        eprintln!(
-            "==> robotstxt on `/(*a)×n$` against an all-`a` URL path of 6n bytes (one answer each):"
-        );
-        for n in [25usize, 50, 100] {
-            let body = format!("User-agent: *\nAllow: /\nDisallow: /{}$\n", "*a".repeat(n));
-            let url = format!("{HOST}/{}", "a".repeat(6 * n));
-            let t = Instant::now();
-            let rt = quiet_panics(|| robotstxt_allowed(&body, &url));
-            eprintln!(
-                "    n = {n:>4}: {:>10}  (answer {rt:?})",
-                fmt_time(t.elapsed().as_nanos() as f64)
-            );
-        }
-        let big = |n: usize, tail: &str| format!("{HOST}/{}{tail}", "a".repeat(n));
-        // (case, pattern, URLs, whether robotstxt runs it)
-        let cases = [
-            (
-                "star_a_x1000_dollar",
-                format!("/{}$", "*a".repeat(1000)),
-                [
-                    ("url_6k_match", big(6000, "")),
-                    ("url_6k_nomatch", big(6000, "b")),
-                ],
-                false,
-            ),
-            (
-                "star_x2000",
-                format!("/{}", "*".repeat(2000)),
-                [
-                    ("url_6k_match", big(6000, "")),
-                    ("url_6k_nomatch", big(6000, "b")),
-                ],
-                false,
-            ),
-            (
-                "star_x2000_dollar",
-                format!("/{}$", "*".repeat(2000)),
-                [
-                    ("url_6k_match", big(6000, "")),
-                    ("url_6k_nomatch", big(6000, "b")),
-                ],
-                false,
-            ),
-            (
-                "star_a_x50_dollar",
-                format!("/{}$", "*a".repeat(50)),
-                [
-                    ("url_300_match", big(300, "")),
-                    ("url_300_nomatch", big(300, "b")),
-                ],
-                true,
-            ),
-        ];
-        let mut g = c.benchmark_group("hostile_answer");
-        g.sampling_mode(SamplingMode::Flat)
-            .sample_size(10)
-            .warm_up_time(Duration::from_millis(300))
-            .measurement_time(Duration::from_secs(1))
-            .throughput(Throughput::Elements(1));
-        for (case, pattern, urls, with_robotstxt) in &cases {
-            let body = format!("User-agent: *\nAllow: /\nDisallow: {pattern}\n");
-            let google = Robots::parse(body.as_bytes(), &Profile::GOOGLE);
-            let rfc = Robots::parse(body.as_bytes(), &Profile::RFC9309);
-            let chain = TokenChain::parse(AGENT);
-            let gm = google.matcher(&chain);
-            let rm = rfc.matcher(&chain);
-            let texting = texting_robots::Robot::new(AGENT, body.as_bytes());
-            if let Err(e) = &texting {
-                let e = format!("{e:#}");
-                let e = if e.len() > 120 {
-                    format!("{}…{}", &e[..60], &e[e.len() - 60..])
-                } else {
-                    e
-                };
-                eprintln!("    texting_robots rejects the {case} file: {e}");
+                Some(r) if r.pattern.contains('*') || r.pattern.ends_with('$') => {
+                    "botwarden's deciding rule has another wildcard"
+                }
+                Some(_) => "botwarden's deciding rule is a plain prefix",
+                None => "no rule matched in botwarden",
+            };
+            let kind = format!("botwarden {bw}, robotstxt {rt}: {kind}");
+            match kinds.iter_mut().find(|(k, _)| *k == kind) {
+                Some((_, n)) => *n += 1,
+                None => kinds.push((kind, 1)),
             }
-            for (uname, url) in urls {
-                let rt = with_robotstxt
-                    .then(|| quiet_panics(|| robotstxt_allowed(&body, url)))
-                    .flatten();
+            let explained = d.bytes.starts_with(b"\xEF\xBB\xBF")
+                || rule.as_ref().is_some_and(|r| r.pattern.starts_with('*'));
+            if shown < 8 && !explained {
+                shown += 1;
                 eprintln!(
-                    "    {case} × {uname}: botwarden google {}, rfc9309 {}, texting_robots {:?}, robotstxt {rt:?}",
-                    gm.is_allowed(url),
-                    rm.is_allowed(url),
-                    texting.as_ref().ok().map(|t| t.allowed(url)),
+                    "    differs: botwarden google {bw} ({}), robotstxt {rt}: {}/{} {url}",
+                    rule.map_or_else(|| "no rule".to_owned(), |r| format!("line {}: {r}", r.line)),
+                    d.corpus,
+                    d.name
                 );
-                let id = format!("botwarden_google_{case}_{uname}");
-                g.bench_function(&id, |b| b.iter(|| gm.is_allowed(black_box(url))));
-                reg("hostile_answer", &id, Per::Answers(1));
-                let id = format!("botwarden_rfc9309_{case}_{uname}");
-                g.bench_function(&id, |b| b.iter(|| rm.is_allowed(black_box(url))));
-                reg("hostile_answer", &id, Per::Answers(1));
-                if let Ok(t) = &texting {
-                    let id = format!("texting_robots_{case}_{uname}");
-                    g.bench_function(&id, |b| b.iter(|| t.allowed(black_box(url))));
-                    reg("hostile_answer", &id, Per::Answers(1));
-                }
-                if rt.is_some() {
-                    let id = format!("robotstxt_parse_plus_answer_{case}_{uname}");
-                    g.bench_function(&id, |b| {
-                        b.iter(|| {
-                            DefaultMatcher::default().one_agent_allowed_by_robots(
-                                black_box(&body),
-                                AGENT,
-                                url,
-                            )
-                        });
-                    });
-                    reg("hostile_answer", &id, Per::Answers(1));
-                }
             }
         }
-        g.finish();
+    });
+    kinds.sort_by_key(|k| std::cmp::Reverse(k.1));
+    for (kind, n) in &kinds {
+        eprintln!("    differs {n:>5}×  {kind}");
     }
+    let asked = set.pairs.len() - robotstxt_panics;
+    eprintln!(
+        "    agreement on {asked} pairs (robotstxt panicked on {robotstxt_panics}):\n      botwarden google vs robotstxt: {} ({:.3}%)\n      texting_robots vs robotstxt: {} ({:.3}%)\n      botwarden google vs texting_robots: {} ({:.3}%)\n      botwarden google vs botwarden rfc9309: {} ({:.3}%)",
+        agree[0],
+        100.0 * agree[0] as f64 / asked as f64,
+        agree[1],
+        100.0 * agree[1] as f64 / asked as f64,
+        agree[2],
+        100.0 * agree[2] as f64 / asked as f64,
+        agree[3],
+        100.0 * agree[3] as f64 / asked as f64,
+    );
+}
 
-    // 4b. Synthetic large files: the rate must not fall with size.
-    {
-        let mut g = c.benchmark_group("synthetic_parse");
-        g.sampling_mode(SamplingMode::Flat)
-            .sample_size(10)
-            .warm_up_time(Duration::from_millis(500))
-            .measurement_time(Duration::from_secs(2));
-        for (size_name, size) in [("1mb", 1_000_000), ("10mb", 10_000_000)] {
-            let body = synthetic(size);
-            let bytes = body.as_bytes();
-            let n = bytes.len() as u64;
-            let per = Per::Bytes(n);
-            let robots = Robots::parse(bytes, &Profile::RFC9309);
-            eprintln!(
-                "==> synthetic {size_name}: {n} bytes, {} groups, {} rules",
-                robots.groups().len(),
-                robots.rule_count()
-            );
-            drop(robots);
-            g.throughput(Throughput::Bytes(n));
-            let id = format!("botwarden_lossless_parse_{size_name}");
-            g.bench_function(&id, |b| {
-                b.iter(|| RobotsTxt::parse(black_box(bytes)).lines().len());
+/// The `answer` group: every pair per iteration, robotstxt on `subset`.
+fn answer_group(
+    c: &mut Criterion,
+    registered: &mut Vec<Registered>,
+    set: &AnswerSet<'_>,
+    subset: &[&(usize, String)],
+) {
+    let pairs = &set.pairs;
+    let mut g = c.benchmark_group("answer");
+    g.sample_size(20)
+        .warm_up_time(Duration::from_secs(1))
+        .measurement_time(Duration::from_secs(5))
+        .throughput(Throughput::Elements(pairs.len() as u64));
+    let per = Per::Answers(pairs.len() as u64);
+    for (id, matchers) in [
+        ("botwarden_google", &set.google_m),
+        ("botwarden_rfc9309", &set.rfc_m),
+    ] {
+        g.bench_function(id, |b| {
+            b.iter(|| {
+                let mut allowed = 0;
+                for (k, url) in pairs {
+                    allowed += usize::from(matchers[*k].is_allowed(black_box(url)));
+                }
+                allowed
             });
-            reg("synthetic_parse", &id, per);
-            let id = format!("botwarden_parse_compile_rfc9309_{size_name}");
-            g.bench_function(&id, |b| {
-                b.iter(|| Robots::parse(black_box(bytes), &Profile::RFC9309).rule_count());
-            });
-            reg("synthetic_parse", &id, per);
-            let id = format!("texting_robots_new_one_agent_{size_name}");
-            g.bench_function(&id, |b| {
-                b.iter(|| texting_robots::Robot::new(AGENT, black_box(bytes)).is_ok());
-            });
-            reg("synthetic_parse", &id, per);
-            let url = format!("{HOST}/private/x");
-            let id = format!("robotstxt_parse_plus_one_answer_{size_name}");
-            g.bench_function(&id, |b| {
-                b.iter(|| {
-                    DefaultMatcher::default().one_agent_allowed_by_robots(
-                        black_box(&body),
-                        AGENT,
-                        &url,
-                    )
-                });
-            });
-            reg("synthetic_parse", &id, per);
+        });
+        reg(registered, "answer", id, per);
+    }
+    g.bench_function("texting_robots", |b| {
+        b.iter(|| {
+            let mut allowed = 0;
+            for (k, url) in pairs {
+                allowed += usize::from(set.texting[*k].allowed(black_box(url)));
+            }
+            allowed
+        });
+    });
+    reg(registered, "answer", "texting_robots", per);
+    g.sampling_mode(SamplingMode::Flat)
+        .sample_size(10)
+        .throughput(Throughput::Elements(subset.len() as u64));
+    g.bench_function("robotstxt_reparse_per_answer_subset", |b| {
+        b.iter(|| {
+            let mut allowed = 0;
+            for (k, url) in subset {
+                allowed += usize::from(DefaultMatcher::default().one_agent_allowed_by_robots(
+                    black_box(&set.docs[set.usable[*k]].text),
+                    AGENT,
+                    url,
+                ));
+            }
+            allowed
+        });
+    });
+    reg(
+        registered,
+        "answer",
+        "robotstxt_reparse_per_answer_subset",
+        Per::Answers(subset.len() as u64),
+    );
+    g.finish();
+}
+
+/// A hostile case: its name, the `Disallow` pattern, two URLs (one that
+/// matches, one that does not) and whether robotstxt runs it.
+type HostileCase = (&'static str, String, [(&'static str, String); 2], bool);
+
+/// The hostile cases: robotstxt's matcher is polynomial of high degree on
+/// these (see the scaling `bench_hostile` prints), so it only gets the
+/// scaled-down case, which everyone also runs.
+fn hostile_cases() -> [HostileCase; 4] {
+    let big = |n: usize, tail: &str| format!("{HOST}/{}{tail}", "a".repeat(n));
+    let six_k = || {
+        [
+            ("url_6k_match", big(6000, "")),
+            ("url_6k_nomatch", big(6000, "b")),
+        ]
+    };
+    [
+        (
+            "star_a_x1000_dollar",
+            format!("/{}$", "*a".repeat(1000)),
+            six_k(),
+            false,
+        ),
+        (
+            "star_x2000",
+            format!("/{}", "*".repeat(2000)),
+            six_k(),
+            false,
+        ),
+        (
+            "star_x2000_dollar",
+            format!("/{}$", "*".repeat(2000)),
+            six_k(),
+            false,
+        ),
+        (
+            "star_a_x50_dollar",
+            format!("/{}$", "*a".repeat(50)),
+            [
+                ("url_300_match", big(300, "")),
+                ("url_300_nomatch", big(300, "b")),
+            ],
+            true,
+        ),
+    ]
+}
+
+/// 4a. Hostile wildcard rules against a 6 KB URL.
+fn bench_hostile(c: &mut Criterion, registered: &mut Vec<Registered>) {
+    eprintln!(
+        "==> robotstxt on `/(*a)×n$` against an all-`a` URL path of 6n bytes (one answer each):"
+    );
+    for n in [25usize, 50, 100] {
+        let body = format!("User-agent: *\nAllow: /\nDisallow: /{}$\n", "*a".repeat(n));
+        let url = format!("{HOST}/{}", "a".repeat(6 * n));
+        let t = Instant::now();
+        let rt = quiet_panics(|| robotstxt_allowed(&body, &url));
+        eprintln!(
+            "    n = {n:>4}: {:>10}  (answer {rt:?})",
+            fmt_time(t.elapsed().as_nanos() as f64)
+        );
+    }
+    let cases = hostile_cases();
+    let mut g = c.benchmark_group("hostile_answer");
+    g.sampling_mode(SamplingMode::Flat)
+        .sample_size(10)
+        .warm_up_time(Duration::from_millis(300))
+        .measurement_time(Duration::from_secs(1))
+        .throughput(Throughput::Elements(1));
+    for (case, pattern, urls, with_robotstxt) in &cases {
+        let body = format!("User-agent: *\nAllow: /\nDisallow: {pattern}\n");
+        let google = Robots::parse(body.as_bytes(), &Profile::GOOGLE);
+        let rfc = Robots::parse(body.as_bytes(), &Profile::RFC9309);
+        let chain = TokenChain::parse(AGENT);
+        let gm = google.matcher(&chain);
+        let rm = rfc.matcher(&chain);
+        let texting = texting_robots::Robot::new(AGENT, body.as_bytes());
+        if let Err(e) = &texting {
+            let e = format!("{e:#}");
+            let e = if e.len() > 120 {
+                format!("{}…{}", &e[..60], &e[e.len() - 60..])
+            } else {
+                e
+            };
+            eprintln!("    texting_robots rejects the {case} file: {e}");
         }
-        g.finish();
+        for (uname, url) in urls {
+            let rt = with_robotstxt
+                .then(|| quiet_panics(|| robotstxt_allowed(&body, url)))
+                .flatten();
+            eprintln!(
+                "    {case} × {uname}: botwarden google {}, rfc9309 {}, texting_robots {:?}, robotstxt {rt:?}",
+                gm.is_allowed(url),
+                rm.is_allowed(url),
+                texting.as_ref().ok().map(|t| t.allowed(url)),
+            );
+            let id = format!("botwarden_google_{case}_{uname}");
+            g.bench_function(&id, |b| b.iter(|| gm.is_allowed(black_box(url))));
+            reg(registered, "hostile_answer", &id, Per::Answers(1));
+            let id = format!("botwarden_rfc9309_{case}_{uname}");
+            g.bench_function(&id, |b| b.iter(|| rm.is_allowed(black_box(url))));
+            reg(registered, "hostile_answer", &id, Per::Answers(1));
+            if let Ok(t) = &texting {
+                let id = format!("texting_robots_{case}_{uname}");
+                g.bench_function(&id, |b| b.iter(|| t.allowed(black_box(url))));
+                reg(registered, "hostile_answer", &id, Per::Answers(1));
+            }
+            if rt.is_some() {
+                let id = format!("robotstxt_parse_plus_answer_{case}_{uname}");
+                g.bench_function(&id, |b| {
+                    b.iter(|| {
+                        DefaultMatcher::default().one_agent_allowed_by_robots(
+                            black_box(&body),
+                            AGENT,
+                            url,
+                        )
+                    });
+                });
+                reg(registered, "hostile_answer", &id, Per::Answers(1));
+            }
+        }
     }
+    g.finish();
+}
 
-    c.final_summary();
-    let load = std::fs::read_to_string("/proc/loadavg").unwrap_or_default();
-    eprintln!("==> load average at end: {}", load.trim());
-    let table = summary(&registered, started);
-    let report = format!("{memory}\n{table}");
-    eprintln!("==> summary (medians)\n{table}");
-    let path = criterion_dir().join("../bench-robots-summary.md");
-    if let Err(e) = std::fs::write(&path, report) {
-        eprintln!("    could not write {}: {e}", path.display());
-    } else {
-        eprintln!("    written to {}", path.display());
+/// 4b. Synthetic large files: the rate must not fall with size.
+fn bench_synthetic(c: &mut Criterion, registered: &mut Vec<Registered>) {
+    let mut g = c.benchmark_group("synthetic_parse");
+    g.sampling_mode(SamplingMode::Flat)
+        .sample_size(10)
+        .warm_up_time(Duration::from_millis(500))
+        .measurement_time(Duration::from_secs(2));
+    for (size_name, size) in [("1mb", 1_000_000), ("10mb", 10_000_000)] {
+        let body = synthetic(size);
+        let bytes = body.as_bytes();
+        let n = bytes.len() as u64;
+        let per = Per::Bytes(n);
+        let robots = Robots::parse(bytes, &Profile::RFC9309);
+        eprintln!(
+            "==> synthetic {size_name}: {n} bytes, {} groups, {} rules",
+            robots.groups().len(),
+            robots.rule_count()
+        );
+        drop(robots);
+        g.throughput(Throughput::Bytes(n));
+        let id = format!("botwarden_lossless_parse_{size_name}");
+        g.bench_function(&id, |b| {
+            b.iter(|| RobotsTxt::parse(black_box(bytes)).lines().len());
+        });
+        reg(registered, "synthetic_parse", &id, per);
+        let id = format!("botwarden_parse_compile_rfc9309_{size_name}");
+        g.bench_function(&id, |b| {
+            b.iter(|| Robots::parse(black_box(bytes), &Profile::RFC9309).rule_count());
+        });
+        reg(registered, "synthetic_parse", &id, per);
+        let id = format!("texting_robots_new_one_agent_{size_name}");
+        g.bench_function(&id, |b| {
+            b.iter(|| texting_robots::Robot::new(AGENT, black_box(bytes)).is_ok());
+        });
+        reg(registered, "synthetic_parse", &id, per);
+        let url = format!("{HOST}/private/x");
+        let id = format!("robotstxt_parse_plus_one_answer_{size_name}");
+        g.bench_function(&id, |b| {
+            b.iter(|| {
+                DefaultMatcher::default().one_agent_allowed_by_robots(black_box(&body), AGENT, &url)
+            });
+        });
+        reg(registered, "synthetic_parse", &id, per);
     }
+    g.finish();
 }

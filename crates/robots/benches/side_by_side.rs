@@ -31,7 +31,7 @@ use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::time::Instant;
 
-use botwarden_robots::{Profile, RobotMatcher, Robots, RobotsTxt, TokenChain};
+use botwarden_robots::{Matcher, Profile, RobotMatcher, Robots, RobotsTxt, TokenChain};
 
 mod support;
 
@@ -271,94 +271,7 @@ fn run(dir: &Path, passes: usize) {
     let matchers: Vec<_> = full.iter().map(|r| r.matcher(&chain)).collect();
     let mut verdicts = vec![b'?'; n];
     {
-        let per_bytes = Unit::Bytes(bytes);
-        let per_query = Unit::Queries(n);
-        let chain = &chain;
-        let verdicts = &mut verdicts;
-        let mut measures = vec![
-            measure(
-                "parse_only",
-                per_bytes,
-                Box::new(|| {
-                    bodies
-                        .iter()
-                        .map(|b| RobotsTxt::parse(black_box(&b[..])).lines().len())
-                        .sum()
-                }),
-            ),
-            measure(
-                "parse_compile_full",
-                per_bytes,
-                Box::new(|| {
-                    bodies
-                        .iter()
-                        .map(|b| Robots::parse(black_box(&b[..]), PROFILE).rule_count())
-                        .sum()
-                }),
-            ),
-            measure(
-                "parse_compile_one_robot",
-                per_bytes,
-                Box::new(|| {
-                    bodies
-                        .iter()
-                        .map(|b| {
-                            let m = RobotMatcher::parse(black_box(&b[..]), PROFILE, chain);
-                            m.group_lines().len()
-                        })
-                        .sum()
-                }),
-            ),
-            measure(
-                "reparse_answer",
-                per_query,
-                Box::new(move || {
-                    let mut allowed = 0;
-                    for (k, (i, url)) in queries.iter().enumerate() {
-                        let m = RobotMatcher::parse(black_box(&bodies[*i][..]), PROFILE, chain);
-                        let ok = m.is_allowed(url);
-                        verdicts[k] = if ok { b'1' } else { b'0' };
-                        allowed += usize::from(ok);
-                    }
-                    allowed
-                }),
-            ),
-            measure(
-                "answer_reused",
-                per_query,
-                Box::new(|| {
-                    queries
-                        .iter()
-                        .filter(|(i, url)| lazy[*i].is_allowed(black_box(url)))
-                        .count()
-                }),
-            ),
-            measure(
-                "answer_reused_full",
-                per_query,
-                Box::new(|| {
-                    queries
-                        .iter()
-                        .filter(|(i, url)| matchers[*i].is_allowed(black_box(url)))
-                        .count()
-                }),
-            ),
-        ];
-        if std::env::var_os("SIDE_BY_SIDE_REPARSE_FULL").is_some() {
-            measures.push(measure(
-                "reparse_answer_full",
-                per_query,
-                Box::new(|| {
-                    queries
-                        .iter()
-                        .filter(|(i, url)| {
-                            Robots::parse(black_box(&bodies[*i][..]), PROFILE)
-                                .is_allowed(chain, url)
-                        })
-                        .count()
-                }),
-            ));
-        }
+        let mut measures = measures(bodies, queries, &chain, &lazy, &matchers, &mut verdicts);
         run_measures(&mut measures, passes);
         println!("botwarden summary over {passes} passes (time on CPU):");
         for m in &measures {
@@ -374,8 +287,121 @@ fn run(dir: &Path, passes: usize) {
     median_measure("answer_reused_full", passes, queries, |i, url| {
         matchers[i].is_allowed(url)
     });
+    agree(queries, &lazy, &matchers, &mut verdicts);
 
-    // Every way of answering agrees with every other.
+    let out = dir.join("botwarden-verdicts.txt");
+    std::fs::write(&out, &verdicts).unwrap_or_else(|e| panic!("writing {}: {e}", out.display()));
+    compare(dir, &input, &verdicts);
+}
+
+/// The measures of a run: parsing, compiling, and answering from the bytes
+/// or from a compiled file; the re-parsed answers are written to
+/// `verdicts`.
+fn measures<'a>(
+    bodies: &'a [Vec<u8>],
+    queries: &'a [(usize, String)],
+    chain: &'a TokenChain,
+    lazy: &'a [RobotMatcher],
+    matchers: &'a [Matcher<'_>],
+    verdicts: &'a mut [u8],
+) -> Vec<Measure<'a>> {
+    let bytes: usize = bodies.iter().map(Vec::len).sum();
+    let per_bytes = Unit::Bytes(bytes);
+    let per_query = Unit::Queries(queries.len());
+    let mut measures = vec![
+        measure(
+            "parse_only",
+            per_bytes,
+            Box::new(move || {
+                bodies
+                    .iter()
+                    .map(|b| RobotsTxt::parse(black_box(&b[..])).lines().len())
+                    .sum()
+            }),
+        ),
+        measure(
+            "parse_compile_full",
+            per_bytes,
+            Box::new(move || {
+                bodies
+                    .iter()
+                    .map(|b| Robots::parse(black_box(&b[..]), PROFILE).rule_count())
+                    .sum()
+            }),
+        ),
+        measure(
+            "parse_compile_one_robot",
+            per_bytes,
+            Box::new(move || {
+                bodies
+                    .iter()
+                    .map(|b| {
+                        let m = RobotMatcher::parse(black_box(&b[..]), PROFILE, chain);
+                        m.group_lines().len()
+                    })
+                    .sum()
+            }),
+        ),
+        measure(
+            "reparse_answer",
+            per_query,
+            Box::new(move || {
+                let mut allowed = 0;
+                for (k, (i, url)) in queries.iter().enumerate() {
+                    let m = RobotMatcher::parse(black_box(&bodies[*i][..]), PROFILE, chain);
+                    let ok = m.is_allowed(url);
+                    verdicts[k] = if ok { b'1' } else { b'0' };
+                    allowed += usize::from(ok);
+                }
+                allowed
+            }),
+        ),
+        measure(
+            "answer_reused",
+            per_query,
+            Box::new(move || {
+                queries
+                    .iter()
+                    .filter(|(i, url)| lazy[*i].is_allowed(black_box(url)))
+                    .count()
+            }),
+        ),
+        measure(
+            "answer_reused_full",
+            per_query,
+            Box::new(move || {
+                queries
+                    .iter()
+                    .filter(|(i, url)| matchers[*i].is_allowed(black_box(url)))
+                    .count()
+            }),
+        ),
+    ];
+    if std::env::var_os("SIDE_BY_SIDE_REPARSE_FULL").is_some() {
+        measures.push(measure(
+            "reparse_answer_full",
+            per_query,
+            Box::new(move || {
+                queries
+                    .iter()
+                    .filter(|(i, url)| {
+                        Robots::parse(black_box(&bodies[*i][..]), PROFILE).is_allowed(chain, url)
+                    })
+                    .count()
+            }),
+        ));
+    }
+    measures
+}
+
+/// Every way of answering agrees with every other; the answers the measures
+/// did not give (`?` in `verdicts`) are filled in.
+fn agree(
+    queries: &[(usize, String)],
+    lazy: &[RobotMatcher],
+    matchers: &[Matcher<'_>],
+    verdicts: &mut [u8],
+) {
     for (k, (i, url)) in queries.iter().enumerate() {
         let d = matchers[*i].check(url);
         if verdicts[k] == b'?' {
@@ -392,10 +418,6 @@ fn run(dir: &Path, passes: usize) {
             "one robot's and the full compile differ on {url}"
         );
     }
-
-    let out = dir.join("botwarden-verdicts.txt");
-    std::fs::write(&out, &verdicts).unwrap_or_else(|e| panic!("writing {}: {e}", out.display()));
-    compare(dir, &input, &verdicts);
 }
 
 /// Runs [`median_by_file`] `passes` times and prints each pass, with the

@@ -21,7 +21,7 @@ mod ua_corpus;
 use std::collections::HashSet;
 use std::hint::black_box;
 
-use botwarden_verify::{Classifier, UAP_CORE_REGEXES};
+use botwarden_verify::{Classifier, ClassifierBot, UAP_CORE_REGEXES};
 use criterion::{Criterion, Throughput};
 
 /// A deterministic xorshift generator.
@@ -160,17 +160,47 @@ fn main() {
     let classifier = Classifier::new(&bots, &[]).expect("test registry builds");
 
     let mut c = Criterion::default().configure_from_args();
+    bench_uncached(&mut c, &mix, &classifier, &reference);
+    let stream = zipf_stream(&mix, 200_000, 0.10);
+    let distinct = stream.iter().collect::<HashSet<_>>().len();
+    eprintln!(
+        "zipf stream: {} requests, {distinct} distinct",
+        stream.len()
+    );
+    let log = ua_corpus::log_user_agents(&shared);
+    bench_cached(&mut c, &bots, &stream, &log);
+    c.final_summary();
+
+    // The same work by CPU time, which other jobs on the machine do not
+    // inflate as they do wall time.
+    cpu_rates(&mix, &classifier, &bots, &stream, &log);
+}
+
+/// The distinct User-Agents of a mix with a share `share` of crawlers:
+/// all crawlers are kept, browsers are added to reach the share. Also the
+/// counts of browsers and crawlers.
+fn share_mix(mix: &Mix, share: f64) -> (Vec<&str>, usize, usize) {
+    let n_crawlers =
+        ((mix.browsers.len() as f64 * share / (1.0 - share)) as usize).min(mix.crawlers.len());
+    let n_browsers = ((n_crawlers as f64 * (1.0 - share) / share) as usize).min(mix.browsers.len());
+    let distinct: Vec<&str> = mix.browsers[..n_browsers]
+        .iter()
+        .chain(&mix.crawlers[..n_crawlers])
+        .map(String::as_str)
+        .collect();
+    (distinct, n_browsers, n_crawlers)
+}
+
+/// Every distinct User-Agent of each mix once, without a cache, by
+/// botwarden and by ua-parser's full extraction.
+fn bench_uncached(
+    c: &mut Criterion,
+    mix: &Mix,
+    classifier: &Classifier,
+    reference: &ua_parser::Extractor<'_>,
+) {
     for share in [0.05, 0.10, 0.20] {
-        // All crawlers are kept; browsers are added to reach the share.
-        let n_crawlers =
-            ((mix.browsers.len() as f64 * share / (1.0 - share)) as usize).min(mix.crawlers.len());
-        let n_browsers =
-            ((n_crawlers as f64 * (1.0 - share) / share) as usize).min(mix.browsers.len());
-        let mut distinct: Vec<&str> = mix.browsers[..n_browsers]
-            .iter()
-            .chain(&mix.crawlers[..n_crawlers])
-            .map(String::as_str)
-            .collect();
+        let (mut distinct, n_browsers, n_crawlers) = share_mix(mix, share);
         Rng(7).shuffle(&mut distinct);
         eprintln!(
             "uncached mix {:.0}%: {n_browsers} browsers + {n_crawlers} crawlers",
@@ -195,57 +225,58 @@ fn main() {
         });
         g.finish();
     }
+}
 
-    let stream = zipf_stream(&mix, 200_000, 0.10);
-    let distinct = stream.iter().collect::<HashSet<_>>().len();
-    eprintln!(
-        "zipf stream: {} requests, {distinct} distinct",
-        stream.len()
-    );
-    let log = ua_corpus::log_user_agents(&shared);
+/// A classifier with a cache of 10,000 User-Agents.
+fn cached_classifier(bots: &[ClassifierBot]) -> Classifier {
+    Classifier::new(bots, &[])
+        .expect("test registry builds")
+        .with_cache(10_000)
+}
+
+/// The Zipf stream and the real log, through a cached classifier.
+fn bench_cached(c: &mut Criterion, bots: &[ClassifierBot], stream: &[&str], log: &[String]) {
     let mut g = c.benchmark_group("cached");
     g.sample_size(10);
     g.throughput(Throughput::Elements(stream.len() as u64));
     g.bench_function("zipf-10pct-crawlers", |b| {
-        let cached = Classifier::new(&bots, &[])
-            .expect("test registry builds")
-            .with_cache(10_000);
+        let cached = cached_classifier(bots);
         b.iter(|| {
-            for ua in &stream {
+            for ua in stream {
                 black_box(cached.classify(black_box(ua)));
             }
         });
     });
     g.throughput(Throughput::Elements(log.len() as u64));
     g.bench_function("apache-log", |b| {
-        let cached = Classifier::new(&bots, &[])
-            .expect("test registry builds")
-            .with_cache(10_000);
+        let cached = cached_classifier(bots);
         b.iter(|| {
-            for ua in &log {
+            for ua in log {
                 black_box(cached.classify(black_box(ua)));
             }
         });
     });
     g.finish();
-    c.final_summary();
+}
 
-    // The same work by CPU time, which other jobs on the machine do not
-    // inflate as they do wall time.
-    let report = |name: &str, rate: Option<f64>| match rate {
+/// Prints a rate of [`per_cpu_second`].
+fn report(name: &str, rate: Option<f64>) {
+    match rate {
         Some(r) => eprintln!("cpu-time {name}: {:.0} K UAs per CPU-second", r / 1e3),
         None => eprintln!("cpu-time {name}: no /proc/thread-self/schedstat"),
-    };
+    }
+}
+
+/// Every workload again, in User-Agents per CPU-second.
+fn cpu_rates(
+    mix: &Mix,
+    classifier: &Classifier,
+    bots: &[ClassifierBot],
+    stream: &[&str],
+    log: &[String],
+) {
     for share in [0.05, 0.10, 0.20] {
-        let n_crawlers =
-            ((mix.browsers.len() as f64 * share / (1.0 - share)) as usize).min(mix.crawlers.len());
-        let n_browsers =
-            ((n_crawlers as f64 * (1.0 - share) / share) as usize).min(mix.browsers.len());
-        let distinct: Vec<&str> = mix.browsers[..n_browsers]
-            .iter()
-            .chain(&mix.crawlers[..n_crawlers])
-            .map(String::as_str)
-            .collect();
+        let (distinct, _, _) = share_mix(mix, share);
         let rate = per_cpu_second(distinct.len(), 3.0, || {
             for ua in &distinct {
                 black_box(classifier.classify_uncached(black_box(ua)));
@@ -270,20 +301,16 @@ fn main() {
         }
     });
     report("prefilter alone, browsers", rate);
-    let cached = Classifier::new(&bots, &[])
-        .expect("test registry builds")
-        .with_cache(10_000);
+    let cached = cached_classifier(bots);
     let rate = per_cpu_second(stream.len(), 3.0, || {
-        for ua in &stream {
+        for ua in stream {
             black_box(cached.classify(black_box(ua)));
         }
     });
     report("cached zipf 10% crawlers", rate);
-    let cached = Classifier::new(&bots, &[])
-        .expect("test registry builds")
-        .with_cache(10_000);
+    let cached = cached_classifier(bots);
     let rate = per_cpu_second(log.len(), 3.0, || {
-        for ua in &log {
+        for ua in log {
             black_box(cached.classify(black_box(ua)));
         }
     });

@@ -13,7 +13,8 @@ use botwarden_verify::{
     AgentForm, KeyRing, KeySet, PublicKey, RequestParts, SignatureCheck, SignatureConfig,
     SignatureVerifier, Signer,
 };
-use criterion::{Criterion, Throughput};
+use criterion::measurement::WallTime;
+use criterion::{BenchmarkGroup, Criterion, Throughput};
 
 /// Distinct signed requests (each with its own nonce), cycled through; the
 /// verifier is renewed each time round so that no nonce is a replay.
@@ -99,6 +100,27 @@ fn run_checks(requests: &[Signed], ring: &KeyRing, iters: u64) {
 
 fn main() {
     let mut c = Criterion::default().configure_from_args();
+    let (requests, ring) = ed25519_requests();
+    let (rsa_signed, rsa_ring) = rsa_vector();
+
+    let mut g = c.benchmark_group("webbotauth");
+    g.throughput(Throughput::Elements(1));
+    for (suffix, clock) in [("", Clock::Wall), ("_cpu", Clock::Cpu)] {
+        g.bench_function(format!("check_ed25519{suffix}"), |b| {
+            b.iter_custom(|iters| run(&requests, &ring, iters, clock));
+        });
+        g.bench_function(format!("check_rsa_pss_sha512{suffix}"), |b| {
+            b.iter_custom(|iters| run(std::slice::from_ref(&rsa_signed), &rsa_ring, iters, clock));
+        });
+    }
+    bench_floors(&mut g);
+    g.finish();
+    c.final_summary();
+}
+
+/// [`REQUESTS`] requests signed with the Ed25519 test key, each for its
+/// own authority, and the key ring that holds the agent's directory.
+fn ed25519_requests() -> (Vec<Signed>, KeyRing) {
     let now = UNIX_EPOCH + Duration::from_secs(1_800_000_000);
     let directory = "https://crawler.example/.well-known/http-message-signatures-directory";
     let signer = Signer::from_jwk(&data("ed25519.json"), "ed25519.json")
@@ -124,9 +146,13 @@ fn main() {
         .collect();
     let mut ring = KeyRing::new();
     ring.insert_directory(directory, KeySet::new(vec![signer.public_key().clone()]));
+    (requests, ring)
+}
 
-    // The RSA-PSS vector (valid until 2124) has a nonce; it is checked by
-    // a new verifier each time, so the cost includes making one.
+/// The RSA-PSS vector (valid until 2124) and its key ring. It has a nonce;
+/// it is checked by a new verifier each time, so the cost includes making
+/// one.
+fn rsa_vector() -> (Signed, KeyRing) {
     let rsa_vectors: serde_json::Value =
         serde_json::from_str(&data("web_bot_auth_architecture_v2.json")).unwrap();
     let rsa = &rsa_vectors[1];
@@ -141,19 +167,12 @@ fn main() {
         "https://signature-agent.test/.well-known/http-message-signatures-directory",
         KeySet::new(vec![PublicKey::from_jwk(&rsa["key"], "rsa").unwrap()]),
     );
+    (rsa_signed, rsa_ring)
+}
 
-    let mut g = c.benchmark_group("webbotauth");
-    g.throughput(Throughput::Elements(1));
-    for (suffix, clock) in [("", Clock::Wall), ("_cpu", Clock::Cpu)] {
-        g.bench_function(format!("check_ed25519{suffix}"), |b| {
-            b.iter_custom(|iters| run(&requests, &ring, iters, clock));
-        });
-        g.bench_function(format!("check_rsa_pss_sha512{suffix}"), |b| {
-            b.iter_custom(|iters| run(std::slice::from_ref(&rsa_signed), &rsa_ring, iters, clock));
-        });
-    }
-    // The floor: ring's Ed25519 verification of a signature base of the
-    // same size, nothing else.
+/// The floor: the Ed25519 verification of a signature base of the same
+/// size by `ed25519-dalek` and by `ring`, nothing else.
+fn bench_floors(g: &mut BenchmarkGroup<'_, WallTime>) {
     let pair = ring::signature::Ed25519KeyPair::from_seed_unchecked(&[7u8; 32]).unwrap();
     let message = vec![b'x'; 330];
     let sig = pair.sign(&message);
@@ -200,6 +219,4 @@ fn main() {
             });
         });
     }
-    g.finish();
-    c.final_summary();
 }

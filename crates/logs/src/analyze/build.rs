@@ -13,9 +13,9 @@ use super::worker::{Agg, InputResult, KINDS, NamedPair, Pair, Row, settle, unreg
 use super::{Analysis, AnalyzeOptions, ClaimInfo, PENDING, Shared};
 use crate::input::Input;
 use crate::report::{
-    BotRow, InputSummary, LineCounts, NamedClient, NewerFeed, PathCount, Period, REPORT_SCHEMA,
-    Report, RobotsFetches, Series, SpoofedIp, StatusClasses, Timeline, Totals, UnknownCrawler,
-    VerdictCount, VerificationStats,
+    BadLine, BotRow, InputSummary, LineCounts, NamedClient, NewerFeed, PathCount, Period,
+    REPORT_SCHEMA, Report, RobotsFetches, Series, SpoofedIp, StatusClasses, Timeline, Totals,
+    UnknownCrawler, VerdictCount, VerificationStats,
 };
 
 /// The indexes of `spoofed` and `unknown` in [`KINDS`].
@@ -58,285 +58,29 @@ pub(super) fn report(
     wait: Duration,
     lookups: u64,
 ) -> Analysis {
-    // Every verdict is in: fold the pending requests into their rows.
-    for (&(ip, claim), pair) in agg.pairs.iter_mut() {
-        let kind = match pair.kind {
-            PENDING => match shared.verdict(ip, claim) {
-                Some(k) => k,
-                // Not reached: every pair handed out is answered before
-                // the report is made. Count it as inconclusive rather than
-                // lose it.
-                None => UNKNOWN,
-            },
-            k => k,
-        };
-        settle(pair, kind, &mut agg.rows, claim);
-    }
+    settle_pending(shared, &mut agg);
     let claims = shared.claims();
-
-    // Distinct clients per row, per verdict kind and in all; addresses and
-    // host names are counted apart (sorted lists rather than hash sets,
-    // which would take three times the room).
-    let mut row_ips: HashMap<(u32, u8), u64> = HashMap::default();
-    let mut kind_ips: Vec<(u8, IpAddr)> = Vec::with_capacity(agg.pairs.len());
-    let mut spoofed_pairs: Vec<(IpAddr, u32, &Pair)> = Vec::new();
-    // Per unregistered claim: addresses, and the User-Agent of its busiest
-    // client (ties: the smallest), so that the report does not depend on
-    // the order pairs are visited in.
-    let mut unknown: HashMap<u32, (u64, (u64, &str))> = HashMap::default();
-    for (&(ip, claim), pair) in &agg.pairs {
-        *row_ips.entry((claim, pair.kind)).or_default() += 1;
-        kind_ips.push((pair.kind, ip));
-        if pair.kind == SPOOFED {
-            spoofed_pairs.push((ip, claim, pair));
-        }
-        if !claims[claim as usize].registered {
-            busiest(&mut unknown, claim, pair.requests, &pair.ua);
-        }
-    }
-    let mut kind_names: Vec<(u8, &str)> = Vec::new();
-    let mut named_pairs: Vec<(&str, &NamedPair)> = Vec::new();
-    for (name, pairs) in &agg.named {
-        for pair in pairs {
-            *row_ips.entry((pair.claim, pair.kind)).or_default() += 1;
-            kind_names.push((pair.kind, name));
-            named_pairs.push((name, pair));
-            if !claims[pair.claim as usize].registered {
-                busiest(&mut unknown, pair.claim, pair.requests, &pair.ua);
-            }
-        }
-    }
-    let mut all_ips: Vec<IpAddr> = kind_ips.iter().map(|&(_, ip)| ip).collect();
-    all_ips.extend(agg.humans.ips.iter().copied());
-    let distinct_ips = count_distinct(&mut all_ips);
-    drop(all_ips);
-    let mut all_names: Vec<&str> = kind_names.iter().map(|&(_, n)| n).collect();
-    all_names.extend(agg.humans.names.iter().map(|n| &**n));
-    let distinct_names = count_distinct(&mut all_names);
-    drop(all_names);
-    kind_ips.sort_unstable();
-    kind_ips.dedup();
-    kind_names.sort_unstable();
-    kind_names.dedup();
-    let mut kind_clients = [0u64; 5];
-    for &(kind, _) in &kind_ips {
-        kind_clients[usize::from(kind).min(4)] += 1;
-    }
-    for &(kind, _) in &kind_names {
-        kind_clients[usize::from(kind).min(4)] += 1;
-    }
-    drop(kind_ips);
-    drop(kind_names);
-
-    // The busiest spoofed addresses; the rest are counted.
-    spoofed_pairs.sort_unstable_by(|a, b| {
-        b.2.requests
-            .cmp(&a.2.requests)
-            .then_with(|| claims[a.1 as usize].name.cmp(&claims[b.1 as usize].name))
-            .then_with(|| a.0.cmp(&b.0))
-    });
-    let spoofed_omitted = spoofed_pairs.len().saturating_sub(options.max_listed) as u64;
-    spoofed_pairs.truncate(options.max_listed);
-    let spoofed: Vec<SpoofedIp> = spoofed_pairs
-        .iter()
-        .map(|&(ip, claim, pair)| SpoofedIp {
-            ip: ip.to_string(),
-            claimed: claims[claim as usize].name.to_string(),
-            reason: shared.reason(ip, claim).unwrap_or_default(),
-            requests: pair.requests,
-            first_seen: seen(pair.first),
-            last_seen: seen(pair.last),
-            user_agent: pair.ua.to_string(),
-        })
-        .collect();
-    drop(spoofed_pairs);
-
-    named_pairs.sort_unstable_by(|a, b| {
-        b.1.requests
-            .cmp(&a.1.requests)
-            .then_with(|| {
-                claims[a.1.claim as usize]
-                    .name
-                    .cmp(&claims[b.1.claim as usize].name)
-            })
-            .then_with(|| a.0.cmp(b.0))
-    });
-    let host_names_omitted = named_pairs.len().saturating_sub(options.max_listed) as u64;
-    named_pairs.truncate(options.max_listed);
-    let host_names: Vec<NamedClient> = named_pairs
-        .iter()
-        .map(|&(name, pair)| {
-            let info = &claims[pair.claim as usize];
-            let verdict = if info.registered {
-                shared.verifier.verify_name(name, &info.name)
-            } else {
-                unregistered_verdict(info)
-            };
-            NamedClient {
-                name: name.to_owned(),
-                claimed: info.name.to_string(),
-                reason: verdict.reason().unwrap_or_default().to_owned(),
-                requests: pair.requests,
-                first_seen: seen(pair.first),
-                last_seen: seen(pair.last),
-                user_agent: pair.ua.to_string(),
-            }
-        })
-        .collect();
-    drop(named_pairs);
-
-    let mut unknown_crawlers: Vec<UnknownCrawler> = unknown
-        .into_iter()
-        .map(|(claim, (ips, (_, user_agent)))| UnknownCrawler {
-            name: claims[claim as usize].name.to_string(),
-            requests: agg
-                .rows
-                .iter()
-                .filter(|((c, _), _)| *c == claim)
-                .map(|(_, r)| r.counts.requests)
-                .sum(),
-            ips,
-            user_agent: user_agent.to_owned(),
-        })
-        .collect();
-    unknown_crawlers.sort_by(|a, b| {
-        b.requests
-            .cmp(&a.requests)
-            .then_with(|| a.name.cmp(&b.name))
-    });
-
-    let mut kind_requests = [0u64; 5];
-    let mut keyed: Vec<((u32, u8), &Row)> = agg
-        .rows
-        .iter()
-        .filter(|(_, row)| row.counts.requests > 0)
-        .map(|(k, r)| (*k, r))
-        .collect();
-    let mut bots: Vec<(BotRow, (u32, u8))> = keyed
-        .drain(..)
-        .map(|(key, row)| {
-            let info = &claims[key.0 as usize];
-            kind_requests[usize::from(key.1).min(4)] += row.counts.requests;
-            let top_paths = row
-                .paths
-                .top(options.top_paths)
-                .into_iter()
-                .map(|(path, requests, approx)| PathCount {
-                    path,
-                    requests,
-                    approximate: approx || row.approximate,
-                })
-                .collect();
-            let c = &row.counts;
-            let s = c.status;
-            (
-                BotRow {
-                    bot: info.name.to_string(),
-                    category: info.category.clone(),
-                    verdict: KINDS[usize::from(key.1).min(4)].to_owned(),
-                    requests: c.requests,
-                    ips: row_ips.get(&key).copied().unwrap_or(0),
-                    bytes: c.bytes,
-                    status: StatusClasses {
-                        ok: s[0],
-                        redirect: s[1],
-                        client_error: s[2],
-                        server_error: s[3],
-                        other: s[4],
-                    },
-                    first_seen: seen(c.first),
-                    last_seen: seen(c.last),
-                    robots_txt: RobotsFetches {
-                        requests: c.robots,
-                        status: c.robots_status.iter().copied().collect(),
-                    },
-                    top_paths,
-                },
-                key,
-            )
-        })
-        .collect();
-    bots.sort_by(|a, b| {
-        b.0.requests
-            .cmp(&a.0.requests)
-            .then_with(|| a.0.bot.cmp(&b.0.bot))
-            .then_with(|| a.1.1.cmp(&b.1.1))
-    });
+    let Clients {
+        row_ips,
+        kind_clients,
+        distinct_ips,
+        distinct_names,
+        spoofed_pairs,
+        named_pairs,
+        unknown,
+    } = clients(&agg, &claims);
+    let (spoofed, spoofed_omitted) = spoofed_list(shared, &claims, spoofed_pairs, options);
+    let (host_names, host_names_omitted) = host_name_list(shared, &claims, named_pairs, options);
+    let unknown_crawlers = unknown_crawlers(unknown, &claims, &agg);
+    let (bots, kind_requests) = bot_rows(&agg, &claims, &row_ips, options);
     let bot_requests: u64 = kind_requests.iter().sum();
-
     let period = (agg.first <= agg.last).then(|| Period {
         first: timestamp(agg.first).unwrap_or_default(),
         last: timestamp(agg.last).unwrap_or_default(),
     });
-    let timeline = if agg.first <= agg.last {
-        let (level, start, n) = report_level(agg.first, agg.last);
-        let width = super::hist::WIDTHS[level];
-        let mut series: Vec<Series> = bots
-            .iter()
-            .filter_map(|(row, key)| {
-                let r = agg.rows.get(key)?;
-                if r.counts.hist.is_empty() {
-                    return None;
-                }
-                Some(Series {
-                    bot: row.bot.clone(),
-                    verdict: row.verdict.clone(),
-                    counts: r.counts.hist.series(level, start, n),
-                })
-            })
-            .collect();
-        if !agg.humans.hist.is_empty() {
-            series.push(Series {
-                bot: "humans".to_owned(),
-                verdict: "not-a-bot".to_owned(),
-                counts: agg.humans.hist.series(level, start, n),
-            });
-        }
-        Timeline {
-            start: timestamp(start * width),
-            bucket_seconds: width as u64,
-            series,
-        }
-    } else {
-        Timeline::default()
-    };
-
-    let mut verdict_counts = BTreeMap::new();
-    for (i, kind) in KINDS.iter().enumerate() {
-        let (requests, ips) = if i == 4 {
-            (
-                agg.humans.requests,
-                (agg.humans.ips.len() + agg.humans.names.len()) as u64,
-            )
-        } else {
-            (kind_requests[i], kind_clients[i])
-        };
-        if requests > 0 {
-            verdict_counts.insert((*kind).to_owned(), VerdictCount { requests, ips });
-        }
-    }
-
-    let mut lines = LineCounts::default();
-    let mut samples = Vec::new();
-    let mut per_reason: BTreeMap<String, usize> = BTreeMap::new();
-    let mut summaries = Vec::new();
-    for (input, r) in inputs.iter().zip(results) {
-        add_counts(&mut lines, &r.counts);
-        for s in r.samples {
-            let n = per_reason.entry(s.reason.clone()).or_default();
-            if *n < options.samples_per_reason {
-                *n += 1;
-                samples.push(s);
-            }
-        }
-        summaries.push(InputSummary {
-            name: input.name(),
-            format: r.format,
-            gzip: r.gzip,
-            lines: r.counts,
-            error: r.error,
-        });
-    }
+    let timeline = timeline(&agg, &bots);
+    let verdict_counts = verdict_counts(&agg, &kind_requests, &kind_clients);
+    let (lines, samples, summaries) = input_lines(inputs, results, options);
 
     let report = Report {
         schema: REPORT_SCHEMA,
@@ -380,6 +124,370 @@ pub(super) fn report(
         report,
         listed: shared.listed(),
     }
+}
+
+/// Every verdict is in: folds the pending requests into their rows.
+fn settle_pending(shared: &Shared, agg: &mut Agg) {
+    for (&(ip, claim), pair) in agg.pairs.iter_mut() {
+        let kind = match pair.kind {
+            PENDING => match shared.verdict(ip, claim) {
+                Some(k) => k,
+                // Not reached: every pair handed out is answered before
+                // the report is made. Count it as inconclusive rather than
+                // lose it.
+                None => UNKNOWN,
+            },
+            k => k,
+        };
+        settle(pair, kind, &mut agg.rows, claim);
+    }
+}
+
+/// Distinct clients per row, per verdict kind and in all, and the clients
+/// the report lists.
+struct Clients<'a> {
+    row_ips: HashMap<(u32, u8), u64>,
+    kind_clients: [u64; 5],
+    distinct_ips: u64,
+    distinct_names: u64,
+    spoofed_pairs: Vec<(IpAddr, u32, &'a Pair)>,
+    named_pairs: Vec<(&'a str, &'a NamedPair)>,
+    /// Per unregistered claim: addresses, and the User-Agent of its
+    /// busiest client (ties: the smallest), so that the report does not
+    /// depend on the order pairs are visited in.
+    unknown: HashMap<u32, (u64, (u64, &'a str))>,
+}
+
+/// Counts the clients of every row and verdict kind; addresses and host
+/// names are counted apart (sorted lists rather than hash sets, which
+/// would take three times the room).
+fn clients<'a>(agg: &'a Agg, claims: &[ClaimInfo]) -> Clients<'a> {
+    let mut row_ips: HashMap<(u32, u8), u64> = HashMap::default();
+    let mut kind_ips: Vec<(u8, IpAddr)> = Vec::with_capacity(agg.pairs.len());
+    let mut spoofed_pairs: Vec<(IpAddr, u32, &Pair)> = Vec::new();
+    let mut unknown: HashMap<u32, (u64, (u64, &str))> = HashMap::default();
+    for (&(ip, claim), pair) in &agg.pairs {
+        *row_ips.entry((claim, pair.kind)).or_default() += 1;
+        kind_ips.push((pair.kind, ip));
+        if pair.kind == SPOOFED {
+            spoofed_pairs.push((ip, claim, pair));
+        }
+        if !claims[claim as usize].registered {
+            busiest(&mut unknown, claim, pair.requests, &pair.ua);
+        }
+    }
+    let mut kind_names: Vec<(u8, &str)> = Vec::new();
+    let mut named_pairs: Vec<(&str, &NamedPair)> = Vec::new();
+    for (name, pairs) in &agg.named {
+        for pair in pairs {
+            *row_ips.entry((pair.claim, pair.kind)).or_default() += 1;
+            kind_names.push((pair.kind, name));
+            named_pairs.push((name, pair));
+            if !claims[pair.claim as usize].registered {
+                busiest(&mut unknown, pair.claim, pair.requests, &pair.ua);
+            }
+        }
+    }
+    let mut all_ips: Vec<IpAddr> = kind_ips.iter().map(|&(_, ip)| ip).collect();
+    all_ips.extend(agg.humans.ips.iter().copied());
+    let distinct_ips = count_distinct(&mut all_ips);
+    drop(all_ips);
+    let mut all_names: Vec<&str> = kind_names.iter().map(|&(_, n)| n).collect();
+    all_names.extend(agg.humans.names.iter().map(|n| &**n));
+    let distinct_names = count_distinct(&mut all_names);
+    drop(all_names);
+    kind_ips.sort_unstable();
+    kind_ips.dedup();
+    kind_names.sort_unstable();
+    kind_names.dedup();
+    let mut kind_clients = [0u64; 5];
+    for &(kind, _) in &kind_ips {
+        kind_clients[usize::from(kind).min(4)] += 1;
+    }
+    for &(kind, _) in &kind_names {
+        kind_clients[usize::from(kind).min(4)] += 1;
+    }
+    Clients {
+        row_ips,
+        kind_clients,
+        distinct_ips,
+        distinct_names,
+        spoofed_pairs,
+        named_pairs,
+        unknown,
+    }
+}
+
+/// The busiest spoofed addresses, and how many more there are.
+fn spoofed_list(
+    shared: &Shared,
+    claims: &[ClaimInfo],
+    mut spoofed_pairs: Vec<(IpAddr, u32, &Pair)>,
+    options: &AnalyzeOptions,
+) -> (Vec<SpoofedIp>, u64) {
+    spoofed_pairs.sort_unstable_by(|a, b| {
+        b.2.requests
+            .cmp(&a.2.requests)
+            .then_with(|| claims[a.1 as usize].name.cmp(&claims[b.1 as usize].name))
+            .then_with(|| a.0.cmp(&b.0))
+    });
+    let spoofed_omitted = spoofed_pairs.len().saturating_sub(options.max_listed) as u64;
+    spoofed_pairs.truncate(options.max_listed);
+    let spoofed = spoofed_pairs
+        .iter()
+        .map(|&(ip, claim, pair)| SpoofedIp {
+            ip: ip.to_string(),
+            claimed: claims[claim as usize].name.to_string(),
+            reason: shared.reason(ip, claim).unwrap_or_default(),
+            requests: pair.requests,
+            first_seen: seen(pair.first),
+            last_seen: seen(pair.last),
+            user_agent: pair.ua.to_string(),
+        })
+        .collect();
+    (spoofed, spoofed_omitted)
+}
+
+/// The busiest clients given by host name, and how many more there are.
+fn host_name_list(
+    shared: &Shared,
+    claims: &[ClaimInfo],
+    mut named_pairs: Vec<(&str, &NamedPair)>,
+    options: &AnalyzeOptions,
+) -> (Vec<NamedClient>, u64) {
+    named_pairs.sort_unstable_by(|a, b| {
+        b.1.requests
+            .cmp(&a.1.requests)
+            .then_with(|| {
+                claims[a.1.claim as usize]
+                    .name
+                    .cmp(&claims[b.1.claim as usize].name)
+            })
+            .then_with(|| a.0.cmp(b.0))
+    });
+    let host_names_omitted = named_pairs.len().saturating_sub(options.max_listed) as u64;
+    named_pairs.truncate(options.max_listed);
+    let host_names = named_pairs
+        .iter()
+        .map(|&(name, pair)| {
+            let info = &claims[pair.claim as usize];
+            let verdict = if info.registered {
+                shared.verifier.verify_name(name, &info.name)
+            } else {
+                unregistered_verdict(info)
+            };
+            NamedClient {
+                name: name.to_owned(),
+                claimed: info.name.to_string(),
+                reason: verdict.reason().unwrap_or_default().to_owned(),
+                requests: pair.requests,
+                first_seen: seen(pair.first),
+                last_seen: seen(pair.last),
+                user_agent: pair.ua.to_string(),
+            }
+        })
+        .collect();
+    (host_names, host_names_omitted)
+}
+
+/// The unregistered crawlers, busiest first.
+fn unknown_crawlers(
+    unknown: HashMap<u32, (u64, (u64, &str))>,
+    claims: &[ClaimInfo],
+    agg: &Agg,
+) -> Vec<UnknownCrawler> {
+    let mut unknown_crawlers: Vec<UnknownCrawler> = unknown
+        .into_iter()
+        .map(|(claim, (ips, (_, user_agent)))| UnknownCrawler {
+            name: claims[claim as usize].name.to_string(),
+            requests: agg
+                .rows
+                .iter()
+                .filter(|((c, _), _)| *c == claim)
+                .map(|(_, r)| r.counts.requests)
+                .sum(),
+            ips,
+            user_agent: user_agent.to_owned(),
+        })
+        .collect();
+    unknown_crawlers.sort_by(|a, b| {
+        b.requests
+            .cmp(&a.requests)
+            .then_with(|| a.name.cmp(&b.name))
+    });
+    unknown_crawlers
+}
+
+/// A bot's row of the report and the key of the row it was made from
+/// (claim, verdict kind).
+type KeyedRow = (BotRow, (u32, u8));
+
+/// A row per bot and verdict that saw requests, busiest first, each with
+/// its key; and the requests per verdict kind.
+fn bot_rows(
+    agg: &Agg,
+    claims: &[ClaimInfo],
+    row_ips: &HashMap<(u32, u8), u64>,
+    options: &AnalyzeOptions,
+) -> (Vec<KeyedRow>, [u64; 5]) {
+    let mut kind_requests = [0u64; 5];
+    let mut keyed: Vec<((u32, u8), &Row)> = agg
+        .rows
+        .iter()
+        .filter(|(_, row)| row.counts.requests > 0)
+        .map(|(k, r)| (*k, r))
+        .collect();
+    let mut bots: Vec<KeyedRow> = keyed
+        .drain(..)
+        .map(|(key, row)| {
+            kind_requests[usize::from(key.1).min(4)] += row.counts.requests;
+            (
+                bot_row(&claims[key.0 as usize], key, row, row_ips, options),
+                key,
+            )
+        })
+        .collect();
+    bots.sort_by(|a, b| {
+        b.0.requests
+            .cmp(&a.0.requests)
+            .then_with(|| a.0.bot.cmp(&b.0.bot))
+            .then_with(|| a.1.1.cmp(&b.1.1))
+    });
+    (bots, kind_requests)
+}
+
+/// The report's row of one bot and verdict.
+fn bot_row(
+    info: &ClaimInfo,
+    key: (u32, u8),
+    row: &Row,
+    row_ips: &HashMap<(u32, u8), u64>,
+    options: &AnalyzeOptions,
+) -> BotRow {
+    let top_paths = row
+        .paths
+        .top(options.top_paths)
+        .into_iter()
+        .map(|(path, requests, approx)| PathCount {
+            path,
+            requests,
+            approximate: approx || row.approximate,
+        })
+        .collect();
+    let c = &row.counts;
+    let s = c.status;
+    BotRow {
+        bot: info.name.to_string(),
+        category: info.category.clone(),
+        verdict: KINDS[usize::from(key.1).min(4)].to_owned(),
+        requests: c.requests,
+        ips: row_ips.get(&key).copied().unwrap_or(0),
+        bytes: c.bytes,
+        status: StatusClasses {
+            ok: s[0],
+            redirect: s[1],
+            client_error: s[2],
+            server_error: s[3],
+            other: s[4],
+        },
+        first_seen: seen(c.first),
+        last_seen: seen(c.last),
+        robots_txt: RobotsFetches {
+            requests: c.robots,
+            status: c.robots_status.iter().copied().collect(),
+        },
+        top_paths,
+    }
+}
+
+/// Requests over time, a series per bot row (in the rows' order) and one
+/// for humans.
+fn timeline(agg: &Agg, bots: &[KeyedRow]) -> Timeline {
+    if agg.first > agg.last {
+        return Timeline::default();
+    }
+    let (level, start, n) = report_level(agg.first, agg.last);
+    let width = super::hist::WIDTHS[level];
+    let mut series: Vec<Series> = bots
+        .iter()
+        .filter_map(|(row, key)| {
+            let r = agg.rows.get(key)?;
+            if r.counts.hist.is_empty() {
+                return None;
+            }
+            Some(Series {
+                bot: row.bot.clone(),
+                verdict: row.verdict.clone(),
+                counts: r.counts.hist.series(level, start, n),
+            })
+        })
+        .collect();
+    if !agg.humans.hist.is_empty() {
+        series.push(Series {
+            bot: "humans".to_owned(),
+            verdict: "not-a-bot".to_owned(),
+            counts: agg.humans.hist.series(level, start, n),
+        });
+    }
+    Timeline {
+        start: timestamp(start * width),
+        bucket_seconds: width as u64,
+        series,
+    }
+}
+
+/// Requests and clients per verdict kind that saw requests.
+fn verdict_counts(
+    agg: &Agg,
+    kind_requests: &[u64; 5],
+    kind_clients: &[u64; 5],
+) -> BTreeMap<String, VerdictCount> {
+    let mut verdict_counts = BTreeMap::new();
+    for (i, kind) in KINDS.iter().enumerate() {
+        let (requests, ips) = if i == 4 {
+            (
+                agg.humans.requests,
+                (agg.humans.ips.len() + agg.humans.names.len()) as u64,
+            )
+        } else {
+            (kind_requests[i], kind_clients[i])
+        };
+        if requests > 0 {
+            verdict_counts.insert((*kind).to_owned(), VerdictCount { requests, ips });
+        }
+    }
+    verdict_counts
+}
+
+/// The lines of every input added up, the samples of bad lines (at most
+/// `samples_per_reason` per reason), and each input's summary.
+fn input_lines(
+    inputs: &[Input],
+    results: Vec<InputResult>,
+    options: &AnalyzeOptions,
+) -> (LineCounts, Vec<BadLine>, Vec<InputSummary>) {
+    let mut lines = LineCounts::default();
+    let mut samples = Vec::new();
+    let mut per_reason: BTreeMap<String, usize> = BTreeMap::new();
+    let mut summaries = Vec::new();
+    for (input, r) in inputs.iter().zip(results) {
+        add_counts(&mut lines, &r.counts);
+        for s in r.samples {
+            let n = per_reason.entry(s.reason.clone()).or_default();
+            if *n < options.samples_per_reason {
+                *n += 1;
+                samples.push(s);
+            }
+        }
+        summaries.push(InputSummary {
+            name: input.name(),
+            format: r.format,
+            gzip: r.gzip,
+            lines: r.counts,
+            error: r.error,
+        });
+    }
+    (lines, samples, summaries)
 }
 
 /// Counts the distinct items of a list (sorting it).

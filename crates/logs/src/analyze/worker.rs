@@ -483,6 +483,69 @@ pub(crate) fn run_all(
     )
 }
 
+/// The formats an input is read with.
+struct InputFormats {
+    /// The input's format, `None` when none was recognised.
+    format: Option<LogFormat>,
+    /// In auto mode a line the chosen preset cannot read is tried with
+    /// the others, so that files mixing formats lose nothing.
+    fallbacks: Vec<LogFormat>,
+    /// Presets read extra trailing fields, so `common` reads a combined
+    /// line without its User-Agent: a common log tries combined first.
+    richer: Option<LogFormat>,
+    /// Whether a `#Fields:` directive may set the format: in auto mode,
+    /// and for a W3C format.
+    w3c_ok: bool,
+}
+
+impl InputFormats {
+    fn new(choice: &FormatChoice, format: Option<LogFormat>) -> InputFormats {
+        let fallbacks: Vec<LogFormat> = match choice {
+            FormatChoice::Fixed(_) => Vec::new(),
+            FormatChoice::Auto => FALLBACKS
+                .iter()
+                .filter(|n| format.as_ref().is_none_or(|f| f.name() != **n))
+                .filter_map(|n| LogFormat::from_spec(n).ok())
+                .collect(),
+        };
+        let richer = match (choice, format.as_ref().map(LogFormat::name)) {
+            (FormatChoice::Auto, Some("common")) => LogFormat::from_spec("combined").ok(),
+            (FormatChoice::Auto, Some("vhost_common")) => {
+                LogFormat::from_spec("vhost_combined").ok()
+            }
+            _ => None,
+        };
+        let w3c_ok = match choice {
+            FormatChoice::Auto => true,
+            FormatChoice::Fixed(f) => f.is_w3c(),
+        };
+        InputFormats {
+            format,
+            fallbacks,
+            richer,
+            w3c_ok,
+        }
+    }
+
+    /// The formats a line is tried with, in order.
+    fn chain(&self) -> FormatChain<'_> {
+        FormatChain {
+            richer: self.richer.as_ref(),
+            primary: self.format.as_ref(),
+            fallbacks: &self.fallbacks,
+        }
+    }
+}
+
+/// Whether the file followed was rotated: another file under its name, or
+/// one shorter than what was read.
+fn rotated(identity: Option<(u64, u64)>, now: Option<(u64, u64)>, consumed: u64) -> bool {
+    match (identity, now) {
+        (Some((ino, _)), Some((new_ino, len))) => new_ino != ino || len < consumed,
+        _ => false,
+    }
+}
+
 impl Worker<'_> {
     fn input(&mut self, input: &Input) -> InputResult {
         let mut result = InputResult::default();
@@ -505,8 +568,87 @@ impl Worker<'_> {
         let mut lineno: u64 = 0;
         let mut reported: u64 = 0;
 
-        // Pick the format.
-        // The first lines, `None` for one too long to keep.
+        let (format, head) = self.pick_format(&mut lines, follow, &mut result);
+        result.format = match &format {
+            Some(f) => f.name().to_owned(),
+            None => "unknown".to_owned(),
+        };
+        let mut formats = InputFormats::new(&self.options.format, format);
+        for l in head {
+            lineno += 1;
+            if formats.w3c_ok {
+                Self::fields_directive(l.as_deref(), &mut formats.format, &mut result);
+            }
+            self.line(&name, lineno, l.as_deref(), &formats.chain(), &mut result);
+        }
+        if result.error.is_some() {
+            return result;
+        }
+        loop {
+            let line = match lines.next_line_with(!follow) {
+                Ok(l) => l,
+                Err(e) => {
+                    result.error = Some(format!("read error after line {lineno}: {e}"));
+                    break;
+                }
+            };
+            match line {
+                Some(l) => {
+                    lineno += 1;
+                    let text = l.text();
+                    if formats.w3c_ok && text.is_some_and(|t| t.first() == Some(&b'#')) {
+                        Self::fields_directive(text, &mut formats.format, &mut result);
+                    }
+                    self.line(&name, lineno, text, &formats.chain(), &mut result);
+                    if lineno.is_multiple_of(STOP_CHECK) {
+                        self.report_progress(lineno, &mut reported);
+                        if self.options.stop.load(Ordering::Relaxed) {
+                            if !follow {
+                                result.error = Some(format!("stopped after line {lineno}"));
+                            }
+                            break;
+                        }
+                    }
+                }
+                None if !follow => break,
+                None => {
+                    self.report_progress(lineno, &mut reported);
+                    if self.options.stop.load(Ordering::Relaxed) {
+                        break;
+                    }
+                    std::thread::sleep(self.options.poll);
+                    let Input::Path(path) = input else { continue };
+                    let now = file_identity(path);
+                    if rotated(identity, now, lines.consumed()) {
+                        // Finish the old file, then start on the new one.
+                        while let Ok(Some(l)) = lines.next_line_with(true) {
+                            lineno += 1;
+                            self.line(&name, lineno, l.text(), &formats.chain(), &mut result);
+                        }
+                        match input.open() {
+                            Ok((r, _)) => {
+                                lines = LineReader::new(r);
+                                identity = now;
+                            }
+                            Err(_) => continue,
+                        }
+                    }
+                }
+            }
+        }
+        self.report_progress(lineno, &mut reported);
+        result
+    }
+
+    /// The input's format: the one asked for, or in auto mode the one
+    /// its first lines are in; and those first lines, `None` for one too
+    /// long to keep.
+    fn pick_format<R: std::io::Read>(
+        &self,
+        lines: &mut LineReader<R>,
+        follow: bool,
+        result: &mut InputResult,
+    ) -> (Option<LogFormat>, Vec<Option<Vec<u8>>>) {
         let mut head: Vec<Option<Vec<u8>>> = Vec::new();
         let format = match &self.options.format {
             FormatChoice::Fixed(f) => Some(f.clone()),
@@ -542,122 +684,7 @@ impl Worker<'_> {
                 }
             }
         };
-        let mut format = format;
-        result.format = match &format {
-            Some(f) => f.name().to_owned(),
-            None => "unknown".to_owned(),
-        };
-        // In auto mode a line the chosen preset cannot read is tried with
-        // the others, so that files mixing formats lose nothing.
-        let fallbacks: Vec<LogFormat> = match &self.options.format {
-            FormatChoice::Fixed(_) => Vec::new(),
-            FormatChoice::Auto => FALLBACKS
-                .iter()
-                .filter(|n| format.as_ref().is_none_or(|f| f.name() != **n))
-                .filter_map(|n| LogFormat::from_spec(n).ok())
-                .collect(),
-        };
-        // Presets read extra trailing fields, so `common` reads a combined
-        // line without its User-Agent: a common log tries combined first.
-        let richer = match (&self.options.format, format.as_ref().map(LogFormat::name)) {
-            (FormatChoice::Auto, Some("common")) => LogFormat::from_spec("combined").ok(),
-            (FormatChoice::Auto, Some("vhost_common")) => {
-                LogFormat::from_spec("vhost_combined").ok()
-            }
-            _ => None,
-        };
-        // Whether a `#Fields:` directive may set the format: in auto mode,
-        // and for a W3C format.
-        let w3c_ok = match &self.options.format {
-            FormatChoice::Auto => true,
-            FormatChoice::Fixed(f) => f.is_w3c(),
-        };
-        for l in std::mem::take(&mut head) {
-            lineno += 1;
-            if w3c_ok {
-                Self::fields_directive(l.as_deref(), &mut format, &mut result);
-            }
-            let formats = FormatChain {
-                richer: richer.as_ref(),
-                primary: format.as_ref(),
-                fallbacks: &fallbacks,
-            };
-            self.line(&name, lineno, l.as_deref(), &formats, &mut result);
-        }
-        if result.error.is_some() {
-            return result;
-        }
-        loop {
-            let line = match lines.next_line_with(!follow) {
-                Ok(l) => l,
-                Err(e) => {
-                    result.error = Some(format!("read error after line {lineno}: {e}"));
-                    break;
-                }
-            };
-            match line {
-                Some(l) => {
-                    lineno += 1;
-                    let text = l.text();
-                    if w3c_ok && text.is_some_and(|t| t.first() == Some(&b'#')) {
-                        Self::fields_directive(text, &mut format, &mut result);
-                    }
-                    let formats = FormatChain {
-                        richer: richer.as_ref(),
-                        primary: format.as_ref(),
-                        fallbacks: &fallbacks,
-                    };
-                    self.line(&name, lineno, text, &formats, &mut result);
-                    if lineno.is_multiple_of(STOP_CHECK) {
-                        self.report_progress(lineno, &mut reported);
-                        if self.options.stop.load(Ordering::Relaxed) {
-                            if !follow {
-                                result.error = Some(format!("stopped after line {lineno}"));
-                            }
-                            break;
-                        }
-                    }
-                }
-                None if !follow => break,
-                None => {
-                    self.report_progress(lineno, &mut reported);
-                    if self.options.stop.load(Ordering::Relaxed) {
-                        break;
-                    }
-                    std::thread::sleep(self.options.poll);
-                    let Input::Path(path) = input else { continue };
-                    let now = file_identity(path);
-                    let rotated = match (identity, now) {
-                        (Some((ino, _)), Some((new_ino, len))) => {
-                            new_ino != ino || len < lines.consumed()
-                        }
-                        _ => false,
-                    };
-                    if rotated {
-                        // Finish the old file, then start on the new one.
-                        while let Ok(Some(l)) = lines.next_line_with(true) {
-                            lineno += 1;
-                            let text = l.text();
-                            let formats = FormatChain {
-                                richer: richer.as_ref(),
-                                primary: format.as_ref(),
-                                fallbacks: &fallbacks,
-                            };
-                            self.line(&name, lineno, text, &formats, &mut result);
-                        }
-                        match input.open() {
-                            Ok((r, _)) => {
-                                lines = LineReader::new(r);
-                                identity = now;
-                            }
-                            Err(_) => continue,
-                        }
-                    }
-                }
-            }
-        }
-        self.report_progress(lineno, &mut reported);
-        result
+        (format, head)
     }
 
     /// A W3C `#Fields:` directive sets the format of the lines after it

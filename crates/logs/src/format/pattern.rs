@@ -643,79 +643,7 @@ impl Pattern {
                 }
                 Err(e) => return Err(e),
             };
-            // Fixed-width and measured extents may fall inside a character.
-            let v = line
-                .get(pos..end)
-                .ok_or_else(|| err(Reason::Mismatch, pos))?;
-            match &f.kind {
-                Kind::Remote => {
-                    rec.remote =
-                        Some(fields::client(v).ok_or_else(|| err(Reason::BadAddress, pos))?);
-                }
-                Kind::Time(form) => {
-                    if v != "-" || matches!(form, TimeForm::Strftime(_)) {
-                        let t = match form {
-                            TimeForm::Clf => time::parse_clf(v),
-                            TimeForm::Iso => time::parse_iso(v),
-                            TimeForm::Epoch(n) => time::parse_epoch(v, *n),
-                            TimeForm::Strftime(fmt) => {
-                                time::parse_strftime(fmt, v).map(|(t, used)| {
-                                    end = pos + used;
-                                    t
-                                })
-                            }
-                        };
-                        rec.time = Some(t.ok_or_else(|| err(Reason::BadTime, pos))?);
-                    }
-                }
-                Kind::Request => {
-                    let r = fields::request_line(v);
-                    rec.method = rec.method.or(r.method);
-                    rec.path = rec.path.or(r.path);
-                    rec.protocol = rec.protocol.or(r.protocol);
-                }
-                // Raw control bytes: servers escape them, so the field is
-                // mangled; the request still happened.
-                Kind::Method | Kind::Path if has_control(v) => {}
-                Kind::Method | Kind::Path => {
-                    if f.kind == Kind::Method {
-                        rec.method = opt(v).or(rec.method);
-                    } else {
-                        rec.path = opt(v).or(rec.path);
-                        path_span = Some((pos, end));
-                    }
-                }
-                Kind::Query => {
-                    if let Some((start, path_end)) = path_span
-                        && path_end == pos
-                        && !v.is_empty()
-                    {
-                        rec.path = line.get(start..end).or(rec.path);
-                    }
-                }
-                Kind::Protocol => rec.protocol = opt(v).or(rec.protocol),
-                Kind::Status | Kind::OriginalStatus => {
-                    rec.status = fields::status(v).map_err(|()| err(Reason::BadStatus, pos))?;
-                }
-                Kind::Bytes => {
-                    rec.bytes = fields::bytes(v).ok_or_else(|| err(Reason::BadBytes, pos))?;
-                }
-                Kind::Referer => rec.referer = opt(v),
-                Kind::UserAgent => rec.user_agent = opt(v),
-                Kind::ForwardedFor => rec.forwarded_for = opt(v),
-                Kind::Vhost => rec.vhost = opt(v),
-                Kind::SignatureInput => rec.signature.input = opt(v),
-                Kind::Signature => rec.signature.signature = opt(v),
-                Kind::SignatureAgent => rec.signature.agent = opt(v),
-                Kind::VhostPort => {
-                    let host = match v.rsplit_once(':') {
-                        Some((h, p)) if !p.is_empty() && p.bytes().all(|c| c.is_ascii_digit()) => h,
-                        _ => v,
-                    };
-                    rec.vhost = opt(host);
-                }
-                Kind::Opaque => {}
-            }
+            store(&mut rec, f, line, pos, &mut end, &mut path_span)?;
             pos = end;
             if rec.truncated {
                 return rec.finish();
@@ -726,6 +654,90 @@ impl Pattern {
         }
         rec.finish()
     }
+}
+
+/// Stores the value of field `f`, `line[pos..*end]`, in `rec`; a time read
+/// by a strftime form moves `*end` to where it stops, and a path field
+/// notes its span in `path_span` (for `%U%q`).
+fn store<'a>(
+    rec: &mut Builder<'a>,
+    f: &Field,
+    line: &'a str,
+    pos: usize,
+    end: &mut usize,
+    path_span: &mut Option<(usize, usize)>,
+) -> Result<(), Fault> {
+    // Fixed-width and measured extents may fall inside a character.
+    let v = line
+        .get(pos..*end)
+        .ok_or_else(|| err(Reason::Mismatch, pos))?;
+    match &f.kind {
+        Kind::Remote => {
+            rec.remote = Some(fields::client(v).ok_or_else(|| err(Reason::BadAddress, pos))?);
+        }
+        Kind::Time(form) => {
+            if v != "-" || matches!(form, TimeForm::Strftime(_)) {
+                let t = match form {
+                    TimeForm::Clf => time::parse_clf(v),
+                    TimeForm::Iso => time::parse_iso(v),
+                    TimeForm::Epoch(n) => time::parse_epoch(v, *n),
+                    TimeForm::Strftime(fmt) => time::parse_strftime(fmt, v).map(|(t, used)| {
+                        *end = pos + used;
+                        t
+                    }),
+                };
+                rec.time = Some(t.ok_or_else(|| err(Reason::BadTime, pos))?);
+            }
+        }
+        Kind::Request => {
+            let r = fields::request_line(v);
+            rec.method = rec.method.or(r.method);
+            rec.path = rec.path.or(r.path);
+            rec.protocol = rec.protocol.or(r.protocol);
+        }
+        // Raw control bytes: servers escape them, so the field is
+        // mangled; the request still happened.
+        Kind::Method | Kind::Path if has_control(v) => {}
+        Kind::Method | Kind::Path => {
+            if f.kind == Kind::Method {
+                rec.method = opt(v).or(rec.method);
+            } else {
+                rec.path = opt(v).or(rec.path);
+                *path_span = Some((pos, *end));
+            }
+        }
+        Kind::Query => {
+            if let Some((start, path_end)) = *path_span
+                && path_end == pos
+                && !v.is_empty()
+            {
+                rec.path = line.get(start..*end).or(rec.path);
+            }
+        }
+        Kind::Protocol => rec.protocol = opt(v).or(rec.protocol),
+        Kind::Status | Kind::OriginalStatus => {
+            rec.status = fields::status(v).map_err(|()| err(Reason::BadStatus, pos))?;
+        }
+        Kind::Bytes => {
+            rec.bytes = fields::bytes(v).ok_or_else(|| err(Reason::BadBytes, pos))?;
+        }
+        Kind::Referer => rec.referer = opt(v),
+        Kind::UserAgent => rec.user_agent = opt(v),
+        Kind::ForwardedFor => rec.forwarded_for = opt(v),
+        Kind::Vhost => rec.vhost = opt(v),
+        Kind::SignatureInput => rec.signature.input = opt(v),
+        Kind::Signature => rec.signature.signature = opt(v),
+        Kind::SignatureAgent => rec.signature.agent = opt(v),
+        Kind::VhostPort => {
+            let host = match v.rsplit_once(':') {
+                Some((h, p)) if !p.is_empty() && p.bytes().all(|c| c.is_ascii_digit()) => h,
+                _ => v,
+            };
+            rec.vhost = opt(host);
+        }
+        Kind::Opaque => {}
+    }
+    Ok(())
 }
 
 /// Quoted fields are always followed by a literal (that is how they are

@@ -472,7 +472,7 @@ fn timeline(out: &mut String, r: &Report) -> fmt::Result {
     if n == 0 {
         writeln!(out, r#"<p class="empty">No bot request with a time.</p>"#)?;
     } else {
-        timeline_svg(out, tl.start, tl.bucket_seconds, &series)?;
+        timeline::svg(out, tl.start, tl.bucket_seconds, &series)?;
     }
     let total: usize = tl.series.iter().filter(|s| s.bot != "humans").count();
     write!(out, "<figcaption>")?;
@@ -512,96 +512,149 @@ fn swatch(i: usize, s: &Drawn) -> usize {
     if s.verdict.is_empty() { 8 } else { i.min(7) }
 }
 
-fn timeline_svg(
-    out: &mut String,
-    start: Option<Timestamp>,
-    bucket: u64,
-    series: &[Drawn],
-) -> fmt::Result {
+/// The timeline's SVG chart: requests per bucket, stacked by series.
+mod timeline {
+    use std::fmt::{self, Write as _};
+
+    use jiff::Timestamp;
+
+    use super::{Drawn, Esc, compact, group, nice_axis, swatch, time, time_ticks};
+
     const W: f64 = 1000.0;
     const H: f64 = 300.0;
     const ML: f64 = 56.0;
     const MR: f64 = 24.0;
     const MT: f64 = 12.0;
     const MB: f64 = 44.0;
-    let (pw, ph) = (W - ML - MR, H - MT - MB);
-    let n = series[0].counts.len();
-    let mut stack = vec![0u64; n];
-    for s in series {
-        for (t, c) in stack.iter_mut().zip(&s.counts) {
-            *t += c;
+
+    /// Where values and buckets fall in the plot.
+    struct Scale {
+        /// The plot's width and height, inside the margins.
+        pw: f64,
+        ph: f64,
+        /// Buckets.
+        nf: f64,
+        /// The value at the top of the axis.
+        topf: f64,
+    }
+
+    impl Scale {
+        #[allow(clippy::cast_precision_loss)]
+        fn y(&self, v: u64) -> f64 {
+            MT + self.ph - v as f64 / self.topf * self.ph
+        }
+
+        #[allow(clippy::cast_precision_loss)]
+        fn x(&self, i: usize) -> f64 {
+            ML + (i as f64 + 0.5) * self.pw / self.nf
         }
     }
-    let peak = stack.iter().copied().max().unwrap_or(0);
-    let (step, top) = nice_axis(peak, 4);
-    #[allow(clippy::cast_precision_loss)]
-    let (nf, topf) = (n as f64, top as f64);
-    #[allow(clippy::cast_precision_loss)]
-    let y = |v: u64| MT + ph - v as f64 / topf * ph;
-    #[allow(clippy::cast_precision_loss)]
-    let x = |i: usize| ML + (i as f64 + 0.5) * pw / nf;
-    writeln!(
-        out,
-        r#"<svg id="timeline-chart" viewBox="0 0 {W} {H}" role="img" aria-labelledby="timeline-title">"#
-    )?;
-    writeln!(
-        out,
-        r#"<title id="timeline-title">Bot requests over time, stacked by bot and verdict</title>"#
-    )?;
-    // Grid and value axis.
-    let mut v = 0;
-    while v <= top {
-        let yv = y(v);
-        writeln!(
-            out,
-            r#"<line class="grid" x1="{ML}" x2="{:.1}" y1="{yv:.1}" y2="{yv:.1}"/><text x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"#,
-            ML + pw,
-            ML - 8.0,
-            yv + 4.0,
-            compact(v)
-        )?;
-        v += step;
-    }
-    // Areas, largest at the bottom.
-    let mut lower = vec![0u64; n];
-    for (k, s) in series.iter().enumerate() {
-        let upper: Vec<u64> = lower.iter().zip(&s.counts).map(|(a, b)| a + b).collect();
-        let mut d = format!("M{ML:.1},{:.1}", y(upper[0]));
-        for (i, &u) in upper.iter().enumerate() {
-            write!(d, "L{:.1},{:.1}", x(i), y(u))?;
+
+    pub(super) fn svg(
+        out: &mut String,
+        start: Option<Timestamp>,
+        bucket: u64,
+        series: &[Drawn],
+    ) -> fmt::Result {
+        let n = series[0].counts.len();
+        let mut stack = vec![0u64; n];
+        for s in series {
+            for (t, c) in stack.iter_mut().zip(&s.counts) {
+                *t += c;
+            }
         }
-        write!(d, "L{:.1},{:.1}", ML + pw, y(upper[n - 1]))?;
-        write!(d, "L{:.1},{:.1}", ML + pw, y(lower[n - 1]))?;
-        for (i, &l) in lower.iter().enumerate().rev() {
-            write!(d, "L{:.1},{:.1}", x(i), y(l))?;
-        }
-        write!(d, "L{ML:.1},{:.1}Z", y(lower[0]))?;
-        let label = if s.verdict.is_empty() {
-            s.bot.clone()
-        } else {
-            format!("{} ({})", s.bot, s.verdict)
+        let peak = stack.iter().copied().max().unwrap_or(0);
+        let (step, top) = nice_axis(peak, 4);
+        #[allow(clippy::cast_precision_loss)]
+        let scale = Scale {
+            pw: W - ML - MR,
+            ph: H - MT - MB,
+            nf: n as f64,
+            topf: top as f64,
         };
         writeln!(
             out,
-            r#"<path class="series area s{}" data-series="{}" d="{d}"><title>{}: {} requests</title></path>"#,
-            swatch(k, s),
-            Esc(&label),
-            Esc(&label),
-            group(s.total)
+            r#"<svg id="timeline-chart" viewBox="0 0 {W} {H}" role="img" aria-labelledby="timeline-title">"#
         )?;
-        lower = upper;
+        writeln!(
+            out,
+            r#"<title id="timeline-title">Bot requests over time, stacked by bot and verdict</title>"#
+        )?;
+        grid(out, &scale, step, top)?;
+        areas(out, &scale, series, n)?;
+        let (pw, ph) = (scale.pw, scale.ph);
+        writeln!(
+            out,
+            r#"<line class="axis" x1="{ML}" x2="{:.1}" y1="{:.1}" y2="{:.1}"/>"#,
+            ML + pw,
+            MT + ph,
+            MT + ph
+        )?;
+        let start = start.map(Timestamp::as_second);
+        let bucket = i64::try_from(bucket.max(1)).unwrap_or(i64::MAX / 1024);
+        if let Some(t0) = start {
+            time_axis(out, &scale, t0, bucket, n)?;
+        }
+        hover_targets(out, &scale, &stack, series, start, bucket)?;
+        writeln!(out, "</svg>")
     }
-    writeln!(
-        out,
-        r#"<line class="axis" x1="{ML}" x2="{:.1}" y1="{:.1}" y2="{:.1}"/>"#,
-        ML + pw,
-        MT + ph,
-        MT + ph
-    )?;
-    // Time axis.
-    let start = start.map(Timestamp::as_second);
-    let bucket = i64::try_from(bucket.max(1)).unwrap_or(i64::MAX / 1024);
-    if let Some(t0) = start {
+
+    /// Grid and value axis.
+    fn grid(out: &mut String, scale: &Scale, step: u64, top: u64) -> fmt::Result {
+        let mut v = 0;
+        while v <= top {
+            let yv = scale.y(v);
+            writeln!(
+                out,
+                r#"<line class="grid" x1="{ML}" x2="{:.1}" y1="{yv:.1}" y2="{yv:.1}"/><text x="{:.1}" y="{:.1}" text-anchor="end">{}</text>"#,
+                ML + scale.pw,
+                ML - 8.0,
+                yv + 4.0,
+                compact(v)
+            )?;
+            v += step;
+        }
+        Ok(())
+    }
+
+    /// The series' areas, largest at the bottom.
+    fn areas(out: &mut String, scale: &Scale, series: &[Drawn], n: usize) -> fmt::Result {
+        let (x, y) = (|i| scale.x(i), |v| scale.y(v));
+        let pw = scale.pw;
+        let mut lower = vec![0u64; n];
+        for (k, s) in series.iter().enumerate() {
+            let upper: Vec<u64> = lower.iter().zip(&s.counts).map(|(a, b)| a + b).collect();
+            let mut d = format!("M{ML:.1},{:.1}", y(upper[0]));
+            for (i, &u) in upper.iter().enumerate() {
+                write!(d, "L{:.1},{:.1}", x(i), y(u))?;
+            }
+            write!(d, "L{:.1},{:.1}", ML + pw, y(upper[n - 1]))?;
+            write!(d, "L{:.1},{:.1}", ML + pw, y(lower[n - 1]))?;
+            for (i, &l) in lower.iter().enumerate().rev() {
+                write!(d, "L{:.1},{:.1}", x(i), y(l))?;
+            }
+            write!(d, "L{ML:.1},{:.1}Z", y(lower[0]))?;
+            let label = if s.verdict.is_empty() {
+                s.bot.clone()
+            } else {
+                format!("{} ({})", s.bot, s.verdict)
+            };
+            writeln!(
+                out,
+                r#"<path class="series area s{}" data-series="{}" d="{d}"><title>{}: {} requests</title></path>"#,
+                swatch(k, s),
+                Esc(&label),
+                Esc(&label),
+                group(s.total)
+            )?;
+            lower = upper;
+        }
+        Ok(())
+    }
+
+    /// The time axis of `n` buckets of `bucket` seconds from `t0`.
+    fn time_axis(out: &mut String, scale: &Scale, t0: i64, bucket: i64, n: usize) -> fmt::Result {
+        let (pw, ph) = (scale.pw, scale.ph);
         let end = t0.saturating_add(bucket.saturating_mul(i64::try_from(n).unwrap_or(0)));
         #[allow(clippy::cast_precision_loss)]
         let span = (end - t0) as f64;
@@ -624,40 +677,52 @@ fn timeline_svg(
             }
             writeln!(out, "</text>")?;
         }
+        Ok(())
     }
-    // One hover target per bucket with its numbers.
-    #[allow(clippy::cast_precision_loss)]
-    let bw = pw / nf;
-    for (i, &sum) in stack.iter().enumerate() {
-        #[allow(clippy::cast_precision_loss)]
-        let bx = ML + i as f64 * bw;
-        let when = start.map_or_else(
-            || format!("bucket {}", i + 1),
-            |t0| {
-                let at = t0.saturating_add(bucket.saturating_mul(i64::try_from(i).unwrap_or(0)));
-                Timestamp::from_second(at).map_or_else(
-                    |_| format!("bucket {}", i + 1),
-                    |at| format!("{} UTC", time(at, false)),
-                )
-            },
-        );
-        write!(
-            out,
-            r#"<rect class="hit" x="{bx:.2}" y="{MT}" width="{bw:.2}" height="{ph}"><title>{when}: {} bot requests"#,
-            group(sum)
-        )?;
-        for s in series {
-            if s.counts[i] > 0 {
-                write!(out, "\n{}", Esc(&s.bot))?;
-                if !s.verdict.is_empty() {
-                    write!(out, " ({})", Esc(&s.verdict))?;
+
+    /// One hover target per bucket with its numbers.
+    fn hover_targets(
+        out: &mut String,
+        scale: &Scale,
+        stack: &[u64],
+        series: &[Drawn],
+        start: Option<i64>,
+        bucket: i64,
+    ) -> fmt::Result {
+        let ph = scale.ph;
+        let bw = scale.pw / scale.nf;
+        for (i, &sum) in stack.iter().enumerate() {
+            #[allow(clippy::cast_precision_loss)]
+            let bx = ML + i as f64 * bw;
+            let when = start.map_or_else(
+                || format!("bucket {}", i + 1),
+                |t0| {
+                    let at =
+                        t0.saturating_add(bucket.saturating_mul(i64::try_from(i).unwrap_or(0)));
+                    Timestamp::from_second(at).map_or_else(
+                        |_| format!("bucket {}", i + 1),
+                        |at| format!("{} UTC", time(at, false)),
+                    )
+                },
+            );
+            write!(
+                out,
+                r#"<rect class="hit" x="{bx:.2}" y="{MT}" width="{bw:.2}" height="{ph}"><title>{when}: {} bot requests"#,
+                group(sum)
+            )?;
+            for s in series {
+                if s.counts[i] > 0 {
+                    write!(out, "\n{}", Esc(&s.bot))?;
+                    if !s.verdict.is_empty() {
+                        write!(out, " ({})", Esc(&s.verdict))?;
+                    }
+                    write!(out, ": {}", group(s.counts[i]))?;
                 }
-                write!(out, ": {}", group(s.counts[i]))?;
             }
+            writeln!(out, "</title></rect>")?;
         }
-        writeln!(out, "</title></rect>")?;
+        Ok(())
     }
-    writeln!(out, "</svg>")
 }
 
 fn verdicts(out: &mut String, r: &Report) -> fmt::Result {
@@ -757,11 +822,6 @@ fn status_class(code: u16) -> &'static str {
 }
 
 fn status_codes(out: &mut String, r: &Report) -> fmt::Result {
-    const W: f64 = 480.0;
-    const H: f64 = 220.0;
-    const ML: f64 = 44.0;
-    const MT: f64 = 18.0;
-    const MB: f64 = 26.0;
     panel(out, "status", "Status codes", "Responses to all requests.")?;
     if r.status_codes.is_empty() {
         writeln!(out, r#"<p class="empty">No requests.</p>"#)?;
@@ -774,6 +834,46 @@ fn status_codes(out: &mut String, r: &Report) -> fmt::Result {
         codes.truncate(MAX_STATUS_BARS);
         codes.sort_unstable();
     }
+    writeln!(out, "<figure>")?;
+    status_chart(out, &codes, total)?;
+    write!(
+        out,
+        "<figcaption>Responses per status code: 2xx green, 3xx blue, 4xx amber, 5xx red."
+    )?;
+    if r.status_codes.len() > codes.len() {
+        write!(
+            out,
+            " The {} most frequent of {} codes; the table lists all.",
+            codes.len(),
+            r.status_codes.len()
+        )?;
+    }
+    writeln!(out, "</figcaption>")?;
+    writeln!(out, "</figure>")?;
+    writeln!(out, r#"<div class="scroll"><table>"#)?;
+    writeln!(
+        out,
+        r#"<thead><tr><th>Status</th><th class="num">Requests</th><th class="num">Share</th></tr></thead><tbody>"#
+    )?;
+    for (code, n) in &r.status_codes {
+        writeln!(
+            out,
+            r#"<tr><td>{code}</td><td class="num">{}</td><td class="num">{}</td></tr>"#,
+            group(*n),
+            share(*n, total)
+        )?;
+    }
+    writeln!(out, "</tbody></table></div>")?;
+    writeln!(out, "</section>")
+}
+
+/// The bar chart of the status codes drawn, out of `total` requests.
+fn status_chart(out: &mut String, codes: &[(u16, u64)], total: u64) -> fmt::Result {
+    const W: f64 = 480.0;
+    const H: f64 = 220.0;
+    const ML: f64 = 44.0;
+    const MT: f64 = 18.0;
+    const MB: f64 = 26.0;
     let peak = codes.iter().map(|c| c.1).max().unwrap_or(0);
     let (step, top) = nice_axis(peak, 4);
     let (pw, ph) = (W - ML, H - MT - MB);
@@ -782,7 +882,6 @@ fn status_codes(out: &mut String, r: &Report) -> fmt::Result {
     #[allow(clippy::cast_precision_loss)]
     let slot = pw / codes.len() as f64;
     let bw = (slot * 0.7).min(44.0);
-    writeln!(out, "<figure>")?;
     writeln!(
         out,
         r#"<svg id="status-chart" viewBox="0 0 {W} {H}" role="img" aria-labelledby="status-title">"#
@@ -833,36 +932,7 @@ fn status_codes(out: &mut String, r: &Report) -> fmt::Result {
         MT + ph,
         MT + ph
     )?;
-    writeln!(out, "</svg>")?;
-    write!(
-        out,
-        "<figcaption>Responses per status code: 2xx green, 3xx blue, 4xx amber, 5xx red."
-    )?;
-    if r.status_codes.len() > codes.len() {
-        write!(
-            out,
-            " The {} most frequent of {} codes; the table lists all.",
-            codes.len(),
-            r.status_codes.len()
-        )?;
-    }
-    writeln!(out, "</figcaption>")?;
-    writeln!(out, "</figure>")?;
-    writeln!(out, r#"<div class="scroll"><table>"#)?;
-    writeln!(
-        out,
-        r#"<thead><tr><th>Status</th><th class="num">Requests</th><th class="num">Share</th></tr></thead><tbody>"#
-    )?;
-    for (code, n) in &r.status_codes {
-        writeln!(
-            out,
-            r#"<tr><td>{code}</td><td class="num">{}</td><td class="num">{}</td></tr>"#,
-            group(*n),
-            share(*n, total)
-        )?;
-    }
-    writeln!(out, "</tbody></table></div>")?;
-    writeln!(out, "</section>")
+    writeln!(out, "</svg>")
 }
 
 fn num_cell(out: &mut String, n: u64) -> fmt::Result {

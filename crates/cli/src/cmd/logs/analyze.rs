@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use botwarden_crawl::{Fetcher, KeyDirConfig, KeyDirectories};
 use botwarden_logs::{
-    Analysis, AnalyzeOptions, Analyzer, FormatChoice, Listed, LogFormat, Progress, Targets,
+    Analysis, AnalyzeOptions, Analyzer, FormatChoice, Listed, LogFormat, Progress, Run, Targets,
     TextOptions, expand_inputs, render_html, render_text, trusted_proxy_warnings,
 };
 use botwarden_scale::stream::{PairPublisher, StreamConfig, VerdictView};
@@ -209,6 +209,46 @@ pub(crate) fn run(args: &AnalyzeArgs, export_only: bool) -> Result<ExitCode> {
     } else {
         FormatChoice::Fixed(LogFormat::from_spec(&args.format).context("--format")?)
     };
+    let (classifier, runtime, verifier) = verification(args)?;
+    let (options, view) = options(args, format, &verifier, &runtime)?;
+    let total_bytes: Option<u64> = inputs.iter().map(|i| i.size()).sum();
+    let announcer = match (args.dns.redis.target()?, targets.is_empty()) {
+        (Some(target), false) => {
+            Some(runtime.block_on(RedisExports::connect(target, Timeouts::default())))
+        }
+        _ => None,
+    };
+    let announce_exports = |bar: Option<&indicatif::ProgressBar>| {
+        if let Some(announcer) = &announcer {
+            announce(&runtime, announcer, &targets, bar);
+        }
+    };
+    let analyzer = Analyzer::new(classifier, verifier, runtime.handle().clone());
+    let run = analyzer.start(inputs, options);
+    wait(
+        args,
+        &run,
+        view.as_ref(),
+        &targets,
+        total_bytes,
+        &announce_exports,
+    );
+    let analysis = run.finish();
+    conclude(
+        args,
+        report,
+        &analysis,
+        view.as_ref(),
+        &targets,
+        &announce_exports,
+    )
+}
+
+/// The User-Agent classifier, the runtime verification runs on, and the
+/// verifier.
+fn verification(
+    args: &AnalyzeArgs,
+) -> Result<(Arc<Classifier>, tokio::runtime::Runtime, Arc<Verifier>)> {
     let registry = Arc::new(args.registry.load()?);
     let classifier = Arc::new(
         Classifier::for_registry(&registry)
@@ -230,6 +270,17 @@ pub(crate) fn run(args: &AnalyzeArgs, export_only: bool) -> Result<ExitCode> {
         .context("cannot start the async runtime")?;
     args.dns.redis.attach(&mut config, &runtime)?;
     let verifier = Arc::new(Verifier::new(registry, config).context("cannot set up verification")?);
+    Ok((classifier, runtime, verifier))
+}
+
+/// The analysis' options; with `--nats`, the view of the fleet's verdicts
+/// (pairs go to the central verifiers, exports come from the bucket).
+fn options(
+    args: &AnalyzeArgs,
+    format: FormatChoice,
+    verifier: &Verifier,
+    runtime: &tokio::runtime::Runtime,
+) -> Result<(AnalyzeOptions, Option<VerdictView>)> {
     let mut options = AnalyzeOptions {
         format,
         trusted_proxies: args.trusted_proxies.clone(),
@@ -240,11 +291,10 @@ pub(crate) fn run(args: &AnalyzeArgs, export_only: bool) -> Result<ExitCode> {
     if let Some(n) = args.threads {
         options.threads = n.max(1);
     }
-    // With --nats: pairs to the central verifiers, exports from the bucket.
     let view = match &args.nats {
         Some(url) => {
             let logs =
-                super::nats::connect(&runtime, url, &args.nats_access, StreamConfig::default())?;
+                super::nats::connect(runtime, url, &args.nats_access, StreamConfig::default())?;
             let _entered = runtime.enter();
             options.pairs = Some(Arc::new(PairPublisher::new(logs.clone())));
             Some(runtime.block_on(VerdictView::start(&logs)))
@@ -260,24 +310,24 @@ pub(crate) fn run(args: &AnalyzeArgs, export_only: bool) -> Result<ExitCode> {
         });
     }
     options.signature_keys = Some(Arc::new(signature_keys(
-        &verifier,
-        &runtime,
+        verifier,
+        runtime,
         !args.no_fetch_keys,
     )?));
-    let total_bytes: Option<u64> = inputs.iter().map(|i| i.size()).sum();
-    let announcer = match (args.dns.redis.target()?, targets.is_empty()) {
-        (Some(target), false) => {
-            Some(runtime.block_on(RedisExports::connect(target, Timeouts::default())))
-        }
-        _ => None,
-    };
-    let announce_exports = |bar: Option<&indicatif::ProgressBar>| {
-        if let Some(announcer) = &announcer {
-            announce(&runtime, announcer, &targets, bar);
-        }
-    };
-    let analyzer = Analyzer::new(classifier, verifier, runtime.handle().clone());
-    let run = analyzer.start(inputs, options);
+    Ok((options, view))
+}
+
+/// Waits for the run to end, with a progress bar on a terminal; when
+/// following, writes the exports every `--export-interval` if the verdicts
+/// changed.
+fn wait(
+    args: &AnalyzeArgs,
+    run: &Run,
+    view: Option<&VerdictView>,
+    targets: &Targets,
+    total_bytes: Option<u64>,
+    announce_exports: &dyn Fn(Option<&indicatif::ProgressBar>),
+) {
     let bar = (!args.no_progress && std::io::stderr().is_terminal())
         .then(|| progress_bar(total_bytes, args.follow));
     let mut last_export = Instant::now();
@@ -288,17 +338,15 @@ pub(crate) fn run(args: &AnalyzeArgs, export_only: bool) -> Result<ExitCode> {
             update_bar(bar, run.progress());
         }
         if args.follow && last_export.elapsed() >= args.export_interval {
-            let generation = match &view {
+            let generation = match view {
                 Some(view) => view.generation(),
                 None => run.progress().generation.load(Ordering::Relaxed),
             };
             if generation != exported_generation {
                 exported_generation = generation;
                 if !targets.is_empty() {
-                    let listed = view
-                        .as_ref()
-                        .map_or_else(|| run.listed(), VerdictView::listed);
-                    if export(&targets, &listed, bar.as_ref()) {
+                    let listed = view.map_or_else(|| run.listed(), VerdictView::listed);
+                    if export(targets, &listed, bar.as_ref()) {
                         announce_exports(bar.as_ref());
                     }
                 }
@@ -309,9 +357,20 @@ pub(crate) fn run(args: &AnalyzeArgs, export_only: bool) -> Result<ExitCode> {
     if let Some(bar) = bar {
         bar.finish_and_clear();
     }
-    let analysis = run.finish();
+}
+
+/// Writes the exports and the report once the run is over; the exit
+/// status is 1 when an export or an input failed.
+fn conclude(
+    args: &AnalyzeArgs,
+    report: ReportKind,
+    analysis: &Analysis,
+    view: Option<&VerdictView>,
+    targets: &Targets,
+    announce_exports: &dyn Fn(Option<&indicatif::ProgressBar>),
+) -> Result<ExitCode> {
     let mut code = ExitCode::SUCCESS;
-    let listed = match &view {
+    let listed = match view {
         // The fleet's verdicts, and this run's own even if the view has
         // not seen the last of them yet.
         Some(view) => {
@@ -324,13 +383,13 @@ pub(crate) fn run(args: &AnalyzeArgs, export_only: bool) -> Result<ExitCode> {
         None => analysis.listed.clone(),
     };
     if !targets.is_empty() {
-        if export(&targets, &listed, None) {
+        if export(targets, &listed, None) {
             announce_exports(None);
         } else {
             code = ExitCode::from(1);
         }
     }
-    write_report(args, report, &analysis)?;
+    write_report(args, report, analysis)?;
     let failed_inputs = analysis
         .report
         .inputs
