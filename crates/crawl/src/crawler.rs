@@ -60,24 +60,23 @@ use botwarden_robots::{
 };
 use std::future::Future;
 
+use botwarden_fetch::{Error as FetchError, Fetcher, PageResponse, link_header_canonicals};
+use botwarden_store::{
+    Batch, BodyHash, Error as StoreError, LinkRecord, NewUrl, PageRecord, RobotsFileRecord,
+    RobotsRecord, Skip, Store, StoredRobots, TextReading, ThrottleRecord, UrlState,
+    VerificationRecord, normalize, normalize_text, normalize_url,
+};
 use tokio::task::{self, JoinSet};
 use tokio::time::Instant;
 use url::Url;
 
 use crate::directives::PageDirectives;
 use crate::error::Error;
-use crate::fetch::Fetcher;
 use crate::frontier::{Admitted, Frontier, FrontierConfig, Queued};
-use crate::html::{self, HtmlFacts, LinkElement, TextReading};
+use crate::html::{self, HtmlFacts, LinkElement};
 use crate::identity::Identity;
-use crate::normalize::{normalize, normalize_text, normalize_url};
 use crate::ownership::Simulation;
-use crate::page::{PageResponse, link_header_canonicals};
 use crate::sitemap::{SitemapKind, parse_sitemap};
-use crate::store::{
-    Batch, LinkRecord, NewUrl, PageRecord, RobotsFileRecord, RobotsRecord, Skip, Store,
-    StoredRobots, ThrottleRecord, UrlState, VerificationRecord,
-};
 use crate::throttle::{Adjustment, Direction, Throttle, ThrottleConfig};
 
 /// How to crawl.
@@ -311,7 +310,7 @@ pub const COMMIT_WINDOW: Duration = Duration::from_millis(20);
 
 pub(crate) struct Done {
     pub(crate) q: Queued,
-    pub(crate) result: Result<(PageResponse, Reading), Error>,
+    pub(crate) result: Result<(PageResponse, Reading), FetchError>,
 }
 
 /// What the fetch task reads of a page beside fetching it, off the
@@ -322,62 +321,6 @@ pub(crate) struct Reading {
     html: Option<Result<HtmlFacts, Error>>,
 }
 
-/// How a store's `content_hash` is computed: its meta `content_hash`
-/// names it; stores written before it was named hold FNV-1a. A new crawl
-/// writes [`BodyHash::NEW`]; a resumed one keeps its store's, so that one
-/// store never holds hashes of two kinds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum BodyHash {
-    /// 64-bit XXH3 with the default secret and seed 0 (`xxh3-64`): a
-    /// published, frozen algorithm, read at memory speed. The hash finds
-    /// pages of one site with equal bodies; it guards against chance, and
-    /// a site that made two of its pages collide on purpose would fool
-    /// only its own audit.
-    Xxh3,
-    /// The first 64 bits of SHA-256 (`sha256-64`).
-    Sha256,
-    /// 64-bit FNV-1a (`fnv1a-64`).
-    Fnv1a,
-}
-
-impl BodyHash {
-    pub(crate) const META: &'static str = "content_hash";
-
-    /// What a new crawl writes: SHA-256 took about a tenth of the
-    /// fetching threads' time on the benchmark site's 20 KB pages.
-    pub(crate) const NEW: BodyHash = BodyHash::Xxh3;
-
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            BodyHash::Xxh3 => "xxh3-64",
-            BodyHash::Sha256 => "sha256-64",
-            BodyHash::Fnv1a => "fnv1a-64",
-        }
-    }
-
-    /// The kind a store holds (`None`: written before the kind was named).
-    pub(crate) fn of_store(value: Option<&str>) -> BodyHash {
-        match value {
-            Some("xxh3-64") => BodyHash::Xxh3,
-            Some("sha256-64") => BodyHash::Sha256,
-            _ => BodyHash::Fnv1a,
-        }
-    }
-
-    fn hash(self, bytes: &[u8]) -> u64 {
-        match self {
-            BodyHash::Xxh3 => xxhash_rust::xxh3::xxh3_64(bytes),
-            BodyHash::Sha256 => {
-                let digest = ring::digest::digest(&ring::digest::SHA256, bytes);
-                let mut head = [0u8; 8];
-                head.copy_from_slice(&digest.as_ref()[..8]);
-                u64::from_be_bytes(head)
-            }
-            BodyHash::Fnv1a => fnv1a(bytes),
-        }
-    }
-}
-
 impl Reading {
     pub(crate) fn of(page: &PageResponse, hash: BodyHash, text: TextReading) -> Reading {
         let html = (!page.is_redirect()
@@ -385,7 +328,7 @@ impl Reading {
             && page.is_html())
         .then(|| html::extract_with(&page.body, page.charset.as_deref(), text));
         Reading {
-            hash: (!page.body.is_empty()).then(|| hash.hash(&page.body)),
+            hash: (!page.body.is_empty()).then(|| hash_body(hash, &page.body)),
             html,
         }
     }
@@ -411,7 +354,7 @@ impl InFlight {
     pub(crate) fn spawn(
         &mut self,
         q: Queued,
-        request: impl Future<Output = Result<(PageResponse, Reading), Error>> + Send + 'static,
+        request: impl Future<Output = Result<(PageResponse, Reading), FetchError>> + Send + 'static,
     ) {
         let url = q.clone();
         let handle = self.tasks.spawn(async move {
@@ -490,7 +433,7 @@ enum Event {
 ///
 /// # Errors
 /// [`Error::Store`] when the store fails (or holds no crawl to resume),
-/// [`Error::InvalidUrl`] for a start URL that is not one,
+/// [`Error::InvalidUrl`](botwarden_fetch::Error::InvalidUrl) for a start URL that is not one,
 /// [`Error::Ownership`] when the simulation's site is not the start URL's
 /// or a resumed crawl is asked to read robots.txt otherwise than it did;
 /// failures of requests are results,
@@ -548,9 +491,11 @@ pub async fn crawl(
         }
         (start, frontier)
     } else {
-        let start = normalize_url(start.clone()).map_err(|e| Error::InvalidUrl {
-            url: start.to_string(),
-            reason: e.to_string(),
+        let start = normalize_url(start.clone()).map_err(|e| {
+            Error::Fetch(FetchError::InvalidUrl {
+                url: start.to_string(),
+                reason: e.to_string(),
+            })
         })?;
         let mut frontier = Frontier::new(&start, config.frontier.clone());
         let admitted = frontier.admit(&start, 0);
@@ -866,10 +811,10 @@ pub async fn crawl(
     flush(&tx, &mut batch);
     drop(tx);
     let store = writer.join().unwrap_or_else(|_| {
-        Err(Error::Store {
+        Err(Error::Store(StoreError {
             path: path.clone().into(),
             message: "the store's writer stopped unexpectedly".into(),
-        })
+        }))
     })?;
     Ok((
         store,
@@ -899,7 +844,7 @@ fn stored_robots(stored: &StoredRobots, config: &CrawlConfig) -> Option<(Url, Ro
         return None;
     }
     let body = match stored.availability.as_str() {
-        "parse" => crate::body::utf8_body(&stored.body).into_owned(),
+        "parse" => botwarden_fetch::utf8_body(&stored.body).into_owned(),
         "full-allow" => Vec::new(),
         _ => return None,
     };
@@ -1096,10 +1041,10 @@ fn check_reading(
 
 /// The error of a store that holds no crawl to resume.
 fn no_seed(path: &str) -> Error {
-    Error::Store {
+    Error::Store(StoreError {
         path: path.into(),
         message: "not a crawl to resume (no seed recorded)".into(),
-    }
+    })
 }
 
 /// Sleeps until `at`; forever when there is none.
@@ -1262,7 +1207,7 @@ pub(crate) async fn read_robots(
             truncated: false,
         });
         return ready(
-            &crate::body::utf8_body(body),
+            &botwarden_fetch::utf8_body(body),
             None,
             format!("robots.txt from the file {label}"),
         );
@@ -1363,10 +1308,10 @@ pub(crate) async fn read_robots(
 
 /// The reading of a robots.txt not asked because of the crawl's own
 /// settings: nothing is recorded of the origin (a good record stays).
-fn held(e: &Error) -> RobotsRead {
+fn held(e: &FetchError) -> RobotsRead {
     let hint = match e {
-        Error::Refused { .. } => "; allow it with --allow-private if it is meant",
-        Error::Network { .. } => "; trust its certificate authority with --ca-cert",
+        FetchError::Refused { .. } => "; allow it with --allow-private if it is meant",
+        FetchError::Network { .. } => "; trust its certificate authority with --ca-cert",
         _ => "",
     };
     RobotsRead::Held {
@@ -1937,6 +1882,20 @@ fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
 
+/// `bytes`' hash of the kind `hash`.
+fn hash_body(hash: BodyHash, bytes: &[u8]) -> u64 {
+    match hash {
+        BodyHash::Xxh3 => xxhash_rust::xxh3::xxh3_64(bytes),
+        BodyHash::Sha256 => {
+            let digest = ring::digest::digest(&ring::digest::SHA256, bytes);
+            let mut head = [0u8; 8];
+            head.copy_from_slice(&digest.as_ref()[..8]);
+            u64::from_be_bytes(head)
+        }
+        BodyHash::Fnv1a => fnv1a(bytes),
+    }
+}
+
 /// 64-bit FNV-1a: a stable hash of a body, to find duplicate pages.
 fn fnv1a(bytes: &[u8]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
@@ -1960,10 +1919,10 @@ mod tests {
         // XXH3-64("") = 2d06800538d394c2, XXH3-64("abc") = 78af5f94892f3950
         // (xxHash's own sanity checks); SHA-256("abc") = ba7816bf 8f01cfea …;
         // FNV-1a 64("a") = af63dc4c8601ec8c.
-        assert_eq!(BodyHash::Xxh3.hash(b""), 0x2d06_8005_38d3_94c2);
-        assert_eq!(BodyHash::Xxh3.hash(b"abc"), 0x78af_5f94_892f_3950);
-        assert_eq!(BodyHash::Sha256.hash(b"abc"), 0xba78_16bf_8f01_cfea);
-        assert_eq!(BodyHash::Fnv1a.hash(b"a"), 0xaf63_dc4c_8601_ec8c);
+        assert_eq!(hash_body(BodyHash::Xxh3, b""), 0x2d06_8005_38d3_94c2);
+        assert_eq!(hash_body(BodyHash::Xxh3, b"abc"), 0x78af_5f94_892f_3950);
+        assert_eq!(hash_body(BodyHash::Sha256, b"abc"), 0xba78_16bf_8f01_cfea);
+        assert_eq!(hash_body(BodyHash::Fnv1a, b"a"), 0xaf63_dc4c_8601_ec8c);
         for kind in [BodyHash::Xxh3, BodyHash::Sha256, BodyHash::Fnv1a] {
             assert_eq!(BodyHash::of_store(Some(kind.name())), kind);
         }
@@ -1983,7 +1942,7 @@ mod tests {
         let mut running = InFlight::default();
         running.spawn(queued(1), async { panic!("broken parser") });
         running.spawn(queued(2), async {
-            Err(Error::InvalidUrl {
+            Err(FetchError::InvalidUrl {
                 url: "x".into(),
                 reason: "an answer, if a failed one".into(),
             })

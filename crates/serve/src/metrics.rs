@@ -286,7 +286,7 @@ fn label(value: &str) -> String {
 /// The key directories fetched for signed requests, and those refused.
 fn key_directory_metrics(
     out: &mut String,
-    d: &botwarden_crawl::KeyDirStats,
+    d: &botwarden_fetch::KeyDirStats,
     (allowed, clients): (usize, usize),
 ) {
     head(

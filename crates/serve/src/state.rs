@@ -12,7 +12,7 @@ use axum::http::{HeaderName, Method, StatusCode};
 use axum::middleware::Next;
 use axum::response::{IntoResponse as _, Response};
 use axum::routing::{get, post};
-use botwarden_crawl::Fetcher;
+use botwarden_fetch::Fetcher;
 use botwarden_verify::{
     Cidr, Classifier, DEFAULT_EXTRAS_NAME, DEFAULT_REGISTRY_NAME, DnsConfig, FeedStore, Registry,
     RegistryBuilder, Severity, Verifier, VerifierConfig, WELL_KNOWN_DIRECTORY,

@@ -11,7 +11,7 @@ use axum::body::Body;
 use axum::extract::{ConnectInfo, State};
 use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use botwarden_crawl::{AllowedAgents, Fetcher, KeyDirConfig, KeyDirStats, KeyDirectories};
+use botwarden_fetch::{AllowedAgents, Fetcher, KeyDirConfig, KeyDirStats, KeyDirectories};
 use botwarden_verify::{
     Claim, DIRECTORY_MEDIA_TYPE, KeyRing, KeySet, RequestParts, SignatureCheck, SignatureVerifier,
     Signer, Verdict,
