@@ -451,115 +451,24 @@ pub async fn crawl(
     let path = store.path().display().to_string();
     let mut batch = Batch::default();
     let mut robots: HashMap<String, RobotsState> = HashMap::new();
-    let body_hash = if resume {
-        BodyHash::of_store(store.meta(BodyHash::META)?.as_deref())
-    } else {
-        BodyHash::NEW
-    };
-    // A resumed crawl reads the SimHash's text as its store's pages were.
-    let text_reading = if resume {
-        TextReading::of_store(store.meta(TextReading::META)?.as_deref())
-    } else {
-        TextReading::Scan
-    };
+    let (body_hash, text_reading) = readings(&store, resume)?;
     let (start, mut frontier) = if resume {
-        let seed = store.meta("seed")?.ok_or_else(|| no_seed(&path))?;
-        let start = Url::parse(&seed).map_err(|_| no_seed(&path))?;
-        let mut frontier = Frontier::new(&start, config.frontier.clone());
-        for u in store.urls()? {
-            if u.state == UrlState::Skipped && u.skip_reason.as_deref() == Some("nofollow") {
-                frontier.restore_unfollowed(u.id, &u.url, u.depth);
-            } else {
-                let refused = u.state == UrlState::Skipped
-                    && u.skip_reason
-                        .as_deref()
-                        .is_some_and(|r| Frontier::REFUSALS.contains(&r));
-                frontier.restore(u.id, &u.url, u.depth, u.state == UrlState::Queued, refused);
-            }
-        }
-        check_reading(&start, config, &store, true)?;
-        if let Some(sim) = &config.simulation {
-            batch.verifications.push(verification_record(sim));
-        }
-        for stored in store.robots_files()? {
-            if let Some((url, read)) = stored_robots(&stored, config) {
-                robots.insert(
-                    stored.origin.clone(),
-                    robots_state(&url, read, &chain, config),
-                );
-            }
-        }
-        (start, frontier)
+        resumed(config, &store, &path, &chain, &mut batch, &mut robots)?
     } else {
-        let start = normalize_url(start.clone()).map_err(|e| {
-            Error::Fetch(FetchError::InvalidUrl {
-                url: start.to_string(),
-                reason: e.to_string(),
-            })
-        })?;
-        let mut frontier = Frontier::new(&start, config.frontier.clone());
-        let admitted = frontier.admit(&start, 0);
-        record_new(&mut batch, &start, 0, "seed", &admitted);
-        batch.meta = vec![
-            ("seed".into(), start.to_string()),
-            ("started_at".into(), now_text()),
-            ("user_agent".into(), config.identity.user_agent()),
-            ("tokens".into(), config.identity.tokens().join(" ")),
-            (BodyHash::META.into(), body_hash.name().into()),
-            (TextReading::META.into(), text_reading.name().into()),
-        ];
-        check_reading(&start, config, &store, false)?;
-        if let Some(sim) = &config.simulation {
-            batch.verifications.push(verification_record(sim));
-            batch.meta.extend(reading_meta(sim, &chain));
-        }
-        let mut sitemaps = config.sitemaps.clone();
-        if config.robots_sitemaps {
-            let origin = origin_key(&start);
-            let state = ensure_robots(
-                &mut robots,
-                &origin,
-                &start,
-                fetcher,
-                &chain,
-                config,
-                &mut batch,
-            )
-            .await;
-            if let RobotsState::Ready { txt, .. } = state {
-                let all = botwarden_robots::Robots::new(txt, &Profile::RFC9309);
-                sitemaps.extend(all.sitemaps().filter_map(|s| start.join(s.value).ok()));
-            }
-        }
-        if !sitemaps.is_empty() {
-            let read = read_sitemaps(sitemaps, fetcher, config, &mut frontier, &mut batch).await;
-            batch.meta.push(("sitemaps".into(), read));
-        }
-        (start, frontier)
+        let readings = (body_hash, text_reading);
+        let at = Begin {
+            start,
+            fetcher,
+            chain: &chain,
+            config,
+        };
+        begun(&at, &store, readings, &mut batch, &mut robots).await?
     };
     batch.meta.push(("state".into(), "running".into()));
 
     // The writer: one thread, one transaction per message batch.
     let (tx, rx) = mpsc::channel::<Batch>();
-    let writer = std::thread::spawn(move || -> Result<Store, Error> {
-        let mut store = store;
-        store.defer_indexes()?;
-        while let Ok(mut b) = rx.recv() {
-            // Join what arrives within COMMIT_WINDOW into one transaction:
-            // each commit rewrites the pages it touched, so a transaction
-            // per answer would write the same pages again and again.
-            let due = std::time::Instant::now() + COMMIT_WINDOW;
-            while let Some(left) = due.checked_duration_since(std::time::Instant::now()) {
-                match rx.recv_timeout(left) {
-                    Ok(more) => merge(&mut b, more),
-                    Err(_) => break,
-                }
-            }
-            store.write(&b)?;
-        }
-        store.build_indexes()?;
-        Ok(store)
-    });
+    let writer = spawn_writer(store, rx);
 
     let mut hosts: HashMap<String, Host> = HashMap::new();
     let mut deferred: Vec<Queued> = Vec::new();
@@ -577,20 +486,7 @@ pub async fn crawl(
     loop {
         let now = Instant::now();
         // URLs of origins whose robots.txt is due again come back.
-        if !deferred.is_empty() {
-            let due = |q: &Queued| {
-                let origin = Url::parse(&q.url)
-                    .map(|u| origin_key(&u))
-                    .unwrap_or_default();
-                !matches!(robots.get(&origin), Some(RobotsState::Waiting { retry, .. }) if *retry > now)
-                    && !matches!(robots.get(&origin), Some(RobotsState::Fetching))
-            };
-            let (ready, wait): (Vec<Queued>, Vec<Queued>) = deferred.drain(..).partition(due);
-            deferred = wait;
-            for q in ready.into_iter().rev() {
-                frontier.put_back(q);
-            }
-        }
+        return_due(&mut deferred, &robots, &mut frontier, now);
         let mut wake: Option<Instant> = None;
         while !stop.is_stopped() {
             let Some(q) = frontier.pop() else { break };
@@ -792,16 +688,7 @@ pub async fn crawl(
     // Finished only when nothing is left for reasons of the site: URLs
     // held by the crawl's own settings leave it stopped, to be resumed.
     let stopped = (stop.is_stopped() || !held.is_empty()) && left > 0;
-    let held: Vec<String> = held_why
-        .iter()
-        .map(|(origin, why)| {
-            let n = held
-                .iter()
-                .filter(|q| Url::parse(&q.url).is_ok_and(|u| origin_key(&u) == *origin))
-                .count();
-            format!("{n} URL(s) of {origin} held: {why}")
-        })
-        .collect();
+    let held = held_lines(&held, &held_why);
     batch.meta.push((
         "state".into(),
         if stopped { "stopped" } else { "finished" }.into(),
@@ -810,12 +697,7 @@ pub async fn crawl(
     batch.meta.push(("ended_at".into(), now_text()));
     flush(&tx, &mut batch);
     drop(tx);
-    let store = writer.join().unwrap_or_else(|_| {
-        Err(Error::Store(StoreError {
-            path: path.clone().into(),
-            message: "the store's writer stopped unexpectedly".into(),
-        }))
-    })?;
+    let store = join_writer(writer, &path)?;
     Ok((
         store,
         CrawlEnd {
@@ -825,6 +707,199 @@ pub async fn crawl(
             held,
         },
     ))
+}
+
+/// How the crawl's body hashes and SimHash text are read: a new crawl's
+/// by [`BodyHash::NEW`] and [`TextReading::Scan`], a resumed one's as its
+/// store's pages were.
+fn readings(store: &Store, resume: bool) -> Result<(BodyHash, TextReading), Error> {
+    if !resume {
+        return Ok((BodyHash::NEW, TextReading::Scan));
+    }
+    let body_hash = BodyHash::of_store(store.meta(BodyHash::META)?.as_deref());
+    // A resumed crawl reads the SimHash's text as its store's pages were.
+    let text_reading = TextReading::of_store(store.meta(TextReading::META)?.as_deref());
+    Ok((body_hash, text_reading))
+}
+
+/// The start and frontier of a resumed crawl, from its store: every URL
+/// known again, the reading checked, the robots.txt files read before.
+fn resumed(
+    config: &CrawlConfig,
+    store: &Store,
+    path: &str,
+    chain: &TokenChain,
+    batch: &mut Batch,
+    robots: &mut HashMap<String, RobotsState>,
+) -> Result<(Url, Frontier), Error> {
+    let seed = store.meta("seed")?.ok_or_else(|| no_seed(path))?;
+    let start = Url::parse(&seed).map_err(|_| no_seed(path))?;
+    let mut frontier = Frontier::new(&start, config.frontier.clone());
+    for u in store.urls()? {
+        if u.state == UrlState::Skipped && u.skip_reason.as_deref() == Some("nofollow") {
+            frontier.restore_unfollowed(u.id, &u.url, u.depth);
+        } else {
+            let refused = u.state == UrlState::Skipped
+                && u.skip_reason
+                    .as_deref()
+                    .is_some_and(|r| Frontier::REFUSALS.contains(&r));
+            frontier.restore(u.id, &u.url, u.depth, u.state == UrlState::Queued, refused);
+        }
+    }
+    check_reading(&start, config, store, true)?;
+    if let Some(sim) = &config.simulation {
+        batch.verifications.push(verification_record(sim));
+    }
+    for stored in store.robots_files()? {
+        if let Some((url, read)) = stored_robots(&stored, config) {
+            robots.insert(
+                stored.origin.clone(),
+                robots_state(&url, read, chain, config),
+            );
+        }
+    }
+    Ok((start, frontier))
+}
+
+/// What a new crawl starts from: its start URL, and how it reads.
+struct Begin<'a> {
+    start: &'a Url,
+    fetcher: &'a Fetcher,
+    chain: &'a TokenChain,
+    config: &'a CrawlConfig,
+}
+
+/// The start and frontier of a new crawl: the start URL admitted, the
+/// crawl's meta, the reading checked, and the sitemaps read (those of the
+/// start origin's robots.txt when asked) before the first page.
+async fn begun(
+    at: &Begin<'_>,
+    store: &Store,
+    (body_hash, text_reading): (BodyHash, TextReading),
+    batch: &mut Batch,
+    robots: &mut HashMap<String, RobotsState>,
+) -> Result<(Url, Frontier), Error> {
+    let Begin {
+        start,
+        fetcher,
+        chain,
+        config,
+    } = *at;
+    let start = normalize_url(start.clone()).map_err(|e| {
+        Error::Fetch(FetchError::InvalidUrl {
+            url: start.to_string(),
+            reason: e.to_string(),
+        })
+    })?;
+    let mut frontier = Frontier::new(&start, config.frontier.clone());
+    let admitted = frontier.admit(&start, 0);
+    record_new(batch, &start, 0, "seed", &admitted);
+    batch.meta = vec![
+        ("seed".into(), start.to_string()),
+        ("started_at".into(), now_text()),
+        ("user_agent".into(), config.identity.user_agent()),
+        ("tokens".into(), config.identity.tokens().join(" ")),
+        (BodyHash::META.into(), body_hash.name().into()),
+        (TextReading::META.into(), text_reading.name().into()),
+    ];
+    check_reading(&start, config, store, false)?;
+    if let Some(sim) = &config.simulation {
+        batch.verifications.push(verification_record(sim));
+        batch.meta.extend(reading_meta(sim, chain));
+    }
+    let mut sitemaps = config.sitemaps.clone();
+    if config.robots_sitemaps {
+        let origin = origin_key(&start);
+        let state = ensure_robots(robots, &origin, &start, fetcher, chain, config, batch).await;
+        if let RobotsState::Ready { txt, .. } = state {
+            let all = botwarden_robots::Robots::new(txt, &Profile::RFC9309);
+            sitemaps.extend(all.sitemaps().filter_map(|s| start.join(s.value).ok()));
+        }
+    }
+    if !sitemaps.is_empty() {
+        let read = read_sitemaps(sitemaps, fetcher, config, &mut frontier, batch).await;
+        batch.meta.push(("sitemaps".into(), read));
+    }
+    Ok((start, frontier))
+}
+
+/// The store's writer: one thread, one transaction per message batch.
+fn spawn_writer(
+    store: Store,
+    rx: mpsc::Receiver<Batch>,
+) -> std::thread::JoinHandle<Result<Store, Error>> {
+    std::thread::spawn(move || -> Result<Store, Error> {
+        let mut store = store;
+        store.defer_indexes()?;
+        while let Ok(mut b) = rx.recv() {
+            // Join what arrives within COMMIT_WINDOW into one transaction:
+            // each commit rewrites the pages it touched, so a transaction
+            // per answer would write the same pages again and again.
+            let due = std::time::Instant::now() + COMMIT_WINDOW;
+            while let Some(left) = due.checked_duration_since(std::time::Instant::now()) {
+                match rx.recv_timeout(left) {
+                    Ok(more) => merge(&mut b, more),
+                    Err(_) => break,
+                }
+            }
+            store.write(&b)?;
+        }
+        store.build_indexes()?;
+        Ok(store)
+    })
+}
+
+/// The store, once the writer has written everything it was sent.
+fn join_writer(
+    writer: std::thread::JoinHandle<Result<Store, Error>>,
+    path: &str,
+) -> Result<Store, Error> {
+    writer.join().unwrap_or_else(|_| {
+        Err(Error::Store(StoreError {
+            path: path.into(),
+            message: "the store's writer stopped unexpectedly".into(),
+        }))
+    })
+}
+
+/// Puts back in the frontier the deferred URLs of origins whose robots.txt
+/// is no longer being read nor waited for.
+fn return_due(
+    deferred: &mut Vec<Queued>,
+    robots: &HashMap<String, RobotsState>,
+    frontier: &mut Frontier,
+    now: Instant,
+) {
+    if deferred.is_empty() {
+        return;
+    }
+    let due = |q: &Queued| {
+        let origin = Url::parse(&q.url)
+            .map(|u| origin_key(&u))
+            .unwrap_or_default();
+        !matches!(robots.get(&origin), Some(RobotsState::Waiting { retry, .. }) if *retry > now)
+            && !matches!(robots.get(&origin), Some(RobotsState::Fetching))
+    };
+    let (ready, wait): (Vec<Queued>, Vec<Queued>) = deferred.drain(..).partition(due);
+    *deferred = wait;
+    for q in ready.into_iter().rev() {
+        frontier.put_back(q);
+    }
+}
+
+/// One line per origin whose URLs the crawl's own settings held: how many,
+/// and why.
+fn held_lines(held: &[Queued], held_why: &[(String, String)]) -> Vec<String> {
+    held_why
+        .iter()
+        .map(|(origin, why)| {
+            let n = held
+                .iter()
+                .filter(|q| Url::parse(&q.url).is_ok_and(|u| origin_key(&u) == *origin))
+                .count();
+            format!("{n} URL(s) of {origin} held: {why}")
+        })
+        .collect()
 }
 
 /// The reading of an origin's robots.txt that a resumed crawl takes from
