@@ -1500,19 +1500,10 @@ impl Admission for Frontier {
     }
 }
 
-/// Records an answered page: its record, its links (admitted), its
-/// directives.
-pub(crate) fn take_page<A: Admission>(
-    q: &Queued,
-    page: &PageResponse,
-    reading: Reading,
-    frontier: &mut A,
-    batch: &mut Batch,
-    chain: &TokenChain,
-    config: &CrawlConfig,
-) {
-    let base = page.url.clone();
-    let mut record = PageRecord {
+/// What the store keeps of an answer before its body is read: status or
+/// error, timings, sizes, type, charset, hash and headers.
+fn page_record(q: &Queued, page: &PageResponse, reading: &Reading) -> PageRecord {
+    PageRecord {
         url_id: q.id,
         fetched_at: now_text(),
         status: page.status,
@@ -1533,7 +1524,22 @@ pub(crate) fn take_page<A: Admission>(
         download_ms: page.download.map(|t| t.as_secs_f64() * 1e3),
         header_charset: page.charset.clone(),
         ..PageRecord::default()
-    };
+    }
+}
+
+/// Records an answered page: its record, its links (admitted), its
+/// directives.
+pub(crate) fn take_page<A: Admission>(
+    q: &Queued,
+    page: &PageResponse,
+    reading: Reading,
+    frontier: &mut A,
+    batch: &mut Batch,
+    chain: &TokenChain,
+    config: &CrawlConfig,
+) {
+    let base = page.url.clone();
+    let mut record = page_record(q, page, &reading);
     // A page of the simulated site is read for the simulated chain's meta
     // names and X-Robots-Tag prefixes (`<meta name="googlebot">`).
     let chain = config
