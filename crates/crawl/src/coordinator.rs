@@ -16,7 +16,7 @@
 //! [`LocalCoordinator`] is the in-process coordinator, built of the
 //! crawler's own [`Frontier`] and [`Throttle`]; `botwarden-scale` has one
 //! on Redis. The stores of the workers are merged into one by
-//! [`merge_stores`](crate::merge_stores).
+//! [`merge_stores`](botwarden_store::merge_stores).
 //!
 //! The order that makes a dead worker lose nothing: a page's new URLs are
 //! offered, then the page is committed to the worker's store, then its
@@ -31,20 +31,20 @@ use std::pin::Pin;
 use std::sync::Mutex;
 use std::time::Duration;
 
+use botwarden_fetch::{Error as FetchError, Fetcher};
+use botwarden_store::{
+    Batch, BodyHash, Error as StoreError, NewUrl, Skip, Store, TextReading, UrlState, normalize_url,
+};
 use tokio::time::Instant;
 use url::Url;
 
 use crate::crawler::{
-    BodyHash, CrawlConfig, Done, InFlight, Joined, Reading, RobotsRead, RobotsState, StopSignal,
-    host_key, now_text, origin_key, pause_of, read_robots, record_lost, record_new, robots_state,
-    take_page, throttle_record,
+    CrawlConfig, Done, InFlight, Joined, Reading, RobotsRead, RobotsState, StopSignal, host_key,
+    now_text, origin_key, pause_of, read_robots, record_lost, record_new, robots_state, take_page,
+    throttle_record,
 };
 use crate::error::Error;
-use crate::fetch::Fetcher;
 use crate::frontier::{Admitted, Frontier, FrontierConfig, Queued};
-use crate::html::TextReading;
-use crate::normalize::normalize_url;
-use crate::store::{Batch, NewUrl, Skip, Store, UrlState};
 use crate::throttle::{Adjustment, Outcome, Throttle, ThrottleConfig};
 
 /// What a coordinator's methods return.
@@ -623,7 +623,7 @@ pub struct WorkerEnd {
 /// [`Error::Coordinator`] when the coordinator fails or the crawl started
 /// elsewhere at another URL, or when the configuration asks for what a
 /// worker does not do (sitemaps, a simulated reading);
-/// [`Error::Store`] when the store fails; [`Error::InvalidUrl`] for a
+/// [`Error::Store`] when the store fails; [`Error::InvalidUrl`](botwarden_fetch::Error::InvalidUrl) for a
 /// start URL that is not one.
 #[allow(clippy::too_many_lines, clippy::too_many_arguments)]
 pub async fn crawl_worker(
@@ -647,9 +647,11 @@ pub async fn crawl_worker(
                 .into(),
         ));
     }
-    let start = normalize_url(start.clone()).map_err(|e| Error::InvalidUrl {
-        url: start.to_string(),
-        reason: e.to_string(),
+    let start = normalize_url(start.clone()).map_err(|e| {
+        Error::Fetch(FetchError::InvalidUrl {
+            url: start.to_string(),
+            reason: e.to_string(),
+        })
     })?;
     let seed = coordinator.start(&start).await?;
     if seed != start.as_str() {
@@ -1104,16 +1106,18 @@ pub fn stored_frontier(stores: &[PathBuf]) -> Result<StoredFrontier, Error> {
     let mut urls: BTreeMap<String, Seen> = BTreeMap::new();
     for path in stores {
         let store = Store::open(path)?;
-        let this = store.meta("seed")?.ok_or_else(|| Error::Store {
-            path: path.clone(),
-            message: "not a crawl (no seed recorded)".into(),
+        let this = store.meta("seed")?.ok_or_else(|| {
+            Error::Store(StoreError {
+                path: path.clone(),
+                message: "not a crawl (no seed recorded)".into(),
+            })
         })?;
         match &seed {
             Some((first, from)) if *first != this => {
-                return Err(Error::Store {
+                return Err(Error::Store(StoreError {
                     path: path.clone(),
                     message: format!("a crawl of {this}, not of {first} as {} is", from.display()),
-                });
+                }));
             }
             Some(_) => {}
             None => seed = Some((this, path)),

@@ -60,24 +60,23 @@ use botwarden_robots::{
 };
 use std::future::Future;
 
+use botwarden_fetch::{Error as FetchError, Fetcher, PageResponse, link_header_canonicals};
+use botwarden_store::{
+    Batch, BodyHash, Error as StoreError, LinkRecord, NewUrl, PageRecord, RobotsFileRecord,
+    RobotsRecord, Skip, Store, StoredRobots, TextReading, ThrottleRecord, UrlState,
+    VerificationRecord, normalize, normalize_text, normalize_url,
+};
 use tokio::task::{self, JoinSet};
 use tokio::time::Instant;
 use url::Url;
 
 use crate::directives::PageDirectives;
 use crate::error::Error;
-use crate::fetch::Fetcher;
 use crate::frontier::{Admitted, Frontier, FrontierConfig, Queued};
-use crate::html::{self, HtmlFacts, LinkElement, TextReading};
+use crate::html::{self, HtmlFacts, LinkElement};
 use crate::identity::Identity;
-use crate::normalize::{normalize, normalize_text, normalize_url};
 use crate::ownership::Simulation;
-use crate::page::{PageResponse, link_header_canonicals};
 use crate::sitemap::{SitemapKind, parse_sitemap};
-use crate::store::{
-    Batch, LinkRecord, NewUrl, PageRecord, RobotsFileRecord, RobotsRecord, Skip, Store,
-    StoredRobots, ThrottleRecord, UrlState, VerificationRecord,
-};
 use crate::throttle::{Adjustment, Direction, Throttle, ThrottleConfig};
 
 /// How to crawl.
@@ -311,7 +310,7 @@ pub const COMMIT_WINDOW: Duration = Duration::from_millis(20);
 
 pub(crate) struct Done {
     pub(crate) q: Queued,
-    pub(crate) result: Result<(PageResponse, Reading), Error>,
+    pub(crate) result: Result<(PageResponse, Reading), FetchError>,
 }
 
 /// What the fetch task reads of a page beside fetching it, off the
@@ -322,62 +321,6 @@ pub(crate) struct Reading {
     html: Option<Result<HtmlFacts, Error>>,
 }
 
-/// How a store's `content_hash` is computed: its meta `content_hash`
-/// names it; stores written before it was named hold FNV-1a. A new crawl
-/// writes [`BodyHash::NEW`]; a resumed one keeps its store's, so that one
-/// store never holds hashes of two kinds.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum BodyHash {
-    /// 64-bit XXH3 with the default secret and seed 0 (`xxh3-64`): a
-    /// published, frozen algorithm, read at memory speed. The hash finds
-    /// pages of one site with equal bodies; it guards against chance, and
-    /// a site that made two of its pages collide on purpose would fool
-    /// only its own audit.
-    Xxh3,
-    /// The first 64 bits of SHA-256 (`sha256-64`).
-    Sha256,
-    /// 64-bit FNV-1a (`fnv1a-64`).
-    Fnv1a,
-}
-
-impl BodyHash {
-    pub(crate) const META: &'static str = "content_hash";
-
-    /// What a new crawl writes: SHA-256 took about a tenth of the
-    /// fetching threads' time on the benchmark site's 20 KB pages.
-    pub(crate) const NEW: BodyHash = BodyHash::Xxh3;
-
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            BodyHash::Xxh3 => "xxh3-64",
-            BodyHash::Sha256 => "sha256-64",
-            BodyHash::Fnv1a => "fnv1a-64",
-        }
-    }
-
-    /// The kind a store holds (`None`: written before the kind was named).
-    pub(crate) fn of_store(value: Option<&str>) -> BodyHash {
-        match value {
-            Some("xxh3-64") => BodyHash::Xxh3,
-            Some("sha256-64") => BodyHash::Sha256,
-            _ => BodyHash::Fnv1a,
-        }
-    }
-
-    fn hash(self, bytes: &[u8]) -> u64 {
-        match self {
-            BodyHash::Xxh3 => xxhash_rust::xxh3::xxh3_64(bytes),
-            BodyHash::Sha256 => {
-                let digest = ring::digest::digest(&ring::digest::SHA256, bytes);
-                let mut head = [0u8; 8];
-                head.copy_from_slice(&digest.as_ref()[..8]);
-                u64::from_be_bytes(head)
-            }
-            BodyHash::Fnv1a => fnv1a(bytes),
-        }
-    }
-}
-
 impl Reading {
     pub(crate) fn of(page: &PageResponse, hash: BodyHash, text: TextReading) -> Reading {
         let html = (!page.is_redirect()
@@ -385,7 +328,7 @@ impl Reading {
             && page.is_html())
         .then(|| html::extract_with(&page.body, page.charset.as_deref(), text));
         Reading {
-            hash: (!page.body.is_empty()).then(|| hash.hash(&page.body)),
+            hash: (!page.body.is_empty()).then(|| hash_body(hash, &page.body)),
             html,
         }
     }
@@ -411,7 +354,7 @@ impl InFlight {
     pub(crate) fn spawn(
         &mut self,
         q: Queued,
-        request: impl Future<Output = Result<(PageResponse, Reading), Error>> + Send + 'static,
+        request: impl Future<Output = Result<(PageResponse, Reading), FetchError>> + Send + 'static,
     ) {
         let url = q.clone();
         let handle = self.tasks.spawn(async move {
@@ -490,7 +433,7 @@ enum Event {
 ///
 /// # Errors
 /// [`Error::Store`] when the store fails (or holds no crawl to resume),
-/// [`Error::InvalidUrl`] for a start URL that is not one,
+/// [`Error::InvalidUrl`](botwarden_fetch::Error::InvalidUrl) for a start URL that is not one,
 /// [`Error::Ownership`] when the simulation's site is not the start URL's
 /// or a resumed crawl is asked to read robots.txt otherwise than it did;
 /// failures of requests are results,
@@ -508,113 +451,24 @@ pub async fn crawl(
     let path = store.path().display().to_string();
     let mut batch = Batch::default();
     let mut robots: HashMap<String, RobotsState> = HashMap::new();
-    let body_hash = if resume {
-        BodyHash::of_store(store.meta(BodyHash::META)?.as_deref())
-    } else {
-        BodyHash::NEW
-    };
-    // A resumed crawl reads the SimHash's text as its store's pages were.
-    let text_reading = if resume {
-        TextReading::of_store(store.meta(TextReading::META)?.as_deref())
-    } else {
-        TextReading::Scan
-    };
+    let (body_hash, text_reading) = readings(&store, resume)?;
     let (start, mut frontier) = if resume {
-        let seed = store.meta("seed")?.ok_or_else(|| no_seed(&path))?;
-        let start = Url::parse(&seed).map_err(|_| no_seed(&path))?;
-        let mut frontier = Frontier::new(&start, config.frontier.clone());
-        for u in store.urls()? {
-            if u.state == UrlState::Skipped && u.skip_reason.as_deref() == Some("nofollow") {
-                frontier.restore_unfollowed(u.id, &u.url, u.depth);
-            } else {
-                let refused = u.state == UrlState::Skipped
-                    && u.skip_reason
-                        .as_deref()
-                        .is_some_and(|r| Frontier::REFUSALS.contains(&r));
-                frontier.restore(u.id, &u.url, u.depth, u.state == UrlState::Queued, refused);
-            }
-        }
-        check_reading(&start, config, &store, true)?;
-        if let Some(sim) = &config.simulation {
-            batch.verifications.push(verification_record(sim));
-        }
-        for stored in store.robots_files()? {
-            if let Some((url, read)) = stored_robots(&stored, config) {
-                robots.insert(
-                    stored.origin.clone(),
-                    robots_state(&url, read, &chain, config),
-                );
-            }
-        }
-        (start, frontier)
+        resumed(config, &store, &path, &chain, &mut batch, &mut robots)?
     } else {
-        let start = normalize_url(start.clone()).map_err(|e| Error::InvalidUrl {
-            url: start.to_string(),
-            reason: e.to_string(),
-        })?;
-        let mut frontier = Frontier::new(&start, config.frontier.clone());
-        let admitted = frontier.admit(&start, 0);
-        record_new(&mut batch, &start, 0, "seed", &admitted);
-        batch.meta = vec![
-            ("seed".into(), start.to_string()),
-            ("started_at".into(), now_text()),
-            ("user_agent".into(), config.identity.user_agent()),
-            ("tokens".into(), config.identity.tokens().join(" ")),
-            (BodyHash::META.into(), body_hash.name().into()),
-            (TextReading::META.into(), text_reading.name().into()),
-        ];
-        check_reading(&start, config, &store, false)?;
-        if let Some(sim) = &config.simulation {
-            batch.verifications.push(verification_record(sim));
-            batch.meta.extend(reading_meta(sim, &chain));
-        }
-        let mut sitemaps = config.sitemaps.clone();
-        if config.robots_sitemaps {
-            let origin = origin_key(&start);
-            let state = ensure_robots(
-                &mut robots,
-                &origin,
-                &start,
-                fetcher,
-                &chain,
-                config,
-                &mut batch,
-            )
-            .await;
-            if let RobotsState::Ready { txt, .. } = state {
-                let all = botwarden_robots::Robots::new(txt, &Profile::RFC9309);
-                sitemaps.extend(all.sitemaps().filter_map(|s| start.join(s.value).ok()));
-            }
-        }
-        if !sitemaps.is_empty() {
-            let read = read_sitemaps(sitemaps, fetcher, config, &mut frontier, &mut batch).await;
-            batch.meta.push(("sitemaps".into(), read));
-        }
-        (start, frontier)
+        let readings = (body_hash, text_reading);
+        let at = Begin {
+            start,
+            fetcher,
+            chain: &chain,
+            config,
+        };
+        begun(&at, &store, readings, &mut batch, &mut robots).await?
     };
     batch.meta.push(("state".into(), "running".into()));
 
     // The writer: one thread, one transaction per message batch.
     let (tx, rx) = mpsc::channel::<Batch>();
-    let writer = std::thread::spawn(move || -> Result<Store, Error> {
-        let mut store = store;
-        store.defer_indexes()?;
-        while let Ok(mut b) = rx.recv() {
-            // Join what arrives within COMMIT_WINDOW into one transaction:
-            // each commit rewrites the pages it touched, so a transaction
-            // per answer would write the same pages again and again.
-            let due = std::time::Instant::now() + COMMIT_WINDOW;
-            while let Some(left) = due.checked_duration_since(std::time::Instant::now()) {
-                match rx.recv_timeout(left) {
-                    Ok(more) => merge(&mut b, more),
-                    Err(_) => break,
-                }
-            }
-            store.write(&b)?;
-        }
-        store.build_indexes()?;
-        Ok(store)
-    });
+    let writer = spawn_writer(store, rx);
 
     let mut hosts: HashMap<String, Host> = HashMap::new();
     let mut deferred: Vec<Queued> = Vec::new();
@@ -632,20 +486,7 @@ pub async fn crawl(
     loop {
         let now = Instant::now();
         // URLs of origins whose robots.txt is due again come back.
-        if !deferred.is_empty() {
-            let due = |q: &Queued| {
-                let origin = Url::parse(&q.url)
-                    .map(|u| origin_key(&u))
-                    .unwrap_or_default();
-                !matches!(robots.get(&origin), Some(RobotsState::Waiting { retry, .. }) if *retry > now)
-                    && !matches!(robots.get(&origin), Some(RobotsState::Fetching))
-            };
-            let (ready, wait): (Vec<Queued>, Vec<Queued>) = deferred.drain(..).partition(due);
-            deferred = wait;
-            for q in ready.into_iter().rev() {
-                frontier.put_back(q);
-            }
-        }
+        return_due(&mut deferred, &robots, &mut frontier, now);
         let mut wake: Option<Instant> = None;
         while !stop.is_stopped() {
             let Some(q) = frontier.pop() else { break };
@@ -847,16 +688,7 @@ pub async fn crawl(
     // Finished only when nothing is left for reasons of the site: URLs
     // held by the crawl's own settings leave it stopped, to be resumed.
     let stopped = (stop.is_stopped() || !held.is_empty()) && left > 0;
-    let held: Vec<String> = held_why
-        .iter()
-        .map(|(origin, why)| {
-            let n = held
-                .iter()
-                .filter(|q| Url::parse(&q.url).is_ok_and(|u| origin_key(&u) == *origin))
-                .count();
-            format!("{n} URL(s) of {origin} held: {why}")
-        })
-        .collect();
+    let held = held_lines(&held, &held_why);
     batch.meta.push((
         "state".into(),
         if stopped { "stopped" } else { "finished" }.into(),
@@ -865,12 +697,7 @@ pub async fn crawl(
     batch.meta.push(("ended_at".into(), now_text()));
     flush(&tx, &mut batch);
     drop(tx);
-    let store = writer.join().unwrap_or_else(|_| {
-        Err(Error::Store {
-            path: path.clone().into(),
-            message: "the store's writer stopped unexpectedly".into(),
-        })
-    })?;
+    let store = join_writer(writer, &path)?;
     Ok((
         store,
         CrawlEnd {
@@ -880,6 +707,199 @@ pub async fn crawl(
             held,
         },
     ))
+}
+
+/// How the crawl's body hashes and SimHash text are read: a new crawl's
+/// by [`BodyHash::NEW`] and [`TextReading::Scan`], a resumed one's as its
+/// store's pages were.
+fn readings(store: &Store, resume: bool) -> Result<(BodyHash, TextReading), Error> {
+    if !resume {
+        return Ok((BodyHash::NEW, TextReading::Scan));
+    }
+    let body_hash = BodyHash::of_store(store.meta(BodyHash::META)?.as_deref());
+    // A resumed crawl reads the SimHash's text as its store's pages were.
+    let text_reading = TextReading::of_store(store.meta(TextReading::META)?.as_deref());
+    Ok((body_hash, text_reading))
+}
+
+/// The start and frontier of a resumed crawl, from its store: every URL
+/// known again, the reading checked, the robots.txt files read before.
+fn resumed(
+    config: &CrawlConfig,
+    store: &Store,
+    path: &str,
+    chain: &TokenChain,
+    batch: &mut Batch,
+    robots: &mut HashMap<String, RobotsState>,
+) -> Result<(Url, Frontier), Error> {
+    let seed = store.meta("seed")?.ok_or_else(|| no_seed(path))?;
+    let start = Url::parse(&seed).map_err(|_| no_seed(path))?;
+    let mut frontier = Frontier::new(&start, config.frontier.clone());
+    for u in store.urls()? {
+        if u.state == UrlState::Skipped && u.skip_reason.as_deref() == Some("nofollow") {
+            frontier.restore_unfollowed(u.id, &u.url, u.depth);
+        } else {
+            let refused = u.state == UrlState::Skipped
+                && u.skip_reason
+                    .as_deref()
+                    .is_some_and(|r| Frontier::REFUSALS.contains(&r));
+            frontier.restore(u.id, &u.url, u.depth, u.state == UrlState::Queued, refused);
+        }
+    }
+    check_reading(&start, config, store, true)?;
+    if let Some(sim) = &config.simulation {
+        batch.verifications.push(verification_record(sim));
+    }
+    for stored in store.robots_files()? {
+        if let Some((url, read)) = stored_robots(&stored, config) {
+            robots.insert(
+                stored.origin.clone(),
+                robots_state(&url, read, chain, config),
+            );
+        }
+    }
+    Ok((start, frontier))
+}
+
+/// What a new crawl starts from: its start URL, and how it reads.
+struct Begin<'a> {
+    start: &'a Url,
+    fetcher: &'a Fetcher,
+    chain: &'a TokenChain,
+    config: &'a CrawlConfig,
+}
+
+/// The start and frontier of a new crawl: the start URL admitted, the
+/// crawl's meta, the reading checked, and the sitemaps read (those of the
+/// start origin's robots.txt when asked) before the first page.
+async fn begun(
+    at: &Begin<'_>,
+    store: &Store,
+    (body_hash, text_reading): (BodyHash, TextReading),
+    batch: &mut Batch,
+    robots: &mut HashMap<String, RobotsState>,
+) -> Result<(Url, Frontier), Error> {
+    let Begin {
+        start,
+        fetcher,
+        chain,
+        config,
+    } = *at;
+    let start = normalize_url(start.clone()).map_err(|e| {
+        Error::Fetch(FetchError::InvalidUrl {
+            url: start.to_string(),
+            reason: e.to_string(),
+        })
+    })?;
+    let mut frontier = Frontier::new(&start, config.frontier.clone());
+    let admitted = frontier.admit(&start, 0);
+    record_new(batch, &start, 0, "seed", &admitted);
+    batch.meta = vec![
+        ("seed".into(), start.to_string()),
+        ("started_at".into(), now_text()),
+        ("user_agent".into(), config.identity.user_agent()),
+        ("tokens".into(), config.identity.tokens().join(" ")),
+        (BodyHash::META.into(), body_hash.name().into()),
+        (TextReading::META.into(), text_reading.name().into()),
+    ];
+    check_reading(&start, config, store, false)?;
+    if let Some(sim) = &config.simulation {
+        batch.verifications.push(verification_record(sim));
+        batch.meta.extend(reading_meta(sim, chain));
+    }
+    let mut sitemaps = config.sitemaps.clone();
+    if config.robots_sitemaps {
+        let origin = origin_key(&start);
+        let state = ensure_robots(robots, &origin, &start, fetcher, chain, config, batch).await;
+        if let RobotsState::Ready { txt, .. } = state {
+            let all = botwarden_robots::Robots::new(txt, &Profile::RFC9309);
+            sitemaps.extend(all.sitemaps().filter_map(|s| start.join(s.value).ok()));
+        }
+    }
+    if !sitemaps.is_empty() {
+        let read = read_sitemaps(sitemaps, fetcher, config, &mut frontier, batch).await;
+        batch.meta.push(("sitemaps".into(), read));
+    }
+    Ok((start, frontier))
+}
+
+/// The store's writer: one thread, one transaction per message batch.
+fn spawn_writer(
+    store: Store,
+    rx: mpsc::Receiver<Batch>,
+) -> std::thread::JoinHandle<Result<Store, Error>> {
+    std::thread::spawn(move || -> Result<Store, Error> {
+        let mut store = store;
+        store.defer_indexes()?;
+        while let Ok(mut b) = rx.recv() {
+            // Join what arrives within COMMIT_WINDOW into one transaction:
+            // each commit rewrites the pages it touched, so a transaction
+            // per answer would write the same pages again and again.
+            let due = std::time::Instant::now() + COMMIT_WINDOW;
+            while let Some(left) = due.checked_duration_since(std::time::Instant::now()) {
+                match rx.recv_timeout(left) {
+                    Ok(more) => merge(&mut b, more),
+                    Err(_) => break,
+                }
+            }
+            store.write(&b)?;
+        }
+        store.build_indexes()?;
+        Ok(store)
+    })
+}
+
+/// The store, once the writer has written everything it was sent.
+fn join_writer(
+    writer: std::thread::JoinHandle<Result<Store, Error>>,
+    path: &str,
+) -> Result<Store, Error> {
+    writer.join().unwrap_or_else(|_| {
+        Err(Error::Store(StoreError {
+            path: path.into(),
+            message: "the store's writer stopped unexpectedly".into(),
+        }))
+    })
+}
+
+/// Puts back in the frontier the deferred URLs of origins whose robots.txt
+/// is no longer being read nor waited for.
+fn return_due(
+    deferred: &mut Vec<Queued>,
+    robots: &HashMap<String, RobotsState>,
+    frontier: &mut Frontier,
+    now: Instant,
+) {
+    if deferred.is_empty() {
+        return;
+    }
+    let due = |q: &Queued| {
+        let origin = Url::parse(&q.url)
+            .map(|u| origin_key(&u))
+            .unwrap_or_default();
+        !matches!(robots.get(&origin), Some(RobotsState::Waiting { retry, .. }) if *retry > now)
+            && !matches!(robots.get(&origin), Some(RobotsState::Fetching))
+    };
+    let (ready, wait): (Vec<Queued>, Vec<Queued>) = deferred.drain(..).partition(due);
+    *deferred = wait;
+    for q in ready.into_iter().rev() {
+        frontier.put_back(q);
+    }
+}
+
+/// One line per origin whose URLs the crawl's own settings held: how many,
+/// and why.
+fn held_lines(held: &[Queued], held_why: &[(String, String)]) -> Vec<String> {
+    held_why
+        .iter()
+        .map(|(origin, why)| {
+            let n = held
+                .iter()
+                .filter(|q| Url::parse(&q.url).is_ok_and(|u| origin_key(&u) == *origin))
+                .count();
+            format!("{n} URL(s) of {origin} held: {why}")
+        })
+        .collect()
 }
 
 /// The reading of an origin's robots.txt that a resumed crawl takes from
@@ -899,7 +919,7 @@ fn stored_robots(stored: &StoredRobots, config: &CrawlConfig) -> Option<(Url, Ro
         return None;
     }
     let body = match stored.availability.as_str() {
-        "parse" => crate::body::utf8_body(&stored.body).into_owned(),
+        "parse" => botwarden_fetch::utf8_body(&stored.body).into_owned(),
         "full-allow" => Vec::new(),
         _ => return None,
     };
@@ -1096,10 +1116,10 @@ fn check_reading(
 
 /// The error of a store that holds no crawl to resume.
 fn no_seed(path: &str) -> Error {
-    Error::Store {
+    Error::Store(StoreError {
         path: path.into(),
         message: "not a crawl to resume (no seed recorded)".into(),
-    }
+    })
 }
 
 /// Sleeps until `at`; forever when there is none.
@@ -1262,7 +1282,7 @@ pub(crate) async fn read_robots(
             truncated: false,
         });
         return ready(
-            &crate::body::utf8_body(body),
+            &botwarden_fetch::utf8_body(body),
             None,
             format!("robots.txt from the file {label}"),
         );
@@ -1363,10 +1383,10 @@ pub(crate) async fn read_robots(
 
 /// The reading of a robots.txt not asked because of the crawl's own
 /// settings: nothing is recorded of the origin (a good record stays).
-fn held(e: &Error) -> RobotsRead {
+fn held(e: &FetchError) -> RobotsRead {
     let hint = match e {
-        Error::Refused { .. } => "; allow it with --allow-private if it is meant",
-        Error::Network { .. } => "; trust its certificate authority with --ca-cert",
+        FetchError::Refused { .. } => "; allow it with --allow-private if it is meant",
+        FetchError::Network { .. } => "; trust its certificate authority with --ca-cert",
         _ => "",
     };
     RobotsRead::Held {
@@ -1480,19 +1500,10 @@ impl Admission for Frontier {
     }
 }
 
-/// Records an answered page: its record, its links (admitted), its
-/// directives.
-pub(crate) fn take_page<A: Admission>(
-    q: &Queued,
-    page: &PageResponse,
-    reading: Reading,
-    frontier: &mut A,
-    batch: &mut Batch,
-    chain: &TokenChain,
-    config: &CrawlConfig,
-) {
-    let base = page.url.clone();
-    let mut record = PageRecord {
+/// What the store keeps of an answer before its body is read: status or
+/// error, timings, sizes, type, charset, hash and headers.
+fn page_record(q: &Queued, page: &PageResponse, reading: &Reading) -> PageRecord {
+    PageRecord {
         url_id: q.id,
         fetched_at: now_text(),
         status: page.status,
@@ -1513,7 +1524,22 @@ pub(crate) fn take_page<A: Admission>(
         download_ms: page.download.map(|t| t.as_secs_f64() * 1e3),
         header_charset: page.charset.clone(),
         ..PageRecord::default()
-    };
+    }
+}
+
+/// Records an answered page: its record, its links (admitted), its
+/// directives.
+pub(crate) fn take_page<A: Admission>(
+    q: &Queued,
+    page: &PageResponse,
+    reading: Reading,
+    frontier: &mut A,
+    batch: &mut Batch,
+    chain: &TokenChain,
+    config: &CrawlConfig,
+) {
+    let base = page.url.clone();
+    let mut record = page_record(q, page, &reading);
     // A page of the simulated site is read for the simulated chain's meta
     // names and X-Robots-Tag prefixes (`<meta name="googlebot">`).
     let chain = config
@@ -1937,6 +1963,20 @@ fn millis(d: Duration) -> u64 {
     u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
 }
 
+/// `bytes`' hash of the kind `hash`.
+fn hash_body(hash: BodyHash, bytes: &[u8]) -> u64 {
+    match hash {
+        BodyHash::Xxh3 => xxhash_rust::xxh3::xxh3_64(bytes),
+        BodyHash::Sha256 => {
+            let digest = ring::digest::digest(&ring::digest::SHA256, bytes);
+            let mut head = [0u8; 8];
+            head.copy_from_slice(&digest.as_ref()[..8]);
+            u64::from_be_bytes(head)
+        }
+        BodyHash::Fnv1a => fnv1a(bytes),
+    }
+}
+
 /// 64-bit FNV-1a: a stable hash of a body, to find duplicate pages.
 fn fnv1a(bytes: &[u8]) -> u64 {
     let mut h: u64 = 0xcbf2_9ce4_8422_2325;
@@ -1960,10 +2000,10 @@ mod tests {
         // XXH3-64("") = 2d06800538d394c2, XXH3-64("abc") = 78af5f94892f3950
         // (xxHash's own sanity checks); SHA-256("abc") = ba7816bf 8f01cfea …;
         // FNV-1a 64("a") = af63dc4c8601ec8c.
-        assert_eq!(BodyHash::Xxh3.hash(b""), 0x2d06_8005_38d3_94c2);
-        assert_eq!(BodyHash::Xxh3.hash(b"abc"), 0x78af_5f94_892f_3950);
-        assert_eq!(BodyHash::Sha256.hash(b"abc"), 0xba78_16bf_8f01_cfea);
-        assert_eq!(BodyHash::Fnv1a.hash(b"a"), 0xaf63_dc4c_8601_ec8c);
+        assert_eq!(hash_body(BodyHash::Xxh3, b""), 0x2d06_8005_38d3_94c2);
+        assert_eq!(hash_body(BodyHash::Xxh3, b"abc"), 0x78af_5f94_892f_3950);
+        assert_eq!(hash_body(BodyHash::Sha256, b"abc"), 0xba78_16bf_8f01_cfea);
+        assert_eq!(hash_body(BodyHash::Fnv1a, b"a"), 0xaf63_dc4c_8601_ec8c);
         for kind in [BodyHash::Xxh3, BodyHash::Sha256, BodyHash::Fnv1a] {
             assert_eq!(BodyHash::of_store(Some(kind.name())), kind);
         }
@@ -1983,7 +2023,7 @@ mod tests {
         let mut running = InFlight::default();
         running.spawn(queued(1), async { panic!("broken parser") });
         running.spawn(queued(2), async {
-            Err(Error::InvalidUrl {
+            Err(FetchError::InvalidUrl {
                 url: "x".into(),
                 reason: "an answer, if a failed one".into(),
             })

@@ -1,116 +1,13 @@
 //! The crate's one error type.
 
-use std::net::IpAddr;
-use std::path::PathBuf;
-use std::time::Duration;
-
-use crate::address::AddressKind;
-
-/// What went wrong: fetching a URL (every such variant names the URL),
+/// What went wrong: fetching a URL (every such error names the URL),
 /// reading a page, or the crawl store (named by its file).
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 #[non_exhaustive]
 pub enum Error {
-    /// The text given is not an absolute URL.
-    #[error("'{url}' is not a URL: {reason}")]
-    InvalidUrl {
-        /// The text given.
-        url: String,
-        /// What is wrong with it.
-        reason: String,
-    },
-    /// Only `http` and `https` URLs are fetched.
-    #[error("{url}: only http and https URLs can be fetched")]
-    UnsupportedScheme {
-        /// The URL.
-        url: String,
-    },
-    /// The host is, or resolves to, an address that is not fetched on a
-    /// user's behalf (loopback, private, ...); nothing was sent to it.
-    #[error("refusing to fetch {url}: {}", refusal(host, addr, *kind))]
-    Refused {
-        /// The URL.
-        url: String,
-        /// Its host.
-        host: String,
-        /// The address refused.
-        addr: IpAddr,
-        /// Why.
-        kind: AddressKind,
-    },
-    /// No complete HTTP answer: the name did not resolve, the connection was
-    /// refused or reset, TLS failed, or the response was malformed.
-    #[error("{url}: {message}")]
-    Network {
-        /// The URL.
-        url: String,
-        /// What happened, with its causes.
-        message: String,
-    },
-    /// The fetch, redirects and body included, took longer than allowed.
-    #[error("{url}: no complete answer within {} ms", timeout.as_millis())]
-    Timeout {
-        /// The URL being fetched when time ran out.
-        url: String,
-        /// The limit.
-        timeout: Duration,
-    },
-    /// The body could not be decompressed.
-    #[error("{url}: cannot decode the {coding} body: {message}")]
-    Decode {
-        /// The URL.
-        url: String,
-        /// The content coding (`gzip`, `br`, `deflate`).
-        coding: String,
-        /// What the decoder said.
-        message: String,
-    },
-    /// The server redirected more often than allowed.
-    #[error("{url}: more than {max} redirects")]
-    TooManyRedirects {
-        /// The URL that redirected once too often.
-        url: String,
-        /// The limit.
-        max: u32,
-    },
-    /// A redirect led back to a URL already requested.
-    #[error("{url}: redirect loop back to {to}")]
-    RedirectLoop {
-        /// The URL that redirected.
-        url: String,
-        /// The URL it redirected to, requested before.
-        to: String,
-    },
-    /// The HTTP client could not be set up.
-    #[error("cannot set up the HTTP client: {message}")]
-    Client {
-        /// What failed.
-        message: String,
-    },
-    /// A bundle of certificate authorities to trust could not be read.
-    #[error("{input}: cannot read the certificates to trust: {message}")]
-    Certificates {
-        /// The bundle, as named by the caller (its path).
-        input: String,
-        /// What was wrong.
-        message: String,
-    },
-    /// A request could not be signed (Web Bot Auth).
-    #[error("{url}: cannot sign the request: {message}")]
-    Signing {
-        /// The URL requested.
-        url: String,
-        /// Why.
-        message: String,
-    },
-    /// A key directory could not be had or read.
-    #[error("key directory {url}: {message}")]
-    KeyDirectory {
-        /// The directory's URL.
-        url: String,
-        /// What went wrong.
-        message: String,
-    },
+    /// Fetching failed, or nothing could be sent.
+    #[error(transparent)]
+    Fetch(#[from] botwarden_fetch::Error),
     /// The HTML parser gave up on a page (it does not for malformed
     /// markup; only for limits it enforces).
     #[error("the HTML could not be read: {message}")]
@@ -130,23 +27,8 @@ pub enum Error {
     },
     /// The crawl store failed, or a file is not a crawl store of this
     /// version, or has no crawl to resume.
-    #[error("{}: {message}", path.display())]
-    Store {
-        /// The store's file.
-        path: PathBuf,
-        /// What went wrong, and what was being done.
-        message: String,
-    },
-    /// The audit's settings (`--select`, `--ignore`, the `[audit]`
-    /// section of `botwarden.toml`) are not valid: `input` names the file
-    /// and key, or the flag's list and place.
-    #[error("{input}: {message}")]
-    AuditSettings {
-        /// Where: `botwarden.toml: [audit] select[1]`, `select[0]`.
-        input: String,
-        /// What is wrong, and what is valid.
-        message: String,
-    },
+    #[error(transparent)]
+    Store(#[from] botwarden_store::Error),
     /// A crawl's coordinator (the state workers share) failed or refused:
     /// it names itself (a Redis URL, say) and the operation.
     #[error("{coordinator}: {message}")]
@@ -158,56 +40,23 @@ pub enum Error {
     },
 }
 
-/// `10.0.0.1 is a private address`, or `intranet is 10.0.0.1, a private
-/// address` for a name.
-fn refusal(host: &str, addr: &IpAddr, kind: AddressKind) -> String {
-    let literal = host.trim_start_matches('[').trim_end_matches(']');
-    if literal.parse::<IpAddr>().ok() == Some(*addr) {
-        format!("{host} is {} {kind} address", kind.article())
-    } else {
-        format!("{host} is {addr}, {} {kind} address", kind.article())
-    }
-}
-
 impl Error {
     /// Whether the request failed because of how this botwarden is set
-    /// up rather than because of the site: an address it was told to
-    /// refuse (loopback and private ones unless allowed), a certificate
-    /// authority it was not given to trust, a client it could not set up,
-    /// a request it could not sign. Such a failure says nothing about the
-    /// site, so a crawl never turns it into a final verdict on a URL.
+    /// up rather than because of the site
+    /// ([`botwarden_fetch::Error::is_own_configuration`]).
     #[must_use]
     pub fn is_own_configuration(&self) -> bool {
-        match self {
-            Error::Refused { .. }
-            | Error::Client { .. }
-            | Error::Certificates { .. }
-            | Error::Signing { .. } => true,
-            Error::Network { message, .. } => message.contains("UnknownIssuer"),
-            _ => false,
-        }
+        matches!(self, Error::Fetch(e) if e.is_own_configuration())
     }
 
     /// The URL the error is about, if any.
     #[must_use]
     pub fn url(&self) -> Option<&str> {
         match self {
-            Error::InvalidUrl { url, .. }
-            | Error::UnsupportedScheme { url }
-            | Error::Refused { url, .. }
-            | Error::Network { url, .. }
-            | Error::Timeout { url, .. }
-            | Error::Decode { url, .. }
-            | Error::TooManyRedirects { url, .. }
-            | Error::RedirectLoop { url, .. }
-            | Error::Signing { url, .. }
-            | Error::KeyDirectory { url, .. } => Some(url),
-            Error::Client { .. }
-            | Error::Certificates { .. }
-            | Error::Html { .. }
-            | Error::Store { .. }
+            Error::Fetch(e) => e.url(),
+            Error::Html { .. }
+            | Error::Store(_)
             | Error::Coordinator { .. }
-            | Error::AuditSettings { .. }
             | Error::Ownership { .. } => None,
         }
     }

@@ -23,11 +23,11 @@
 use std::collections::BTreeMap;
 use std::time::{Duration, Instant};
 
+use botwarden_fetch::{Fetcher, chain};
+use botwarden_store::{Error as StoreError, ExternalRecord, Store};
 use url::Url;
 
 use crate::error::Error;
-use crate::fetch::{Fetcher, chain};
-use crate::store::{ExternalRecord, Store};
 
 /// How external links are checked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -82,9 +82,11 @@ pub async fn check_external(
     fetcher: &Fetcher,
     config: &ExternalConfig,
 ) -> Result<ExternalSummary, Error> {
-    let fail = |e: rusqlite::Error| Error::Store {
-        path: store.path().to_owned(),
-        message: format!("cannot read the external links: {e}"),
+    let fail = |e: rusqlite::Error| {
+        Error::Store(StoreError {
+            path: store.path().to_owned(),
+            message: format!("cannot read the external links: {e}"),
+        })
     };
     let conn = store.connection();
     let already: i64 = conn
@@ -145,10 +147,10 @@ pub async fn check_external(
         }
         // The task's URLs are unknown here: the run fails rather than
         // drop them silently.
-        Err(e) => Err(Error::Store {
+        Err(e) => Err(Error::Store(StoreError {
             path: path.clone(),
             message: format!("an external link check failed inside the crawler: {e}"),
-        }),
+        })),
     };
     for host in order {
         let urls = hosts.remove(&host).unwrap_or_default();
@@ -241,14 +243,5 @@ async fn check_one(fetcher: &Fetcher, id: i64, url: &Url, timeout: Duration) -> 
             };
             record(method, None, Some(why), None)
         }
-    }
-}
-
-/// Statuses and outcomes of a URL that count as broken.
-impl ExternalRecord {
-    /// Whether it answered `4xx`, `5xx` or nothing.
-    #[must_use]
-    pub fn is_broken(&self) -> bool {
-        self.status.is_none_or(|s| s >= 400)
     }
 }

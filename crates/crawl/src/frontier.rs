@@ -30,7 +30,7 @@ use foldhash::{HashMap, HashMapExt as _};
 use regex::Regex;
 use url::Url;
 
-use crate::store::Skip;
+use botwarden_store::Skip;
 
 /// A path segment repeated this many times marks a trap.
 pub const MAX_REPEATS: usize = 3;

@@ -39,6 +39,7 @@ use std::cell::Cell;
 use std::rc::Rc;
 use std::sync::LazyLock;
 
+use botwarden_store::TextReading;
 use lol_html::html_content::{Element, TextChunk, TextType};
 use lol_html::{AsciiCompatibleEncoding, HtmlRewriter, Selector, Settings, doc_text};
 use url::Url;
@@ -504,42 +505,6 @@ fn shingles_simhash(words: &[u64]) -> Option<u64> {
             .filter(|(_, n)| u64::from(**n) * 2 > total)
             .fold(0u64, |acc, (bit, _)| acc | 1 << bit),
     )
-}
-
-/// How the SimHash reads a page's visible text. A store names the reading
-/// its fingerprints were made with (meta [`TextReading::META`]): a resumed
-/// crawl keeps its store's, so that no store holds fingerprints of two
-/// readings.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum TextReading {
-    /// [`scan_text`]: the text between the markup, read from the page's
-    /// bytes beside the HTML parser (`markup-scan`).
-    Scan,
-    /// The HTML parser's text chunks of the data type (stores written
-    /// before the reading was named).
-    Parser,
-}
-
-impl TextReading {
-    /// The store's meta key that names the reading.
-    pub(crate) const META: &'static str = "simhash_text";
-
-    /// The reading's name in the store.
-    pub(crate) fn name(self) -> &'static str {
-        match self {
-            TextReading::Scan => "markup-scan",
-            TextReading::Parser => "parser-text",
-        }
-    }
-
-    /// The reading a store's fingerprints were made with (`None`: written
-    /// before the reading was named).
-    pub(crate) fn of_store(value: Option<&str>) -> TextReading {
-        match value {
-            Some("markup-scan") => TextReading::Scan,
-            _ => TextReading::Parser,
-        }
-    }
 }
 
 /// Elements whose content is not visible text: raw text, escapable raw
@@ -1444,7 +1409,7 @@ pub(crate) fn extract_with(
                 .get_attribute("http-equiv")
                 .is_some_and(|h| h.trim().eq_ignore_ascii_case("content-type"))
             {
-                f.meta_charset = crate::body::parse_content_type(&content).1;
+                f.meta_charset = botwarden_fetch::parse_content_type(&content).1;
             }
         }
         if let Some(name) = attr(el, "name") {
@@ -1899,6 +1864,65 @@ mod tests {
             ControlFlow::Continue(())
         });
         assert_eq!(runs, [b"a".to_vec()]);
+    }
+
+    /// The distance between two texts' fingerprints against the share of
+    /// their three-word shingles they have in common (Jaccard), over
+    /// texts of 600 words with `changed` words replaced at even spacing.
+    fn distances(changed: usize, trials: u64) -> Vec<(f64, u32)> {
+        let text = |words: &[String]| words.join(" ");
+        let mut out = Vec::new();
+        for seed in 0..trials {
+            let base: Vec<String> = (0..600u64)
+                .map(|i| format!("w{}", (i * 7919 + seed * 104_729) % 1_000_003))
+                .collect();
+            let mut other = base.clone();
+            for k in 0..changed {
+                let at = (k * 600 / changed.max(1) + seed as usize) % 600;
+                other[at] = format!("x{seed}y{k}");
+            }
+            let shingles = |w: &[String]| -> std::collections::HashSet<String> {
+                w.windows(3).map(|s| s.join(" ")).collect()
+            };
+            let (a, b) = (shingles(&base), shingles(&other));
+            let jaccard = a.intersection(&b).count() as f64 / a.union(&b).count() as f64;
+            let (ha, hb) = (
+                simhash(&text(&base)).expect("words"),
+                simhash(&text(&other)).expect("words"),
+            );
+            out.push((jaccard, (ha ^ hb).count_ones()));
+        }
+        out
+    }
+
+    /// The table of `botwarden-audit`'s `docs/audit.md` ("Near
+    /// duplicates: what 3 bits mean"): words changed, pairs within 3 bits
+    /// of 200. `content/near-duplicate` groups pages whose fingerprints
+    /// differ in at most this many bits (its `MAX_DISTANCE`).
+    #[test]
+    #[allow(clippy::print_stdout)]
+    fn what_three_bits_mean() {
+        const MAX_DISTANCE: u32 = 3;
+        let documented = [
+            (1usize, 173usize),
+            (3, 113),
+            (6, 50),
+            (10, 17),
+            (20, 2),
+            (30, 0),
+            (45, 0),
+            (60, 0),
+        ];
+        for (changed, expected) in documented {
+            let d = distances(changed, 200);
+            let within = d.iter().filter(|(_, b)| *b <= MAX_DISTANCE).count();
+            assert_eq!(within, expected, "{changed} words changed");
+            let mean_j = d.iter().map(|(j, _)| j).sum::<f64>() / d.len() as f64;
+            let mean_b = d.iter().map(|(_, b)| f64::from(*b)).sum::<f64>() / d.len() as f64;
+            println!(
+                "changed {changed:>3}: jaccard {mean_j:.3}, bits {mean_b:.1}, within 3: {within}/200"
+            );
+        }
     }
 }
 

@@ -28,13 +28,13 @@
 
 use std::fmt::Write as _;
 
+use botwarden_fetch::{Error as FetchError, FetchReport, Fetcher};
 use botwarden_robots::{Profile, TokenChain};
 use ring::{digest, hmac};
 use serde::Serialize;
 use url::Url;
 
 use crate::error::Error;
-use crate::fetch::{FetchReport, Fetcher};
 use crate::html;
 
 /// The name of the verification meta tag.
@@ -79,8 +79,8 @@ impl SiteKey {
     /// The token of the site `url` belongs to.
     ///
     /// # Errors
-    /// [`Error::InvalidUrl`] for a URL without a host, or
-    /// [`Error::UnsupportedScheme`] for one that is not `http(s)`.
+    /// [`Error::InvalidUrl`](botwarden_fetch::Error::InvalidUrl) for a URL without a host, or
+    /// [`Error::UnsupportedScheme`](botwarden_fetch::Error::UnsupportedScheme) for one that is not `http(s)`.
     pub fn token(&self, url: &Url) -> Result<SiteToken, Error> {
         let origin = site_origin(url)?;
         let tag = hmac::sign(&self.0, format!("{DOMAIN}{origin}").as_bytes());
@@ -92,15 +92,15 @@ impl SiteKey {
 /// `scheme://host[:port]` of an `http(s)` URL.
 fn site_origin(url: &Url) -> Result<String, Error> {
     if !matches!(url.scheme(), "http" | "https") {
-        return Err(Error::UnsupportedScheme {
+        return Err(Error::Fetch(FetchError::UnsupportedScheme {
             url: url.to_string(),
-        });
+        }));
     }
     if url.host_str().is_none_or(str::is_empty) {
-        return Err(Error::InvalidUrl {
+        return Err(Error::Fetch(FetchError::InvalidUrl {
             url: url.to_string(),
             reason: "it has no host".into(),
-        });
+        }));
     }
     Ok(url.origin().ascii_serialization())
 }
@@ -287,8 +287,8 @@ impl Verified {
 /// first, then (when it does not verify, or `all` is set) the meta tag.
 ///
 /// # Errors
-/// [`Error::InvalidUrl`], [`Error::UnsupportedScheme`] for a URL that is
-/// not a site's, [`Error::Refused`] for an address the fetcher refuses.
+/// [`Error::InvalidUrl`](botwarden_fetch::Error::InvalidUrl), [`Error::UnsupportedScheme`](botwarden_fetch::Error::UnsupportedScheme) for a URL that is
+/// not a site's, [`Error::Refused`](botwarden_fetch::Error::Refused) for an address the fetcher refuses.
 /// A site that does not answer is not an error: its checks say so.
 pub async fn verify_site(
     fetcher: &Fetcher,
@@ -522,11 +522,11 @@ mod tests {
         assert!(!format!("{key:?}").contains("0123"));
         assert!(matches!(
             key.token(&url("ftp://example.com/")),
-            Err(Error::UnsupportedScheme { .. })
+            Err(Error::Fetch(FetchError::UnsupportedScheme { .. }))
         ));
         assert!(matches!(
             key.token(&url("file:///etc/passwd")),
-            Err(Error::UnsupportedScheme { .. })
+            Err(Error::Fetch(FetchError::UnsupportedScheme { .. }))
         ));
     }
 }

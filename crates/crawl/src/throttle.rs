@@ -33,6 +33,8 @@
 use std::collections::VecDeque;
 use std::time::Duration;
 
+pub use botwarden_fetch::Outcome;
+
 /// The numbers of the rule. [`ThrottleConfig::default`] holds the seed's.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ThrottleConfig {
@@ -75,29 +77,6 @@ impl Default for ThrottleConfig {
             min_delay: Duration::ZERO,
             max_delay: Duration::from_secs(60),
             max_parallel: 4,
-        }
-    }
-}
-
-/// How a request ended, as the throttle sees it.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum Outcome {
-    /// An HTTP response with this status.
-    Status(u16),
-    /// The connection could not be made, or broke (refused, reset, TLS).
-    ConnectionFailed,
-    /// No answer in time.
-    TimedOut,
-}
-
-impl Outcome {
-    /// Whether this is an indicator of trouble: a connection failure, a
-    /// timeout, `403`, `429`, or `500`–`599`.
-    #[must_use]
-    pub fn is_indicator(self) -> bool {
-        match self {
-            Outcome::Status(s) => s == 403 || s == 429 || (500..=599).contains(&s),
-            Outcome::ConnectionFailed | Outcome::TimedOut => true,
         }
     }
 }

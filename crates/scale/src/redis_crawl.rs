@@ -45,8 +45,9 @@ use std::time::{Duration, Instant};
 
 use botwarden_crawl::{
     Claim, Coordinator, CoordinatorConfig, CoordinatorFuture, Error as CrawlError, Finish, Lease,
-    Offer, Offered, RobotsLookup, RobotsRead, Skip, StopSignal, StoredFrontier, WorkerStats,
+    Offer, Offered, RobotsLookup, RobotsRead, StopSignal, StoredFrontier, WorkerStats,
 };
+use botwarden_store::Skip;
 use redis::aio::ConnectionManager;
 use redis::cluster_async::ClusterConnection;
 use redis::{FromRedisValue, Script};

@@ -85,18 +85,18 @@ fn too_big() -> ApiError {
 /// text that is not a URL, and for a URL of another scheme than `http` or
 /// `https` (`file:`, `ftp:`, `gopher:`, ...), which is never fetched.
 pub(crate) fn site_robots_url(url: &str) -> Result<url::Url, ApiError> {
-    botwarden_crawl::robots_url(url).map_err(|e| fetch_error(&e))
+    botwarden_fetch::robots_url(url).map_err(|e| fetch_error(&e))
 }
 
 /// A fetch error as an answer: a bad URL is the caller's (`400`), a
 /// refused address is refused (`403`), the rest is the site's (`502`).
-fn fetch_error(e: &botwarden_crawl::Error) -> ApiError {
+fn fetch_error(e: &botwarden_fetch::Error) -> ApiError {
     match e {
-        botwarden_crawl::Error::InvalidUrl { .. }
-        | botwarden_crawl::Error::UnsupportedScheme { .. } => {
+        botwarden_fetch::Error::InvalidUrl { .. }
+        | botwarden_fetch::Error::UnsupportedScheme { .. } => {
             ApiError::new(StatusCode::BAD_REQUEST, "invalid_url", e.to_string())
         }
-        botwarden_crawl::Error::Refused { .. } => ApiError::new(
+        botwarden_fetch::Error::Refused { .. } => ApiError::new(
             StatusCode::FORBIDDEN,
             "refused_address",
             format!("{e}; the service is not configured to fetch from private addresses"),

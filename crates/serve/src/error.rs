@@ -34,7 +34,7 @@ pub enum Error {
     Verify(#[from] botwarden_verify::Error),
     /// The robots.txt fetcher could not be set up.
     #[error("cannot set up the robots.txt fetcher")]
-    Fetcher(#[from] botwarden_crawl::Error),
+    Fetcher(#[from] botwarden_fetch::Error),
     /// Binding or serving the listening socket failed.
     #[error("cannot {what} {addr}")]
     Io {

@@ -192,7 +192,7 @@ fn gauges(out: &mut String, inner: &Inner) {
 /// The key directories fetched for signed requests, and those refused.
 fn key_directory_metrics(
     out: &mut String,
-    d: &botwarden_crawl::KeyDirStats,
+    d: &botwarden_fetch::KeyDirStats,
     (allowed, clients): (usize, usize),
 ) {
     head(

@@ -14,7 +14,7 @@ use std::collections::{HashMap, VecDeque};
 use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant, SystemTime};
 
-use botwarden_crawl::{CacheHeaders, RobotsFetch};
+use botwarden_fetch::{CacheHeaders, RobotsFetch};
 
 use crate::config::Config;
 

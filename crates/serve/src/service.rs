@@ -7,7 +7,7 @@ use std::time::Duration;
 
 use axum::Router;
 use axum::http::HeaderName;
-use botwarden_crawl::Fetcher;
+use botwarden_fetch::Fetcher;
 use botwarden_verify::{
     Classifier, DEFAULT_EXTRAS_NAME, DEFAULT_REGISTRY_NAME, DnsConfig, FeedStore, Registry,
     RegistryBuilder, Severity, Verifier, VerifierConfig,

@@ -9,7 +9,7 @@
 use std::sync::Arc;
 
 use axum::http::StatusCode;
-use botwarden_crawl::Fetcher;
+use botwarden_fetch::Fetcher;
 use botwarden_verify::{Classifier, Registry, Verifier};
 use tokio::sync::{OwnedSemaphorePermit, Semaphore};
 

@@ -9,7 +9,7 @@ use std::time::{Duration, SystemTime};
 
 use axum::http::{HeaderMap, HeaderName, HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
-use botwarden_crawl::{AllowedAgents, Fetcher, KeyDirConfig, KeyDirStats, KeyDirectories};
+use botwarden_fetch::{AllowedAgents, Fetcher, KeyDirConfig, KeyDirStats, KeyDirectories};
 use botwarden_verify::{
     DIRECTORY_MEDIA_TYPE, KeyRing, KeySet, RequestParts, SignatureCheck, SignatureVerifier, Signer,
 };

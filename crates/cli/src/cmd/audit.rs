@@ -6,10 +6,10 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context as _, Result, bail};
-use botwarden_crawl::{
-    AUDIT_CONFIG_FILE, Audit, AuditDocument, AuditSettings, LinkGraph, Store, render_audit_html,
-    write_csv,
+use botwarden_audit::{
+    Audit, AuditDocument, AuditSettings, CONFIG_FILE, LinkGraph, render_html, write_csv,
 };
+use botwarden_store::Store;
 use clap::{Args, ValueEnum};
 
 /// Arguments of `botwarden audit`.
@@ -61,7 +61,7 @@ pub(crate) struct AuditArgs {
 /// The audit's settings: the flags given, then the `[audit]` section of
 /// `config` (or of `./botwarden.toml` if there is one) for the rest.
 pub(crate) fn settings(flags: AuditSettings, config: Option<&Path>) -> Result<AuditSettings> {
-    let default = Path::new(AUDIT_CONFIG_FILE);
+    let default = Path::new(CONFIG_FILE);
     let path = match config {
         Some(p) => Some(p),
         None => default.is_file().then_some(default),
@@ -161,7 +161,7 @@ pub(crate) fn write_document(
             writeln!(out)?;
             Ok(())
         }
-        Format::Html => Ok(out.write_all(render_audit_html(doc).as_bytes())?),
+        Format::Html => Ok(out.write_all(render_html(doc).as_bytes())?),
         Format::Text | Format::Csv => Ok(write!(out, "{doc}")?),
     })
 }

@@ -7,15 +7,16 @@ use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result, bail};
+use botwarden_audit::{Audit, AuditDocument, AuditSettings};
 use botwarden_crawl::{
-    Audit, AuditDocument, AuditSettings, CHANGES_META, ChangeRule, CrawlConfig, CrawlEnd,
-    CrawlSettings, CrawlerKind, DEFAULT_INFO_URL, ExportFormat, ExportTable, ExternalConfig,
-    Fetcher, FetcherBuilder, FrontierConfig, Identity, Network, Operator, OwnershipCheck, Platform,
-    Progress, SETTINGS_META, Scope, Simulation, SiteKey, StopSignal, Store, Summary,
-    ThrottleConfig, Verification, check_external, crawl, ranges_json, registry_entry, robots_lines,
-    verify_site,
+    CHANGES_META, ChangeRule, CrawlConfig, CrawlEnd, CrawlSettings, CrawlerKind, DEFAULT_INFO_URL,
+    ExternalConfig, FrontierConfig, Identity, Network, Operator, OwnershipCheck, Platform,
+    Progress, SETTINGS_META, Scope, Simulation, SiteKey, StopSignal, ThrottleConfig, Verification,
+    check_external, crawl, ranges_json, registry_entry, robots_lines, verify_site,
 };
+use botwarden_fetch::{Fetcher, FetcherBuilder};
 use botwarden_robots::{Profile, TokenChain};
+use botwarden_store::{ExportFormat, ExportTable, Store, Summary};
 use botwarden_verify::{AgentForm, Signer};
 use clap::parser::ValueSource;
 use clap::{ArgGroup, ArgMatches, Args, Subcommand, ValueEnum};

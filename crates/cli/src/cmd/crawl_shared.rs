@@ -10,10 +10,12 @@ use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use botwarden_crawl::{
-    Coordinator, CoordinatorConfig, CrawlConfig, CrawlEnd, Fetcher, FrontierConfig, Identity,
-    LocalCoordinator, StopSignal, Store, ThrottleConfig, WorkerConfig, crawl_worker, merge_stores,
+    Coordinator, CoordinatorConfig, CrawlConfig, CrawlEnd, FrontierConfig, Identity,
+    LocalCoordinator, StopSignal, ThrottleConfig, WorkerConfig, crawl_worker,
 };
+use botwarden_fetch::Fetcher;
 use botwarden_scale::{Patience, RedisCoordinator};
+use botwarden_store::{Store, merge_stores};
 use clap::Args;
 use regex::Regex;
 use url::Url;

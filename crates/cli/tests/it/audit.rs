@@ -61,7 +61,7 @@ fn audit_prints_text_and_json() {
     );
     // The three planted problems, and the pages' missing canonical,
     // description, <h1> and charset (four checks, two pages each).
-    let checks = botwarden_crawl::CHECKS.len();
+    let checks = botwarden_audit::CHECKS.len();
     assert!(
         text.contains(&format!("11 finding(s) from 7 of {checks} checks")),
         "{text}"
@@ -85,7 +85,7 @@ fn audit_prints_text_and_json() {
     assert_eq!(v["schema"], "botwarden-audit/1", "{v}");
     assert_eq!(v["state"], "finished", "{v}");
     let checks = v["checks"].as_array().expect("checks");
-    assert_eq!(checks.len(), botwarden_crawl::CHECKS.len(), "{v}");
+    assert_eq!(checks.len(), botwarden_audit::CHECKS.len(), "{v}");
     let by_code = |code: &str| {
         checks
             .iter()
@@ -270,7 +270,7 @@ fn crawl_with_audit_prints_the_audit_after_the_summary() {
     assert!(
         audit.contains(&format!(
             "11 finding(s) from 7 of {} checks",
-            botwarden_crawl::CHECKS.len()
+            botwarden_audit::CHECKS.len()
         )),
         "{audit}"
     );

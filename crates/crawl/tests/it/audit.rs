@@ -4,7 +4,9 @@
 use std::sync::{Arc, OnceLock};
 use std::time::Duration;
 
-use botwarden_crawl::{AUDIT_SCHEMA, Audit, AuditReport, CHECKS, CrawlConfig, Store};
+use botwarden_audit::{AUDIT_SCHEMA, Audit, AuditReport, CHECKS};
+use botwarden_crawl::CrawlConfig;
+use botwarden_store::Store;
 use url::Url;
 
 use crate::crawl::{TempStore, config, crawl_all, fetcher};

@@ -13,7 +13,9 @@ use axum::body::Body;
 use axum::extract::{Request, State};
 use axum::http::{Method, StatusCode};
 use axum::response::Response;
-use botwarden_crawl::{Audit, ExternalConfig, ExternalSummary, Store, check_external};
+use botwarden_audit::Audit;
+use botwarden_crawl::{ExternalConfig, ExternalSummary, check_external};
+use botwarden_store::Store;
 use tokio::net::TcpListener;
 use url::Url;
 

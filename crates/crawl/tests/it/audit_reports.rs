@@ -6,9 +6,10 @@ use std::path::Path;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 
-use botwarden_crawl::{
-    Audit, AuditDocument, CHECKS, LinkGraph, Store, csv_file_name, render_audit_html, write_csv,
+use botwarden_audit::{
+    Audit, AuditDocument, CHECKS, LinkGraph, csv_file_name, render_html, write_csv,
 };
+use botwarden_store::Store;
 use botwarden_testdata::chromium;
 use url::Url;
 
@@ -128,8 +129,8 @@ async fn html_report_shows_every_check_and_keeps_hostile_strings_inert() {
     let quoted = server.url("/it's?q=%27x%27");
     assert_eq!(broken[1].url, quoted);
 
-    let html = render_audit_html(&doc);
-    assert_eq!(html, render_audit_html(&doc), "deterministic");
+    let html = render_html(&doc);
+    assert_eq!(html, render_html(&doc), "deterministic");
     assert!(html.starts_with("<!DOCTYPE html>\n"));
     assert!(html.contains(
         r#"<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">"#
@@ -401,7 +402,7 @@ async fn comparison_of_two_crawls_says_fixed_new_and_still() {
         .expect("check");
     assert_eq!(c["new"][0], server.url("/missing"));
 
-    let html = render_audit_html(&doc);
+    let html = render_html(&doc);
     assert!(html.contains(r#"<section class="panel" id="compare""#));
     assert!(html.contains(&format!(
         r#"<tr class="fixed"><td><span class="badge b-fixed">fixed</span></td><td class="url">{}</td></tr>"#,

@@ -4,7 +4,8 @@
 
 use std::fs;
 
-use botwarden_crawl::{Audit, Store};
+use botwarden_audit::Audit;
+use botwarden_store::Store;
 use url::Url;
 
 use crate::crawl::{TempStore, config, crawl_all};

@@ -9,10 +9,10 @@
 use std::path::Path;
 use std::sync::{Arc, OnceLock};
 
-use botwarden_crawl::{
-    Audit, AuditDocument, AuditReport, AuditSelection, CrawlConfig, Fetcher, MAX_URL_LEN, Store,
-    render_audit_html,
-};
+use botwarden_audit::{Audit, AuditDocument, AuditReport, Selection, render_html};
+use botwarden_crawl::{CrawlConfig, MAX_URL_LEN};
+use botwarden_fetch::Fetcher;
+use botwarden_store::Store;
 use botwarden_testdata::chromium;
 use url::Url;
 
@@ -457,7 +457,7 @@ async fn touched_checks_find_exactly_their_planted_cases() {
 #[tokio::test]
 async fn a_selection_runs_only_its_checks_and_evidence_is_capped() {
     let (_server, store, _tmp) = audited("audit-trust-select").await;
-    let selection = AuditSelection::new(
+    let selection = Selection::new(
         vec!["links".into(), "content/near-duplicate".into()],
         vec!["links/long-url".into()],
     )
@@ -495,7 +495,7 @@ async fn a_selection_runs_only_its_checks_and_evidence_is_capped() {
 async fn the_html_puts_findings_first_and_its_depth_labels_apart() {
     let (_server, store, _tmp) = audited("audit-trust-html").await;
     let doc = AuditDocument::build(&Audit::default(), &store, None).expect("audit");
-    let html = render_audit_html(&doc);
+    let html = render_html(&doc);
     // The table of checks: every check with findings before any without,
     // errors before warnings before notices.
     let table = &html[html.find(r#"id="overview""#).expect("overview")..];

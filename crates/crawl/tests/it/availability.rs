@@ -6,7 +6,9 @@
 
 use std::time::Duration;
 
-use botwarden_crawl::{CrawlConfig, Fetcher, Store};
+use botwarden_crawl::CrawlConfig;
+use botwarden_fetch::Fetcher;
+use botwarden_store::Store;
 use url::Url;
 
 use crate::crawl::{TempStore, crawl_all, fetcher};

@@ -5,7 +5,8 @@
 use std::collections::BTreeSet;
 use std::time::Duration;
 
-use botwarden_crawl::{Fetcher, PageResponse, Store};
+use botwarden_fetch::{Fetcher, PageResponse};
+use botwarden_store::Store;
 use botwarden_testdata::dns::{TestDns, Zone};
 use url::Url;
 

@@ -8,9 +8,9 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-use botwarden_crawl::{
-    CrawlConfig, CrawlEnd, Fetcher, StopSignal, Store, Summary, ThrottleConfig, crawl,
-};
+use botwarden_crawl::{CrawlConfig, CrawlEnd, StopSignal, ThrottleConfig, crawl};
+use botwarden_fetch::Fetcher;
+use botwarden_store::{Store, Summary};
 use url::Url;
 
 use crate::server::{Reply, Server};
@@ -513,7 +513,7 @@ async fn a_resumed_store_keeps_the_text_reading_its_fingerprints_were_made_with(
         Some("markup-scan")
     );
     let scanned = svg_simhash(&store, &server).expect("a fingerprint");
-    let report = botwarden_crawl::Audit::default()
+    let report = botwarden_audit::Audit::default()
         .run(&store)
         .expect("audit");
     assert!(report.notes.is_empty(), "{:?}", report.notes);
@@ -536,7 +536,7 @@ async fn a_resumed_store_keeps_the_text_reading_its_fingerprints_were_made_with(
     assert_eq!(store.meta("simhash_text").expect("meta"), None);
     let parsed = svg_simhash(&store, &server).expect("a fingerprint");
     assert_ne!(parsed, scanned, "the parser's reading holds the SVG title");
-    let report = botwarden_crawl::Audit::default()
+    let report = botwarden_audit::Audit::default()
         .run(&store)
         .expect("audit");
     assert_eq!(report.notes.len(), 1, "{:?}", report.notes);

@@ -1,7 +1,8 @@
 //! Large non-HTML answers are known by their headers: the crawler does not
 //! download them; HTML bodies are read up to the size limit.
 
-use botwarden_crawl::{Fetcher, Store};
+use botwarden_fetch::Fetcher;
+use botwarden_store::Store;
 use std::time::Duration;
 use url::Url;
 

@@ -9,26 +9,24 @@ mod audit_tls;
 mod audit_trust;
 mod availability;
 mod connections;
-mod content;
 mod crawl;
-mod failures;
 mod faults;
 mod large;
 mod nginx_site;
 mod ownership;
 mod reading;
-mod redirects;
-mod robots;
 mod robustness;
-mod safety;
+// The loopback server of `botwarden-fetch`'s tests; not every helper of
+// it is used here.
+#[allow(dead_code)]
+#[path = "../../../fetch/tests/it/server.rs"]
 mod server;
-mod statuses;
 mod throttling;
 mod tls;
 mod webbotauth;
 
-use botwarden_crawl::{CrawlConfig, FetchReport, Fetcher, FetcherBuilder, ThrottleConfig};
-use botwarden_robots::{AvailabilityPolicy, FetchOutcome};
+use botwarden_crawl::{CrawlConfig, ThrottleConfig};
+use botwarden_fetch::{Fetcher, FetcherBuilder};
 
 /// A fetcher for the loopback servers.
 pub(crate) fn loopback() -> FetcherBuilder {
@@ -45,23 +43,3 @@ pub(crate) fn one_at_a_time() -> CrawlConfig {
         ..CrawlConfig::default()
     }
 }
-
-/// Fetches `url` with the loopback defaults.
-pub(crate) async fn fetch(url: &str) -> FetchReport {
-    loopback()
-        .build()
-        .expect("fetcher")
-        .fetch(url)
-        .await
-        .expect("something was sent")
-}
-
-/// The decision of each built-in policy, in the order of
-/// [`AvailabilityPolicy::ALL`]: rfc9309, google, bing, yandex, strict,
-/// mandelbot.
-pub(crate) fn decisions(outcome: &FetchOutcome) -> [&'static str; 6] {
-    AvailabilityPolicy::ALL.map(|p| p.decide(outcome).availability.name())
-}
-
-pub(crate) const PARSE: [&str; 6] = ["parse"; 6];
-pub(crate) const ALLOW: [&str; 6] = ["full-allow"; 6];

@@ -12,7 +12,9 @@ use std::path::{Path, PathBuf};
 use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
-use botwarden_crawl::{CrawlConfig, Fetcher, FrontierConfig, Store, ThrottleConfig};
+use botwarden_crawl::{CrawlConfig, FrontierConfig, ThrottleConfig};
+use botwarden_fetch::Fetcher;
+use botwarden_store::Store;
 use url::Url;
 
 const PAGES: usize = 10_000;

@@ -8,10 +8,11 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use botwarden_crawl::{
-    CrawlConfig, Fetcher, OwnershipMethod, Simulation, SiteKey, StopSignal, Store, Summary,
-    Verified, crawl, verify_site,
+    CrawlConfig, OwnershipMethod, Simulation, SiteKey, StopSignal, Verified, crawl, verify_site,
 };
+use botwarden_fetch::Fetcher;
 use botwarden_robots::{Profile, TokenChain};
+use botwarden_store::{Store, Summary};
 use url::Url;
 
 use crate::server::{Asked, Reply, Server};

@@ -4,7 +4,9 @@
 //! redirect, a byte-order mark that is no text, nofollow links to other
 //! sites out of scope, a redirect's target at its source's depth.
 
-use botwarden_crawl::{Audit, AuditReport, CrawlConfig, LinkGraph, Store, Summary};
+use botwarden_audit::{Audit, AuditReport, LinkGraph};
+use botwarden_crawl::CrawlConfig;
+use botwarden_store::{Store, Summary};
 use url::Url;
 
 use crate::crawl::{TempStore, config, crawl_all, fetcher};

@@ -3,7 +3,8 @@
 
 use std::time::Duration;
 
-use botwarden_crawl::{CrawlConfig, FrontierConfig, Scope, Store};
+use botwarden_crawl::{CrawlConfig, FrontierConfig, Scope};
+use botwarden_store::Store;
 use botwarden_testdata::dns::{TestDns, Zone};
 use url::Url;
 

@@ -4,7 +4,9 @@
 
 use std::time::Duration;
 
-use botwarden_crawl::{CrawlConfig, Fetcher, StopSignal, Store, ThrottleConfig, crawl};
+use botwarden_crawl::{CrawlConfig, StopSignal, ThrottleConfig, crawl};
+use botwarden_fetch::Fetcher;
+use botwarden_store::Store;
 use url::Url;
 
 use crate::crawl::{TempStore, crawl_all, fetcher};

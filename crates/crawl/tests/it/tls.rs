@@ -7,8 +7,9 @@ use std::fs;
 use std::path::Path;
 use std::process::Command;
 
-use botwarden_crawl::{Error, Store};
+use botwarden_fetch::Error;
 use botwarden_robots::FetchResult;
+use botwarden_store::Store;
 use url::Url;
 
 use crate::crawl::{TempStore, config, crawl_all};

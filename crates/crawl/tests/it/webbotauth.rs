@@ -13,7 +13,9 @@ use std::time::{Duration, SystemTime};
 use axum::Router;
 use axum::http::{HeaderMap, Method, StatusCode, Uri, header};
 use axum::response::IntoResponse;
-use botwarden_crawl::{CrawlConfig, KeyDirConfig, KeyDirectories, Store};
+use botwarden_crawl::CrawlConfig;
+use botwarden_fetch::{KeyDirConfig, KeyDirectories};
+use botwarden_store::Store;
 use botwarden_verify::{
     AgentForm, AgentKind, DIRECTORY_MEDIA_TYPE, DirectorySignature, KeyRing, RequestParts,
     SignatureCheck, SignatureVerifier, Signer, WELL_KNOWN_DIRECTORY,
@@ -146,7 +148,7 @@ async fn every_request_of_a_signed_crawl_verifies_at_the_site() {
         .expect("jwk")
         .agent(start.as_str().trim_end_matches('/'), AgentForm::Dictionary)
         .expect("agent");
-    let fetcher = botwarden_crawl::Fetcher::builder()
+    let fetcher = botwarden_fetch::Fetcher::builder()
         .allow_private(true)
         .timeout(Duration::from_secs(10))
         .signer(Some(Arc::new(signer)))

@@ -11,8 +11,10 @@ use std::time::{Duration, SystemTime};
 use axum::Router;
 use axum::http::{HeaderMap, StatusCode, Uri, header};
 use axum::response::IntoResponse;
-use botwarden_crawl::{CrawlConfig, Fetcher, StopSignal, Store, ThrottleConfig, crawl};
+use botwarden_crawl::{CrawlConfig, StopSignal, ThrottleConfig, crawl};
+use botwarden_fetch::Fetcher;
 use botwarden_serve::{Config, Service};
+use botwarden_store::Store;
 use botwarden_verify::{
     AgentForm, DIRECTORY_MEDIA_TYPE, DirectorySignature, KeySet, RequestParts, Signer,
     WELL_KNOWN_DIRECTORY, check_directory_response,

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
 use anyhow::{Context, Result, bail};
-use botwarden_crawl::{Fetcher, KeyDirConfig, KeyDirectories};
+use botwarden_fetch::{Fetcher, KeyDirConfig, KeyDirectories};
 use botwarden_verify::{
     Classifier, KeyRing, KeySet, RequestParts, SignatureCheck, SignatureVerifier, Verdict, Verifier,
 };

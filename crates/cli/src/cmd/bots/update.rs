@@ -6,7 +6,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
-use botwarden_crawl::{Error, Fetcher};
+use botwarden_fetch::{Error, Fetcher};
 use botwarden_scale::{RedisFeeds, Timeouts};
 use botwarden_verify::{Feed, FeedStore, MAX_FEED_BYTES, Registry};
 use clap::Args;

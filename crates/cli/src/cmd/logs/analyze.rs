@@ -8,7 +8,7 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
-use botwarden_crawl::{Fetcher, KeyDirConfig, KeyDirectories};
+use botwarden_fetch::{Fetcher, KeyDirConfig, KeyDirectories};
 use botwarden_logs::{
     Analysis, AnalyzeOptions, Analyzer, FormatChoice, Listed, LogFormat, Progress, Run, Targets,
     TextOptions, expand_inputs, render_html, render_text, trusted_proxy_warnings,

@@ -7,7 +7,7 @@ use std::process::ExitCode;
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
-use botwarden_crawl::{Error, Fetcher, fetch_robots_txt};
+use botwarden_fetch::{Error, Fetcher, fetch_robots_txt};
 use botwarden_robots::report::{fetch_json, fetch_text};
 use botwarden_robots::{AvailabilityPolicy, FetchLimits};
 use clap::Args;

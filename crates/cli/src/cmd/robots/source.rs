@@ -3,7 +3,7 @@
 use std::io::Read;
 
 use anyhow::{Context, Result, bail};
-use botwarden_crawl::{Error, Fetcher, RobotsFetch, fetch_robots_txt};
+use botwarden_fetch::{Error, Fetcher, RobotsFetch, fetch_robots_txt};
 use botwarden_robots::{AvailabilityPolicy, Profile};
 
 /// A robots.txt body and the name to show for it.

@@ -1,0 +1,59 @@
+//! `links/broken-external`: links to other sites' URLs that answered an
+//! error or nothing (`crawl --check-external`).
+
+use crate::{Context, Finding, SITE_LINK};
+
+declare_check! {
+    /// ## What it finds
+    /// Every URL of another site that the site's pages link to (`<a>`,
+    /// `<area>`, frames) and that answered `4xx` or `5xx`, or nothing (a
+    /// refused connection, a name that does not resolve, a timeout), when
+    /// the crawl checked its external links (`crawl --check-external`:
+    /// `HEAD`, then `GET` when the `HEAD` is refused), with every link
+    /// that leads there: the page and the anchor text. A redirect is not
+    /// followed and does not count. Without `--check-external` nothing is
+    /// known of these URLs and nothing is reported.
+    ///
+    /// ## Why it matters
+    /// Visitors who follow the link meet an error; a page full of dead
+    /// references reads as neglected, to visitors and to search engines.
+    /// Another site's `5xx` or timeout may be passing: check again before
+    /// fixing.
+    ///
+    /// ## Fix
+    /// Point the link to the resource's new address (an archive copy if it
+    /// is gone), or remove it.
+    "links/broken-external", Warning, "links to other sites' URLs that answered 4xx, 5xx or nothing"
+}
+
+pub(crate) fn check(cx: &Context<'_>) -> Result<Vec<Finding>, rusqlite::Error> {
+    let broken = cx.rows(
+        &format!(
+            "SELECT u.id, u.url, e.status, e.error, e.method
+             FROM urls u JOIN external_checks e ON e.url_id = u.id
+             WHERE (e.status >= 400 OR e.status IS NULL)
+               AND EXISTS (SELECT 1 FROM links l WHERE l.target_id = u.id AND {SITE_LINK})
+             ORDER BY u.id"
+        ),
+        |r| {
+            Ok((
+                r.get::<_, i64>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, Option<u16>>(2)?,
+                r.get::<_, Option<String>>(3)?,
+                r.get::<_, String>(4)?,
+            ))
+        },
+    )?;
+    broken
+        .into_iter()
+        .map(|(id, url, status, error, method)| {
+            let message = match (status, error) {
+                (Some(s), _) => format!("answered {s} to {method}"),
+                (None, Some(why)) => format!("no answer to {method} ({why})"),
+                (None, None) => format!("no answer to {method}"),
+            };
+            cx.linked_finding(id, url, message)
+        })
+        .collect()
+}
