@@ -7,7 +7,7 @@ use std::time::SystemTime;
 use botwarden_fetch::{PageResponse, link_header_canonicals};
 use botwarden_robots::TokenChain;
 use botwarden_store::{
-    Batch, LinkRecord, NewUrl, PageRecord, Skip, UrlState, normalize, normalize_text,
+    Batch, LinkKind, LinkRecord, NewUrl, PageRecord, Skip, UrlState, normalize, normalize_text,
 };
 use url::Url;
 
@@ -95,7 +95,7 @@ pub(crate) fn take_page<A: Admission>(
             if let Ok(t) = normalize(&base, loc) {
                 record.location = Some(t.to_string());
             }
-            links.link(&base, loc, "redirect", None, None, Ok(q.depth));
+            links.link(&base, loc, LinkKind::Redirect, None, None, Ok(q.depth));
         }
     } else if let Some(read) = reading.html {
         match read {
@@ -114,7 +114,7 @@ pub(crate) fn take_page<A: Admission>(
     {
         let instant = take_refresh(&mut record, &base, content, target);
         let depth = if instant { q.depth } else { q.depth + 1 };
-        links.link(&base, target, "refresh", None, None, Ok(depth));
+        links.link(&base, target, LinkKind::Refresh, None, None, Ok(depth));
     }
     let now = SystemTime::now();
     record.noindex = directives.noindex_at(now).map(|d| d.origin.to_string());
@@ -193,14 +193,14 @@ fn take_html<A: Admission>(
         } else {
             follow.of("")
         };
-        links.link(against, target, "refresh", None, None, how);
+        links.link(against, target, LinkKind::Refresh, None, None, how);
     }
     for l in std::mem::take(&mut facts.links) {
         let words = l.rel.words();
         let kind = match l.element {
-            LinkElement::A => "a",
-            LinkElement::Area => "area",
-            LinkElement::Frame => "iframe",
+            LinkElement::A => LinkKind::A,
+            LinkElement::Area => LinkKind::Area,
+            LinkElement::Frame => LinkKind::Iframe,
         };
         let how = follow.of(&words);
         let anchor = (!l.anchor.is_empty()).then_some(l.anchor);
@@ -213,7 +213,7 @@ fn take_html<A: Admission>(
         links.link(
             &base_url,
             &a.href,
-            "hreflang",
+            LinkKind::Hreflang,
             hreflang,
             None,
             follow.of(""),
@@ -249,7 +249,7 @@ fn take_canonicals<A: Admission>(
         record.canonical = Some(t.to_string());
     }
     for (against, c) in &canonicals {
-        links.link(against, c, "canonical", None, None, follow.of(""));
+        links.link(against, c, LinkKind::Canonical, None, None, follow.of(""));
     }
 }
 
@@ -313,7 +313,7 @@ impl<'a, A: Admission> Links<'a, A> {
         &mut self,
         against: &Url,
         href: &str,
-        kind: &'static str,
+        kind: LinkKind,
         anchor: Option<String>,
         rel: Option<String>,
         follow: Result<u32, String>,
@@ -326,8 +326,8 @@ impl<'a, A: Admission> Links<'a, A> {
         let normalized = !href.is_empty() && normalize_text(against, href, &mut self.text).is_ok();
         // A link of the page's body that leads to the page itself (`#top`,
         // its own URL, an empty `href`) is no link of the site's graph.
-        let same_page = matches!(kind, "a" | "area" | "iframe")
-            && (href.is_empty() || (normalized && self.text == q.url));
+        let same_page =
+            kind.is_site_link() && (href.is_empty() || (normalized && self.text == q.url));
         let mut record = LinkRecord {
             source: q.id,
             target: None,
@@ -454,13 +454,13 @@ fn record_facts(record: &mut PageRecord, facts: &HtmlFacts, page: &PageResponse,
 }
 
 /// What a URL met through a link of this kind was found by.
-fn found_by(kind: &str) -> &'static str {
+fn found_by(kind: LinkKind) -> &'static str {
     match kind {
-        "redirect" => "redirect",
-        "canonical" => "canonical",
-        "hreflang" => "hreflang",
-        "refresh" => "refresh",
-        _ => "link",
+        LinkKind::Redirect => "redirect",
+        LinkKind::Canonical => "canonical",
+        LinkKind::Hreflang => "hreflang",
+        LinkKind::Refresh => "refresh",
+        LinkKind::A | LinkKind::Area | LinkKind::Iframe | LinkKind::Sitemap => "link",
     }
 }
 
