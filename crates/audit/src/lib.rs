@@ -23,7 +23,7 @@ use std::sync::Arc;
 use rusqlite::{Connection, OptionalExtension as _, params};
 use serde::{Serialize, Serializer};
 
-use botwarden_store::{Error as StoreError, Store, UrlCounts};
+use botwarden_store::{Error as StoreError, LinkKind, Store, UrlCounts};
 
 mod compare;
 mod csv;
@@ -366,7 +366,7 @@ fn shared_opt<S: Serializer>(s: &Option<Arc<str>>, ser: S) -> Result<S::Ok, S::E
 
 /// A link kind of the store as a constant (`a`, `area`, `iframe`, …).
 pub(crate) fn link_kind(kind: &str) -> Result<&'static str, rusqlite::Error> {
-    kind_index(kind).map(|i| KINDS[usize::from(i)])
+    store_kind(kind).map(LinkKind::as_str)
 }
 
 /// Strings shared rather than copied: the same page URL or anchor text
@@ -790,7 +790,7 @@ pub(crate) fn answer(status: Option<u16>, error: Option<&str>) -> String {
 }
 
 /// A link kept as evidence while the links are read, in order: 16 bytes,
-/// its kind an index into [`KINDS`] and its anchor into the anchors read
+/// its kind an index into [`LinkKind::ALL`] and its anchor into the anchors read
 /// ([`Anchors`]).
 #[derive(Debug, Clone, Copy)]
 struct Kept {
@@ -837,31 +837,20 @@ impl Anchors {
     }
 }
 
-/// The link kinds of the store, for [`Kept::kind`].
-const KINDS: &[&str] = &[
-    "a",
-    "area",
-    "iframe",
-    "redirect",
-    "canonical",
-    "hreflang",
-    "refresh",
-    "sitemap",
-];
+/// A link kind as the store wrote it; an error for a kind not known.
+fn store_kind(kind: &str) -> Result<LinkKind, rusqlite::Error> {
+    LinkKind::of_store(kind).ok_or_else(|| {
+        rusqlite::Error::FromSqlConversionFailure(
+            2,
+            rusqlite::types::Type::Text,
+            format!("unknown link kind '{kind}'").into(),
+        )
+    })
+}
 
-/// A link kind of the store as its index in [`KINDS`].
+/// A link kind of the store as its index in [`LinkKind::ALL`].
 fn kind_index(kind: &str) -> Result<u8, rusqlite::Error> {
-    KINDS
-        .iter()
-        .position(|k| *k == kind)
-        .and_then(|i| u8::try_from(i).ok())
-        .ok_or_else(|| {
-            rusqlite::Error::FromSqlConversionFailure(
-                2,
-                rusqlite::types::Type::Text,
-                format!("unknown link kind '{kind}'").into(),
-            )
-        })
+    store_kind(kind).map(LinkKind::index)
 }
 
 /// Fills in the links that lead to each finding's URL
@@ -929,7 +918,7 @@ pub(crate) fn attach_links(
             };
             out.push(LinkSource {
                 source: url,
-                kind: KINDS[usize::from(k.kind)],
+                kind: LinkKind::ALL[usize::from(k.kind)].as_str(),
                 anchor: anchors.text(k.anchor),
             });
         }
@@ -1091,6 +1080,17 @@ mod tests {
             "docs/audit.md lists a check the registry lacks"
         );
     }
+
+    #[test]
+    fn the_site_link_kinds_in_sql_are_the_stores() {
+        let quoted: Vec<String> = LinkKind::SITE
+            .iter()
+            .map(|k| format!("'{}'", k.as_str()))
+            .collect();
+        let list = format!("({})", quoted.join(", "));
+        assert_eq!(LINK_KINDS, list);
+        assert!(SITE_LINK.starts_with(&format!("l.kind IN {list} ")));
+    }
 }
 
 #[cfg(test)]
@@ -1128,15 +1128,17 @@ mod evidence_tests {
         for id in (1..=300u64).rev() {
             if id == 1 {
                 for t in 2..=300u32 {
-                    batch.links.push(link(1, u64::from(t), "a", "all", t));
+                    batch
+                        .links
+                        .push(link(1, u64::from(t), LinkKind::A, "all", t));
                 }
             } else {
                 batch
                     .links
-                    .push(link(id, 2, "a", &format!("to two from {id}"), 0));
-                batch.links.push(link(id, 3, "a", "three", 1));
-                batch.links.push(link(id, 3, "redirect", "", 2));
-                batch.links.push(link(id, 3, "iframe", "", 3));
+                    .push(link(id, 2, LinkKind::A, &format!("to two from {id}"), 0));
+                batch.links.push(link(id, 3, LinkKind::A, "three", 1));
+                batch.links.push(link(id, 3, LinkKind::Redirect, "", 2));
+                batch.links.push(link(id, 3, LinkKind::Iframe, "", 3));
             }
         }
         store.write(&batch).expect("write");

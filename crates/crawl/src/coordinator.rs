@@ -31,20 +31,22 @@ use std::pin::Pin;
 use std::sync::Mutex;
 use std::time::Duration;
 
-use botwarden_fetch::{Error as FetchError, Fetcher};
+use botwarden_fetch::Fetcher;
+use botwarden_robots::TokenChain;
 use botwarden_store::{
-    Batch, BodyHash, Error as StoreError, NewUrl, Skip, Store, TextReading, UrlState, normalize_url,
+    Batch, BodyHash, Error as StoreError, NewUrl, Skip, Store, TextReading, UrlState,
 };
 use tokio::time::Instant;
 use url::Url;
 
-use crate::crawler::{
-    CrawlConfig, Done, InFlight, Joined, Reading, RobotsRead, RobotsState, StopSignal, host_key,
-    now_text, origin_key, pause_of, read_robots, record_lost, record_new, robots_state, take_page,
-    throttle_record,
-};
+use crate::crawler::{CrawlConfig, StopSignal};
 use crate::error::Error;
 use crate::frontier::{Admitted, Frontier, FrontierConfig, Queued};
+use crate::pipeline::{
+    Answer, InFlight, Joined, Readings, RobotsRead, RobotsState, Verdict, claimed_url, host_key,
+    now_text, origin_key, read_robots, record_lost, record_new, robots_state, start_meta,
+    start_url, throttle_record,
+};
 use crate::throttle::{Adjustment, Outcome, Throttle, ThrottleConfig};
 
 /// What a coordinator's methods return.
@@ -625,7 +627,7 @@ pub struct WorkerEnd {
 /// worker does not do (sitemaps, a simulated reading);
 /// [`Error::Store`] when the store fails; [`Error::InvalidUrl`](botwarden_fetch::Error::InvalidUrl) for a
 /// start URL that is not one.
-#[allow(clippy::too_many_lines, clippy::too_many_arguments)]
+#[allow(clippy::too_many_arguments)]
 pub async fn crawl_worker(
     coordinator: &dyn Coordinator,
     start: &Url,
@@ -647,26 +649,79 @@ pub async fn crawl_worker(
                 .into(),
         ));
     }
-    let start = normalize_url(start.clone()).map_err(|e| {
-        Error::Fetch(FetchError::InvalidUrl {
-            url: start.to_string(),
-            reason: e.to_string(),
-        })
-    })?;
+    let start = start_url(start)?;
     let seed = coordinator.start(&start).await?;
     if seed != start.as_str() {
         return Err(refuse(format!(
             "the crawl there started at {seed}, not at {start}"
         )));
     }
-    let chain = config.identity.chain();
-    let body_hash = BodyHash::NEW;
-    let text_reading = TextReading::Scan;
+    let readings = Readings {
+        hash: BodyHash::NEW,
+        text: TextReading::Scan,
+    };
+    let frontier = begin_store(&start, config, worker, coordinator, readings, &mut store)?;
+    let mut w = Worker {
+        coordinator,
+        config,
+        worker,
+        fetcher,
+        stop,
+        store,
+        chain: config.identity.chain(),
+        readings,
+        frontier,
+        batch: Batch::default(),
+        robots: HashMap::new(),
+        running: InFlight::default(),
+        leases: HashMap::new(),
+        pending: Vec::new(),
+        held: None,
+        stats: WorkerStats::default(),
+        reported: Instant::now(),
+        renewed: Instant::now(),
+        // A worker whose requests are all slow still wakes this often: to
+        // report (its heartbeat) and to renew its leases.
+        heartbeat: worker
+            .report_every
+            .min(worker.renew_every)
+            .max(Duration::from_millis(10)),
+        concurrency: worker.concurrency.max(1),
+    };
+    loop {
+        let (claimed, wait) = w.claim().await?;
+        // What was decided is committed before its leases are finished.
+        w.settle().await?;
+        if w.running.is_empty()
+            && !claimed
+            && (stop.is_stopped() || coordinator.is_finished().await?)
+        {
+            break;
+        }
+        if let Some(joined) = w.next(wait).await {
+            w.answer(joined).await?;
+            w.settle().await?;
+        }
+        w.keep_up(&mut progress).await?;
+    }
+    w.end().await
+}
+
+/// The worker's own frontier, the seed in it, and the worker's first
+/// facts written to its store.
+fn begin_store(
+    start: &Url,
+    config: &CrawlConfig,
+    worker: &WorkerConfig,
+    coordinator: &dyn Coordinator,
+    readings: Readings,
+    store: &mut Store,
+) -> Result<Frontier, Error> {
     // The worker's own frontier: ids in its store, URLs it met (offered
     // once), and the checks of scope, depth and traps that need no one
     // else; the limits of the whole crawl are the coordinator's.
     let mut frontier = Frontier::new(
-        &start,
+        start,
         FrontierConfig {
             max_urls: u64::MAX,
             max_queries_per_path: u32::MAX,
@@ -674,383 +729,351 @@ pub async fn crawl_worker(
         },
     );
     let mut batch = Batch::default();
-    let admitted = frontier.admit(&start, 0);
-    record_new(&mut batch, &start, 0, "seed", &admitted);
+    let admitted = frontier.admit(start, 0);
+    record_new(&mut batch, start, 0, "seed", &admitted);
     // The coordinator queued the seed.
     let _ = frontier.pop();
-    batch.meta = vec![
-        ("seed".into(), start.to_string()),
-        ("started_at".into(), now_text()),
-        ("user_agent".into(), config.identity.user_agent()),
-        ("tokens".into(), config.identity.tokens().join(" ")),
-        (BodyHash::META.into(), body_hash.name().into()),
-        (TextReading::META.into(), text_reading.name().into()),
+    batch.meta = start_meta(start, config, readings);
+    batch.meta.extend([
         ("worker".into(), worker.name.clone()),
         ("coordinator".into(), coordinator.name()),
         ("state".into(), "running".into()),
-    ];
+    ]);
     store.defer_indexes()?;
     store.write(&batch)?;
-    batch = Batch::default();
+    Ok(frontier)
+}
 
-    let mut robots: HashMap<String, RobotsState> = HashMap::new();
-    let mut running = InFlight::default();
-    let mut leases: HashMap<u64, Lease> = HashMap::new();
-    let mut pending: Vec<(Lease, Finish)> = Vec::new();
-    // Why this worker's own settings kept it from a robots.txt, if they did.
-    let mut held: Option<String> = None;
-    let mut stats = WorkerStats::default();
-    let mut reported = Instant::now();
-    let mut renewed = Instant::now();
-    // A worker whose requests are all slow still wakes this often: to
-    // report (its heartbeat) and to renew its leases.
-    let heartbeat = worker
-        .report_every
-        .min(worker.renew_every)
-        .max(Duration::from_millis(10));
-    let concurrency = worker.concurrency.max(1);
-    loop {
-        let mut wait = worker.poll;
+/// A worker under way: what its loop keeps from one turn to the next.
+struct Worker<'a> {
+    coordinator: &'a dyn Coordinator,
+    config: &'a CrawlConfig,
+    worker: &'a WorkerConfig,
+    fetcher: &'a Fetcher,
+    stop: &'a StopSignal,
+    store: Store,
+    chain: TokenChain,
+    readings: Readings,
+    frontier: Frontier,
+    /// What is committed next.
+    batch: Batch,
+    robots: HashMap<String, RobotsState>,
+    running: InFlight,
+    /// The leases of the requests in flight, by URL id.
+    leases: HashMap<u64, Lease>,
+    /// Leases decided, finished once the batch is committed.
+    pending: Vec<(Lease, Finish)>,
+    /// Why this worker's own settings kept it from a robots.txt, if they did.
+    held: Option<String>,
+    stats: WorkerStats,
+    reported: Instant,
+    renewed: Instant,
+    heartbeat: Duration,
+    concurrency: usize,
+}
+
+impl Worker<'_> {
+    /// Claims what this worker may fetch now, and starts it. Returns
+    /// whether anything was claimed, and how long to wait for more.
+    async fn claim(&mut self) -> Result<(bool, Duration), Error> {
+        let mut wait = self.worker.poll;
         let mut claimed = false;
-        if !stop.is_stopped() && running.len() < concurrency {
-            let claim = coordinator
-                .claim(&worker.name, concurrency - running.len())
+        if !self.stop.is_stopped() && self.running.len() < self.concurrency {
+            let claim = self
+                .coordinator
+                .claim(&self.worker.name, self.concurrency - self.running.len())
                 .await?;
             if let Some(w) = claim.wait {
                 wait = wait.min(w.max(Duration::from_millis(1)));
             }
             for lease in claim.leases {
                 claimed = true;
-                let (id, new) = frontier.adopt(&lease.url);
-                if new {
-                    batch.new_urls.push(NewUrl {
-                        id,
-                        url: lease.url.clone(),
-                        depth: lease.depth,
-                        found_by: "claimed",
-                        state: UrlState::Queued,
-                        skip: None,
-                    });
-                }
-                let Ok(url) = Url::parse(&lease.url) else {
-                    batch.states.push((
-                        id,
-                        UrlState::Skipped,
-                        Some(Skip {
-                            reason: "invalid",
-                            detail: "not a URL".into(),
-                        }),
-                    ));
-                    pending.push((lease, Finish::Skipped));
-                    continue;
-                };
-                let origin = origin_key(&url);
-                let fresh = |s: &RobotsState| match s {
-                    RobotsState::Ready { fetched, .. } => fetched.elapsed() < config.robots_ttl,
-                    RobotsState::Failed { .. } | RobotsState::Held { .. } => true,
-                    RobotsState::Waiting { .. } | RobotsState::Fetching => false,
-                };
-                if !robots.get(&origin).is_some_and(fresh) {
-                    match coordinator
-                        .robots(&worker.name, &lease.host, &origin)
-                        .await?
-                    {
-                        RobotsLookup::Known(read) => {
-                            robots.insert(origin.clone(), robots_state(&url, read, &chain, config));
-                        }
-                        RobotsLookup::Fetch { attempts } => {
-                            let read =
-                                read_robots(&url, fetcher, config, attempts, &mut batch).await;
-                            if let RobotsRead::Held { why } = &read {
-                                // This worker's own settings, not the
-                                // site's: nothing is shared, the URL goes
-                                // back, and the worker stops.
-                                held.get_or_insert_with(|| why.clone());
-                                stop.stop();
-                                pending.push((lease, Finish::Release { pause: None }));
-                                continue;
-                            }
-                            let state = robots_state(&url, read.clone(), &chain, config);
-                            let floor = state.crawl_delay(config);
-                            coordinator
-                                .put_robots(&lease.host, &origin, read, floor)
-                                .await?;
-                            robots.insert(origin.clone(), state);
-                            // Reading robots.txt took time since the
-                            // lease's turn was counted: the URL is leased
-                            // again, so that its request keeps the delay.
-                            pending.push((lease, Finish::Release { pause: None }));
-                            continue;
-                        }
-                        RobotsLookup::Wait => {
-                            pending.push((
-                                lease,
-                                Finish::Release {
-                                    pause: Some(worker.poll),
-                                },
-                            ));
-                            continue;
-                        }
-                    }
-                }
-                let state = robots.get(&origin).unwrap_or(&RobotsState::Fetching);
-                match state {
-                    RobotsState::Waiting { retry, .. } => {
-                        let pause = retry.saturating_duration_since(Instant::now());
-                        pending.push((lease, Finish::Release { pause: Some(pause) }));
-                    }
-                    RobotsState::Fetching | RobotsState::Held { .. } => {
-                        pending.push((
-                            lease,
-                            Finish::Release {
-                                pause: Some(worker.poll),
-                            },
-                        ));
-                    }
-                    RobotsState::Failed { why } => {
-                        batch.states.push((
-                            id,
-                            UrlState::Skipped,
-                            Some(Skip {
-                                reason: "robots-unavailable",
-                                detail: why.clone(),
-                            }),
-                        ));
-                        stats.skipped += 1;
-                        pending.push((lease, Finish::Skipped));
-                    }
-                    ready @ RobotsState::Ready { .. } => {
-                        if ready.judge(id, &url, &mut batch) {
-                            let q = Queued {
-                                id,
-                                url: lease.url.clone(),
-                                depth: lease.depth,
-                            };
-                            leases.insert(id, lease);
-                            let fetcher = fetcher.clone();
-                            running.spawn(q, async move {
-                                fetcher.fetch_page(url).await.map(|page| {
-                                    let reading = Reading::of(&page, body_hash, text_reading);
-                                    (page, reading)
-                                })
-                            });
-                        } else {
-                            stats.skipped += 1;
-                            pending.push((lease, Finish::Skipped));
-                        }
-                    }
-                }
+                self.start_lease(lease).await?;
             }
         }
-        // What was decided is committed before its leases are finished.
-        settle(
-            coordinator,
-            &worker.name,
-            &mut store,
-            &mut batch,
-            &mut pending,
-        )
-        .await?;
-        if running.is_empty()
-            && !claimed
-            && (stop.is_stopped() || coordinator.is_finished().await?)
-        {
-            break;
+        Ok((claimed, wait))
+    }
+
+    /// Takes one lease: judged by its robots.txt (read first if need be),
+    /// then requested, skipped or released.
+    async fn start_lease(&mut self, lease: Lease) -> Result<(), Error> {
+        let (id, new) = self.frontier.adopt(&lease.url);
+        if new {
+            self.batch.new_urls.push(NewUrl {
+                id,
+                url: lease.url.clone(),
+                depth: lease.depth,
+                found_by: "claimed",
+                state: UrlState::Queued,
+                skip: None,
+            });
         }
-        // Every wait ends at once on a stop.
-        let joined = if running.is_empty() {
+        let Some(url) = claimed_url(id, &lease.url, &mut self.batch) else {
+            self.pending.push((lease, Finish::Skipped));
+            return Ok(());
+        };
+        let origin = origin_key(&url);
+        let ttl = self.config.robots_ttl;
+        let lease = if self.robots.get(&origin).is_some_and(|s| s.is_fresh(ttl)) {
+            lease
+        } else {
+            match self.look_up_robots(lease, &url, &origin).await? {
+                Some(lease) => lease,
+                None => return Ok(()),
+            }
+        };
+        self.judge(lease, id, url, &origin);
+        Ok(())
+    }
+
+    /// Asks the coordinator for `origin`'s robots.txt, and reads it when
+    /// it is this worker's turn. Returns the lease when it is to be judged
+    /// now; otherwise it is released.
+    async fn look_up_robots(
+        &mut self,
+        lease: Lease,
+        url: &Url,
+        origin: &str,
+    ) -> Result<Option<Lease>, Error> {
+        let (config, chain) = (self.config, &self.chain);
+        let lookup = self
+            .coordinator
+            .robots(&self.worker.name, &lease.host, origin)
+            .await?;
+        let read = match lookup {
+            RobotsLookup::Known(read) => {
+                let state = robots_state(url, read, chain, config);
+                self.robots.insert(origin.to_owned(), state);
+                return Ok(Some(lease));
+            }
+            RobotsLookup::Fetch { attempts } => {
+                read_robots(url, self.fetcher, config, attempts, &mut self.batch).await
+            }
+            RobotsLookup::Wait => {
+                let pause = Some(self.worker.poll);
+                self.pending.push((lease, Finish::Release { pause }));
+                return Ok(None);
+            }
+        };
+        if let RobotsRead::Held { why } = &read {
+            // This worker's own settings, not the site's: nothing is
+            // shared, the URL goes back, and the worker stops.
+            self.held.get_or_insert_with(|| why.clone());
+            self.stop.stop();
+            self.pending.push((lease, Finish::Release { pause: None }));
+            return Ok(None);
+        }
+        let state = robots_state(url, read.clone(), chain, config);
+        let floor = state.crawl_delay(config);
+        self.coordinator
+            .put_robots(&lease.host, origin, read, floor)
+            .await?;
+        self.robots.insert(origin.to_owned(), state);
+        // Reading robots.txt took time since the lease's turn was counted:
+        // the URL is leased again, so that its request keeps the delay.
+        self.pending.push((lease, Finish::Release { pause: None }));
+        Ok(None)
+    }
+
+    /// Judges a lease by its origin's robots.txt as this worker knows it:
+    /// requested, skipped, or released to wait.
+    fn judge(&mut self, lease: Lease, id: u64, url: Url, origin: &str) {
+        let state = self.robots.get(origin).unwrap_or(&RobotsState::Fetching);
+        let how = match state.verdict(id, &url, &mut self.batch) {
+            Verdict::Waiting(retry) => Finish::Release {
+                pause: Some(retry.saturating_duration_since(Instant::now())),
+            },
+            Verdict::Reading | Verdict::Held(_) => Finish::Release {
+                pause: Some(self.worker.poll),
+            },
+            Verdict::Skipped => {
+                self.stats.skipped += 1;
+                Finish::Skipped
+            }
+            Verdict::Fetch => {
+                let q = Queued {
+                    id,
+                    url: lease.url.clone(),
+                    depth: lease.depth,
+                };
+                self.leases.insert(id, lease);
+                self.running.fetch(q, url, self.fetcher, self.readings);
+                return;
+            }
+        };
+        self.pending.push((lease, how));
+    }
+
+    /// The next request to end, if one ends before the loop is to turn
+    /// again; every wait ends at once on a stop.
+    async fn next(&mut self, wait: Duration) -> Option<Joined> {
+        let stop = self.stop;
+        if self.running.is_empty() {
             tokio::select! {
                 () = tokio::time::sleep(wait) => {}
                 () = stop.raised(), if !stop.is_stopped() => {}
             }
             None
-        } else if running.len() >= concurrency || stop.is_stopped() {
+        } else if self.running.len() >= self.concurrency || stop.is_stopped() {
             tokio::select! {
-                j = running.next() => j,
-                () = tokio::time::sleep(heartbeat) => None,
+                j = self.running.next() => j,
+                () = tokio::time::sleep(self.heartbeat) => None,
             }
         } else {
             tokio::select! {
-                j = running.next() => j,
+                j = self.running.next() => j,
                 () = tokio::time::sleep(wait) => None,
                 () = stop.raised(), if !stop.is_stopped() => None,
             }
-        };
-        if let Some(joined) = joined {
-            answer(
-                joined,
-                coordinator,
-                &mut leases,
-                &mut frontier,
-                &mut batch,
-                &mut pending,
-                &mut stats,
-                &chain,
-                config,
-            )
-            .await?;
-            settle(
-                coordinator,
-                &worker.name,
-                &mut store,
-                &mut batch,
-                &mut pending,
-            )
-            .await?;
         }
-        if renewed.elapsed() >= worker.renew_every {
-            if !leases.is_empty() {
-                let held: Vec<Lease> = leases.values().cloned().collect();
-                coordinator.renew(&worker.name, &held).await?;
+    }
+
+    /// Commits the batch, then finishes the leases it decided; the
+    /// throttle's adjustments go into the next batch.
+    async fn settle(&mut self) -> Result<(), Error> {
+        self.store.write(&self.batch)?;
+        self.batch = Batch::default();
+        for (lease, how) in self.pending.drain(..) {
+            let adjustment = self
+                .coordinator
+                .finish(&self.worker.name, &lease, how)
+                .await?;
+            if let Some(a) = adjustment {
+                let host = Url::parse(&lease.url)
+                    .ok()
+                    .and_then(|u| u.host_str().map(str::to_owned))
+                    .unwrap_or_default();
+                self.batch.throttle.push(throttle_record(&host, &a));
             }
-            renewed = Instant::now();
         }
-        stats.in_flight = u32::try_from(running.len()).unwrap_or(u32::MAX);
-        progress(&stats);
-        if reported.elapsed() >= worker.report_every {
-            coordinator.report(&worker.name, stats).await?;
-            reported = Instant::now();
-        }
+        Ok(())
     }
-    let stopped = stop.is_stopped() && !coordinator.is_finished().await?;
-    batch.meta.push((
-        "state".into(),
-        if stopped { "stopped" } else { "finished" }.into(),
-    ));
-    batch.meta.push(("ended_at".into(), now_text()));
-    store.write(&batch)?;
-    store.build_indexes()?;
-    stats.in_flight = 0;
-    stats.ended = true;
-    coordinator.report(&worker.name, stats).await?;
-    if let Some(why) = held {
-        return Err(Error::Coordinator {
-            coordinator: coordinator.name(),
-            message: format!(
-                "worker {} stopped, its URLs returned to the crawl: {why}",
-                worker.name
-            ),
-        });
-    }
-    Ok((store, WorkerEnd { stats, stopped }))
-}
 
-/// Commits the batch, then finishes the leases it decided; the throttle's
-/// adjustments go into the next batch.
-async fn settle(
-    coordinator: &dyn Coordinator,
-    worker: &str,
-    store: &mut Store,
-    batch: &mut Batch,
-    pending: &mut Vec<(Lease, Finish)>,
-) -> Result<(), Error> {
-    store.write(batch)?;
-    *batch = Batch::default();
-    for (lease, how) in pending.drain(..) {
-        if let Some(a) = coordinator.finish(worker, &lease, how).await? {
-            let host = Url::parse(&lease.url)
-                .ok()
-                .and_then(|u| u.host_str().map(str::to_owned))
-                .unwrap_or_default();
-            batch.throttle.push(throttle_record(&host, &a));
-        }
-    }
-    Ok(())
-}
-
-/// Takes in one answer: the page and its links, the new URLs offered.
-#[allow(clippy::too_many_arguments)]
-async fn answer(
-    joined: Joined,
-    coordinator: &dyn Coordinator,
-    leases: &mut HashMap<u64, Lease>,
-    frontier: &mut Frontier,
-    batch: &mut Batch,
-    pending: &mut Vec<(Lease, Finish)>,
-    stats: &mut WorkerStats,
-    chain: &botwarden_robots::TokenChain,
-    config: &CrawlConfig,
-) -> Result<(), Error> {
-    let done = match joined {
-        Joined::Answer(done) => *done,
-        Joined::Lost(q, why) => {
-            stats.fetched += 1;
-            stats.errors += 1;
-            record_lost(batch, &q, &why);
-            if let Some(lease) = leases.remove(&q.id) {
-                pending.push((
-                    lease,
-                    Finish::Fetched {
+    /// Takes in one answer: the page and its links, the new URLs offered.
+    async fn answer(&mut self, joined: Joined) -> Result<(), Error> {
+        let done = match joined {
+            Joined::Answer(done) => *done,
+            Joined::Lost(q, why) => {
+                self.stats.fetched += 1;
+                self.stats.errors += 1;
+                record_lost(&mut self.batch, &q, &why);
+                if let Some(lease) = self.leases.remove(&q.id) {
+                    let how = Finish::Fetched {
                         outcome: None,
                         pause: None,
-                    },
-                ));
+                    };
+                    self.pending.push((lease, how));
+                }
+                return Ok(());
             }
+        };
+        let Some(lease) = self.leases.remove(&done.q.id) else {
+            return Ok(());
+        };
+        let Some(answer) = Answer::of(done, &mut self.batch, self.config) else {
+            self.stats.skipped += 1;
+            self.pending.push((lease, Finish::Skipped));
+            return Ok(());
+        };
+        self.stats.fetched += 1;
+        let (outcome, pause) = (answer.outcome, answer.pause);
+        if outcome.is_indicator() {
+            self.stats.errors += 1;
+        }
+        if let Some(pause) = pause
+            && answer.retry(lease.attempts, self.config)
+        {
+            self.pending.push((lease, Finish::Retry { outcome, pause }));
             return Ok(());
         }
-    };
-    let Done { q, result } = done;
-    let Some(lease) = leases.remove(&q.id) else {
-        return Ok(());
-    };
-    let (page, reading) = match result {
-        Ok(answer) => answer,
-        Err(e) => {
-            batch.states.push((
-                q.id,
-                UrlState::Skipped,
-                Some(Skip {
-                    reason: "refused",
-                    detail: e.to_string(),
-                }),
-            ));
-            stats.skipped += 1;
-            pending.push((lease, Finish::Skipped));
-            return Ok(());
-        }
-    };
-    stats.fetched += 1;
-    let outcome = page.outcome();
-    if outcome.is_indicator() {
-        stats.errors += 1;
-    }
-    let pause = pause_of(&page, config);
-    if let Some(pause) = pause
-        && lease.attempts < config.retries
-    {
-        pending.push((lease, Finish::Retry { outcome, pause }));
-        return Ok(());
-    }
-    take_page(&q, &page, reading, frontier, batch, chain, config);
-    let mut offers = Vec::new();
-    let mut ids = Vec::new();
-    while let Some(found) = frontier.pop() {
-        let host = Url::parse(&found.url)
-            .map(|u| host_key(&u))
-            .unwrap_or_default();
-        ids.push(found.id);
-        offers.push(Offer {
-            url: found.url,
-            depth: found.depth,
-            host,
-        });
-    }
-    if !offers.is_empty() {
-        let answers = coordinator.offer(offers).await?;
-        for (id, answer) in ids.into_iter().zip(answers) {
-            if let Offered::Refused(skip) = answer {
-                batch.states.push((id, UrlState::Skipped, Some(skip)));
-            }
-        }
-    }
-    pending.push((
-        lease,
-        Finish::Fetched {
+        answer.take(
+            &mut self.frontier,
+            &mut self.batch,
+            &self.chain,
+            self.config,
+        );
+        self.offer_found().await?;
+        let how = Finish::Fetched {
             outcome: Some(outcome),
             pause,
-        },
-    ));
-    Ok(())
+        };
+        self.pending.push((lease, how));
+        Ok(())
+    }
+
+    /// Offers the URLs the last page led to; those the crawl refuses are
+    /// recorded as skipped.
+    async fn offer_found(&mut self) -> Result<(), Error> {
+        let mut offers = Vec::new();
+        let mut ids = Vec::new();
+        while let Some(found) = self.frontier.pop() {
+            let host = Url::parse(&found.url)
+                .map(|u| host_key(&u))
+                .unwrap_or_default();
+            ids.push(found.id);
+            offers.push(Offer {
+                url: found.url,
+                depth: found.depth,
+                host,
+            });
+        }
+        if !offers.is_empty() {
+            let answers = self.coordinator.offer(offers).await?;
+            for (id, answer) in ids.into_iter().zip(answers) {
+                if let Offered::Refused(skip) = answer {
+                    self.batch.states.push((id, UrlState::Skipped, Some(skip)));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Renews the leases in flight and reports progress, each when due.
+    async fn keep_up(&mut self, progress: &mut impl FnMut(&WorkerStats)) -> Result<(), Error> {
+        let name = &self.worker.name;
+        if self.renewed.elapsed() >= self.worker.renew_every {
+            if !self.leases.is_empty() {
+                let held: Vec<Lease> = self.leases.values().cloned().collect();
+                self.coordinator.renew(name, &held).await?;
+            }
+            self.renewed = Instant::now();
+        }
+        self.stats.in_flight = u32::try_from(self.running.len()).unwrap_or(u32::MAX);
+        progress(&self.stats);
+        if self.reported.elapsed() >= self.worker.report_every {
+            self.coordinator.report(name, self.stats).await?;
+            self.reported = Instant::now();
+        }
+        Ok(())
+    }
+
+    /// Ends the worker: its last facts committed, its store's indexes
+    /// built, its end reported.
+    async fn end(mut self) -> Result<(Store, WorkerEnd), Error> {
+        let coordinator = self.coordinator;
+        let stopped = self.stop.is_stopped() && !coordinator.is_finished().await?;
+        self.batch.meta.push((
+            "state".into(),
+            if stopped { "stopped" } else { "finished" }.into(),
+        ));
+        self.batch.meta.push(("ended_at".into(), now_text()));
+        self.store.write(&self.batch)?;
+        self.store.build_indexes()?;
+        let mut stats = self.stats;
+        stats.in_flight = 0;
+        stats.ended = true;
+        coordinator.report(&self.worker.name, stats).await?;
+        if let Some(why) = self.held {
+            return Err(Error::Coordinator {
+                coordinator: coordinator.name(),
+                message: format!(
+                    "worker {} stopped, its URLs returned to the crawl: {why}",
+                    self.worker.name
+                ),
+            });
+        }
+        Ok((self.store, WorkerEnd { stats, stopped }))
+    }
 }
 
 /// What the workers' stores of a shared crawl hold: every URL they met,

@@ -53,31 +53,29 @@ use std::fmt::Write as _;
 use std::sync::Arc;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc;
-use std::time::{Duration, SystemTime};
+use std::time::Duration;
 
-use botwarden_robots::{
-    Availability, AvailabilityPolicy, Cause, Profile, Reason, RobotMatcher, RobotsTxt, TokenChain,
-};
-use std::future::Future;
-
-use botwarden_fetch::{Error as FetchError, Fetcher, PageResponse, link_header_canonicals};
+use botwarden_fetch::Fetcher;
+use botwarden_robots::{Profile, TokenChain};
 use botwarden_store::{
-    Batch, BodyHash, Error as StoreError, LinkRecord, NewUrl, PageRecord, RobotsFileRecord,
-    RobotsRecord, Skip, Store, StoredRobots, TextReading, ThrottleRecord, UrlState,
-    VerificationRecord, normalize, normalize_text, normalize_url,
+    Batch, BodyHash, Error as StoreError, Store, StoredRobots, TextReading, UrlState,
+    VerificationRecord, normalize_url,
 };
 use tokio::task::{self, JoinSet};
 use tokio::time::Instant;
 use url::Url;
 
-use crate::directives::PageDirectives;
 use crate::error::Error;
-use crate::frontier::{Admitted, Frontier, FrontierConfig, Queued};
-use crate::html::{self, HtmlFacts, LinkElement};
+use crate::frontier::{Frontier, FrontierConfig, Queued};
 use crate::identity::Identity;
 use crate::ownership::Simulation;
+use crate::pipeline::{
+    Answer, Done, InFlight, Joined, Readings, RobotsRead, RobotsState, Verdict, claimed_url,
+    host_key, now_text, origin_key, read_robots, record_lost, record_new, robots_state, start_meta,
+    start_url, task_failure, throttle_record,
+};
 use crate::sitemap::{SitemapKind, parse_sitemap};
-use crate::throttle::{Adjustment, Direction, Throttle, ThrottleConfig};
+use crate::throttle::{Throttle, ThrottleConfig};
 
 /// How to crawl.
 #[derive(Debug, Clone)]
@@ -212,89 +210,6 @@ pub struct CrawlEnd {
     pub held: Vec<String>,
 }
 
-/// An origin's robots.txt, as the crawl reads it.
-pub(crate) enum RobotsState {
-    /// Read: the two readings.
-    Ready {
-        relaxed: Box<RobotMatcher>,
-        strict: Box<RobotMatcher>,
-        txt: Box<RobotsTxt>,
-        /// `None`: no rules (full allow); `Some(false)`: full disallow.
-        blanket: Option<bool>,
-        why: String,
-        fetched: Instant,
-    },
-    /// Not readable now: try again at `retry`.
-    Waiting { retry: Instant, attempts: u32 },
-    /// Not readable after every attempt.
-    Failed { why: String },
-    /// Not asked because of this crawl's own settings (a refused address,
-    /// a certificate authority not trusted): the origin's URLs are held,
-    /// still queued, until the crawl is resumed with other settings.
-    Held { why: String },
-    /// Being fetched, beside the requests: the origin's URLs wait.
-    Fetching,
-}
-
-impl RobotsState {
-    /// The `Crawl-delay` obeyed (at most [`CrawlConfig::max_crawl_delay`]).
-    pub(crate) fn crawl_delay(&self, config: &CrawlConfig) -> Option<Duration> {
-        let RobotsState::Ready { relaxed, .. } = self else {
-            return None;
-        };
-        relaxed.crawl_delay().map(|delay| {
-            Duration::from_secs_f64(delay.value.clamp(0.0, 86_400.0)).min(config.max_crawl_delay)
-        })
-    }
-
-    /// Judges a URL under both readings: records the decision when either
-    /// blocks it or they differ, and the skip when the obeyed one blocks
-    /// it. Whether it may be fetched. Only for a `Ready` state.
-    pub(crate) fn judge(&self, id: u64, url: &Url, batch: &mut Batch) -> bool {
-        let RobotsState::Ready {
-            relaxed,
-            strict,
-            txt,
-            blanket,
-            why,
-            ..
-        } = self
-        else {
-            return false;
-        };
-        let target = path_and_query(url);
-        let r = relaxed.check(&target);
-        let s = strict.check(&target);
-        if !r.allowed || !s.allowed || r.allowed != s.allowed {
-            batch.robots.push(RobotsRecord {
-                url_id: id,
-                relaxed_allowed: r.allowed,
-                relaxed_line: rule_line(r.reason),
-                relaxed_rule: rule_text(relaxed, txt, r.reason),
-                strict_allowed: s.allowed,
-                strict_line: rule_line(s.reason),
-                strict_rule: rule_text(strict, txt, s.reason),
-            });
-        }
-        if !r.allowed {
-            let detail = match (rule_line(r.reason), rule_text(relaxed, txt, r.reason)) {
-                (Some(line), Some(rule)) => format!("{rule} (line {line})"),
-                _ if *blanket == Some(false) => why.clone(),
-                _ => "disallowed".to_owned(),
-            };
-            batch.states.push((
-                id,
-                UrlState::Skipped,
-                Some(Skip {
-                    reason: "robots",
-                    detail,
-                }),
-            ));
-        }
-        r.allowed
-    }
-}
-
 /// Politeness state of one host.
 struct Host {
     throttle: Throttle,
@@ -307,116 +222,6 @@ struct Host {
 /// answers of this last moment are, with the requests in flight, what a
 /// crawl killed outright asks again when it resumes.
 pub const COMMIT_WINDOW: Duration = Duration::from_millis(20);
-
-pub(crate) struct Done {
-    pub(crate) q: Queued,
-    pub(crate) result: Result<(PageResponse, Reading), FetchError>,
-}
-
-/// What the fetch task reads of a page beside fetching it, off the
-/// scheduler's thread: the body's hash and, for a successful HTML answer,
-/// its links and directives.
-pub(crate) struct Reading {
-    hash: Option<u64>,
-    html: Option<Result<HtmlFacts, Error>>,
-}
-
-impl Reading {
-    pub(crate) fn of(page: &PageResponse, hash: BodyHash, text: TextReading) -> Reading {
-        let html = (!page.is_redirect()
-            && page.status.is_some_and(|s| (200..300).contains(&s))
-            && page.is_html())
-        .then(|| html::extract_with(&page.body, page.charset.as_deref(), text));
-        Reading {
-            hash: (!page.body.is_empty()).then(|| hash_body(hash, &page.body)),
-            html,
-        }
-    }
-}
-
-/// The page requests in flight, each task with its URL, so that a task
-/// that panics does not take its URL with it.
-#[derive(Default)]
-pub(crate) struct InFlight {
-    tasks: JoinSet<Done>,
-    urls: HashMap<task::Id, Queued>,
-}
-
-/// How a request's task ended.
-pub(crate) enum Joined {
-    /// It answered (a failed request is an answer too).
-    Answer(Box<Done>),
-    /// The task itself failed (a panic): the URL and what happened.
-    Lost(Queued, String),
-}
-
-impl InFlight {
-    pub(crate) fn spawn(
-        &mut self,
-        q: Queued,
-        request: impl Future<Output = Result<(PageResponse, Reading), FetchError>> + Send + 'static,
-    ) {
-        let url = q.clone();
-        let handle = self.tasks.spawn(async move {
-            let result = request.await;
-            Done { q, result }
-        });
-        self.urls.insert(handle.id(), url);
-    }
-
-    pub(crate) fn len(&self) -> usize {
-        self.tasks.len()
-    }
-
-    pub(crate) fn is_empty(&self) -> bool {
-        self.tasks.is_empty()
-    }
-
-    /// The next request to end; `None` when none is in flight.
-    pub(crate) async fn next(&mut self) -> Option<Joined> {
-        loop {
-            match self.tasks.join_next_with_id().await? {
-                Ok((id, done)) => {
-                    self.urls.remove(&id);
-                    return Some(Joined::Answer(Box::new(done)));
-                }
-                Err(e) => {
-                    if let Some(q) = self.urls.remove(&e.id()) {
-                        return Some(Joined::Lost(q, task_failure(e)));
-                    }
-                }
-            }
-        }
-    }
-}
-
-/// What became of a task that did not return.
-fn task_failure(e: task::JoinError) -> String {
-    if !e.is_panic() {
-        return "its task was cancelled".to_owned();
-    }
-    let panic = e.into_panic();
-    let message = panic
-        .downcast_ref::<&str>()
-        .map(|m| (*m).to_owned())
-        .or_else(|| panic.downcast_ref::<String>().cloned());
-    match message {
-        Some(m) => format!("its task panicked: {m}"),
-        None => "its task panicked".to_owned(),
-    }
-}
-
-/// Records a URL whose request was lost inside the crawler: fetched, with
-/// the error, so that nothing is lost silently.
-pub(crate) fn record_lost(batch: &mut Batch, q: &Queued, why: &str) {
-    batch.pages.push(PageRecord {
-        url_id: q.id,
-        fetched_at: now_text(),
-        error: Some(format!("the request failed inside the crawler: {why}")),
-        ..PageRecord::default()
-    });
-    batch.states.push((q.id, UrlState::Fetched, None));
-}
 
 /// What woke the scheduler.
 enum Event {
@@ -451,11 +256,10 @@ pub async fn crawl(
     let path = store.path().display().to_string();
     let mut batch = Batch::default();
     let mut robots: HashMap<String, RobotsState> = HashMap::new();
-    let (body_hash, text_reading) = readings(&store, resume)?;
-    let (start, mut frontier) = if resume {
+    let readings = readings(&store, resume)?;
+    let (start, frontier) = if resume {
         resumed(config, &store, &path, &chain, &mut batch, &mut robots)?
     } else {
-        let readings = (body_hash, text_reading);
         let at = Begin {
             start,
             fetcher,
@@ -470,199 +274,238 @@ pub async fn crawl(
     let (tx, rx) = mpsc::channel::<Batch>();
     let writer = spawn_writer(store, rx);
 
-    let mut hosts: HashMap<String, Host> = HashMap::new();
-    let mut deferred: Vec<Queued> = Vec::new();
-    let mut retries: HashMap<u64, u32> = HashMap::new();
-    let mut running = InFlight::default();
-    // robots.txt fetches, beside the requests, each with its origin.
-    let mut robots_tasks: JoinSet<Box<(RobotsState, Batch)>> = JoinSet::new();
-    let mut robots_origins: HashMap<task::Id, String> = HashMap::new();
-    let mut stats = Progress::default();
-    let start_host = host_key(&start);
-    // URLs held by the crawl's own settings, and why, by origin.
-    let mut held: Vec<Queued> = Vec::new();
-    let mut held_why: Vec<(String, String)> = Vec::new();
-
+    let mut run = Run {
+        config,
+        fetcher,
+        stop,
+        chain,
+        readings,
+        frontier,
+        batch,
+        robots,
+        hosts: HashMap::new(),
+        deferred: Vec::new(),
+        retries: HashMap::new(),
+        running: InFlight::default(),
+        robots_tasks: JoinSet::new(),
+        robots_origins: HashMap::new(),
+        stats: Progress::default(),
+        start_host: host_key(&start),
+        held: Vec::new(),
+        held_why: Vec::new(),
+    };
     loop {
+        let wake = run.schedule();
+        if run.is_done() {
+            break;
+        }
+        let event = run.next_event(wake).await;
+        run.on_event(event).await;
+        run.report(&mut progress);
+        // Every answer goes to the writer at once (it joins what queues
+        // up into one transaction): a crawl killed at any moment loses
+        // only the requests in flight and the answers not yet committed.
+        flush(&tx, &mut run.batch);
+    }
+    let end = run.end();
+    flush(&tx, &mut run.batch);
+    drop(tx);
+    let store = join_writer(writer, &path)?;
+    Ok((store, end))
+}
+
+/// A crawl under way: what its scheduler keeps from one event to the next.
+struct Run<'a> {
+    config: &'a CrawlConfig,
+    fetcher: &'a Fetcher,
+    stop: &'a StopSignal,
+    chain: TokenChain,
+    readings: Readings,
+    frontier: Frontier,
+    /// What goes to the writer next.
+    batch: Batch,
+    robots: HashMap<String, RobotsState>,
+    hosts: HashMap<String, Host>,
+    /// URLs waiting for their origin's robots.txt.
+    deferred: Vec<Queued>,
+    /// Times each URL was answered `429`/`503` and asked again.
+    retries: HashMap<u64, u32>,
+    running: InFlight,
+    /// robots.txt fetches, beside the requests, each with its origin.
+    robots_tasks: JoinSet<Box<(RobotsState, Batch)>>,
+    robots_origins: HashMap<task::Id, String>,
+    stats: Progress,
+    start_host: String,
+    /// URLs held by the crawl's own settings, and why, by origin.
+    held: Vec<Queued>,
+    held_why: Vec<(String, String)>,
+}
+
+impl Run<'_> {
+    /// Starts every request that may start now; returns when the loop is
+    /// to wake to start more, if no answer wakes it before.
+    fn schedule(&mut self) -> Option<Instant> {
         let now = Instant::now();
         // URLs of origins whose robots.txt is due again come back.
-        return_due(&mut deferred, &robots, &mut frontier, now);
+        return_due(&mut self.deferred, &self.robots, &mut self.frontier, now);
         let mut wake: Option<Instant> = None;
-        while !stop.is_stopped() {
-            let Some(q) = frontier.pop() else { break };
-            let Ok(url) = Url::parse(&q.url) else {
-                batch.states.push((
-                    q.id,
-                    UrlState::Skipped,
-                    Some(Skip {
-                        reason: "invalid",
-                        detail: "not a URL".into(),
-                    }),
-                ));
-                continue;
-            };
-            let origin = origin_key(&url);
-            // robots.txt is fetched in a task of its own: a slow one holds
-            // only its origin's URLs.
-            if let Some(attempts) = robots_due(robots.get(&origin), config, now) {
-                robots.insert(origin.clone(), RobotsState::Fetching);
-                let (url, fetcher, chain, config) =
-                    (url.clone(), fetcher.clone(), chain.clone(), config.clone());
-                let handle = robots_tasks.spawn(async move {
-                    let mut batch = Batch::default();
-                    let state =
-                        fetch_robots_state(&url, &fetcher, &chain, &config, attempts, &mut batch)
-                            .await;
-                    Box::new((state, batch))
-                });
-                robots_origins.insert(handle.id(), origin.clone());
-            }
-            let Some(state) = robots.get(&origin) else {
-                deferred.push(q);
-                continue;
-            };
-            let host = hosts.entry(host_key(&url)).or_insert_with(|| Host {
-                throttle: Throttle::new(
-                    config.throttle,
-                    config.throttle.min_delay,
-                    config.throttle.max_parallel,
-                ),
-                in_flight: 0,
-                next_start: now,
-                paused_until: now,
-            });
-            match state {
-                RobotsState::Fetching => {
-                    deferred.push(q);
-                    continue;
-                }
-                RobotsState::Waiting { retry, .. } => {
-                    wake = Some(wake.map_or(*retry, |w| w.min(*retry)));
-                    deferred.push(q);
-                    continue;
-                }
-                RobotsState::Failed { why } => {
-                    batch.states.push((
-                        q.id,
-                        UrlState::Skipped,
-                        Some(Skip {
-                            reason: "robots-unavailable",
-                            detail: why.clone(),
-                        }),
-                    ));
-                    continue;
-                }
-                RobotsState::Held { why } => {
-                    if !held_why.iter().any(|(o, _)| *o == origin) {
-                        held_why.push((origin.clone(), why.clone()));
-                    }
-                    held.push(q);
-                    continue;
-                }
-                ready @ RobotsState::Ready { .. } => {
-                    if let Some(d) = ready.crawl_delay(config) {
-                        host.throttle.raise_floor(d);
-                    }
-                    if !ready.judge(q.id, &url, &mut batch) {
-                        continue;
-                    }
-                }
-            }
-            let gate = host.next_start.max(host.paused_until);
-            if host.in_flight >= host.throttle.parallel() || gate > now {
-                if host.in_flight < host.throttle.parallel() {
-                    wake = Some(wake.map_or(gate, |w| w.min(gate)));
-                }
-                frontier.put_back(q);
+        while !self.stop.is_stopped() {
+            let Some(q) = self.frontier.pop() else { break };
+            if !self.take(q, now, &mut wake) {
                 break;
             }
-            host.in_flight += 1;
-            host.next_start = now + host.throttle.delay();
-            let fetcher = fetcher.clone();
-            running.spawn(q, async move {
-                fetcher.fetch_page(url).await.map(|page| {
-                    let reading = Reading::of(&page, body_hash, text_reading);
-                    (page, reading)
-                })
-            });
         }
-
         // URLs waiting for their robots.txt wake the loop when it is due.
-        if !deferred.is_empty() {
-            for state in robots.values() {
+        if !self.deferred.is_empty() {
+            for state in self.robots.values() {
                 if let RobotsState::Waiting { retry, .. } = state {
                     wake = Some(wake.map_or(*retry, |w| w.min(*retry)));
                 }
             }
         }
-        if stop.is_stopped() {
+        if self.stop.is_stopped() {
             // What is left stays queued in the store: a robots.txt being
             // read is asked again on resume.
-            robots_tasks.abort_all();
+            self.robots_tasks.abort_all();
         }
         // Requests in flight are counted here, with every request that may
         // start started: after an answer one slot is always free for a
         // moment, so a count taken then is one short.
-        stats.in_flight = u32::try_from(running.len()).unwrap_or(u32::MAX);
+        self.stats.in_flight = u32::try_from(self.running.len()).unwrap_or(u32::MAX);
+        wake
+    }
 
-        let idle = running.is_empty()
-            && robots_tasks.is_empty()
-            && (frontier.waiting() == 0 || stop.is_stopped());
-        if idle && (deferred.is_empty() || stop.is_stopped()) {
-            break;
+    /// Takes one URL from the frontier: judged, put off, or requested.
+    /// Returns `false` when its host must wait (the URL is put back, and
+    /// nothing more starts now).
+    fn take(&mut self, q: Queued, now: Instant, wake: &mut Option<Instant>) -> bool {
+        let Some(url) = claimed_url(q.id, &q.url, &mut self.batch) else {
+            return true;
+        };
+        let origin = origin_key(&url);
+        // robots.txt is fetched in a task of its own: a slow one holds
+        // only its origin's URLs.
+        if let Some(attempts) = robots_due(self.robots.get(&origin), self.config, now) {
+            self.ask_robots(&origin, &url, attempts);
         }
+        let Some(state) = self.robots.get(&origin) else {
+            self.deferred.push(q);
+            return true;
+        };
+        let throttle = self.config.throttle;
+        let host = self.hosts.entry(host_key(&url)).or_insert_with(|| Host {
+            throttle: Throttle::new(throttle, throttle.min_delay, throttle.max_parallel),
+            in_flight: 0,
+            next_start: now,
+            paused_until: now,
+        });
+        if let Some(d) = state.crawl_delay(self.config) {
+            host.throttle.raise_floor(d);
+        }
+        match state.verdict(q.id, &url, &mut self.batch) {
+            Verdict::Fetch => {}
+            Verdict::Skipped => return true,
+            Verdict::Reading => {
+                self.deferred.push(q);
+                return true;
+            }
+            Verdict::Waiting(retry) => {
+                *wake = Some(wake.map_or(retry, |w| w.min(retry)));
+                self.deferred.push(q);
+                return true;
+            }
+            Verdict::Held(why) => {
+                if !self.held_why.iter().any(|(o, _)| *o == origin) {
+                    self.held_why.push((origin.clone(), why.to_owned()));
+                }
+                self.held.push(q);
+                return true;
+            }
+        }
+        let gate = host.next_start.max(host.paused_until);
+        if host.in_flight >= host.throttle.parallel() || gate > now {
+            if host.in_flight < host.throttle.parallel() {
+                *wake = Some(wake.map_or(gate, |w| w.min(gate)));
+            }
+            self.frontier.put_back(q);
+            return false;
+        }
+        host.in_flight += 1;
+        host.next_start = now + host.throttle.delay();
+        self.running.fetch(q, url, self.fetcher, self.readings);
+        true
+    }
 
-        // Wait for an answer, a robots.txt, or the moment a host may be
-        // asked again.
-        let event = tokio::select! {
-            Some(joined) = running.next() => Event::Page(joined),
-            Some(fetched) = robots_tasks.join_next_with_id() => Event::Robots(fetched),
+    /// Starts reading `origin`'s robots.txt (`attempts` made before) in a
+    /// task of its own; its URLs wait meanwhile.
+    fn ask_robots(&mut self, origin: &str, url: &Url, attempts: u32) {
+        self.robots.insert(origin.to_owned(), RobotsState::Fetching);
+        let (url, fetcher, chain, config) = (
+            url.clone(),
+            self.fetcher.clone(),
+            self.chain.clone(),
+            self.config.clone(),
+        );
+        let handle = self.robots_tasks.spawn(async move {
+            let mut batch = Batch::default();
+            let state =
+                fetch_robots_state(&url, &fetcher, &chain, &config, attempts, &mut batch).await;
+            Box::new((state, batch))
+        });
+        self.robots_origins.insert(handle.id(), origin.to_owned());
+    }
+
+    /// Whether the crawl is over: nothing in flight, and nothing left to
+    /// start (or a stop asked for).
+    fn is_done(&self) -> bool {
+        let stopped = self.stop.is_stopped();
+        let idle = self.running.is_empty()
+            && self.robots_tasks.is_empty()
+            && (self.frontier.waiting() == 0 || stopped);
+        idle && (self.deferred.is_empty() || stopped)
+    }
+
+    /// Waits for an answer, a robots.txt, or the moment a host may be
+    /// asked again (`wake`).
+    async fn next_event(&mut self, wake: Option<Instant>) -> Event {
+        let stop = self.stop;
+        tokio::select! {
+            Some(joined) = self.running.next() => Event::Page(joined),
+            Some(fetched) = self.robots_tasks.join_next_with_id() => Event::Robots(fetched),
             () = sleep_until_some(wake), if wake.is_some() => Event::Tick,
             () = stop.raised(), if !stop.is_stopped() => Event::Tick,
             else => Event::Nothing,
-        };
+        }
+    }
+
+    /// Takes in what woke the loop.
+    async fn on_event(&mut self, event: Event) {
         match event {
-            Event::Page(Joined::Answer(done)) => {
-                let key = Url::parse(&done.q.url).map(|u| host_key(&u)).ok();
-                if let Some(host) = key.and_then(|k| hosts.get_mut(&k)) {
-                    host.in_flight = host.in_flight.saturating_sub(1);
-                    stats.fetched += 1;
-                    handle(
-                        *done,
-                        host,
-                        &mut frontier,
-                        &mut batch,
-                        &mut retries,
-                        &mut stats,
-                        &chain,
-                        config,
-                    );
-                }
-            }
+            Event::Page(Joined::Answer(done)) => self.on_answer(*done),
             Event::Page(Joined::Lost(q, why)) => {
                 let key = Url::parse(&q.url).map(|u| host_key(&u)).ok();
-                if let Some(host) = key.and_then(|k| hosts.get_mut(&k)) {
+                if let Some(host) = key.and_then(|k| self.hosts.get_mut(&k)) {
                     host.in_flight = host.in_flight.saturating_sub(1);
                 }
-                stats.fetched += 1;
-                stats.errors += 1;
-                record_lost(&mut batch, &q, &why);
+                self.stats.fetched += 1;
+                self.stats.errors += 1;
+                record_lost(&mut self.batch, &q, &why);
             }
             Event::Robots(Ok((id, fetched))) => {
                 let (state, more) = *fetched;
-                if let Some(origin) = robots_origins.remove(&id) {
-                    robots.insert(origin, state);
+                if let Some(origin) = self.robots_origins.remove(&id) {
+                    self.robots.insert(origin, state);
                 }
-                merge(&mut batch, more);
+                merge(&mut self.batch, more);
             }
             Event::Robots(Err(e)) => {
-                if let Some(origin) = robots_origins.remove(&e.id()) {
+                if let Some(origin) = self.robots_origins.remove(&e.id()) {
                     if e.is_cancelled() {
                         // Stopped while it was read: asked again on resume.
-                        robots.remove(&origin);
+                        self.robots.remove(&origin);
                     } else {
                         let why = format!("robots.txt could not be read: {}", task_failure(e));
-                        robots.insert(origin, RobotsState::Failed { why });
+                        self.robots.insert(origin, RobotsState::Failed { why });
                     }
                 }
             }
@@ -671,55 +514,93 @@ pub async fn crawl(
             // moment's pause rather than a busy loop.
             Event::Nothing => tokio::time::sleep(Duration::from_millis(10)).await,
         }
-        stats.waiting = (frontier.waiting() + deferred.len() + held.len()) as u64;
-        stats.known = frontier.known() as u64;
-        if let Some(h) = hosts.get(&start_host) {
+    }
+
+    /// Takes in one answer: counted against its host, asked again after
+    /// a `429` or `503` while retries are left, else taken in.
+    fn on_answer(&mut self, done: Done) {
+        let key = Url::parse(&done.q.url).map(|u| host_key(&u)).ok();
+        let Some(host) = key.and_then(|k| self.hosts.get_mut(&k)) else {
+            return;
+        };
+        host.in_flight = host.in_flight.saturating_sub(1);
+        self.stats.fetched += 1;
+        let Some(answer) = Answer::of(done, &mut self.batch, self.config) else {
+            return;
+        };
+        if answer.outcome.is_indicator() {
+            self.stats.errors += 1;
+        }
+        if let Some(a) = host.throttle.record(answer.outcome) {
+            self.batch.throttle.push(throttle_record(answer.host(), &a));
+        }
+        if let Some(pause) = answer.pause {
+            host.paused_until = host.paused_until.max(Instant::now() + pause);
+            let n = self.retries.entry(answer.q.id).or_insert(0);
+            if answer.retry(*n, self.config) {
+                *n += 1;
+                self.frontier.put_back(answer.q);
+                return;
+            }
+        }
+        answer.take(
+            &mut self.frontier,
+            &mut self.batch,
+            &self.chain,
+            self.config,
+        );
+    }
+
+    /// Tells `progress` where the crawl is.
+    fn report(&mut self, progress: &mut impl FnMut(&Progress)) {
+        let stats = &mut self.stats;
+        stats.waiting = (self.frontier.waiting() + self.deferred.len() + self.held.len()) as u64;
+        stats.known = self.frontier.known() as u64;
+        if let Some(h) = self.hosts.get(&self.start_host) {
             stats.delay = h.throttle.delay();
             stats.parallel = h.throttle.parallel();
         }
-        progress(&stats);
-        // Every answer goes to the writer at once (it joins what queues
-        // up into one transaction): a crawl killed at any moment loses
-        // only the requests in flight and the answers not yet committed.
-        flush(&tx, &mut batch);
+        progress(stats);
     }
 
-    let left = (frontier.waiting() + deferred.len() + held.len()) as u64;
-    // Finished only when nothing is left for reasons of the site: URLs
-    // held by the crawl's own settings leave it stopped, to be resumed.
-    let stopped = (stop.is_stopped() || !held.is_empty()) && left > 0;
-    let held = held_lines(&held, &held_why);
-    batch.meta.push((
-        "state".into(),
-        if stopped { "stopped" } else { "finished" }.into(),
-    ));
-    batch.meta.push(("held".into(), held.join("\n")));
-    batch.meta.push(("ended_at".into(), now_text()));
-    flush(&tx, &mut batch);
-    drop(tx);
-    let store = join_writer(writer, &path)?;
-    Ok((
-        store,
+    /// How the crawl ended; its last facts go into the batch.
+    fn end(&mut self) -> CrawlEnd {
+        let left = (self.frontier.waiting() + self.deferred.len() + self.held.len()) as u64;
+        // Finished only when nothing is left for reasons of the site: URLs
+        // held by the crawl's own settings leave it stopped, to be resumed.
+        let stopped = (self.stop.is_stopped() || !self.held.is_empty()) && left > 0;
+        let held = held_lines(&self.held, &self.held_why);
+        let meta = &mut self.batch.meta;
+        meta.push((
+            "state".into(),
+            if stopped { "stopped" } else { "finished" }.into(),
+        ));
+        meta.push(("held".into(), held.join("\n")));
+        meta.push(("ended_at".into(), now_text()));
         CrawlEnd {
-            fetched: stats.fetched,
+            fetched: self.stats.fetched,
             stopped,
             left,
             held,
-        },
-    ))
+        }
+    }
 }
 
 /// How the crawl's body hashes and SimHash text are read: a new crawl's
 /// by [`BodyHash::NEW`] and [`TextReading::Scan`], a resumed one's as its
 /// store's pages were.
-fn readings(store: &Store, resume: bool) -> Result<(BodyHash, TextReading), Error> {
+fn readings(store: &Store, resume: bool) -> Result<Readings, Error> {
     if !resume {
-        return Ok((BodyHash::NEW, TextReading::Scan));
+        return Ok(Readings {
+            hash: BodyHash::NEW,
+            text: TextReading::Scan,
+        });
     }
-    let body_hash = BodyHash::of_store(store.meta(BodyHash::META)?.as_deref());
-    // A resumed crawl reads the SimHash's text as its store's pages were.
-    let text_reading = TextReading::of_store(store.meta(TextReading::META)?.as_deref());
-    Ok((body_hash, text_reading))
+    Ok(Readings {
+        hash: BodyHash::of_store(store.meta(BodyHash::META)?.as_deref()),
+        // A resumed crawl reads the SimHash's text as its store's pages were.
+        text: TextReading::of_store(store.meta(TextReading::META)?.as_deref()),
+    })
 }
 
 /// The start and frontier of a resumed crawl, from its store: every URL
@@ -775,7 +656,7 @@ struct Begin<'a> {
 async fn begun(
     at: &Begin<'_>,
     store: &Store,
-    (body_hash, text_reading): (BodyHash, TextReading),
+    readings: Readings,
     batch: &mut Batch,
     robots: &mut HashMap<String, RobotsState>,
 ) -> Result<(Url, Frontier), Error> {
@@ -785,23 +666,11 @@ async fn begun(
         chain,
         config,
     } = *at;
-    let start = normalize_url(start.clone()).map_err(|e| {
-        Error::Fetch(FetchError::InvalidUrl {
-            url: start.to_string(),
-            reason: e.to_string(),
-        })
-    })?;
+    let start = start_url(start)?;
     let mut frontier = Frontier::new(&start, config.frontier.clone());
     let admitted = frontier.admit(&start, 0);
     record_new(batch, &start, 0, "seed", &admitted);
-    batch.meta = vec![
-        ("seed".into(), start.to_string()),
-        ("started_at".into(), now_text()),
-        ("user_agent".into(), config.identity.user_agent()),
-        ("tokens".into(), config.identity.tokens().join(" ")),
-        (BodyHash::META.into(), body_hash.name().into()),
-        (TextReading::META.into(), text_reading.name().into()),
-    ];
+    batch.meta = start_meta(&start, config, readings);
     check_reading(&start, config, store, false)?;
     if let Some(sim) = &config.simulation {
         batch.verifications.push(verification_record(sim));
@@ -1036,6 +905,7 @@ fn reading_meta(sim: &Simulation, chain: &TokenChain) -> Vec<(String, String)> {
     ]
 }
 
+/// The record of the verification a simulation stands on.
 fn verification_record(sim: &Simulation) -> VerificationRecord {
     let site = sim.site();
     VerificationRecord {
@@ -1166,6 +1036,7 @@ async fn ensure_robots<'a>(
     robots.get(origin).expect("inserted above")
 }
 
+/// Reads an origin's robots.txt into the crawl's reading of it.
 async fn fetch_robots_state(
     url: &Url,
     fetcher: &Fetcher,
@@ -1178,731 +1049,7 @@ async fn fetch_robots_state(
     robots_state(url, read, chain, config)
 }
 
-/// What became of an origin's robots.txt, in a form that can be kept
-/// elsewhere (a coordinator shares it between workers).
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub enum RobotsRead {
-    /// Read: the text obeyed (the file, an empty one for full allow, or a
-    /// full disallow), whether it is a blanket rule, and why.
-    Ready {
-        /// The rules obeyed.
-        body: Vec<u8>,
-        /// `None`: the file's rules; `Some(false)`: full disallow.
-        blanket: Option<bool>,
-        /// What was fetched and decided.
-        why: String,
-    },
-    /// Not readable now: ask again after `after`; `attempts` made.
-    Waiting {
-        /// How long to wait.
-        after: Duration,
-        /// Attempts made so far.
-        attempts: u32,
-    },
-    /// Not readable after every attempt.
-    Failed {
-        /// Why.
-        why: String,
-    },
-    /// Not asked because of the crawl's own settings ([`Error::is_own_configuration`]):
-    /// says nothing about the site, is never shared nor recorded as the
-    /// origin's robots.txt, and holds the origin's URLs queued.
-    Held {
-        /// Why.
-        why: String,
-    },
-}
-
-/// The crawl's reading of an origin's robots.txt from what was read.
-pub(crate) fn robots_state(
-    url: &Url,
-    read: RobotsRead,
-    chain: &TokenChain,
-    config: &CrawlConfig,
-) -> RobotsState {
-    let origin = origin_key(url);
-    let sim = config
-        .simulation
-        .as_ref()
-        .filter(|s| s.site().origin() == origin);
-    let chain = sim.and_then(|s| s.tokens.as_ref()).unwrap_or(chain);
-    let profile = sim.map_or(&Profile::RFC9309, |s| s.profile);
-    match read {
-        RobotsRead::Ready { body, blanket, why } => {
-            let txt = RobotsTxt::parse(body);
-            RobotsState::Ready {
-                relaxed: Box::new(RobotMatcher::new(&txt, profile, chain)),
-                strict: Box::new(RobotMatcher::new(&txt, &Profile::STRICT, chain)),
-                txt: Box::new(txt),
-                blanket,
-                why,
-                fetched: Instant::now(),
-            }
-        }
-        RobotsRead::Waiting { after, attempts } => RobotsState::Waiting {
-            retry: Instant::now() + after,
-            attempts,
-        },
-        RobotsRead::Failed { why } => RobotsState::Failed { why },
-        RobotsRead::Held { why } => RobotsState::Held { why },
-    }
-}
-
-/// Fetches an origin's robots.txt (or takes the simulation's file) and
-/// decides what it means; the file's record goes to `batch`.
-pub(crate) async fn read_robots(
-    url: &Url,
-    fetcher: &Fetcher,
-    config: &CrawlConfig,
-    attempts: u32,
-    batch: &mut Batch,
-) -> RobotsRead {
-    let origin = origin_key(url);
-    let sim = config
-        .simulation
-        .as_ref()
-        .filter(|s| s.site().origin() == origin);
-    let ready = |body: &[u8], blanket: Option<bool>, why: String| RobotsRead::Ready {
-        body: body.to_vec(),
-        blanket,
-        why,
-    };
-    if let Some((label, body)) = sim.and_then(|s| s.robots_file.as_ref()) {
-        // The operator's file, for a verified site: the site's is not
-        // asked for.
-        batch.robots_files.push(RobotsFileRecord {
-            origin,
-            fetched_at: now_text(),
-            status: None,
-            availability: Availability::Parse.name().into(),
-            error: None,
-            body: Some(body.clone()),
-            source: "file",
-            redirects: 0,
-            truncated: false,
-        });
-        return ready(
-            &botwarden_fetch::utf8_body(body),
-            None,
-            format!("robots.txt from the file {label}"),
-        );
-    }
-    let fetched = match fetcher.fetch_robots(url.as_str()).await {
-        Ok(f) => f,
-        Err(e) if e.is_own_configuration() => return held(&e),
-        Err(e) => {
-            batch.robots_files.push(RobotsFileRecord {
-                origin,
-                fetched_at: now_text(),
-                status: None,
-                availability: "failed".into(),
-                error: Some(e.to_string()),
-                body: None,
-                source: "site",
-                redirects: 0,
-                truncated: false,
-            });
-            return RobotsRead::Failed {
-                why: format!("robots.txt could not be requested: {e}"),
-            };
-        }
-    };
-    if let Some(e) = fetched
-        .report
-        .error
-        .as_ref()
-        .filter(|e| e.is_own_configuration())
-    {
-        return held(e);
-    }
-    let decision = fetched.decide(&AvailabilityPolicy::RFC9309);
-    let status = fetched.report.status;
-    let error = fetched.report.error.as_ref().map(ToString::to_string);
-    let why = format!(
-        "robots.txt {}: {} ({})",
-        status.map_or_else(|| "unanswered".to_owned(), |s| format!("answered {s}")),
-        decision.availability,
-        decision.reason
-    );
-    batch.robots_files.push(RobotsFileRecord {
-        origin,
-        fetched_at: now_text(),
-        status,
-        availability: decision.availability.name().into(),
-        error,
-        body: (!fetched.report.body.is_empty()).then(|| fetched.report.body.clone()),
-        source: "site",
-        redirects: u32::try_from(
-            fetched
-                .report
-                .hops
-                .iter()
-                .filter(|h| h.status.is_some_and(|s| (300..400).contains(&s)))
-                .count(),
-        )
-        .unwrap_or(u32::MAX),
-        truncated: fetched.report.truncated,
-    });
-    // A server error or no answer disallows everything only for now: the
-    // origin's URLs wait and robots.txt is asked again.
-    let unreachable = match decision.reason.cause {
-        Cause::Timeout | Cause::NetworkError => true,
-        Cause::Status(s) | Cause::MissingAlso5xx { status: s, .. } => s >= 500,
-        _ => false,
-    };
-    match decision.availability {
-        Availability::FullDisallow if unreachable && attempts + 1 < config.robots_attempts => {
-            RobotsRead::Waiting {
-                after: decision.refetch_after.min(config.max_pause),
-                attempts: attempts + 1,
-            }
-        }
-        Availability::FullDisallow if unreachable => RobotsRead::Failed {
-            why: format!("{why}; gave up after {} attempts", config.robots_attempts),
-        },
-        Availability::Parse => ready(&fetched.report.utf8_body(), None, why),
-        Availability::FullAllow => ready(b"", None, why),
-        Availability::FullDisallow => ready(b"User-agent: *\nDisallow: /\n", Some(false), why),
-        Availability::RetryLater(_) | Availability::UseCached
-            if attempts + 1 < config.robots_attempts =>
-        {
-            let after = match decision.availability {
-                Availability::RetryLater(a) => a,
-                _ => decision.refetch_after,
-            };
-            RobotsRead::Waiting {
-                after: after.min(config.max_pause),
-                attempts: attempts + 1,
-            }
-        }
-        Availability::RetryLater(_) | Availability::UseCached => RobotsRead::Failed {
-            why: format!("{why}; gave up after {} attempts", config.robots_attempts),
-        },
-    }
-}
-
-/// The reading of a robots.txt not asked because of the crawl's own
-/// settings: nothing is recorded of the origin (a good record stays).
-fn held(e: &FetchError) -> RobotsRead {
-    let hint = match e {
-        FetchError::Refused { .. } => "; allow it with --allow-private if it is meant",
-        FetchError::Network { .. } => "; trust its certificate authority with --ca-cert",
-        _ => "",
-    };
-    RobotsRead::Held {
-        why: format!("robots.txt was not asked for: {e}{hint}"),
-    }
-}
-
-/// Takes in one answer.
-#[allow(clippy::too_many_arguments)]
-fn handle(
-    done: Done,
-    host: &mut Host,
-    frontier: &mut Frontier,
-    batch: &mut Batch,
-    retries: &mut HashMap<u64, u32>,
-    stats: &mut Progress,
-    chain: &TokenChain,
-    config: &CrawlConfig,
-) {
-    let Done { q, result } = done;
-    let (page, reading) = match result {
-        Ok(answer) => answer,
-        Err(e) => {
-            // Nothing was sent: a refused address (a redirect into a
-            // private network, say).
-            batch.states.push((
-                q.id,
-                UrlState::Skipped,
-                Some(Skip {
-                    reason: "refused",
-                    detail: e.to_string(),
-                }),
-            ));
-            return;
-        }
-    };
-    let outcome = page.outcome();
-    if outcome.is_indicator() {
-        stats.errors += 1;
-    }
-    if let Some(a) = host.throttle.record(outcome) {
-        batch
-            .throttle
-            .push(throttle_record(page.url.host_str().unwrap_or_default(), &a));
-    }
-    if let Some(pause) = pause_of(&page, config) {
-        host.paused_until = host.paused_until.max(Instant::now() + pause);
-        let n = retries.entry(q.id).or_insert(0);
-        if *n < config.retries {
-            *n += 1;
-            frontier.put_back(q);
-            return;
-        }
-    }
-    take_page(&q, &page, reading, frontier, batch, chain, config);
-}
-
-/// The record of a throttle adjustment on `host`.
-pub(crate) fn throttle_record(host: &str, a: &Adjustment) -> ThrottleRecord {
-    ThrottleRecord {
-        at: now_text(),
-        host: host.to_owned(),
-        request: a.request,
-        indicators: a.indicators,
-        window: a.requests_in_window,
-        direction: match a.direction {
-            Direction::Slower => "slower",
-            Direction::Faster => "faster",
-        },
-        delay_ms: (millis(a.delay.0), millis(a.delay.1)),
-        parallel: a.parallel,
-    }
-}
-
-/// How long a `429` or `503` pauses its host (`Retry-After`, else 5 s, at
-/// most [`CrawlConfig::max_pause`]); `None` for other answers.
-pub(crate) fn pause_of(page: &PageResponse, config: &CrawlConfig) -> Option<Duration> {
-    matches!(page.status, Some(429 | 503)).then(|| {
-        page.retry_after
-            .as_ref()
-            .and_then(|r| r.delay)
-            .unwrap_or(Duration::from_secs(5))
-            .min(config.max_pause)
-    })
-}
-
-/// Where the URLs a page leads to are admitted: the crawl's [`Frontier`],
-/// or a worker's local one whose new URLs go to its coordinator.
-pub(crate) trait Admission {
-    /// The id of a URL (in normal form) met before, when admitting it
-    /// again changes nothing (`followed`: through a link that is
-    /// followed); `None` when it must be admitted.
-    fn known_id(&self, url: &str, followed: bool) -> Option<u64>;
-    /// A followed URL at `depth`.
-    fn admit(&mut self, url: &Url, depth: u32) -> Admitted;
-    /// A URL met through nofollow.
-    fn admit_unfollowed(&mut self, url: &Url, depth: u32, skip: Skip) -> Admitted;
-}
-
-impl Admission for Frontier {
-    fn known_id(&self, url: &str, followed: bool) -> Option<u64> {
-        Frontier::known_id(self, url, followed)
-    }
-
-    fn admit(&mut self, url: &Url, depth: u32) -> Admitted {
-        Frontier::admit(self, url, depth)
-    }
-
-    fn admit_unfollowed(&mut self, url: &Url, depth: u32, skip: Skip) -> Admitted {
-        Frontier::admit_unfollowed(self, url, depth, skip)
-    }
-}
-
-/// What the store keeps of an answer before its body is read: status or
-/// error, timings, sizes, type, charset, hash and headers.
-fn page_record(q: &Queued, page: &PageResponse, reading: &Reading) -> PageRecord {
-    PageRecord {
-        url_id: q.id,
-        fetched_at: now_text(),
-        status: page.status,
-        error: page.error.as_ref().map(ToString::to_string),
-        elapsed_ms: page.elapsed.as_secs_f64() * 1e3,
-        ttfb_ms: page.ttfb.map(|t| t.as_secs_f64() * 1e3),
-        bytes: page.body.len() as u64,
-        truncated: page.truncated,
-        content_type: page.media_type.clone(),
-        charset: page.charset.clone(),
-        content_hash: reading.hash.map(|h| format!("{h:016x}")),
-        x_robots_tag: (!page.x_robots_tag.is_empty()).then(|| page.x_robots_tag.join(" | ")),
-        body_read: page.body_read,
-        content_length: page.content_length,
-        http_version: page.http_version.map(str::to_owned),
-        dns_ms: page.dns.map(|t| t.as_secs_f64() * 1e3),
-        connect_ms: page.connect.map(|t| t.as_secs_f64() * 1e3),
-        download_ms: page.download.map(|t| t.as_secs_f64() * 1e3),
-        header_charset: page.charset.clone(),
-        ..PageRecord::default()
-    }
-}
-
-/// Records an answered page: its record, its links (admitted), its
-/// directives.
-pub(crate) fn take_page<A: Admission>(
-    q: &Queued,
-    page: &PageResponse,
-    reading: Reading,
-    frontier: &mut A,
-    batch: &mut Batch,
-    chain: &TokenChain,
-    config: &CrawlConfig,
-) {
-    let base = page.url.clone();
-    let mut record = page_record(q, page, &reading);
-    // A page of the simulated site is read for the simulated chain's meta
-    // names and X-Robots-Tag prefixes (`<meta name="googlebot">`).
-    let chain = config
-        .simulation
-        .as_ref()
-        .filter(|s| s.site().origin() == origin_key(&page.url))
-        .and_then(|s| s.tokens.as_ref())
-        .unwrap_or(chain);
-    let mut directives = PageDirectives::new();
-    for value in &page.x_robots_tag {
-        directives.add_header(value, chain.tokens());
-    }
-    let mut position = 0u32;
-    // Each link's normal form, written into one buffer: most links lead
-    // to URLs met before, and need no more than their text.
-    let mut text = String::new();
-    let mut link = |batch: &mut Batch,
-                    frontier: &mut A,
-                    against: &Url,
-                    href: &str,
-                    kind: &'static str,
-                    anchor: Option<String>,
-                    rel: Option<String>,
-                    follow: Result<u32, String>| {
-        let pos = position;
-        position += 1;
-        // An empty `href` leads back to the page itself: kept as written,
-        // not as a link to the page, so that it can be reported.
-        let normalized = !href.is_empty() && normalize_text(against, href, &mut text).is_ok();
-        // A link of the page's body that leads to the page itself (`#top`,
-        // its own URL, an empty `href`) is no link of the site's graph.
-        let same_page = matches!(kind, "a" | "area" | "iframe")
-            && (href.is_empty() || (normalized && text == q.url));
-        let known = normalized
-            .then(|| frontier.known_id(&text, follow.is_ok()))
-            .flatten();
-        if let Some(id) = known {
-            batch.links.push(LinkRecord {
-                source: q.id,
-                target: Some(id),
-                target_text: None,
-                kind,
-                anchor,
-                rel,
-                followed: follow.is_ok(),
-                position: pos,
-                same_page,
-            });
-            return;
-        }
-        // A URL met for the first time: resolved again, as a `Url`, for
-        // the frontier's checks (cheaper than parsing the whole text).
-        let target = match normalized.then(|| normalize(against, href).ok()).flatten() {
-            Some(t) => t,
-            None => {
-                batch.links.push(LinkRecord {
-                    source: q.id,
-                    target: None,
-                    target_text: Some(href.chars().take(2048).collect()),
-                    kind,
-                    anchor,
-                    rel,
-                    followed: false,
-                    position: pos,
-                    same_page,
-                });
-                return;
-            }
-        };
-        // A redirect's target is met at the depth it is admitted at.
-        let depth = follow.as_ref().map_or(q.depth + 1, |d| *d);
-        let (admitted, followed) = match follow {
-            Ok(depth) => (frontier.admit(&target, depth), true),
-            Err(why) => (
-                frontier.admit_unfollowed(
-                    &target,
-                    q.depth + 1,
-                    Skip {
-                        reason: "nofollow",
-                        detail: why,
-                    },
-                ),
-                false,
-            ),
-        };
-        record_new(batch, &target, depth, found_by(kind), &admitted);
-        batch.links.push(LinkRecord {
-            source: q.id,
-            target: Some(admitted.id()),
-            target_text: None,
-            kind,
-            anchor,
-            rel,
-            followed,
-            position: pos,
-            same_page,
-        });
-    };
-    if page.is_redirect() {
-        if let Some(loc) = page.location.as_deref() {
-            if let Ok(t) = normalize(&base, loc) {
-                record.location = Some(t.to_string());
-            }
-            link(
-                batch,
-                frontier,
-                &base,
-                loc,
-                "redirect",
-                None,
-                None,
-                Ok(q.depth),
-            );
-        }
-    } else if let Some(read) = reading.html {
-        match read {
-            // The page was fetched but not read: say so with the page.
-            Err(e) => record.error = Some(e.to_string()),
-            Ok(mut facts) => {
-                for m in &facts.metas {
-                    directives.add_meta(&m.name, &m.content, chain.tokens());
-                }
-                record.title = facts.title.clone();
-                record.charset = Some(facts.encoding.to_owned());
-                record_facts(&mut record, &facts, page, &base);
-                let page_nofollow = directives
-                    .nofollow()
-                    .map(|d| format!("nofollow in {} on {}", d.origin, base));
-                let base_url = facts.base_url(&base);
-                let next = q.depth + 1;
-                let follow = |rel_words: &str| -> Result<u32, String> {
-                    if config.follow_nofollow {
-                        return Ok(next);
-                    }
-                    if let Some(why) = &page_nofollow {
-                        return Err(why.clone());
-                    }
-                    if !rel_words.is_empty() {
-                        return Err(format!("rel=\"{rel_words}\" on {base}"));
-                    }
-                    Ok(next)
-                };
-                // The refresh first: one made at once is a redirect, whose
-                // target is met at the page's depth before a link of the
-                // page can reach it one click further.
-                let refresh = match facts.refresh.as_deref() {
-                    Some(r) => Some((&base_url, r)),
-                    None => page.refresh.as_deref().map(|r| (&base, r)),
-                };
-                if let Some((against, content)) = refresh
-                    && let Some(target) = html::refresh_target(content)
-                {
-                    // A refresh made at once is a redirect: followed
-                    // whatever the page's nofollow, at the page's depth.
-                    let instant = take_refresh(&mut record, against, content, target);
-                    let follow = if instant { Ok(q.depth) } else { follow("") };
-                    link(
-                        batch, frontier, against, target, "refresh", None, None, follow,
-                    );
-                }
-                for l in std::mem::take(&mut facts.links) {
-                    let words = l.rel.words();
-                    let kind = match l.element {
-                        LinkElement::A => "a",
-                        LinkElement::Area => "area",
-                        LinkElement::Frame => "iframe",
-                    };
-                    link(
-                        batch,
-                        frontier,
-                        &base_url,
-                        &l.href,
-                        kind,
-                        (!l.anchor.is_empty()).then_some(l.anchor),
-                        (!words.is_empty()).then(|| words.clone()),
-                        follow(&words),
-                    );
-                }
-                // An HTML canonical is relative to the document's base URL,
-                // a `Link` header's to the page's.
-                let canonicals: Vec<(&Url, String)> = facts
-                    .canonicals
-                    .iter()
-                    .map(|c| (&base_url, c.clone()))
-                    .chain(
-                        link_header_canonicals(&page.link)
-                            .into_iter()
-                            .map(|c| (&base, c)),
-                    )
-                    .collect();
-                if let Some((against, c)) = canonicals.first()
-                    && let Ok(t) = normalize(against, c)
-                {
-                    record.canonical = Some(t.to_string());
-                }
-                for (against, c) in &canonicals {
-                    link(
-                        batch,
-                        frontier,
-                        against,
-                        c,
-                        "canonical",
-                        None,
-                        None,
-                        follow(""),
-                    );
-                }
-                for a in &facts.alternates {
-                    link(
-                        batch,
-                        frontier,
-                        &base_url,
-                        &a.href,
-                        "hreflang",
-                        Some(a.hreflang.clone()),
-                        None,
-                        follow(""),
-                    );
-                }
-            }
-        }
-    } else if let Some(content) = page.refresh.as_deref()
-        && let Some(target) = html::refresh_target(content)
-    {
-        let instant = take_refresh(&mut record, &base, content, target);
-        let depth = if instant { q.depth } else { q.depth + 1 };
-        link(
-            batch,
-            frontier,
-            &base,
-            target,
-            "refresh",
-            None,
-            None,
-            Ok(depth),
-        );
-    }
-    let now = SystemTime::now();
-    record.noindex = directives.noindex_at(now).map(|d| d.origin.to_string());
-    record.nofollow = directives.nofollow().map(|d| d.origin.to_string());
-    batch.pages.push(record);
-    batch.states.push((q.id, UrlState::Fetched, None));
-}
-
-/// Records a refresh that names a URL (`content` as written, `target`
-/// its URL): its target, its delay, and for one made at once
-/// ([`html::INSTANT_REFRESH`]) its target resolved as the page's
-/// `location`, as a redirect's. Returns whether it is made at once.
-fn take_refresh(record: &mut PageRecord, against: &Url, content: &str, target: &str) -> bool {
-    record.refresh = Some(target.to_owned());
-    record.refresh_delay = html::refresh_delay(content);
-    let instant = record
-        .refresh_delay
-        .is_some_and(|d| d <= html::INSTANT_REFRESH);
-    if instant && let Ok(t) = normalize(against, target) {
-        record.location = Some(t.to_string());
-    }
-    instant
-}
-
-/// What the audit reads of an HTML page, beside its links and directives.
-fn record_facts(record: &mut PageRecord, facts: &HtmlFacts, page: &PageResponse, base: &Url) {
-    let descriptions: Vec<&html::Meta> = facts
-        .metas
-        .iter()
-        .filter(|m| m.name.trim().eq_ignore_ascii_case("description"))
-        .collect();
-    record.description_count = Some(u32::try_from(descriptions.len()).unwrap_or(u32::MAX));
-    record.description = descriptions
-        .first()
-        .map(|m| m.content.split_whitespace().collect::<Vec<_>>().join(" "));
-    record.h1 = facts.h1.clone();
-    record.h1_count = Some(facts.h1_count);
-    record.canonical_count = Some(u32::try_from(facts.canonicals.len()).unwrap_or(u32::MAX));
-    record.canonical_written = facts.canonicals.first().cloned();
-    record.canonical_outside_head = Some(facts.canonicals_outside_head);
-    record.canonical_header = link_header_canonicals(&page.link)
-        .first()
-        .and_then(|c| normalize(base, c).ok())
-        .map(|u| u.to_string());
-    record.base_href = facts.base.clone();
-    record.base_count = Some(facts.base_count);
-    record.meta_charset = facts.meta_charset.clone();
-    record.bom = encoding_rs::Encoding::for_bom(&page.body).map(|(e, _)| e.name().to_owned());
-    record.simhash = facts.simhash;
-    let robots: Vec<String> = facts
-        .metas
-        .iter()
-        .filter(|m| {
-            let n = m.name.trim();
-            n.eq_ignore_ascii_case("robots") || n.eq_ignore_ascii_case("botwarden")
-        })
-        .map(|m| format!("{}: {}", m.name.trim(), m.content.trim()))
-        .collect();
-    record.robots_meta = (!robots.is_empty()).then(|| robots.join(" | "));
-    // Set on every HTML page read: a store of schema 5 read it.
-    record.head_ignored_count = Some(facts.head_ignored_count);
-    if let Some(b) = &facts.head_break {
-        record.head_break = Some(b.element.clone());
-        record.head_break_line = Some(b.line);
-        record.head_ignored = (!facts.head_ignored.is_empty()).then(|| {
-            let lines: Vec<String> = facts
-                .head_ignored
-                .iter()
-                .map(|p| format!("{} (line {})", p.what, p.line))
-                .collect();
-            lines.join("\n")
-        });
-    }
-    if base.scheme() == "https" {
-        record.mixed_active = Some(facts.insecure_active);
-        record.mixed_passive = Some(facts.insecure_passive);
-        record.mixed_examples = (!facts.insecure.is_empty()).then(|| {
-            let lines: Vec<String> = facts
-                .insecure
-                .iter()
-                .map(|i| format!("{} {} (line {})", i.element, i.url, i.line))
-                .collect();
-            lines.join("\n")
-        });
-    }
-}
-
-fn found_by(kind: &str) -> &'static str {
-    match kind {
-        "redirect" => "redirect",
-        "canonical" => "canonical",
-        "hreflang" => "hreflang",
-        "refresh" => "refresh",
-        _ => "link",
-    }
-}
-
-/// Records a URL met for the first time (or promoted) in the batch.
-pub(crate) fn record_new(
-    batch: &mut Batch,
-    url: &Url,
-    depth: u32,
-    found_by: &'static str,
-    a: &Admitted,
-) {
-    match a {
-        Admitted::Queued(id) => batch.new_urls.push(NewUrl {
-            id: *id,
-            url: url.to_string(),
-            depth,
-            found_by,
-            state: UrlState::Queued,
-            skip: None,
-        }),
-        Admitted::Skipped(id, skip) => batch.new_urls.push(NewUrl {
-            id: *id,
-            url: url.to_string(),
-            depth,
-            found_by,
-            state: UrlState::Skipped,
-            skip: Some(skip.clone()),
-        }),
-        Admitted::Promoted(id) => batch.states.push((*id, UrlState::Queued, None)),
-        Admitted::Known(_) => {}
-    }
-}
-
+/// Sends the batch to the writer, if it holds anything.
 fn flush(tx: &mpsc::Sender<Batch>, batch: &mut Batch) {
     if !batch.is_empty() {
         // The writer ends only when this side hangs up or fails; a failure
@@ -1911,6 +1058,7 @@ fn flush(tx: &mpsc::Sender<Batch>, batch: &mut Batch) {
     }
 }
 
+/// Adds `more` to `into`.
 fn merge(into: &mut Batch, more: Batch) {
     into.new_urls.extend(more.new_urls);
     into.states.extend(more.states);
@@ -1922,136 +1070,4 @@ fn merge(into: &mut Batch, more: Batch) {
     into.verifications.extend(more.verifications);
     into.meta.extend(more.meta);
     into.sitemap_entries.extend(more.sitemap_entries);
-}
-
-fn rule_line(reason: Reason) -> Option<u32> {
-    match reason {
-        Reason::Rule { line, .. } => Some(line),
-        _ => None,
-    }
-}
-
-fn rule_text(m: &RobotMatcher, txt: &RobotsTxt, reason: Reason) -> Option<String> {
-    match reason {
-        Reason::Rule { index, .. } => Some(m.rule_as_written(txt, index)),
-        _ => None,
-    }
-}
-
-/// `scheme://host[:port]`.
-pub(crate) fn origin_key(url: &Url) -> String {
-    url.origin().ascii_serialization()
-}
-
-/// `host[:port]` (both schemes share the host's politeness).
-pub(crate) fn host_key(url: &Url) -> String {
-    match url.port() {
-        Some(p) => format!("{}:{p}", url.host_str().unwrap_or_default()),
-        None => url.host_str().unwrap_or_default().to_owned(),
-    }
-}
-
-/// The path and query, as robots.txt rules see them.
-fn path_and_query(url: &Url) -> String {
-    match url.query() {
-        Some(q) => format!("{}?{q}", url.path()),
-        None => url.path().to_owned(),
-    }
-}
-
-fn millis(d: Duration) -> u64 {
-    u64::try_from(d.as_millis()).unwrap_or(u64::MAX)
-}
-
-/// `bytes`' hash of the kind `hash`.
-fn hash_body(hash: BodyHash, bytes: &[u8]) -> u64 {
-    match hash {
-        BodyHash::Xxh3 => xxhash_rust::xxh3::xxh3_64(bytes),
-        BodyHash::Sha256 => {
-            let digest = ring::digest::digest(&ring::digest::SHA256, bytes);
-            let mut head = [0u8; 8];
-            head.copy_from_slice(&digest.as_ref()[..8]);
-            u64::from_be_bytes(head)
-        }
-        BodyHash::Fnv1a => fnv1a(bytes),
-    }
-}
-
-/// 64-bit FNV-1a: a stable hash of a body, to find duplicate pages.
-fn fnv1a(bytes: &[u8]) -> u64 {
-    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
-    for &b in bytes {
-        h ^= u64::from(b);
-        h = h.wrapping_mul(0x0000_0100_0000_01b3);
-    }
-    h
-}
-
-pub(crate) fn now_text() -> String {
-    jiff::Timestamp::now().to_string()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn body_hashes_are_the_published_ones() {
-        // XXH3-64("") = 2d06800538d394c2, XXH3-64("abc") = 78af5f94892f3950
-        // (xxHash's own sanity checks); SHA-256("abc") = ba7816bf 8f01cfea …;
-        // FNV-1a 64("a") = af63dc4c8601ec8c.
-        assert_eq!(hash_body(BodyHash::Xxh3, b""), 0x2d06_8005_38d3_94c2);
-        assert_eq!(hash_body(BodyHash::Xxh3, b"abc"), 0x78af_5f94_892f_3950);
-        assert_eq!(hash_body(BodyHash::Sha256, b"abc"), 0xba78_16bf_8f01_cfea);
-        assert_eq!(hash_body(BodyHash::Fnv1a, b"a"), 0xaf63_dc4c_8601_ec8c);
-        for kind in [BodyHash::Xxh3, BodyHash::Sha256, BodyHash::Fnv1a] {
-            assert_eq!(BodyHash::of_store(Some(kind.name())), kind);
-        }
-        assert_eq!(BodyHash::of_store(None), BodyHash::Fnv1a);
-    }
-
-    fn queued(id: u64) -> Queued {
-        Queued {
-            id,
-            url: format!("https://example.com/{id}"),
-            depth: 1,
-        }
-    }
-
-    #[tokio::test]
-    async fn a_request_whose_task_panics_is_recorded_not_lost() {
-        let mut running = InFlight::default();
-        running.spawn(queued(1), async { panic!("broken parser") });
-        running.spawn(queued(2), async {
-            Err(FetchError::InvalidUrl {
-                url: "x".into(),
-                reason: "an answer, if a failed one".into(),
-            })
-        });
-        let mut lost = Vec::new();
-        let mut answered = Vec::new();
-        while let Some(joined) = running.next().await {
-            match joined {
-                Joined::Lost(q, why) => lost.push((q, why)),
-                Joined::Answer(done) => answered.push(done.q.id),
-            }
-        }
-        assert!(running.is_empty() && running.urls.is_empty());
-        assert_eq!(answered, [2]);
-        assert_eq!(lost.len(), 1);
-        let (q, why) = &lost[0];
-        assert_eq!(q, &queued(1));
-        assert_eq!(why, "its task panicked: broken parser");
-
-        let mut batch = Batch::default();
-        record_lost(&mut batch, q, why);
-        assert_eq!(batch.pages.len(), 1);
-        assert_eq!(batch.pages[0].url_id, 1);
-        assert_eq!(batch.pages[0].status, None);
-        assert_eq!(
-            batch.pages[0].error.as_deref(),
-            Some("the request failed inside the crawler: its task panicked: broken parser")
-        );
-        assert_eq!(batch.states, [(1, UrlState::Fetched, None)]);
-    }
 }

@@ -82,33 +82,9 @@ pub async fn check_external(
     fetcher: &Fetcher,
     config: &ExternalConfig,
 ) -> Result<ExternalSummary, Error> {
-    let fail = |e: rusqlite::Error| {
-        Error::Store(StoreError {
-            path: store.path().to_owned(),
-            message: format!("cannot read the external links: {e}"),
-        })
-    };
-    let conn = store.connection();
-    let already: i64 = conn
-        .query_row("SELECT count(*) FROM external_checks", [], |r| r.get(0))
-        .map_err(fail)?;
-    let mut st = conn
-        .prepare(
-            "SELECT u.id, u.url FROM urls u
-             WHERE u.state = 'skipped' AND u.skip_reason = 'scope'
-               AND u.id IN (SELECT target_id FROM links WHERE kind IN ('a', 'area', 'iframe'))
-               AND u.id NOT IN (SELECT url_id FROM external_checks)
-             ORDER BY u.id",
-        )
-        .map_err(fail)?;
-    let rows: Vec<(i64, String)> = st
-        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
-        .map_err(fail)?
-        .collect::<Result<_, _>>()
-        .map_err(fail)?;
-    drop(st);
+    let (already, rows) = to_check(store)?;
     let mut summary = ExternalSummary {
-        already_checked: u64::try_from(already).unwrap_or(0),
+        already_checked: already,
         ..ExternalSummary::default()
     };
     // By host, in the order of discovery; the caps taken in that order.
@@ -183,6 +159,38 @@ pub async fn check_external(
     summary.broken = records.iter().filter(|r| r.is_broken()).count() as u64;
     store.write_external(&records)?;
     Ok(summary)
+}
+
+/// How many external URLs an earlier run checked, and those left to
+/// check (each id and URL): the out-of-scope targets of the pages' links
+/// not checked yet.
+fn to_check(store: &Store) -> Result<(u64, Vec<(i64, String)>), Error> {
+    let fail = |e: rusqlite::Error| {
+        Error::Store(StoreError {
+            path: store.path().to_owned(),
+            message: format!("cannot read the external links: {e}"),
+        })
+    };
+    let conn = store.connection();
+    let already: i64 = conn
+        .query_row("SELECT count(*) FROM external_checks", [], |r| r.get(0))
+        .map_err(fail)?;
+    let mut st = conn
+        .prepare(
+            "SELECT u.id, u.url FROM urls u
+             WHERE u.state = 'skipped' AND u.skip_reason = 'scope'
+               AND u.id IN (SELECT target_id FROM links WHERE kind IN ('a', 'area', 'iframe'))
+               AND u.id NOT IN (SELECT url_id FROM external_checks)
+             ORDER BY u.id",
+        )
+        .map_err(fail)?;
+    let rows: Vec<(i64, String)> = st
+        .query_map([], |r| Ok((r.get(0)?, r.get(1)?)))
+        .map_err(fail)?
+        .collect::<Result<_, _>>()
+        .map_err(fail)?;
+    drop(st);
+    Ok((u64::try_from(already).unwrap_or(0), rows))
 }
 
 /// One URL's check: `HEAD`, then `GET` when the `HEAD` is refused or the

@@ -708,28 +708,29 @@ fn walk_markup<'a>(
     let _ = walk(bytes, from, &mut visit);
 }
 
+/// The text from `from` to a piece of markup at `lt`, then the piece.
+fn piece<'a, V: FnMut(Markup<'a>) -> ControlFlow<()>>(
+    visit: &mut V,
+    bytes: &'a [u8],
+    from: usize,
+    lt: usize,
+    m: Markup<'a>,
+) -> ControlFlow<()> {
+    if lt > from {
+        visit(Markup::Text {
+            at: from,
+            run: &bytes[from..lt],
+        })?;
+    }
+    visit(m)
+}
+
 /// [`walk_markup`]; `Break` when it stops before the page's end.
 fn walk<'a, V: FnMut(Markup<'a>) -> ControlFlow<()>>(
     bytes: &'a [u8],
     start: usize,
     visit: &mut V,
 ) -> ControlFlow<()> {
-    /// The text from `from` to a piece of markup at `lt`, then the piece.
-    fn piece<'a, V: FnMut(Markup<'a>) -> ControlFlow<()>>(
-        visit: &mut V,
-        bytes: &'a [u8],
-        from: usize,
-        lt: usize,
-        m: Markup<'a>,
-    ) -> ControlFlow<()> {
-        if lt > from {
-            visit(Markup::Text {
-                at: from,
-                run: &bytes[from..lt],
-            })?;
-        }
-        visit(m)
-    }
     const STOP: ControlFlow<()> = ControlFlow::Break(());
     let n = bytes.len();
     let mut i = start.min(n);
@@ -1154,9 +1155,62 @@ pub(crate) fn extract_with(
     charset: Option<&str>,
     reading: TextReading,
 ) -> Result<HtmlFacts, Error> {
+    let (bytes, encoding, detected) = page_bytes(body, charset);
+    // The visible text's words, hashed as they stream by (`simhash`):
+    // read beside the parser, with the text that breaks the head, or
+    // (the older reading) from the parser's text chunks.
+    let mut visible = Words::default();
+    let mut noscript_tags_met = Vec::new();
+    let text_break = match reading {
+        TextReading::Scan => {
+            let mut head = HeadText::default();
+            scan_text(
+                &bytes,
+                encoding.into(),
+                &mut visible,
+                &mut head,
+                &mut noscript_tags_met,
+            );
+            head.text_break
+        }
+        TextReading::Parser => {
+            noscript_tags_met = noscript_tags(&bytes);
+            None
+        }
+    };
+    let pass = Pass {
+        facts: RefCell::new(HtmlFacts {
+            encoding: detected.name(),
+            ..HtmlFacts::default()
+        }),
+        title_at: Cell::new(None),
+        h1_at: Cell::new(None),
+        head_over: Rc::new(Cell::new(false)),
+        visible: RefCell::new(visible),
+        text_break,
+        noscripts: noscript_spans(&noscript_tags_met, bytes.len()),
+        head_break: RefCell::new(None),
+        ignored: RefCell::new(Vec::new()),
+        templates: Rc::new(Cell::new(0u32)),
+        insecure: RefCell::new(Vec::new()),
+    };
+    let markup = markup_of(&bytes, &noscript_tags_met);
+    pass.run(&markup, encoding, reading)?;
+    Ok(pass.into_facts(&bytes, encoding.into()))
+}
+
+/// A page's bytes as the parser reads them, the encoding it reads them in,
+/// and the encoding detected. lol_html reads ASCII-compatible encodings
+/// itself; UTF-16 pages are decoded first.
+fn page_bytes<'a>(
+    body: &'a [u8],
+    charset: Option<&str>,
+) -> (
+    Cow<'a, [u8]>,
+    AsciiCompatibleEncoding,
+    &'static encoding_rs::Encoding,
+) {
     let detected = html_encoding(charset, body);
-    // lol_html reads ASCII-compatible encodings itself; UTF-16 pages are
-    // decoded first.
     let (bytes, encoding) = match AsciiCompatibleEncoding::new(detected) {
         Some(e) => (std::borrow::Cow::Borrowed(body), e),
         None => {
@@ -1175,72 +1229,137 @@ pub(crate) fn extract_with(
         }
         other => other,
     };
-    let facts = RefCell::new(HtmlFacts {
-        encoding: detected.name(),
-        ..HtmlFacts::default()
-    });
-    // Where the first `<title>` and the first `<h1>` start: their text is
-    // read from the bytes once the parser is done (text handlers would
-    // make it tokenize every element's content twice over).
-    let title_at: Cell<Option<usize>> = Cell::new(None);
-    let h1_at: Cell<Option<usize>> = Cell::new(None);
-    // Whether `<head>` has ended: set by its end tag (a handler that must
-    // own what it touches) or by `<body>`.
-    let head_over = Rc::new(Cell::new(false));
-    let head_end = Rc::clone(&head_over);
-    // The visible text's words, hashed as they stream by (`simhash`):
-    // read beside the parser, with the text that breaks the head, or
-    // (the older reading) from the parser's text chunks.
-    let visible = RefCell::new(Words::default());
-    let mut noscript_tags_met = Vec::new();
-    let text_break = match reading {
-        TextReading::Scan => {
-            let mut head = HeadText::default();
-            scan_text(
-                &bytes,
-                encoding.into(),
-                &mut visible.borrow_mut(),
-                &mut head,
-                &mut noscript_tags_met,
-            );
-            head.text_break
+    (bytes, encoding, detected)
+}
+
+/// The page as lol_html is given it. lol_html reads a `<noscript>`'s
+/// content as text, as a parser that runs scripts does: it is given the
+/// page with those tags renamed (same length, so every offset stays), and
+/// reads their content as markup.
+fn markup_of<'a>(bytes: &'a [u8], noscript_tags_met: &[NoscriptTag]) -> Cow<'a, [u8]> {
+    if noscript_tags_met.is_empty() {
+        return Cow::Borrowed(bytes);
+    }
+    let mut renamed = bytes.to_vec();
+    for t in noscript_tags_met {
+        if let Some(name) = renamed.get_mut(t.name_at..t.name_at + NOSCRIPT_AS_MARKUP.len()) {
+            name.copy_from_slice(NOSCRIPT_AS_MARKUP);
         }
-        TextReading::Parser => {
-            noscript_tags_met = noscript_tags(&bytes);
-            None
+    }
+    Cow::Owned(renamed)
+}
+
+/// What one pass of the parser over a page gathers, shared by its
+/// handlers.
+struct Pass {
+    facts: RefCell<HtmlFacts>,
+    /// Where the first `<title>` and the first `<h1>` start: their text is
+    /// read from the bytes once the parser is done (text handlers would
+    /// make it tokenize every element's content twice over).
+    title_at: Cell<Option<usize>>,
+    h1_at: Cell<Option<usize>>,
+    /// Whether `<head>` has ended: set by its end tag (a handler that must
+    /// own what it touches) or by `<body>`.
+    head_over: Rc<Cell<bool>>,
+    /// The visible text's words (`simhash`).
+    visible: RefCell<Words>,
+    /// Where text breaks the head, when it was read beside the parser.
+    text_break: Option<usize>,
+    /// Where the `<noscript>`s stand, for the head's reading.
+    noscripts: Vec<(usize, usize)>,
+    /// The head break and the head elements after it, with their offsets.
+    head_break: RefCell<Option<(String, usize)>>,
+    ignored: RefCell<Vec<(String, usize)>>,
+    /// `<template>`s open (what they hold is not the document's).
+    templates: Rc<Cell<u32>>,
+    insecure: RefCell<Vec<(Insecure, usize)>>,
+}
+
+/// An attribute's value, its character references decoded.
+fn attr(el: &Element<'_, '_>, name: &str) -> Option<String> {
+    el.get_attribute(name).map(decode_entities)
+}
+
+impl Pass {
+    /// Runs the parser over `markup` with every handler.
+    fn run(
+        &self,
+        markup: &[u8],
+        encoding: AsciiCompatibleEncoding,
+        reading: TextReading,
+    ) -> Result<(), Error> {
+        let settings = Settings {
+            element_content_handlers: vec![element!(&ANY, |el| self.on_element(el))],
+            // The visible text of the older reading: text outside
+            // `<script>`, `<style>`, `<title>` and the like, seen in the
+            // same pass, and the text that breaks the head.
+            document_content_handlers: match reading {
+                TextReading::Scan => Vec::new(),
+                TextReading::Parser => vec![doc_text!(|t: &mut TextChunk<'_>| {
+                    self.on_text(t);
+                    Ok(())
+                })],
+            },
+            encoding,
+            adjust_charset_on_meta_tag: false,
+            strict: false,
+            ..Settings::new()
+        };
+        let mut rewriter = HtmlRewriter::new(settings, |_: &[u8]| {});
+        rewriter
+            .write(markup)
+            .and_then(|()| rewriter.end())
+            .map_err(|e| Error::Html {
+                message: e.to_string(),
+            })
+    }
+
+    /// Whether `offset` is inside a `<noscript>`.
+    fn in_noscript(&self, offset: usize) -> bool {
+        let i = self.noscripts.partition_point(|&(_, end)| end <= offset);
+        self.noscripts
+            .get(i)
+            .is_some_and(|&(start, _)| start <= offset)
+    }
+
+    /// The element handlers, called in this order for each start tag by
+    /// one handler on every element (one selector to compile and match
+    /// instead of one per kind of element).
+    fn on_element(&self, el: &mut Element<'_, '_>) -> lol_html::HandlerResult {
+        let name = el.tag_name();
+        match name.as_str() {
+            "a" => self.link(el, "href", LinkElement::A),
+            "area" => self.link(el, "href", LinkElement::Area),
+            "iframe" | "frame" => self.link(el, "src", LinkElement::Frame),
+            _ => {}
         }
-    };
-    // lol_html reads a `<noscript>`'s content as text, as a parser that
-    // runs scripts does: it is given the page with those tags renamed
-    // (same length, so every offset stays), and reads their content as
-    // markup. Where they stand is kept, for the head's reading.
-    let noscripts = noscript_spans(&noscript_tags_met, bytes.len());
-    let markup: Cow<'_, [u8]> = if noscript_tags_met.is_empty() {
-        Cow::Borrowed(&bytes)
-    } else {
-        let mut renamed = bytes.to_vec();
-        for t in &noscript_tags_met {
-            if let Some(name) = renamed.get_mut(t.name_at..t.name_at + NOSCRIPT_AS_MARKUP.len()) {
-                name.copy_from_slice(NOSCRIPT_AS_MARKUP);
+        self.on_any(el, &name);
+        self.on_subresource(el, &name);
+        match name.as_str() {
+            "head" => self.on_head(el),
+            "body" => self.head_over.set(true),
+            "h1" => {
+                let mut f = self.facts.borrow_mut();
+                if f.h1_count == 0 {
+                    self.h1_at.set(Some(el.source_location().bytes().start));
+                }
+                f.h1_count += 1;
             }
+            "title" if self.title_at.get().is_none() => {
+                self.title_at.set(Some(el.source_location().bytes().start));
+            }
+            "base" if el.has_attribute("href") => self.on_base(el),
+            "meta" => self.on_meta(el),
+            "link" if el.has_attribute("href") && el.has_attribute("rel") => self.on_link(el),
+            _ => {}
         }
-        Cow::Owned(renamed)
-    };
-    let in_noscript = |offset: usize| {
-        let i = noscripts.partition_point(|&(_, end)| end <= offset);
-        noscripts.get(i).is_some_and(|&(start, _)| start <= offset)
-    };
-    // The head break and the head elements after it, with their offsets;
-    // `<template>`s open (what they hold is not the document's).
-    let head_break: RefCell<Option<(String, usize)>> = RefCell::new(None);
-    let ignored: RefCell<Vec<(String, usize)>> = RefCell::new(Vec::new());
-    let templates = Rc::new(Cell::new(0u32));
-    let template_end = Rc::clone(&templates);
-    let insecure: RefCell<Vec<(Insecure, usize)>> = RefCell::new(Vec::new());
-    let attr = |el: &Element<'_, '_>, name: &str| el.get_attribute(name).map(decode_entities);
-    let link = |el: &mut Element<'_, '_>, name: &str, kind: LinkElement| {
+        Ok(())
+    }
+
+    /// A link of the page's body (`<a>`, `<area>`, a frame).
+    fn link(&self, el: &mut Element<'_, '_>, name: &str, kind: LinkElement) {
         if let Some(href) = attr(el, name) {
-            let mut f = facts.borrow_mut();
+            let mut f = self.facts.borrow_mut();
             let anchor = match kind {
                 LinkElement::Area => collapse(&attr(el, "alt").unwrap_or_default()),
                 _ => String::new(),
@@ -1253,20 +1372,18 @@ pub(crate) fn extract_with(
                 offset: el.source_location().bytes().start,
             });
         }
-    };
-    // The element handlers, called in this order for each start tag by
-    // one handler on every element (one selector to compile and match
-    // instead of one per kind of element).
-    // Every element while the head is open: the first that belongs in the
-    // body breaks it, and the head elements after the break are left out
-    // of it.
-    let on_any = |el: &mut Element<'_, '_>, name: &str| -> lol_html::HandlerResult {
-        if head_over.get() {
-            return Ok(());
+    }
+
+    /// Every element while the head is open: the first that belongs in
+    /// the body breaks it, and the head elements after the break are left
+    /// out of it.
+    fn on_any(&self, el: &mut Element<'_, '_>, name: &str) {
+        if self.head_over.get() {
+            return;
         }
         if name == "template" {
-            templates.set(templates.get() + 1);
-            let open = Rc::clone(&template_end);
+            self.templates.set(self.templates.get() + 1);
+            let open = Rc::clone(&self.templates);
             if let Some(handlers) = el.end_tag_handlers() {
                 let handler: lol_html::EndTagHandler<'static> = Box::new(move |_| {
                     open.set(open.get().saturating_sub(1));
@@ -1275,71 +1392,35 @@ pub(crate) fn extract_with(
                 handlers.push(handler);
             }
         }
-        if templates.get() > 0 {
-            return Ok(());
+        if self.templates.get() > 0 {
+            return;
         }
         let offset = el.source_location().bytes().start;
         // The head is read as a parser that runs scripts reads it: a
         // `<noscript>` holds text there.
-        if in_noscript(offset) {
-            return Ok(());
+        if self.in_noscript(offset) {
+            return;
         }
         // Text that breaks the head, when it was read beside the
         // parser, stands where it stands.
-        let text_before = text_break.is_some_and(|t| t < offset);
+        let text_before = self.text_break.is_some_and(|t| t < offset);
         if !head_element(name) {
-            let mut b = head_break.borrow_mut();
+            let mut b = self.head_break.borrow_mut();
             if b.is_none() && !text_before {
                 *b = Some((name.to_owned(), offset));
             }
-        } else if (head_break.borrow().is_some() || text_before)
+        } else if (self.head_break.borrow().is_some() || text_before)
             && matches!(name, "title" | "base" | "link" | "meta")
         {
-            let what = match name {
-                "link" => format!(
-                    "<link rel=\"{}\">",
-                    attr(el, "rel").unwrap_or_default().trim()
-                ),
-                "meta" => match (
-                    attr(el, "name"),
-                    attr(el, "http-equiv"),
-                    attr(el, "charset"),
-                ) {
-                    (Some(n), _, _) => format!("<meta name=\"{}\">", n.trim()),
-                    (None, Some(h), _) => format!("<meta http-equiv=\"{}\">", h.trim()),
-                    (None, None, Some(c)) => format!("<meta charset=\"{}\">", c.trim()),
-                    _ => "<meta>".to_owned(),
-                },
-                other => format!("<{other}>"),
-            };
-            ignored.borrow_mut().push((what, offset));
+            self.ignored
+                .borrow_mut()
+                .push((ignored_element(el, name), offset));
         }
-        Ok(())
-    };
-    // Subresources written as `http://` URLs.
-    let on_subresource = |el: &mut Element<'_, '_>, name: &str| -> lol_html::HandlerResult {
-        let attrs: &[(&str, bool)] = match name {
-            "img" => &[("src", false), ("srcset", false)],
-            "video" => &[("src", false), ("poster", false)],
-            "audio" => &[("src", false)],
-            "source" => &[("src", false), ("srcset", false)],
-            "script" | "iframe" | "frame" | "embed" => &[("src", true)],
-            "object" => &[("data", true)],
-            "form" => &[("action", true)],
-            "link" => {
-                let rel = attr(el, "rel").unwrap_or_default();
-                if rel
-                    .split_ascii_whitespace()
-                    .any(|w| w.eq_ignore_ascii_case("stylesheet"))
-                {
-                    &[("href", true)]
-                } else {
-                    &[]
-                }
-            }
-            _ => &[],
-        };
-        for (name_attr, active) in attrs {
+    }
+
+    /// Subresources written as `http://` URLs.
+    fn on_subresource(&self, el: &mut Element<'_, '_>, name: &str) {
+        for (name_attr, active) in subresource_attributes(el, name) {
             let Some(value) = attr(el, name_attr) else {
                 continue;
             };
@@ -1353,13 +1434,13 @@ pub(crate) fn extract_with(
                 vec![value.trim()]
             };
             for url in urls.into_iter().filter(|u| is_insecure(u)) {
-                let mut f = facts.borrow_mut();
+                let mut f = self.facts.borrow_mut();
                 if *active {
                     f.insecure_active += 1;
                 } else {
                     f.insecure_passive += 1;
                 }
-                let mut list = insecure.borrow_mut();
+                let mut list = self.insecure.borrow_mut();
                 if list.len() < MAX_EXAMPLES {
                     let element = if name == "link" {
                         "link rel=stylesheet href".to_owned()
@@ -1378,10 +1459,11 @@ pub(crate) fn extract_with(
                 }
             }
         }
-        Ok(())
-    };
-    let on_head = |el: &mut Element<'_, '_>| -> lol_html::HandlerResult {
-        let over = Rc::clone(&head_end);
+    }
+
+    /// `<head>`: its end tag ends the head.
+    fn on_head(&self, el: &mut Element<'_, '_>) {
+        let over = Rc::clone(&self.head_over);
         if let Some(handlers) = el.end_tag_handlers() {
             let handler: lol_html::EndTagHandler<'static> = Box::new(move |_| {
                 over.set(true);
@@ -1389,18 +1471,20 @@ pub(crate) fn extract_with(
             });
             handlers.push(handler);
         }
-        Ok(())
-    };
-    let on_base = |el: &mut Element<'_, '_>| -> lol_html::HandlerResult {
-        let mut f = facts.borrow_mut();
+    }
+
+    /// `<base href>`: counted, the first kept.
+    fn on_base(&self, el: &mut Element<'_, '_>) {
+        let mut f = self.facts.borrow_mut();
         f.base_count += 1;
         if f.base.is_none() {
             f.base = attr(el, "href").map(|h| h.trim().to_owned());
         }
-        Ok(())
-    };
-    let on_meta = |el: &mut Element<'_, '_>| -> lol_html::HandlerResult {
-        let mut f = facts.borrow_mut();
+    }
+
+    /// `<meta>`: the charset, a named meta, the first refresh.
+    fn on_meta(&self, el: &mut Element<'_, '_>) {
+        let mut f = self.facts.borrow_mut();
         let content = attr(el, "content").unwrap_or_default();
         if f.meta_charset.is_none() {
             if let Some(c) = attr(el, "charset") {
@@ -1421,16 +1505,17 @@ pub(crate) fn extract_with(
         {
             f.refresh = Some(content);
         }
-        Ok(())
-    };
-    let on_link = |el: &mut Element<'_, '_>| -> lol_html::HandlerResult {
+    }
+
+    /// `<link rel href>`: canonicals and hreflang alternates.
+    fn on_link(&self, el: &mut Element<'_, '_>) {
         let rel = attr(el, "rel").unwrap_or_default();
         let href = attr(el, "href").unwrap_or_default();
-        let mut f = facts.borrow_mut();
+        let mut f = self.facts.borrow_mut();
         for word in rel.split_ascii_whitespace() {
             if word.eq_ignore_ascii_case("canonical") {
                 f.canonicals.push(href.trim().to_owned());
-                if head_over.get() {
+                if self.head_over.get() {
                     f.canonicals_outside_head += 1;
                 }
             } else if word.eq_ignore_ascii_case("alternate")
@@ -1442,132 +1527,138 @@ pub(crate) fn extract_with(
                 });
             }
         }
-        Ok(())
-    };
-    let settings = Settings {
-        element_content_handlers: vec![element!(&ANY, |el| {
-            let name = el.tag_name();
-            match name.as_str() {
-                "a" => link(el, "href", LinkElement::A),
-                "area" => link(el, "href", LinkElement::Area),
-                "iframe" | "frame" => link(el, "src", LinkElement::Frame),
-                _ => {}
+    }
+
+    /// A text chunk, in the older reading: the visible text's words, and
+    /// the text that breaks the head.
+    fn on_text(&self, t: &mut TextChunk<'_>) {
+        if t.text_type() == TextType::Data
+            && !self.head_over.get()
+            && self.templates.get() == 0
+            && self.head_break.borrow().is_none()
+            && !t.as_str().trim_ascii().is_empty()
+            && !self.in_noscript(t.source_location().bytes().start)
+        {
+            let text = t.as_str();
+            let blank = text.len() - text.trim_ascii_start().len();
+            *self.head_break.borrow_mut() =
+                Some(("text".to_owned(), t.source_location().bytes().start + blank));
+        }
+        if t.text_type() == TextType::Data {
+            let mut v = self.visible.borrow_mut();
+            v.feed(t.as_str());
+            if t.last_in_text_node() {
+                v.end_word();
             }
-            on_any(el, &name)?;
-            on_subresource(el, &name)?;
-            match name.as_str() {
-                "head" => on_head(el)?,
-                "body" => head_over.set(true),
-                "h1" => {
-                    let mut f = facts.borrow_mut();
-                    if f.h1_count == 0 {
-                        h1_at.set(Some(el.source_location().bytes().start));
-                    }
-                    f.h1_count += 1;
-                }
-                "title" if title_at.get().is_none() => {
-                    title_at.set(Some(el.source_location().bytes().start));
-                }
-                "base" if el.has_attribute("href") => on_base(el)?,
-                "meta" => on_meta(el)?,
-                "link" if el.has_attribute("href") && el.has_attribute("rel") => on_link(el)?,
-                _ => {}
-            }
-            Ok(())
-        })],
-        // The visible text of the older reading: text outside `<script>`,
-        // `<style>`, `<title>` and the like, seen in the same pass, and
-        // the text that breaks the head.
-        document_content_handlers: match reading {
-            TextReading::Scan => Vec::new(),
-            TextReading::Parser => vec![doc_text!(|t: &mut TextChunk<'_>| {
-                if t.text_type() == TextType::Data
-                    && !head_over.get()
-                    && templates.get() == 0
-                    && head_break.borrow().is_none()
-                    && !t.as_str().trim_ascii().is_empty()
-                    && !in_noscript(t.source_location().bytes().start)
-                {
-                    let text = t.as_str();
-                    let blank = text.len() - text.trim_ascii_start().len();
-                    *head_break.borrow_mut() =
-                        Some(("text".to_owned(), t.source_location().bytes().start + blank));
-                }
-                if t.text_type() == TextType::Data {
-                    let mut v = visible.borrow_mut();
-                    v.feed(t.as_str());
-                    if t.last_in_text_node() {
-                        v.end_word();
-                    }
-                }
-                Ok(())
-            })],
-        },
-        encoding,
-        adjust_charset_on_meta_tag: false,
-        strict: false,
-        ..Settings::new()
-    };
-    let mut rewriter = HtmlRewriter::new(settings, |_: &[u8]| {});
-    rewriter
-        .write(&markup)
-        .and_then(|()| rewriter.end())
-        .map_err(|e| Error::Html {
-            message: e.to_string(),
-        })?;
-    let mut facts = facts.into_inner();
-    let encoding: &'static encoding_rs::Encoding = encoding.into();
-    for l in &mut facts.links {
-        if l.element == LinkElement::A {
-            let text = element_text(&bytes, l.offset, encoding, ends_anchor, MAX_ANCHOR * 2);
-            l.anchor = collapse(&decode_entities(text));
         }
     }
-    facts.title = title_at
-        .get()
-        .map(|at| raw_element_text(&bytes, at, b"title", encoding, 4096))
-        .filter(|t| !t.is_empty())
-        .map(|t| collapse(&decode_entities(t)));
-    facts.h1 = h1_at.get().map(|at| {
-        let text = element_text(&bytes, at, encoding, ends_heading, MAX_ANCHOR * 8);
-        collapse(&decode_entities(text))
-    });
-    let line = |offset: usize| {
-        let upto = &bytes[..offset.min(bytes.len())];
-        u32::try_from(memchr::memchr_iter(b'\n', upto).count() + 1).unwrap_or(u32::MAX)
-    };
-    let head_break = head_break
-        .into_inner()
-        .or_else(|| text_break.map(|at| ("text".to_owned(), at)));
-    // A break counts when the head's written end comes after it.
-    if head_over.get()
-        && let Some((element, at)) = head_break
-    {
-        facts.head_break = Some(HeadBreak {
-            element,
-            line: line(at),
+
+    /// The facts of the page, once the parser is done: the texts read
+    /// from the bytes (anchors, title, `<h1>`), lines, the SimHash.
+    fn into_facts(self, bytes: &[u8], encoding: &'static encoding_rs::Encoding) -> HtmlFacts {
+        let mut facts = self.facts.into_inner();
+        for l in &mut facts.links {
+            if l.element == LinkElement::A {
+                let text = element_text(bytes, l.offset, encoding, ends_anchor, MAX_ANCHOR * 2);
+                l.anchor = collapse(&decode_entities(text));
+            }
+        }
+        facts.title = self
+            .title_at
+            .get()
+            .map(|at| raw_element_text(bytes, at, b"title", encoding, 4096))
+            .filter(|t| !t.is_empty())
+            .map(|t| collapse(&decode_entities(t)));
+        facts.h1 = self.h1_at.get().map(|at| {
+            let text = element_text(bytes, at, encoding, ends_heading, MAX_ANCHOR * 8);
+            collapse(&decode_entities(text))
         });
-        let ignored = ignored.into_inner();
-        facts.head_ignored_count = u32::try_from(ignored.len()).unwrap_or(u32::MAX);
-        facts.head_ignored = ignored
-            .into_iter()
-            .take(MAX_EXAMPLES)
-            .map(|(what, at)| Placed {
-                what,
+        let line = |offset: usize| {
+            let upto = &bytes[..offset.min(bytes.len())];
+            u32::try_from(memchr::memchr_iter(b'\n', upto).count() + 1).unwrap_or(u32::MAX)
+        };
+        let head_break = self
+            .head_break
+            .into_inner()
+            .or_else(|| self.text_break.map(|at| ("text".to_owned(), at)));
+        // A break counts when the head's written end comes after it.
+        if self.head_over.get()
+            && let Some((element, at)) = head_break
+        {
+            facts.head_break = Some(HeadBreak {
+                element,
                 line: line(at),
+            });
+            let ignored = self.ignored.into_inner();
+            facts.head_ignored_count = u32::try_from(ignored.len()).unwrap_or(u32::MAX);
+            facts.head_ignored = ignored
+                .into_iter()
+                .take(MAX_EXAMPLES)
+                .map(|(what, at)| Placed {
+                    what,
+                    line: line(at),
+                })
+                .collect();
+        }
+        facts.insecure = self
+            .insecure
+            .into_inner()
+            .into_iter()
+            .map(|(mut i, at)| {
+                i.line = line(at);
+                i
             })
             .collect();
+        facts.simhash = self.visible.into_inner().simhash();
+        facts
     }
-    facts.insecure = insecure
-        .into_inner()
-        .into_iter()
-        .map(|(mut i, at)| {
-            i.line = line(at);
-            i
-        })
-        .collect();
-    facts.simhash = visible.into_inner().simhash();
-    Ok(facts)
+}
+
+/// How a head element left out of the head is named.
+fn ignored_element(el: &Element<'_, '_>, name: &str) -> String {
+    match name {
+        "link" => format!(
+            "<link rel=\"{}\">",
+            attr(el, "rel").unwrap_or_default().trim()
+        ),
+        "meta" => match (
+            attr(el, "name"),
+            attr(el, "http-equiv"),
+            attr(el, "charset"),
+        ) {
+            (Some(n), _, _) => format!("<meta name=\"{}\">", n.trim()),
+            (None, Some(h), _) => format!("<meta http-equiv=\"{}\">", h.trim()),
+            (None, None, Some(c)) => format!("<meta charset=\"{}\">", c.trim()),
+            _ => "<meta>".to_owned(),
+        },
+        other => format!("<{other}>"),
+    }
+}
+
+/// The attributes of an element that load a subresource, each with
+/// whether what it loads is active content.
+fn subresource_attributes(el: &Element<'_, '_>, name: &str) -> &'static [(&'static str, bool)] {
+    match name {
+        "img" => &[("src", false), ("srcset", false)],
+        "video" => &[("src", false), ("poster", false)],
+        "audio" => &[("src", false)],
+        "source" => &[("src", false), ("srcset", false)],
+        "script" | "iframe" | "frame" | "embed" => &[("src", true)],
+        "object" => &[("data", true)],
+        "form" => &[("action", true)],
+        "link" => {
+            let rel = attr(el, "rel").unwrap_or_default();
+            if rel
+                .split_ascii_whitespace()
+                .any(|w| w.eq_ignore_ascii_case("stylesheet"))
+            {
+                &[("href", true)]
+            } else {
+                &[]
+            }
+        }
+        _ => &[],
+    }
 }
 
 /// A UTF-8 byte-order mark.

@@ -27,6 +27,7 @@ mod frontier;
 mod html;
 mod identity;
 mod ownership;
+mod pipeline;
 mod settings;
 mod sitemap;
 mod throttle;
@@ -36,7 +37,7 @@ pub use coordinator::{
     LocalCoordinator, Offer, Offered, RobotsLookup, StoredFrontier, WorkerConfig, WorkerEnd,
     WorkerStats, crawl_worker, stored_frontier,
 };
-pub use crawler::{COMMIT_WINDOW, CrawlConfig, CrawlEnd, Progress, RobotsRead, StopSignal, crawl};
+pub use crawler::{COMMIT_WINDOW, CrawlConfig, CrawlEnd, Progress, StopSignal, crawl};
 pub use directives::{
     Directive, Kind as DirectiveKind, Origin as DirectiveOrigin, PageDirectives, parse_date,
 };
@@ -56,6 +57,7 @@ pub use ownership::{
     Check as OwnershipCheck, META_NAME, Method as OwnershipMethod, SECRET_MIN, Simulation, SiteKey,
     SiteToken, Verification, Verified, verify_site,
 };
+pub use pipeline::RobotsRead;
 pub use settings::{
     CHANGES_META, ChangeRule, CrawlSettings, READING_RULES, SETTINGS_META, SettingChange,
     SettingsRefusal,

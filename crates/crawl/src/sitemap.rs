@@ -6,6 +6,7 @@
 //! (sitemaps.org); more is not read, and said so. Malformed XML stops the
 //! reading where it breaks: what was read before is kept, with the error.
 
+use std::borrow::Cow;
 use std::io::Read;
 
 use quick_xml::Reader;
@@ -44,31 +45,47 @@ pub struct Sitemap {
 /// Reads a sitemap (module docs).
 #[must_use]
 pub fn parse_sitemap(body: &[u8]) -> Sitemap {
-    let mut error = None;
-    let inflated;
-    let xml: &[u8] = if body.starts_with(&[0x1f, 0x8b]) {
-        let mut out = Vec::new();
-        let mut decoder = flate2::read::GzDecoder::new(body).take(MAX_BYTES as u64 + 1);
-        if let Err(e) = decoder.read_to_end(&mut out) {
-            error = Some(format!("the gzip stream breaks: {e}"));
-        }
-        inflated = out;
-        &inflated
-    } else {
-        body
-    };
-    let xml = if xml.len() > MAX_BYTES {
-        error.get_or_insert_with(|| format!("longer than {MAX_BYTES} bytes: the rest is not read"));
-        &xml[..MAX_BYTES]
-    } else {
-        xml
-    };
+    let (xml, error) = xml_of(body);
     let mut sitemap = Sitemap {
         kind: SitemapKind::Unknown,
         locs: Vec::new(),
         dropped: 0,
         error,
     };
+    read_locs(&xml, &mut sitemap);
+    sitemap
+}
+
+/// The XML of a sitemap file: inflated when it is gzip, cut at
+/// [`MAX_BYTES`]; with why it is not whole, if it is not.
+fn xml_of(body: &[u8]) -> (Cow<'_, [u8]>, Option<String>) {
+    let mut error = None;
+    let mut xml = if body.starts_with(&[0x1f, 0x8b]) {
+        let mut out = Vec::new();
+        let mut decoder = flate2::read::GzDecoder::new(body).take(MAX_BYTES as u64 + 1);
+        if let Err(e) = decoder.read_to_end(&mut out) {
+            error = Some(format!("the gzip stream breaks: {e}"));
+        }
+        Cow::Owned(out)
+    } else {
+        Cow::Borrowed(body)
+    };
+    if xml.len() > MAX_BYTES {
+        error.get_or_insert_with(|| format!("longer than {MAX_BYTES} bytes: the rest is not read"));
+        xml = match xml {
+            Cow::Borrowed(b) => Cow::Borrowed(&b[..MAX_BYTES]),
+            Cow::Owned(mut v) => {
+                v.truncate(MAX_BYTES);
+                Cow::Owned(v)
+            }
+        };
+    }
+    (xml, error)
+}
+
+/// Reads the root element and every `<loc>` of `xml` into `sitemap`,
+/// until the end or the first error.
+fn read_locs(xml: &[u8], sitemap: &mut Sitemap) {
     let mut reader = Reader::from_reader(xml);
     let mut buf = Vec::new();
     let mut in_loc = false;
@@ -155,7 +172,6 @@ pub fn parse_sitemap(body: &[u8]) -> Sitemap {
         }
         buf.clear();
     }
-    sitemap
 }
 
 #[cfg(test)]

@@ -8,7 +8,7 @@
 
 use std::time::Instant;
 
-use botwarden_store::{Batch, LinkRecord, NewUrl, PageRecord, Store, UrlState};
+use botwarden_store::{Batch, LinkKind, LinkRecord, NewUrl, PageRecord, Store, UrlState};
 
 fn main() {
     let pages: u64 = std::env::args()
@@ -70,7 +70,7 @@ fn main() {
                 source,
                 target: Some(*slot),
                 target_text: None,
-                kind: "a",
+                kind: LinkKind::A,
                 anchor: Some(format!("page {t}")),
                 rel: None,
                 followed: true,

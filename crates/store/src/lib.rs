@@ -13,6 +13,7 @@
 //! page's links by the same rules.
 
 mod error;
+mod link_kind;
 mod merge;
 mod normalize;
 mod readings;
@@ -20,6 +21,7 @@ mod store;
 mod summary;
 
 pub use error::Error;
+pub use link_kind::LinkKind;
 pub use merge::{MergeReport, merge_stores};
 pub use normalize::{MAX_URL_LEN, UrlProblem, normalize, normalize_text, normalize_url};
 pub use readings::{BodyHash, TextReading};

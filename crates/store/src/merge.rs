@@ -373,6 +373,7 @@ fn copy_table(conn: &Connection, table: &str) -> Result<(), rusqlite::Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::link_kind::LinkKind;
     use crate::store::{Batch, LinkRecord, NewUrl, PageRecord, Skip, UrlState};
 
     fn url(id: u64, path: &str, found_by: &'static str, state: UrlState) -> NewUrl {
@@ -403,7 +404,7 @@ mod tests {
             source,
             target: Some(target),
             target_text: None,
-            kind: "a",
+            kind: LinkKind::A,
             anchor: None,
             rel: None,
             followed: true,

@@ -38,6 +38,7 @@ use std::path::{Path, PathBuf};
 use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::error::Error;
+use crate::link_kind::LinkKind;
 
 /// The version of the schema this code writes and reads.
 pub const SCHEMA_VERSION: u32 = 8;
@@ -519,7 +520,7 @@ pub struct LinkRecord {
     pub target_text: Option<String>,
     /// `a`, `area`, `iframe`, `redirect`, `canonical`, `hreflang`,
     /// `refresh`, `sitemap`.
-    pub kind: &'static str,
+    pub kind: LinkKind,
     /// The anchor text.
     pub anchor: Option<String>,
     /// The `rel` words that ask not to follow (`nofollow ugc`).
@@ -726,7 +727,7 @@ fn link_values(l: &LinkRecord) -> [rusqlite::types::ToSqlOutput<'_>; 9] {
         ToSqlOutput::Owned(Value::Integer(to_i64(l.source))),
         ToSqlOutput::Owned(l.target.map_or(Value::Null, |t| Value::Integer(to_i64(t)))),
         text(l.target_text.as_deref()),
-        ToSqlOutput::Borrowed(ValueRef::Text(l.kind.as_bytes())),
+        ToSqlOutput::Borrowed(ValueRef::Text(l.kind.as_str().as_bytes())),
         text(l.anchor.as_deref()),
         text(l.rel.as_deref()),
         ToSqlOutput::Owned(Value::Integer(i64::from(l.followed))),
@@ -1430,7 +1431,7 @@ mod tests {
                     source: 1,
                     target: Some(2),
                     target_text: None,
-                    kind: "a",
+                    kind: LinkKind::A,
                     anchor: Some("A".into()),
                     rel: None,
                     followed: true,
@@ -1441,7 +1442,7 @@ mod tests {
                     source: 1,
                     target: None,
                     target_text: Some("mailto:x@example.com".into()),
-                    kind: "a",
+                    kind: LinkKind::A,
                     anchor: None,
                     rel: Some("nofollow".into()),
                     followed: false,
@@ -1842,7 +1843,7 @@ CREATE TABLE throttle_events (
                 source: 7,
                 target: Some(8),
                 target_text: None,
-                kind: "a",
+                kind: LinkKind::A,
                 anchor: None,
                 rel: None,
                 followed: true,
