@@ -580,7 +580,19 @@ pub(crate) fn status(args: &StatusArgs) -> Result<ExitCode> {
     for unread in &s.unread {
         eprintln!("botwarden: crawl {}: not read: {unread}", s.crawl);
     }
-    Ok(if s.lost.is_empty() && s.unread.is_empty() {
+    // Nothing of the crawl on Redis: never started, cleared, or all of it
+    // lost with its node (its record and its hosts share one slot when
+    // the crawl is named after its one host). Not a crawl that is fine.
+    let absent = s.seed.is_none() && s.unread.is_empty() && s.lost.is_empty();
+    if absent {
+        eprintln!(
+            "botwarden: crawl {}: Redis holds nothing of it: never started, cleared with \
+             --clear, or its shared state lost with a node that came back empty (then \
+             `botwarden crawl reseed` with all the workers' stores)",
+            s.crawl
+        );
+    }
+    Ok(if s.lost.is_empty() && s.unread.is_empty() && !absent {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE

@@ -514,6 +514,9 @@ fn a_node_back_without_its_data_stops_the_workers_and_a_reseed_finishes_the_craw
         );
         assert!(err.contains(&addr), "worker l{}: {err}", i + 1);
     }
+    // Whether a worker's last call wrote its name again or not, the status
+    // says the state is lost (the crawl's record, hosts and workers share
+    // the slot of its one host, which came back empty).
     let (ok, _, err) = run_status(&redis, &crawl);
     assert!(!ok, "crawl status said nothing was wrong");
     assert!(err.contains("lost"), "{err}");
