@@ -689,7 +689,6 @@ impl<'p, 'c> Builder<'p, 'c> {
 fn index(robots: &mut Robots) {
     let profile = robots.profile;
     let order = order_of(&profile);
-    let tables = &mut robots.tables;
     // Nothing is indexed yet: a set builds what answers quickly when it is
     // asked (see `LazySet`).
     let mut sets: Vec<SetRec> = Vec::with_capacity(robots.groups.len() + 1);
@@ -697,54 +696,16 @@ fn index(robots: &mut Robots) {
         sets.push(SetRec {
             rules: g.rules,
             groups: Range32::default(),
-            lazy: LazySet::new(g.rules.of(&tables.rules), order),
+            lazy: LazySet::new(g.rules.of(&robots.tables.rules), order),
         });
     }
     let substring = profile.agent_match == AgentMatch::Substring;
     if substring {
-        // Substring matching cannot be indexed: records are scanned in file
-        // order, and only the first `*` record counts.
-        let start = tables.ids.len();
-        let mut star = None;
-        for (g, rec) in (0u32..).zip(&robots.groups) {
-            let is_star = rec
-                .agents
-                .of(&robots.agents)
-                .iter()
-                .any(|a| a.token.is_none());
-            if !is_star {
-                tables.ids.push(g);
-            } else if star.is_none() {
-                star = Some(g);
-            }
-        }
-        robots.records = Range32::new(start, tables.ids.len());
-        robots.star = star.map(|g| {
-            let at = tables.ids.len();
-            tables.ids.push(g);
-            TokenRec {
-                token: Range32::default(),
-                set: g,
-                groups: Range32::new(at, at + 1),
-            }
-        });
-        robots.sets = sets;
+        index_records(robots, sets);
         return;
     }
-    // Token of each agent, with its group, sorted by token: one entry per
-    // distinct token, and one for `*`.
-    let mut named: Vec<(Option<Range32>, u32)> = Vec::with_capacity(robots.agents.len());
-    for (g, rec) in (0u32..).zip(&robots.groups) {
-        named.extend(rec.agents.of(&robots.agents).iter().map(|a| (a.token, g)));
-    }
-    let text = &tables.text;
-    named.sort_by(|a, b| {
-        let key = |t: Option<Range32>| t.map(|r| r.str(text));
-        key(a.0).cmp(&key(b.0)).then(a.1.cmp(&b.1))
-    });
-    named.dedup_by(|later, first| {
-        later.1 == first.1 && later.0.map(|r| r.str(text)) == first.0.map(|r| r.str(text))
-    });
+    let named = named_tokens(robots);
+    let tables = &mut robots.tables;
     let mut tokens = Vec::new();
     let mut star = None;
     let mut i = 0;
@@ -787,6 +748,59 @@ fn index(robots: &mut Robots) {
     robots.sets = sets;
     robots.tokens = tokens;
     robots.star = star;
+}
+
+/// For robots that match names as substrings: the groups to scan (those
+/// not for `*`, in file order) and the first `*` group.
+fn index_records(robots: &mut Robots, sets: Vec<SetRec>) {
+    let tables = &mut robots.tables;
+    // Substring matching cannot be indexed: records are scanned in file
+    // order, and only the first `*` record counts.
+    let start = tables.ids.len();
+    let mut star = None;
+    for (g, rec) in (0u32..).zip(&robots.groups) {
+        let is_star = rec
+            .agents
+            .of(&robots.agents)
+            .iter()
+            .any(|a| a.token.is_none());
+        if !is_star {
+            tables.ids.push(g);
+        } else if star.is_none() {
+            star = Some(g);
+        }
+    }
+    robots.records = Range32::new(start, tables.ids.len());
+    robots.star = star.map(|g| {
+        let at = tables.ids.len();
+        tables.ids.push(g);
+        TokenRec {
+            token: Range32::default(),
+            set: g,
+            groups: Range32::new(at, at + 1),
+        }
+    });
+    robots.sets = sets;
+}
+
+/// The token of each agent (`None` for `*`), with its group, sorted by
+/// token then group, each pair once.
+fn named_tokens(robots: &Robots) -> Vec<(Option<Range32>, u32)> {
+    // Token of each agent, with its group, sorted by token: one entry per
+    // distinct token, and one for `*`.
+    let mut named: Vec<(Option<Range32>, u32)> = Vec::with_capacity(robots.agents.len());
+    for (g, rec) in (0u32..).zip(&robots.groups) {
+        named.extend(rec.agents.of(&robots.agents).iter().map(|a| (a.token, g)));
+    }
+    let text = &robots.tables.text;
+    named.sort_by(|a, b| {
+        let key = |t: Option<Range32>| t.map(|r| r.str(text));
+        key(a.0).cmp(&key(b.0)).then(a.1.cmp(&b.1))
+    });
+    named.dedup_by(|later, first| {
+        later.1 == first.1 && later.0.map(|r| r.str(text)) == first.0.map(|r| r.str(text))
+    });
+    named
 }
 
 #[cfg(test)]

@@ -665,6 +665,24 @@ impl Size {
         }
         size
     }
+
+    /// What looking up one robot costs under `profile` (robots that match
+    /// names as substrings try every user-agent line of both files), and
+    /// what asking one path costs (every wildcard rule of both files may
+    /// be tried).
+    fn costs(sizes: [Size; 2], profile: &Profile) -> (u64, u64) {
+        let lookup = match profile.agent_match {
+            AgentMatch::Substring => 2 + sizes[0].agents + sizes[1].agents,
+            AgentMatch::ProductToken => 2,
+        };
+        let check = ASK_COST
+            + if profile.wildcards {
+                sizes[0].wild + sizes[1].wild
+            } else {
+                0
+            };
+        (lookup, check)
+    }
 }
 
 /// The differential check; with the fixer's plan, differences are
@@ -700,11 +718,7 @@ pub(crate) fn differential_within(
         .collect();
     // The probe robots first: they stand for every robot no file names.
     let mut order: Vec<usize> = (0..names.len()).collect();
-    order.sort_by_key(|&i| {
-        !PROBE_ROBOTS
-            .iter()
-            .any(|p| p.eq_ignore_ascii_case(&names[i]))
-    });
+    order.sort_by_key(|&i| !is_probe(&names[i]));
     let sizes = [Size::of(before), Size::of(after)];
     let explainer = plan.map(Explainer::new);
     let mut eq = Equivalence::default();
@@ -716,121 +730,30 @@ pub(crate) fn differential_within(
         let mut budget = share;
         let mut unasked = Unasked::new(profile);
         let ra = Robots::new(after, profile);
-        let first_match = profile.rule_choice == RuleChoice::FirstMatch;
-        let lookup = match profile.agent_match {
-            AgentMatch::Substring => 2 + sizes[0].agents + sizes[1].agents,
-            AgentMatch::ProductToken => 2,
-        };
-        let check = ASK_COST
-            + if profile.wildcards {
-                sizes[0].wild + sizes[1].wild
-            } else {
-                0
-            };
+        let (lookup, check) = Size::costs(sizes, profile);
         // At most half the part of the profile goes to finding what each
         // robot reads; the probe robots are always asked.
         let affordable = usize::try_from(budget / 2 / lookup)
             .unwrap_or(usize::MAX)
             .max(PROBE_ROBOTS.len());
-        let probes_first = order
-            .iter()
-            .take_while(|&&i| {
-                PROBE_ROBOTS
-                    .iter()
-                    .any(|p| p.eq_ignore_ascii_case(&names[i]))
-            })
-            .count();
-        let asked: Vec<usize> = if affordable >= order.len() {
-            order.clone()
-        } else {
-            let (probes, rest) = order.split_at(probes_first);
-            let mut asked = probes.to_vec();
-            asked.extend(spread(
-                rest.to_vec(),
-                affordable.saturating_sub(probes.len()),
-                |&i| unasked.robot(&names[i]),
-            ));
-            asked
-        };
+        let asked = robots_to_ask(&order, &names, affordable, &mut unasked);
         budget = budget.saturating_sub(asked.len() as u64 * lookup);
         let by_token = profile.agent_match == AgentMatch::ProductToken;
-        let mut index: HashMap<(Reads, Reads), usize> = HashMap::new();
-        let mut classes: Vec<(Matcher<'_>, Matcher<'_>, Vec<usize>)> = Vec::new();
-        for &ri in &asked {
-            let chain = &chains[ri];
-            let mb = rb.matcher(chain);
-            let ma = ra.matcher(chain);
-            let key = (Reads::of(&mb, by_token), Reads::of(&ma, by_token));
-            match index.entry(key) {
-                Entry::Occupied(e) => classes[*e.get()].2.push(ri),
-                Entry::Vacant(e) => {
-                    e.insert(classes.len());
-                    classes.push((mb, ma, vec![ri]));
-                }
-            }
-        }
-        // The cheapest groups of robots first, so that what they leave of
-        // their part goes to the dearer ones.
-        let rules = |m: &Matcher<'_>| m.groups().map(|g| g.rules().len() as u64).sum::<u64>();
-        let mut classes: Vec<_> = classes
-            .into_iter()
-            .map(|(mb, ma, who)| (READ_COST * (1 + rules(&mb) + rules(&ma)), mb, ma, who))
-            .collect();
-        classes.sort_by_key(|c| c.0);
+        let classes = classes_of(&asked, &chains, [rb, &ra], by_token);
+        let asking = Asking {
+            pi,
+            profile,
+            files: [before, after],
+            robots: [rb, &ra],
+            names: &names,
+            explainer: explainer.as_ref(),
+            check,
+        };
         let mut classes_left = classes.len() as u64;
-        for (read, mb, ma, who) in &classes {
-            let (read, part) = (*read, budget / classes_left);
+        for class in &classes {
+            let part = budget / classes_left;
             classes_left -= 1;
-            if read > part {
-                for &r in who {
-                    unasked.robot(&names[r]);
-                }
-                continue;
-            }
-            budget -= read;
-            let b = reading(mb, first_match);
-            let a = reading(ma, first_match);
-            if same_reading(&b, &a, first_match) {
-                eq.proven += who.len();
-                continue;
-            }
-            eq.probed += who.len();
-            let paths = paths_to_ask(profile, [before, after], &b, &a);
-            let afford = usize::try_from((part - read) / check).unwrap_or(usize::MAX);
-            let paths = spread(paths, afford, |&(_, line)| unasked.path(line));
-            budget = budget.saturating_sub(paths.len() as u64 * check);
-            let mut context = None;
-            for (path, _) in &paths {
-                let db = mb.check_path(path.as_bytes());
-                let da = ma.check_path(path.as_bytes());
-                eq.checks += 1;
-                if db.allowed == da.allowed {
-                    continue;
-                }
-                let reason = match &explainer {
-                    Some(x) => {
-                        let ctx = context.get_or_insert_with(|| x.context(mb, ma));
-                        x.explain(pi, profile, ctx, [(rb, db), (&ra, da)])
-                    }
-                    None => Explanation::Unintended {
-                        why: format!(
-                            "no change of the fixer accounts for it: {}",
-                            deciders(profile, db, da, None)
-                        ),
-                    },
-                };
-                let keep = eq.tally(profile, &reason, who.len(), &mut kept);
-                for &r in &who[..keep] {
-                    eq.differences.push(Difference {
-                        profile,
-                        agent: names[r].clone(),
-                        path: path.clone(),
-                        before: db,
-                        after: da,
-                        reason: reason.clone(),
-                    });
-                }
-            }
+            asking.ask_class(class, part, &mut budget, &mut eq, &mut kept, &mut unasked);
         }
         left -= share - budget;
         if !unasked.is_empty() {
@@ -839,6 +762,179 @@ pub(crate) fn differential_within(
     }
     eq.robots = names;
     eq
+}
+
+/// Whether `name` is one of the [`PROBE_ROBOTS`], case-insensitively.
+fn is_probe(name: &str) -> bool {
+    PROBE_ROBOTS.iter().any(|p| p.eq_ignore_ascii_case(name))
+}
+
+/// The robots to ask under one profile, by index into `names`: all of
+/// `order` when `affordable` robots cover it, else its leading probe
+/// robots and an even spread of the others (those dropped go to
+/// `unasked`).
+fn robots_to_ask(
+    order: &[usize],
+    names: &[String],
+    affordable: usize,
+    unasked: &mut Unasked,
+) -> Vec<usize> {
+    let probes_first = order.iter().take_while(|&&i| is_probe(&names[i])).count();
+    if affordable >= order.len() {
+        order.to_vec()
+    } else {
+        let (probes, rest) = order.split_at(probes_first);
+        let mut asked = probes.to_vec();
+        asked.extend(spread(
+            rest.to_vec(),
+            affordable.saturating_sub(probes.len()),
+            |&i| unasked.robot(&names[i]),
+        ));
+        asked
+    }
+}
+
+/// Robots that read the same groups of both files: what reading their
+/// rules costs, their matchers on the file before and after, and the
+/// robots, by index into the names.
+type Class<'r> = (u64, Matcher<'r>, Matcher<'r>, Vec<usize>);
+
+/// The robots of `asked` gathered by what they read on the files before
+/// and after, with what reading their rules costs.
+fn classes_of<'r>(
+    asked: &[usize],
+    chains: &[TokenChain],
+    [rb, ra]: [&'r Robots; 2],
+    by_token: bool,
+) -> Vec<Class<'r>> {
+    let mut index: HashMap<(Reads, Reads), usize> = HashMap::new();
+    let mut classes: Vec<(Matcher<'_>, Matcher<'_>, Vec<usize>)> = Vec::new();
+    for &ri in asked {
+        let chain = &chains[ri];
+        let mb = rb.matcher(chain);
+        let ma = ra.matcher(chain);
+        let key = (Reads::of(&mb, by_token), Reads::of(&ma, by_token));
+        match index.entry(key) {
+            Entry::Occupied(e) => classes[*e.get()].2.push(ri),
+            Entry::Vacant(e) => {
+                e.insert(classes.len());
+                classes.push((mb, ma, vec![ri]));
+            }
+        }
+    }
+    // The cheapest groups of robots first, so that what they leave of
+    // their part goes to the dearer ones.
+    let rules = |m: &Matcher<'_>| m.groups().map(|g| g.rules().len() as u64).sum::<u64>();
+    let mut classes: Vec<_> = classes
+        .into_iter()
+        .map(|(mb, ma, who)| (READ_COST * (1 + rules(&mb) + rules(&ma)), mb, ma, who))
+        .collect();
+    classes.sort_by_key(|c| c.0);
+    classes
+}
+
+/// One profile's part of the differential check: what every group of
+/// robots asked under it shares.
+struct Asking<'a> {
+    /// The profile's index in [`Profile::ALL`].
+    pi: usize,
+    /// The profile.
+    profile: &'static Profile,
+    /// The files before and after.
+    files: [&'a RobotsTxt; 2],
+    /// The files before and after, compiled under the profile.
+    robots: [&'a Robots; 2],
+    /// The robots, by index.
+    names: &'a [String],
+    /// Attributes differences to the fixer's changes, when there is a plan.
+    explainer: Option<&'a Explainer<'a>>,
+    /// What asking one path costs.
+    check: u64,
+}
+
+impl Asking<'_> {
+    /// Asks one class of robots within `part` of the profile's `budget`
+    /// (which it lowers by what it spends): left unasked when reading its
+    /// rules costs more than the part, proven when they read the same
+    /// rules in both files, else asked an even spread of the paths the
+    /// part affords.
+    fn ask_class(
+        &self,
+        (read, mb, ma, who): &Class<'_>,
+        part: u64,
+        budget: &mut u64,
+        eq: &mut Equivalence,
+        kept: &mut [usize; 2],
+        unasked: &mut Unasked,
+    ) {
+        let read = *read;
+        if read > part {
+            for &r in who {
+                unasked.robot(&self.names[r]);
+            }
+            return;
+        }
+        *budget -= read;
+        let first_match = self.profile.rule_choice == RuleChoice::FirstMatch;
+        let b = reading(mb, first_match);
+        let a = reading(ma, first_match);
+        if same_reading(&b, &a, first_match) {
+            eq.proven += who.len();
+            return;
+        }
+        eq.probed += who.len();
+        let paths = paths_to_ask(self.profile, self.files, &b, &a);
+        let afford = usize::try_from((part - read) / self.check).unwrap_or(usize::MAX);
+        let paths = spread(paths, afford, |&(_, line)| unasked.path(line));
+        *budget = budget.saturating_sub(paths.len() as u64 * self.check);
+        self.ask_paths([mb, ma], who, &paths, eq, kept);
+    }
+
+    /// Asks the robots `who`, which read alike, each of `paths` on both
+    /// files, and counts and keeps the differences.
+    fn ask_paths(
+        &self,
+        [mb, ma]: [&Matcher<'_>; 2],
+        who: &[usize],
+        paths: &[(String, u32)],
+        eq: &mut Equivalence,
+        kept: &mut [usize; 2],
+    ) {
+        let (pi, profile) = (self.pi, self.profile);
+        let [rb, ra] = self.robots;
+        let mut context = None;
+        for (path, _) in paths {
+            let db = mb.check_path(path.as_bytes());
+            let da = ma.check_path(path.as_bytes());
+            eq.checks += 1;
+            if db.allowed == da.allowed {
+                continue;
+            }
+            let reason = match self.explainer {
+                Some(x) => {
+                    let ctx = context.get_or_insert_with(|| x.context(mb, ma));
+                    x.explain(pi, profile, ctx, [(rb, db), (ra, da)])
+                }
+                None => Explanation::Unintended {
+                    why: format!(
+                        "no change of the fixer accounts for it: {}",
+                        deciders(profile, db, da, None)
+                    ),
+                },
+            };
+            let keep = eq.tally(profile, &reason, who.len(), kept);
+            for &r in &who[..keep] {
+                eq.differences.push(Difference {
+                    profile,
+                    agent: self.names[r].clone(),
+                    path: path.clone(),
+                    before: db,
+                    after: da,
+                    reason: reason.clone(),
+                });
+            }
+        }
+    }
 }
 
 /// "decided by line 3 before, by line 5 (line 2 of the original) after".

@@ -98,74 +98,9 @@ impl Analysis<'_> {
             .zip(&own)
             .filter_map(|(p, own)| own.as_ref().or_else(|| self.robots(p)))
             .collect();
-        let mut robots: Vec<String> = Vec::new();
-        let mut seen = std::collections::HashSet::new();
-        let mut add = |name: &str, robots: &mut Vec<String>| {
-            if seen.insert(name.to_ascii_lowercase()) {
-                robots.push(name.to_owned());
-            }
-        };
-        let mut paths = vec!["/".to_owned()];
-        let mut seen_paths = std::collections::HashSet::from(["/".to_owned()]);
-        for (_, d) in txt.directives() {
-            let value = txt.text(d.value);
-            match d.name {
-                DirectiveName::UserAgent => {
-                    match AgentName::read(value.as_bytes(), AgentMatch::ProductToken) {
-                        AgentName::Every => add("*", &mut robots),
-                        AgentName::Named(b"") => {}
-                        AgentName::Named(token) => {
-                            add(&String::from_utf8_lossy(token), &mut robots);
-                        }
-                    }
-                }
-                DirectiveName::Allow | DirectiveName::Disallow if !value.is_empty() => {
-                    let path = example_path(&value);
-                    if seen_paths.insert(path.clone()) {
-                        paths.push(path);
-                    }
-                }
-                _ => {}
-            }
-        }
-        let named = robots.len() - usize::from(robots.iter().any(|r| r == "*"));
-        add("*", &mut robots);
-        for a in DEFAULT_AGENTS.iter().chain(agents) {
-            add(a, &mut robots);
-        }
+        let (mut robots, mut paths, named) = robots_and_paths(txt, agents);
         let total = (robots.len(), paths.len());
-        // What one row costs: one lookup per profile, which may try every
-        // wildcard rule; what one robot costs: robots that match names as
-        // substrings compare it with every user-agent line.
-        let (mut wild, mut lines) = (0u64, 0u64);
-        for (_, d) in txt.directives() {
-            match d.name {
-                DirectiveName::UserAgent => lines += 1,
-                DirectiveName::Allow | DirectiveName::Disallow => {
-                    let v = txt.slice(d.value);
-                    wild += u64::from(v.ends_with(b"$") || v.contains(&b'*'));
-                }
-                _ => {}
-            }
-        }
-        let row: u64 = profiles
-            .iter()
-            .map(|p| 1 + if p.wildcards { wild } else { 0 })
-            .sum();
-        let robot: u64 = profiles
-            .iter()
-            .map(|p| {
-                1 + if p.agent_match == AgentMatch::Substring {
-                    lines
-                } else {
-                    0
-                }
-            })
-            .sum();
-        let rows = usize::try_from(MATRIX_WORK / 2 / row.max(1))
-            .unwrap_or(usize::MAX)
-            .clamp(1, MATRIX_ROWS);
-        let most = usize::try_from(MATRIX_WORK / 2 / robot.max(1)).unwrap_or(usize::MAX);
+        let (rows, most) = bounds(txt, profiles);
         let (a, p) = fit(robots.len(), paths.len(), rows, most);
         // The robots the matrix always asks (`*`, the defaults, those
         // given) before an even spread of those the file names; every path
@@ -191,33 +126,7 @@ impl Analysis<'_> {
                 }
             })
             .collect();
-        let width = compiled.len();
-        let mut cells = vec![
-            Cell {
-                allowed: true,
-                line: None,
-            };
-            robots.len() * paths.len() * width
-        ];
-        // One profile at a time, paths in sorted order: each compiled file's
-        // tables stay in cache and consecutive searches land near each other.
-        let mut sorted: Vec<usize> = (0..paths.len()).collect();
-        sorted.sort_by(|&a, &b| paths[a].cmp(&paths[b]));
-        for (p, robots_p) in compiled.iter().enumerate() {
-            for (a, chain) in chains.iter().enumerate() {
-                let m = robots_p.matcher(chain);
-                for &k in &sorted {
-                    let d = m.check_path(paths[k].as_bytes());
-                    cells[(a * paths.len() + k) * width + p] = Cell {
-                        allowed: d.allowed,
-                        line: match d.reason {
-                            Reason::Rule { line, .. } => Some(line),
-                            _ => None,
-                        },
-                    };
-                }
-            }
-        }
+        let cells = cells(&compiled, &chains, &paths);
         Matrix {
             profiles: profiles.to_vec(),
             agents: robots,
@@ -226,6 +135,120 @@ impl Analysis<'_> {
             cells,
         }
     }
+}
+
+/// The robots of a matrix of `txt` (those the file names, then `*`, the
+/// [`DEFAULT_AGENTS`] and `agents`, case-insensitively distinct), its paths
+/// (`/`, then an example of each rule's pattern), and how many of the
+/// robots the file names.
+fn robots_and_paths(txt: &RobotsTxt, agents: &[&str]) -> (Vec<String>, Vec<String>, usize) {
+    let mut robots: Vec<String> = Vec::new();
+    let mut seen = std::collections::HashSet::new();
+    let mut add = |name: &str, robots: &mut Vec<String>| {
+        if seen.insert(name.to_ascii_lowercase()) {
+            robots.push(name.to_owned());
+        }
+    };
+    let mut paths = vec!["/".to_owned()];
+    let mut seen_paths = std::collections::HashSet::from(["/".to_owned()]);
+    for (_, d) in txt.directives() {
+        let value = txt.text(d.value);
+        match d.name {
+            DirectiveName::UserAgent => {
+                match AgentName::read(value.as_bytes(), AgentMatch::ProductToken) {
+                    AgentName::Every => add("*", &mut robots),
+                    AgentName::Named(b"") => {}
+                    AgentName::Named(token) => {
+                        add(&String::from_utf8_lossy(token), &mut robots);
+                    }
+                }
+            }
+            DirectiveName::Allow | DirectiveName::Disallow if !value.is_empty() => {
+                let path = example_path(&value);
+                if seen_paths.insert(path.clone()) {
+                    paths.push(path);
+                }
+            }
+            _ => {}
+        }
+    }
+    let named = robots.len() - usize::from(robots.iter().any(|r| r == "*"));
+    add("*", &mut robots);
+    for a in DEFAULT_AGENTS.iter().chain(agents) {
+        add(a, &mut robots);
+    }
+    (robots, paths, named)
+}
+
+/// The rows a matrix of `txt` under `profiles` may hold within
+/// [`MATRIX_WORK`] (at most [`MATRIX_ROWS`]), and the robots it may ask.
+fn bounds(txt: &RobotsTxt, profiles: &[&'static Profile]) -> (usize, usize) {
+    // What one row costs: one lookup per profile, which may try every
+    // wildcard rule; what one robot costs: robots that match names as
+    // substrings compare it with every user-agent line.
+    let (mut wild, mut lines) = (0u64, 0u64);
+    for (_, d) in txt.directives() {
+        match d.name {
+            DirectiveName::UserAgent => lines += 1,
+            DirectiveName::Allow | DirectiveName::Disallow => {
+                let v = txt.slice(d.value);
+                wild += u64::from(v.ends_with(b"$") || v.contains(&b'*'));
+            }
+            _ => {}
+        }
+    }
+    let row: u64 = profiles
+        .iter()
+        .map(|p| 1 + if p.wildcards { wild } else { 0 })
+        .sum();
+    let robot: u64 = profiles
+        .iter()
+        .map(|p| {
+            1 + if p.agent_match == AgentMatch::Substring {
+                lines
+            } else {
+                0
+            }
+        })
+        .sum();
+    let rows = usize::try_from(MATRIX_WORK / 2 / row.max(1))
+        .unwrap_or(usize::MAX)
+        .clamp(1, MATRIX_ROWS);
+    let most = usize::try_from(MATRIX_WORK / 2 / robot.max(1)).unwrap_or(usize::MAX);
+    (rows, most)
+}
+
+/// The decisions of each robot of `chains` on each of `paths` under each
+/// compiled profile, row-major: robot, then path, then profile.
+fn cells(compiled: &[&Robots], chains: &[TokenChain], paths: &[String]) -> Vec<Cell> {
+    let width = compiled.len();
+    let mut cells = vec![
+        Cell {
+            allowed: true,
+            line: None,
+        };
+        chains.len() * paths.len() * width
+    ];
+    // One profile at a time, paths in sorted order: each compiled file's
+    // tables stay in cache and consecutive searches land near each other.
+    let mut sorted: Vec<usize> = (0..paths.len()).collect();
+    sorted.sort_by(|&a, &b| paths[a].cmp(&paths[b]));
+    for (p, robots_p) in compiled.iter().enumerate() {
+        for (a, chain) in chains.iter().enumerate() {
+            let m = robots_p.matcher(chain);
+            for &k in &sorted {
+                let d = m.check_path(paths[k].as_bytes());
+                cells[(a * paths.len() + k) * width + p] = Cell {
+                    allowed: d.allowed,
+                    line: match d.reason {
+                        Reason::Rule { line, .. } => Some(line),
+                        _ => None,
+                    },
+                };
+            }
+        }
+    }
+    cells
 }
 
 impl Matrix {

@@ -315,27 +315,9 @@ pub(crate) fn build_set(
     order: Order,
     index: &mut Index,
 ) -> RuleSet {
-    // Every rule under its literal prefix.
-    let mut items: Vec<(Range32, u32, bool)> = Vec::with_capacity(ids.len());
-    for &id in ids {
-        let r = rules[id as usize];
-        if r.priority() == 0 && order == Order::Longest {
-            continue;
-        }
-        let (key_len, wild) = literal_prefix(pattern(text, &r), wildcards);
-        let key = Range32 {
-            start: r.pattern.start,
-            end: r.pattern.start + to_u32(key_len),
-        };
-        items.push((key, id, wild));
-    }
+    let items = keyed(text, rules, ids, wildcards, order);
     let bytes = |r: Range32| &text[r.start as usize..r.end as usize];
     let rank = |id: u32| rules[id as usize].rank(order);
-    items.sort_by(|a, b| {
-        bytes(a.0)
-            .cmp(bytes(b.0))
-            .then_with(|| rank(b.1).cmp(&rank(a.1)))
-    });
     let prefix_start = index.prefix.len();
     let wild_start = index.wild.len();
     let mut stack: Vec<usize> = Vec::new();
@@ -351,15 +333,7 @@ pub(crate) fn build_set(
         // The best prefix rule here is the first (groups are best first).
         let here = group.iter().find(|it| !it.2).map_or(NONE, |it| it.1);
         let wild_at = to_u32(index.wild.len());
-        for &(_, id, _) in group.iter().filter(|it| it.2) {
-            let mask = wild_mask(pattern(text, &rules[id as usize]));
-            let rank = rules[id as usize].rank_key(order);
-            index.wild.push(WildEntry {
-                rank,
-                rule: with_allowed(rules, id, order),
-                mask,
-            });
-        }
+        push_wild(text, rules, group, order, index);
         let me = bytes(key);
         while let Some(&top) = stack.last() {
             if me.starts_with(bytes(index.prefix[top].bytes)) {
@@ -409,6 +383,62 @@ pub(crate) fn build_set(
     RuleSet {
         prefix: Range32::new(prefix_start, index.prefix.len()),
         wild: Range32::new(wild_start, index.wild.len()),
+    }
+}
+
+/// Every rule of `ids` (but a `priority() == 0` one under
+/// [`Order::Longest`]) under its literal prefix, with whether it has
+/// wildcards past it; sorted by prefix, best rule first.
+#[inline]
+fn keyed(
+    text: &[u8],
+    rules: &[Rule],
+    ids: &[u32],
+    wildcards: bool,
+    order: Order,
+) -> Vec<(Range32, u32, bool)> {
+    // Every rule under its literal prefix.
+    let mut items: Vec<(Range32, u32, bool)> = Vec::with_capacity(ids.len());
+    for &id in ids {
+        let r = rules[id as usize];
+        if r.priority() == 0 && order == Order::Longest {
+            continue;
+        }
+        let (key_len, wild) = literal_prefix(pattern(text, &r), wildcards);
+        let key = Range32 {
+            start: r.pattern.start,
+            end: r.pattern.start + to_u32(key_len),
+        };
+        items.push((key, id, wild));
+    }
+    let bytes = |r: Range32| &text[r.start as usize..r.end as usize];
+    let rank = |id: u32| rules[id as usize].rank(order);
+    items.sort_by(|a, b| {
+        bytes(a.0)
+            .cmp(bytes(b.0))
+            .then_with(|| rank(b.1).cmp(&rank(a.1)))
+    });
+    items
+}
+
+/// Adds to `index` a wildcard entry for each rule of `group` (rules under
+/// one literal prefix) that has wildcards past it.
+#[inline]
+fn push_wild(
+    text: &[u8],
+    rules: &[Rule],
+    group: &[(Range32, u32, bool)],
+    order: Order,
+    index: &mut Index,
+) {
+    for &(_, id, _) in group.iter().filter(|it| it.2) {
+        let mask = wild_mask(pattern(text, &rules[id as usize]));
+        let rank = rules[id as usize].rank_key(order);
+        index.wild.push(WildEntry {
+            rank,
+            rule: with_allowed(rules, id, order),
+            mask,
+        });
     }
 }
 

@@ -1211,7 +1211,7 @@ impl RedisCoordinator {
         host: &str,
         now_ms: u64,
         down: &Mutex<BTreeMap<String, String>>,
-    ) -> Result<(HostStatus, Vec<String>, Option<String>), String> {
+    ) -> Result<HostRead, String> {
         let queue = self.key(host, "queue");
         let leases = self.key(host, "leases");
         let state = self.key(host, "state");
@@ -1272,12 +1272,7 @@ impl RedisCoordinator {
             self.read::<(u64, u64)>(redis::cmd("TIME"), &meta_key, &down),
             self.read::<Vec<String>>(on_key("SMEMBERS", &workers_key), &workers_key, &down),
         );
-        let now_ms = match time {
-            Ok((secs, micros)) => secs * 1000 + micros / 1000,
-            Err(_) => std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
-        };
+        let now_ms = server_ms(time.ok());
         let meta = meta.unwrap_or_else(|e| {
             status.unread.push(format!("{}: {e}", Self::meta_part()));
             BTreeMap::new()
@@ -1323,12 +1318,34 @@ impl RedisCoordinator {
                 self.read::<BTreeMap<String, String>>(on_key("HGETALL", k), k, &down)
             })),
         );
+        let leased = self.host_statuses(&mut status, &hosts, reads, generation.as_ref());
+        for (name, read) in workers.into_iter().zip(worker_reads) {
+            match read {
+                Ok(w) => status
+                    .workers
+                    .push(worker_status(name, &w, &leased, now_ms)),
+                Err(e) => status.unread.push(format!("worker {name}: {e}")),
+            }
+        }
+        Ok(status)
+    }
+
+    /// Adds each host's status read to `status` (a frontier gone, or of
+    /// another start of the crawl than `generation`, is lost; a host not
+    /// read is unread), and gives how many leases each worker holds.
+    fn host_statuses(
+        &self,
+        status: &mut CrawlStatus,
+        hosts: &[String],
+        reads: Vec<Result<HostRead, String>>,
+        generation: Option<&String>,
+    ) -> BTreeMap<String, u64> {
         let mut leased: BTreeMap<String, u64> = BTreeMap::new();
         for (host, read) in hosts.iter().zip(reads) {
             match read {
                 Ok((h, holders, host_gen)) => {
                     let node = self.node(&self.key(host, "state"));
-                    match (&host_gen, &generation) {
+                    match (&host_gen, generation) {
                         (None, _) => status.lost.push(format!(
                             "host {host}'s frontier (queue, seen-set, leases, counters) on \
                              {node} is gone"
@@ -1347,37 +1364,7 @@ impl RedisCoordinator {
                 Err(e) => status.unread.push(format!("host {host}: {e}")),
             }
         }
-        for (name, read) in workers.into_iter().zip(worker_reads) {
-            let w = match read {
-                Ok(w) => w,
-                Err(e) => {
-                    status.unread.push(format!("worker {name}: {e}"));
-                    continue;
-                }
-            };
-            let n = |k: &str| w.get(k).and_then(|v| v.parse().ok()).unwrap_or(0);
-            let ended = n("ended") == 1;
-            let reported_ms = n("reported_ms");
-            let every = w
-                .get("every_ms")
-                .and_then(|v| v.parse::<u64>().ok())
-                .unwrap_or(1000)
-                .max(1);
-            let silent_ms = now_ms.saturating_sub(reported_ms);
-            status.workers.push(WorkerStatus {
-                leased: leased.get(&name).copied().unwrap_or(0),
-                fetched: n("fetched"),
-                errors: n("errors"),
-                skipped: n("skipped"),
-                in_flight: n("in_flight"),
-                ended,
-                dead: !ended && silent_ms > DEAD_AFTER * every,
-                reported_ms,
-                silent_ms,
-                name,
-            });
-        }
-        Ok(status)
+        leased
     }
 
     /// Status reads bounded by `call` instead of the default (5 s).
@@ -1485,20 +1472,11 @@ impl RedisCoordinator {
                 message: "they hold no URL".into(),
             });
         }
-        let err = |operation: &str| {
-            let node = self.node(&self.global("meta"));
-            let operation = format!("{operation} (crawl {})", self.name);
-            move |e: redis::RedisError| Error::RedisNode {
-                node,
-                operation,
-                message: e.to_string(),
-            }
-        };
         let seed: Option<String> = self
             .conn
             .query(redis::cmd("HGET").arg(self.global("meta")).arg("seed"))
             .await
-            .map_err(err("read the seed"))?;
+            .map_err(self.reseed_error("read the seed"))?;
         if let Some(seed) = seed
             && seed != frontier.seed
         {
@@ -1519,53 +1497,10 @@ impl RedisCoordinator {
         let generation = new_generation();
         let mut done = Reseeded::default();
         for (host, urls) in &by_host {
-            let seen = self.key(host, "seen");
-            for chunk in urls.chunks(1000) {
-                let mut cmd = redis::cmd("SADD");
-                cmd.arg(&seen);
-                for u in chunk {
-                    cmd.arg(url_hash(&u.url).as_slice());
-                }
-                self.conn
-                    .query::<()>(&cmd)
-                    .await
-                    .map_err(err("fill a seen-set"))?;
-            }
-            let mut queued: Vec<&&botwarden_crawl::FrontierUrl> =
-                urls.iter().filter(|u| u.queued).collect();
-            queued.sort_by_key(|u| u.depth);
-            let queue = self.key(host, "queue");
-            for chunk in queued.chunks(1000) {
-                let mut cmd = redis::cmd("RPUSH");
-                cmd.arg(&queue);
-                for u in chunk {
-                    cmd.arg(format!("0\t{}\t{}", u.depth, u.url));
-                }
-                self.conn
-                    .query::<()>(&cmd)
-                    .await
-                    .map_err(err("fill a queue"))?;
-            }
-            self.conn
-                .query::<()>(
-                    redis::cmd("HSET")
-                        .arg(self.key(host, "state"))
-                        .arg("gen")
-                        .arg(&generation)
-                        .arg("steps")
-                        .arg(1)
-                        .arg("queued")
-                        .arg(urls.len()),
-                )
-                .await
-                .map_err(err("write a host's state"))?;
-            self.conn
-                .query::<()>(redis::cmd("SADD").arg(self.global("hosts")).arg(*host))
-                .await
-                .map_err(err("list a host"))?;
+            let queued = self.reseed_host(host, urls, &generation).await?;
             done.hosts += 1;
             done.known += urls.len();
-            done.queued += queued.len();
+            done.queued += queued;
         }
         self.conn
             .query::<()>(
@@ -1579,8 +1514,122 @@ impl RedisCoordinator {
                     .arg(frontier.urls.len()),
             )
             .await
-            .map_err(err("write the crawl's record"))?;
+            .map_err(self.reseed_error("write the crawl's record"))?;
         Ok(done)
+    }
+
+    /// The error of `operation` in [`reseed`](Self::reseed), named with
+    /// the node of the crawl's record.
+    fn reseed_error(&self, operation: &str) -> impl FnOnce(redis::RedisError) -> Error + use<> {
+        let node = self.node(&self.global("meta"));
+        let operation = format!("{operation} (crawl {})", self.name);
+        move |e: redis::RedisError| Error::RedisNode {
+            node,
+            operation,
+            message: e.to_string(),
+        }
+    }
+
+    /// Fills the seen-set of `host` with its `urls` and its queue with
+    /// those queued (least depth first), writes its state under
+    /// `generation` and lists it; gives how many URLs it queued.
+    async fn reseed_host(
+        &self,
+        host: &str,
+        urls: &[&botwarden_crawl::FrontierUrl],
+        generation: &str,
+    ) -> Result<usize, Error> {
+        let seen = self.key(host, "seen");
+        for chunk in urls.chunks(1000) {
+            let mut cmd = redis::cmd("SADD");
+            cmd.arg(&seen);
+            for u in chunk {
+                cmd.arg(url_hash(&u.url).as_slice());
+            }
+            self.conn
+                .query::<()>(&cmd)
+                .await
+                .map_err(self.reseed_error("fill a seen-set"))?;
+        }
+        let mut queued: Vec<&&botwarden_crawl::FrontierUrl> =
+            urls.iter().filter(|u| u.queued).collect();
+        queued.sort_by_key(|u| u.depth);
+        let queue = self.key(host, "queue");
+        for chunk in queued.chunks(1000) {
+            let mut cmd = redis::cmd("RPUSH");
+            cmd.arg(&queue);
+            for u in chunk {
+                cmd.arg(format!("0\t{}\t{}", u.depth, u.url));
+            }
+            self.conn
+                .query::<()>(&cmd)
+                .await
+                .map_err(self.reseed_error("fill a queue"))?;
+        }
+        self.conn
+            .query::<()>(
+                redis::cmd("HSET")
+                    .arg(self.key(host, "state"))
+                    .arg("gen")
+                    .arg(generation)
+                    .arg("steps")
+                    .arg(1)
+                    .arg("queued")
+                    .arg(urls.len()),
+            )
+            .await
+            .map_err(self.reseed_error("write a host's state"))?;
+        self.conn
+            .query::<()>(redis::cmd("SADD").arg(self.global("hosts")).arg(host))
+            .await
+            .map_err(self.reseed_error("list a host"))?;
+        Ok(queued.len())
+    }
+}
+
+/// One host's status read: the status, the workers holding its leases
+/// (one per lease), and the generation of its frontier.
+type HostRead = (HostStatus, Vec<String>, Option<String>);
+
+/// The server's clock in milliseconds from its `TIME`, or this machine's
+/// when it could not be read.
+fn server_ms(time: Option<(u64, u64)>) -> u64 {
+    match time {
+        Some((secs, micros)) => secs * 1000 + micros / 1000,
+        None => std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| u64::try_from(d.as_millis()).unwrap_or(u64::MAX)),
+    }
+}
+
+/// The status of the worker `name` from its record `w`, with the leases it
+/// holds (`leased`), at `now_ms`.
+fn worker_status(
+    name: String,
+    w: &BTreeMap<String, String>,
+    leased: &BTreeMap<String, u64>,
+    now_ms: u64,
+) -> WorkerStatus {
+    let n = |k: &str| w.get(k).and_then(|v| v.parse().ok()).unwrap_or(0);
+    let ended = n("ended") == 1;
+    let reported_ms = n("reported_ms");
+    let every = w
+        .get("every_ms")
+        .and_then(|v| v.parse::<u64>().ok())
+        .unwrap_or(1000)
+        .max(1);
+    let silent_ms = now_ms.saturating_sub(reported_ms);
+    WorkerStatus {
+        leased: leased.get(&name).copied().unwrap_or(0),
+        fetched: n("fetched"),
+        errors: n("errors"),
+        skipped: n("skipped"),
+        in_flight: n("in_flight"),
+        ended,
+        dead: !ended && silent_ms > DEAD_AFTER * every,
+        reported_ms,
+        silent_ms,
+        name,
     }
 }
 

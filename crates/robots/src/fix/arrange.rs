@@ -13,7 +13,7 @@ use crate::token::AgentName;
 use super::Log;
 use super::order::{Key, order};
 use super::read::{Item, Out, Piece, RawGroup, Reading, What};
-use crate::change::{ChangeKind, NO_GROUP, has, mask_of, profile_names};
+use crate::change::{ChangeKind, Mask, NO_GROUP, has, mask_of, profile_names};
 
 /// A group of the fixed file.
 #[derive(Debug, Clone)]
@@ -113,35 +113,10 @@ pub(super) fn arrange(reading: Reading, log: &mut Log, copy: bool) -> Model {
     } = reading;
     let read_count = raw.len();
     let (mut slots, survivor) = merge(raw, log);
-    for g in &mut group_of_line {
-        if let Some(&s) = survivor.get(*g as usize) {
-            *g = s;
-        }
-    }
-    for rec in &mut log.items {
-        if let Some(&s) = survivor.get(rec.group as usize) {
-            rec.group = s;
-        } else if rec.group == NO_GROUP && rec.change.kind.explains() != 0 {
-            // Logged before the line's group was known (NUL, byte-order mark).
-            rec.group = group_of_line
-                .get(rec.change.line as usize)
-                .copied()
-                .unwrap_or(NO_GROUP);
-        }
-    }
+    renumber(&survivor, &mut group_of_line, log);
 
     // `host` and `clean-param` outside a group naming a Yandex robot.
-    let mut moving: Vec<Item> = loose;
-    for g in slots.iter_mut().flatten() {
-        if names_yandex(&g.agents, false) {
-            continue;
-        }
-        let (kept, moved): (Vec<Item>, Vec<Item>) = std::mem::take(&mut g.members)
-            .into_iter()
-            .partition(|m| !matches!(m.what, What::Host | What::CleanParam));
-        g.members = kept;
-        moving.extend(moved);
-    }
+    let mut moving = yandex_only(&mut slots, loose);
     moving.sort_by_key(Item::line);
     log_moves(&moving, log);
     first_host_only(&mut slots, &mut moving, log);
@@ -154,23 +129,7 @@ pub(super) fn arrange(reading: Reading, log: &mut Log, copy: bool) -> Model {
     }
 
     // Written order: other groups as they came, then `*` groups.
-    let live: Vec<Group> = slots.into_iter().flatten().collect();
-    let (mut star, other): (Vec<Group>, Vec<Group>) =
-        live.into_iter().partition(|g| is_star(&g.agents));
-    let last_other = other.iter().map(|g| g.id).max();
-    for g in &star {
-        if last_other.is_some_and(|o| o > g.id) {
-            let line = first_agent_line(&g.agents);
-            log.push(
-                line,
-                ChangeKind::StarGroupLast,
-                0,
-                g.id,
-                format!("the group for `*` at line {line} moved after the other groups"),
-            );
-        }
-    }
-    let mut groups = other;
+    let (mut groups, mut star) = star_last(slots, log);
     let mut copied = false;
     let group_count = read_count + usize::from(!moving.is_empty());
     if !moving.is_empty() {
@@ -195,19 +154,7 @@ pub(super) fn arrange(reading: Reading, log: &mut Log, copy: bool) -> Model {
         add_disallow(g, log);
     }
 
-    let sitemap_moved = sitemaps.iter().any(|s| s.line() < last_member);
-    for s in sitemaps.iter().filter(|s| s.line() < last_member) {
-        log.push(
-            s.line(),
-            ChangeKind::SitemapMoved,
-            0,
-            NO_GROUP,
-            format!(
-                "the sitemap on line {} moved to the end of the file, outside any group",
-                s.line()
-            ),
-        );
-    }
+    let sitemap_moved = sitemaps_moved(&sitemaps, last_member, log);
     Model {
         header,
         groups,
@@ -222,10 +169,88 @@ pub(super) fn arrange(reading: Reading, log: &mut Log, copy: bool) -> Model {
     }
 }
 
+/// Gives each line and each change logged so far the id of the group its
+/// group was merged into (`survivor`, per group read).
+fn renumber(survivor: &[u32], group_of_line: &mut [u32], log: &mut Log) {
+    for g in group_of_line.iter_mut() {
+        if let Some(&s) = survivor.get(*g as usize) {
+            *g = s;
+        }
+    }
+    for rec in &mut log.items {
+        if let Some(&s) = survivor.get(rec.group as usize) {
+            rec.group = s;
+        } else if rec.group == NO_GROUP && rec.change.kind.explains() != 0 {
+            // Logged before the line's group was known (NUL, byte-order mark).
+            rec.group = group_of_line
+                .get(rec.change.line as usize)
+                .copied()
+                .unwrap_or(NO_GROUP);
+        }
+    }
+}
+
+/// Takes the `host` and `clean-param` lines out of the groups that name no
+/// Yandex robot: they follow those read outside any group (`loose`).
+fn yandex_only(slots: &mut [Option<Group>], loose: Vec<Item>) -> Vec<Item> {
+    let mut moving: Vec<Item> = loose;
+    for g in slots.iter_mut().flatten() {
+        if names_yandex(&g.agents, false) {
+            continue;
+        }
+        let (kept, moved): (Vec<Item>, Vec<Item>) = std::mem::take(&mut g.members)
+            .into_iter()
+            .partition(|m| !matches!(m.what, What::Host | What::CleanParam));
+        g.members = kept;
+        moving.extend(moved);
+    }
+    moving
+}
+
+/// The groups left, as the other groups in the order they came and the
+/// `*` groups, which are written last; a `*` group that moves is logged.
+fn star_last(slots: Vec<Option<Group>>, log: &mut Log) -> (Vec<Group>, Vec<Group>) {
+    let live: Vec<Group> = slots.into_iter().flatten().collect();
+    let (star, other): (Vec<Group>, Vec<Group>) =
+        live.into_iter().partition(|g| is_star(&g.agents));
+    let last_other = other.iter().map(|g| g.id).max();
+    for g in &star {
+        if last_other.is_some_and(|o| o > g.id) {
+            let line = first_agent_line(&g.agents);
+            log.push(
+                line,
+                ChangeKind::StarGroupLast,
+                0,
+                g.id,
+                format!("the group for `*` at line {line} moved after the other groups"),
+            );
+        }
+    }
+    (other, star)
+}
+
+/// Whether a sitemap comes before the last group member (it moves to the
+/// end of the file); each that does is logged.
+fn sitemaps_moved(sitemaps: &[Item], last_member: u32, log: &mut Log) -> bool {
+    let sitemap_moved = sitemaps.iter().any(|s| s.line() < last_member);
+    for s in sitemaps.iter().filter(|s| s.line() < last_member) {
+        log.push(
+            s.line(),
+            ChangeKind::SitemapMoved,
+            0,
+            NO_GROUP,
+            format!(
+                "the sitemap on line {} moved to the end of the file, outside any group",
+                s.line()
+            ),
+        );
+    }
+    sitemap_moved
+}
+
 /// Merges each group into the first one naming the same robots. Gives the
 /// groups (merged ones empty) and, per group read, the id it ended in.
 fn merge(raw: Vec<RawGroup>, log: &mut Log) -> (Vec<Option<Group>>, Vec<u32>) {
-    let substring = mask_of(|p| p.agent_match == AgentMatch::Substring);
     let joins = mask_of(|p| p.grouping == Grouping::Rules);
     // Robots that do not end user-agent lines at an extension read a group
     // with extensions and no rule together with the next group.
@@ -247,10 +272,6 @@ fn merge(raw: Vec<RawGroup>, log: &mut Log) -> (Vec<Option<Group>>, Vec<u32>) {
     // Per group merged into: the user-agent values it names (lower case),
     // so that merging thousands of groups does not compare each with all.
     let mut named: HashMap<usize, HashSet<String>> = HashMap::new();
-    let lower_of = |agent: &Item| match &agent.what {
-        What::Agent { lower, .. } => lower.clone(),
-        _ => String::new(),
-    };
     for (index, g) in raw.into_iter().enumerate() {
         let id = u32::try_from(index).unwrap_or(NO_GROUP);
         let key = keys(&g.agents);
@@ -281,26 +302,7 @@ fn merge(raw: Vec<RawGroup>, log: &mut Log) -> (Vec<Option<Group>>, Vec<u32>) {
             0
         };
         slot_kinds[s] = (into_kinds.0 || g_kinds.0, into_kinds.1 || g_kinds.1);
-        let also = if joined == 0 {
-            String::new()
-        } else {
-            format!(
-                "; {} read a group with extensions and no rule together with the next group",
-                profile_names(joined)
-            )
-        };
-        log.push(
-            line,
-            ChangeKind::GroupsMerged,
-            substring | joined,
-            into.id,
-            format!(
-                "the group at line {line} names the same robots as the group at line {at} and was merged into it \
-                 (robots that follow RFC 9309 merge them; {} read only the first{also})",
-                profile_names(substring)
-            ),
-        );
-        let mut notes = Vec::new();
+        log_merge(log, line, at, into.id, joined);
         let known = named.entry(s).or_insert_with(|| {
             into.agents
                 .iter()
@@ -308,28 +310,70 @@ fn merge(raw: Vec<RawGroup>, log: &mut Log) -> (Vec<Option<Group>>, Vec<u32>) {
                 .map(lower_of)
                 .collect()
         });
-        for agent in g.agents {
-            let lower = lower_of(&agent);
-            let is_agent = matches!(agent.what, What::Agent { .. });
-            if is_agent && known.contains(&lower) {
-                notes.extend(agent.comments);
-            } else {
-                if is_agent {
-                    known.insert(lower);
-                }
-                into.agents.push(agent);
-            }
-        }
-        if !notes.is_empty() {
-            into.members.push(Item {
-                comments: notes,
-                out: None,
-                what: What::Note,
-            });
-        }
+        merge_agents(into, g.agents, known);
         into.members.extend(g.members);
     }
     (slots, survivor)
+}
+
+/// The user-agent value of `agent` in lower case (empty for another item).
+fn lower_of(agent: &Item) -> String {
+    match &agent.what {
+        What::Agent { lower, .. } => lower.clone(),
+        _ => String::new(),
+    }
+}
+
+/// Logs that the group at `line` was merged into group `into` at line `at`;
+/// `joined` are the profiles that read one of them together with the next
+/// group.
+fn log_merge(log: &mut Log, line: u32, at: u32, into: u32, joined: Mask) {
+    let substring = mask_of(|p| p.agent_match == AgentMatch::Substring);
+    let also = if joined == 0 {
+        String::new()
+    } else {
+        format!(
+            "; {} read a group with extensions and no rule together with the next group",
+            profile_names(joined)
+        )
+    };
+    log.push(
+        line,
+        ChangeKind::GroupsMerged,
+        substring | joined,
+        into,
+        format!(
+            "the group at line {line} names the same robots as the group at line {at} and was merged into it \
+             (robots that follow RFC 9309 merge them; {} read only the first{also})",
+            profile_names(substring)
+        ),
+    );
+}
+
+/// Adds the user-agent lines of a group merged into `into`: one naming a
+/// robot `into` already names (`known`, lower case) is dropped, its
+/// comments kept as a note.
+fn merge_agents(into: &mut Group, agents: Vec<Item>, known: &mut HashSet<String>) {
+    let mut notes = Vec::new();
+    for agent in agents {
+        let lower = lower_of(&agent);
+        let is_agent = matches!(agent.what, What::Agent { .. });
+        if is_agent && known.contains(&lower) {
+            notes.extend(agent.comments);
+        } else {
+            if is_agent {
+                known.insert(lower);
+            }
+            into.agents.push(agent);
+        }
+    }
+    if !notes.is_empty() {
+        into.members.push(Item {
+            comments: notes,
+            out: None,
+            what: What::Note,
+        });
+    }
 }
 
 /// Keeps the first `host` line of the file; later ones become comments.

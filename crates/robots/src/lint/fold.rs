@@ -84,6 +84,38 @@ pub fn fold(txt: &RobotsTxt, diagnostics: &[Diagnostic]) -> Vec<Folded> {
         .iter()
         .map(|d| txt.line_of(d.span.start))
         .collect();
+    let (roots, into) = follow_causes(diagnostics, &lines);
+    // 2. Findings that share a root line with nothing to show them with.
+    let mut by_root: HashMap<(u32, Severity), Vec<usize>> = HashMap::new();
+    for i in (0..n).filter(|&i| into[i].is_none()) {
+        if let Some(r) = roots[i] {
+            by_root
+                .entry((r, diagnostics[i].severity()))
+                .or_default()
+                .push(i);
+        }
+    }
+    let (mut entries, entry_of) = by_lint(diagnostics, &roots, &into, &by_root);
+    for (i, h) in into.iter().enumerate() {
+        if let Some(&h) = h.as_ref() {
+            entries[entry_of[h]].follow.push(i);
+        }
+    }
+    for e in &mut entries {
+        e.like.sort_unstable();
+        e.follow.sort_unstable();
+    }
+    entries.sort_by_key(|e| (e.severity, lines[e.head], e.head));
+    entries
+}
+
+/// Step 1 of [`fold`]: per finding (on `lines`), the root line its causes
+/// lead back to, and the finding of that line it folds into, if any.
+fn follow_causes(
+    diagnostics: &[Diagnostic],
+    lines: &[u32],
+) -> (Vec<Option<u32>>, Vec<Option<usize>>) {
+    let n = diagnostics.len();
     // A cause must be an earlier line, so that following causes ends.
     let cause = |i: usize| diagnostics[i].cause.filter(|&c| c < lines[i]);
     let mut on_line: HashMap<u32, Vec<usize>> = HashMap::new();
@@ -114,16 +146,19 @@ pub fn fold(txt: &RobotsTxt, diagnostics: &[Diagnostic]) -> Vec<Folded> {
         });
         into[i] = shown.filter(|&h| diagnostics[h].severity() <= d.severity());
     }
-    // 2. Findings that share a root line with nothing to show them with.
-    let mut by_root: HashMap<(u32, Severity), Vec<usize>> = HashMap::new();
-    for i in (0..n).filter(|&i| into[i].is_none()) {
-        if let Some(r) = roots[i] {
-            by_root
-                .entry((r, diagnostics[i].severity()))
-                .or_default()
-                .push(i);
-        }
-    }
+    (roots, into)
+}
+
+/// Step 3 of [`fold`]: the entries of the findings not folded `into`
+/// another's, the groups of `by_root` each with its first, and per
+/// finding placed the index of its entry.
+fn by_lint(
+    diagnostics: &[Diagnostic],
+    roots: &[Option<u32>],
+    into: &[Option<usize>],
+    by_root: &HashMap<(u32, Severity), Vec<usize>>,
+) -> (Vec<Folded>, Vec<usize>) {
+    let n = diagnostics.len();
     // 3. By lint, in file order, when a lint has several findings (or
     // groups of them) to fold.
     let group_of = |i: usize| {
@@ -179,17 +214,7 @@ pub fn fold(txt: &RobotsTxt, diagnostics: &[Diagnostic]) -> Vec<Folded> {
             entry_of[k] = e;
         }
     }
-    for (i, h) in into.iter().enumerate() {
-        if let Some(&h) = h.as_ref() {
-            entries[entry_of[h]].follow.push(i);
-        }
-    }
-    for e in &mut entries {
-        e.like.sort_unstable();
-        e.follow.sort_unstable();
-    }
-    entries.sort_by_key(|e| (e.severity, lines[e.head], e.head));
-    entries
+    (entries, entry_of)
 }
 
 #[cfg(test)]

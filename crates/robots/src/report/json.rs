@@ -6,7 +6,7 @@ use serde::Serialize;
 use serde::ser::{SerializeMap as _, SerializeSeq as _, SerializeStruct as _, Serializer};
 
 use super::model::{CheckReport, FetchSummary, LISTED_EDITS, ShownCause};
-use crate::{Matrix, Row};
+use crate::{Diagnostic, Matrix, Row};
 
 /// The JSON of `robots check`: the report, pretty-printed, with the
 /// characters [`escape`](super::escape) escapes written as `\u` escapes.
@@ -66,40 +66,7 @@ impl Serialize for CheckReport<'_> {
         let diagnostics: Vec<DiagnosticJson<'_>> = listed
             .iter()
             .zip(causes)
-            .map(|(d, cause)| {
-                let r = self.region(d.span);
-                DiagnosticJson {
-                    cause,
-                    code: d.code(),
-                    column: r.column,
-                    end_column: r.end_column,
-                    end_line: r.end_line,
-                    fix: d.fix.as_ref().map(|f| FixJson {
-                        description: &f.description,
-                        edits_omitted: f.edits.len().saturating_sub(LISTED_EDITS),
-                        edits: f
-                            .edits
-                            .iter()
-                            .take(LISTED_EDITS)
-                            .map(|e| {
-                                let r = self.region(e.span);
-                                EditJson {
-                                    column: r.column,
-                                    end_column: r.end_column,
-                                    end_line: r.end_line,
-                                    line: r.line,
-                                    replacement: &e.replacement,
-                                }
-                            })
-                            .collect(),
-                    }),
-                    help: d.help.as_deref(),
-                    line: r.line,
-                    message: &d.message,
-                    name: d.lint.name,
-                    severity: d.severity().as_str(),
-                }
-            })
+            .map(|(d, cause)| self.diagnostic_json(d, cause))
             .collect();
         out.serialize_field("diagnostics", &diagnostics)?;
         if !omitted.is_empty() {
@@ -114,55 +81,102 @@ impl Serialize for CheckReport<'_> {
             out.skip_field("diagnostics_omitted")?;
         }
         out.serialize_field("matrix", &MatrixJson(&self.matrix))?;
-        let eq = &self.equivalence;
-        out.serialize_field(
-            "fix",
-            &FixSummaryJson {
-                changes: self.fixed.changes.len(),
-                complete: eq.is_complete(),
-                intended_differences: eq.intended_found,
-                unasked: eq
-                    .unasked
-                    .iter()
-                    .map(|u| UnaskedJson {
-                        lines: &u.lines,
-                        paths: u.paths,
-                        profile: u.profile.name,
-                        robot_examples: &u.robot_examples,
-                        robots: u.robots,
-                    })
-                    .collect(),
-                unintended_differences: eq.unintended_found,
-            },
-        )?;
+        out.serialize_field("fix", &self.fix_summary_json())?;
         out.serialize_field(
             "availability",
             &self.fetched.as_ref().map(|f| &f.availability),
         )?;
-        let m = &self.matrix;
-        out.serialize_field(
-            "bounds",
-            &BoundsJson {
-                lints: self
-                    .sampled
+        out.serialize_field("bounds", &self.bounds_json())?;
+        out.end()
+    }
+}
+
+impl CheckReport<'_> {
+    /// One finding of the report as JSON, with the finding it is shown
+    /// with (`cause`).
+    fn diagnostic_json<'a>(
+        &self,
+        d: &'a Diagnostic,
+        cause: Option<ShownCause>,
+    ) -> DiagnosticJson<'a> {
+        let r = self.region(d.span);
+        DiagnosticJson {
+            cause,
+            code: d.code(),
+            column: r.column,
+            end_column: r.end_column,
+            end_line: r.end_line,
+            fix: d.fix.as_ref().map(|f| FixJson {
+                description: &f.description,
+                edits_omitted: f.edits.len().saturating_sub(LISTED_EDITS),
+                edits: f
+                    .edits
                     .iter()
-                    .map(|s| LintBoundJson {
-                        asked: s.asked,
-                        code: s.lint.code,
-                        name: s.lint.name,
-                        total: s.total,
+                    .take(LISTED_EDITS)
+                    .map(|e| {
+                        let r = self.region(e.span);
+                        EditJson {
+                            column: r.column,
+                            end_column: r.end_column,
+                            end_line: r.end_line,
+                            line: r.line,
+                            replacement: &e.replacement,
+                        }
                     })
                     .collect(),
-                matrix: MatrixBoundJson {
-                    agents: m.agents().len(),
-                    paths: m.paths().len(),
-                    sampled: m.is_sampled(),
-                    total_agents: m.total_agents(),
-                    total_paths: m.total_paths(),
-                },
+            }),
+            help: d.help.as_deref(),
+            line: r.line,
+            message: &d.message,
+            name: d.lint.name,
+            severity: d.severity().as_str(),
+        }
+    }
+
+    /// What the fixer would do, and what the differential check found.
+    fn fix_summary_json(&self) -> FixSummaryJson<'_> {
+        let eq = &self.equivalence;
+        FixSummaryJson {
+            changes: self.fixed.changes.len(),
+            complete: eq.is_complete(),
+            intended_differences: eq.intended_found,
+            unasked: eq
+                .unasked
+                .iter()
+                .map(|u| UnaskedJson {
+                    lines: &u.lines,
+                    paths: u.paths,
+                    profile: u.profile.name,
+                    robot_examples: &u.robot_examples,
+                    robots: u.robots,
+                })
+                .collect(),
+            unintended_differences: eq.unintended_found,
+        }
+    }
+
+    /// What the lints and the matrix asked of all they could have asked.
+    fn bounds_json(&self) -> BoundsJson<'_> {
+        let m = &self.matrix;
+        BoundsJson {
+            lints: self
+                .sampled
+                .iter()
+                .map(|s| LintBoundJson {
+                    asked: s.asked,
+                    code: s.lint.code,
+                    name: s.lint.name,
+                    total: s.total,
+                })
+                .collect(),
+            matrix: MatrixBoundJson {
+                agents: m.agents().len(),
+                paths: m.paths().len(),
+                sampled: m.is_sampled(),
+                total_agents: m.total_agents(),
+                total_paths: m.total_paths(),
             },
-        )?;
-        out.end()
+        }
     }
 }
 

@@ -266,87 +266,103 @@ impl CheckReport<'_> {
         if shown.is_empty() {
             return out;
         }
-        // Long robots and paths are cut: the matrix is for reading.
-        let agent = |r: &Row<'_>| fit(&escape(r.agent), CELL_SHOWN);
-        let path = |r: &Row<'_>| fit(&escape(r.path), CELL_SHOWN);
-        let agent_w = shown
-            .iter()
-            .map(|r| agent(r).chars().count())
-            .max()
-            .unwrap_or(5)
-            .max(5);
-        let path_w = shown
-            .iter()
-            .map(|r| path(r).chars().count())
-            .max()
-            .unwrap_or(4)
-            .clamp(4, 60);
-        let cell = |c: &crate::Cell| {
-            let verdict = if c.allowed { "allow" } else { "deny" };
-            match c.line {
-                Some(l) => format!("{verdict}:{l}"),
-                None => verdict.to_owned(),
-            }
-        };
-        let widths: Vec<usize> = names
-            .iter()
-            .enumerate()
-            .map(|(i, n)| {
-                shown
-                    .iter()
-                    .map(|r| cell(&r.cells[i]).len())
-                    .max()
-                    .unwrap_or(0)
-                    .max(n.len())
-            })
-            .collect();
-        let _ = write!(out, "  {:agent_w$}  {:path_w$}", "agent", "path");
-        for (n, w) in names.iter().zip(&widths) {
-            let _ = write!(out, "  {n:w$}");
-        }
-        out.truncate(out.trim_end().len());
-        out.push('\n');
-        for r in &shown {
-            let mark = if r.disagree() { '!' } else { ' ' };
-            let _ = write!(out, "{mark} {:agent_w$}  {:path_w$}", agent(r), path(r));
-            for (c, w) in r.cells.iter().zip(&widths) {
-                let _ = write!(out, "  {:w$}", cell(c));
-            }
-            out.truncate(out.trim_end().len());
-            out.push('\n');
-        }
+        matrix_table(&mut out, &names, &shown);
         let rest = candidates.len() - shown.len();
         if rest > 0 {
-            // The rows left out, by which profiles allow.
-            let mut kinds: BTreeMap<Vec<bool>, usize> = BTreeMap::new();
-            let shown_set: std::collections::HashSet<(&str, &str)> =
-                shown.iter().map(|r| (r.agent, r.path)).collect();
-            for r in &candidates {
-                if !shown_set.contains(&(r.agent, r.path)) {
-                    *kinds
-                        .entry(r.cells.iter().map(|c| c.allowed).collect())
-                        .or_default() += 1;
-                }
-            }
-            let mut kinds: Vec<(Vec<bool>, usize)> = kinds.into_iter().collect();
-            kinds.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
-            let mut parts: Vec<String> = kinds
-                .iter()
-                .take(3)
-                .map(|(allowed, n)| format!("{n} {}", who_allows(&names, allowed)))
-                .collect();
-            let others: usize = kinds.iter().skip(3).map(|k| k.1).sum();
-            if others > 0 {
-                parts.push(format!("{others} other"));
-            }
-            let _ = writeln!(
-                out,
-                "  … and {rest} more row(s) where profiles disagree: {} (--verbose lists them)",
-                parts.join(", ")
-            );
+            rows_left_out(&mut out, &names, &candidates, &shown);
         }
         out
     }
+}
+
+/// One cell of the matrix's table: `allow` or `deny`, with the deciding
+/// line.
+fn cell_text(c: &crate::Cell) -> String {
+    let verdict = if c.allowed { "allow" } else { "deny" };
+    match c.line {
+        Some(l) => format!("{verdict}:{l}"),
+        None => verdict.to_owned(),
+    }
+}
+
+/// Writes the `shown` rows of the matrix as a table with a column per
+/// profile of `names`.
+fn matrix_table(out: &mut String, names: &[&str], shown: &[Row<'_>]) {
+    // Long robots and paths are cut: the matrix is for reading.
+    let agent = |r: &Row<'_>| fit(&escape(r.agent), CELL_SHOWN);
+    let path = |r: &Row<'_>| fit(&escape(r.path), CELL_SHOWN);
+    let agent_w = shown
+        .iter()
+        .map(|r| agent(r).chars().count())
+        .max()
+        .unwrap_or(5)
+        .max(5);
+    let path_w = shown
+        .iter()
+        .map(|r| path(r).chars().count())
+        .max()
+        .unwrap_or(4)
+        .clamp(4, 60);
+    let widths: Vec<usize> = names
+        .iter()
+        .enumerate()
+        .map(|(i, n)| {
+            shown
+                .iter()
+                .map(|r| cell_text(&r.cells[i]).len())
+                .max()
+                .unwrap_or(0)
+                .max(n.len())
+        })
+        .collect();
+    let _ = write!(out, "  {:agent_w$}  {:path_w$}", "agent", "path");
+    for (n, w) in names.iter().zip(&widths) {
+        let _ = write!(out, "  {n:w$}");
+    }
+    out.truncate(out.trim_end().len());
+    out.push('\n');
+    for r in shown {
+        let mark = if r.disagree() { '!' } else { ' ' };
+        let _ = write!(out, "{mark} {:agent_w$}  {:path_w$}", agent(r), path(r));
+        for (c, w) in r.cells.iter().zip(&widths) {
+            let _ = write!(out, "  {:w$}", cell_text(c));
+        }
+        out.truncate(out.trim_end().len());
+        out.push('\n');
+    }
+}
+
+/// Writes how many of the `candidates` rows were not `shown`, by which
+/// profiles allow.
+fn rows_left_out(out: &mut String, names: &[&str], candidates: &[Row<'_>], shown: &[Row<'_>]) {
+    let rest = candidates.len() - shown.len();
+    // The rows left out, by which profiles allow.
+    let mut kinds: BTreeMap<Vec<bool>, usize> = BTreeMap::new();
+    let shown_set: std::collections::HashSet<(&str, &str)> =
+        shown.iter().map(|r| (r.agent, r.path)).collect();
+    for r in candidates {
+        if !shown_set.contains(&(r.agent, r.path)) {
+            *kinds
+                .entry(r.cells.iter().map(|c| c.allowed).collect())
+                .or_default() += 1;
+        }
+    }
+    let mut kinds: Vec<(Vec<bool>, usize)> = kinds.into_iter().collect();
+    kinds.sort_by(|a, b| b.1.cmp(&a.1).then(a.0.cmp(&b.0)));
+    let mut parts: Vec<String> = kinds
+        .iter()
+        .take(3)
+        .map(|(allowed, n)| format!("{n} {}", who_allows(names, allowed)))
+        .collect();
+    let others: usize = kinds.iter().skip(3).map(|k| k.1).sum();
+    if others > 0 {
+        parts.push(format!("{others} other"));
+    }
+    let _ = writeln!(
+        out,
+        "  … and {rest} more row(s) where profiles disagree: {} (--verbose lists them)",
+        parts.join(", ")
+    );
 }
 
 /// `s` with the characters that would act on a terminal instead of showing

@@ -16,7 +16,7 @@
 
 use std::collections::BTreeSet;
 
-use regex_syntax::hir::{Class, Hir, HirKind};
+use regex_syntax::hir::{Class, Hir, HirKind, Repetition};
 
 /// Classes of more characters than this are "any character" to the analysis.
 const CLASS_LIMIT: u32 = 32;
@@ -184,124 +184,133 @@ fn analyse(hir: &Hir, limit: usize) -> Info {
             required: Vec::new(),
         },
         HirKind::Capture(c) => analyse(&c.sub, limit),
-        HirKind::Repetition(r) => {
-            let sub = analyse(&r.sub, limit);
-            // A few copies at most: every count from min to max.
-            let exact = match (r.max, &sub.exact) {
-                (Some(max), Some(e)) if max <= REPEAT_LIMIT => {
-                    let mut all = Some(Set::new());
-                    // The strings of `count` copies.
-                    let mut copies = Set::from([Vec::new()]);
-                    for count in 0..=max {
-                        if count >= r.min {
-                            all = all.and_then(|mut a| {
-                                a.extend(copies.iter().cloned());
-                                (a.len() <= limit).then_some(a)
-                            });
-                        }
-                        if count < max {
-                            match product(&copies, e, limit) {
-                                Some(p) => copies = p,
-                                None => {
-                                    all = None;
-                                    break;
-                                }
-                            }
-                        }
-                    }
-                    all
+        HirKind::Repetition(r) => repetition(r, limit),
+        HirKind::Alternation(subs) => alternation(subs, limit),
+        HirKind::Concat(subs) => concat(subs, limit),
+    }
+}
+
+/// What [`analyse`] knows of a repetition.
+fn repetition(r: &Repetition, limit: usize) -> Info {
+    let sub = analyse(&r.sub, limit);
+    // A few copies at most: every count from min to max.
+    let exact = match (r.max, &sub.exact) {
+        (Some(max), Some(e)) if max <= REPEAT_LIMIT => {
+            let mut all = Some(Set::new());
+            // The strings of `count` copies.
+            let mut copies = Set::from([Vec::new()]);
+            for count in 0..=max {
+                if count >= r.min {
+                    all = all.and_then(|mut a| {
+                        a.extend(copies.iter().cloned());
+                        (a.len() <= limit).then_some(a)
+                    });
                 }
-                _ => None,
-            };
-            // At least one copy of the sub-expression is in every match.
-            let required = if r.min >= 1 { whole(sub) } else { Vec::new() };
-            Info { exact, required }
-        }
-        HirKind::Alternation(subs) => {
-            let infos: Vec<Info> = subs.iter().map(|s| analyse(s, limit)).collect();
-            let mut exact = Some(Set::new());
-            for i in &infos {
-                exact = match (exact, &i.exact) {
-                    (Some(mut acc), Some(e)) if acc.len() + e.len() <= limit => {
-                        acc.extend(e.iter().cloned());
-                        Some(acc)
+                if count < max {
+                    match product(&copies, e, limit) {
+                        Some(p) => copies = p,
+                        None => {
+                            all = None;
+                            break;
+                        }
                     }
-                    _ => None,
-                };
+                }
             }
-            // Every match matches one branch, so contains one string of
-            // each of that branch's sets: for one set chosen per branch,
-            // of their union.
-            let branches: Vec<Requirement> = infos.into_iter().map(whole).collect();
-            let combinations = branches
+            all
+        }
+        _ => None,
+    };
+    // At least one copy of the sub-expression is in every match.
+    let required = if r.min >= 1 { whole(sub) } else { Vec::new() };
+    Info { exact, required }
+}
+
+/// What [`analyse`] knows of an alternation of `subs`.
+fn alternation(subs: &[Hir], limit: usize) -> Info {
+    let infos: Vec<Info> = subs.iter().map(|s| analyse(s, limit)).collect();
+    let mut exact = Some(Set::new());
+    for i in &infos {
+        exact = match (exact, &i.exact) {
+            (Some(mut acc), Some(e)) if acc.len() + e.len() <= limit => {
+                acc.extend(e.iter().cloned());
+                Some(acc)
+            }
+            _ => None,
+        };
+    }
+    // Every match matches one branch, so contains one string of
+    // each of that branch's sets: for one set chosen per branch,
+    // of their union.
+    let branches: Vec<Requirement> = infos.into_iter().map(whole).collect();
+    let combinations = branches
+        .iter()
+        .try_fold(1usize, |n, b| n.checked_mul(b.len()))
+        .unwrap_or(usize::MAX);
+    let required = if combinations == 0 {
+        Vec::new()
+    } else if combinations <= COMBINATION_LIMIT {
+        let mut unions = vec![Set::new()];
+        for b in &branches {
+            unions = unions
                 .iter()
-                .try_fold(1usize, |n, b| n.checked_mul(b.len()))
-                .unwrap_or(usize::MAX);
-            let required = if combinations == 0 {
-                Vec::new()
-            } else if combinations <= COMBINATION_LIMIT {
-                let mut unions = vec![Set::new()];
-                for b in &branches {
-                    unions = unions
-                        .iter()
-                        .flat_map(|u| {
-                            b.iter().map(move |set| {
-                                let mut u = u.clone();
-                                u.extend(set.iter().cloned());
-                                u
-                            })
-                        })
-                        .collect();
-                }
-                conjunction(unions)
-            } else {
-                conjunction([branches
-                    .into_iter()
-                    .flat_map(|mut b| b.swap_remove(0))
-                    .collect()])
-            };
-            Info { exact, required }
+                .flat_map(|u| {
+                    b.iter().map(move |set| {
+                        let mut u = u.clone();
+                        u.extend(set.iter().cloned());
+                        u
+                    })
+                })
+                .collect();
         }
-        HirKind::Concat(subs) => {
-            let infos: Vec<Info> = subs.iter().map(|s| analyse(s, limit)).collect();
-            let mut exact = Some(Set::from([Vec::new()]));
-            for i in &infos {
-                exact = match (&exact, &i.exact) {
-                    (Some(acc), Some(e)) => product(acc, e, limit),
-                    _ => None,
+        conjunction(unions)
+    } else {
+        conjunction([branches
+            .into_iter()
+            .flat_map(|mut b| b.swap_remove(0))
+            .collect()])
+    };
+    Info { exact, required }
+}
+
+/// What [`analyse`] knows of a concatenation of `subs`.
+fn concat(subs: &[Hir], limit: usize) -> Info {
+    let infos: Vec<Info> = subs.iter().map(|s| analyse(s, limit)).collect();
+    let mut exact = Some(Set::from([Vec::new()]));
+    for i in &infos {
+        exact = match (&exact, &i.exact) {
+            (Some(acc), Some(e)) => product(acc, e, limit),
+            _ => None,
+        };
+    }
+    // Each run of consecutive sub-expressions with exact sets (a
+    // match contains one string of the run's product), and each
+    // sub-expression's own requirement.
+    let mut sets: Vec<Set> = Vec::new();
+    let mut run: Option<Set> = None;
+    for i in infos {
+        match i.exact {
+            Some(e) => {
+                run = match run {
+                    None => Some(e),
+                    Some(r) => match product(&r, &e, limit) {
+                        Some(p) => Some(p),
+                        None => {
+                            sets.push(r);
+                            Some(e)
+                        }
+                    },
                 };
             }
-            // Each run of consecutive sub-expressions with exact sets (a
-            // match contains one string of the run's product), and each
-            // sub-expression's own requirement.
-            let mut sets: Vec<Set> = Vec::new();
-            let mut run: Option<Set> = None;
-            for i in infos {
-                match i.exact {
-                    Some(e) => {
-                        run = match run {
-                            None => Some(e),
-                            Some(r) => match product(&r, &e, limit) {
-                                Some(p) => Some(p),
-                                None => {
-                                    sets.push(r);
-                                    Some(e)
-                                }
-                            },
-                        };
-                    }
-                    None => {
-                        sets.extend(run.take());
-                        sets.extend(i.required);
-                    }
-                }
-            }
-            sets.extend(run);
-            Info {
-                exact,
-                required: conjunction(sets),
+            None => {
+                sets.extend(run.take());
+                sets.extend(i.required);
             }
         }
+    }
+    sets.extend(run);
+    Info {
+        exact,
+        required: conjunction(sets),
     }
 }
 

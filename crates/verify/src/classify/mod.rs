@@ -329,6 +329,227 @@ fn family_is_group(replacement: Option<&str>, groups: usize) -> bool {
     }
 }
 
+/// Bots by name, as indices into the classifier's bots.
+type ByName = HashMap<String, u32>;
+
+/// The bots by name and by lower-case name (the first of each, nameless
+/// bots left out), as indices into `bots`.
+fn bot_names(bots: &[ClassifierBot]) -> Result<(ByName, ByName), Error> {
+    let mut by_name = HashMap::new();
+    let mut by_lower_name = HashMap::new();
+    for (i, b) in bots.iter().enumerate() {
+        if b.name.is_empty() {
+            continue;
+        }
+        let i = u32::try_from(i).map_err(|_| Error::Classifier {
+            reason: "too many bots".into(),
+        })?;
+        by_name.entry(b.name.clone()).or_insert(i);
+        by_lower_name
+            .entry(b.name.to_ascii_lowercase())
+            .or_insert(i);
+    }
+    Ok((by_name, by_lower_name))
+}
+
+/// An error in uap-core's regexes.
+fn uap_error(reason: &str) -> Error {
+    Error::Classifier {
+        reason: format!("uap-core {UAP_CORE_VERSION}: {reason}"),
+    }
+}
+
+/// The parsers of the extra User-Agent patterns (`None` without any), each
+/// checked to name only registered bots (`by_lower_name`); what each needs
+/// of a User-Agent goes to `prefilter`.
+fn extra_parsers(
+    extras: &[UaPattern],
+    by_lower_name: &HashMap<String, u32>,
+    prefilter: &mut PrefilterBuilder,
+) -> Result<Option<FamilyParsers>, Error> {
+    let mut extra_sources = Vec::new();
+    for (index, e) in extras.iter().enumerate() {
+        let invalid = |reason: String| Error::InvalidUaPattern {
+            index,
+            regex: e.regex.clone(),
+            reason,
+        };
+        let hir = parse(&e.regex, false).map_err(invalid)?;
+        let groups = hir.properties().explicit_captures_len();
+        let replacement = e.family_replacement.as_deref();
+        let Some(names) = families(&hir, replacement, groups).map_err(invalid)? else {
+            return Err(invalid(
+                "capture group 1 can match too many strings to check that each names a \
+                 registered bot; give a family_replacement"
+                    .into(),
+            ));
+        };
+        for name in names {
+            let name = String::from_utf8_lossy(&name).into_owned();
+            if !by_lower_name.contains_key(&name) {
+                return Err(Error::UaPatternNamesNoBot {
+                    index,
+                    regex: e.regex.clone(),
+                    family: name,
+                });
+            }
+        }
+        prefilter.require(literals::required(&hir));
+        extra_sources.push(FamilySource {
+            regex: &e.regex,
+            replacement,
+            groups,
+        });
+    }
+    let extras_parsers = if extra_sources.is_empty() {
+        None
+    } else {
+        Some(FamilyParsers::new(extra_sources).map_err(
+            |(index, reason)| match extras.get(index) {
+                Some(e) => Error::InvalidUaPattern {
+                    index,
+                    regex: e.regex.clone(),
+                    reason,
+                },
+                None => Error::Classifier {
+                    reason: format!("extra User-Agent patterns: {reason}"),
+                },
+            },
+        )?)
+    };
+    Ok(extras_parsers)
+}
+
+/// The parsers of uap-core; what each needs of a User-Agent to give a
+/// family that answers (a registered bot of `by_lower_name`, a library, a
+/// crawler) goes to `prefilter`.
+fn uap_parsers(
+    parsers: &[ua_parser::user_agent::Parser<'_>],
+    by_lower_name: &HashMap<String, u32>,
+    prefilter: &mut PrefilterBuilder,
+) -> Result<FamilyParsers, Error> {
+    let answers = |family: &[u8]| {
+        let family = String::from_utf8_lossy(family);
+        !family.is_empty()
+            && (by_lower_name.contains_key(family.as_ref()) || uap::family_kind(&family).is_some())
+    };
+    // What a family must equal (registered bots, libraries, listed
+    // crawlers) or contain (crawler words) to answer.
+    let mut equal: Set = by_lower_name
+        .keys()
+        .map(|n| n.clone().into_bytes())
+        .collect();
+    for list in [uap::LIBRARY_FAMILIES, uap::CRAWLER_FAMILIES] {
+        equal.extend(list.iter().map(|n| n.as_bytes().to_vec()));
+    }
+    let words: Vec<(&[u8], Mode)> = equal
+        .iter()
+        .map(|n| (n.as_slice(), Mode::Equal))
+        .chain(
+            uap::CRAWLER_WORDS
+                .iter()
+                .map(|w| (w.as_bytes(), Mode::Contains)),
+        )
+        .collect();
+    let mut uap_sources = Vec::new();
+    for (i, p) in parsers.iter().enumerate() {
+        let hir = parse(&p.regex, false).map_err(|e| uap_error(&format!("parser {i}: {e}")))?;
+        let groups = hir.properties().explicit_captures_len();
+        let replacement = p.family_replacement.as_deref();
+        let possible = families(&hir, replacement, groups)
+            .map_err(|e| uap_error(&format!("parser {i}: {e}")))?;
+        match possible {
+            Some(set) => {
+                let answering: Set = set.into_iter().filter(|f| answers(f)).collect();
+                if answering.is_empty() {
+                    // This parser never answers.
+                } else if family_is_group(replacement, groups) {
+                    // The family is the group's text, so in the
+                    // User-Agent, beside what the regex needs.
+                    let mut requirement = literals::required(&hir);
+                    requirement.insert(0, answering);
+                    prefilter.require(requirement);
+                } else {
+                    prefilter.require(literals::required(&hir));
+                }
+            }
+            None => require_reached(&hir, replacement, &words, prefilter),
+        }
+        uap_sources.push(FamilySource {
+            regex: &p.regex,
+            replacement,
+            groups,
+        });
+    }
+    FamilyParsers::new(uap_sources).map_err(|(i, e)| uap_error(&format!("parser {i}: {e}")))
+}
+
+/// For a parser whose families cannot be listed: what it needs of a
+/// User-Agent to give a family that equals or contains one of `words`,
+/// added to `prefilter`.
+fn require_reached(
+    hir: &Hir,
+    replacement: Option<&str>,
+    words: &[(&[u8], Mode)],
+    prefilter: &mut PrefilterBuilder,
+) {
+    let template = replacement.filter(|r| !r.is_empty()).unwrap_or("$1");
+    let pieces = template::pieces(template, hir);
+    let mut in_group = Set::new();
+    let mut other = false;
+    for &(word, mode) in words {
+        match template::reach(&pieces, word, mode) {
+            Reach::Never => {}
+            Reach::InGroup => {
+                in_group.insert(word.to_vec());
+            }
+            Reach::Other => other = true,
+        }
+    }
+    if other {
+        prefilter.require(literals::required(hir));
+    } else if !in_group.is_empty() {
+        let mut requirement = literals::required(hir);
+        requirement.insert(0, in_group);
+        prefilter.require(requirement);
+    }
+}
+
+/// The device parsers: a prefilter of those that give `Spider` (what they
+/// need also goes to `prefilter`), their indices, and an extractor that
+/// answers the index of the first parser that matches.
+fn spider_devices(
+    parsers: Vec<device::Parser<'static>>,
+    prefilter: &mut PrefilterBuilder,
+) -> Result<(PrefilterBuilder, Vec<usize>, device::Extractor<'static>), Error> {
+    let mut spider = PrefilterBuilder::new();
+    let mut spider_parsers = Vec::new();
+    let mut devices = device::Builder::new();
+    for (i, p) in parsers.into_iter().enumerate() {
+        let ci = p.regex_flag == Some(device::Flag::IgnoreCase);
+        if p.device_replacement.as_deref() == Some(SPIDER) {
+            let hir =
+                parse(&p.regex, ci).map_err(|e| uap_error(&format!("device parser {i}: {e}")))?;
+            let requirement = literals::required(&hir);
+            spider.require(requirement.clone());
+            prefilter.require(requirement);
+            spider_parsers.push(i);
+        }
+        devices = devices
+            .push(device::Parser {
+                regex: p.regex,
+                regex_flag: ci.then_some(device::Flag::IgnoreCase),
+                device_replacement: Some(Cow::Owned(i.to_string())),
+                ..Default::default()
+            })
+            .map_err(|e| uap_error(&format!("device parser {i}: {e}")))?;
+    }
+    let devices = devices
+        .build()
+        .map_err(|e| uap_error(&format!("device parsers: {e}")))?;
+    Ok((spider, spider_parsers, devices))
+}
+
 impl Classifier {
     /// Builds a classifier for these bots, with these extra patterns tried
     /// before uap-core's parsers.
@@ -370,20 +591,7 @@ impl Classifier {
 
     fn build(bots: &[ClassifierBot], extras: &[UaPattern]) -> Result<Self, Error> {
         let bots = bots.to_vec();
-        let mut by_name = HashMap::new();
-        let mut by_lower_name = HashMap::new();
-        for (i, b) in bots.iter().enumerate() {
-            if b.name.is_empty() {
-                continue;
-            }
-            let i = u32::try_from(i).map_err(|_| Error::Classifier {
-                reason: "too many bots".into(),
-            })?;
-            by_name.entry(b.name.clone()).or_insert(i);
-            by_lower_name
-                .entry(b.name.to_ascii_lowercase())
-                .or_insert(i);
-        }
+        let (by_name, by_lower_name) = bot_names(&bots)?;
         let tokens = Tokens::new(bots.iter().enumerate().flat_map(|(i, b)| {
             let i = u32::try_from(i).unwrap_or(u32::MAX);
             b.robots_tokens.iter().map(move |t| (i, t.as_str()))
@@ -404,171 +612,18 @@ impl Classifier {
         prefilter.require_one_of(Rules::literals());
         prefilter.require_one_of(Vocabulary::literals());
         prefilter.require_one_of(PublicList::literals());
-        let answers = |family: &[u8]| {
-            let family = String::from_utf8_lossy(family);
-            !family.is_empty()
-                && (by_lower_name.contains_key(family.as_ref())
-                    || uap::family_kind(&family).is_some())
-        };
 
         // Extras.
-        let mut extra_sources = Vec::new();
-        for (index, e) in extras.iter().enumerate() {
-            let invalid = |reason: String| Error::InvalidUaPattern {
-                index,
-                regex: e.regex.clone(),
-                reason,
-            };
-            let hir = parse(&e.regex, false).map_err(invalid)?;
-            let groups = hir.properties().explicit_captures_len();
-            let replacement = e.family_replacement.as_deref();
-            let Some(names) = families(&hir, replacement, groups).map_err(invalid)? else {
-                return Err(invalid(
-                    "capture group 1 can match too many strings to check that each names a \
-                     registered bot; give a family_replacement"
-                        .into(),
-                ));
-            };
-            for name in names {
-                let name = String::from_utf8_lossy(&name).into_owned();
-                if !by_lower_name.contains_key(&name) {
-                    return Err(Error::UaPatternNamesNoBot {
-                        index,
-                        regex: e.regex.clone(),
-                        family: name,
-                    });
-                }
-            }
-            prefilter.require(literals::required(&hir));
-            extra_sources.push(FamilySource {
-                regex: &e.regex,
-                replacement,
-                groups,
-            });
-        }
-        let extras_parsers = if extra_sources.is_empty() {
-            None
-        } else {
-            Some(
-                FamilyParsers::new(extra_sources).map_err(|(index, reason)| {
-                    match extras.get(index) {
-                        Some(e) => Error::InvalidUaPattern {
-                            index,
-                            regex: e.regex.clone(),
-                            reason,
-                        },
-                        None => Error::Classifier {
-                            reason: format!("extra User-Agent patterns: {reason}"),
-                        },
-                    }
-                })?,
-            )
-        };
+        let extras_parsers = extra_parsers(extras, &by_lower_name, &mut prefilter)?;
 
         // uap-core.
-        let uap_error = |reason: String| Error::Classifier {
-            reason: format!("uap-core {UAP_CORE_VERSION}: {reason}"),
-        };
-        let regexes = uap::regexes().map_err(uap_error)?;
-        // What a family must equal (registered bots, libraries, listed
-        // crawlers) or contain (crawler words) to answer.
-        let mut equal: Set = by_lower_name
-            .keys()
-            .map(|n| n.clone().into_bytes())
-            .collect();
-        for list in [uap::LIBRARY_FAMILIES, uap::CRAWLER_FAMILIES] {
-            equal.extend(list.iter().map(|n| n.as_bytes().to_vec()));
-        }
-        let words: Vec<(&[u8], Mode)> = equal
-            .iter()
-            .map(|n| (n.as_slice(), Mode::Equal))
-            .chain(
-                uap::CRAWLER_WORDS
-                    .iter()
-                    .map(|w| (w.as_bytes(), Mode::Contains)),
-            )
-            .collect();
-        let mut uap_sources = Vec::new();
-        for (i, p) in regexes.user_agent_parsers.iter().enumerate() {
-            let hir = parse(&p.regex, false).map_err(|e| uap_error(format!("parser {i}: {e}")))?;
-            let groups = hir.properties().explicit_captures_len();
-            let replacement = p.family_replacement.as_deref();
-            let possible = families(&hir, replacement, groups)
-                .map_err(|e| uap_error(format!("parser {i}: {e}")))?;
-            match possible {
-                Some(set) => {
-                    let answering: Set = set.into_iter().filter(|f| answers(f)).collect();
-                    if answering.is_empty() {
-                        // This parser never answers.
-                    } else if family_is_group(replacement, groups) {
-                        // The family is the group's text, so in the
-                        // User-Agent, beside what the regex needs.
-                        let mut requirement = literals::required(&hir);
-                        requirement.insert(0, answering);
-                        prefilter.require(requirement);
-                    } else {
-                        prefilter.require(literals::required(&hir));
-                    }
-                }
-                None => {
-                    let template = replacement.filter(|r| !r.is_empty()).unwrap_or("$1");
-                    let pieces = template::pieces(template, &hir);
-                    let mut in_group = Set::new();
-                    let mut other = false;
-                    for &(word, mode) in &words {
-                        match template::reach(&pieces, word, mode) {
-                            Reach::Never => {}
-                            Reach::InGroup => {
-                                in_group.insert(word.to_vec());
-                            }
-                            Reach::Other => other = true,
-                        }
-                    }
-                    if other {
-                        prefilter.require(literals::required(&hir));
-                    } else if !in_group.is_empty() {
-                        let mut requirement = literals::required(&hir);
-                        requirement.insert(0, in_group);
-                        prefilter.require(requirement);
-                    }
-                }
-            }
-            uap_sources.push(FamilySource {
-                regex: &p.regex,
-                replacement,
-                groups,
-            });
-        }
-        let uap_parsers = FamilyParsers::new(uap_sources)
-            .map_err(|(i, e)| uap_error(format!("parser {i}: {e}")))?;
+        let regexes = uap::regexes().map_err(|e| uap_error(&e))?;
+        let uap_parsers = uap_parsers(&regexes.user_agent_parsers, &by_lower_name, &mut prefilter)?;
 
         // Device parsers that give `Spider`; the device extractor answers
         // the index of the first parser that matches.
-        let mut spider = PrefilterBuilder::new();
-        let mut spider_parsers = Vec::new();
-        let mut devices = device::Builder::new();
-        for (i, p) in regexes.device_parsers.into_iter().enumerate() {
-            let ci = p.regex_flag == Some(device::Flag::IgnoreCase);
-            if p.device_replacement.as_deref() == Some(SPIDER) {
-                let hir = parse(&p.regex, ci)
-                    .map_err(|e| uap_error(format!("device parser {i}: {e}")))?;
-                let requirement = literals::required(&hir);
-                spider.require(requirement.clone());
-                prefilter.require(requirement);
-                spider_parsers.push(i);
-            }
-            devices = devices
-                .push(device::Parser {
-                    regex: p.regex,
-                    regex_flag: ci.then_some(device::Flag::IgnoreCase),
-                    device_replacement: Some(Cow::Owned(i.to_string())),
-                    ..Default::default()
-                })
-                .map_err(|e| uap_error(format!("device parser {i}: {e}")))?;
-        }
-        let devices = devices
-            .build()
-            .map_err(|e| uap_error(format!("device parsers: {e}")))?;
+        let (spider, spider_parsers, devices) =
+            spider_devices(regexes.device_parsers, &mut prefilter)?;
         let automaton = |e: aho_corasick::BuildError| Error::Classifier {
             reason: format!("prefilter: {e}"),
         };

@@ -75,6 +75,57 @@ pub(crate) fn reach(pieces: &[Piece], word: &[u8], mode: Mode) -> Reach {
     let n = word.len();
     let after = n + 1;
     let states = n + 2;
+    let all = moves(pieces, word, mode);
+    // Forward: states reachable before each piece.
+    let mut forward = vec![vec![false; states]; pieces.len() + 1];
+    forward[0][0] = true;
+    for (i, m) in all.iter().enumerate() {
+        for &(s, t) in m {
+            if forward[i][s] {
+                forward[i + 1][t] = true;
+            }
+        }
+    }
+    // Backward: states from which the end is reached after each piece.
+    let mut backward = vec![vec![false; states]; pieces.len() + 1];
+    backward[pieces.len()][n] = true;
+    backward[pieces.len()][after] = true;
+    for (i, m) in all.iter().enumerate().rev() {
+        for &(s, t) in m {
+            if backward[i + 1][t] {
+                backward[i][s] = true;
+            }
+        }
+    }
+    if !backward[0][0] {
+        return Reach::Never;
+    }
+    let mut reach = Reach::Never;
+    for (i, m) in all.iter().enumerate() {
+        for &(s, t) in m {
+            if !(forward[i][s] && backward[i + 1][t]) {
+                continue;
+            }
+            let mid = |x: usize| (1..n).contains(&x);
+            if mid(s) || mid(t) || (s == 0 && t >= n && !matches!(pieces[i], Piece::Group(_))) {
+                return Reach::Other;
+            }
+            if s == 0 && t >= n {
+                reach = Reach::InGroup;
+            }
+        }
+    }
+    // An empty template equal to an empty word cannot happen: words are
+    // not empty, so an accepting path passed the word somewhere.
+    reach
+}
+
+/// Every (from, to) between the states of [`reach`] that each piece
+/// allows.
+fn moves(pieces: &[Piece], word: &[u8], mode: Mode) -> Vec<Vec<(usize, usize)>> {
+    let n = word.len();
+    let after = n + 1;
+    let states = n + 2;
     // Whether bytes may come before and after the word.
     let outside = mode == Mode::Contains;
     // The states one byte leads to.
@@ -128,49 +179,7 @@ pub(crate) fn reach(pieces: &[Piece], word: &[u8], mode: Mode) -> Reach {
         out.dedup();
         out
     };
-    let all: Vec<Vec<(usize, usize)>> = pieces.iter().map(moves).collect();
-    // Forward: states reachable before each piece.
-    let mut forward = vec![vec![false; states]; pieces.len() + 1];
-    forward[0][0] = true;
-    for (i, m) in all.iter().enumerate() {
-        for &(s, t) in m {
-            if forward[i][s] {
-                forward[i + 1][t] = true;
-            }
-        }
-    }
-    // Backward: states from which the end is reached after each piece.
-    let mut backward = vec![vec![false; states]; pieces.len() + 1];
-    backward[pieces.len()][n] = true;
-    backward[pieces.len()][after] = true;
-    for (i, m) in all.iter().enumerate().rev() {
-        for &(s, t) in m {
-            if backward[i + 1][t] {
-                backward[i][s] = true;
-            }
-        }
-    }
-    if !backward[0][0] {
-        return Reach::Never;
-    }
-    let mut reach = Reach::Never;
-    for (i, m) in all.iter().enumerate() {
-        for &(s, t) in m {
-            if !(forward[i][s] && backward[i + 1][t]) {
-                continue;
-            }
-            let mid = |x: usize| (1..n).contains(&x);
-            if mid(s) || mid(t) || (s == 0 && t >= n && !matches!(pieces[i], Piece::Group(_))) {
-                return Reach::Other;
-            }
-            if s == 0 && t >= n {
-                reach = Reach::InGroup;
-            }
-        }
-    }
-    // An empty template equal to an empty word cannot happen: words are
-    // not empty, so an accepting path passed the word somewhere.
-    reach
+    pieces.iter().map(moves).collect()
 }
 
 #[cfg(test)]

@@ -326,47 +326,86 @@ impl FcrdnsChecker {
             }
         };
         let ptr_names: Vec<String> = names.iter().map(|n| n.shown.clone()).collect();
-
-        let allowed: Vec<&PtrName> = names
-            .iter()
-            .filter(|n| n.plain.as_deref().is_some_and(|p| rule.allows_suffix(p)))
-            .collect();
-        if allowed.is_empty() {
-            return Fcrdns::Failed {
-                reason: FailReason::NoAllowedHost {
-                    names: ptr_names.clone(),
-                    allowed: rule.suffixes().map(str::to_owned).collect(),
-                },
-                ptr_names,
-            };
+        match candidates(&names, rule, &ptr_names) {
+            Ok(candidates) => inner.confirm(ip, &candidates, ptr_names).await,
+            Err(reason) => Fcrdns::Failed { reason, ptr_names },
         }
-        let mut candidates: Vec<&PtrName> = Vec::new();
-        for n in &allowed {
-            let plain = n.plain.as_deref().unwrap_or_default();
-            if rule.matches_mask(plain) && !candidates.iter().any(|c| c.plain == n.plain) {
-                candidates.push(n);
+    }
+}
+
+/// The PTR names to look up forward: those under a suffix `rule` allows
+/// that match its masks, each once; or why there is none.
+fn candidates<'n>(
+    names: &'n [PtrName],
+    rule: &HostRule,
+    ptr_names: &[String],
+) -> Result<Vec<&'n PtrName>, FailReason> {
+    let allowed: Vec<&PtrName> = names
+        .iter()
+        .filter(|n| n.plain.as_deref().is_some_and(|p| rule.allows_suffix(p)))
+        .collect();
+    if allowed.is_empty() {
+        return Err(FailReason::NoAllowedHost {
+            names: ptr_names.to_vec(),
+            allowed: rule.suffixes().map(str::to_owned).collect(),
+        });
+    }
+    let mut candidates: Vec<&PtrName> = Vec::new();
+    for n in &allowed {
+        let plain = n.plain.as_deref().unwrap_or_default();
+        if rule.matches_mask(plain) && !candidates.iter().any(|c| c.plain == n.plain) {
+            candidates.push(n);
+        }
+    }
+    if candidates.is_empty() {
+        return Err(FailReason::NoMaskMatch {
+            names: allowed.iter().map(|n| n.shown.clone()).collect(),
+            masks: rule.masks().map(str::to_owned).collect(),
+        });
+    }
+    Ok(candidates)
+}
+
+/// The addresses of `candidate` in both families' answers, and why they
+/// are not known in full if a lookup failed (the first failure).
+fn forward_addresses(
+    candidate: &PtrName,
+    v4: Answer<Arc<[IpAddr]>>,
+    v6: Answer<Arc<[IpAddr]>>,
+) -> (Vec<IpAddr>, Option<UnknownReason>) {
+    let mut addresses = Vec::new();
+    let mut failed = None;
+    for (answer, family) in [(v4, Family::V4), (v6, Family::V6)] {
+        match answer {
+            Answer::Records(list) => addresses.extend(list.iter().copied()),
+            Answer::Negative(_) => {}
+            Answer::Failed(failure) => {
+                failed.get_or_insert_with(|| UnknownReason::Lookup {
+                    query: match family {
+                        Family::V4 => Query::A(candidate.shown.clone()),
+                        Family::V6 => Query::Aaaa(candidate.shown.clone()),
+                    },
+                    failure,
+                });
             }
         }
-        if candidates.is_empty() {
-            return Fcrdns::Failed {
-                reason: FailReason::NoMaskMatch {
-                    names: allowed.iter().map(|n| n.shown.clone()).collect(),
-                    masks: rule.masks().map(str::to_owned).collect(),
-                },
-                ptr_names,
-            };
-        }
+    }
+    (addresses, failed)
+}
 
+impl Inner {
+    /// Looks up the addresses of the first [`MAX_CANDIDATES`] candidates:
+    /// confirmed when one of them has `ip`, unknown when a lookup failed or
+    /// candidates were left unchecked, failed otherwise.
+    async fn confirm(&self, ip: IpAddr, candidates: &[&PtrName], ptr_names: Vec<String>) -> Fcrdns {
         let unchecked: Vec<String> = candidates
             .iter()
             .skip(MAX_CANDIDATES)
             .map(|c| c.shown.clone())
             .collect();
         let lookups = candidates.iter().take(MAX_CANDIDATES).map(|&c| async move {
-            let (v4, v6) = tokio::join!(
-                inner.addresses(c, Family::V4),
-                inner.addresses(c, Family::V6)
-            );
+            let (v4, v6) =
+                tokio::join!(self.addresses(c, Family::V4), self.addresses(c, Family::V6));
             (c, v4, v6)
         });
         let answers = futures_util::future::join_all(lookups).await;
@@ -374,23 +413,7 @@ impl FcrdnsChecker {
         let mut unknown = None;
         let mut forward = Vec::new();
         for (candidate, v4, v6) in answers {
-            let mut addresses = Vec::new();
-            let mut failed = None;
-            for (answer, family) in [(v4, Family::V4), (v6, Family::V6)] {
-                match answer {
-                    Answer::Records(list) => addresses.extend(list.iter().copied()),
-                    Answer::Negative(_) => {}
-                    Answer::Failed(failure) => {
-                        failed.get_or_insert_with(|| UnknownReason::Lookup {
-                            query: match family {
-                                Family::V4 => Query::A(candidate.shown.clone()),
-                                Family::V6 => Query::Aaaa(candidate.shown.clone()),
-                            },
-                            failure,
-                        });
-                    }
-                }
-            }
+            let (addresses, failed) = forward_addresses(candidate, v4, v6);
             if addresses.contains(&ip) {
                 return Fcrdns::Confirmed {
                     name: candidate.shown.clone(),
@@ -422,9 +445,7 @@ impl FcrdnsChecker {
             },
         }
     }
-}
 
-impl Inner {
     /// The A or AAAA addresses of a name, cached.
     async fn addresses(&self, name: &PtrName, family: Family) -> Answer<Arc<[IpAddr]>> {
         let key = (name.plain.clone().unwrap_or_else(|| Arc::from("")), family);

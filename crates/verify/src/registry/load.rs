@@ -338,6 +338,83 @@ fn read_bot(cx: &mut Ctx<'_>, path: &str, node: &Node) -> Option<Bot> {
         return None;
     };
     let fields = cx.fields(path, entries, &BOT_KEYS);
+    let name = bot_name(cx, path, node, &fields)?;
+    let mut bot = Bot::new(
+        name,
+        Origin {
+            file: cx.file.clone(),
+            at: node.at,
+        },
+    );
+    let mut places = Places {
+        bot: node.at,
+        masks: None,
+        format: None,
+        hosts: Vec::new(),
+        hosts_written: 0,
+        hosts_at: None,
+        each_mask: Vec::new(),
+    };
+    for &(key, value, key_at) in &fields {
+        let here = join(path, key);
+        match key {
+            "name" => {}
+            "fcrdns_hosts" => read_hosts(cx, &here, (value, key_at), &mut bot, &mut places),
+            "ip_list" => bot.ip_list = cx.strings(&here, value, Ctx::ip),
+            "cidr_list" => bot.cidr_list = cidrs(cx, &here, value, &bot.name),
+            "ip_ranges" => bot.ip_ranges = ranges(cx, &here, value, &bot.name),
+            "category" => {
+                if let Some(text) = cx.string(&here, value) {
+                    bot.category = category(cx, &here, value.at, &text);
+                }
+            }
+            "operator" => bot.operator = operator(cx, &here, value),
+            "url" => {
+                bot.url = cx
+                    .string(&here, value)
+                    .and_then(|u| web_url(cx, &here, value.at, &u));
+            }
+            "ranges_url" => {
+                bot.ranges_url = cx
+                    .string(&here, value)
+                    .and_then(|u| web_url(cx, &here, value.at, &u));
+            }
+            "ranges_format" => {
+                places.format = Some(key_at);
+                check_format(cx, &here, value);
+            }
+            "signature_agents" => bot.signature_agents = signature_agents(cx, &here, value),
+            "signature_keys" => bot.signature_keys = signature_keys(cx, &here, value),
+            "robots_tokens" => {
+                bot.robots_tokens = cx.strings(&here, value, token).unwrap_or_default();
+            }
+            "rdns_masks" => read_masks(cx, &here, (value, key_at), &mut bot, &mut places),
+            _ => unreachable!("fields() lets through only known keys"),
+        }
+    }
+    cross_checks(cx, path, &bot, &places);
+    for &(key, value, _) in &fields {
+        if matches!(key, "ip_list" | "ip_ranges" | "cidr_list")
+            && matches!(&value.kind, Kind::Seq(items) if items.is_empty())
+        {
+            cx.error(
+                &join(path, key),
+                value.at,
+                format!("an empty `{key}` lets no address pass; leave the key out instead"),
+            );
+        }
+    }
+    Some(bot)
+}
+
+/// The `name` of a bot, trimmed: there, a string, not empty, with no
+/// control character.
+fn bot_name(
+    cx: &mut Ctx<'_>,
+    path: &str,
+    node: &Node,
+    fields: &[(&str, &Node, Position)],
+) -> Option<String> {
     let Some(&(_, name_node, _)) = fields.iter().find(|(k, _, _)| *k == "name") else {
         cx.error(path, node.at, "a bot needs a `name`".to_owned());
         return None;
@@ -363,173 +440,150 @@ fn read_bot(cx: &mut Ctx<'_>, path: &str, node: &Node) -> Option<Bot> {
         );
         return None;
     }
-    let mut bot = Bot::new(
-        name,
-        Origin {
-            file: cx.file.clone(),
-            at: node.at,
-        },
-    );
-    let mut masks_at = None;
-    let mut format_at = None;
-    let mut host_places = Vec::new();
-    let mut hosts_written = 0;
-    let mut hosts_at = None;
-    let mut mask_places = Vec::new();
-    for &(key, value, key_at) in &fields {
-        let here = join(path, key);
-        match key {
-            "name" => {}
-            "fcrdns_hosts" => {
-                let name = bot.name.clone();
-                let hosts = cx.strings(&here, value, |cx, p, at, s| {
-                    host(cx, p, at, s, false, &name).map(|h| (h, at))
-                });
-                hosts_at = Some(key_at);
-                if let Kind::Seq(items) = &value.kind {
-                    hosts_written = items.len();
-                }
-                if let Some(hosts) = hosts {
-                    host_places = hosts.iter().map(|&(_, at)| at).collect();
-                    bot.fcrdns_hosts = Some(hosts.into_iter().map(|(h, _)| h).collect());
-                }
-            }
-            "ip_list" => bot.ip_list = cx.strings(&here, value, Ctx::ip),
-            "cidr_list" => {
-                let name = bot.name.clone();
-                bot.cidr_list = cx.strings(&here, value, |cx, p, at, s| match Cidr::parse(s) {
-                    Ok(c) => {
-                        let (first, last) = c.bounds();
-                        let span = Span::of(first, last);
-                        width(cx, p, at, &format!("`{c}`"), span, &name).then_some(c)
-                    }
-                    Err(e) => {
-                        cx.error(p, at, e.to_string());
-                        None
-                    }
-                });
-            }
-            "ip_ranges" => bot.ip_ranges = ranges(cx, &here, value, &bot.name),
-            "category" => {
-                if let Some(text) = cx.string(&here, value) {
-                    bot.category = Category::from_name(&text);
-                    if bot.category.is_none() {
-                        let names: Vec<&str> = Category::ALL.iter().map(|c| c.as_str()).collect();
-                        cx.error(
-                            &here,
-                            value.at,
-                            format!("unknown category `{text}`; one of: {}", names.join(", ")),
-                        );
-                    }
-                }
-            }
-            "operator" => {
-                bot.operator = cx.string(&here, value);
-                if let Some(op) = &bot.operator
-                    && let Some(c) = op.chars().find(|&c| is_control(c))
-                {
-                    cx.error(
-                        &here,
-                        value.at,
-                        format!(
-                            "the operator {op:?} holds the control character U+{:04X}; it is shown in reports, so it holds none",
-                            u32::from(c)
-                        ),
-                    );
-                }
-            }
-            "url" => {
-                bot.url = cx
-                    .string(&here, value)
-                    .and_then(|u| web_url(cx, &here, value.at, &u));
-            }
-            "ranges_url" => {
-                bot.ranges_url = cx
-                    .string(&here, value)
-                    .and_then(|u| web_url(cx, &here, value.at, &u));
-            }
-            "ranges_format" => {
-                format_at = Some(key_at);
-                if let Some(text) = cx.string(&here, value)
-                    && text != RangesFormat::GoogleJson.as_str()
-                {
-                    cx.error(
-                        &here,
-                        value.at,
-                        format!("unknown ranges format `{text}`; the one format is `google-json`"),
-                    );
-                }
-            }
-            "signature_agents" => {
-                bot.signature_agents = cx
-                    .strings(&here, value, |cx, p, at, u| {
-                        let u = web_url(cx, p, at, u)?;
-                        if crate::webbotauth::keys_url(&u).is_none() {
-                            cx.error(
-                                p,
-                                at,
-                                format!(
-                                    "`{u}` cannot be a signature agent: it has a query or fragment"
-                                ),
-                            );
-                            return None;
-                        }
-                        Some(u)
-                    })
-                    .unwrap_or_default();
-            }
-            "signature_keys" => {
-                bot.signature_keys = cx
-                    .strings(&here, value, |cx, p, at, x| {
-                        match crate::webbotauth::ed25519_key(x.trim()) {
-                            Ok(_) => Some(x.trim().to_owned()),
-                            Err(reason) => {
-                                cx.error(p, at, format!("`{x}` is not an Ed25519 public key (the JWK `x`, base64url): {reason}"));
-                                None
-                            }
-                        }
-                    })
-                    .unwrap_or_default();
-            }
-            "robots_tokens" => {
-                bot.robots_tokens = cx.strings(&here, value, token).unwrap_or_default();
-            }
-            "rdns_masks" => {
-                masks_at = Some(key_at);
-                let name = bot.name.clone();
-                let masks = cx
-                    .strings(&here, value, |cx, p, at, s| {
-                        host(cx, p, at, s, true, &name).map(|h| (h, at))
-                    })
-                    .unwrap_or_default();
-                mask_places = masks.iter().map(|&(_, at)| at).collect();
-                bot.rdns_masks = masks.into_iter().map(|(m, _)| m).collect();
-            }
-            _ => unreachable!("fields() lets through only known keys"),
-        }
+    Some(name)
+}
+
+/// Reads `fcrdns_hosts` (its value, and where its key is) into `bot`, and
+/// where it and its entries are into `places`.
+fn read_hosts(
+    cx: &mut Ctx<'_>,
+    here: &str,
+    (value, key_at): (&Node, Position),
+    bot: &mut Bot,
+    places: &mut Places,
+) {
+    let name = bot.name.clone();
+    let hosts = cx.strings(here, value, |cx, p, at, s| {
+        host(cx, p, at, s, false, &name).map(|h| (h, at))
+    });
+    places.hosts_at = Some(key_at);
+    if let Kind::Seq(items) = &value.kind {
+        places.hosts_written = items.len();
     }
-    let places = Places {
-        bot: node.at,
-        masks: masks_at,
-        format: format_at,
-        hosts: host_places,
-        hosts_written,
-        hosts_at,
-        each_mask: mask_places,
-    };
-    cross_checks(cx, path, &bot, &places);
-    for &(key, value, _) in &fields {
-        if matches!(key, "ip_list" | "ip_ranges" | "cidr_list")
-            && matches!(&value.kind, Kind::Seq(items) if items.is_empty())
-        {
+    if let Some(hosts) = hosts {
+        places.hosts = hosts.iter().map(|&(_, at)| at).collect();
+        bot.fcrdns_hosts = Some(hosts.into_iter().map(|(h, _)| h).collect());
+    }
+}
+
+/// Reads `rdns_masks` (its value, and where its key is) into `bot`, and
+/// where it and its entries are into `places`.
+fn read_masks(
+    cx: &mut Ctx<'_>,
+    here: &str,
+    (value, key_at): (&Node, Position),
+    bot: &mut Bot,
+    places: &mut Places,
+) {
+    places.masks = Some(key_at);
+    let name = bot.name.clone();
+    let masks = cx
+        .strings(here, value, |cx, p, at, s| {
+            host(cx, p, at, s, true, &name).map(|h| (h, at))
+        })
+        .unwrap_or_default();
+    places.each_mask = masks.iter().map(|&(_, at)| at).collect();
+    bot.rdns_masks = masks.into_iter().map(|(m, _)| m).collect();
+}
+
+/// The `cidr_list` of the bot `name`: each entry a CIDR block of a width
+/// [`width`] accepts.
+fn cidrs(cx: &mut Ctx<'_>, here: &str, value: &Node, name: &str) -> Option<Vec<Cidr>> {
+    cx.strings(here, value, |cx, p, at, s| match Cidr::parse(s) {
+        Ok(c) => {
+            let (first, last) = c.bounds();
+            let span = Span::of(first, last);
+            width(cx, p, at, &format!("`{c}`"), span, name).then_some(c)
+        }
+        Err(e) => {
+            cx.error(p, at, e.to_string());
+            None
+        }
+    })
+}
+
+/// The category named `text`, or `None` (reported) for an unknown one.
+fn category(cx: &mut Ctx<'_>, here: &str, at: Position, text: &str) -> Option<Category> {
+    let category = Category::from_name(text);
+    if category.is_none() {
+        let names: Vec<&str> = Category::ALL.iter().map(|c| c.as_str()).collect();
+        cx.error(
+            here,
+            at,
+            format!("unknown category `{text}`; one of: {}", names.join(", ")),
+        );
+    }
+    category
+}
+
+/// The `operator`; one holding a control character is reported.
+fn operator(cx: &mut Ctx<'_>, here: &str, value: &Node) -> Option<String> {
+    let operator = cx.string(here, value);
+    if let Some(op) = &operator
+        && let Some(c) = op.chars().find(|&c| is_control(c))
+    {
+        cx.error(
+            here,
+            value.at,
+            format!(
+                "the operator {op:?} holds the control character U+{:04X}; it is shown in reports, so it holds none",
+                u32::from(c)
+            ),
+        );
+    }
+    operator
+}
+
+/// Reports a `ranges_format` other than the one format.
+fn check_format(cx: &mut Ctx<'_>, here: &str, value: &Node) {
+    if let Some(text) = cx.string(here, value)
+        && text != RangesFormat::GoogleJson.as_str()
+    {
+        cx.error(
+            here,
+            value.at,
+            format!("unknown ranges format `{text}`; the one format is `google-json`"),
+        );
+    }
+}
+
+/// The `signature_agents`: web URLs with no query or fragment.
+fn signature_agents(cx: &mut Ctx<'_>, here: &str, value: &Node) -> Vec<String> {
+    cx.strings(here, value, |cx, p, at, u| {
+        let u = web_url(cx, p, at, u)?;
+        if crate::webbotauth::keys_url(&u).is_none() {
             cx.error(
-                &join(path, key),
-                value.at,
-                format!("an empty `{key}` lets no address pass; leave the key out instead"),
+                p,
+                at,
+                format!("`{u}` cannot be a signature agent: it has a query or fragment"),
             );
+            return None;
         }
-    }
-    Some(bot)
+        Some(u)
+    })
+    .unwrap_or_default()
+}
+
+/// The `signature_keys`: Ed25519 public keys, trimmed.
+fn signature_keys(cx: &mut Ctx<'_>, here: &str, value: &Node) -> Vec<String> {
+    cx.strings(
+        here,
+        value,
+        |cx, p, at, x| match crate::webbotauth::ed25519_key(x.trim()) {
+            Ok(_) => Some(x.trim().to_owned()),
+            Err(reason) => {
+                cx.error(
+                    p,
+                    at,
+                    format!(
+                        "`{x}` is not an Ed25519 public key (the JWK `x`, base64url): {reason}"
+                    ),
+                );
+                None
+            }
+        },
+    )
+    .unwrap_or_default()
 }
 
 /// A control character, or one that reorders text on display (the
@@ -661,44 +715,40 @@ fn host(
     bot: &str,
 ) -> Option<String> {
     let name = text.trim().trim_end_matches('.').to_ascii_lowercase();
+    if let Some(message) = malformed(text, &name, mask).or_else(|| registrable(&name, mask, bot)) {
+        cx.error(path, at, message);
+        return None;
+    }
+    Some(name)
+}
+
+/// What is wrong with the form of the host name (or mask) `name`, as
+/// written `text`: empty, a URL, a pattern or a leading dot where a
+/// suffix goes, an invalid label, a single label.
+fn malformed(text: &str, name: &str, mask: bool) -> Option<String> {
     let what = if mask { "mask" } else { "host name" };
     if name.is_empty() && !text.trim().is_empty() {
-        cx.error(
-            path,
-            at,
-            format!("`{text}` is the DNS root: every host name would pass"),
-        );
-        return None;
+        return Some(format!(
+            "`{text}` is the DNS root: every host name would pass"
+        ));
     }
     if name.is_empty() {
-        cx.error(path, at, format!("an empty {what}"));
-        return None;
+        return Some(format!("an empty {what}"));
     }
     if name.contains("://") || name.contains('/') {
-        cx.error(
-            path,
-            at,
-            format!("`{text}` is a URL; write the {what} alone (`googlebot.com`)"),
-        );
-        return None;
+        return Some(format!(
+            "`{text}` is a URL; write the {what} alone (`googlebot.com`)"
+        ));
     }
     if !mask && name.starts_with('.') {
-        cx.error(
-            path,
-            at,
-            format!("`{text}`: write the suffix without a leading dot; it is matched on label boundaries"),
-        );
-        return None;
+        return Some(format!(
+            "`{text}`: write the suffix without a leading dot; it is matched on label boundaries"
+        ));
     }
     if !mask && name.contains('*') {
-        cx.error(
-            path,
-            at,
-            format!(
-                "`{text}`: `fcrdns_hosts` are suffixes, not patterns; patterns go in `rdns_masks`"
-            ),
-        );
-        return None;
+        return Some(format!(
+            "`{text}`: `fcrdns_hosts` are suffixes, not patterns; patterns go in `rdns_masks`"
+        ));
     }
     for label in name.split('.') {
         let ok = !label.is_empty()
@@ -709,12 +759,7 @@ fn host(
             && !label.starts_with('-')
             && !label.ends_with('-');
         if !ok {
-            cx.error(
-                path,
-                at,
-                format!("`{text}` is not a valid {what} (label `{label}`)"),
-            );
-            return None;
+            return Some(format!("`{text}` is not a valid {what} (label `{label}`)"));
         }
     }
     if !name.contains('.') {
@@ -725,20 +770,21 @@ fn host(
         } else {
             format!("`{text}` is a top-level domain: every host name under it would pass")
         };
-        cx.error(path, at, message);
-        return None;
+        return Some(message);
     }
+    None
+}
+
+/// Why anyone could register a name that `name` (a host suffix, or a mask)
+/// accepts and pass as `bot`: it is a public suffix, or a mask's open
+/// label is right under one.
+fn registrable(name: &str, mask: bool, bot: &str) -> Option<String> {
     if !mask {
-        if let Some(typ) = public_suffix(&name) {
-            cx.error(
-                path,
-                at,
-                format!(
-                    "`{name}` is a public suffix{}: anyone can register a name under it (`attacker.{name}`) and pass as `{bot}`",
-                    section(typ)
-                ),
-            );
-            return None;
+        if let Some(typ) = public_suffix(name) {
+            return Some(format!(
+                "`{name}` is a public suffix{}: anyone can register a name under it (`attacker.{name}`) and pass as `{bot}`",
+                section(typ)
+            ));
         }
     } else if let Some(cut) = name.rfind('*') {
         // The labels after the last one with a `*` are fixed; if they are a
@@ -751,18 +797,13 @@ fn host(
         };
         if let Some(typ) = open {
             let example = name.replacen('*', "attacker", 1).replace('*', "1");
-            cx.error(
-                path,
-                at,
-                format!(
-                    "mask `{name}` leaves a label open right under the public suffix `{fixed}`{}: anyone can register a name that matches (`{example}`) and pass as `{bot}`",
-                    section(typ)
-                ),
-            );
-            return None;
+            return Some(format!(
+                "mask `{name}` leaves a label open right under the public suffix `{fixed}`{}: anyone can register a name that matches (`{example}`) and pass as `{bot}`",
+                section(typ)
+            ));
         }
     }
-    Some(name)
+    None
 }
 
 fn token(cx: &mut Ctx<'_>, path: &str, at: Position, text: &str) -> Option<String> {

@@ -9,7 +9,7 @@ use serde::Serialize;
 
 use super::base::{RequestParts, response_base};
 use super::failure::SignatureFailure;
-use super::fields::{parse_signature_input, signature_bytes};
+use super::fields::{SignatureInput, parse_signature_input, signature_bytes};
 use super::keys::KeySet;
 
 /// The tag of a key directory response's signature.
@@ -83,52 +83,13 @@ pub fn check_directory_response(
     if inputs.is_empty() {
         return Ok(DirectorySignature::Unsigned);
     }
-    let parsed = url::Url::parse(url).map_err(|e| SignatureFailure::Malformed {
-        field: "directory URL",
-        reason: format!("{url}: {e}"),
-    })?;
-    let authority = match (parsed.host_str(), parsed.port()) {
-        (Some(h), Some(p)) => format!("{h}:{p}"),
-        (Some(h), None) => h.to_owned(),
-        (None, _) => String::new(),
-    };
+    let (parsed, authority) = authority(url)?;
     let request = RequestParts::new("GET", &authority, parsed.path()).scheme(parsed.scheme());
     let now = unix(now);
     let skew = i64::try_from(skew.as_secs()).unwrap_or(i64::MAX);
     let mut keyids = Vec::with_capacity(inputs.len());
     for input in &inputs {
-        let created = input.created.ok_or(SignatureFailure::MissingParameter {
-            parameter: "created",
-        })?;
-        let expires = input.expires.ok_or(SignatureFailure::MissingParameter {
-            parameter: "expires",
-        })?;
-        let keyid = input
-            .keyid
-            .clone()
-            .ok_or(SignatureFailure::MissingParameter { parameter: "keyid" })?;
-        if expires < created {
-            return Err(SignatureFailure::BadValidity {
-                created,
-                expires,
-                max: None,
-            });
-        }
-        if created > now.saturating_add(skew) {
-            return Err(SignatureFailure::NotYetValid { created, now });
-        }
-        if expires < now.saturating_sub(skew) {
-            return Err(SignatureFailure::Expired { expires, now });
-        }
-        if !input
-            .components
-            .iter()
-            .any(|c| c.name == "@authority" && c.req)
-        {
-            return Err(SignatureFailure::NotCovered {
-                component: "\"@authority\";req",
-            });
-        }
+        let keyid = valid_now(input, now, skew)?;
         let key = keys
             .get(&keyid)
             .ok_or_else(|| SignatureFailure::UnknownKey {
@@ -157,4 +118,58 @@ pub fn check_directory_response(
         keyids.push(keyid);
     }
     Ok(DirectorySignature::Valid { keyids })
+}
+
+/// The directory URL, parsed, and its authority (host and port, as the
+/// request's `@authority`).
+fn authority(url: &str) -> Result<(url::Url, String), SignatureFailure> {
+    let parsed = url::Url::parse(url).map_err(|e| SignatureFailure::Malformed {
+        field: "directory URL",
+        reason: format!("{url}: {e}"),
+    })?;
+    let authority = match (parsed.host_str(), parsed.port()) {
+        (Some(h), Some(p)) => format!("{h}:{p}"),
+        (Some(h), None) => h.to_owned(),
+        (None, _) => String::new(),
+    };
+    Ok((parsed, authority))
+}
+
+/// The `keyid` of a directory signature that has `created`, `expires` and
+/// `keyid`, is valid at `now` (give or take `skew` seconds), and covers
+/// `"@authority";req`.
+fn valid_now(input: &SignatureInput, now: i64, skew: i64) -> Result<String, SignatureFailure> {
+    let created = input.created.ok_or(SignatureFailure::MissingParameter {
+        parameter: "created",
+    })?;
+    let expires = input.expires.ok_or(SignatureFailure::MissingParameter {
+        parameter: "expires",
+    })?;
+    let keyid = input
+        .keyid
+        .clone()
+        .ok_or(SignatureFailure::MissingParameter { parameter: "keyid" })?;
+    if expires < created {
+        return Err(SignatureFailure::BadValidity {
+            created,
+            expires,
+            max: None,
+        });
+    }
+    if created > now.saturating_add(skew) {
+        return Err(SignatureFailure::NotYetValid { created, now });
+    }
+    if expires < now.saturating_sub(skew) {
+        return Err(SignatureFailure::Expired { expires, now });
+    }
+    if !input
+        .components
+        .iter()
+        .any(|c| c.name == "@authority" && c.req)
+    {
+        return Err(SignatureFailure::NotCovered {
+            component: "\"@authority\";req",
+        });
+    }
+    Ok(keyid)
 }
