@@ -686,7 +686,6 @@ pub(crate) fn suffix_on_label(name: &str, suffix: &str) -> bool {
         && (name.len() == suffix.len() || name.as_bytes()[name.len() - suffix.len() - 1] == b'.')
 }
 
-/// A host name (or a mask with `*`), lowercased, without a trailing dot.
 /// Whether `name` (lower case) is a public suffix of the Public Suffix
 /// List, a name under which anyone may register one: of its ICANN section
 /// (`co.uk`, `in-addr.arpa`) or of its private section (`github.io`).
@@ -706,6 +705,7 @@ fn section(typ: psl::Type) -> &'static str {
     }
 }
 
+/// A host name (or a mask with `*`), lowercased, without a trailing dot.
 fn host(
     cx: &mut Ctx<'_>,
     path: &str,
