@@ -11,11 +11,14 @@
 
 use std::fmt::{self, Write as _};
 
+use botwarden_text::{HtmlText, REPORT_CSS_BASE, thousands};
+
 use super::compare::Comparison;
 use super::document::AuditDocument;
 use super::site::SiteOverview;
 use super::{CheckReport, Finding, RobotsReading, Severity, check};
 
+/// The audit's own rules, after [`REPORT_CSS_BASE`].
 const CSS: &str = include_str!("report.css");
 
 /// The page's Content-Security-Policy: nothing may load, inline style only.
@@ -40,51 +43,6 @@ const HTML_CHANGES: usize = 200;
 pub fn render_html(doc: &AuditDocument) -> String {
     let mut out = String::with_capacity(64 * 1024);
     page(&mut out, doc).expect("writing to a String cannot fail");
-    out
-}
-
-/// Whether a character must not reach the page as is: controls and
-/// bidirectional overrides.
-fn is_unsafe_char(c: char) -> bool {
-    (c.is_control() && !matches!(c, '\n' | '\t'))
-        || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
-}
-
-/// A string escaped for HTML text and attribute values.
-struct Esc<'a>(&'a str);
-
-impl fmt::Display for Esc<'_> {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let s = self.0;
-        let mut from = 0;
-        for (i, c) in s.char_indices() {
-            let rep = match c {
-                '&' => "&amp;",
-                '<' => "&lt;",
-                '>' => "&gt;",
-                '"' => "&quot;",
-                '\'' => "&#39;",
-                c if is_unsafe_char(c) => "\u{fffd}",
-                _ => continue,
-            };
-            f.write_str(&s[from..i])?;
-            f.write_str(rep)?;
-            from = i + c.len_utf8();
-        }
-        f.write_str(&s[from..])
-    }
-}
-
-/// `1234567` as `1,234,567`.
-fn group(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, c) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(c);
-    }
     out
 }
 
@@ -122,9 +80,9 @@ fn page(out: &mut String, doc: &AuditDocument) -> fmt::Result {
     writeln!(
         out,
         "<title>Site audit · {} · botwarden</title>",
-        Esc(&r.seed)
+        HtmlText(&r.seed)
     )?;
-    writeln!(out, "<style>\n{CSS}</style>")?;
+    writeln!(out, "<style>\n{REPORT_CSS_BASE}{CSS}</style>")?;
     writeln!(out, "</head>")?;
     writeln!(out, "<body>")?;
     writeln!(out, r#"<header class="top"><div class="wrap">"#)?;
@@ -134,12 +92,12 @@ fn page(out: &mut String, doc: &AuditDocument) -> fmt::Result {
     writeln!(
         out,
         r#"<p class="meta"><b>{}</b> · crawl {} · {} URLs met, {} fetched, {} not fetched, {} still queued · pages deeper than {} clicks reported</p>"#,
-        Esc(&r.seed),
-        Esc(&r.state),
-        group(u.known),
-        group(u.fetched),
-        group(u.skipped),
-        group(u.queued),
+        HtmlText(&r.seed),
+        HtmlText(&r.state),
+        thousands(u.known),
+        thousands(u.fetched),
+        thousands(u.skipped),
+        thousands(u.queued),
         r.max_depth
     )?;
     if r.state.is_empty() {
@@ -154,7 +112,7 @@ fn page(out: &mut String, doc: &AuditDocument) -> fmt::Result {
         )?;
     }
     for note in &r.notes {
-        writeln!(out, r#"<p class="meta unfinished">{}</p>"#, Esc(note))?;
+        writeln!(out, r#"<p class="meta unfinished">{}</p>"#, HtmlText(note))?;
     }
     writeln!(out, "</div></header>")?;
     writeln!(out, r#"<main class="wrap">"#)?;
@@ -174,9 +132,9 @@ fn page(out: &mut String, doc: &AuditDocument) -> fmt::Result {
     writeln!(
         out,
         "<footer>{} findings from {} checks · schema {} · botwarden</footer>",
-        group(r.total()),
+        thousands(r.total()),
         r.checks.len(),
-        Esc(r.schema)
+        HtmlText(r.schema)
     )?;
     writeln!(out, "</main>")?;
     writeln!(out, "</body>")?;
@@ -196,8 +154,8 @@ fn cards(out: &mut String, doc: &AuditDocument) -> fmt::Result {
             out,
             r#"<div class="card c-{class}{}"><div class="k">{k}</div><div class="v">{}</div><div class="s">{}</div></div>"#,
             if v == 0 { " zero" } else { "" },
-            group(v),
-            Esc(&s)
+            thousands(v),
+            HtmlText(&s)
         )
     };
     card(
@@ -226,7 +184,7 @@ fn cards(out: &mut String, doc: &AuditDocument) -> fmt::Result {
         "pages",
         "Fetched",
         r.urls.fetched,
-        format!("of {} URLs met", group(r.urls.known)),
+        format!("of {} URLs met", thousands(r.urls.known)),
     )?;
     writeln!(out, "</div>")
 }
@@ -260,10 +218,10 @@ fn overview(out: &mut String, doc: &AuditDocument) -> fmt::Result {
             r##"<tr><td>{}</td><td><a href="#{}"><code>{}</code></a></td><td class="finds">{}</td><td class="num{}">{}</td>"##,
             Badge(c.severity),
             section_id(c.code),
-            Esc(c.code),
-            Esc(c.summary),
+            HtmlText(c.code),
+            HtmlText(c.summary),
             if c.count == 0 { " zero" } else { "" },
-            group(c.count)
+            thousands(c.count)
         )?;
         if let Some(cmp) = &doc.compare {
             let change = cmp.checks.iter().find(|x| x.code == c.code);
@@ -278,7 +236,7 @@ fn overview(out: &mut String, doc: &AuditDocument) -> fmt::Result {
                     out,
                     r#"<td class="num{}">{}</td>"#,
                     if v == 0 { " zero" } else { "" },
-                    group(v)
+                    thousands(v)
                 )?;
             }
         }
@@ -297,12 +255,12 @@ fn compare(out: &mut String, c: &Comparison) -> fmt::Result {
     writeln!(
         out,
         r#"<p class="sub">Compared with the crawl of <span class="url">{}</span> ({}, {} URLs met): <b>{}</b> fixed, <b>{}</b> new, <b>{}</b> still there. A finding is the same when its check and its URL are.</p>"#,
-        Esc(&c.seed),
-        Esc(&c.state),
-        group(c.urls.known),
-        group(c.fixed),
-        group(c.new),
-        group(c.still)
+        HtmlText(&c.seed),
+        HtmlText(&c.state),
+        thousands(c.urls.known),
+        thousands(c.fixed),
+        thousands(c.new),
+        thousands(c.still)
     )?;
     let changed: Vec<_> = c
         .checks
@@ -316,9 +274,9 @@ fn compare(out: &mut String, c: &Comparison) -> fmt::Result {
         writeln!(
             out,
             r#"<h3 id="compare-{}">{} <code>{}</code></h3>"#,
-            Esc(&x.code.replace('/', "-")),
+            HtmlText(&x.code.replace('/', "-")),
             Badge(x.severity),
-            Esc(x.code)
+            HtmlText(x.code)
         )?;
         writeln!(
             out,
@@ -329,7 +287,7 @@ fn compare(out: &mut String, c: &Comparison) -> fmt::Result {
                 writeln!(
                     out,
                     r#"<tr class="{what}"><td><span class="badge b-{what}">{what}</span></td><td class="url">{}</td></tr>"#,
-                    Esc(url)
+                    HtmlText(url)
                 )?;
             }
         }
@@ -339,7 +297,7 @@ fn compare(out: &mut String, c: &Comparison) -> fmt::Result {
                 writeln!(
                     out,
                     r#"<p class="more">… and {} more {what}: the JSON and CSV list them all.</p>"#,
-                    group((urls.len() - HTML_CHANGES) as u64)
+                    thousands((urls.len() - HTML_CHANGES) as u64)
                 )?;
             }
         }
@@ -390,8 +348,8 @@ fn counts_table(
         writeln!(
             out,
             r#"<tr><td class="mono">{}</td><td class="num bar" style="--p:{share:.1}%">{}</td><td class="num">{share:.1}%</td></tr>"#,
-            Esc(&c.name),
-            group(c.count)
+            HtmlText(&c.name),
+            thousands(c.count)
         )?;
     }
     writeln!(out, "</tbody></table></div>")
@@ -439,8 +397,8 @@ fn depths(out: &mut String, site: &SiteOverview) -> fmt::Result {
             r#"<g class="depth" data-depth="{}"><title>depth {}: {} URLs met, {} fetched</title>"#,
             d.depth,
             d.depth,
-            group(d.urls),
-            group(d.fetched)
+            thousands(d.urls),
+            thousands(d.fetched)
         )?;
         writeln!(
             out,
@@ -458,7 +416,7 @@ fn depths(out: &mut String, site: &SiteOverview) -> fmt::Result {
                 out,
                 r#"<text class="val" x="{cx:.1}" y="{:.1}" text-anchor="middle">{}</text>"#,
                 base - hm - 5.0,
-                group(d.urls)
+                thousands(d.urls)
             )?;
         }
         if depth_shown[i] {
@@ -494,9 +452,9 @@ fn link_graph(out: &mut String, site: &SiteOverview) -> fmt::Result {
     writeln!(
         out,
         r#"<p class="sub">The link score is PageRank over the followed links between the site's HTML pages ({} pages, {} distinct links; {} links left out: to a page that is not HTML, to itself, or repeated), damping 0.85, scaled so that the average page scores 1; {} iteration{}{}.</p>"#,
-        group(run.pages),
-        group(run.links),
-        group(run.links_left_out),
+        thousands(run.pages),
+        thousands(run.links),
+        thousands(run.links_left_out),
         run.iterations,
         if run.iterations == 1 { "" } else { "s" },
         if run.converged {
@@ -530,9 +488,9 @@ fn ranked(out: &mut String, pages: &[super::site::PageRank], id: &str) -> fmt::R
         writeln!(
             out,
             r#"<tr><td class="url">{}</td><td class="num">{}</td><td class="num">{}</td><td class="num">{}</td></tr>"#,
-            Esc(&p.url),
+            HtmlText(&p.url),
             p.depth,
-            group(p.in_links),
+            thousands(p.in_links),
             p.score
                 .map_or_else(|| "–".to_owned(), |s| format!("{s:.2}"))
         )?;
@@ -562,7 +520,7 @@ fn chart_labels(urls: &[u64], slot: f64) -> (Vec<bool>, Vec<bool>) {
         // At most `n`: a small positive number of bars.
         ((width / slot).ceil() as usize).clamp(1, n)
     };
-    let widest = urls.iter().map(|&u| group(u).len()).max().unwrap_or(1);
+    let widest = urls.iter().map(|&u| thousands(u).len()).max().unwrap_or(1);
     let tallest = urls
         .iter()
         .enumerate()
@@ -591,21 +549,21 @@ fn check_section(out: &mut String, c: &CheckReport) -> fmt::Result {
     writeln!(
         out,
         r#"<section class="panel check" id="{}" aria-labelledby="{}-h">"#,
-        Esc(&id),
-        Esc(&id)
+        HtmlText(&id),
+        HtmlText(&id)
     )?;
     writeln!(
         out,
         r#"<h2 id="{}-h">{} <code>{}</code></h2>"#,
-        Esc(&id),
+        HtmlText(&id),
         Badge(c.severity),
-        Esc(c.code)
+        HtmlText(c.code)
     )?;
     writeln!(
         out,
         r#"<p class="sub">{} · <b>{}</b> finding{}</p>"#,
-        Esc(c.summary),
-        group(c.count),
+        HtmlText(c.summary),
+        thousands(c.count),
         if c.count == 1 { "" } else { "s" }
     )?;
     if let Some(doc) = check(c.code) {
@@ -632,7 +590,7 @@ fn check_section(out: &mut String, c: &CheckReport) -> fmt::Result {
         writeln!(
             out,
             r#"<p class="more">The first {HTML_FINDINGS} of {} findings; the JSON and CSV list them all.</p>"#,
-            group(c.findings.len() as u64)
+            thousands(c.findings.len() as u64)
         )?;
     }
     writeln!(out, "</section>")
@@ -642,14 +600,14 @@ fn finding(out: &mut String, f: &Finding) -> fmt::Result {
     write!(
         out,
         r#"<tr class="finding"><td class="url">{}</td><td class="msg">{}</td><td><ul class="ev">"#,
-        Esc(&f.url),
-        Esc(&f.message)
+        HtmlText(&f.url),
+        HtmlText(&f.message)
     )?;
     for r in f.related.iter().take(HTML_LINKS) {
         write!(
             out,
             r#"<li><span class="k">involves</span> <span class="url">{}</span></li>"#,
-            Esc(r)
+            HtmlText(r)
         )?;
     }
     let shown = f.related.len().min(HTML_LINKS) as u64;
@@ -657,7 +615,7 @@ fn finding(out: &mut String, f: &Finding) -> fmt::Result {
         write!(
             out,
             r#"<li class="k">and {} more</li>"#,
-            group(f.related_count - shown)
+            thousands(f.related_count - shown)
         )?;
     }
     if let Some(r) = &f.robots {
@@ -676,14 +634,14 @@ fn finding(out: &mut String, f: &Finding) -> fmt::Result {
         write!(
             out,
             r#"<li class="link"><span class="k">linked from</span> <span class="url">{}</span>"#,
-            Esc(&l.source)
+            HtmlText(&l.source)
         )?;
         match &l.anchor {
-            Some(a) => write!(out, r#" <span class="a">“{}”</span>"#, Esc(a))?,
+            Some(a) => write!(out, r#" <span class="a">“{}”</span>"#, HtmlText(a))?,
             None => write!(out, r#" <span class="k">(no anchor text)</span>"#)?,
         }
         if l.kind != "a" {
-            write!(out, r#" <span class="k">({})</span>"#, Esc(l.kind))?;
+            write!(out, r#" <span class="k">({})</span>"#, HtmlText(l.kind))?;
         }
         write!(out, "</li>")?;
     }
@@ -692,7 +650,7 @@ fn finding(out: &mut String, f: &Finding) -> fmt::Result {
         write!(
             out,
             r#"<li class="k">and {} more link{}</li>"#,
-            group(f.link_count - shown),
+            thousands(f.link_count - shown),
             if f.link_count - shown == 1 { "" } else { "s" }
         )?;
     }
@@ -703,9 +661,9 @@ fn reading(r: &RobotsReading) -> String {
     let verdict = if r.allowed { "allowed" } else { "disallowed" };
     match (&r.rule, r.line) {
         (Some(rule), Some(line)) => {
-            format!("{verdict} by <code>{}</code> (line {line})", Esc(rule))
+            format!("{verdict} by <code>{}</code> (line {line})", HtmlText(rule))
         }
-        (Some(rule), None) => format!("{verdict} by <code>{}</code>", Esc(rule)),
+        (Some(rule), None) => format!("{verdict} by <code>{}</code>", HtmlText(rule)),
         _ => format!("{verdict} (no rule)"),
     }
 }
@@ -757,9 +715,9 @@ fn inline(s: &str) -> String {
     let mut out = String::new();
     for (i, part) in s.split('`').enumerate() {
         if i % 2 == 1 {
-            let _ = write!(out, "<code>{}</code>", Esc(part));
+            let _ = write!(out, "<code>{}</code>", HtmlText(part));
         } else {
-            let _ = write!(out, "{}", Esc(part));
+            let _ = write!(out, "{}", HtmlText(part));
         }
     }
     out
@@ -768,15 +726,6 @@ fn inline(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn hostile_text_is_escaped() {
-        let s = Esc("<script>alert(1)</script>\"'&\u{202e}\u{1b}").to_string();
-        assert_eq!(
-            s,
-            "&lt;script&gt;alert(1)&lt;/script&gt;&quot;&#39;&amp;\u{fffd}\u{fffd}"
-        );
-    }
 
     /// `(x, text, is a count)` of the depth chart's labels.
     fn chart_texts(counts: &[u64]) -> Vec<(f64, String, bool)> {
@@ -850,7 +799,7 @@ mod tests {
                 } else {
                     let top = depths.iter().max().copied().unwrap_or(0);
                     assert!(
-                        labels.iter().any(|l| l.1 == group(top)),
+                        labels.iter().any(|l| l.1 == thousands(top)),
                         "tallest unlabelled"
                     );
                 }
@@ -860,10 +809,10 @@ mod tests {
 
     #[test]
     fn numbers_are_grouped() {
-        assert_eq!(group(0), "0");
-        assert_eq!(group(999), "999");
-        assert_eq!(group(1000), "1,000");
-        assert_eq!(group(1_234_567), "1,234,567");
+        assert_eq!(thousands(0), "0");
+        assert_eq!(thousands(999), "999");
+        assert_eq!(thousands(1000), "1,000");
+        assert_eq!(thousands(1_234_567), "1,234,567");
     }
 
     #[test]

@@ -9,6 +9,7 @@
 #![allow(clippy::print_stdout)]
 
 use botwarden_crawl::{Frontier, FrontierConfig};
+use botwarden_testdata::Xorshift;
 use url::Url;
 
 fn peak_kib() -> Option<u64> {
@@ -30,12 +31,10 @@ fn main() {
     };
     let before = peak_kib();
     let mut frontier = Frontier::new(&start, config);
-    let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+    let mut rng = Xorshift::new(Xorshift::SEED);
     let mut text = String::new();
     for i in 0..n {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
+        let x = rng.next_u64();
         text.clear();
         use std::fmt::Write;
         let _ = write!(

@@ -9,28 +9,18 @@ use std::fmt::Write as _;
 use std::hint::black_box;
 
 use botwarden_robots::{Analysis, Matrix, Profile, RobotsTxt, check, compare_fixed, fix};
+use botwarden_testdata::Xorshift;
 use criterion::Criterion;
 
-/// A small deterministic generator (xorshift), so every run checks the same
-/// file.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-        items[(self.next() % items.len() as u64) as usize]
-    }
+/// One of `items`, drawn by `rng`.
+fn pick<'a>(rng: &mut Xorshift, items: &[&'a str]) -> &'a str {
+    items[(rng.next_u64() % items.len() as u64) as usize]
 }
 
 /// 10,000 rules in 20 groups, padded with comments to 500 KiB.
 fn large_file() -> String {
-    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    // Deterministic, so that every run checks the same file.
+    let mut rng = Xorshift::new(0x9E37_79B9_7F4A_7C15);
     let words = [
         "shop", "help", "static", "api", "v1", "img", "docs", "search", "cart", "user",
     ];
@@ -43,18 +33,18 @@ fn large_file() -> String {
             let _ = writeln!(out, "User-agent: bot{}", char::from(b'a' + g));
         }
         for _ in 0..500 {
-            let kind = if rng.next().is_multiple_of(3) {
+            let kind = if rng.next_u64().is_multiple_of(3) {
                 "Allow"
             } else {
                 "Disallow"
             };
             let mut path = String::new();
-            for _ in 0..=rng.next() % 4 {
+            for _ in 0..=rng.next_u64() % 4 {
                 path.push('/');
-                path.push_str(rng.pick(&words));
+                path.push_str(pick(&mut rng, &words));
             }
-            let _ = write!(path, "{}", rng.next() % 1000);
-            match rng.next() % 10 {
+            let _ = write!(path, "{}", rng.next_u64() % 1000);
+            match rng.next_u64() % 10 {
                 0 => path.push_str("*.php$"),
                 1 => path.push_str("?*sort="),
                 _ => {}

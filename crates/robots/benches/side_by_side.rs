@@ -32,6 +32,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use botwarden_robots::{Matcher, Profile, RobotMatcher, Robots, RobotsTxt, TokenChain};
+use botwarden_testdata::Xorshift;
 
 mod support;
 
@@ -552,13 +553,10 @@ fn urls(file: &Path, count: usize, host: &str) {
         paths.push(format!("/{seg}/page-17.html?utm_source=feed"));
     }
     let mut out = std::io::BufWriter::new(std::io::stdout().lock());
-    // xorshift: the same URLs on every run.
-    let mut x: u64 = 0x2545_F491_4F6C_DD1D;
+    // The same URLs on every run.
+    let mut rng = Xorshift::new(Xorshift::SEED);
     for _ in 0..count {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        let path = &paths[(x % paths.len() as u64) as usize];
+        let path = &paths[(rng.next_u64() % paths.len() as u64) as usize];
         let _ = writeln!(out, "{host}{}", clean(path.clone()));
     }
     let _ = out.flush();

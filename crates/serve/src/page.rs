@@ -2,7 +2,6 @@
 //! requests (CSP `default-src 'none'`), every text from a file or a site
 //! escaped.
 
-use std::borrow::Cow;
 use std::fmt::Write as _;
 use std::sync::Arc;
 use std::sync::atomic::AtomicBool;
@@ -13,6 +12,7 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 use botwarden_robots::report::{CheckReport, TextView, check_text, escape, fetch_text};
 use botwarden_robots::{Profile, RobotsTxt, Severity};
+use botwarden_text::HtmlText;
 
 use crate::api::{Input, agent_warnings, test_answers};
 use crate::permalink;
@@ -36,19 +36,7 @@ label{display:block;font-weight:bold;margin-top:.5rem}
 
 /// HTML-escapes text, after making terminal-active characters visible.
 fn h(text: &str) -> String {
-    let shown: Cow<'_, str> = escape(text);
-    let mut out = String::with_capacity(shown.len());
-    for c in shown.chars() {
-        match c {
-            '&' => out.push_str("&amp;"),
-            '<' => out.push_str("&lt;"),
-            '>' => out.push_str("&gt;"),
-            '"' => out.push_str("&quot;"),
-            '\'' => out.push_str("&#39;"),
-            c => out.push(c),
-        }
-    }
-    out
+    HtmlText(&escape(text)).to_string()
 }
 
 /// [`h`] for text of several lines: each line escaped, the line breaks

@@ -9,6 +9,7 @@
 use std::time::Instant;
 
 use botwarden_store::{Batch, LinkKind, LinkRecord, NewUrl, PageRecord, Store, UrlState};
+use botwarden_testdata::Xorshift;
 
 fn main() {
     let pages: u64 = std::env::args()
@@ -29,7 +30,7 @@ fn main() {
     seed.new_urls.push(new_url(0, next_id));
     next_id += 1;
     store.write(&seed).expect("seed");
-    let mut x = 0x2545_f491_4f6c_dd1d_u64;
+    let mut rng = Xorshift::new(Xorshift::SEED);
     let mut batch = Batch::default();
     // Pages are fetched in discovery order, as the crawler's queue does.
     let mut queue = std::collections::VecDeque::from([0u64]);
@@ -47,16 +48,13 @@ fn main() {
             charset: Some("utf-8".to_owned()),
             content_hash: Some(format!("{i:064x}")),
             title: Some(format!("Page {i}")),
-            simhash: Some(x),
+            simhash: Some(rng.last()),
             ..PageRecord::default()
         });
         let mut targets = vec![2 * i + 1, 2 * i + 2];
         targets.retain(|c| *c < pages);
         while targets.len() < 30 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            targets.push(x % pages);
+            targets.push(rng.next_u64() % pages);
         }
         for (position, t) in targets.into_iter().enumerate() {
             let slot = &mut id_of[usize::try_from(t).expect("t")];

@@ -280,6 +280,8 @@ fn hex(b: Option<&u8>) -> Option<u8> {
 
 #[cfg(test)]
 mod tests {
+    use botwarden_testdata::Xorshift;
+
     use super::*;
 
     fn n(base: &str, href: &str) -> Result<String, UrlProblem> {
@@ -384,11 +386,9 @@ mod tests {
             "mailto:a@example.com",
         ];
         let long = format!("/{}", "a".repeat(MAX_URL_LEN));
-        let mut x = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut rng = Xorshift::new(0x9e37_79b9_7f4a_7c15);
         for _ in 0..5_000 {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
+            let x = rng.next_u64();
             let base = Url::parse(bases[usize::try_from(x % 9).expect("small")]).expect("base");
             let i = usize::try_from((x >> 8) % (hrefs.len() as u64 + 1)).expect("small");
             let href = hrefs.get(i).copied().unwrap_or(&long);

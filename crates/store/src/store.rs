@@ -943,233 +943,21 @@ impl Store {
         if batch.is_empty() {
             return Ok(());
         }
-        let path = self.path.clone();
-        let err = |what: &str| {
-            let path = path.clone();
-            let what = what.to_owned();
-            move |e: rusqlite::Error| sqlite(&path, &what, &e)
-        };
         let tx = self
             .conn
             .transaction()
-            .map_err(err("cannot begin a transaction"))?;
-        {
-            let mut st = tx
-                .prepare_cached(
-                    "INSERT INTO urls (id, url, depth, found_by, state, skip_reason, skip_detail)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-                )
-                .map_err(err("cannot prepare"))?;
-            for u in &batch.new_urls {
-                st.execute(params![
-                    to_i64(u.id),
-                    u.url,
-                    u.depth,
-                    u.found_by,
-                    u.state.as_str(),
-                    u.skip.as_ref().map(|s| s.reason),
-                    u.skip.as_ref().map(|s| s.detail.as_str()),
-                ])
-                .map_err(err(&format!("cannot store the URL {}", u.url)))?;
-            }
-            let mut st = tx
-                .prepare_cached(
-                    "UPDATE urls SET state = ?2, skip_reason = ?3, skip_detail = ?4 WHERE id = ?1",
-                )
-                .map_err(err("cannot prepare"))?;
-            for (id, state, skip) in &batch.states {
-                st.execute(params![
-                    to_i64(*id),
-                    state.as_str(),
-                    skip.as_ref().map(|s| s.reason),
-                    skip.as_ref().map(|s| s.detail.as_str()),
-                ])
-                .map_err(err("cannot update a URL's state"))?;
-            }
-            let mut st = tx
-                .prepare_cached(
-                    "INSERT OR REPLACE INTO pages (url_id, fetched_at, status, error, elapsed_ms,
-                     ttfb_ms, bytes, truncated, content_type, charset, content_hash, title,
-                     noindex, nofollow, canonical, location, refresh, x_robots_tag,
-                     http_version, content_length, body_read, dns_ms, connect_ms, download_ms,
-                     simhash, description, description_count, h1, h1_count, canonical_count,
-                     canonical_written, canonical_header, canonical_outside_head, base_href,
-                     base_count, header_charset, meta_charset, bom, robots_meta, head_break,
-                     head_break_line, head_ignored, head_ignored_count, mixed_active,
-                     mixed_passive, mixed_examples, refresh_delay)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15,
-                     ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30,
-                     ?31, ?32, ?33, ?34, ?35, ?36, ?37, ?38, ?39, ?40, ?41, ?42, ?43, ?44, ?45,
-                     ?46, ?47)",
-                )
-                .map_err(err("cannot prepare"))?;
-            for p in &batch.pages {
-                st.execute(params![
-                    to_i64(p.url_id),
-                    p.fetched_at,
-                    p.status,
-                    p.error,
-                    p.elapsed_ms,
-                    p.ttfb_ms,
-                    to_i64(p.bytes),
-                    p.truncated,
-                    p.content_type,
-                    p.charset,
-                    p.content_hash,
-                    p.title,
-                    p.noindex,
-                    p.nofollow,
-                    p.canonical,
-                    p.location,
-                    p.refresh,
-                    p.x_robots_tag,
-                    p.http_version,
-                    p.content_length.map(to_i64),
-                    p.body_read,
-                    p.dns_ms,
-                    p.connect_ms,
-                    p.download_ms,
-                    // SQLite integers are signed: the 64 bits as they are.
-                    p.simhash.map(|h| h.cast_signed()),
-                    p.description,
-                    p.description_count,
-                    p.h1,
-                    p.h1_count,
-                    p.canonical_count,
-                    p.canonical_written,
-                    p.canonical_header,
-                    p.canonical_outside_head,
-                    p.base_href,
-                    p.base_count,
-                    p.header_charset,
-                    p.meta_charset,
-                    p.bom,
-                    p.robots_meta,
-                    p.head_break,
-                    p.head_break_line,
-                    p.head_ignored,
-                    p.head_ignored_count,
-                    p.mixed_active,
-                    p.mixed_passive,
-                    p.mixed_examples,
-                    p.refresh_delay,
-                ])
-                .map_err(err("cannot store a page"))?;
-            }
-            // Links go in LINK_ROWS rows per statement: a page's links
-            // come together, and one statement per row costs more than the
-            // rows themselves.
-            let mut chunks = batch.links.chunks_exact(LINK_ROWS);
-            let mut st = tx
-                .prepare_cached(&links_insert(LINK_ROWS))
-                .map_err(err("cannot prepare"))?;
-            for chunk in &mut chunks {
-                st.execute(rusqlite::params_from_iter(
-                    chunk.iter().flat_map(link_values),
-                ))
-                .map_err(err("cannot store a link"))?;
-            }
-            let mut st = tx
-                .prepare_cached(&links_insert(1))
-                .map_err(err("cannot prepare"))?;
-            for l in chunks.remainder() {
-                st.execute(rusqlite::params_from_iter(link_values(l)))
-                    .map_err(err("cannot store a link"))?;
-            }
-            let mut st = tx
-                .prepare_cached(
-                    "INSERT OR REPLACE INTO robots_decisions (url_id, relaxed_allowed,
-                     relaxed_line, relaxed_rule, strict_allowed, strict_line, strict_rule)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-                )
-                .map_err(err("cannot prepare"))?;
-            for r in &batch.robots {
-                st.execute(params![
-                    to_i64(r.url_id),
-                    r.relaxed_allowed,
-                    r.relaxed_line,
-                    r.relaxed_rule,
-                    r.strict_allowed,
-                    r.strict_line,
-                    r.strict_rule,
-                ])
-                .map_err(err("cannot store a robots decision"))?;
-            }
-            let mut st = tx
-                .prepare_cached(
-                    "INSERT OR REPLACE INTO robots_files (origin, fetched_at, status,
-                     availability, error, body, source, redirects, truncated)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-                )
-                .map_err(err("cannot prepare"))?;
-            for f in &batch.robots_files {
-                st.execute(params![
-                    f.origin,
-                    f.fetched_at,
-                    f.status,
-                    f.availability,
-                    f.error,
-                    f.body,
-                    f.source,
-                    f.redirects,
-                    f.truncated,
-                ])
-                .map_err(err("cannot store a robots.txt"))?;
-            }
-            let mut st = tx
-                .prepare_cached(
-                    "INSERT INTO throttle_events (at, host, request, indicators, window,
-                     direction, delay_ms_before, delay_ms_after, parallel_before,
-                     parallel_after) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
-                )
-                .map_err(err("cannot prepare"))?;
-            for t in &batch.throttle {
-                st.execute(params![
-                    t.at,
-                    t.host,
-                    to_i64(t.request),
-                    t.indicators,
-                    t.window,
-                    t.direction,
-                    to_i64(t.delay_ms.0),
-                    to_i64(t.delay_ms.1),
-                    t.parallel.0,
-                    t.parallel.1,
-                ])
-                .map_err(err("cannot store a throttle event"))?;
-            }
-            let mut st = tx
-                .prepare_cached(
-                    "INSERT INTO site_verifications (origin, method, url, verified_at,
-                     token_fingerprint) VALUES (?1, ?2, ?3, ?4, ?5)",
-                )
-                .map_err(err("cannot prepare"))?;
-            for v in &batch.verifications {
-                st.execute(params![
-                    v.origin,
-                    v.method,
-                    v.url,
-                    v.verified_at,
-                    v.token_fingerprint,
-                ])
-                .map_err(err("cannot store a site verification"))?;
-            }
-            let mut st = tx
-                .prepare_cached("INSERT INTO sitemap_entries (url_id, sitemap) VALUES (?1, ?2)")
-                .map_err(err("cannot prepare"))?;
-            for (id, sitemap) in &batch.sitemap_entries {
-                st.execute(params![to_i64(*id), sitemap])
-                    .map_err(err("cannot store a sitemap entry"))?;
-            }
-            let mut st = tx
-                .prepare_cached("INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)")
-                .map_err(err("cannot prepare"))?;
-            for (k, v) in &batch.meta {
-                st.execute(params![k, v])
-                    .map_err(err("cannot store a fact of the crawl"))?;
-            }
-        }
-        tx.commit().map_err(err("cannot commit"))
+            .map_err(|e| sqlite(&self.path, "cannot begin a transaction", &e))?;
+        let writer = BatchWriter {
+            tx: &tx,
+            path: &self.path,
+        };
+        writer.urls(batch)?;
+        writer.pages(&batch.pages)?;
+        writer.links(&batch.links)?;
+        writer.robots(batch)?;
+        writer.crawl_facts(batch)?;
+        tx.commit()
+            .map_err(|e| sqlite(&self.path, "cannot commit", &e))
     }
 
     /// Stores what external URLs answered, in one transaction (a URL
@@ -1347,6 +1135,245 @@ impl Store {
             }
         }
         Ok(counts)
+    }
+}
+
+/// [`Store::write`]'s steps: a batch's rows, table by table, in its
+/// transaction.
+struct BatchWriter<'a> {
+    tx: &'a rusqlite::Transaction<'a>,
+    path: &'a Path,
+}
+
+impl BatchWriter<'_> {
+    /// The error of a failed step, naming the store's file.
+    fn err<'b>(&'b self, what: &'b str) -> impl Fn(rusqlite::Error) -> Error + 'b {
+        move |e| sqlite(self.path, what, &e)
+    }
+
+    /// A cached statement of the transaction.
+    fn prepare(&self, sql: &str) -> Result<rusqlite::CachedStatement<'_>, Error> {
+        self.tx
+            .prepare_cached(sql)
+            .map_err(|e| sqlite(self.path, "cannot prepare", &e))
+    }
+
+    /// The new URLs, then the changed states of known ones.
+    fn urls(&self, batch: &Batch) -> Result<(), Error> {
+        let mut st = self.prepare(
+            "INSERT INTO urls (id, url, depth, found_by, state, skip_reason, skip_detail)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        )?;
+        for u in &batch.new_urls {
+            st.execute(params![
+                to_i64(u.id),
+                u.url,
+                u.depth,
+                u.found_by,
+                u.state.as_str(),
+                u.skip.as_ref().map(|s| s.reason),
+                u.skip.as_ref().map(|s| s.detail.as_str()),
+            ])
+            .map_err(self.err(&format!("cannot store the URL {}", u.url)))?;
+        }
+        let mut st = self.prepare(
+            "UPDATE urls SET state = ?2, skip_reason = ?3, skip_detail = ?4 WHERE id = ?1",
+        )?;
+        for (id, state, skip) in &batch.states {
+            st.execute(params![
+                to_i64(*id),
+                state.as_str(),
+                skip.as_ref().map(|s| s.reason),
+                skip.as_ref().map(|s| s.detail.as_str()),
+            ])
+            .map_err(self.err("cannot update a URL's state"))?;
+        }
+        Ok(())
+    }
+
+    /// The pages fetched.
+    fn pages(&self, pages: &[PageRecord]) -> Result<(), Error> {
+        let mut st = self.prepare(
+            "INSERT OR REPLACE INTO pages (url_id, fetched_at, status, error, elapsed_ms,
+                 ttfb_ms, bytes, truncated, content_type, charset, content_hash, title,
+                 noindex, nofollow, canonical, location, refresh, x_robots_tag,
+                 http_version, content_length, body_read, dns_ms, connect_ms, download_ms,
+                 simhash, description, description_count, h1, h1_count, canonical_count,
+                 canonical_written, canonical_header, canonical_outside_head, base_href,
+                 base_count, header_charset, meta_charset, bom, robots_meta, head_break,
+                 head_break_line, head_ignored, head_ignored_count, mixed_active,
+                 mixed_passive, mixed_examples, refresh_delay)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15,
+                 ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30,
+                 ?31, ?32, ?33, ?34, ?35, ?36, ?37, ?38, ?39, ?40, ?41, ?42, ?43, ?44, ?45,
+                 ?46, ?47)",
+        )?;
+        for p in pages {
+            st.execute(params![
+                to_i64(p.url_id),
+                p.fetched_at,
+                p.status,
+                p.error,
+                p.elapsed_ms,
+                p.ttfb_ms,
+                to_i64(p.bytes),
+                p.truncated,
+                p.content_type,
+                p.charset,
+                p.content_hash,
+                p.title,
+                p.noindex,
+                p.nofollow,
+                p.canonical,
+                p.location,
+                p.refresh,
+                p.x_robots_tag,
+                p.http_version,
+                p.content_length.map(to_i64),
+                p.body_read,
+                p.dns_ms,
+                p.connect_ms,
+                p.download_ms,
+                // SQLite integers are signed: the 64 bits as they are.
+                p.simhash.map(|h| h.cast_signed()),
+                p.description,
+                p.description_count,
+                p.h1,
+                p.h1_count,
+                p.canonical_count,
+                p.canonical_written,
+                p.canonical_header,
+                p.canonical_outside_head,
+                p.base_href,
+                p.base_count,
+                p.header_charset,
+                p.meta_charset,
+                p.bom,
+                p.robots_meta,
+                p.head_break,
+                p.head_break_line,
+                p.head_ignored,
+                p.head_ignored_count,
+                p.mixed_active,
+                p.mixed_passive,
+                p.mixed_examples,
+                p.refresh_delay,
+            ])
+            .map_err(self.err("cannot store a page"))?;
+        }
+        Ok(())
+    }
+
+    /// The links found.
+    fn links(&self, links: &[LinkRecord]) -> Result<(), Error> {
+        // Links go in LINK_ROWS rows per statement: a page's links
+        // come together, and one statement per row costs more than the
+        // rows themselves.
+        let mut chunks = links.chunks_exact(LINK_ROWS);
+        let mut st = self.prepare(&links_insert(LINK_ROWS))?;
+        for chunk in &mut chunks {
+            st.execute(rusqlite::params_from_iter(
+                chunk.iter().flat_map(link_values),
+            ))
+            .map_err(self.err("cannot store a link"))?;
+        }
+        let mut st = self.prepare(&links_insert(1))?;
+        for l in chunks.remainder() {
+            st.execute(rusqlite::params_from_iter(link_values(l)))
+                .map_err(self.err("cannot store a link"))?;
+        }
+        Ok(())
+    }
+
+    /// The robots.txt decisions on URLs, then the robots.txt files read.
+    fn robots(&self, batch: &Batch) -> Result<(), Error> {
+        let mut st = self.prepare(
+            "INSERT OR REPLACE INTO robots_decisions (url_id, relaxed_allowed,
+                 relaxed_line, relaxed_rule, strict_allowed, strict_line, strict_rule)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+        )?;
+        for r in &batch.robots {
+            st.execute(params![
+                to_i64(r.url_id),
+                r.relaxed_allowed,
+                r.relaxed_line,
+                r.relaxed_rule,
+                r.strict_allowed,
+                r.strict_line,
+                r.strict_rule,
+            ])
+            .map_err(self.err("cannot store a robots decision"))?;
+        }
+        let mut st = self.prepare(
+            "INSERT OR REPLACE INTO robots_files (origin, fetched_at, status,
+                 availability, error, body, source, redirects, truncated)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+        )?;
+        for f in &batch.robots_files {
+            st.execute(params![
+                f.origin,
+                f.fetched_at,
+                f.status,
+                f.availability,
+                f.error,
+                f.body,
+                f.source,
+                f.redirects,
+                f.truncated,
+            ])
+            .map_err(self.err("cannot store a robots.txt"))?;
+        }
+        Ok(())
+    }
+
+    /// Throttle events, site verifications, sitemap entries and the crawl's facts (`meta`).
+    fn crawl_facts(&self, batch: &Batch) -> Result<(), Error> {
+        let mut st = self.prepare(
+            "INSERT INTO throttle_events (at, host, request, indicators, window,
+                 direction, delay_ms_before, delay_ms_after, parallel_before,
+                 parallel_after) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)",
+        )?;
+        for t in &batch.throttle {
+            st.execute(params![
+                t.at,
+                t.host,
+                to_i64(t.request),
+                t.indicators,
+                t.window,
+                t.direction,
+                to_i64(t.delay_ms.0),
+                to_i64(t.delay_ms.1),
+                t.parallel.0,
+                t.parallel.1,
+            ])
+            .map_err(self.err("cannot store a throttle event"))?;
+        }
+        let mut st = self.prepare(
+            "INSERT INTO site_verifications (origin, method, url, verified_at,
+                 token_fingerprint) VALUES (?1, ?2, ?3, ?4, ?5)",
+        )?;
+        for v in &batch.verifications {
+            st.execute(params![
+                v.origin,
+                v.method,
+                v.url,
+                v.verified_at,
+                v.token_fingerprint,
+            ])
+            .map_err(self.err("cannot store a site verification"))?;
+        }
+        let mut st =
+            self.prepare("INSERT INTO sitemap_entries (url_id, sitemap) VALUES (?1, ?2)")?;
+        for (id, sitemap) in &batch.sitemap_entries {
+            st.execute(params![to_i64(*id), sitemap])
+                .map_err(self.err("cannot store a sitemap entry"))?;
+        }
+        let mut st = self.prepare("INSERT OR REPLACE INTO meta (key, value) VALUES (?1, ?2)")?;
+        for (k, v) in &batch.meta {
+            st.execute(params![k, v])
+                .map_err(self.err("cannot store a fact of the crawl"))?;
+        }
+        Ok(())
     }
 }
 

@@ -31,8 +31,10 @@ pub mod nats;
 mod process;
 pub mod redis;
 pub mod secured;
+mod xorshift;
 pub use process::{TempDir, free_port, program};
 use std::path::{Path, PathBuf};
+pub use xorshift::Xorshift;
 
 use base64::Engine as _;
 use serde::Deserialize;

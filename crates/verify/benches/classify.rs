@@ -21,30 +21,9 @@ mod ua_corpus;
 use std::collections::HashSet;
 use std::hint::black_box;
 
+use botwarden_testdata::Xorshift;
 use botwarden_verify::{Classifier, ClassifierBot, UAP_CORE_REGEXES};
 use criterion::{Criterion, Throughput};
-
-/// A deterministic xorshift generator.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-
-    fn unit(&mut self) -> f64 {
-        (self.next() >> 11) as f64 / (1u64 << 53) as f64
-    }
-
-    fn shuffle<T>(&mut self, v: &mut [T]) {
-        for i in (1..v.len()).rev() {
-            v.swap(i, (self.next() % (i as u64 + 1)) as usize);
-        }
-    }
-}
 
 /// Draws indexes `0..n` with probability proportional to `1 / (rank + 1)`.
 struct Zipf(Vec<f64>);
@@ -62,7 +41,7 @@ impl Zipf {
         Self(cdf.into_iter().map(|c| c / total).collect())
     }
 
-    fn draw(&self, rng: &mut Rng) -> usize {
+    fn draw(&self, rng: &mut Xorshift) -> usize {
         let u = rng.unit();
         self.0.partition_point(|&c| c < u).min(self.0.len() - 1)
     }
@@ -102,7 +81,7 @@ fn mix(shared: &std::path::Path, reference: &ua_parser::Extractor<'_>) -> Mix {
             }
         }
     }
-    let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+    let mut rng = Xorshift::new(0x9E37_79B9_7F4A_7C15);
     rng.shuffle(&mut browsers);
     rng.shuffle(&mut crawlers);
     Mix { browsers, crawlers }
@@ -111,7 +90,7 @@ fn mix(shared: &std::path::Path, reference: &ua_parser::Extractor<'_>) -> Mix {
 /// `n` requests, a share `crawler_share` of them crawlers, each side drawn
 /// with a Zipf law over its shuffled User-Agents.
 fn zipf_stream(mix: &Mix, n: usize, crawler_share: f64) -> Vec<&str> {
-    let mut rng = Rng(0x2545_F491_4F6C_DD1D);
+    let mut rng = Xorshift::new(Xorshift::SEED);
     let zb = Zipf::new(mix.browsers.len());
     let zc = Zipf::new(mix.crawlers.len());
     (0..n)
@@ -201,7 +180,7 @@ fn bench_uncached(
 ) {
     for share in [0.05, 0.10, 0.20] {
         let (mut distinct, n_browsers, n_crawlers) = share_mix(mix, share);
-        Rng(7).shuffle(&mut distinct);
+        Xorshift::new(7).shuffle(&mut distinct);
         eprintln!(
             "uncached mix {:.0}%: {n_browsers} browsers + {n_crawlers} crawlers",
             share * 100.0

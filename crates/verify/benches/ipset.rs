@@ -9,6 +9,7 @@ use std::hint::black_box;
 use std::net::IpAddr;
 use std::path::PathBuf;
 
+use botwarden_testdata::Xorshift;
 use botwarden_verify::{Cidr, IpSet, IpSetBuilder};
 use criterion::{Criterion, Throughput};
 
@@ -40,13 +41,8 @@ fn published() -> (IpSet, Vec<Cidr>) {
 /// (deterministic).
 fn addresses(blocks: &[Cidr]) -> Vec<IpAddr> {
     let mut out = Vec::new();
-    let mut x: u64 = 0x2545_F491_4F6C_DD1D;
-    let mut rng = || {
-        x ^= x << 13;
-        x ^= x >> 7;
-        x ^= x << 17;
-        x
-    };
+    let mut xorshift = Xorshift::new(Xorshift::SEED);
+    let mut rng = || xorshift.next_u64();
     while out.len() < 4096 {
         let b = blocks[(rng() % blocks.len() as u64) as usize];
         let (lo, hi) = b.bounds();

@@ -3,7 +3,7 @@
 //! stopped midway and resumed.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
@@ -84,6 +84,11 @@ impl TempStore {
 
     pub(crate) fn db(&self) -> PathBuf {
         self.0.join("crawl.db")
+    }
+
+    /// The directory itself, for other files of the test.
+    pub(crate) fn dir(&self) -> &Path {
+        &self.0
     }
 }
 

@@ -16,11 +16,16 @@ mod nginx_site;
 mod ownership;
 mod reading;
 mod robustness;
+mod serve_verify;
 // The loopback server of `botwarden-fetch`'s tests; not every helper of
 // it is used here.
 #[allow(dead_code)]
 #[path = "../../../fetch/tests/it/server.rs"]
 mod server;
+// The service with the operator's Web Bot Auth key, of `botwarden-serve`'s
+// tests.
+#[path = "../../../serve/tests/it/signed.rs"]
+mod signed;
 mod throttling;
 mod tls;
 mod webbotauth;

@@ -1,11 +1,12 @@
 //! The terminal rendering of a [`Report`]: aligned plain-text tables.
 //!
-//! The helpers at the end (number, byte, share and time formatting, and
-//! the cleaning of log-supplied strings) are shared with the HTML
-//! rendering.
+//! The helpers at the end (byte, share and time formatting, and the
+//! cleaning of log-supplied strings) are shared with the HTML rendering;
+//! counts are written with `botwarden_text::thousands`.
 
 use std::borrow::Cow;
 
+use botwarden_text::{is_unsafe_char, thousands};
 use jiff::Timestamp;
 
 use super::model::{BotRow, Report};
@@ -129,7 +130,7 @@ impl Cell {
     }
 
     fn num(n: u64) -> Self {
-        Self::plain(group(n))
+        Self::plain(thousands(n))
     }
 
     fn verdict(v: &str) -> Self {
@@ -295,16 +296,16 @@ impl Text<'_> {
         self.line(&format!(
             "{:INDENT$}read {} = parsed {} + skipped {} + failed {}",
             "",
-            group(l.read),
-            group(l.parsed),
-            group(l.skipped),
-            group(l.failed)
+            thousands(l.read),
+            thousands(l.parsed),
+            thousands(l.skipped),
+            thousands(l.failed)
         ));
         if l.truncated > 0 {
             self.line(&format!(
                 "{:INDENT$}cut short: {} (parsed as far as they go)",
                 "",
-                group(l.truncated)
+                thousands(l.truncated)
             ));
         }
         for (what, reasons) in [("skipped", &l.skip_reasons), ("failed", &l.fail_reasons)] {
@@ -313,7 +314,7 @@ impl Text<'_> {
             }
             let list: Vec<String> = reasons
                 .iter()
-                .map(|(k, n)| format!("{} {}", clean(k), group(*n)))
+                .map(|(k, n)| format!("{} {}", clean(k), thousands(*n)))
                 .collect();
             self.line(&format!("{:INDENT$}{what}: {}", "", list.join(", ")));
         }
@@ -391,7 +392,7 @@ impl Text<'_> {
                 Cell::num(t.host_names),
                 Cell::plain(format!(
                     "clients logged by name, {} requests",
-                    group(t.host_name_requests)
+                    thousands(t.host_name_requests)
                 )),
             ]);
         }
@@ -682,7 +683,7 @@ impl Text<'_> {
                     let mark = if p.approximate { "≥" } else { "" };
                     vec![
                         Cell::plain(""),
-                        Cell::plain(format!("{mark}{}", group(p.requests))),
+                        Cell::plain(format!("{mark}{}", thousands(p.requests))),
                         Cell::log(&p.path),
                     ]
                 })
@@ -734,8 +735,8 @@ impl Text<'_> {
             "{:INDENT$}{} (address, bot) pairs verified with {} DNS lookups; \
              {:.1} s waited after the last line",
             "",
-            group(v.pairs),
-            group(v.dns_lookups),
+            thousands(v.pairs),
+            thousands(v.dns_lookups),
             v.wait_seconds
         ));
         let w = &v.web_bot_auth;
@@ -744,17 +745,17 @@ impl Text<'_> {
                 "{:INDENT$}{} signed lines (Web Bot Auth): {} verified by web_bot_auth, \
                  {} spoofed, {} unknown, {} left to the address",
                 "",
-                group(w.signed),
-                group(w.verified),
-                group(w.spoofed),
-                group(w.unknown),
-                group(w.address_decided + w.without_time)
+                thousands(w.signed),
+                thousands(w.verified),
+                thousands(w.spoofed),
+                thousands(w.unknown),
+                thousands(w.address_decided + w.without_time)
             );
             if !w.failures.is_empty() {
                 let failures: Vec<String> = w
                     .failures
                     .iter()
-                    .map(|(code, n)| format!("{code} {}", group(*n)))
+                    .map(|(code, n)| format!("{code} {}", thousands(*n)))
                     .collect();
                 line.push_str(&format!("; failures: {}", failures.join(", ")));
             }
@@ -768,7 +769,7 @@ fn robots_statuses(b: &BotRow) -> String {
         .robots_txt
         .status
         .iter()
-        .map(|(code, n)| format!("{code}×{}", group(*n)))
+        .map(|(code, n)| format!("{code}×{}", thousands(*n)))
         .collect();
     list.join(" ")
 }
@@ -797,13 +798,6 @@ pub(super) fn fit(s: &str, width: usize) -> String {
     out
 }
 
-/// Whether `c` must not reach a terminal or a page as is: control
-/// characters, and the bidirectional overrides and isolates that make
-/// text read differently from what it is.
-pub(super) fn is_unsafe_char(c: char) -> bool {
-    c.is_control() || matches!(c, '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}')
-}
-
 /// `s` with [`is_unsafe_char`] characters replaced by U+FFFD.
 pub(super) fn clean(s: &str) -> Cow<'_, str> {
     if s.chars().any(is_unsafe_char) {
@@ -815,19 +809,6 @@ pub(super) fn clean(s: &str) -> Cow<'_, str> {
     } else {
         Cow::Borrowed(s)
     }
-}
-
-/// `n` with thousands separators: `1,234,567`.
-pub(super) fn group(n: u64) -> String {
-    let digits = n.to_string();
-    let mut out = String::with_capacity(digits.len() + digits.len() / 3);
-    for (i, d) in digits.chars().enumerate() {
-        if i > 0 && (digits.len() - i).is_multiple_of(3) {
-            out.push(',');
-        }
-        out.push(d);
-    }
-    out
 }
 
 /// A byte count in binary units: `512 B`, `1.5 KiB`, `12.0 MiB`.
@@ -915,10 +896,6 @@ mod tests {
 
     #[test]
     fn numbers() {
-        assert_eq!(group(0), "0");
-        assert_eq!(group(999), "999");
-        assert_eq!(group(1_000), "1,000");
-        assert_eq!(group(1_234_567), "1,234,567");
         assert_eq!(bytes(1023), "1023 B");
         assert_eq!(bytes(1536), "1.5 KiB");
         assert_eq!(bytes(1024 * 1024 - 1), "1.0 MiB");

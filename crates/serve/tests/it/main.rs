@@ -11,6 +11,7 @@ mod memory;
 mod ops;
 mod page;
 mod rewrite_map;
+mod signed;
 mod webbotauth;
 
 use std::net::SocketAddr;

@@ -1,239 +1,30 @@
-//! Web Bot Auth in the service: a crawl signed with the operator's key,
-//! each of its requests verified through `/verify` as nginx's
-//! `auth_request` would ask; the operator's directory served (typed,
-//! cached, signed); `POST /api/v1/verify`.
+//! Web Bot Auth in the service: the operator's directory served (typed,
+//! cached, signed); `POST /api/v1/verify`; key directories fetched only
+//! where allowed and as often as allowed. (A crawl signed with the
+//! operator's key, each of its requests verified through `/verify`, is
+//! among the crawler's tests.)
 
 use std::net::{Ipv4Addr, SocketAddr};
-use std::path::PathBuf;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
 use axum::Router;
-use axum::http::{HeaderMap, StatusCode, Uri, header};
+use axum::http::{StatusCode, Uri, header};
 use axum::response::IntoResponse;
-use botwarden_crawl::{CrawlConfig, StopSignal, ThrottleConfig, crawl};
-use botwarden_fetch::Fetcher;
 use botwarden_serve::{Config, Service};
-use botwarden_store::Store;
 use botwarden_verify::{
     AgentForm, DIRECTORY_MEDIA_TYPE, DirectorySignature, KeySet, RequestParts, Signer,
     WELL_KNOWN_DIRECTORY, check_directory_response,
 };
 use serde_json::{Value, json};
-use tokio::sync::oneshot;
-use url::Url;
 
+use crate::signed::start_signed;
 use crate::{TempDir, client};
-
-/// The service on `listener`, with the operator's directory and key (the
-/// key signs the directory response) and a registry whose `LoopBot` signs
-/// with the directory at the service's own address.
-struct Signed {
-    addr: SocketAddr,
-    signer: Signer,
-    _stop: oneshot::Sender<()>,
-    _dir: TempDir,
-}
-
-async fn start_signed(tag: &str, change: impl FnOnce(&mut Config)) -> Signed {
-    let dir = TempDir::new(tag);
-    let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
-        .await
-        .expect("bind");
-    let addr = listener.local_addr().expect("bound");
-    let key = Signer::generate().expect("key");
-    let directory = dir.0.join("http-message-signatures-directory");
-    std::fs::write(&directory, key.directory_json()).expect("directory");
-    let private = dir.0.join("private-key.jwk");
-    std::fs::write(&private, key.private_jwk()).expect("key");
-    let registry = dir.0.join("registry.yaml");
-    std::fs::write(
-        &registry,
-        format!("bots:\n  - name: LoopBot\n    signature_agents: [\"http://{addr}\"]\n"),
-    )
-    .expect("registry");
-    let mut config = Config::default();
-    config.no_default_registry = true;
-    config.registry = vec![registry];
-    config.ranges_dir = Some(dir.0.join("ranges"));
-    config.no_dns = true;
-    config.allow_private = true;
-    config.web_bot_auth.directory = Some(directory);
-    config.web_bot_auth.signing_key = Some(private);
-    change(&mut config);
-    let service = Service::new(config).expect("the service starts");
-    let (stop, stopped) = oneshot::channel::<()>();
-    tokio::spawn(async move {
-        let _ = service
-            .run(listener, async {
-                let _ = stopped.await;
-            })
-            .await;
-    });
-    let signer = Signer::from_jwk(&key.private_jwk(), "key")
-        .expect("jwk")
-        .agent(&format!("http://{addr}"), AgentForm::Dictionary)
-        .expect("agent");
-    Signed {
-        addr,
-        signer,
-        _stop: stop,
-        _dir: dir,
-    }
-}
-
-/// What the site's front learnt from `/verify` for each path: the
-/// verdict and method.
-type Seen = Arc<Mutex<Vec<(String, String, String)>>>;
-
-/// A site whose front asks the service's `/verify` about each request, as
-/// nginx's `auth_request` does: the request's fields passed through, with
-/// `X-Original-URI`, `X-Forwarded-Host` and `X-Forwarded-Proto`.
-async fn fronted_site(verify: String) -> (Url, Seen) {
-    let seen: Seen = Arc::default();
-    let record = Arc::clone(&seen);
-    let http = client();
-    let app = Router::new().fallback(move |uri: Uri, headers: HeaderMap| {
-        let record = Arc::clone(&record);
-        let http = http.clone();
-        let verify = verify.clone();
-        async move {
-            let mut ask = http.get(&verify);
-            for (name, value) in &headers {
-                if name != header::HOST {
-                    ask = ask.header(name, value);
-                }
-            }
-            let host = headers
-                .get(header::HOST)
-                .and_then(|h| h.to_str().ok())
-                .unwrap_or_default()
-                .to_owned();
-            let target = uri
-                .path_and_query()
-                .map_or("/".to_owned(), |p| p.as_str().to_owned());
-            let answer = ask
-                .header("x-original-uri", &target)
-                .header("x-forwarded-host", &host)
-                .header("x-forwarded-proto", "http")
-                .send()
-                .await
-                .expect("/verify answers");
-            let h = |n: &str| {
-                answer
-                    .headers()
-                    .get(n)
-                    .and_then(|v| v.to_str().ok())
-                    .unwrap_or("")
-                    .to_owned()
-            };
-            record.lock().expect("seen").push((
-                uri.path().to_owned(),
-                h("x-bot-verdict"),
-                format!("{} {}", h("x-bot-method"), h("x-bot-reason")),
-            ));
-            let html = |body: &str| {
-                (
-                    [(header::CONTENT_TYPE, "text/html")],
-                    format!("<!doctype html><title>t</title>{body}"),
-                )
-                    .into_response()
-            };
-            match uri.path() {
-                "/robots.txt" => (
-                    [(header::CONTENT_TYPE, "text/plain")],
-                    format!("User-agent: *\nAllow: /\nSitemap: http://{host}/sitemap.xml\n"),
-                )
-                    .into_response(),
-                "/sitemap.xml" => (
-                    [(header::CONTENT_TYPE, "application/xml")],
-                    format!(
-                        "<?xml version=\"1.0\"?><urlset xmlns=\"http://www.sitemaps.org/schemas/sitemap/0.9\">\
-                         <url><loc>http://{host}/listed</loc></url></urlset>"
-                    ),
-                )
-                    .into_response(),
-                "/" => html(r#"<a href="/a">a</a> <a href="/b?x=1">b</a>"#),
-                "/a" | "/b" | "/listed" => html("<p>end</p>"),
-                _ => StatusCode::NOT_FOUND.into_response(),
-            }
-        }
-    });
-    let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
-        .await
-        .expect("bind");
-    let addr = listener.local_addr().expect("addr");
-    tokio::spawn(async move {
-        let _ = axum::serve(listener, app).await;
-    });
-    (Url::parse(&format!("http://{addr}/")).expect("url"), seen)
-}
-
-struct TempStore(PathBuf);
-
-impl Drop for TempStore {
-    fn drop(&mut self) {
-        let _ = std::fs::remove_file(&self.0);
-    }
-}
-
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_signed_crawl_is_verified_request_by_request_through_verify() {
-    let service = start_signed("signed-crawl", |_| {}).await;
-    let (start, seen) = fronted_site(format!("http://{}/verify", service.addr)).await;
-    let signer = Signer::from_jwk(&service.signer.private_jwk(), "key")
-        .expect("jwk")
-        .agent(&format!("http://{}", service.addr), AgentForm::Dictionary)
-        .expect("agent");
-    let fetcher = Fetcher::builder()
-        .allow_private(true)
-        .timeout(Duration::from_secs(10))
-        .signer(Some(Arc::new(signer)))
-        .build()
-        .expect("fetcher");
-    let store = TempStore(std::env::temp_dir().join(format!(
-        "botwarden-serve-signed-crawl-{}.db",
-        std::process::id()
-    )));
-    let _ = std::fs::remove_file(&store.0);
-    let config = CrawlConfig {
-        robots_sitemaps: true,
-        throttle: ThrottleConfig {
-            max_parallel: 2,
-            ..ThrottleConfig::default()
-        },
-        ..CrawlConfig::default()
-    };
-    crawl(
-        &start,
-        &config,
-        &fetcher,
-        Store::create(&store.0).expect("store"),
-        false,
-        &StopSignal::new(),
-        |_| {},
-    )
-    .await
-    .expect("the crawl runs");
-    let seen = seen.lock().expect("seen").clone();
-    let mut paths: Vec<&str> = seen.iter().map(|(p, _, _)| p.as_str()).collect();
-    paths.sort_unstable();
-    assert_eq!(
-        paths,
-        ["/", "/a", "/b", "/listed", "/robots.txt", "/sitemap.xml"]
-    );
-    for (path, verdict, method) in &seen {
-        assert_eq!(
-            (verdict.as_str(), method.as_str()),
-            ("verified", "web_bot_auth "),
-            "{path}"
-        );
-    }
-}
 
 #[tokio::test]
 async fn the_operators_directory_is_served_typed_cached_and_signed() {
-    let service = start_signed("own-directory", |c| c.web_bot_auth.max_age = 600).await;
+    let dir = TempDir::new("own-directory");
+    let service = start_signed(&dir.0, |c| c.web_bot_auth.max_age = 600).await;
     let url = format!("http://{}{WELL_KNOWN_DIRECTORY}", service.addr);
     let answer = client().get(&url).send().await.expect("answer");
     assert_eq!(answer.status(), 200);
@@ -308,7 +99,8 @@ async fn post(addr: SocketAddr, body: &Value) -> (u16, Value) {
 
 #[tokio::test]
 async fn api_verify_takes_a_signed_request_as_json() {
-    let service = start_signed("api-verify", |_| {}).await;
+    let dir = TempDir::new("api-verify");
+    let service = start_signed(&dir.0, |_| {}).await;
     let now = SystemTime::now();
     let (status, doc) = post(
         service.addr,
@@ -386,7 +178,8 @@ async fn api_verify_takes_a_signed_request_as_json() {
 
 #[tokio::test]
 async fn with_no_fetch_the_agents_keys_are_not_known() {
-    let service = start_signed("no-fetch", |c| c.web_bot_auth.no_fetch = true).await;
+    let dir = TempDir::new("no-fetch");
+    let service = start_signed(&dir.0, |c| c.web_bot_auth.no_fetch = true).await;
     let (_, doc) = post(
         service.addr,
         &signed_body(&service.signer, "site.example", SystemTime::now()),
@@ -516,7 +309,8 @@ async fn metric(service: SocketAddr, line_start: &str) -> String {
 async fn a_forged_signature_agent_makes_no_request_to_the_site_it_names() {
     // The victim: a loopback site the service could reach (allow_private).
     let (victim, victim_asked) = recording_site(None).await;
-    let service = start_signed("forged-agent", |c| {
+    let dir = TempDir::new("forged-agent");
+    let service = start_signed(&dir.0, |c| {
         c.trusted_proxies = vec!["127.0.0.1".to_owned()];
     })
     .await;
@@ -581,7 +375,8 @@ async fn a_forged_signature_agent_makes_no_request_to_the_site_it_names() {
 async fn an_allowed_agent_is_fetched_only_at_its_well_known_directory() {
     let key = Signer::generate().expect("key");
     let (site, site_asked) = recording_site(Some(&key)).await;
-    let service = start_signed("allowed-agent", |c| {
+    let dir = TempDir::new("allowed-agent");
+    let service = start_signed(&dir.0, |c| {
         c.trusted_proxies = vec!["127.0.0.1".to_owned()];
         c.web_bot_auth.agents = vec![format!("http://{site}")];
     })
@@ -628,7 +423,8 @@ async fn a_client_past_its_fetch_rate_causes_no_more_fetches() {
     }
     let origins: Vec<String> = sites.iter().map(|(a, _)| format!("http://{a}")).collect();
     let allowed = origins.clone();
-    let service = start_signed("fetch-rate", move |c| {
+    let dir = TempDir::new("fetch-rate");
+    let service = start_signed(&dir.0, move |c| {
         c.trusted_proxies = vec!["127.0.0.1".to_owned()];
         c.web_bot_auth.agents = allowed;
         c.web_bot_auth.fetches_per_minute = 2;
