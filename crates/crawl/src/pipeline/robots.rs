@@ -165,7 +165,7 @@ pub enum RobotsRead {
         /// Why.
         why: String,
     },
-    /// Not asked because of the crawl's own settings ([`Error::is_own_configuration`]):
+    /// Not asked because of the crawl's own settings ([`crate::Error::is_own_configuration`]):
     /// says nothing about the site, is never shared nor recorded as the
     /// origin's robots.txt, and holds the origin's URLs queued.
     Held {
