@@ -11,18 +11,15 @@
 
 use std::fmt::{self, Write as _};
 
-use botwarden_text::{HtmlText, REPORT_CSS_BASE, thousands};
+use botwarden_text::{HtmlText, report_head, thousands};
 
 use super::compare::Comparison;
 use super::document::AuditDocument;
 use super::site::SiteOverview;
 use super::{CheckReport, Finding, RobotsReading, Severity, check};
 
-/// The audit's own rules, after [`REPORT_CSS_BASE`].
+/// The audit's own rules, after [`botwarden_text::REPORT_CSS_BASE`].
 const CSS: &str = include_str!("report.css");
-
-/// The page's Content-Security-Policy: nothing may load, inline style only.
-const CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
 
 /// Findings shown per check; the JSON and CSV list them all.
 pub const HTML_FINDINGS: usize = 200;
@@ -63,31 +60,12 @@ impl fmt::Display for Badge {
 
 fn page(out: &mut String, doc: &AuditDocument) -> fmt::Result {
     let r = &doc.report;
-    writeln!(out, "<!DOCTYPE html>")?;
-    writeln!(out, r#"<html lang="en">"#)?;
-    writeln!(out, "<head>")?;
-    writeln!(out, r#"<meta charset="utf-8">"#)?;
-    writeln!(
+    report_head(
         out,
-        r#"<meta http-equiv="Content-Security-Policy" content="{CSP}">"#
+        format_args!("Site audit · {} · botwarden", HtmlText(&r.seed)),
+        CSS,
+        "Site audit",
     )?;
-    writeln!(out, r#"<meta name="referrer" content="no-referrer">"#)?;
-    writeln!(
-        out,
-        r#"<meta name="viewport" content="width=device-width, initial-scale=1">"#
-    )?;
-    writeln!(out, r#"<meta name="generator" content="botwarden">"#)?;
-    writeln!(
-        out,
-        "<title>Site audit · {} · botwarden</title>",
-        HtmlText(&r.seed)
-    )?;
-    writeln!(out, "<style>\n{REPORT_CSS_BASE}{CSS}</style>")?;
-    writeln!(out, "</head>")?;
-    writeln!(out, "<body>")?;
-    writeln!(out, r#"<header class="top"><div class="wrap">"#)?;
-    writeln!(out, r#"<div class="brand">botwarden</div>"#)?;
-    writeln!(out, "<h1>Site audit</h1>")?;
     let u = &r.urls;
     writeln!(
         out,

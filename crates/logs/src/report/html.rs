@@ -13,15 +13,12 @@ use jiff::civil::{Date, Time};
 use jiff::tz::Offset;
 
 use super::model::{BotRow, Report, Series};
-use botwarden_text::{HtmlLine, REPORT_CSS_BASE, thousands};
+use botwarden_text::{HtmlLine, report_head, thousands};
 
 use super::text::{bytes, share as share_text, time, verdict_order};
 
-/// The report's own rules, after [`REPORT_CSS_BASE`].
+/// The report's own rules, after [`botwarden_text::REPORT_CSS_BASE`].
 const CSS: &str = include_str!("report.css");
-
-/// The page's Content-Security-Policy: nothing may load, inline style only.
-const CSP: &str = "default-src 'none'; style-src 'unsafe-inline'; img-src data:";
 
 /// Timeline series drawn on their own; the rest are summed as "other".
 const TOP_SERIES: usize = 8;
@@ -77,31 +74,12 @@ fn page(out: &mut String, r: &Report) -> fmt::Result {
         || "no request had a time".to_owned(),
         |p| format!("{} – {} UTC", time(p.first, true), time(p.last, true)),
     );
-    writeln!(out, "<!DOCTYPE html>")?;
-    writeln!(out, r#"<html lang="en">"#)?;
-    writeln!(out, "<head>")?;
-    writeln!(out, r#"<meta charset="utf-8">"#)?;
-    writeln!(
+    report_head(
         out,
-        r#"<meta http-equiv="Content-Security-Policy" content="{CSP}">"#
+        format_args!("Crawler report · {} · botwarden", HtmlLine(&period)),
+        CSS,
+        "Crawler report",
     )?;
-    writeln!(out, r#"<meta name="referrer" content="no-referrer">"#)?;
-    writeln!(
-        out,
-        r#"<meta name="viewport" content="width=device-width, initial-scale=1">"#
-    )?;
-    writeln!(out, r#"<meta name="generator" content="botwarden">"#)?;
-    writeln!(
-        out,
-        "<title>Crawler report · {} · botwarden</title>",
-        HtmlLine(&period)
-    )?;
-    writeln!(out, "<style>\n{REPORT_CSS_BASE}{CSS}</style>")?;
-    writeln!(out, "</head>")?;
-    writeln!(out, "<body>")?;
-    writeln!(out, r#"<header class="top"><div class="wrap">"#)?;
-    writeln!(out, r#"<div class="brand">botwarden</div>"#)?;
-    writeln!(out, "<h1>Crawler report</h1>")?;
     let dns = if r.dns {
         "addresses verified with DNS"
     } else {
