@@ -33,6 +33,18 @@ mod webbotauth;
 use botwarden_crawl::{CrawlConfig, ThrottleConfig};
 use botwarden_fetch::{Fetcher, FetcherBuilder};
 
+/// Serves `app` (an axum router) on a free loopback port; its root URL.
+pub(crate) async fn serve_router(app: axum::Router) -> url::Url {
+    let listener = tokio::net::TcpListener::bind((std::net::Ipv4Addr::LOCALHOST, 0))
+        .await
+        .expect("bind");
+    let addr = listener.local_addr().expect("addr");
+    tokio::spawn(async move {
+        let _ = axum::serve(listener, app).await;
+    });
+    url::Url::parse(&format!("http://{addr}/")).expect("url")
+}
+
 /// A fetcher for the loopback servers.
 pub(crate) fn loopback() -> FetcherBuilder {
     Fetcher::builder().allow_private(true)

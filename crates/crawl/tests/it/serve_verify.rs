@@ -2,7 +2,6 @@
 //! checks through the service's `/verify`, as nginx's `auth_request` would
 //! ask.
 
-use std::net::Ipv4Addr;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
@@ -98,14 +97,7 @@ async fn fronted_site(verify: String) -> (Url, Seen) {
             }
         }
     });
-    let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
-        .await
-        .expect("bind");
-    let addr = listener.local_addr().expect("addr");
-    tokio::spawn(async move {
-        let _ = axum::serve(listener, app).await;
-    });
-    (Url::parse(&format!("http://{addr}/")).expect("url"), seen)
+    (crate::serve_router(app).await, seen)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]

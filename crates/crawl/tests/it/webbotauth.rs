@@ -5,7 +5,6 @@
 
 use std::collections::BTreeMap;
 use std::fs;
-use std::net::Ipv4Addr;
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
@@ -127,14 +126,7 @@ async fn signed_site(signer: &Signer) -> (Url, Seen) {
     let app = Router::new().fallback(move |method: Method, uri: Uri, headers: HeaderMap| {
         handle(Arc::clone(&site), method, uri, headers)
     });
-    let listener = tokio::net::TcpListener::bind((Ipv4Addr::LOCALHOST, 0))
-        .await
-        .expect("bind");
-    let addr = listener.local_addr().expect("addr");
-    tokio::spawn(async move {
-        let _ = axum::serve(listener, app).await;
-    });
-    (Url::parse(&format!("http://{addr}/")).expect("url"), seen)
+    (crate::serve_router(app).await, seen)
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
