@@ -243,6 +243,12 @@ impl Fixed {
     pub fn is_unchanged(&self) -> bool {
         self.changes.is_empty()
     }
+
+    /// The managed block kept as it is, if the file has one.
+    #[must_use]
+    pub fn managed(&self) -> Option<ManagedBlock> {
+        self.plan.managed
+    }
 }
 
 /// A change with what the differential check needs to know about it.
@@ -282,4 +288,28 @@ pub(crate) struct Plan {
     pub(crate) cut_groups: Vec<bool>,
     /// Whether a created Yandex group repeats the `*` groups' rules.
     pub(crate) copied: bool,
+    /// A block a CDN manages, kept as it is.
+    pub(crate) managed: Option<ManagedBlock>,
+}
+
+/// Lines a CDN writes at the head of a site's robots.txt (Cloudflare's
+/// managed content), which the fixer keeps as they are.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ManagedBlock {
+    /// Who manages it (`Cloudflare`).
+    pub vendor: &'static str,
+    /// The line of its begin marker.
+    pub begin: u32,
+    /// The line of its end marker: the lines up to it are the vendor's.
+    pub end: u32,
+}
+
+impl std::fmt::Display for ManagedBlock {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "lines 1–{} are {}'s managed content (markers on lines {} and {}): kept as they are, since the edge prepends them to the site's own robots.txt; only the lines after the end marker were fixed, and a `User-agent: *` group there stays apart from the managed one (robots merge the two, and the edge keeps adding its block)",
+            self.end, self.vendor, self.begin, self.end
+        )
+    }
 }

@@ -6,6 +6,7 @@
 use crate::directive::DirectiveName;
 use crate::parse::{LineKind, RawLines, RobotsTxt, Separator, Span, has_bom, split_line};
 use crate::path::{BodyBytes, normalize_pattern};
+use crate::prefs::{PrefLine, Vocabulary};
 use crate::profile::{AgentMatch, Beyond, Grouping, Profile};
 use crate::robots::{
     AgentRec, Applies, Chosen, Cut, GroupRec, Located, NO_VALUES, RobotMatcher, Robots, SetRec,
@@ -172,6 +173,9 @@ struct Builder<'p, 'c> {
     sitemaps: Vec<TextRec>,
     hosts: Vec<TextRec>,
     clean_params: Vec<Located<CleanParam>>,
+    /// `content-usage` and `content-signal` lines, in file order.
+    prefs: Vec<PrefLine>,
+    llm_policies: Vec<TextRec>,
     cut: Option<Cut>,
     /// The group whose user-agent lines or members are being read.
     current: Option<usize>,
@@ -201,6 +205,8 @@ impl<'p, 'c> Builder<'p, 'c> {
             sitemaps: Vec::new(),
             hosts: Vec::new(),
             clean_params: Vec::new(),
+            prefs: Vec::new(),
+            llm_policies: Vec::new(),
             cut: None,
             current: None,
             in_body: false,
@@ -419,6 +425,27 @@ impl<'p, 'c> Builder<'p, 'c> {
                 if let Some(value) = CleanParam::parse(&String::from_utf8_lossy(value)) {
                     self.clean_params.push(Located { value, line });
                 }
+            }
+            DirectiveName::ContentUsage | DirectiveName::ContentSignal => {
+                let vocabulary = if name == DirectiveName::ContentUsage {
+                    Vocabulary::Aipref
+                } else {
+                    Vocabulary::ContentSignal
+                };
+                let group = self.current.map(|g| self.groups[g].line);
+                let value = String::from_utf8_lossy(value);
+                self.prefs.push(PrefLine::read(
+                    self.profile,
+                    vocabulary,
+                    line,
+                    group,
+                    &value,
+                ));
+            }
+            DirectiveName::LlmPolicy if self.want.is_some() => {}
+            DirectiveName::LlmPolicy => {
+                let text = self.push_text(value, text);
+                self.llm_policies.push(TextRec { text, line });
             }
             DirectiveName::RobotVersion | DirectiveName::Comment | DirectiveName::Unknown => {}
         }
@@ -647,12 +674,20 @@ impl<'p, 'c> Builder<'p, 'c> {
         if self.tables.rules.capacity() > 2 * self.tables.rules.len() + 4 {
             self.tables.rules.shrink_to_fit();
         }
+        // Preference lines: those of the chosen groups, and every
+        // `Content-Signal` (read file-wide by some robots).
+        let mut prefs = self.prefs;
+        prefs.retain(|l| {
+            l.statement.vocabulary == Vocabulary::ContentSignal
+                || l.group.is_some_and(|g| groups.iter().any(|c| c.line == g))
+        });
         RobotMatcher {
             profile,
             tables: self.tables,
             set,
             applies,
             groups,
+            prefs,
             cut: self.cut,
         }
     }
@@ -679,6 +714,8 @@ impl<'p, 'c> Builder<'p, 'c> {
             sitemaps: self.sitemaps,
             hosts: self.hosts,
             clean_params: self.clean_params,
+            prefs: self.prefs,
+            llm_policies: self.llm_policies,
             cut: self.cut,
         }
     }

@@ -31,6 +31,14 @@ pub enum DirectiveName {
     VisitTime,
     /// `comment`: the 1996 extended standard's comment directive.
     Comment,
+    /// `content-usage`: IETF aipref usage preferences, a group member
+    /// with an optional path.
+    ContentUsage,
+    /// `content-signal`: Cloudflare's Content Signals (`search`,
+    /// `ai-input`, `ai-train`).
+    ContentSignal,
+    /// `llm-policy`: the URL of a policy for language-model crawlers.
+    LlmPolicy,
     /// A key botwarden does not know. Kept and reported.
     Unknown,
 }
@@ -51,6 +59,9 @@ impl DirectiveName {
             DirectiveName::RequestRate => "request-rate",
             DirectiveName::VisitTime => "visit-time",
             DirectiveName::Comment => "comment",
+            DirectiveName::ContentUsage => "content-usage",
+            DirectiveName::ContentSignal => "content-signal",
+            DirectiveName::LlmPolicy => "llm-policy",
             DirectiveName::Unknown => return None,
         })
     }
@@ -71,6 +82,9 @@ impl DirectiveName {
             DirectiveName::RequestRate => "Request-rate",
             DirectiveName::VisitTime => "Visit-time",
             DirectiveName::Comment => "Comment",
+            DirectiveName::ContentUsage => "Content-Usage",
+            DirectiveName::ContentSignal => "Content-Signal",
+            DirectiveName::LlmPolicy => "LLM-Policy",
             DirectiveName::Unknown => return None,
         })
     }
@@ -79,6 +93,16 @@ impl DirectiveName {
     #[must_use]
     pub const fn is_rule(self) -> bool {
         matches!(self, DirectiveName::Allow | DirectiveName::Disallow)
+    }
+
+    /// Whether the directive states usage preferences (`content-usage`,
+    /// `content-signal`).
+    #[must_use]
+    pub const fn is_preference(self) -> bool {
+        matches!(
+            self,
+            DirectiveName::ContentUsage | DirectiveName::ContentSignal
+        )
     }
 }
 
@@ -96,7 +120,7 @@ pub enum Spelling {
 }
 
 /// Exact names, lower case.
-const EXACT: [(&str, DirectiveName); 11] = [
+const EXACT: [(&str, DirectiveName); 14] = [
     ("user-agent", DirectiveName::UserAgent),
     ("allow", DirectiveName::Allow),
     ("disallow", DirectiveName::Disallow),
@@ -108,12 +132,15 @@ const EXACT: [(&str, DirectiveName); 11] = [
     ("request-rate", DirectiveName::RequestRate),
     ("visit-time", DirectiveName::VisitTime),
     ("comment", DirectiveName::Comment),
+    ("content-usage", DirectiveName::ContentUsage),
+    ("content-signal", DirectiveName::ContentSignal),
+    ("llm-policy", DirectiveName::LlmPolicy),
 ];
 
 /// Misspellings. The first block is the list Google's parser accepts
 /// (google/robotstxt `robots.cc`, `kAllowFrequentTypos`); the second holds
 /// the other directives' common variants, which only the checker uses.
-const MISSPELT: [(&str, DirectiveName); 19] = [
+const MISSPELT: [(&str, DirectiveName); 20] = [
     ("useragent", DirectiveName::UserAgent),
     ("user agent", DirectiveName::UserAgent),
     ("dissallow", DirectiveName::Disallow),
@@ -134,6 +161,8 @@ const MISSPELT: [(&str, DirectiveName); 19] = [
     ("visit time", DirectiveName::VisitTime),
     ("robotversion", DirectiveName::RobotVersion),
     ("robot version", DirectiveName::RobotVersion),
+    // crawler-commons reads it as an alias.
+    ("content-signals", DirectiveName::ContentSignal),
 ];
 
 /// Prefixes Google's parser compares keys against, in its order of checks.
@@ -206,24 +235,24 @@ const fn pack<const N: usize>(table: [(&str, DirectiveName); N]) -> [Packed; N] 
     out
 }
 
-const EXACT_PACKED: [Packed; 11] = pack(EXACT);
-const MISSPELT_PACKED: [Packed; 19] = pack(MISSPELT);
+const EXACT_PACKED: [Packed; 14] = pack(EXACT);
+const MISSPELT_PACKED: [Packed; 20] = pack(MISSPELT);
 const PREFIXES_PACKED: [Packed; 12] = pack(GOOGLE_PREFIXES);
 
 /// For each length, the indices in [`EXACT_PACKED`] of the names of that
 /// length (`u8::MAX`: none).
-const EXACT_BY_LEN: [[u8; 2]; 17] = {
-    let mut out = [[u8::MAX; 2]; 17];
+const EXACT_BY_LEN: [[u8; 3]; 17] = {
+    let mut out = [[u8::MAX; 3]; 17];
     let mut i = 0;
     while i < EXACT_PACKED.len() {
         let len = EXACT_PACKED[i].len;
-        if out[len][0] == u8::MAX {
-            out[len][0] = i as u8;
-        } else {
-            // A third name of one length would be lost here: fail the build.
-            assert!(out[len][1] == u8::MAX, "three exact names of one length");
-            out[len][1] = i as u8;
+        let mut slot = 0;
+        while out[len][slot] != u8::MAX {
+            slot += 1;
+            // A fourth name of one length would be lost here: fail the build.
+            assert!(slot < 3, "four exact names of one length");
         }
+        out[len][slot] = i as u8;
         i += 1;
     }
     out
@@ -262,7 +291,7 @@ pub fn classify_key(key: &[u8]) -> (DirectiveName, Spelling) {
     let k0 = fold(word_at(key, 0));
     let k1 = fold(word_at(key, 8));
     let eq = |p: &Packed| p.len == key.len() && p.words == [k0, k1];
-    // At most two names share a length: only those are compared.
+    // At most three names share a length: only those are compared.
     if let Some(candidates) = EXACT_BY_LEN.get(key.len()) {
         for &i in candidates {
             if let Some(p) = EXACT_PACKED.get(usize::from(i))

@@ -9,8 +9,10 @@ use std::collections::{BTreeMap, HashMap};
 use crate::analysis::Analysis;
 use crate::change::{ChangeKind, Fixed, NO_GROUP, ORDER, Origin, PATTERN, Plan, READING, has};
 use crate::directive::DirectiveName;
+use crate::lint::example_path;
 use crate::matrix::spread;
 use crate::parse::RobotsTxt;
+use crate::prefs::{Preference, Purpose, Reading};
 use crate::profile::{AgentMatch, Beyond, Profile, RuleChoice};
 use crate::robots::{Applies, Decision, Matcher, Reason, Robots, RuleInfo};
 use crate::token::{AgentName, TokenChain};
@@ -89,6 +91,23 @@ pub struct Difference {
     pub after: Decision,
     /// Why it differs.
     pub reason: Explanation,
+    /// For a difference in usage preferences rather than in the decision
+    /// (then `before` and `after` are the fetch decisions, alike): what
+    /// reads differently.
+    pub preference: Option<PreferenceChange>,
+}
+
+/// A usage preference that reads differently in the second file.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct PreferenceChange {
+    /// The reading.
+    pub reading: Reading,
+    /// The purpose.
+    pub purpose: Purpose,
+    /// What the first file says.
+    pub before: Preference,
+    /// What the second file says.
+    pub after: Preference,
 }
 
 /// Differences kept of each kind (intended, unintended) in
@@ -760,8 +779,91 @@ pub(crate) fn differential_within(
             eq.unasked.push(unasked);
         }
     }
+    preferences(&mut eq, [before, after], &names, &mut kept);
     eq.robots = names;
     eq
+}
+
+/// Robots and paths whose usage preferences are compared at most: an even
+/// spread of each past it.
+const PREFERENCE_ROBOTS: usize = 500;
+const PREFERENCE_PATHS: usize = 500;
+
+/// Compares the usage preferences robots read in both files, under RFC
+/// 9309's grouping and both [`Reading`]s, at `/` and at every path a
+/// `Content-Usage` line of either file names. The fixer changes no
+/// preference: every difference is unintended.
+fn preferences(
+    eq: &mut Equivalence,
+    files: [&RobotsTxt; 2],
+    names: &[String],
+    kept: &mut [usize; 2],
+) {
+    let profile = &Profile::RFC9309;
+    let [rb, ra] = files.map(|f| Robots::new(f, profile));
+    if rb.preference_lines().is_empty() && ra.preference_lines().is_empty() {
+        return;
+    }
+    let mut paths = vec!["/".to_owned()];
+    for r in [&rb, &ra] {
+        paths.extend(
+            r.preference_lines()
+                .iter()
+                .filter_map(|l| l.path.as_deref().map(example_path)),
+        );
+    }
+    paths.sort();
+    paths.dedup();
+    let paths = spread(paths, PREFERENCE_PATHS, |_| {});
+    let names: Vec<&String> = spread(names.iter().collect(), PREFERENCE_ROBOTS, |_| {});
+    for name in names {
+        let chain = TokenChain::new([name.as_str()]);
+        let (mb, ma) = (rb.matcher(&chain), ra.matcher(&chain));
+        for path in &paths {
+            let (ub, ua) = (mb.usage(path), ma.usage(path));
+            for reading in Reading::ALL {
+                for (b, a) in ub.reading(reading).iter().zip(ua.reading(reading)) {
+                    if b.preference == a.preference {
+                        continue;
+                    }
+                    let lines = |l: &[u32]| match l {
+                        [] => "no line".to_owned(),
+                        l => format!(
+                            "line {}",
+                            l.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")
+                        ),
+                    };
+                    let reason = Explanation::Unintended {
+                        why: format!(
+                            "no change of the fixer accounts for it: {} read by {reading} was `{}` ({}) and is `{}` ({})",
+                            b.purpose,
+                            b.preference,
+                            lines(&b.lines),
+                            a.preference,
+                            lines(&a.lines)
+                        ),
+                    };
+                    if eq.tally(profile, &reason, 1, kept) == 0 {
+                        continue;
+                    }
+                    eq.differences.push(Difference {
+                        profile,
+                        agent: name.clone(),
+                        path: path.clone(),
+                        before: mb.check(path),
+                        after: ma.check(path),
+                        reason,
+                        preference: Some(PreferenceChange {
+                            reading,
+                            purpose: b.purpose,
+                            before: b.preference,
+                            after: a.preference,
+                        }),
+                    });
+                }
+            }
+        }
+    }
 }
 
 /// Whether `name` is one of the [`PROBE_ROBOTS`], case-insensitively.
@@ -931,6 +1033,7 @@ impl Asking<'_> {
                     before: db,
                     after: da,
                     reason: reason.clone(),
+                    preference: None,
                 });
             }
         }

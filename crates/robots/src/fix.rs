@@ -3,6 +3,7 @@
 //! decide as before is `equivalence`'s ([`compare_fixed`](crate::compare_fixed)).
 
 mod arrange;
+mod managed;
 mod order;
 mod read;
 mod write;
@@ -67,8 +68,17 @@ impl Log {
     }
 }
 
-/// Fixes `txt` without checking the result.
+/// Fixes `txt` without checking the result; a block a CDN manages at its
+/// head is kept as it is (see `managed`).
 pub(crate) fn plan(txt: &RobotsTxt) -> Plan {
+    match managed::find(txt) {
+        Some(block) => managed::plan(txt, block),
+        None => plan_whole(txt),
+    }
+}
+
+/// Fixes the whole of `txt` without checking the result.
+fn plan_whole(txt: &RobotsTxt) -> Plan {
     let plan = plan_with(txt, true);
     // A copy of the `*` rules for Yandex must not push the file past a size
     // some robot reads.
@@ -102,6 +112,7 @@ fn plan_with(txt: &RobotsTxt, copy: bool) -> Plan {
         group_of_line: model.group_of_line,
         cut_groups,
         copied: model.copied,
+        managed: None,
     }
 }
 

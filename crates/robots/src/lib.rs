@@ -33,6 +33,7 @@ mod matrix;
 mod parse;
 mod path;
 mod path_index;
+pub mod prefs;
 mod profile;
 #[cfg(feature = "report")]
 pub mod report;
@@ -48,11 +49,11 @@ pub use availability::{
     FetchOutcome, FetchResult, OutageAction, OutageStep, Reading, SuccessStatus, Treatment,
     status_reason,
 };
-pub use change::{Change, ChangeKind, Fixed};
+pub use change::{Change, ChangeKind, Fixed, ManagedBlock};
 pub use directive::{DirectiveName, KNOWN_UNUSED, Spelling, classify_key};
 pub use equivalence::{
     DIFFERENCES_KEPT, Difference, EQUIVALENCE_WORK, Equivalence, Explanation, PROBE_ROBOTS,
-    Unasked, compare, compare_fixed,
+    PreferenceChange, Unasked, compare, compare_fixed,
 };
 pub use fix::fix;
 pub use lint::{

@@ -5,6 +5,7 @@ use std::borrow::Cow;
 
 use crate::parse::{LineKind, RobotsTxt};
 use crate::path::{normalize_path, path_of};
+use crate::prefs::{self, PrefLine, UsageAnswer};
 use crate::profile::{AgentMatch, Profile};
 use crate::ruleset::{LazySet, Range32, Rule, Tables, order_of};
 use crate::token::TokenChain;
@@ -328,6 +329,9 @@ pub struct Robots {
     pub(crate) sitemaps: Vec<TextRec>,
     pub(crate) hosts: Vec<TextRec>,
     pub(crate) clean_params: Vec<Located<CleanParam>>,
+    /// `content-usage` and `content-signal` lines, in file order.
+    pub(crate) prefs: Vec<PrefLine>,
+    pub(crate) llm_policies: Vec<TextRec>,
     pub(crate) cut: Option<Cut>,
 }
 
@@ -392,6 +396,18 @@ impl Robots {
     #[must_use]
     pub fn clean_params(&self) -> &[Located<CleanParam>] {
         &self.clean_params
+    }
+
+    /// Every `content-usage` and `content-signal` line, in file order, with
+    /// the group it stands in.
+    #[must_use]
+    pub fn preference_lines(&self) -> &[PrefLine] {
+        &self.prefs
+    }
+
+    /// Every `llm-policy` value, in file order.
+    pub fn llm_policies(&self) -> impl ExactSizeIterator<Item = Located<&str>> {
+        self.text_recs(&self.llm_policies)
     }
 
     /// Whether, and where, the profile stopped reading a body over its size
@@ -513,6 +529,8 @@ impl Robots {
             + (self.sitemaps.capacity() + self.hosts.capacity()) * size_of::<TextRec>()
             + self.clean_params.capacity() * size_of::<Located<CleanParam>>()
             + clean
+            + prefs::heap_size(&self.prefs)
+            + self.llm_policies.capacity() * size_of::<TextRec>()
     }
 }
 
@@ -683,6 +701,24 @@ impl<'r> Matcher<'r> {
         })
     }
 
+    /// The robot's usage preferences for `url` (a full URL or a path),
+    /// under both readings.
+    #[must_use]
+    pub fn usage(&self, url: &str) -> UsageAnswer {
+        let robots = self.robots;
+        let path = path_of(url);
+        let fetch = self.check_path(path.as_bytes()).allowed;
+        let lines: Vec<u32> = self.groups().map(|g| g.line()).collect();
+        let path = normalize_path(path.as_bytes(), robots.profile.path_form);
+        prefs::answer(
+            &robots.prefs,
+            &lines,
+            &path,
+            fetch,
+            robots.profile.wildcards,
+        )
+    }
+
     /// The first valid `crawl-delay` among the groups the robot obeys.
     #[must_use]
     pub fn crawl_delay(&self) -> Option<Located<f64>> {
@@ -777,6 +813,8 @@ pub struct RobotMatcher {
     pub(crate) applies: Applies,
     /// The groups the robot obeys, in file order.
     pub(crate) groups: Vec<Chosen>,
+    /// The preference lines of those groups, and every `content-signal`.
+    pub(crate) prefs: Vec<PrefLine>,
     pub(crate) cut: Option<Cut>,
 }
 
@@ -811,6 +849,27 @@ impl RobotMatcher {
     /// file order.
     pub fn group_lines(&self) -> impl ExactSizeIterator<Item = u32> + '_ {
         self.groups.iter().map(|g| g.line)
+    }
+
+    /// The preference lines of the groups the robot obeys, and every
+    /// `content-signal` line of the file, in file order.
+    #[must_use]
+    pub fn preference_lines(&self) -> &[PrefLine] {
+        &self.prefs
+    }
+
+    /// The robot's usage preferences for `url` (a full URL or a path),
+    /// under both readings.
+    #[must_use]
+    pub fn usage(&self, url: &str) -> UsageAnswer {
+        let path = path_of(url);
+        let fetch = self.check_path(path.as_bytes()).allowed;
+        if self.prefs.is_empty() {
+            return prefs::answer(&[], &[], b"", fetch, false);
+        }
+        let lines: Vec<u32> = self.group_lines().collect();
+        let path = normalize_path(path.as_bytes(), self.profile.path_form);
+        prefs::answer(&self.prefs, &lines, &path, fetch, self.profile.wildcards)
     }
 
     /// The decision for `url` (a full URL or a path).

@@ -394,6 +394,7 @@ fn render(
     }
     diagnostics(&mut out, &report, &txt);
     matrix(&mut out, &report);
+    usage(&mut out, &report);
     tester(&mut out, ask, &txt, profile, agent, urls);
     fixed(&mut out, &report, &txt);
     if report.diagnostics.len() <= TEXT_REPORT_UP_TO {
@@ -538,6 +539,63 @@ fn matrix(out: &mut String, report: &CheckReport<'_>) {
     let total = m.rows().len();
     if total > shown {
         let _ = writeln!(out, "<p>{shown} of {total} rows shown.</p>");
+    }
+    out.push_str("</section>\n");
+}
+
+/// The usage preferences beside the matrix: for each robot and path, what
+/// `Content-Usage` and `Content-Signal` let it use the content for, under
+/// the group reading and, where it differs, the file-wide one.
+fn usage(out: &mut String, report: &CheckReport<'_>) {
+    use botwarden_robots::prefs::{Reading, cell};
+    let table = &report.usage;
+    if table.is_empty() {
+        return;
+    }
+    out.push_str(
+        "<section aria-labelledby=\"usage\">\n<h2 id=\"usage\">Usage preferences</h2>\n\
+         <p>What each robot may use a page for, from <code>Content-Usage</code> (IETF aipref) and \
+         <code>Content-Signal</code> (Cloudflare), under RFC 9309's groups: <code>y</code> allowed, \
+         <code>n</code> refused, <code>-</code> not stated, with the deciding line; \
+         <code>n/a</code> where the robot may not fetch the path. Where crawler-commons' file-wide \
+         reading of <code>Content-Signal</code> differs, it follows the <code>|</code>.</p>\n\
+         <table>\n<caption>Usage preferences of each robot for each path</caption>\n<thead><tr>\
+         <th scope=\"col\">Robot</th><th scope=\"col\">Path</th><th scope=\"col\">search</th>\
+         <th scope=\"col\">train-ai</th><th scope=\"col\">ai-input</th></tr></thead>\n<tbody>\n",
+    );
+    let rows = table
+        .rows
+        .iter()
+        .filter(|r| r.answer.disagree())
+        .chain(table.rows.iter().filter(|r| !r.answer.disagree()));
+    let mut shown = 0;
+    for row in rows.take(ROWS_SHOWN) {
+        shown += 1;
+        let a = &row.answer;
+        let _ = write!(
+            out,
+            "<tr><td>{}</td><td><code>{}</code></td>",
+            h(&row.agent),
+            h(&row.path)
+        );
+        for (g, f) in a
+            .reading(Reading::Group)
+            .iter()
+            .zip(a.reading(Reading::FileWide))
+        {
+            let group = cell(a, g.preference, &g.lines);
+            let text = if g.preference == f.preference {
+                group
+            } else {
+                format!("{group} | {}", cell(a, f.preference, &f.lines))
+            };
+            let _ = write!(out, "<td>{}</td>", h(&text));
+        }
+        out.push_str("</tr>\n");
+    }
+    out.push_str("</tbody>\n</table>\n");
+    if table.rows.len() > shown {
+        let _ = writeln!(out, "<p>{shown} of {} rows shown.</p>", table.rows.len());
     }
     out.push_str("</section>\n");
 }

@@ -298,3 +298,99 @@ fn matching_work_over_the_bound_stops_with_an_error_naming_the_file() {
     let allowed = text.lines().filter(|l| l.starts_with("allowed\t")).count();
     assert_eq!(allowed, 20);
 }
+
+/// `--usage` against a table worked out by hand from the sources: the
+/// attach draft's Figure 2 with a Cloudflare `Content-Signal` in a named
+/// group and one before the first group. Expected, per robot and path:
+/// the group reading, then the file-wide one where it differs.
+#[test]
+fn usage_answers_both_readings() {
+    let file = TempFile::new(
+        "robots.txt",
+        b"Content-Signal: ai-input=no\n\
+          \n\
+          User-Agent: *\n\
+          Allow: /\n\
+          Disallow: /never/\n\
+          Content-Usage: train-ai=n\n\
+          Content-Usage: /ai-ok/ train-ai=y\n\
+          \n\
+          User-Agent: ExampleBot\n\
+          Allow: /\n\
+          Content-Usage: train-ai=y\n\
+          Content-Signal: search=yes, ai-train=no\n",
+    );
+    let table = [
+        (
+            "otherbot",
+            "/test",
+            "allowed\t/test\tsearch=- train-ai=n ai-input=-\tfile-wide: search=y train-ai=n ai-input=n",
+        ),
+        (
+            "otherbot",
+            "/never/x",
+            "disallowed\t/never/x\tusage n/a (may not fetch)",
+        ),
+        (
+            "otherbot",
+            "/ai-ok/x",
+            "allowed\t/ai-ok/x\tsearch=- train-ai=y ai-input=-\tfile-wide: search=y train-ai=n ai-input=n",
+        ),
+        // ExampleBot: its Content-Usage allows training, its
+        // Content-Signal refuses it; any `n` wins. File-wide, the signal
+        // before the first group adds `ai-input=no`.
+        (
+            "ExampleBot",
+            "/test",
+            "allowed\t/test\tsearch=y train-ai=n ai-input=-\tfile-wide: search=y train-ai=n ai-input=n",
+        ),
+    ];
+    for (agent, url, want) in table {
+        let out = botwarden(
+            &["robots", "test", file.arg(), "-a", agent, "--usage", url],
+            b"",
+        );
+        assert!(out.status.success(), "{out:?}");
+        assert_eq!(stdout(&out).trim_end(), want, "{agent} {url}");
+    }
+    let out = botwarden(
+        &[
+            "robots",
+            "test",
+            file.arg(),
+            "-a",
+            "ExampleBot",
+            "--usage",
+            "--explain",
+            "/t",
+        ],
+        b"",
+    );
+    assert!(
+        stdout(&out).contains("search=y (line 12) train-ai=n (line 12) ai-input=-"),
+        "{}",
+        stdout(&out)
+    );
+    let out = botwarden(
+        &[
+            "robots",
+            "test",
+            file.arg(),
+            "-a",
+            "otherbot",
+            "--usage",
+            "--format",
+            "json",
+            "/ai-ok/x",
+        ],
+        b"",
+    );
+    let v: serde_json::Value = serde_json::from_str(stdout(&out).trim()).expect("JSON");
+    assert_eq!(v["usage"]["group"]["train-ai"]["preference"], "y");
+    assert_eq!(
+        v["usage"]["group"]["train-ai"]["lines"],
+        serde_json::json!([7])
+    );
+    assert_eq!(v["usage"]["file_wide"]["train-ai"]["preference"], "n");
+    assert_eq!(v["usage"]["disagree"], true);
+}

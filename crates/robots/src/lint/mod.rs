@@ -212,6 +212,11 @@ lints![
     line_too_long,
     empty_user_agent,
     binary,
+    preference_unreadable,
+    preference_star_only,
+    preference_no_effect,
+    preference_disagree,
+    preference_scope,
 ];
 
 /// The lint with this code or name.
@@ -382,6 +387,14 @@ impl<'a> Context<'a> {
             .expect("lints name built-in profiles")
     }
 
+    /// The value span of the directive on line `number` (1-based).
+    pub(crate) fn value_span_of(&self, number: u32) -> Option<Span> {
+        match self.txt.line(number)?.kind {
+            LineKind::Directive(d) => Some(d.value),
+            _ => None,
+        }
+    }
+
     /// A span covering a whole line (without its ending).
     pub(crate) fn line_span(&self, index: usize) -> Span {
         self.line(index).span
@@ -391,6 +404,27 @@ impl<'a> Context<'a> {
     pub(crate) fn line_with_ending(&self, index: usize) -> Span {
         let line = self.line(index);
         Span::new(line.span.start, line.span.end + line.ending.as_str().len())
+    }
+}
+
+/// The readers of some profiles, by their display names: "RFC 9309,
+/// Google and Bing robots".
+pub(crate) fn readers(mut wanted: impl FnMut(&Profile) -> bool) -> String {
+    let names: Vec<&str> = Profile::ALL
+        .iter()
+        .filter(|p| wanted(p))
+        .map(|p| match p.name {
+            "rfc9309" => "RFC 9309",
+            "google" => "Google",
+            "bing" => "Bing",
+            "yandex" => "Yandex",
+            other => other,
+        })
+        .collect();
+    match names.as_slice() {
+        [] => "no robot".to_owned(),
+        [one] => format!("{one} robots"),
+        [rest @ .., last] => format!("{} and {last} robots", rest.join(", ")),
     }
 }
 

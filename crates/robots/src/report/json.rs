@@ -81,6 +81,11 @@ impl Serialize for CheckReport<'_> {
             out.skip_field("diagnostics_omitted")?;
         }
         out.serialize_field("matrix", &MatrixJson(&self.matrix))?;
+        if self.usage.is_empty() {
+            out.skip_field("usage")?;
+        } else {
+            out.serialize_field("usage", &UsageJson(&self.usage))?;
+        }
         out.serialize_field("fix", &self.fix_summary_json())?;
         out.serialize_field(
             "availability",
@@ -297,6 +302,65 @@ impl Serialize for RowJson<'_> {
         map.serialize_entry("path", &self.row.path)?;
         map.serialize_entry("decisions", &DecisionsJson(self.matrix, self.row))?;
         map.serialize_entry("disagree", &self.row.disagree())?;
+        map.end()
+    }
+}
+
+/// The usage preferences as `[{"agent", "path", "fetch", "group":
+/// {"search": {"preference": "y|n|-", "lines": [..]}, ..}, "file_wide":
+/// {..}, "disagree"}]`.
+struct UsageJson<'a>(&'a crate::prefs::UsageTable);
+
+impl Serialize for UsageJson<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let mut seq = serializer.serialize_seq(Some(self.0.rows.len()))?;
+        for row in &self.0.rows {
+            seq.serialize_element(&UsageRowJson(row))?;
+        }
+        seq.end()
+    }
+}
+
+struct UsageRowJson<'a>(&'a crate::prefs::UsageRow);
+
+impl Serialize for UsageRowJson<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use crate::prefs::Reading;
+        let r = self.0;
+        let mut map = serializer.serialize_map(Some(6))?;
+        map.serialize_entry("agent", &r.agent)?;
+        map.serialize_entry("path", &r.path)?;
+        map.serialize_entry("fetch", &r.answer.fetch)?;
+        map.serialize_entry("group", &AnswersJson(r.answer.reading(Reading::Group)))?;
+        map.serialize_entry(
+            "file_wide",
+            &AnswersJson(r.answer.reading(Reading::FileWide)),
+        )?;
+        map.serialize_entry("disagree", &r.answer.disagree())?;
+        map.end()
+    }
+}
+
+/// One reading's answers: `{"search": {"preference", "lines"}, ..}`.
+pub(crate) struct AnswersJson<'a>(pub(crate) &'a [crate::prefs::Answer; 3]);
+
+impl Serialize for AnswersJson<'_> {
+    fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        #[derive(Serialize)]
+        struct One<'a> {
+            preference: &'static str,
+            lines: &'a [u32],
+        }
+        let mut map = serializer.serialize_map(Some(3))?;
+        for a in self.0 {
+            map.serialize_entry(
+                a.purpose.as_str(),
+                &One {
+                    preference: a.preference.as_str(),
+                    lines: &a.lines,
+                },
+            )?;
+        }
         map.end()
     }
 }

@@ -2,6 +2,7 @@
 
 #[cfg(feature = "serde")]
 use crate::Span;
+use crate::prefs::UsageTable;
 use crate::{
     Analysis, AvailabilityPolicy, Diagnostic, Equivalence, FetchOutcome, Fixed, Folded, Matrix,
     Profile, RobotsTxt, Sampled, Severity, compare_fixed, fix, fold,
@@ -43,6 +44,9 @@ pub struct CheckReport<'t> {
     pub sampled: Vec<Sampled>,
     /// How each robot reads the file under each profile.
     pub matrix: Matrix,
+    /// The usage preferences of the matrix's robots, under RFC 9309's
+    /// grouping and both readings (empty when the file states none).
+    pub usage: UsageTable,
     /// The fetch, when the file came from a site (its decisions under every
     /// availability policy).
     pub fetched: Option<FetchSummary>,
@@ -108,6 +112,11 @@ impl<'t> CheckReport<'t> {
         live()?;
         let matrix = analysis.matrix(profiles, agents);
         live()?;
+        let usage = match analysis.robots(&Profile::RFC9309) {
+            Some(robots) => UsageTable::new(robots, matrix.agents()),
+            None => UsageTable::default(),
+        };
+        live()?;
         let fixed = fix(txt);
         live()?;
         let equivalence = analysis.compare_fixed(&fixed);
@@ -119,6 +128,7 @@ impl<'t> CheckReport<'t> {
             folded,
             sampled: checked.sampled,
             matrix,
+            usage,
             fetched,
             fixed,
             equivalence,

@@ -226,6 +226,7 @@ impl CheckReport<'_> {
             );
         }
         out.push_str(&self.matrix_text(view));
+        out.push_str(&usage_text(&self.usage, view));
         out
     }
 
@@ -273,6 +274,83 @@ impl CheckReport<'_> {
         }
         out
     }
+}
+
+/// The usage preferences: the rows that state something or where the
+/// readings disagree (every row with `--all-rows`), at most
+/// [`ROWS_SHOWN`] without `--verbose`.
+fn usage_text(table: &crate::prefs::UsageTable, view: TextView) -> String {
+    use crate::prefs::{Reading, cell};
+    let mut out = String::new();
+    if table.is_empty() {
+        return out;
+    }
+    let candidates: Vec<_> = table
+        .rows
+        .iter()
+        .filter(|r| view.all_rows || r.is_telling())
+        .collect();
+    let disagreeing = table.rows.iter().filter(|r| r.answer.disagree()).count();
+    let _ = writeln!(
+        out,
+        "\nUsage preferences (RFC 9309 groups; a cell is the group reading, then `|` crawler-commons' file-wide reading where it differs; `n/a` where the robot may not fetch): readings disagree on {disagreeing} of {} row(s){}",
+        table.rows.len() + table.omitted,
+        if table.omitted > 0 {
+            format!(" ({} not asked)", table.omitted)
+        } else {
+            String::new()
+        }
+    );
+    let shown = if view.verbose || view.all_rows {
+        &candidates[..]
+    } else {
+        &candidates[..candidates.len().min(ROWS_SHOWN)]
+    };
+    let mut grid: Vec<Vec<String>> = vec![
+        ["", "agent", "path", "search", "train-ai", "ai-input"]
+            .map(str::to_owned)
+            .to_vec(),
+    ];
+    for row in shown {
+        let a = &row.answer;
+        let mut line = vec![
+            if a.disagree() { "!" } else { "" }.to_owned(),
+            escape(&fit(&row.agent, CELL_SHOWN)).into_owned(),
+            escape(&fit(&row.path, CELL_SHOWN)).into_owned(),
+        ];
+        for (g, f) in a
+            .reading(Reading::Group)
+            .iter()
+            .zip(a.reading(Reading::FileWide))
+        {
+            let group = cell(a, g.preference, &g.lines);
+            line.push(if g.preference == f.preference {
+                group
+            } else {
+                format!("{group}|{}", cell(a, f.preference, &f.lines))
+            });
+        }
+        grid.push(line);
+    }
+    let widths: Vec<usize> = (0..grid[0].len())
+        .map(|c| grid.iter().map(|r| r[c].chars().count()).max().unwrap_or(0))
+        .collect();
+    for row in &grid {
+        let cells: Vec<String> = row
+            .iter()
+            .zip(&widths)
+            .map(|(c, w)| format!("{c:<w$}"))
+            .collect();
+        let _ = writeln!(out, "{}", cells.join("  ").trim_end());
+    }
+    if candidates.len() > shown.len() {
+        let _ = writeln!(
+            out,
+            "  … {} more row(s) (--verbose lists each)",
+            candidates.len() - shown.len()
+        );
+    }
+    out
 }
 
 /// One cell of the matrix's table: `allow` or `deny`, with the deciding
@@ -607,6 +685,9 @@ pub fn fix_text(report: &FixReport, verbose: bool) -> String {
             }
         }
     }
+    if let Some(block) = fixed.managed() {
+        let _ = writeln!(out, "  note: {block}");
+    }
     let _ = writeln!(
         out,
         "equivalence: {} robot(s) under every profile; {} reading(s) proven identical, {} probed with {} decision(s)",
@@ -668,6 +749,13 @@ fn line(d: &Difference) -> String {
         Explanation::Intended { line, why, .. } => format!("line {line}: {why}"),
         Explanation::Unintended { why } => why.clone(),
     };
+    if let Some(p) = d.preference {
+        return escape(&format!(
+            "{} {} {}: {} ({}) {} -> {} ({why})",
+            d.profile.name, d.agent, d.path, p.purpose, p.reading, p.before, p.after
+        ))
+        .into_owned();
+    }
     escape(&format!(
         "{} {} {}: {} -> {} ({why})",
         d.profile.name,

@@ -8,5 +8,6 @@ mod corpus;
 mod fixer;
 mod fixtures;
 mod layering;
+mod preferences;
 mod reference;
 mod support;

@@ -10,6 +10,7 @@ use std::io::{BufWriter, ErrorKind, Read, Write};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
+use botwarden_robots::prefs::{self, Reading, UsageAnswer};
 use botwarden_robots::{Applies, Profile, Reason, RobotMatcher, RobotsTxt, TokenChain};
 use clap::{Args, ValueEnum};
 use serde::Serialize;
@@ -40,6 +41,12 @@ pub(crate) struct TestArgs {
     /// Say which group, rule and line decided.
     #[arg(long)]
     explain: bool,
+    /// Answer the usage preferences too (`search`, `train-ai`,
+    /// `ai-input`) from `Content-Usage` and `Content-Signal`, under the
+    /// group reading (aipref-attach) and, where it differs, crawler-commons'
+    /// file-wide reading of `Content-Signal`.
+    #[arg(long)]
+    usage: bool,
     /// Output format.
     #[arg(long, value_enum, default_value_t = Format::Text)]
     format: Format,
@@ -201,6 +208,58 @@ struct Answer<'a> {
     group: Option<&'a str>,
     /// Why, in words.
     reason: String,
+    /// The usage preferences, with `--usage`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    usage: Option<serde_json::Value>,
+}
+
+/// The usage preferences of one answer as text: `search=y train-ai=n
+/// ai-input=-`, with the deciding lines under `--explain`, then the
+/// file-wide reading where it differs; `n/a` where the robot may not fetch.
+fn usage_text(a: &UsageAnswer, explain: bool) -> String {
+    if !a.fetch {
+        return "usage n/a (may not fetch)".to_owned();
+    }
+    let reading = |answers: &[prefs::Answer; 3]| {
+        answers
+            .iter()
+            .map(|x| match (explain, x.lines.as_slice()) {
+                (true, [first, ..]) => format!("{}={} (line {first})", x.purpose, x.preference),
+                _ => format!("{}={}", x.purpose, x.preference),
+            })
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    let group = reading(a.reading(Reading::Group));
+    if a.disagree() {
+        format!(
+            "{group}\tfile-wide: {}",
+            reading(a.reading(Reading::FileWide))
+        )
+    } else {
+        group
+    }
+}
+
+/// The usage preferences of one answer as JSON.
+fn usage_json(a: &UsageAnswer) -> serde_json::Value {
+    let reading = |answers: &[prefs::Answer; 3]| {
+        answers
+            .iter()
+            .map(|x| {
+                (
+                    x.purpose.as_str().to_owned(),
+                    serde_json::json!({ "preference": x.preference.as_str(), "lines": x.lines }),
+                )
+            })
+            .collect::<serde_json::Map<_, _>>()
+    };
+    serde_json::json!({
+        "applies": a.fetch,
+        "group": reading(a.reading(Reading::Group)),
+        "file_wide": reading(a.reading(Reading::FileWide)),
+        "disagree": a.disagree(),
+    })
 }
 
 impl<W: Write> Report<'_, W> {
@@ -212,6 +271,19 @@ impl<W: Write> Report<'_, W> {
             b"disallowed\t"
         };
         let written = match self.args.format {
+            Format::Text if self.args.usage => {
+                let usage = usage_text(&self.matcher.usage(url), self.args.explain);
+                if self.args.explain {
+                    let why = d.explain(self.matcher, self.txt, self.chain);
+                    self.out
+                        .write_all(verdict)
+                        .and_then(|()| writeln!(self.out, "{url}\t{why}\t{usage}"))
+                } else {
+                    self.out
+                        .write_all(verdict)
+                        .and_then(|()| writeln!(self.out, "{url}\t{usage}"))
+                }
+            }
             Format::Text if self.args.explain => {
                 let why = d.explain(self.matcher, self.txt, self.chain);
                 self.out
@@ -244,6 +316,10 @@ impl<W: Write> Report<'_, W> {
                         Applies::Nothing => None,
                     },
                     reason: d.explain(self.matcher, self.txt, self.chain).to_string(),
+                    usage: self
+                        .args
+                        .usage
+                        .then(|| usage_json(&self.matcher.usage(url))),
                 };
                 serde_json::to_writer(&mut self.out, &answer)
                     .map_err(std::io::Error::from)

@@ -58,21 +58,49 @@ pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
         } else {
             (line.span.end + ending.len(), format!("Disallow:{ending}"))
         };
+        let message = if star_only {
+            "this group has no rule: every robot without a group of its own may fetch everything; strict robots ignore the group".to_owned()
+        } else {
+            named_message(cx, block, &names)
+        };
         out.push(
-            Diagnostic::new(
-                &LINT,
-                cx.line_span(first),
-                if star_only {
-                    "this group has no rule: every robot without a group of its own may fetch everything; strict robots ignore the group".to_owned()
-                } else {
-                    format!(
-                        "this group has no rule: for RFC 9309, Google, Bing and Yandex robots, {} may fetch everything and do not fall back to `*`; strict robots ignore the group",
-                        names.join(", ")
-                    )
-                },
-            )
+            Diagnostic::new(&LINT, cx.line_span(first), message)
             .help("add `Disallow:` to allow everything explicitly, or the rules that were meant")
             .fix("add `Disallow:`", vec![Edit { span: Span::new(at, at), replacement }]),
         );
     }
+}
+
+/// What each profile makes of a rule-less group naming robots, from the
+/// profiles' own answers: which let them fetch everything, and which read
+/// the group with rules from elsewhere (Google reads user-agent lines
+/// without rules together with the next group's).
+fn named_message(cx: &Context<'_>, block: &crate::lint::Block, names: &[String]) -> String {
+    use crate::profile::AgentMatch;
+    let robot = cx.robot_of(block);
+    let first_line = block.agents.first().map_or(0, |&i| cx.line(i).number);
+    let mut elsewhere: Vec<(&'static str, u32)> = Vec::new();
+    let everything = crate::lint::readers(|p| {
+        if p.agent_match != AgentMatch::ProductToken {
+            return false;
+        }
+        let m = cx.robots(p).matcher(&robot);
+        let rules: Vec<u32> = m.groups().flat_map(|g| g.rules().map(|r| r.line)).collect();
+        match rules.first() {
+            None => true,
+            Some(&line) => {
+                if m.groups().any(|g| g.agents().any(|a| a.line == first_line)) {
+                    elsewhere.push((p.name, line));
+                }
+                false
+            }
+        }
+    });
+    let mut message = format!("this group has no rule: for {everything}, {} may fetch everything and do not fall back to `*`", names.join(", "));
+    for (profile, line) in elsewhere {
+        let who = crate::lint::readers(|p| p.name == profile);
+        message.push_str(&format!("; {who} read these user-agent lines with the rules that follow them (line {line})"));
+    }
+    message.push_str("; strict robots ignore the group");
+    message
 }
