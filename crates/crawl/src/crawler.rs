@@ -1058,16 +1058,31 @@ fn flush(tx: &mpsc::Sender<Batch>, batch: &mut Batch) {
     }
 }
 
-/// Adds `more` to `into`.
+/// Adds `more` to `into`. Every field is named, so that a field added to
+/// [`Batch`] cannot be dropped here unnoticed.
 fn merge(into: &mut Batch, more: Batch) {
-    into.new_urls.extend(more.new_urls);
-    into.states.extend(more.states);
-    into.pages.extend(more.pages);
-    into.links.extend(more.links);
-    into.robots.extend(more.robots);
-    into.robots_files.extend(more.robots_files);
-    into.throttle.extend(more.throttle);
-    into.verifications.extend(more.verifications);
-    into.meta.extend(more.meta);
-    into.sitemap_entries.extend(more.sitemap_entries);
+    let Batch {
+        new_urls,
+        states,
+        pages,
+        links,
+        robots,
+        robots_files,
+        throttle,
+        verifications,
+        meta,
+        sitemap_entries,
+        usage,
+    } = more;
+    into.new_urls.extend(new_urls);
+    into.states.extend(states);
+    into.pages.extend(pages);
+    into.links.extend(links);
+    into.robots.extend(robots);
+    into.robots_files.extend(robots_files);
+    into.throttle.extend(throttle);
+    into.verifications.extend(verifications);
+    into.meta.extend(meta);
+    into.sitemap_entries.extend(sitemap_entries);
+    into.usage.extend(usage);
 }

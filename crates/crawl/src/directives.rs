@@ -1,5 +1,6 @@
 //! Page-level robots directives: the robots `<meta>` tags and the
-//! `X-Robots-Tag` header, read for one crawler's token chain.
+//! `X-Robots-Tag` and `Robots-Tag` headers, read for one crawler's token
+//! chain.
 //!
 //! What applies to a crawler whose tokens are `botwarden-phone, botwarden`:
 //! - `<meta name="robots" content="…">`, and `<meta name="T" …>` for every
@@ -8,6 +9,13 @@
 //!   token of the chain. One header may hold several agents' lists
 //!   (`googlebot: nofollow, otherbot: noindex`): a `name:` that is not a
 //!   directive starts the next agent's list. Several headers add up.
+//!
+//! - `Robots-Tag: …` (draft-illyes-repext-03): an RFC 9651 List of
+//!   product tokens (or `*`) whose parameters are the rules
+//!   (`*;nosnippet, ExampleBot;noindex`); the members naming `*` or a
+//!   token of the chain apply. A value that is not a valid List is
+//!   ignored, as RFC 9651 asks ([`PageDirectives::add_robots_tag`] says
+//!   why). Both headers are read, and their rules add up.
 //!
 //! Everything that applies is kept with where it came from, and the most
 //! restrictive wins: one `noindex` from any source makes the page
@@ -57,6 +65,11 @@ pub enum Origin {
         /// The agent before `:`, as written.
         agent: Option<String>,
     },
+    /// A `Robots-Tag` header's member for `*` or a token of the chain.
+    RobotsTag {
+        /// The member's product token (`*`), as written.
+        token: String,
+    },
 }
 
 impl fmt::Display for Origin {
@@ -65,6 +78,7 @@ impl fmt::Display for Origin {
             Origin::Meta { name } => write!(f, "<meta name=\"{name}\">"),
             Origin::Header { agent: None } => f.write_str("X-Robots-Tag"),
             Origin::Header { agent: Some(a) } => write!(f, "X-Robots-Tag ({a}:)"),
+            Origin::RobotsTag { token } => write!(f, "Robots-Tag ({token})"),
         }
     }
 }
@@ -192,6 +206,40 @@ impl PageDirectives {
             };
             self.push(word, value, &origin);
         }
+    }
+
+    /// Reads one `Robots-Tag` header's value; a value that is not an
+    /// RFC 9651 List is ignored, and the error returned.
+    ///
+    /// # Errors
+    /// Why the value is not a List (where, and what was expected).
+    pub fn add_robots_tag(
+        &mut self,
+        value: &str,
+        chain: &[String],
+    ) -> Result<(), botwarden_robots::prefs::sf::SfError> {
+        use botwarden_robots::prefs::sf::{Bare, parse_list};
+        for member in parse_list(value)? {
+            let Some(token) = member.item().and_then(Bare::as_token) else {
+                continue;
+            };
+            let applies = token == "*" || chain.iter().any(|t| t.eq_ignore_ascii_case(token));
+            if !applies {
+                continue;
+            }
+            let origin = Origin::RobotsTag {
+                token: token.to_owned(),
+            };
+            for (rule, v) in member.params() {
+                let value = match v {
+                    Bare::Boolean(true) => None,
+                    Bare::String(s) | Bare::Token(s) => Some(s.clone()),
+                    other => Some(other.to_string()),
+                };
+                self.push(rule, value.as_deref(), &origin);
+            }
+        }
+        Ok(())
     }
 
     fn push(&mut self, word: &str, value: Option<&str>, origin: &Origin) {
@@ -384,6 +432,61 @@ mod tests {
         );
         assert!(d.noindex().is_none());
         assert!(d.nofollow().is_some());
+    }
+
+    /// draft-illyes-repext-03 §2.3's example: `*;nosnippet,
+    /// ExampleBot;noindex` gives ExampleBot both rules, every other robot
+    /// `nosnippet`; the union with `X-Robots-Tag` is taken.
+    #[test]
+    fn robots_tag_members_for_star_and_the_chain_add_up() {
+        let example = vec!["examplebot".to_owned()];
+        let mut d = PageDirectives::new();
+        d.add_robots_tag("*;nosnippet, ExampleBot;noindex", &example)
+            .expect("a valid List");
+        assert_eq!(
+            kinds(&d),
+            [
+                (Kind::NoSnippet, "Robots-Tag (*)".into()),
+                (Kind::NoIndex, "Robots-Tag (ExampleBot)".into()),
+            ]
+        );
+        let mut d = PageDirectives::new();
+        d.add_robots_tag("*;nosnippet, ExampleBot;noindex", &chain())
+            .expect("a valid List");
+        assert!(d.noindex().is_none());
+        d.add_header("nofollow", &chain());
+        d.add_robots_tag(
+            "botwarden;noindex;unavailable_after=\"2020-01-01\"",
+            &chain(),
+        )
+        .expect("a valid List");
+        assert!(d.nofollow().is_some());
+        assert_eq!(
+            d.noindex().map(|x| x.origin.to_string()).as_deref(),
+            Some("Robots-Tag (botwarden)")
+        );
+        assert!(
+            d.all()
+                .iter()
+                .any(|x| x.kind == Kind::UnavailableAfter
+                    && x.value.as_deref() == Some("2020-01-01"))
+        );
+    }
+
+    #[test]
+    fn a_robots_tag_that_is_no_list_is_ignored_and_says_why() {
+        let mut d = PageDirectives::new();
+        let e = d
+            .add_robots_tag("botwarden: noindex", &chain())
+            .expect_err("not a List");
+        // `botwarden:` is a token; the rule after a space is not a member.
+        assert!(e.to_string().contains("byte 12"), "{e}");
+        // Upper-case rules are not RFC 9651 keys.
+        assert!(d.add_robots_tag("*;NoIndex", &chain()).is_err());
+        assert!(d.all().is_empty());
+        // A bare token names a robot: `noindex` alone is no rule.
+        d.add_robots_tag("noindex", &chain()).expect("a valid List");
+        assert!(d.all().is_empty());
     }
 
     #[test]

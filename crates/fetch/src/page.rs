@@ -63,6 +63,12 @@ pub struct PageResponse {
     pub charset: Option<String>,
     /// Every `X-Robots-Tag` header, in order.
     pub x_robots_tag: Vec<String>,
+    /// Every `Robots-Tag` header (draft-illyes-repext), in order.
+    pub robots_tag: Vec<String>,
+    /// Every `Content-Usage` header (IETF aipref), in order.
+    pub content_usage: Vec<String>,
+    /// Every `Content-Signal` header (Cloudflare), in order.
+    pub content_signal: Vec<String>,
     /// Every `Link` header, in order.
     pub link: Vec<String>,
     /// The `Refresh` header.
@@ -169,6 +175,9 @@ impl Fetcher {
             media_type: None,
             charset: None,
             x_robots_tag: Vec::new(),
+            robots_tag: Vec::new(),
+            content_usage: Vec::new(),
+            content_signal: Vec::new(),
             link: Vec::new(),
             refresh: None,
             retry_after: None,
@@ -249,6 +258,9 @@ impl Fetcher {
                 .collect()
         };
         page.x_robots_tag = all("x-robots-tag");
+        page.robots_tag = all("robots-tag");
+        page.content_usage = all("content-usage");
+        page.content_signal = all("content-signal");
         page.link = all("link");
         page.refresh = all("refresh").into_iter().next();
         page.retry_after = header_str(headers, header::RETRY_AFTER)

@@ -28,7 +28,7 @@ pub use readings::{BodyHash, TextReading};
 pub use store::{
     Batch, DEFERRED_INDEXES, ExportFormat, ExportTable, ExternalRecord, LinkRecord, NewUrl,
     PageRecord, RobotsFileRecord, RobotsRecord, SCHEMA_VERSION, Skip, Store, StoredRobots,
-    StoredUrl, ThrottleRecord, UrlState, VerificationRecord,
+    StoredUrl, ThrottleRecord, UrlState, UsageRecord, VerificationRecord,
 };
 pub use summary::{
     BlockingRule, Difference, Differences, Reading, RobotsFile, SHOWN, SiteVerification, Summary,

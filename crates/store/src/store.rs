@@ -41,7 +41,7 @@ use crate::error::Error;
 use crate::link_kind::LinkKind;
 
 /// The version of the schema this code writes and reads.
-pub const SCHEMA_VERSION: u32 = 8;
+pub const SCHEMA_VERSION: u32 = 9;
 
 /// Indexes a crawl builds once, when it ends, rather than row by row while
 /// it writes (name, whether unique, table and columns). Rows arrive in the order of
@@ -105,7 +105,26 @@ const MIGRATIONS: &[(u32, &str, &str)] = &[
         "links: same-page links marked; pages: a refresh's delay",
         MIGRATE_7_TO_8,
     ),
+    (
+        9,
+        "usage preferences of pages (robots.txt and headers); pages: the Robots-Tag header",
+        MIGRATE_8_TO_9,
+    ),
 ];
+
+/// From version 8 to 9: what robots.txt and the response's headers say a
+/// page may be used for, and the `Robots-Tag` header.
+const MIGRATE_8_TO_9: &str = "
+ALTER TABLE pages ADD COLUMN robots_tag TEXT;
+CREATE TABLE usage (
+    url_id       INTEGER PRIMARY KEY REFERENCES urls (id),
+    robots       TEXT,
+    robots_wide  TEXT,
+    robots_lines TEXT,
+    header       TEXT,
+    header_text  TEXT
+);
+";
 
 /// From version 7 to 8: the links that lead to the page they stand on
 /// (`same_page`: a fragment of the page, `#top`, the page's own URL, an
@@ -418,6 +437,8 @@ pub struct PageRecord {
     pub refresh_delay: Option<u32>,
     /// The `X-Robots-Tag` headers, joined by ` | `.
     pub x_robots_tag: Option<String>,
+    /// The `Robots-Tag` headers (draft-illyes-repext), joined by ` | `.
+    pub robots_tag: Option<String>,
     /// The HTTP version of the answer (`HTTP/1.1`, `HTTP/2`).
     pub http_version: Option<String>,
     /// The `Content-Length` header, as sent.
@@ -534,6 +555,27 @@ pub struct LinkRecord {
     pub same_page: bool,
 }
 
+/// What a page may be used for: from robots.txt (written when the URL is
+/// judged, for the crawl's own robot) or from the response's
+/// `Content-Usage` and `Content-Signal` headers (written when it is
+/// fetched). Preferences are codes of `botwarden_robots::prefs::code`
+/// (`-n-`); a column left `None` keeps what the row holds.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct UsageRecord {
+    /// The URL's id.
+    pub url_id: u64,
+    /// robots.txt under the group reading (aipref-attach).
+    pub robots: Option<String>,
+    /// robots.txt under crawler-commons' file-wide reading.
+    pub robots_wide: Option<String>,
+    /// The robots.txt lines that decided (`4,9`).
+    pub robots_lines: Option<String>,
+    /// The headers, combined.
+    pub header: Option<String>,
+    /// The headers as sent (`Content-Usage: train-ai=n | …`).
+    pub header_text: Option<String>,
+}
+
 /// A URL that robots.txt blocks under one reading or that the two
 /// readings decide differently.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -638,6 +680,8 @@ pub struct Batch {
     pub meta: Vec<(String, String)>,
     /// URLs listed by sitemaps: the URL's id and the sitemap's URL.
     pub sitemap_entries: Vec<(u64, String)>,
+    /// Usage preferences of URLs.
+    pub usage: Vec<UsageRecord>,
 }
 
 impl Batch {
@@ -654,6 +698,7 @@ impl Batch {
             && self.verifications.is_empty()
             && self.meta.is_empty()
             && self.sitemap_entries.is_empty()
+            && self.usage.is_empty()
     }
 }
 
@@ -955,6 +1000,7 @@ impl Store {
         writer.pages(&batch.pages)?;
         writer.links(&batch.links)?;
         writer.robots(batch)?;
+        writer.usage(&batch.usage)?;
         writer.crawl_facts(batch)?;
         tx.commit()
             .map_err(|e| sqlite(&self.path, "cannot commit", &e))
@@ -1202,11 +1248,11 @@ impl BatchWriter<'_> {
                  canonical_written, canonical_header, canonical_outside_head, base_href,
                  base_count, header_charset, meta_charset, bom, robots_meta, head_break,
                  head_break_line, head_ignored, head_ignored_count, mixed_active,
-                 mixed_passive, mixed_examples, refresh_delay)
+                 mixed_passive, mixed_examples, refresh_delay, robots_tag)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15,
                  ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30,
                  ?31, ?32, ?33, ?34, ?35, ?36, ?37, ?38, ?39, ?40, ?41, ?42, ?43, ?44, ?45,
-                 ?46, ?47)",
+                 ?46, ?47, ?48)",
         )?;
         for p in pages {
             st.execute(params![
@@ -1258,6 +1304,7 @@ impl BatchWriter<'_> {
                 p.mixed_passive,
                 p.mixed_examples,
                 p.refresh_delay,
+                p.robots_tag,
             ])
             .map_err(self.err("cannot store a page"))?;
         }
@@ -1281,6 +1328,35 @@ impl BatchWriter<'_> {
         for l in chunks.remainder() {
             st.execute(rusqlite::params_from_iter(link_values(l)))
                 .map_err(self.err("cannot store a link"))?;
+        }
+        Ok(())
+    }
+
+    /// Usage preferences: a column a record leaves `None` keeps its value.
+    fn usage(&self, records: &[UsageRecord]) -> Result<(), Error> {
+        if records.is_empty() {
+            return Ok(());
+        }
+        let mut st = self.prepare(
+            "INSERT INTO usage (url_id, robots, robots_wide, robots_lines, header, header_text)
+                 VALUES (?1, ?2, ?3, ?4, ?5, ?6)
+                 ON CONFLICT (url_id) DO UPDATE SET
+                 robots = coalesce(excluded.robots, robots),
+                 robots_wide = coalesce(excluded.robots_wide, robots_wide),
+                 robots_lines = coalesce(excluded.robots_lines, robots_lines),
+                 header = coalesce(excluded.header, header),
+                 header_text = coalesce(excluded.header_text, header_text)",
+        )?;
+        for u in records {
+            st.execute(params![
+                to_i64(u.url_id),
+                u.robots,
+                u.robots_wide,
+                u.robots_lines,
+                u.header,
+                u.header_text,
+            ])
+            .map_err(self.err("cannot store a page's usage preferences"))?;
         }
         Ok(())
     }
@@ -2170,7 +2246,7 @@ impl ExportTable {
                         p.canonical_outside_head, p.base_href, p.base_count, p.header_charset,
                         p.meta_charset, p.bom, p.robots_meta, p.head_break, p.head_break_line,
                         p.head_ignored, p.head_ignored_count, p.mixed_active, p.mixed_passive,
-                        p.mixed_examples, p.refresh_delay
+                        p.mixed_examples, p.refresh_delay, p.robots_tag
                  FROM pages p JOIN urls u ON u.id = p.url_id ORDER BY u.id"
             }
             ExportTable::Links => {

@@ -5,9 +5,10 @@
 use std::time::SystemTime;
 
 use botwarden_fetch::{PageResponse, link_header_canonicals};
-use botwarden_robots::TokenChain;
+use botwarden_robots::{TokenChain, prefs};
 use botwarden_store::{
-    Batch, LinkKind, LinkRecord, NewUrl, PageRecord, Skip, UrlState, normalize, normalize_text,
+    Batch, LinkKind, LinkRecord, NewUrl, PageRecord, Skip, UrlState, UsageRecord, normalize,
+    normalize_text,
 };
 use url::Url;
 
@@ -60,6 +61,7 @@ fn page_record(q: &Queued, page: &PageResponse, reading: &Reading) -> PageRecord
         charset: page.charset.clone(),
         content_hash: reading.hash.map(|h| format!("{h:016x}")),
         x_robots_tag: (!page.x_robots_tag.is_empty()).then(|| page.x_robots_tag.join(" | ")),
+        robots_tag: (!page.robots_tag.is_empty()).then(|| page.robots_tag.join(" | ")),
         body_read: page.body_read,
         content_length: page.content_length,
         http_version: page.http_version.map(str::to_owned),
@@ -89,6 +91,12 @@ pub(crate) fn take_page<A: Admission>(
     for value in &page.x_robots_tag {
         directives.add_header(value, chain.tokens());
     }
+    for value in &page.robots_tag {
+        // A value that is no RFC 9651 List is ignored; it stays in the
+        // page's record, and the audit names it.
+        let _ = directives.add_robots_tag(value, chain.tokens());
+    }
+    header_usage(q.id, page, batch);
     let mut links = Links::new(q, frontier, batch);
     if page.is_redirect() {
         if let Some(loc) = page.location.as_deref() {
@@ -121,6 +129,34 @@ pub(crate) fn take_page<A: Admission>(
     record.nofollow = directives.nofollow().map(|d| d.origin.to_string());
     batch.pages.push(record);
     batch.states.push((q.id, UrlState::Fetched, None));
+}
+
+/// What the response's `Content-Usage` and `Content-Signal` headers let
+/// the page be used for, if it has any.
+fn header_usage(id: u64, page: &PageResponse, batch: &mut Batch) {
+    if page.content_usage.is_empty() && page.content_signal.is_empty() {
+        return;
+    }
+    let preferences = prefs::of_headers(
+        page.content_usage.iter().map(String::as_str),
+        page.content_signal.iter().map(String::as_str),
+    );
+    let text: Vec<String> = page
+        .content_usage
+        .iter()
+        .map(|v| format!("Content-Usage: {v}"))
+        .chain(
+            page.content_signal
+                .iter()
+                .map(|v| format!("Content-Signal: {v}")),
+        )
+        .collect();
+    batch.usage.push(UsageRecord {
+        url_id: id,
+        header: Some(prefs::code(preferences)),
+        header_text: Some(text.join(" | ")),
+        ..UsageRecord::default()
+    });
 }
 
 /// The token chain a page is read for: a page of the simulated site is

@@ -5,11 +5,12 @@
 use std::time::Duration;
 
 use botwarden_fetch::{Error as FetchError, Fetcher, RobotsFetch};
+use botwarden_robots::prefs::{self, Reading};
 use botwarden_robots::{
     Availability, AvailabilityDecision, AvailabilityPolicy, Cause, Profile, Reason, RobotMatcher,
     RobotsTxt, TokenChain,
 };
-use botwarden_store::{Batch, RobotsFileRecord, RobotsRecord};
+use botwarden_store::{Batch, RobotsFileRecord, RobotsRecord, UsageRecord};
 use tokio::time::Instant;
 use url::Url;
 
@@ -116,6 +117,9 @@ impl RobotsState {
         let target = path_and_query(url);
         let r = relaxed.check(&target);
         let s = strict.check(&target);
+        if r.allowed && !relaxed.preference_lines().is_empty() {
+            robots_usage(id, relaxed, &target, batch);
+        }
         if !r.allowed || !s.allowed || r.allowed != s.allowed {
             batch.robots.push(RobotsRecord {
                 url_id: id,
@@ -137,6 +141,37 @@ impl RobotsState {
         }
         r.allowed
     }
+}
+
+/// What robots.txt lets a URL the crawl may fetch be used for, when it
+/// states anything for the crawl's robot.
+fn robots_usage(id: u64, matcher: &RobotMatcher, target: &str, batch: &mut Batch) {
+    let answer = matcher.usage(target);
+    if !answer.is_stated() {
+        return;
+    }
+    let group = answer.reading(Reading::Group);
+    let wide = answer.reading(Reading::FileWide);
+    let mut lines: Vec<u32> = group
+        .iter()
+        .chain(wide)
+        .flat_map(|a| a.lines.clone())
+        .collect();
+    lines.sort_unstable();
+    lines.dedup();
+    batch.usage.push(UsageRecord {
+        url_id: id,
+        robots: Some(prefs::code(prefs::preferences(group))),
+        robots_wide: Some(prefs::code(prefs::preferences(wide))),
+        robots_lines: Some(
+            lines
+                .iter()
+                .map(u32::to_string)
+                .collect::<Vec<_>>()
+                .join(","),
+        ),
+        ..UsageRecord::default()
+    });
 }
 
 /// What became of an origin's robots.txt, in a form that can be kept

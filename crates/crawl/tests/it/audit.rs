@@ -460,6 +460,11 @@ const PLANTED: &[(&str, &[&str])] = &[
     ("robots/txt-health", &["/robots.txt"]),
     ("robots/nofollow-internal", &["/new"]),
     ("robots/conflicting-directives", &["/conflict"]),
+    // Planted on a site of their own (`audit_usage.rs`): a `Content-Signal`
+    // outside the `*` group makes every page reader-dependent.
+    ("robots/robots-tag-invalid", &[]),
+    ("usage/conflict", &[]),
+    ("usage/reader-dependent", &[]),
     ("links/temporary-redirect", &["/old"]),
     ("links/refresh-redirect", &["/refresh"]),
     ("links/malformed-href", &["/"]),
@@ -711,7 +716,8 @@ async fn each_check_finds_exactly_its_planted_instance() {
     assert!(
         text.contains(
             "no findings: security/mixed-content-active, links/broken-external, \
-             security/mixed-content-passive"
+             robots/robots-tag-invalid, usage/conflict, security/mixed-content-passive, \
+             usage/reader-dependent"
         ),
         "{text}"
     );

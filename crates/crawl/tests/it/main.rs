@@ -7,6 +7,7 @@ mod audit_external;
 mod audit_reports;
 mod audit_tls;
 mod audit_trust;
+mod audit_usage;
 mod availability;
 mod connections;
 mod crawl;

@@ -187,6 +187,64 @@ impl UsageAnswer {
     }
 }
 
+/// The three preferences of an answer as a code of three characters, in
+/// [`Purpose::ALL`] order: `y`, `n` or `-` each (`-n-`: training refused,
+/// the rest unstated). The crawl store keeps them so.
+#[must_use]
+pub fn code(preferences: [Preference; 3]) -> String {
+    preferences.iter().map(|p| p.as_str()).collect()
+}
+
+/// The preferences a [`code`] holds; `None` for any other text.
+#[must_use]
+pub fn from_code(code: &str) -> Option<[Preference; 3]> {
+    let b = code.as_bytes();
+    if b.len() != 3 {
+        return None;
+    }
+    let one = |c: u8| match c {
+        b'y' => Some(Preference::Allowed),
+        b'n' => Some(Preference::Refused),
+        b'-' => Some(Preference::Unstated),
+        _ => None,
+    };
+    Some([one(b[0])?, one(b[1])?, one(b[2])?])
+}
+
+/// The preferences of a reading's answers.
+#[must_use]
+pub fn preferences(answers: &[Answer; 3]) -> [Preference; 3] {
+    [
+        answers[0].preference,
+        answers[1].preference,
+        answers[2].preference,
+    ]
+}
+
+/// The preferences a response's `Content-Usage` (aipref) and
+/// `Content-Signal` (Cloudflare) header fields state, combined: any `n`
+/// refuses (a field that is not a valid Dictionary states nothing).
+#[must_use]
+pub fn of_headers<'a>(
+    content_usage: impl IntoIterator<Item = &'a str>,
+    content_signal: impl IntoIterator<Item = &'a str>,
+) -> [Preference; 3] {
+    let statements: Vec<Statement> = content_usage
+        .into_iter()
+        .map(|v| Statement::read(Vocabulary::Aipref, v))
+        .chain(
+            content_signal
+                .into_iter()
+                .map(|v| Statement::read(Vocabulary::ContentSignal, v)),
+        )
+        .collect();
+    Purpose::ALL.map(|p| {
+        statements
+            .iter()
+            .fold(Preference::Unstated, |acc, s| acc.combine(s.preference(p)))
+    })
+}
+
 /// Answers the preference lines `lines` (a compiled file's) for a robot
 /// that obeys the groups starting at `groups`, for the normalised `path`
 /// it may (`fetch`) or may not fetch.
