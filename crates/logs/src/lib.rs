@@ -65,7 +65,8 @@ mod report;
 
 pub use analyze::{
     Analysis, AnalyzeOptions, Analyzer, FormatChoice, PENDING_PATHS, Pair, PairVerifier, Progress,
-    REMOTE_IN_FLIGHT, Run, VERIFY_IN_FLIGHT, VerdictFuture, standing, trusted_proxy_warnings,
+    REMOTE_IN_FLIGHT, Run, UsagePolicy, VERIFY_IN_FLIGHT, VerdictFuture, purpose_of, standing,
+    trusted_proxy_warnings,
 };
 pub use error::Error;
 pub use export::{
@@ -81,6 +82,6 @@ pub use record::{Client, Record, SignatureFields, Timestamp};
 pub use report::{
     BadLine, BotRow, InputSummary, LineCounts, NamedClient, NewerFeed, PathCount, Period,
     REPORT_SCHEMA, Report, RobotsFetches, Series, SignedLines, SpoofedIp, StatusClasses,
-    TextOptions, Timeline, Totals, UnknownCrawler, VerdictCount, VerificationStats, render_html,
-    render_text,
+    TextOptions, Timeline, Totals, UnknownCrawler, UsageCounts, VerdictCount, VerificationStats,
+    render_html, render_text,
 };

@@ -657,3 +657,73 @@ fn botnet_memory() {
         }
     }
 }
+
+/// `--robots`: a verified GPTBot (an address of OpenAI's published
+/// ranges) on pages whose preferences refuse training, by group and
+/// file-wide; ChatGPT-User (`ai-input`) refused only file-wide; a spoofed
+/// GPTBot counted on its own row; a feed reader not counted.
+#[test]
+fn usage_preferences_count_the_requests_that_ignore_them() {
+    let robots = TempFile::new(
+        "robots.txt",
+        b"Content-Signal: ai-input=no\n\nUser-agent: *\nContent-Usage: /blog/ train-ai=n\nDisallow: /private\n",
+    );
+    let gpt = "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)";
+    let user = "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko); compatible; ChatGPT-User/1.0; +https://openai.com/bot";
+    let line = |ip: &str, path: &str, ua: &str| {
+        format!(
+            "{ip} - - [20/Nov/2026:10:00:00 +0000] \"GET {path} HTTP/1.1\" 200 512 \"-\" \"{ua}\"\n"
+        )
+    };
+    let mut log = String::new();
+    for path in ["/blog/a", "/blog/b", "/about", "/private/x"] {
+        log.push_str(&line("20.171.206.10", path, gpt));
+    }
+    log.push_str(&line("203.0.113.9", "/blog/a", gpt));
+    log.push_str(&line("104.210.139.200", "/blog/a", user));
+    let out = botwarden(
+        &[
+            "logs",
+            "analyze",
+            "--no-dns",
+            "--report",
+            "json",
+            "--robots",
+            robots.arg(),
+            "-",
+        ],
+        log.as_bytes(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", text(&out.stderr));
+    let report: serde_json::Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    assert_eq!(report["usage_policy"], robots.arg());
+    let row = |bot: &str, verdict: &str| {
+        report["bots"]
+            .as_array()
+            .expect("bots")
+            .iter()
+            .find(|b| b["bot"] == bot && b["verdict"] == verdict)
+            .unwrap_or_else(|| panic!("{bot} {verdict}: {report}"))
+            .clone()
+    };
+    let verified = row("GPTBot", "verified");
+    assert_eq!(verified["usage"]["purpose"], "train-ai");
+    assert_eq!(verified["usage"]["requests"], 4);
+    // `/blog/a` and `/blog/b`; `/private/x` it may not fetch at all.
+    assert_eq!(verified["usage"]["refused"], 2);
+    assert_eq!(verified["usage"]["refused_file_wide"], 2);
+    let spoofed = row("GPTBot", "spoofed");
+    assert_eq!(spoofed["usage"]["refused"], 1);
+    let user = row("ChatGPT-User", "verified");
+    assert_eq!(user["usage"]["purpose"], "ai-input");
+    assert_eq!(user["usage"]["refused"], 0);
+    assert_eq!(user["usage"]["refused_file_wide"], 1);
+
+    let out = botwarden(
+        &["logs", "analyze", "--no-dns", "--robots", robots.arg(), "-"],
+        log.as_bytes(),
+    );
+    let report = text(&out.stdout);
+    assert!(report.contains("Usage preferences"), "{report}");
+    assert!(report.contains("train-ai"), "{report}");
+}

@@ -15,7 +15,7 @@ use crate::input::Input;
 use crate::report::{
     BadLine, BotRow, InputSummary, LineCounts, NamedClient, NewerFeed, PathCount, Period,
     REPORT_SCHEMA, Report, RobotsFetches, Series, SpoofedIp, StatusClasses, Timeline, Totals,
-    UnknownCrawler, VerdictCount, VerificationStats,
+    UnknownCrawler, UsageCounts, VerdictCount, VerificationStats,
 };
 
 /// The indexes of `spoofed` and `unknown` in [`KINDS`].
@@ -119,6 +119,7 @@ pub(super) fn report(
             wait_seconds: (wait.as_secs_f64() * 1000.0).round() / 1000.0,
             web_bot_auth: agg.signed.clone(),
         },
+        usage_policy: options.usage.as_ref().map(|u| u.name.clone()),
     };
     Analysis {
         report,
@@ -397,7 +398,20 @@ fn bot_row(
             status: c.robots_status.iter().copied().collect(),
         },
         top_paths,
+        usage: usage_counts(info, c),
     }
+}
+
+/// A row's requests against the usage preferences, for a crawler whose
+/// category has a purpose, when the run measured them.
+fn usage_counts(info: &ClaimInfo, c: &super::worker::Counts) -> Option<UsageCounts> {
+    let purpose = super::usage::purpose_of(info.category.as_deref()?)?;
+    (c.usage[0] > 0).then(|| UsageCounts {
+        purpose: purpose.as_str().to_owned(),
+        requests: c.usage[0],
+        refused: c.usage[1],
+        refused_file_wide: c.usage[2],
+    })
 }
 
 /// Requests over time, a series per bot row (in the rows' order) and one

@@ -6,9 +6,11 @@ mod hist;
 mod remote;
 mod signed;
 mod topk;
+mod usage;
 mod worker;
 
 pub use remote::{Pair, PairVerifier, VerdictFuture};
+pub use usage::{UsagePolicy, purpose_of};
 
 use std::collections::VecDeque;
 use std::net::IpAddr;
@@ -89,6 +91,11 @@ pub struct AnalyzeOptions {
     /// pair out once per run instead (to central verifiers, for instance),
     /// and the analyzer's verifier is not asked.
     pub pairs: Option<Arc<dyn PairVerifier>>,
+    /// A robots.txt whose usage preferences requests are measured
+    /// against: each row of a crawler that uses content for AI training,
+    /// AI input or search counts its requests for paths that refuse that
+    /// use ([`usage`](UsagePolicy)).
+    pub usage: Option<Arc<UsagePolicy>>,
 }
 
 impl Default for AnalyzeOptions {
@@ -105,6 +112,7 @@ impl Default for AnalyzeOptions {
             max_listed: 1_000,
             signature_keys: None,
             pairs: None,
+            usage: None,
         }
     }
 }

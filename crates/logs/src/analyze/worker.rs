@@ -12,6 +12,7 @@ use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 use super::hist::Hist;
 use super::topk::TopK;
+use super::usage::{self, UsageCache};
 use super::{AnalyzeOptions, ClaimInfo, FormatChoice, Job, PENDING, PENDING_PATHS, Shared};
 use crate::format::{ChainRead, FormatChain, LogFormat};
 use crate::input::{Input, Line, LineReader};
@@ -95,6 +96,9 @@ pub(crate) struct Counts {
     pub(crate) robots: u64,
     pub(crate) robots_status: Vec<(u16, u64)>,
     pub(crate) hist: Hist,
+    /// Requests whose usage preferences were asked, and those refused by
+    /// group and file-wide (`AnalyzeOptions::usage`).
+    pub(crate) usage: [u64; 3],
 }
 
 impl Default for Counts {
@@ -108,12 +112,21 @@ impl Default for Counts {
             robots: 0,
             robots_status: Vec::new(),
             hist: Hist::default(),
+            usage: [0; 3],
         }
     }
 }
 
 impl Counts {
-    fn add(&mut self, record: &Record<'_>, time: Option<i64>) {
+    /// Counts a request; `standing` is its usage standing (`usage::ASKED`
+    /// and the refusals).
+    fn add(&mut self, record: &Record<'_>, time: Option<i64>, standing: u8) {
+        for (i, bit) in [usage::ASKED, usage::REFUSED, usage::REFUSED_WIDE]
+            .into_iter()
+            .enumerate()
+        {
+            self.usage[i] += u64::from(standing & bit != 0);
+        }
         self.requests += 1;
         self.bytes += record.bytes;
         self.status[status_class(record.status)] += 1;
@@ -144,6 +157,9 @@ impl Counts {
             add_code(&mut self.robots_status, code, n);
         }
         self.hist.merge(&other.hist);
+        for i in 0..3 {
+            self.usage[i] += other.usage[i];
+        }
     }
 }
 
@@ -417,6 +433,8 @@ struct Worker<'s> {
     swept_at: u64,
     /// Bytes read since the progress counters were last updated.
     unreported_bytes: u64,
+    /// Usage preferences' matchers, when the run measures them.
+    usage: Option<UsageCache>,
 }
 
 /// Reads every input on up to `options.threads` threads and merges what
@@ -447,6 +465,7 @@ pub(crate) fn run_all(
                             pending: Vec::new(),
                             swept_at: 0,
                             unreported_bytes: 0,
+                            usage: options.usage.clone().map(UsageCache::new),
                         };
                         let mut done = Vec::new();
                         loop {
@@ -916,6 +935,7 @@ impl Worker<'_> {
             }
             return;
         };
+        let standing = self.usage_standing(claim, record);
         if record.signature.is_signed() {
             let info = self.shared.claim_info(claim);
             if let Some(verdict) =
@@ -928,7 +948,7 @@ impl Worker<'_> {
                     .rows
                     .entry((claim, kind_index(&verdict)))
                     .or_default();
-                row.counts.add(record, time);
+                row.counts.add(record, time, standing);
                 if let Some(path) = record.path {
                     row.paths.add(path, 1);
                 }
@@ -936,17 +956,41 @@ impl Worker<'_> {
             }
         }
         match client {
-            Client::Addr(ip) => self.claimed(ip, claim, ua, record, time),
-            Client::Name(name) => self.named(name, claim, ua, record, time),
+            Client::Addr(ip) => self.claimed(ip, claim, ua, record, time, standing),
+            Client::Name(name) => self.named(name, claim, ua, record, time, standing),
             // Nothing to verify: unverifiable, and no client to count.
             Client::Unknown => {
                 let row = self.agg.rows.entry((claim, UNVERIFIABLE)).or_default();
-                row.counts.add(record, time);
+                row.counts.add(record, time, standing);
                 if let Some(path) = record.path {
                     row.paths.add(path, 1);
                 }
             }
         }
+    }
+
+    /// The usage standing of a request of `claim` (0 when the run does not
+    /// measure preferences, or the request has no path).
+    fn usage_standing(&mut self, claim: u32, record: &Record<'_>) -> u8 {
+        let (Some(cache), Some(path)) = (&mut self.usage, record.path) else {
+            return 0;
+        };
+        let shared = self.shared;
+        cache.standing(
+            claim,
+            || {
+                let info = shared.claim_info(claim);
+                let tokens = shared
+                    .verifier
+                    .registry()
+                    .find(&info.name)
+                    .map(|b| b.robots_tokens.clone())
+                    .filter(|t| !t.is_empty())
+                    .unwrap_or_else(|| vec![info.name.to_string()]);
+                (tokens, info.category)
+            },
+            path,
+        )
     }
 
     /// A request from an address that claims a bot.
@@ -957,6 +1001,7 @@ impl Worker<'_> {
         ua: Arc<str>,
         record: &Record<'_>,
         time: Option<i64>,
+        standing: u8,
     ) {
         if self.pending.len() >= PENDING_PAIRS {
             self.wait_for_verdicts();
@@ -1001,14 +1046,14 @@ impl Worker<'_> {
         }
         match &mut pair.pending {
             Some(pending) if pair.kind == PENDING => {
-                pending.counts.add(record, time);
+                pending.counts.add(record, time, standing);
                 if let Some(path) = record.path {
                     add_path(pending, path, 1);
                 }
             }
             _ => {
                 let row = self.agg.rows.entry((claim, pair.kind)).or_default();
-                row.counts.add(record, time);
+                row.counts.add(record, time, standing);
                 if let Some(path) = record.path {
                     row.paths.add(path, 1);
                 }
@@ -1041,6 +1086,7 @@ impl Worker<'_> {
         ua: Arc<str>,
         record: &Record<'_>,
         time: Option<i64>,
+        standing: u8,
     ) {
         let pairs = match self.agg.named.get_mut(name) {
             Some(pairs) => pairs,
@@ -1067,7 +1113,7 @@ impl Worker<'_> {
             pair.last = pair.last.max(t);
         }
         let row = self.agg.rows.entry((claim, pair.kind)).or_default();
-        row.counts.add(record, time);
+        row.counts.add(record, time, standing);
         if let Some(path) = record.path {
             row.paths.add(path, 1);
         }

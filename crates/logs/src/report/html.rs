@@ -102,6 +102,7 @@ fn page(out: &mut String, r: &Report) -> fmt::Result {
     status_codes(out, r)?;
     writeln!(out, "</div>")?;
     bots(out, r)?;
+    usage(out, r)?;
     top_paths(out, r)?;
     spoofed(out, r)?;
     host_names(out, r)?;
@@ -962,6 +963,48 @@ fn bots(out: &mut String, r: &Report) -> fmt::Result {
         robots_cell(out, b)?;
         time_cell(out, b.first_seen)?;
         time_cell(out, b.last_seen)?;
+        writeln!(out, "</tr>")?;
+    }
+    writeln!(out, "</tbody></table></div>")?;
+    writeln!(out, "</section>")
+}
+
+/// Crawlers' requests for paths whose usage preferences refuse their use,
+/// verified rows first, when the run measured them.
+fn usage(out: &mut String, r: &Report) -> fmt::Result {
+    let Some(policy) = &r.usage_policy else {
+        return Ok(());
+    };
+    panel(
+        out,
+        "usage",
+        "Usage preferences",
+        "Requests of AI and search crawlers for paths whose preferences in the site's robots.txt refuse their use: by group (aipref-attach), and with every Content-Signal read for every robot (crawler-commons). Spoofed rows are their own, never counted as the bot's.",
+    )?;
+    writeln!(out, "<p>robots.txt: <code>{}</code></p>", HtmlLine(policy))?;
+    let mut rows: Vec<&BotRow> = r.bots.iter().filter(|b| b.usage.is_some()).collect();
+    if rows.is_empty() {
+        writeln!(out, r#"<p class="empty">No request of such a crawler.</p>"#)?;
+        return writeln!(out, "</section>");
+    }
+    rows.sort_by_key(|b| (b.verdict != "verified", b.verdict.clone()));
+    writeln!(
+        out,
+        r#"<div class="scroll"><table><thead><tr><th>Bot</th><th>Category</th><th>Verdict</th><th>Use</th><th class="num">Requests</th><th class="num">Refused</th><th class="num">Refused file-wide</th></tr></thead><tbody>"#
+    )?;
+    for b in rows {
+        let Some(u) = &b.usage else { continue };
+        write!(
+            out,
+            r#"<tr><td class="strong">{}</td><td>{}</td><td>{}</td><td>{}</td>"#,
+            HtmlLine(&b.bot),
+            HtmlLine(b.category.as_deref().unwrap_or("")),
+            Badge(&b.verdict),
+            HtmlLine(&u.purpose)
+        )?;
+        num_cell(out, u.requests)?;
+        num_cell(out, u.refused)?;
+        num_cell(out, u.refused_file_wide)?;
         writeln!(out, "</tr>")?;
     }
     writeln!(out, "</tbody></table></div>")?;

@@ -11,6 +11,6 @@ pub use html::render_html;
 pub use model::{
     BadLine, BotRow, InputSummary, LineCounts, NamedClient, NewerFeed, PathCount, Period,
     REPORT_SCHEMA, Report, RobotsFetches, Series, SignedLines, SpoofedIp, StatusClasses, Timeline,
-    Totals, UnknownCrawler, VerdictCount, VerificationStats,
+    Totals, UnknownCrawler, UsageCounts, VerdictCount, VerificationStats,
 };
 pub use text::{TextOptions, render_text};

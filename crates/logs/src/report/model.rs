@@ -69,6 +69,10 @@ pub struct Report {
     pub status_codes: BTreeMap<u16, u64>,
     /// Verification work done.
     pub verification: VerificationStats,
+    /// The robots.txt whose usage preferences requests were measured
+    /// against, if any (`BotRow::usage`).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage_policy: Option<String>,
 }
 
 /// One input file (or standard input).
@@ -211,6 +215,26 @@ pub struct BotRow {
     pub robots_txt: RobotsFetches,
     /// The paths it requested most, most first.
     pub top_paths: Vec<PathCount>,
+    /// Its requests against the usage preferences of the robots.txt the
+    /// run was given (`Report::usage_policy`), for a crawler whose
+    /// category uses content for AI training, AI input or search.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<UsageCounts>,
+}
+
+/// A crawler's requests against a site's usage preferences.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UsageCounts {
+    /// The use its category stands for: `train-ai`, `ai-input`, `search`.
+    pub purpose: String,
+    /// Requests asked (every request with a path).
+    pub requests: u64,
+    /// Requests for paths whose preferences refuse that use, read by group
+    /// (aipref-attach; paths the crawler may not fetch have none).
+    pub refused: u64,
+    /// The same with every `Content-Signal` read for every robot
+    /// (crawler-commons).
+    pub refused_file_wide: u64,
 }
 
 /// Requests for `/robots.txt`.

@@ -64,6 +64,7 @@ pub fn render_text(report: &Report, opts: &TextOptions) -> String {
     t.totals(report);
     t.verdicts(report);
     t.bots(report);
+    t.usage(report);
     t.activity(report);
     t.spoofed(report);
     t.host_names(report);
@@ -490,6 +491,51 @@ impl Text<'_> {
             .collect();
         self.table(&cols, &rows);
         self.more(shown, r.bots.len());
+    }
+
+    /// Crawlers' requests for paths whose usage preferences refuse their
+    /// use, verified rows first, when the run measured them.
+    fn usage(&mut self, r: &Report) {
+        let Some(policy) = &r.usage_policy else {
+            return;
+        };
+        self.heading("Usage preferences");
+        self.note(&format!("robots.txt: {}", clean(policy)));
+        self.note("requests for paths whose preferences refuse the crawler's use, by group");
+        self.note("and file-wide (every Content-Signal read for every robot)");
+        let mut rows: Vec<&BotRow> = r.bots.iter().filter(|b| b.usage.is_some()).collect();
+        if rows.is_empty() {
+            self.note("no request of such a crawler");
+            return;
+        }
+        rows.sort_by_key(|b| (b.verdict != "verified", b.verdict.clone()));
+        let cols = [
+            flex("bot"),
+            left("category", 14),
+            left("verdict", 12),
+            left("use", 9),
+            right("requests"),
+            right("refused"),
+            right("file-wide"),
+        ];
+        let shown = self.limit(rows.len());
+        let cells: Vec<Vec<Cell>> = rows[..shown]
+            .iter()
+            .filter_map(|b| {
+                let u = b.usage.as_ref()?;
+                Some(vec![
+                    Cell::log(&b.bot),
+                    Cell::log(b.category.as_deref().unwrap_or("")),
+                    Cell::verdict(&b.verdict),
+                    Cell::plain(u.purpose.clone()),
+                    Cell::num(u.requests),
+                    Cell::num(u.refused),
+                    Cell::num(u.refused_file_wide),
+                ])
+            })
+            .collect();
+        self.table(&cols, &cells);
+        self.more(shown, rows.len());
     }
 
     fn activity(&mut self, r: &Report) {

@@ -9,7 +9,7 @@ use jiff::Timestamp;
 use botwarden_logs::{
     BadLine, BotRow, InputSummary, LineCounts, NamedClient, NewerFeed, PathCount, Period, Report,
     RobotsFetches, Series, SpoofedIp, StatusClasses, TextOptions, Timeline, Totals, UnknownCrawler,
-    VerdictCount, VerificationStats, render_html, render_text,
+    UsageCounts, VerdictCount, VerificationStats, render_html, render_text,
 };
 use botwarden_testdata::{chromium, snapshot};
 
@@ -121,6 +121,12 @@ fn typical() -> Report {
                 status: robots_status,
             },
             top_paths,
+            usage: botwarden_logs::purpose_of(category).map(|p| UsageCounts {
+                purpose: p.as_str().to_owned(),
+                requests,
+                refused: requests / 3,
+                refused_file_wide: requests / 2,
+            }),
         });
         series.push(Series {
             bot: bot.to_owned(),
@@ -317,6 +323,7 @@ fn typical() -> Report {
             wait_seconds: 0.25,
             ..VerificationStats::default()
         },
+        usage_policy: Some("https://example.com/robots.txt".to_owned()),
     }
 }
 

@@ -11,7 +11,7 @@ use anyhow::{Context, Result};
 use botwarden_fetch::{Fetcher, KeyDirConfig, KeyDirectories};
 use botwarden_logs::{
     Analysis, AnalyzeOptions, Analyzer, FormatChoice, Listed, LogFormat, Progress, Run, Targets,
-    TextOptions, expand_inputs, render_html, render_text, trusted_proxy_warnings,
+    TextOptions, UsagePolicy, expand_inputs, render_html, render_text, trusted_proxy_warnings,
 };
 use botwarden_scale::stream::{PairPublisher, StreamConfig, VerdictView};
 use botwarden_scale::{ExportFile, ExportTree, RedisExports, Timeouts, TreeLimits};
@@ -79,6 +79,13 @@ pub(crate) struct AnalyzeArgs {
     /// before reading.
     #[arg(long)]
     no_fetch_keys: bool,
+    /// The site's robots.txt (a file, or a site URL whose `/robots.txt` is
+    /// fetched): for each crawler whose category uses content for AI
+    /// training, AI input or search, the report counts its requests for
+    /// paths whose usage preferences (`Content-Usage`, `Content-Signal`)
+    /// refuse that use.
+    #[arg(long, value_name = "FILE|URL")]
+    robots: Option<String>,
     #[command(flatten)]
     exports: ExportArgs,
 }
@@ -314,6 +321,10 @@ fn options(
         runtime,
         !args.no_fetch_keys,
     )?));
+    if let Some(file) = &args.robots {
+        let source = crate::cmd::robots::source::Source::read(file)?;
+        options.usage = Some(Arc::new(UsagePolicy::new(source.name, source.body)));
+    }
     Ok((options, view))
 }
 

@@ -13,7 +13,7 @@ use test::TestArgs;
 mod check;
 mod fetch;
 mod fix;
-mod source;
+pub(crate) mod source;
 mod test;
 
 /// robots.txt commands.
