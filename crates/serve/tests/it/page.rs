@@ -13,6 +13,10 @@ Disalow: /\"><img src=x onerror=alert(2)>\n\
 User-agent: Googlebot\nAllow: /\n\
 Sitemap: /<i>sitemap</i>.xml\n";
 
+/// [`HOSTILE`] with usage preferences in the last group, a path with
+/// markup among them.
+const HOSTILE_USAGE: &str = "Content-Usage: /<b>x</b> train-ai=n\nContent-Signal: ai-train=no\n";
+
 fn form(text: &str) -> String {
     url::form_urlencoded::Serializer::new(String::new())
         .append_pair("robots_txt", text)
@@ -191,7 +195,7 @@ async fn the_permalink_in_headless_chromium() {
     let posted = client()
         .post(running.url("/check"))
         .header("content-type", "application/x-www-form-urlencoded")
-        .body(form(HOSTILE))
+        .body(form(&format!("{HOSTILE}{HOSTILE_USAGE}")))
         .send()
         .await
         .expect("check")
@@ -216,6 +220,11 @@ async fn the_permalink_in_headless_chromium() {
         "{dom}"
     );
     assert!(dom.contains("<h2 id=\"matrix\">Interpretation matrix</h2>"));
+    assert!(
+        dom.contains("<h2 id=\"usage\">Usage preferences</h2>"),
+        "{dom}"
+    );
+    assert!(dom.contains("<code>/&lt;b&gt;x&lt;/b&gt;</code>"), "{dom}");
     assert!(dom.contains("<table id=\"answers\">"));
     assert!(dom.contains("<pre id=\"diff\">"));
     // The browser made no element of the file's text.
