@@ -24,6 +24,8 @@ use clap::{CommandFactory, Parser};
 use regex::Regex;
 use url::Url;
 
+use crate::format::Format;
+
 /// Arguments of `botwarden crawl`.
 #[derive(Debug, Args)]
 #[command(args_conflicts_with_subcommands = true, subcommand_negates_reqs = true)]
@@ -157,7 +159,8 @@ pub(crate) struct CrawlArgs {
     #[arg(long, value_name = "URL", requires = "sign_key")]
     signature_agent: Option<String>,
     /// Output format of the summary.
-    #[arg(long, value_enum, default_value_t = Format::Text)]
+    #[arg(long, default_value = "text",
+          value_parser = Format::parser("For people", "One JSON object"))]
     format: Format,
     /// After the crawl, audit it (as `botwarden audit DB` does) and print
     /// the audit after the summary; with --format json, one object with
@@ -250,7 +253,8 @@ struct VerifySiteArgs {
     #[arg(long, value_name = "URL", default_value = DEFAULT_INFO_URL)]
     info_url: String,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Text)]
+    #[arg(long, default_value = "text",
+          value_parser = Format::parser("For people", "One JSON object"))]
     format: Format,
 }
 
@@ -307,15 +311,6 @@ struct ExportArgs {
 enum ExportFormatArg {
     Csv,
     Jsonl,
-}
-
-/// The summary's format.
-#[derive(Debug, Clone, Copy, ValueEnum)]
-pub(crate) enum Format {
-    /// For people.
-    Text,
-    /// One JSON object.
-    Json,
 }
 
 #[derive(Debug, Clone, Copy, ValueEnum)]

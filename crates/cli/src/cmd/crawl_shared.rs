@@ -20,8 +20,9 @@ use clap::Args;
 use regex::Regex;
 use url::Url;
 
-use super::crawl::{Format, ScopeArg, fetcher_for, runtime};
+use super::crawl::{ScopeArg, fetcher_for, runtime};
 use crate::args::RedisAccess;
+use crate::format::Format;
 
 /// Arguments of `botwarden crawl worker`.
 #[derive(Debug, Args)]
@@ -132,7 +133,8 @@ pub(crate) struct StatusArgs {
     #[arg(long)]
     clear: bool,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Text)]
+    #[arg(long, default_value = "text",
+          value_parser = Format::parser("For people", "One JSON object"))]
     format: Format,
 }
 
