@@ -388,10 +388,8 @@ fn identity(args: &IdentityArgs) -> Result<ExitCode> {
 
 /// A profile by name, for `--profile`.
 fn profile_name(name: &str) -> Result<&'static Profile, String> {
-    Profile::by_name(name).ok_or_else(|| {
-        let names: Vec<&str> = Profile::ALL.iter().map(|p| p.name).collect();
-        format!("no profile '{name}'; the profiles are {}", names.join(", "))
-    })
+    Profile::by_name(name)
+        .ok_or_else(|| format!("no profile '{name}'; the profiles are {}", Profile::names()))
 }
 
 /// The environment variable that holds the operator's secret.
