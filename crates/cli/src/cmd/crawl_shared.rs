@@ -11,7 +11,8 @@ use std::time::Duration;
 use anyhow::{Context, Result, bail};
 use botwarden_crawl::{
     Coordinator, CoordinatorConfig, CrawlConfig, CrawlEnd, FrontierConfig, Identity,
-    LocalCoordinator, StopSignal, ThrottleConfig, WorkerConfig, crawl_worker,
+    LocalCoordinator, StopSignal, ThrottleConfig, WorkerConfig, Workers, crawl_worker,
+    crawl_workers,
 };
 use botwarden_fetch::Fetcher;
 use botwarden_scale::{Patience, RedisCoordinator};
@@ -194,14 +195,6 @@ fn default_worker_name() -> String {
     format!("{host}-{}", std::process::id())
 }
 
-/// The store of in-process worker `i` beside the merged store `db`.
-fn worker_db(db: &Path, i: usize) -> PathBuf {
-    let stem = db
-        .file_stem()
-        .map_or_else(|| "crawl".into(), |s| s.to_string_lossy().into_owned());
-    db.with_file_name(format!("{stem}.worker{i}.db"))
-}
-
 /// What `crawl --workers N [--redis URL]` was asked.
 pub(crate) struct Shared<'a> {
     pub(crate) redis: Option<&'a str>,
@@ -249,73 +242,39 @@ pub(crate) fn run_workers(
         }
         None => Arc::new(LocalCoordinator::new(coordinator_config)),
     };
-    let paths: Vec<PathBuf> = (1..=shared.workers.max(1))
-        .map(|i| worker_db(db, i))
-        .collect();
-    let mut stores = Vec::new();
-    for p in &paths {
-        stores.push(Store::create(p)?);
-    }
-    let base = default_worker_name();
-    let ends = runtime.block_on(async {
+    let workers = Workers {
+        count: shared.workers,
+        worker: WorkerConfig {
+            name: default_worker_name(),
+            concurrency: shared.concurrency,
+            renew_every: shared.lease / 3,
+            ..WorkerConfig::default()
+        },
+    };
+    let (store, ended) = runtime.block_on(async {
         let on_signal = stop.clone();
         tokio::spawn(async move {
             super::stop_signal().await;
             on_signal.stop();
         });
-        let runs = stores.into_iter().enumerate().map(|(i, store)| {
-            let worker = WorkerConfig {
-                name: format!("{base}-{}", i + 1),
-                concurrency: shared.concurrency,
-                renew_every: shared.lease / 3,
-                ..WorkerConfig::default()
-            };
-            let coordinator = Arc::clone(&coordinator);
-            async move {
-                crawl_worker(
-                    coordinator.as_ref(),
-                    start,
-                    config,
-                    &worker,
-                    fetcher,
-                    store,
-                    stop,
-                    |_| {},
-                )
-                .await
-            }
-        });
-        futures_util::future::join_all(runs).await
-    });
-    let mut fetched = 0;
-    let mut stopped = false;
-    for (end, path) in ends.into_iter().zip(&paths) {
-        let (store, end) = end.with_context(|| format!("worker store {}", path.display()))?;
-        drop(store);
-        fetched += end.stats.fetched;
-        stopped |= end.stopped;
-    }
-    let report = merge_stores(db, &paths)?;
-    for p in &paths {
-        for suffix in ["", "-wal", "-shm"] {
-            let _ = std::fs::remove_file(format!("{}{suffix}", p.display()));
-        }
-    }
-    if report.duplicate_pages > 0 {
+        crawl_workers(
+            coordinator.as_ref(),
+            start,
+            config,
+            &workers,
+            fetcher,
+            db,
+            stop,
+        )
+        .await
+    })?;
+    if ended.merged.duplicate_pages > 0 {
         eprintln!(
             "botwarden: {} page(s) were fetched twice (a lease ran out) and kept once",
-            report.duplicate_pages
+            ended.merged.duplicate_pages
         );
     }
-    Ok((
-        Store::open(db)?,
-        CrawlEnd {
-            fetched,
-            stopped,
-            left: report.queued,
-            held: Vec::new(),
-        },
-    ))
+    Ok((store, ended.end))
 }
 
 /// `botwarden crawl worker`.
