@@ -57,7 +57,7 @@ pub use identity::{
 };
 pub use ownership::{
     Check as OwnershipCheck, META_NAME, Method as OwnershipMethod, SECRET_MIN, Simulation, SiteKey,
-    SiteToken, Verification, Verified, verify_site,
+    SiteReport, SiteToken, Verification, Verified, verify_site,
 };
 pub use pipeline::RobotsRead;
 pub use settings::{

@@ -10,9 +10,9 @@ use anyhow::{Context, Result, bail};
 use botwarden_audit::{Audit, AuditDocument, AuditSettings};
 use botwarden_crawl::{
     CHANGES_META, ChangeRule, CrawlConfig, CrawlEnd, CrawlSettings, CrawlerKind, DEFAULT_INFO_URL,
-    ExternalConfig, FrontierConfig, Identity, Network, Operator, OwnershipCheck, Platform,
-    Progress, SETTINGS_META, Scope, Simulation, SiteKey, StopSignal, ThrottleConfig, Verification,
-    check_external, crawl, ranges_json, registry_entry, robots_lines, verify_site,
+    ExternalConfig, FrontierConfig, Identity, Network, Operator, Platform, SETTINGS_META, Scope,
+    Simulation, SiteKey, SiteReport, StopSignal, ThrottleConfig, check_external, crawl,
+    ranges_json, registry_entry, robots_lines, verify_site,
 };
 use botwarden_fetch::{Fetcher, FetcherBuilder};
 use botwarden_robots::{Profile, TokenChain};
@@ -459,18 +459,6 @@ pub(crate) fn runtime() -> Result<tokio::runtime::Runtime> {
         .context("cannot start the async runtime")
 }
 
-/// The JSON of `crawl verify-site`.
-#[derive(serde::Serialize)]
-struct SiteReport<'a> {
-    origin: &'a str,
-    token: &'a str,
-    file_url: String,
-    file_content: &'a str,
-    meta_tag: String,
-    verified: Option<&'static str>,
-    checks: &'a [OwnershipCheck],
-}
-
 fn verify_site_command(args: &VerifySiteArgs) -> Result<ExitCode> {
     let key = site_key(args.site_secret_file.as_ref())?;
     let url =
@@ -496,59 +484,17 @@ fn verify_site_command(args: &VerifySiteArgs) -> Result<ExitCode> {
         rt.shutdown_background();
         Some(v)
     };
-    let verified = verification.as_ref().and_then(Verification::verified);
+    let report = SiteReport::new(&token, verification.as_ref());
     let mut out = std::io::stdout().lock();
     match args.format {
         Format::Json => {
-            let report = SiteReport {
-                origin: token.origin(),
-                token: token.as_str(),
-                file_url: token.file_url(),
-                file_content: token.as_str(),
-                meta_tag: token.meta_tag(),
-                verified: verified.as_ref().map(|v| v.method().as_str()),
-                checks: verification.as_ref().map_or(&[], |v| &v.checks),
-            };
             serde_json::to_writer_pretty(&mut out, &report)?;
             writeln!(out)?;
         }
-        Format::Text => {
-            writeln!(out, "site: {}", token.origin())?;
-            writeln!(out, "token: {}", token.as_str())?;
-            writeln!(
-                out,
-                "either serve the file {} holding only the token,",
-                token.file_url()
-            )?;
-            writeln!(
-                out,
-                "or put this tag in the <head> of {}:\n  {}",
-                token.home_url(),
-                token.meta_tag()
-            )?;
-            if let Some(v) = &verification {
-                for c in &v.checks {
-                    let status = c
-                        .status
-                        .map_or_else(|| "no answer".to_owned(), |s| s.to_string());
-                    let mark = if c.found { "ok" } else { "no" };
-                    writeln!(
-                        out,
-                        "{mark:<3} {} {} ({status}): {}",
-                        c.method.as_str(),
-                        c.url,
-                        c.detail
-                    )?;
-                }
-                match &verified {
-                    Some(p) => writeln!(out, "verified by {}", p.method().as_str())?,
-                    None => writeln!(out, "not verified")?,
-                }
-            }
-        }
+        Format::Text => write!(out, "{report}")?,
     }
     out.flush().context("cannot write to standard output")?;
-    Ok(if verification.is_some() && verified.is_none() {
+    Ok(if verification.is_some() && report.verified().is_none() {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
@@ -860,27 +806,6 @@ fn args_of(
     Ok(*args)
 }
 
-/// The progress line, at most `width` columns: what is least needed is
-/// left out first. `rate` is the pages a second of the last seconds.
-pub(crate) fn progress_line(p: &Progress, rate: f64, stopping: bool, width: usize) -> String {
-    let mut parts = vec![
-        format!("{} fetched", p.fetched),
-        format!("{} queued", p.waiting),
-        format!("{}/{} in flight", p.in_flight, p.parallel),
-        format!("{rate:.1}/s"),
-        format!("{} errors", p.errors),
-        format!("delay {} ms", p.delay.as_millis()),
-    ];
-    let tail = if stopping { " - stopping" } else { "" };
-    loop {
-        let line = format!("{}{tail}", parts.join(", "));
-        if line.chars().count() <= width || parts.len() <= 2 {
-            return line;
-        }
-        parts.pop();
-    }
-}
-
 /// Pages a second over the last few seconds.
 struct Rate {
     samples: std::collections::VecDeque<(Instant, u64)>,
@@ -953,7 +878,7 @@ impl Here<'_> {
             |p| {
                 if let Some(bar) = &bar {
                     let per_second = rate.update(p.fetched);
-                    bar.set_message(progress_line(p, per_second, stop.is_stopped(), width));
+                    bar.set_message(p.line(per_second, stop.is_stopped(), width));
                 }
             },
         )
@@ -1112,14 +1037,7 @@ fn run_crawl(given: &CrawlArgs, matches: Option<&ArgMatches>) -> Result<ExitCode
             &fetcher,
             &ExternalConfig::default(),
         ))?;
-        eprintln!(
-            "botwarden: {} external URL(s) checked, {} broken; {} left unchecked (over 20 per host), {} (over 1,000 in all); {} checked before",
-            checked.checked,
-            checked.broken,
-            checked.over_host_cap,
-            checked.over_total_cap,
-            checked.already_checked
-        );
+        eprintln!("botwarden: {checked}");
     }
     runtime.shutdown_background();
     report(args, &store, &end, started, &db)
@@ -1212,36 +1130,6 @@ fn terminal_width() -> Option<u16> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn progress() -> Progress {
-        Progress {
-            fetched: 1_234_567,
-            waiting: 7_654_321,
-            known: 9_000_000,
-            errors: 12_345,
-            delay: Duration::from_millis(2_500),
-            parallel: 16,
-            in_flight: 16,
-        }
-    }
-
-    #[test]
-    fn the_progress_line_fits_80_columns_and_keeps_the_counts() {
-        for stopping in [false, true] {
-            let line = progress_line(&progress(), 1234.56, stopping, 77);
-            assert!(line.chars().count() <= 77, "{line}");
-            assert!(
-                line.starts_with("1234567 fetched, 7654321 queued, 16/16 in flight"),
-                "{line}"
-            );
-            assert_eq!(line.ends_with(" - stopping"), stopping, "{line}");
-        }
-        let wide = progress_line(&progress(), 1234.56, false, 200);
-        assert!(
-            wide.ends_with("1234.6/s, 12345 errors, delay 2500 ms"),
-            "{wide}"
-        );
-    }
 
     #[test]
     fn the_rate_is_of_the_last_seconds() {

@@ -166,12 +166,8 @@ const STATUS_WAIT: Duration = Duration::from_millis(400);
 fn tell_outage(worker: String) -> impl Fn(&botwarden_scale::Outage) + Send + Sync + 'static {
     move |o| {
         eprintln!(
-            "botwarden: worker {worker} of crawl {}: Redis {} unreachable for {} s ({}: {}); waiting",
-            o.crawl,
-            o.node,
-            o.waited.as_secs(),
-            o.operation,
-            o.error
+            "botwarden: worker {worker} of crawl {}: {o}; waiting",
+            o.crawl
         );
     }
 }
@@ -366,11 +362,9 @@ pub(crate) fn worker(args: &WorkerArgs) -> Result<ExitCode> {
     })?;
     runtime.shutdown_background();
     eprintln!(
-        "botwarden: worker {} of crawl {name}: {} fetched, {} errors, {} skipped; store: {}",
+        "botwarden: worker {} of crawl {name}: {}; store: {}",
         worker.name,
-        end.stats.fetched,
-        end.stats.errors,
-        end.stats.skipped,
+        end.stats,
         args.db.display()
     );
     Ok(if end.stopped {
@@ -383,17 +377,8 @@ pub(crate) fn worker(args: &WorkerArgs) -> Result<ExitCode> {
 /// `botwarden crawl merge`.
 #[allow(clippy::print_stdout)]
 pub(crate) fn merge(args: &MergeArgs) -> Result<ExitCode> {
-    let r = merge_stores(&args.out, &args.inputs)?;
-    println!(
-        "{}: {} store(s) merged: {} URLs, {} pages, {} links, {} URL(s) still queued, {} page(s) fetched twice kept once",
-        args.out.display(),
-        r.inputs,
-        r.urls,
-        r.pages,
-        r.links,
-        r.queued,
-        r.duplicate_pages
-    );
+    let merged = merge_stores(&args.out, &args.inputs)?;
+    println!("{}: {merged}", args.out.display());
     Ok(ExitCode::SUCCESS)
 }
 
@@ -410,13 +395,10 @@ pub(crate) fn reseed(args: &ReseedArgs) -> Result<ExitCode> {
     ))?;
     let r = runtime.block_on(coordinator.reseed(&frontier))?;
     println!(
-        "crawl {}: re-seeded from {} store(s): {} URL(s) known on {} host(s), {} queued; \
+        "crawl {}: re-seeded from {} store(s): {r}; \
          start the workers again with new stores, then merge all the stores",
         args.crawl,
         args.stores.len(),
-        r.known,
-        r.hosts,
-        r.queued
     );
     Ok(ExitCode::SUCCESS)
 }
@@ -447,88 +429,7 @@ pub(crate) fn status(args: &StatusArgs) -> Result<ExitCode> {
             serde_json::to_writer_pretty(&mut out, &s)?;
             writeln!(out)?;
         }
-        Format::Text => {
-            writeln!(
-                out,
-                "crawl {}: {}",
-                s.crawl,
-                s.seed.as_deref().unwrap_or(if s.unread.is_empty() {
-                    "no such crawl"
-                } else {
-                    "its record could not be read"
-                })
-            )?;
-            writeln!(
-                out,
-                "{:<32} {:>8} {:>7} {:>9} {:>8} {:>7} {:>8} {:>8} {:>9} {:>9} {:>9} {:>8} {:>9} {:>9}",
-                "host",
-                "queued",
-                "leased",
-                "in flight",
-                "done",
-                "errors",
-                "skipped",
-                "retries",
-                "requeued",
-                "delay ms",
-                "floor ms",
-                "parallel",
-                "window",
-                "paused ms"
-            )?;
-            for h in &s.hosts {
-                writeln!(
-                    out,
-                    "{:<32} {:>8} {:>7} {:>9} {:>8} {:>7} {:>8} {:>8} {:>9} {:>9} {:>9} {:>8} {:>9} {:>9}",
-                    h.host,
-                    h.queued,
-                    h.leased,
-                    h.in_flight,
-                    h.done,
-                    h.errors,
-                    h.skipped,
-                    h.retries,
-                    h.requeued,
-                    h.delay_ms,
-                    h.floor_ms,
-                    h.parallel,
-                    format!("{}/{}", h.window_errors, h.window),
-                    h.paused_ms
-                )?;
-            }
-            writeln!(
-                out,
-                "{:<32} {:>8} {:>7} {:>8} {:>9} {:>7} {:>8} {:>11}",
-                "worker",
-                "fetched",
-                "errors",
-                "skipped",
-                "in flight",
-                "leased",
-                "state",
-                "reported"
-            )?;
-            for w in &s.workers {
-                writeln!(
-                    out,
-                    "{:<32} {:>8} {:>7} {:>8} {:>9} {:>7} {:>8} {:>11}",
-                    w.name,
-                    w.fetched,
-                    w.errors,
-                    w.skipped,
-                    w.in_flight,
-                    w.leased,
-                    if w.ended {
-                        "ended"
-                    } else if w.dead {
-                        "dead"
-                    } else {
-                        "running"
-                    },
-                    format!("{} s ago", w.silent_ms / 1000)
-                )?;
-            }
-        }
+        Format::Text => write!(out, "{s}")?,
     }
     out.flush().context("cannot write to standard output")?;
     for lost in &s.lost {
@@ -541,11 +442,7 @@ pub(crate) fn status(args: &StatusArgs) -> Result<ExitCode> {
     for unread in &s.unread {
         eprintln!("botwarden: crawl {}: not read: {unread}", s.crawl);
     }
-    // Nothing of the crawl on Redis: never started, cleared, or all of it
-    // lost with its node (its record and its hosts share one slot when
-    // the crawl is named after its one host). Not a crawl that is fine.
-    let absent = s.seed.is_none() && s.unread.is_empty() && s.lost.is_empty();
-    if absent {
+    if s.is_absent() {
         eprintln!(
             "botwarden: crawl {}: Redis holds nothing of it: never started, cleared with \
              --clear, or its shared state lost with a node that came back empty (then \
@@ -553,7 +450,7 @@ pub(crate) fn status(args: &StatusArgs) -> Result<ExitCode> {
             s.crawl
         );
     }
-    Ok(if s.lost.is_empty() && s.unread.is_empty() && !absent {
+    Ok(if s.is_whole() {
         ExitCode::SUCCESS
     } else {
         ExitCode::FAILURE
