@@ -53,9 +53,9 @@ impl HostStatus {
 impl fmt::Display for HostStatus {
     /// The host's row of `crawl status`'s table.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        host_row(
+        row(
             f,
-            [
+            &[
                 &self.host,
                 &self.queued,
                 &self.leased,
@@ -71,33 +71,28 @@ impl fmt::Display for HostStatus {
                 &format!("{}/{}", self.window_errors, self.window),
                 &self.paused_ms,
             ],
+            &HOST_WIDTHS,
         )
     }
 }
 
-/// A row of the hosts' table: the host, then the counts right-aligned.
-fn host_row(f: &mut fmt::Formatter<'_>, cells: [&dyn fmt::Display; 14]) -> fmt::Result {
-    let [
-        host,
-        queued,
-        leased,
-        in_flight,
-        done,
-        errors,
-        skipped,
-        retries,
-        requeued,
-        delay,
-        floor,
-        parallel,
-        window,
-        paused,
-    ] = cells;
-    write!(
-        f,
-        "{host:<32} {queued:>8} {leased:>7} {in_flight:>9} {done:>8} {errors:>7} {skipped:>8} \
-         {retries:>8} {requeued:>9} {delay:>9} {floor:>9} {parallel:>8} {window:>9} {paused:>9}"
-    )
+/// The widths of the hosts' table's columns.
+const HOST_WIDTHS: [usize; 14] = [32, 8, 7, 9, 8, 7, 8, 8, 9, 9, 9, 8, 9, 9];
+
+/// The widths of the workers' table's columns.
+const WORKER_WIDTHS: [usize; 8] = [32, 8, 7, 8, 9, 7, 8, 11];
+
+/// A row of a table: the first cell left-aligned in its width, the
+/// others right-aligned in theirs, one space apart.
+fn row(f: &mut fmt::Formatter<'_>, cells: &[&dyn fmt::Display], widths: &[usize]) -> fmt::Result {
+    for (i, (cell, width)) in cells.iter().zip(widths).enumerate() {
+        if i == 0 {
+            write!(f, "{cell:<width$}")?;
+        } else {
+            write!(f, " {cell:>width$}")?;
+        }
+    }
+    Ok(())
 }
 
 impl WorkerStatus {
@@ -130,9 +125,9 @@ impl WorkerStatus {
 impl fmt::Display for WorkerStatus {
     /// The worker's row of `crawl status`'s table.
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        worker_row(
+        row(
             f,
-            [
+            &[
                 &self.name,
                 &self.fetched,
                 &self.errors,
@@ -142,27 +137,9 @@ impl fmt::Display for WorkerStatus {
                 &self.state(),
                 &format!("{} s ago", self.silent_ms / 1000),
             ],
+            &WORKER_WIDTHS,
         )
     }
-}
-
-/// A row of the workers' table: the name, then the rest right-aligned.
-fn worker_row(f: &mut fmt::Formatter<'_>, cells: [&dyn fmt::Display; 8]) -> fmt::Result {
-    let [
-        name,
-        fetched,
-        errors,
-        skipped,
-        in_flight,
-        leased,
-        state,
-        reported,
-    ] = cells;
-    write!(
-        f,
-        "{name:<32} {fetched:>8} {errors:>7} {skipped:>8} {in_flight:>9} {leased:>7} \
-         {state:>8} {reported:>11}"
-    )
 }
 
 impl CrawlStatus {
@@ -194,12 +171,12 @@ impl fmt::Display for CrawlStatus {
             "its record could not be read"
         });
         writeln!(f, "crawl {}: {seed}", self.crawl)?;
-        host_row(f, HostStatus::HEADER)?;
+        row(f, &HostStatus::HEADER, &HOST_WIDTHS)?;
         writeln!(f)?;
         for h in &self.hosts {
             writeln!(f, "{h}")?;
         }
-        worker_row(f, WorkerStatus::HEADER)?;
+        row(f, &WorkerStatus::HEADER, &WORKER_WIDTHS)?;
         writeln!(f)?;
         for w in &self.workers {
             writeln!(f, "{w}")?;
