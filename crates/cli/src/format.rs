@@ -1,7 +1,12 @@
 //! `--format text|json` (and `--log-format`): the one output format of the
 //! commands that write text for people or JSON.
 
+use std::fmt::Display;
+use std::io::Write;
+
+use anyhow::Result;
 use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+use serde::Serialize;
 
 /// Text for people, or JSON.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -31,5 +36,22 @@ impl Format {
                 Format::Text
             }
         })
+    }
+
+    /// Writes what a library reports: its `Display` as text, or its JSON,
+    /// pretty, and a line end.
+    pub(crate) fn write(
+        self,
+        out: &mut impl Write,
+        value: &(impl Display + Serialize),
+    ) -> Result<()> {
+        match self {
+            Format::Text => write!(out, "{value}")?,
+            Format::Json => {
+                serde_json::to_writer_pretty(&mut *out, value)?;
+                writeln!(out)?;
+            }
+        }
+        Ok(())
     }
 }

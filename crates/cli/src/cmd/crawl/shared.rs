@@ -1,33 +1,30 @@
 //! One crawl shared by many workers: `botwarden crawl --workers N
-//! [--redis URL]`, `crawl worker`, `crawl merge`, `crawl status`.
+//! [--redis URL]`, `crawl worker`, `crawl merge`, `crawl status`,
+//! `crawl reseed`.
 
 use std::io::Write;
-use std::net::SocketAddr;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
-use std::sync::Arc;
 use std::time::Duration;
 
 use anyhow::{Context, Result, bail};
 use botwarden_crawl::{
-    Coordinator, CoordinatorConfig, CrawlConfig, CrawlEnd, FrontierConfig, Identity,
-    LocalCoordinator, StopSignal, ThrottleConfig, WorkerConfig, Workers, crawl_worker,
-    crawl_workers,
+    Coordinator, CoordinatorConfig, CrawlConfig, CrawlEnd, Identity, LocalCoordinator, StopSignal,
+    WorkerConfig, Workers, crawl_worker, crawl_workers, stored_frontier,
 };
 use botwarden_fetch::Fetcher;
-use botwarden_scale::{Patience, RedisCoordinator};
+use botwarden_scale::{Outage, Patience, RedisCoordinator};
 use botwarden_store::{Store, merge_stores};
 use clap::Args;
-use regex::Regex;
 use url::Url;
 
-use super::crawl::{ScopeArg, fetcher_for, runtime};
+use super::options::{Politeness, runtime, stop_on_signal};
 use crate::args::RedisAccess;
 use crate::format::Format;
 
 /// Arguments of `botwarden crawl worker`.
 #[derive(Debug, Args)]
-pub(crate) struct WorkerArgs {
+pub(super) struct WorkerArgs {
     /// Where the crawl starts: every worker of one crawl is given the same
     /// URL and politeness options (the first worker's hold for a host).
     url: String,
@@ -62,55 +59,9 @@ pub(crate) struct WorkerArgs {
     politeness: Politeness,
 }
 
-/// The options every worker of a crawl shares.
-#[derive(Debug, Args)]
-pub(crate) struct Politeness {
-    /// Queue at most this many URLs (the whole crawl).
-    #[arg(long, value_name = "N", default_value_t = 100_000)]
-    max_urls: u64,
-    /// Follow links at most this deep from the start URL.
-    #[arg(long, value_name = "D", default_value_t = 50)]
-    max_depth: u32,
-    /// Requests in flight to a host, at most, across all workers.
-    #[arg(long, value_name = "N", default_value_t = 4,
-          value_parser = clap::value_parser!(u32).range(1..=256))]
-    parallel: u32,
-    /// Milliseconds between two requests to a host, at least, across all
-    /// workers (a site's Crawl-delay raises it).
-    #[arg(long, value_name = "MS", default_value_t = 0)]
-    delay: u64,
-    /// Which URLs belong: the start URL's host, or its registrable domain.
-    #[arg(long, value_enum, default_value_t = ScopeArg::Host)]
-    scope: ScopeArg,
-    /// Only URLs matching this regular expression.
-    #[arg(long, value_name = "RE")]
-    include: Option<Regex>,
-    /// No URL matching this regular expression.
-    #[arg(long, value_name = "RE")]
-    exclude: Option<Regex>,
-    /// Follow links marked nofollow (they are recorded either way).
-    #[arg(long)]
-    follow_nofollow: bool,
-    /// The page that explains the crawler, in its User-Agent.
-    #[arg(long, value_name = "URL", default_value = botwarden_crawl::DEFAULT_INFO_URL)]
-    info_url: String,
-    /// Allow loopback and private addresses (refused by default).
-    #[arg(long)]
-    allow_private: bool,
-    /// Seconds for one request, body included.
-    #[arg(long, value_name = "SECS", default_value_t = 30)]
-    timeout: u64,
-    /// Bytes of a page kept, after decompression.
-    #[arg(long, value_name = "N", default_value_t = 10 * 1024 * 1024)]
-    max_bytes: usize,
-    /// The name server that resolves the site's names (ADDR:PORT).
-    #[arg(long, value_name = "ADDR:PORT")]
-    nameserver: Option<SocketAddr>,
-}
-
 /// Arguments of `botwarden crawl merge`.
 #[derive(Debug, Args)]
-pub(crate) struct MergeArgs {
+pub(super) struct MergeArgs {
     /// The merged store (a new file).
     out: PathBuf,
     /// The workers' stores, of one crawl.
@@ -118,9 +69,10 @@ pub(crate) struct MergeArgs {
     inputs: Vec<PathBuf>,
 }
 
-/// Arguments of `botwarden crawl status`.
+/// The crawl on Redis that `crawl status` and `crawl reseed` read or
+/// seed.
 #[derive(Debug, Args)]
-pub(crate) struct StatusArgs {
+pub(super) struct RedisCrawl {
     /// The Redis that holds the crawl.
     #[arg(long, value_name = "URL")]
     redis: String,
@@ -130,6 +82,37 @@ pub(crate) struct StatusArgs {
     /// given another).
     #[arg(long, value_name = "NAME")]
     crawl: String,
+}
+
+impl RedisCrawl {
+    /// The crawl's coordinator, which runs no worker (the crawl's
+    /// settings are its own); each read bounded by `wait` when given.
+    fn coordinator(
+        &self,
+        runtime: &tokio::runtime::Runtime,
+        wait: Option<Duration>,
+    ) -> Result<RedisCoordinator> {
+        let target = self.redis_access.target(&self.redis)?;
+        let config = CoordinatorConfig::of(&CrawlConfig::default(), Duration::from_secs(60));
+        Ok(match wait {
+            Some(wait) => runtime
+                .block_on(RedisCoordinator::open_within(
+                    &target,
+                    &self.crawl,
+                    config,
+                    wait,
+                ))?
+                .with_call_timeout(wait),
+            None => runtime.block_on(RedisCoordinator::open(&target, &self.crawl, config))?,
+        })
+    }
+}
+
+/// Arguments of `botwarden crawl status`.
+#[derive(Debug, Args)]
+pub(super) struct StatusArgs {
+    #[command(flatten)]
+    on: RedisCrawl,
     /// Forget the crawl instead: remove its keys (to crawl the site anew).
     #[arg(long)]
     clear: bool,
@@ -141,16 +124,9 @@ pub(crate) struct StatusArgs {
 
 /// Arguments of `botwarden crawl reseed`.
 #[derive(Debug, Args)]
-pub(crate) struct ReseedArgs {
-    /// The Redis that holds the crawl.
-    #[arg(long, value_name = "URL")]
-    redis: String,
+pub(super) struct ReseedArgs {
     #[command(flatten)]
-    redis_access: RedisAccess,
-    /// The crawl's name (the start URL's host unless the workers were
-    /// given another).
-    #[arg(long, value_name = "NAME")]
-    crawl: String,
+    on: RedisCrawl,
     /// Every worker's store of the crawl (those of workers that died
     /// too): their URLs become the seen-set, those still queued the
     /// queue.
@@ -163,7 +139,7 @@ const STATUS_WAIT: Duration = Duration::from_millis(400);
 
 /// Redis not answering, while a worker waits it out.
 #[allow(clippy::print_stderr)]
-fn tell_outage(worker: String) -> impl Fn(&botwarden_scale::Outage) + Send + Sync + 'static {
+fn tell_outage(worker: String) -> impl Fn(&Outage) + Send + Sync + 'static {
     move |o| {
         eprintln!(
             "botwarden: worker {worker} of crawl {}: {o}; waiting",
@@ -191,23 +167,88 @@ fn default_worker_name() -> String {
     format!("{host}-{}", std::process::id())
 }
 
-/// What `crawl --workers N [--redis URL]` was asked.
-pub(crate) struct Shared<'a> {
-    pub(crate) redis: Option<&'a str>,
-    pub(crate) redis_access: &'a RedisAccess,
-    pub(crate) crawl: Option<&'a str>,
-    pub(crate) workers: usize,
-    pub(crate) concurrency: usize,
-    pub(crate) lease: Duration,
+/// Where a crawl is shared on Redis, and how long its workers wait Redis
+/// out.
+struct OnRedis<'a> {
+    /// The Redis URL(s).
+    url: &'a str,
+    access: &'a RedisAccess,
+    /// The crawl's name.
+    crawl: &'a str,
     /// How long to wait out Redis not answering.
-    pub(crate) redis_wait: Duration,
+    wait: Duration,
+}
+
+impl OnRedis<'_> {
+    /// The crawl's coordinator on Redis for `worker` (named in what it
+    /// says of an outage), stopping on `stop`.
+    fn coordinator(
+        &self,
+        runtime: &tokio::runtime::Runtime,
+        config: CoordinatorConfig,
+        worker: String,
+        stop: &StopSignal,
+    ) -> Result<RedisCoordinator> {
+        let target = self.access.target(self.url)?;
+        Ok(runtime
+            .block_on(RedisCoordinator::open(&target, self.crawl, config))?
+            .with_patience(
+                Patience {
+                    give_up: self.wait,
+                    ..Patience::default()
+                },
+                tell_outage(worker),
+            )
+            .with_stop(stop.clone()))
+    }
+}
+
+/// What `crawl --workers N [--redis URL]` was asked.
+pub(super) struct Shared<'a> {
+    pub(super) redis: Option<&'a str>,
+    pub(super) redis_access: &'a RedisAccess,
+    pub(super) crawl: Option<&'a str>,
+    pub(super) workers: usize,
+    pub(super) concurrency: usize,
+    pub(super) lease: Duration,
+    /// How long to wait out Redis not answering.
+    pub(super) redis_wait: Duration,
+}
+
+impl Shared<'_> {
+    /// The coordinator the workers share: on Redis, or in this process.
+    fn coordinator(
+        &self,
+        start: &Url,
+        config: &CrawlConfig,
+        runtime: &tokio::runtime::Runtime,
+        stop: &StopSignal,
+    ) -> Result<Box<dyn Coordinator>> {
+        let config = CoordinatorConfig::of(config, self.lease);
+        let Some(url) = self.redis else {
+            return Ok(Box::new(LocalCoordinator::new(config)));
+        };
+        let name = self.crawl.map_or_else(|| crawl_name(start), str::to_owned);
+        let redis = OnRedis {
+            url,
+            access: self.redis_access,
+            crawl: &name,
+            wait: self.redis_wait,
+        };
+        Ok(Box::new(redis.coordinator(
+            runtime,
+            config,
+            default_worker_name(),
+            stop,
+        )?))
+    }
 }
 
 /// `crawl --workers N [--redis URL]`: N workers in this process, on Redis
 /// or on the in-process coordinator, each with its own store beside `db`;
 /// their stores merged into `db` (and removed) when they are done.
 #[allow(clippy::print_stderr)]
-pub(crate) fn run_workers(
+pub(super) fn run_workers(
     shared: &Shared<'_>,
     start: &Url,
     config: &CrawlConfig,
@@ -216,28 +257,7 @@ pub(crate) fn run_workers(
     runtime: &tokio::runtime::Runtime,
     stop: &StopSignal,
 ) -> Result<(Store, CrawlEnd)> {
-    let coordinator_config = CoordinatorConfig::of(config, shared.lease);
-    let coordinator: Arc<dyn Coordinator> = match shared.redis {
-        Some(url) => {
-            let name = shared
-                .crawl
-                .map_or_else(|| crawl_name(start), str::to_owned);
-            let target = shared.redis_access.target(url)?;
-            Arc::new(
-                runtime
-                    .block_on(RedisCoordinator::open(&target, &name, coordinator_config))?
-                    .with_patience(
-                        Patience {
-                            give_up: shared.redis_wait,
-                            ..Patience::default()
-                        },
-                        tell_outage(default_worker_name()),
-                    )
-                    .with_stop(stop.clone()),
-            )
-        }
-        None => Arc::new(LocalCoordinator::new(coordinator_config)),
-    };
+    let coordinator = shared.coordinator(start, config, runtime, stop)?;
     let workers = Workers {
         count: shared.workers,
         worker: WorkerConfig {
@@ -248,11 +268,7 @@ pub(crate) fn run_workers(
         },
     };
     let (store, ended) = runtime.block_on(async {
-        let on_signal = stop.clone();
-        tokio::spawn(async move {
-            super::stop_signal().await;
-            on_signal.stop();
-        });
+        stop_on_signal(stop);
         crawl_workers(
             coordinator.as_ref(),
             start,
@@ -275,7 +291,7 @@ pub(crate) fn run_workers(
 
 /// `botwarden crawl worker`.
 #[allow(clippy::print_stderr)]
-pub(crate) fn worker(args: &WorkerArgs) -> Result<ExitCode> {
+pub(super) fn worker(args: &WorkerArgs) -> Result<ExitCode> {
     let start =
         Url::parse(args.url.trim()).with_context(|| format!("'{}' is not a URL", args.url))?;
     let p = &args.politeness;
@@ -283,32 +299,8 @@ pub(crate) fn worker(args: &WorkerArgs) -> Result<ExitCode> {
         info_url: p.info_url.clone(),
         ..Identity::default()
     };
-    let config = CrawlConfig {
-        identity: identity.clone(),
-        frontier: FrontierConfig {
-            scope: p.scope.into(),
-            max_urls: p.max_urls,
-            max_depth: p.max_depth,
-            include: p.include.clone(),
-            exclude: p.exclude.clone(),
-            ..FrontierConfig::default()
-        },
-        throttle: ThrottleConfig {
-            min_delay: Duration::from_millis(p.delay),
-            max_parallel: p.parallel,
-            ..ThrottleConfig::default()
-        },
-        follow_nofollow: p.follow_nofollow,
-        ..CrawlConfig::default()
-    };
-    let fetcher = fetcher_for(
-        &identity,
-        p.allow_private,
-        p.timeout,
-        p.max_bytes,
-        p.nameserver,
-    )?
-    .build()?;
+    let fetcher = p.fetcher(&identity).build()?;
+    let config = p.config(identity);
     if args.db.exists() {
         bail!(
             "{} already exists: a worker writes a new store (`crawl merge` joins them)",
@@ -318,36 +310,28 @@ pub(crate) fn worker(args: &WorkerArgs) -> Result<ExitCode> {
     let runtime = runtime()?;
     let name = args.crawl.clone().unwrap_or_else(|| crawl_name(&start));
     let lease = Duration::from_secs(args.lease.max(1));
-    let worker_name = args.name.clone().unwrap_or_else(default_worker_name);
-    let stop = StopSignal::new();
-    let target = args.redis_access.target(&args.redis)?;
-    let coordinator = runtime
-        .block_on(RedisCoordinator::open(
-            &target,
-            &name,
-            CoordinatorConfig::of(&config, lease),
-        ))?
-        .with_patience(
-            Patience {
-                give_up: Duration::from_secs(args.redis_wait),
-                ..Patience::default()
-            },
-            tell_outage(worker_name.clone()),
-        )
-        .with_stop(stop.clone());
-    let store = Store::create(&args.db)?;
     let worker = WorkerConfig {
-        name: worker_name,
+        name: args.name.clone().unwrap_or_else(default_worker_name),
         concurrency: args.concurrency.max(1),
         renew_every: lease / 3,
         ..WorkerConfig::default()
     };
+    let stop = StopSignal::new();
+    let redis = OnRedis {
+        url: &args.redis,
+        access: &args.redis_access,
+        crawl: &name,
+        wait: Duration::from_secs(args.redis_wait),
+    };
+    let coordinator = redis.coordinator(
+        &runtime,
+        CoordinatorConfig::of(&config, lease),
+        worker.name.clone(),
+        &stop,
+    )?;
+    let store = Store::create(&args.db)?;
     let (_, end) = runtime.block_on(async {
-        let on_signal = stop.clone();
-        tokio::spawn(async move {
-            super::stop_signal().await;
-            on_signal.stop();
-        });
+        stop_on_signal(&stop);
         crawl_worker(
             &coordinator,
             &start,
@@ -376,7 +360,7 @@ pub(crate) fn worker(args: &WorkerArgs) -> Result<ExitCode> {
 
 /// `botwarden crawl merge`.
 #[allow(clippy::print_stdout)]
-pub(crate) fn merge(args: &MergeArgs) -> Result<ExitCode> {
+pub(super) fn merge(args: &MergeArgs) -> Result<ExitCode> {
     let merged = merge_stores(&args.out, &args.inputs)?;
     println!("{}: {merged}", args.out.display());
     Ok(ExitCode::SUCCESS)
@@ -384,20 +368,15 @@ pub(crate) fn merge(args: &MergeArgs) -> Result<ExitCode> {
 
 /// `botwarden crawl reseed`.
 #[allow(clippy::print_stdout)]
-pub(crate) fn reseed(args: &ReseedArgs) -> Result<ExitCode> {
-    let frontier = botwarden_crawl::stored_frontier(&args.stores)?;
+pub(super) fn reseed(args: &ReseedArgs) -> Result<ExitCode> {
+    let frontier = stored_frontier(&args.stores)?;
     let runtime = runtime()?;
-    let target = args.redis_access.target(&args.redis)?;
-    let coordinator = runtime.block_on(RedisCoordinator::open(
-        &target,
-        &args.crawl,
-        CoordinatorConfig::of(&CrawlConfig::default(), Duration::from_secs(60)),
-    ))?;
+    let coordinator = args.on.coordinator(&runtime, None)?;
     let r = runtime.block_on(coordinator.reseed(&frontier))?;
     println!(
         "crawl {}: re-seeded from {} store(s): {r}; \
          start the workers again with new stores, then merge all the stores",
-        args.crawl,
+        args.on.crawl,
         args.stores.len(),
     );
     Ok(ExitCode::SUCCESS)
@@ -406,31 +385,17 @@ pub(crate) fn reseed(args: &ReseedArgs) -> Result<ExitCode> {
 /// `botwarden crawl status`: exit 1 when state was lost or a part could
 /// not be read (said on standard error).
 #[allow(clippy::print_stderr)]
-pub(crate) fn status(args: &StatusArgs) -> Result<ExitCode> {
+pub(super) fn status(args: &StatusArgs) -> Result<ExitCode> {
     let runtime = runtime()?;
-    let target = args.redis_access.target(&args.redis)?;
-    let coordinator = runtime
-        .block_on(RedisCoordinator::open_within(
-            &target,
-            &args.crawl,
-            CoordinatorConfig::of(&CrawlConfig::default(), Duration::from_secs(60)),
-            STATUS_WAIT,
-        ))?
-        .with_call_timeout(STATUS_WAIT);
+    let coordinator = args.on.coordinator(&runtime, Some(STATUS_WAIT))?;
     let mut out = std::io::stdout().lock();
     if args.clear {
         let n = runtime.block_on(coordinator.clear())?;
-        writeln!(out, "crawl {}: {n} key(s) removed", args.crawl)?;
+        writeln!(out, "crawl {}: {n} key(s) removed", args.on.crawl)?;
         return Ok(ExitCode::SUCCESS);
     }
     let s = runtime.block_on(coordinator.status())?;
-    match args.format {
-        Format::Json => {
-            serde_json::to_writer_pretty(&mut out, &s)?;
-            writeln!(out)?;
-        }
-        Format::Text => write!(out, "{s}")?,
-    }
+    args.format.write(&mut out, &s)?;
     out.flush().context("cannot write to standard output")?;
     for lost in &s.lost {
         eprintln!(
