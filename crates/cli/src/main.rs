@@ -6,6 +6,7 @@ use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 mod args;
 mod cmd;
+mod format;
 
 /// mimalloc: the crawler and the log pipeline allocate many small,
 /// short-lived strings (links, anchors, log fields) from several threads;

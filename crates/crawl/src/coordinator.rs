@@ -160,6 +160,17 @@ pub struct WorkerStats {
     pub ended: bool,
 }
 
+impl std::fmt::Display for WorkerStats {
+    /// `N fetched, N errors, N skipped`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} fetched, {} errors, {} skipped",
+            self.fetched, self.errors, self.skipped
+        )
+    }
+}
+
 /// The state workers share (module docs). Every method is one atomic step
 /// for the hosts it touches: two workers never get the same URL, and a
 /// host's delay and parallelism hold across workers.

@@ -195,6 +195,31 @@ pub struct Progress {
     pub in_flight: u32,
 }
 
+impl Progress {
+    /// The progress line, at most `width` columns: what is least needed
+    /// is left out first. `rate` is the pages a second of the last
+    /// seconds; `stopping`, whether the crawl was asked to stop.
+    #[must_use]
+    pub fn line(&self, rate: f64, stopping: bool, width: usize) -> String {
+        let mut parts = vec![
+            format!("{} fetched", self.fetched),
+            format!("{} queued", self.waiting),
+            format!("{}/{} in flight", self.in_flight, self.parallel),
+            format!("{rate:.1}/s"),
+            format!("{} errors", self.errors),
+            format!("delay {} ms", self.delay.as_millis()),
+        ];
+        let tail = if stopping { " - stopping" } else { "" };
+        loop {
+            let line = format!("{}{tail}", parts.join(", "));
+            if line.chars().count() <= width || parts.len() <= 2 {
+                return line;
+            }
+            parts.pop();
+        }
+    }
+}
+
 /// How a crawl ended.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct CrawlEnd {
@@ -1085,4 +1110,39 @@ fn merge(into: &mut Batch, more: Batch) {
     into.meta.extend(meta);
     into.sitemap_entries.extend(sitemap_entries);
     into.usage.extend(usage);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn progress() -> Progress {
+        Progress {
+            fetched: 1_234_567,
+            waiting: 7_654_321,
+            known: 9_000_000,
+            errors: 12_345,
+            delay: Duration::from_millis(2_500),
+            parallel: 16,
+            in_flight: 16,
+        }
+    }
+
+    #[test]
+    fn the_progress_line_fits_80_columns_and_keeps_the_counts() {
+        for stopping in [false, true] {
+            let line = progress().line(1234.56, stopping, 77);
+            assert!(line.chars().count() <= 77, "{line}");
+            assert!(
+                line.starts_with("1234567 fetched, 7654321 queued, 16/16 in flight"),
+                "{line}"
+            );
+            assert_eq!(line.ends_with(" - stopping"), stopping, "{line}");
+        }
+        let wide = progress().line(1234.56, false, 200);
+        assert!(
+            wide.ends_with("1234.6/s, 12345 errors, delay 2500 ms"),
+            "{wide}"
+        );
+    }
 }

@@ -29,6 +29,15 @@ pub enum Error {
     /// version, or has no crawl to resume.
     #[error(transparent)]
     Store(#[from] botwarden_store::Error),
+    /// One of the workers of [`crawl_workers`](crate::crawl_workers)
+    /// failed: its store, and its error, whole.
+    #[error("worker store {}: {error}", store.display())]
+    Worker {
+        /// The worker's store.
+        store: std::path::PathBuf,
+        /// What went wrong.
+        error: Box<Error>,
+    },
     /// A crawl's coordinator (the state workers share) failed or refused:
     /// it names itself (a Redis URL, say) and the operation.
     #[error("{coordinator}: {message}")]
@@ -54,6 +63,7 @@ impl Error {
     pub fn url(&self) -> Option<&str> {
         match self {
             Error::Fetch(e) => e.url(),
+            Error::Worker { error, .. } => error.url(),
             Error::Html { .. }
             | Error::Store(_)
             | Error::Coordinator { .. }

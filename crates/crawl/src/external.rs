@@ -25,6 +25,7 @@ use std::time::{Duration, Instant};
 
 use botwarden_fetch::{Fetcher, chain};
 use botwarden_store::{Error as StoreError, ExternalRecord, Store};
+use botwarden_text::thousands;
 use url::Url;
 
 use crate::error::Error;
@@ -69,6 +70,29 @@ pub struct ExternalSummary {
     pub over_total_cap: u64,
     /// URLs checked by an earlier run, not asked again.
     pub already_checked: u64,
+    /// The URLs checked per host at most ([`ExternalConfig::per_host`]).
+    pub per_host: usize,
+    /// The URLs checked in all at most ([`ExternalConfig::total`]).
+    pub total: usize,
+}
+
+impl std::fmt::Display for ExternalSummary {
+    /// `N external URL(s) checked, N broken; N left unchecked (over 20
+    /// per host), N (over 1,000 in all); N checked before`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} external URL(s) checked, {} broken; {} left unchecked (over {} per host), \
+             {} (over {} in all); {} checked before",
+            self.checked,
+            self.broken,
+            self.over_host_cap,
+            thousands(self.per_host as u64),
+            self.over_total_cap,
+            thousands(self.total as u64),
+            self.already_checked
+        )
+    }
 }
 
 /// Checks the external URLs of the crawl in `store` that are not checked
@@ -85,6 +109,8 @@ pub async fn check_external(
     let (already, rows) = to_check(store)?;
     let mut summary = ExternalSummary {
         already_checked: already,
+        per_host: config.per_host,
+        total: config.total,
         ..ExternalSummary::default()
     };
     // By host, in the order of discovery; the caps taken in that order.

@@ -2019,6 +2019,8 @@ mod tests {
 
 #[cfg(test)]
 mod audit_facts_tests {
+    use botwarden_testdata::Xorshift;
+
     use super::*;
 
     #[test]
@@ -2085,16 +2087,14 @@ mod audit_facts_tests {
         // Words of 1 to 40 bytes, groups of four and the rest, text that
         // starts and ends inside a word or with separators, and runs of
         // separators.
-        let mut x = 0x9e37_79b9_7f4a_7c15_u64;
+        let mut rng = Xorshift::new(0x9e37_79b9_7f4a_7c15);
         for round in 0..200 {
             let mut text = String::new();
             if round % 2 == 1 {
                 text.push_str(" ,, ");
             }
             for _ in 0..(10 + round % 37) {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
+                let x = rng.next_u64();
                 let len = 1 + usize::try_from(x % 40).expect("small");
                 for k in 0..len {
                     text.push(match (x >> (k % 50)) % 5 {
@@ -2126,15 +2126,13 @@ mod audit_facts_tests {
         let text: String = (0..300)
             .map(|i| format!("Wörd{} x{} ", i * 13 % 97, i % 7))
             .collect();
-        let mut x = 0x2545_f491_4f6c_dd1d_u64;
+        let mut rng = Xorshift::new(Xorshift::SEED);
         for round in 0..50 {
             let mut words = Words::default();
             let mut joined = String::new();
             let mut rest = text.as_str();
             while !rest.is_empty() {
-                x ^= x << 13;
-                x ^= x >> 7;
-                x ^= x << 17;
+                let x = rng.next_u64();
                 let mut cut = (usize::try_from(x % 23).expect("small") + 1).min(rest.len());
                 while !rest.is_char_boundary(cut) {
                     cut += 1;

@@ -6,7 +6,8 @@
 //! [`Identity`]'s token chain, nofollow and the [`Throttle`]; the store's
 //! `Summary` reads it back, and `botwarden-audit` finds the site's
 //! problems in it. A crawl shared by several workers ([`crawl_worker`])
-//! agrees on its frontier through a [`Coordinator`] (`docs/shared.md`).
+//! agrees on its frontier through a [`Coordinator`] (`docs/shared.md`);
+//! [`crawl_workers`] runs several in one process and merges their stores.
 //!
 //! What the crawler reads of a page: its HTML ([`extract_html`]), its
 //! directives ([`PageDirectives`]), its sitemaps ([`parse_sitemap`]); and
@@ -31,6 +32,7 @@ mod pipeline;
 mod settings;
 mod sitemap;
 mod throttle;
+mod workers;
 
 pub use coordinator::{
     Claim, Coordinator, CoordinatorConfig, CoordinatorFuture, Finish, FrontierUrl, Lease,
@@ -55,7 +57,7 @@ pub use identity::{
 };
 pub use ownership::{
     Check as OwnershipCheck, META_NAME, Method as OwnershipMethod, SECRET_MIN, Simulation, SiteKey,
-    SiteToken, Verification, Verified, verify_site,
+    SiteReport, SiteToken, Verification, Verified, verify_site,
 };
 pub use pipeline::RobotsRead;
 pub use settings::{
@@ -64,5 +66,6 @@ pub use settings::{
 };
 pub use sitemap::{MAX_BYTES as SITEMAP_MAX_BYTES, MAX_LOCS, Sitemap, SitemapKind, parse_sitemap};
 pub use throttle::{Adjustment, Direction, Outcome, Throttle, ThrottleConfig};
+pub use workers::{Workers, WorkersEnd, crawl_workers, worker_store};
 
 pub use botwarden_store::{MAX_URL_LEN, UrlProblem, normalize, normalize_text, normalize_url};

@@ -240,6 +240,104 @@ impl Verification {
     }
 }
 
+impl std::fmt::Display for Check {
+    /// `ok  file URL (200): DETAIL`, `no` when the token was not found.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let mark = if self.found { "ok" } else { "no" };
+        write!(f, "{mark:<3} {} {} (", self.method.as_str(), self.url)?;
+        match self.status {
+            Some(status) => write!(f, "{status}")?,
+            None => f.write_str("no answer")?,
+        }
+        write!(f, "): {}", self.detail)
+    }
+}
+
+/// What `crawl verify-site` says of a site: its token, where its owner
+/// places it, and, when the site was asked ([`verify_site`]), each check
+/// and whether one verified the site. `Display` writes it for people,
+/// `Serialize` as one JSON object (`origin`, `token`, `file_url`,
+/// `file_content`, `meta_tag`, `verified`: the method or `null`,
+/// `checks`).
+#[derive(Debug, Clone, Copy)]
+pub struct SiteReport<'a> {
+    token: &'a SiteToken,
+    verification: Option<&'a Verification>,
+}
+
+impl<'a> SiteReport<'a> {
+    /// The report of `token`'s site, with the checks of `verification`
+    /// when it was asked.
+    #[must_use]
+    pub fn new(token: &'a SiteToken, verification: Option<&'a Verification>) -> Self {
+        SiteReport {
+            token,
+            verification,
+        }
+    }
+
+    /// The proof, if the site was asked and a check passed.
+    #[must_use]
+    pub fn verified(&self) -> Option<Verified> {
+        self.verification.and_then(Verification::verified)
+    }
+}
+
+impl Serialize for SiteReport<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        /// The JSON shape.
+        #[derive(Serialize)]
+        struct Json<'a> {
+            origin: &'a str,
+            token: &'a str,
+            file_url: String,
+            file_content: &'a str,
+            meta_tag: String,
+            verified: Option<&'static str>,
+            checks: &'a [Check],
+        }
+        Json {
+            origin: self.token.origin(),
+            token: self.token.as_str(),
+            file_url: self.token.file_url(),
+            file_content: self.token.as_str(),
+            meta_tag: self.token.meta_tag(),
+            verified: self.verified().map(|v| v.method().as_str()),
+            checks: self.verification.map_or(&[], |v| &v.checks),
+        }
+        .serialize(serializer)
+    }
+}
+
+impl std::fmt::Display for SiteReport<'_> {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let token = self.token;
+        writeln!(f, "site: {}", token.origin())?;
+        writeln!(f, "token: {}", token.as_str())?;
+        writeln!(
+            f,
+            "either serve the file {} holding only the token,",
+            token.file_url()
+        )?;
+        writeln!(
+            f,
+            "or put this tag in the <head> of {}:\n  {}",
+            token.home_url(),
+            token.meta_tag()
+        )?;
+        let Some(verification) = self.verification else {
+            return Ok(());
+        };
+        for check in &verification.checks {
+            writeln!(f, "{check}")?;
+        }
+        match verification.verified() {
+            Some(p) => writeln!(f, "verified by {}", p.method().as_str()),
+            None => writeln!(f, "not verified"),
+        }
+    }
+}
+
 /// Proof that a site's owner placed its token: only [`Verification`]
 /// makes one, from a check that passed.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -448,6 +546,62 @@ mod tests {
 
     fn url(s: &str) -> Url {
         Url::parse(s).expect("a URL")
+    }
+
+    #[test]
+    fn a_site_report_says_where_the_token_goes_and_what_the_checks_found() {
+        let key = SiteKey::new(b"correct horse battery staple\n").expect("key");
+        let token = key.token(&url("https://example.com/")).expect("token");
+        let t = token.as_str().to_owned();
+        let offline = SiteReport::new(&token, None);
+        assert_eq!(
+            offline.to_string(),
+            format!(
+                "site: https://example.com\ntoken: {t}\n\
+                 either serve the file https://example.com/botwarden-{t}.txt holding only the token,\n\
+                 or put this tag in the <head> of https://example.com/:\n  {}\n",
+                token.meta_tag()
+            )
+        );
+        let checks = vec![
+            Check {
+                method: Method::File,
+                url: token.file_url(),
+                status: Some(404),
+                found: false,
+                detail: "answered 404".into(),
+            },
+            Check {
+                method: Method::Meta,
+                url: token.home_url(),
+                status: None,
+                found: true,
+                detail: "the tag is there".into(),
+            },
+        ];
+        let verification = Verification {
+            token: token.clone(),
+            checks,
+            at: "2026-01-02T03:04:05Z".into(),
+        };
+        let asked = SiteReport::new(&token, Some(&verification));
+        let text = asked.to_string();
+        assert!(
+            text.ends_with(&format!(
+                "no  file https://example.com/botwarden-{t}.txt (404): answered 404\n\
+                 ok  meta https://example.com/ (no answer): the tag is there\n\
+                 verified by meta\n"
+            )),
+            "{text}"
+        );
+        let json = serde_json::to_value(asked).expect("JSON");
+        assert_eq!(json["verified"], "meta");
+        assert_eq!(json["file_content"], t.as_str());
+        assert_eq!(json["checks"][0]["status"], 404);
+        assert_eq!(
+            serde_json::to_value(offline).expect("JSON")["verified"],
+            serde_json::Value::Null
+        );
     }
 
     #[test]

@@ -112,6 +112,19 @@ impl Error {
         }
     }
 
+    /// The error of `botwarden-verify`'s atomic writer, as this crate's.
+    pub(crate) fn of_file(e: botwarden_verify::Error) -> Self {
+        match e {
+            botwarden_verify::Error::File { path, op, source } => Self::Io { path, op, source },
+            botwarden_verify::Error::NotAFile { path, reason } => Self::refused(path, reason),
+            other => Self::Io {
+                path: PathBuf::new(),
+                op: "write",
+                source: io::Error::other(other.to_string()),
+            },
+        }
+    }
+
     pub(crate) fn refused(path: impl Into<PathBuf>, reason: impl Into<String>) -> Self {
         Self::Refused {
             path: path.into(),

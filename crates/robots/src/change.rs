@@ -4,7 +4,7 @@
 //! comes from ([`Origin`]), and the fixer's output ([`Plan`], [`Fixed`]).
 //! Neither of the two modules imports the other.
 
-use crate::profile::Profile;
+use crate::profile::{Profile, name_list};
 
 /// A set of profiles of [`Profile::ALL`], one bit per position.
 pub(crate) type Mask = u32;
@@ -36,11 +36,10 @@ pub(crate) fn profile_names(mask: Mask) -> String {
         .filter(|&(i, _)| has(mask, i))
         .map(|(_, p)| p.name)
         .collect();
-    match names.as_slice() {
-        [] => "no robot".to_owned(),
-        [one] => format!("{one} robots"),
-        [rest @ .., last] => format!("{} and {last} robots", rest.join(", ")),
+    if names.is_empty() {
+        return name_list(&names);
     }
+    format!("{} robots", name_list(&names))
 }
 
 /// What kind of change the fixer made. Each kind has a stable name

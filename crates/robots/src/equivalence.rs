@@ -1334,6 +1334,8 @@ impl<'p> Explainer<'p> {
 mod tests {
     use std::collections::BTreeSet;
 
+    use botwarden_testdata::Xorshift;
+
     use super::*;
     use crate::fix::{fix, plan};
 
@@ -1531,20 +1533,8 @@ mod tests {
         }
     }
 
-    /// A small deterministic generator (xorshift).
-    struct Rng(u64);
-
-    impl Rng {
-        fn next(&mut self) -> u64 {
-            self.0 ^= self.0 << 13;
-            self.0 ^= self.0 >> 7;
-            self.0 ^= self.0 << 17;
-            self.0
-        }
-
-        fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
-            items[(self.next() % items.len() as u64) as usize]
-        }
+    fn pick<'a>(rng: &mut Xorshift, items: &[&'a str]) -> &'a str {
+        items[(rng.next_u64() % items.len() as u64) as usize]
     }
 
     /// Every path over `/`, `a`, `b` of up to five bytes.
@@ -1572,15 +1562,15 @@ mod tests {
         let patterns = ["", "/", "/a", "/ab", "/a/", "/b", "/ba", "/a/b", "/aab"];
         let paths = all_paths();
         let chain = TokenChain::parse("botwarden-probe");
-        let mut rng = Rng(0x9E37_79B9_7F4A_7C15);
+        let mut rng = Xorshift::new(0x9E37_79B9_7F4A_7C15);
         let mut differing = 0;
         for _ in 0..300 {
             let mut files = Vec::new();
             for _ in 0..2 {
                 let mut body = String::from("User-agent: *\n");
-                for _ in 0..(rng.next() % 5) {
-                    let kind = rng.pick(&["Allow", "Disallow"]);
-                    let pattern = rng.pick(&patterns);
+                for _ in 0..(rng.next_u64() % 5) {
+                    let kind = pick(&mut rng, &["Allow", "Disallow"]);
+                    let pattern = pick(&mut rng, &patterns);
                     body.push_str(&format!("{kind}: {pattern}\n"));
                 }
                 files.push(RobotsTxt::parse(body));

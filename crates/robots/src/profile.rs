@@ -8,6 +8,16 @@
 
 use crate::directive::{DirectiveName, Spelling};
 
+/// Names profiles in a message: `rfc9309, google and bing`, `no robot`
+/// for none.
+pub(crate) fn name_list(names: &[&str]) -> String {
+    match names {
+        [] => "no robot".to_owned(),
+        [one] => (*one).to_owned(),
+        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
+    }
+}
+
 /// How the user-agent line of a group is compared with a robot's tokens.
 /// [`AgentName::read`](crate::AgentName::read) reads a value either way.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
@@ -347,6 +357,15 @@ impl Profile {
             .find(|p| p.name.eq_ignore_ascii_case(name))
     }
 
+    /// The built-in profiles' names, comma-separated, for the message
+    /// that refuses a name [`Profile::by_name`] does not know:
+    /// `rfc9309, google, bing, yandex, strict`.
+    #[must_use]
+    pub fn names() -> String {
+        let names: Vec<&str> = Profile::ALL.iter().map(|p| p.name).collect();
+        names.join(", ")
+    }
+
     /// Whether this profile reads a directive spelled this way, and the
     /// separator it was written with.
     #[must_use]
@@ -397,6 +416,17 @@ mod tests {
             assert_eq!(Profile::by_name(&p.name.to_uppercase()), Some(p));
         }
         assert_eq!(Profile::by_name("nope"), None);
+        assert_eq!(Profile::names(), "rfc9309, google, bing, yandex, strict");
+    }
+
+    #[test]
+    fn lists_of_profiles_read_as_a_sentence() {
+        assert_eq!(name_list(&[]), "no robot");
+        assert_eq!(name_list(&["google"]), "google");
+        assert_eq!(
+            name_list(&["rfc9309", "google", "bing"]),
+            "rfc9309, google and bing"
+        );
     }
 
     #[test]

@@ -1565,6 +1565,8 @@ pub(crate) fn wild_match(pattern: &[u8], path: &[u8]) -> bool {
 
 #[cfg(test)]
 mod tests {
+    use botwarden_testdata::Xorshift;
+
     use super::*;
 
     /// The heads of every slice of up to twenty bytes of a text whose
@@ -1801,13 +1803,8 @@ mod tests {
 
     /// Patterns and paths over a small alphabet, from a fixed seed.
     fn random_words(seed: u64, count: usize, alphabet: &[u8], max: usize) -> Vec<String> {
-        let mut x = seed;
-        let mut next = move || {
-            x ^= x << 13;
-            x ^= x >> 7;
-            x ^= x << 17;
-            x
-        };
+        let mut rng = Xorshift::new(seed);
+        let mut next = move || rng.next_u64();
         (0..count)
             .map(|_| {
                 let len = (next() % (max as u64 + 1)) as usize;

@@ -56,6 +56,8 @@ use url::Url;
 use crate::Error;
 use crate::connect::{RedisClient, RedisTarget};
 
+mod report;
+
 /// A connection to one server or to a cluster.
 #[derive(Clone)]
 enum Conn {

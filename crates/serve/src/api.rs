@@ -193,10 +193,9 @@ impl Inner {
 /// A profile by name, or the error that lists the known ones.
 pub(crate) fn profile(name: &str) -> Result<&'static Profile, ApiError> {
     Profile::by_name(name).ok_or_else(|| {
-        let names: Vec<_> = Profile::ALL.iter().map(|p| p.name).collect();
         ApiError::bad(format!(
             "unknown profile '{name}' (known: {})",
-            names.join(", ")
+            Profile::names()
         ))
     })
 }

@@ -41,6 +41,19 @@ pub struct MergeReport {
     pub queued: u64,
 }
 
+impl std::fmt::Display for MergeReport {
+    /// `N store(s) merged: N URLs, N pages, N links, N URL(s) still
+    /// queued, N page(s) fetched twice kept once`.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(
+            f,
+            "{} store(s) merged: {} URLs, {} pages, {} links, {} URL(s) still queued, \
+             {} page(s) fetched twice kept once",
+            self.inputs, self.urls, self.pages, self.links, self.queued, self.duplicate_pages
+        )
+    }
+}
+
 /// Tables whose rows refer to URLs, handled with care; any other table
 /// but `urls` and `meta` is copied generically.
 const URL_COLUMNS: [&str; 3] = ["url_id", "source_id", "target_id"];
@@ -375,6 +388,23 @@ mod tests {
     use super::*;
     use crate::link_kind::LinkKind;
     use crate::store::{Batch, LinkRecord, NewUrl, PageRecord, Skip, UrlState};
+
+    #[test]
+    fn a_merge_reads_as_one_line() {
+        let report = MergeReport {
+            inputs: 3,
+            urls: 120,
+            pages: 100,
+            duplicate_pages: 2,
+            links: 900,
+            queued: 20,
+        };
+        assert_eq!(
+            report.to_string(),
+            "3 store(s) merged: 120 URLs, 100 pages, 900 links, 20 URL(s) still queued, \
+             2 page(s) fetched twice kept once"
+        );
+    }
 
     fn url(id: u64, path: &str, found_by: &'static str, state: UrlState) -> NewUrl {
         NewUrl {

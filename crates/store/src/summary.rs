@@ -2,9 +2,8 @@
 //! summary covers every run), as text or JSON.
 
 use std::collections::BTreeMap;
-use std::fmt::{self, Write as _};
+use std::fmt;
 
-use rusqlite::Connection;
 use serde::Serialize;
 
 use crate::error::Error;
@@ -182,18 +181,13 @@ impl Summary {
     /// # Errors
     /// [`Error`] if SQLite fails.
     pub fn read(store: &Store) -> Result<Summary, Error> {
-        let c = store.connection();
-        let fail = |e: rusqlite::Error| Error {
-            path: store.path().to_owned(),
-            message: format!("cannot read the summary: {e}"),
-        };
-        let meta = |k: &str| store.meta(k).map(Option::unwrap_or_default);
+        let r = Reader { store };
         let (queued, fetched, skipped) = store.counts()?;
         let mut s = Summary {
-            seed: meta("seed")?,
-            state: meta("state")?,
-            user_agent: meta("user_agent")?,
-            tokens: meta("tokens")?,
+            seed: r.meta("seed")?,
+            state: r.meta("state")?,
+            user_agent: r.meta("user_agent")?,
+            tokens: r.meta("tokens")?,
             urls: UrlCounts {
                 known: queued + fetched + skipped,
                 fetched,
@@ -202,40 +196,97 @@ impl Summary {
             },
             ..Summary::default()
         };
-        s.statuses = pairs(
-            c,
-            "SELECT coalesce(CAST(status AS TEXT), 'none'), count(*) FROM pages GROUP BY 1",
-        )
-        .map_err(fail)?;
-        s.skipped = pairs(
-            c,
-            "SELECT skip_reason, count(*) FROM urls WHERE state = 'skipped' GROUP BY 1",
-        )
-        .map_err(fail)?;
-        s.blocked_by = pairs_ordered(
-            c,
-            &format!(
+        s.statuses = r
+            .pairs("SELECT coalesce(CAST(status AS TEXT), 'none'), count(*) FROM pages GROUP BY 1")?
+            .into_iter()
+            .collect();
+        s.skipped = r
+            .pairs("SELECT skip_reason, count(*) FROM urls WHERE state = 'skipped' GROUP BY 1")?
+            .into_iter()
+            .collect();
+        s.blocked_by = r.blocking_rules()?;
+        s.strict_differences = r.differences()?;
+        s.reading = r.reading()?;
+        s.verifications = r.verifications()?;
+        r.page_counts(&mut s)?;
+        s.sitemaps = r.meta("sitemaps")?;
+        s.robots_files = r.robots_files()?;
+        s.throttle_changes = r.count("SELECT count(*) FROM throttle_events")?;
+        s.throttle = r.throttle()?;
+        Ok(s)
+    }
+}
+
+/// Reads the parts of a [`Summary`] from a store, each a method.
+struct Reader<'a> {
+    store: &'a Store,
+}
+
+impl Reader<'_> {
+    /// A failure of SQLite, naming the store.
+    fn fail(&self, e: &rusqlite::Error) -> Error {
+        Error {
+            path: self.store.path().to_owned(),
+            message: format!("cannot read the summary: {e}"),
+        }
+    }
+
+    /// A meta value, empty when the store has none.
+    fn meta(&self, key: &str) -> Result<String, Error> {
+        self.store.meta(key).map(Option::unwrap_or_default)
+    }
+
+    /// The count a query returns.
+    fn count(&self, sql: &str) -> Result<u64, Error> {
+        let n = self
+            .store
+            .connection()
+            .query_row(sql, [], |r| r.get::<_, i64>(0))
+            .map_err(|e| self.fail(&e))?;
+        Ok(u64::try_from(n).unwrap_or(0))
+    }
+
+    /// Every row of a query, each read by `row`.
+    fn rows<T>(
+        &self,
+        sql: &str,
+        row: impl FnMut(&rusqlite::Row<'_>) -> rusqlite::Result<T>,
+    ) -> Result<Vec<T>, Error> {
+        let rows = || -> rusqlite::Result<Vec<T>> {
+            self.store
+                .connection()
+                .prepare(sql)?
+                .query_map([], row)?
+                .collect()
+        };
+        rows().map_err(|e| self.fail(&e))
+    }
+
+    /// `(text, count)` rows, in the query's order (no text: empty).
+    fn pairs(&self, sql: &str) -> Result<Vec<(String, u64)>, Error> {
+        self.rows(sql, |r| {
+            Ok((
+                r.get::<_, Option<String>>(0)?.unwrap_or_default(),
+                u64::try_from(r.get::<_, i64>(1)?).unwrap_or(0),
+            ))
+        })
+    }
+
+    /// The rules that blocked most URLs.
+    fn blocking_rules(&self) -> Result<Vec<BlockingRule>, Error> {
+        Ok(self
+            .pairs(&format!(
                 "SELECT skip_detail, count(*) AS n FROM urls WHERE skip_reason = 'robots'
                  GROUP BY 1 ORDER BY n DESC, 1 LIMIT {SHOWN}"
-            ),
-        )
-        .map_err(fail)?
-        .into_iter()
-        .map(|(rule, urls)| BlockingRule { rule, urls })
-        .collect();
-        let count = |sql: &str| c.query_row(sql, [], |r| r.get::<_, i64>(0)).map_err(fail);
-        let n = |v: i64| u64::try_from(v).unwrap_or(0);
-        s.strict_differences.count = n(count(
-            "SELECT count(*) FROM robots_decisions WHERE relaxed_allowed != strict_allowed",
-        )?);
-        let mut st = c
-            .prepare(&format!(
-                "SELECT u.url, d.relaxed_allowed, d.relaxed_rule, d.relaxed_line,
-                        d.strict_allowed, d.strict_rule, d.strict_line
-                 FROM robots_decisions d JOIN urls u ON u.id = d.url_id
-                 WHERE d.relaxed_allowed != d.strict_allowed ORDER BY u.id LIMIT {SHOWN}"
-            ))
-            .map_err(fail)?;
+            ))?
+            .into_iter()
+            .map(|(rule, urls)| BlockingRule { rule, urls })
+            .collect())
+    }
+
+    /// The URLs the relaxed and strict readings decide differently: how
+    /// many, and the first.
+    fn differences(&self) -> Result<Differences, Error> {
         let reading = |allowed: bool, rule: Option<String>, line: Option<u32>| {
             let verdict = if allowed { "allowed" } else { "disallowed" };
             match (rule, line) {
@@ -243,33 +294,47 @@ impl Summary {
                 _ => format!("{verdict} (no rule)"),
             }
         };
-        s.strict_differences.examples = st
-            .query_map([], |r| {
-                Ok(Difference {
-                    url: r.get(0)?,
-                    relaxed: reading(r.get(1)?, r.get(2)?, r.get(3)?),
-                    strict: reading(r.get(4)?, r.get(5)?, r.get(6)?),
-                })
-            })
-            .map_err(fail)?
-            .collect::<Result<_, _>>()
-            .map_err(fail)?;
-        if let Some(origin) = store.meta("robots_origin")? {
-            s.reading = Some(Reading {
-                origin,
-                tokens: meta("robots_tokens")?,
-                profile: meta("robots_profile")?,
-                source: meta("robots_source")?,
-            });
-        }
-        let mut st = c
-            .prepare(
-                "SELECT origin, method, url, verified_at, token_fingerprint
-                 FROM site_verifications ORDER BY id",
-            )
-            .map_err(fail)?;
-        s.verifications = st
-            .query_map([], |r| {
+        Ok(Differences {
+            count: self.count(
+                "SELECT count(*) FROM robots_decisions WHERE relaxed_allowed != strict_allowed",
+            )?,
+            examples: self.rows(
+                &format!(
+                    "SELECT u.url, d.relaxed_allowed, d.relaxed_rule, d.relaxed_line,
+                            d.strict_allowed, d.strict_rule, d.strict_line
+                     FROM robots_decisions d JOIN urls u ON u.id = d.url_id
+                     WHERE d.relaxed_allowed != d.strict_allowed ORDER BY u.id LIMIT {SHOWN}"
+                ),
+                |r| {
+                    Ok(Difference {
+                        url: r.get(0)?,
+                        relaxed: reading(r.get(1)?, r.get(2)?, r.get(3)?),
+                        strict: reading(r.get(4)?, r.get(5)?, r.get(6)?),
+                    })
+                },
+            )?,
+        })
+    }
+
+    /// How the verified site's robots.txt was read, if not as botwarden's.
+    fn reading(&self) -> Result<Option<Reading>, Error> {
+        let Some(origin) = self.store.meta("robots_origin")? else {
+            return Ok(None);
+        };
+        Ok(Some(Reading {
+            origin,
+            tokens: self.meta("robots_tokens")?,
+            profile: self.meta("robots_profile")?,
+            source: self.meta("robots_source")?,
+        }))
+    }
+
+    /// The site verifications, in order.
+    fn verifications(&self) -> Result<Vec<SiteVerification>, Error> {
+        self.rows(
+            "SELECT origin, method, url, verified_at, token_fingerprint
+             FROM site_verifications ORDER BY id",
+            |r| {
                 Ok(SiteVerification {
                     origin: r.get(0)?,
                     method: r.get(1)?,
@@ -277,36 +342,36 @@ impl Summary {
                     verified_at: r.get(3)?,
                     token_fingerprint: r.get(4)?,
                 })
-            })
-            .map_err(fail)?
-            .collect::<Result<_, _>>()
-            .map_err(fail)?;
-        s.noindex_pages = n(count(
-            "SELECT count(*) FROM pages WHERE noindex IS NOT NULL",
-        )?);
-        s.nofollow_pages = n(count(
-            "SELECT count(*) FROM pages WHERE nofollow IS NOT NULL",
-        )?);
+            },
+        )
+    }
+
+    /// The counts of pages and links: directives, links, redirects,
+    /// errors, URLs only in sitemaps.
+    fn page_counts(&self, s: &mut Summary) -> Result<(), Error> {
+        s.noindex_pages = self.count("SELECT count(*) FROM pages WHERE noindex IS NOT NULL")?;
+        s.nofollow_pages = self.count("SELECT count(*) FROM pages WHERE nofollow IS NOT NULL")?;
         // Links to the page they stand on (`#top`) are not the site's.
-        s.links = n(count("SELECT count(*) FROM links WHERE same_page = 0")?);
-        s.links_not_followed = n(count(
-            "SELECT count(*) FROM links WHERE followed = 0 AND same_page = 0",
-        )?);
-        s.redirects = n(count(
+        s.links = self.count("SELECT count(*) FROM links WHERE same_page = 0")?;
+        s.links_not_followed =
+            self.count("SELECT count(*) FROM links WHERE followed = 0 AND same_page = 0")?;
+        s.redirects = self.count(
             "SELECT count(*) FROM pages
              WHERE status BETWEEN 300 AND 399 OR (status = 200 AND refresh_delay <= 1)",
-        )?);
-        s.errors = n(count("SELECT count(*) FROM pages WHERE status IS NULL")?);
-        s.sitemap_only = n(count(
+        )?;
+        s.errors = self.count("SELECT count(*) FROM pages WHERE status IS NULL")?;
+        s.sitemap_only = self.count(
             "SELECT count(*) FROM urls WHERE found_by = 'sitemap' AND id NOT IN
              (SELECT target_id FROM links WHERE target_id IS NOT NULL AND same_page = 0)",
-        )?);
-        s.sitemaps = meta("sitemaps")?;
-        let mut st = c
-            .prepare("SELECT origin, status, availability, error, source FROM robots_files ORDER BY origin")
-            .map_err(fail)?;
-        s.robots_files = st
-            .query_map([], |r| {
+        )?;
+        Ok(())
+    }
+
+    /// Each origin's robots.txt.
+    fn robots_files(&self) -> Result<Vec<RobotsFile>, Error> {
+        self.rows(
+            "SELECT origin, status, availability, error, source FROM robots_files ORDER BY origin",
+            |r| {
                 Ok(RobotsFile {
                     origin: r.get(0)?,
                     status: r.get(1)?,
@@ -314,21 +379,20 @@ impl Summary {
                     error: r.get(3)?,
                     source: r.get(4)?,
                 })
-            })
-            .map_err(fail)?
-            .collect::<Result<_, _>>()
-            .map_err(fail)?;
-        s.throttle_changes = n(count("SELECT count(*) FROM throttle_events")?);
-        let mut st = c
-            .prepare(&format!(
+            },
+        )
+    }
+
+    /// The first changes of delay or parallelism.
+    fn throttle(&self) -> Result<Vec<ThrottleChange>, Error> {
+        self.rows(
+            &format!(
                 "SELECT at, host, request, indicators, window, direction, delay_ms_before,
                         delay_ms_after, parallel_before, parallel_after
                  FROM throttle_events ORDER BY id LIMIT {}",
                 SHOWN * 5
-            ))
-            .map_err(fail)?;
-        s.throttle = st
-            .query_map([], |r| {
+            ),
+            |r| {
                 Ok(ThrottleChange {
                     at: r.get(0)?,
                     host: r.get(1)?,
@@ -339,103 +403,86 @@ impl Summary {
                     delay_ms: (r.get(6)?, r.get(7)?),
                     parallel: (r.get(8)?, r.get(9)?),
                 })
-            })
-            .map_err(fail)?
-            .collect::<Result<_, _>>()
-            .map_err(fail)?;
-        Ok(s)
+            },
+        )
     }
-}
-
-fn pairs(c: &Connection, sql: &str) -> Result<BTreeMap<String, u64>, rusqlite::Error> {
-    Ok(pairs_ordered(c, sql)?.into_iter().collect())
-}
-
-fn pairs_ordered(c: &Connection, sql: &str) -> Result<Vec<(String, u64)>, rusqlite::Error> {
-    let mut st = c.prepare(sql)?;
-    let rows = st.query_map([], |r| {
-        Ok((
-            r.get::<_, Option<String>>(0)?.unwrap_or_default(),
-            u64::try_from(r.get::<_, i64>(1)?).unwrap_or(0),
-        ))
-    })?;
-    rows.collect()
 }
 
 impl fmt::Display for Summary {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        let mut out = String::new();
-        let u = &self.urls;
-        let _ = writeln!(out, "crawl of {} ({})", self.seed, self.state);
-        let _ = writeln!(out, "  as: {}", self.user_agent);
-        let _ = writeln!(
-            out,
+        self.fmt_crawler(f)?;
+        self.fmt_urls(f)?;
+        self.fmt_robots(f)?;
+        self.fmt_pages(f)?;
+        self.fmt_throttle(f)
+    }
+}
+
+impl Summary {
+    /// Who crawled what, as which robot: the first lines.
+    fn fmt_crawler(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(f, "crawl of {} ({})", self.seed, self.state)?;
+        writeln!(f, "  as: {}", self.user_agent)?;
+        writeln!(
+            f,
             "  robots.txt tokens: {} → *",
             self.tokens.replace(' ', " → ")
-        );
+        )?;
         if let Some(r) = &self.reading {
-            let _ = writeln!(
-                out,
+            writeln!(
+                f,
                 "  robots.txt of {} read as {} → * under {}, rules from {} (User-Agent unchanged)",
                 r.origin,
                 r.tokens.replace(' ', " → "),
                 r.profile,
                 if r.source == "site" {
-                    "the site".to_owned()
+                    "the site"
                 } else {
-                    r.source.clone()
+                    &r.source
                 }
-            );
+            )?;
         }
         for v in &self.verifications {
-            let _ = writeln!(
-                out,
+            writeln!(
+                f,
                 "  ownership of {} verified by {} ({}) at {}, token {}",
                 v.origin, v.method, v.url, v.verified_at, v.token_fingerprint
-            );
+            )?;
         }
-        let _ = writeln!(
-            out,
+        Ok(())
+    }
+
+    /// The URLs by state, status and reason not fetched.
+    fn fmt_urls(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let u = &self.urls;
+        writeln!(
+            f,
             "URLs: {} met, {} fetched, {} not fetched, {} still queued",
             u.known, u.fetched, u.skipped, u.queued
-        );
+        )?;
+        let list = |counts: &BTreeMap<String, u64>| {
+            let list: Vec<String> = counts.iter().map(|(k, v)| format!("{k}: {v}")).collect();
+            list.join(", ")
+        };
         if !self.statuses.is_empty() {
-            let list: Vec<String> = self
-                .statuses
-                .iter()
-                .map(|(k, v)| format!("{k}: {v}"))
-                .collect();
-            let _ = writeln!(out, "  by status: {}", list.join(", "));
+            writeln!(f, "  by status: {}", list(&self.statuses))?;
         }
         if !self.skipped.is_empty() {
-            let list: Vec<String> = self
-                .skipped
-                .iter()
-                .map(|(k, v)| format!("{k}: {v}"))
-                .collect();
-            let _ = writeln!(out, "  not fetched: {}", list.join(", "));
+            writeln!(f, "  not fetched: {}", list(&self.skipped))?;
         }
+        Ok(())
+    }
+
+    /// Each robots.txt, the rules that blocked URLs and where the strict
+    /// reading differs.
+    fn fmt_robots(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         for r in &self.robots_files {
-            let status = if r.source == "file" {
-                "the operator's file".to_owned()
-            } else {
-                r.status
-                    .map_or_else(|| "no answer".to_owned(), |s| s.to_string())
-            };
-            let _ = write!(
-                out,
-                "robots.txt of {}: {status}, {}",
-                r.origin, r.availability
-            );
-            if let Some(e) = &r.error {
-                let _ = write!(out, " ({e})");
-            }
-            out.push('\n');
+            writeln!(f, "{r}")?;
         }
         if !self.blocked_by.is_empty() {
-            let _ = writeln!(out, "blocked by robots.txt:");
+            writeln!(f, "blocked by robots.txt:")?;
             for b in &self.blocked_by {
-                let _ = writeln!(out, "  {:>6}  {}", b.urls, b.rule);
+                writeln!(f, "  {:>6}  {}", b.urls, b.rule)?;
             }
         }
         let d = &self.strict_differences;
@@ -443,20 +490,25 @@ impl fmt::Display for Summary {
             Some(r) if r.profile != "rfc9309" => r.profile.as_str(),
             _ => "RFC 9309",
         };
-        let _ = writeln!(
-            out,
+        writeln!(
+            f,
             "strict (1994/1997, first match) reading differs on {} URL(s)",
             d.count
-        );
+        )?;
         for e in &d.examples {
-            let _ = writeln!(
-                out,
+            writeln!(
+                f,
                 "  {}: {obeyed} {}; strict {}",
                 e.url, e.relaxed, e.strict
-            );
+            )?;
         }
-        let _ = writeln!(
-            out,
+        Ok(())
+    }
+
+    /// The pages' and links' counts, and the sitemaps.
+    fn fmt_pages(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        writeln!(
+            f,
             "pages: {} noindex, {} nofollow; links: {} ({} not followed); {} redirects; {} without an answer",
             self.noindex_pages,
             self.nofollow_pages,
@@ -464,48 +516,77 @@ impl fmt::Display for Summary {
             self.links_not_followed,
             self.redirects,
             self.errors
-        );
+        )?;
         for line in self.sitemaps.lines() {
-            let f: Vec<&str> = line.split('\t').collect();
-            if let [url, kind, urls, over, error] = f.as_slice() {
-                let _ = write!(out, "sitemap {url}: {kind}, {urls} URL(s)");
+            let fields: Vec<&str> = line.split('\t').collect();
+            if let [url, kind, urls, over, error] = fields.as_slice() {
+                write!(f, "sitemap {url}: {kind}, {urls} URL(s)")?;
                 if *over != "0" {
-                    let _ = write!(out, ", {over} over the limit");
+                    write!(f, ", {over} over the limit")?;
                 }
                 if !error.is_empty() {
-                    let _ = write!(out, " ({error})");
+                    write!(f, " ({error})")?;
                 }
-                out.push('\n');
+                writeln!(f)?;
             }
         }
         if self.sitemap_only > 0 {
-            let _ = writeln!(
-                out,
+            writeln!(
+                f,
                 "{} URL(s) only in sitemaps (no link leads to them)",
                 self.sitemap_only
-            );
+            )?;
         }
+        Ok(())
+    }
+
+    /// The throttle's changes.
+    fn fmt_throttle(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         if self.throttle_changes == 0 {
-            let _ = writeln!(out, "throttle: no change");
-        } else {
-            let _ = writeln!(out, "throttle: {} change(s)", self.throttle_changes);
-            for t in &self.throttle {
-                let _ = writeln!(
-                    out,
-                    "  {} {} request {}: {}/{} indicators, {} — delay {} → {} ms, parallel {} → {}",
-                    t.at,
-                    t.host,
-                    t.request,
-                    t.indicators,
-                    t.window,
-                    t.direction,
-                    t.delay_ms.0,
-                    t.delay_ms.1,
-                    t.parallel.0,
-                    t.parallel.1
-                );
-            }
+            return writeln!(f, "throttle: no change");
         }
-        f.write_str(&out)
+        writeln!(f, "throttle: {} change(s)", self.throttle_changes)?;
+        for t in &self.throttle {
+            writeln!(f, "  {t}")?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for RobotsFile {
+    /// `robots.txt of ORIGIN: STATUS, AVAILABILITY (ERROR)`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "robots.txt of {}: ", self.origin)?;
+        match (self.source.as_str(), self.status) {
+            ("file", _) => f.write_str("the operator's file")?,
+            (_, Some(status)) => write!(f, "{status}")?,
+            (_, None) => f.write_str("no answer")?,
+        }
+        write!(f, ", {}", self.availability)?;
+        if let Some(e) = &self.error {
+            write!(f, " ({e})")?;
+        }
+        Ok(())
+    }
+}
+
+impl fmt::Display for ThrottleChange {
+    /// `AT HOST request N: I/W indicators, DIRECTION — delay A → B ms,
+    /// parallel C → D`.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(
+            f,
+            "{} {} request {}: {}/{} indicators, {} — delay {} → {} ms, parallel {} → {}",
+            self.at,
+            self.host,
+            self.request,
+            self.indicators,
+            self.window,
+            self.direction,
+            self.delay_ms.0,
+            self.delay_ms.1,
+            self.parallel.0,
+            self.parallel.1
+        )
     }
 }

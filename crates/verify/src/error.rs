@@ -138,6 +138,27 @@ pub enum Error {
         /// What the system said.
         source: std::io::Error,
     },
+    /// A file could not be replaced whole ([`write_atomic`](crate::write_atomic)),
+    /// or a directory flushed ([`sync_dir`](crate::sync_dir)).
+    #[error("{}: cannot {op}", path.display())]
+    File {
+        /// The path the operation was about (the temporary file beside
+        /// the file, the file, or its directory).
+        path: PathBuf,
+        /// What was being done, e.g. `create the temporary file`.
+        op: &'static str,
+        /// What the system said.
+        source: std::io::Error,
+    },
+    /// A path [`write_atomic`](crate::write_atomic) does not replace: a
+    /// directory, or a path that names no file.
+    #[error("{}: {reason}", path.display())]
+    NotAFile {
+        /// The path, left alone.
+        path: PathBuf,
+        /// Why.
+        reason: &'static str,
+    },
     /// The feed directory's path names something else.
     #[error("{} is not a directory", path.display())]
     NotADirectory {

@@ -191,15 +191,9 @@ impl std::fmt::Display for Span {
         let prefix = self.bits() - log;
         match (self.v4, exact) {
             (true, _) => {
-                let digits = (self.span + 1).to_string();
-                let mut grouped = String::new();
-                for (i, c) in digits.chars().enumerate() {
-                    if i > 0 && (digits.len() - i).is_multiple_of(3) {
-                        grouped.push(',');
-                    }
-                    grouped.push(c);
-                }
-                write!(f, "{grouped} addresses")?;
+                // At most 2^32 addresses.
+                let count = u64::try_from(self.span + 1).unwrap_or(u64::MAX);
+                write!(f, "{} addresses", botwarden_text::thousands(count))?;
             }
             (false, true) => write!(f, "2^{log} addresses")?,
             (false, false) => write!(f, "more than 2^{log} addresses")?,

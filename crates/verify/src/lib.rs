@@ -25,7 +25,9 @@
 //!   (`botwarden-scale`, on Redis).
 //!
 //! I/O: DNS queries, and the feed directory of [`FeedStore`] (read, and
-//! written atomically); nothing is printed. Key directories are not
+//! written atomically by [`write_atomic`], botwarden's one atomic file
+//! writer, which `botwarden-logs`' exports write with too); nothing is
+//! printed. Key directories are not
 //! fetched here: the caller fetches and hands them over.
 //!
 //! Every public type is exported at the crate root; the modules are
@@ -50,6 +52,7 @@
 //! assert!(!set.contains("66.249.64.32".parse().unwrap()));
 //! ```
 
+mod atomic;
 mod classify;
 mod dns;
 mod error;
@@ -61,6 +64,7 @@ mod verifier;
 mod webbotauth;
 mod yaml;
 
+pub use atomic::{parent_dir, sync_dir, unique_suffix, write_atomic};
 pub use classify::{
     BotKind, BotRef, CRAWLER_CATEGORY, Classification, ClassificationJson, Classifier,
     ClassifierBot, Explanation, LIBRARY_CATEGORY, MAX_CACHED_LEN, Shape, Source, UAP_CORE_REGEXES,

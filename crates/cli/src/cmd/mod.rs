@@ -3,7 +3,6 @@
 pub(crate) mod audit;
 pub(crate) mod bots;
 pub(crate) mod crawl;
-pub(crate) mod crawl_shared;
 pub(crate) mod logs;
 pub(crate) mod robots;
 pub(crate) mod serve;

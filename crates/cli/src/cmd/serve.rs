@@ -9,9 +9,10 @@ use std::time::Duration;
 
 use anyhow::{Context, Result};
 use botwarden_serve::{Config, RewriteMap, Service};
-use clap::{Args, ValueEnum};
+use clap::Args;
 
 use crate::args::RedisArgs;
+use crate::format::Format;
 use tracing_subscriber::filter::LevelFilter;
 
 /// Arguments of `botwarden serve`.
@@ -59,8 +60,11 @@ pub(crate) struct ServeArgs {
     #[command(flatten)]
     redis: RedisArgs,
     /// Log format on standard error.
-    #[arg(long, value_enum, default_value_t = LogFormat::Text)]
-    log_format: LogFormat,
+    #[arg(long, default_value = "text", value_parser = Format::parser(
+        "One line per event, for people",
+        "One JSON object per event, for log collectors",
+    ))]
+    log_format: Format,
     /// Log every request, `/verify` included (default: `/verify` is not
     /// logged one by one; the metrics count it).
     #[arg(long)]
@@ -89,15 +93,6 @@ pub(crate) struct ServeArgs {
         requires = "rewrite_map"
     )]
     map_timeout: f64,
-}
-
-/// How logs are written.
-#[derive(Debug, Clone, Copy, ValueEnum)]
-enum LogFormat {
-    /// One line per event, for people.
-    Text,
-    /// One JSON object per event, for log collectors.
-    Json,
 }
 
 /// The file's configuration with the options over it.
@@ -145,8 +140,8 @@ pub(crate) fn run(args: &ServeArgs) -> Result<ExitCode> {
         .with_writer(std::io::stderr)
         .with_ansi(false);
     match args.log_format {
-        LogFormat::Text => logs.init(),
-        LogFormat::Json => logs.json().init(),
+        Format::Text => logs.init(),
+        Format::Json => logs.json().init(),
     }
     if let Some(url) = &args.rewrite_map {
         return rewrite_map(url, args);

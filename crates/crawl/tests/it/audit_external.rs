@@ -134,7 +134,14 @@ async fn external_links_are_checked_once_each_politely_and_the_broken_reported()
             over_host_cap: 1,
             over_total_cap: 0,
             already_checked: 0,
+            per_host: 6,
+            total: 100,
         }
+    );
+    assert_eq!(
+        summary.to_string(),
+        "6 external URL(s) checked, 3 broken; 1 left unchecked (over 6 per host), \
+         0 (over 100 in all); 0 checked before"
     );
     // Each URL once, HEAD first, GET only where HEAD was refused; no
     // robots.txt; never two requests at once; the one over the cap not

@@ -7,7 +7,9 @@ use std::os::unix::fs::{DirBuilderExt as _, MetadataExt as _, OpenOptionsExt as 
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-use super::atomic::{parent_dir, sync_dir, unique};
+use botwarden_verify::{parent_dir, unique_suffix};
+
+use super::atomic::sync_dir;
 use super::{Listed, Standing, bot_slug, remote_addr_text, resolve_listed};
 use crate::Error;
 
@@ -181,7 +183,7 @@ fn swap_in(dir: &Path, dirs: &AcapDirs, options: &AcapOptions) -> Result<PathBuf
         return Err(e);
     }
 
-    let link_tmp = parent.join(format!(".{name}.link-{}", unique()));
+    let link_tmp = parent.join(format!(".{name}.link-{}", unique_suffix()));
     let swap = std::os::unix::fs::symlink(&gen_name, &link_tmp)
         .map_err(|e| Error::io(&link_tmp, "create the symbolic link", e))
         .and_then(|()| {

@@ -754,15 +754,6 @@ pub(crate) fn line_list(lines: &[u32]) -> String {
     }
 }
 
-/// Names the profiles of a list for messages: `rfc9309, google and bing`.
-pub(crate) fn profile_list(names: &[&str]) -> String {
-    match names {
-        [] => "no robot".to_owned(),
-        [one] => (*one).to_owned(),
-        [rest @ .., last] => format!("{} and {last}", rest.join(", ")),
-    }
-}
-
 mod fold;
 
 pub use fold::{Folded, LIKE_FROM, fold};

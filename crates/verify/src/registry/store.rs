@@ -1,11 +1,11 @@
 //! The directory of fetched range feeds: which directory, how a fetched
 //! feed is checked and written, and how the stored feeds are read back.
 
-use std::io::Write as _;
 use std::path::{Path, PathBuf};
 
 use super::ranges::{Feed, PublishedRanges};
 use crate::Error;
+use crate::atomic::write_atomic;
 
 /// The directory where `bots update` keeps the range feeds it fetched, one
 /// JSON file per feed ([`PublishedRanges::file_name`]), each holding the
@@ -109,8 +109,17 @@ impl FeedStore {
         let body: serde_json::Value =
             serde_json::from_slice(body).map_err(|e| rejected(vec![e.to_string()]))?;
         let path = self.path_of(url);
-        write_atomically(&path, &Feed::stored(url, fetched, &body))
-            .map_err(|source| Error::WriteFeed { path, source })?;
+        let not_written = |source| Error::WriteFeed {
+            path: path.clone(),
+            source,
+        };
+        let mut text = serde_json::to_vec_pretty(&Feed::stored(url, fetched, &body))
+            .map_err(|e| not_written(e.into()))?;
+        text.push(b'\n');
+        write_atomic(&path, &text).map_err(|e| match e {
+            Error::File { source, .. } => not_written(source),
+            other => not_written(std::io::Error::other(other.to_string())),
+        })?;
         feed.fetched = Some(fetched.to_owned());
         Ok(feed)
     }
@@ -136,18 +145,6 @@ impl FeedStore {
             source,
         })
     }
-}
-
-/// Writes to a temporary file beside `path`, syncs it, then renames it over
-/// `path`, so a reader never sees half a file.
-fn write_atomically(path: &Path, value: &serde_json::Value) -> std::io::Result<()> {
-    let tmp = path.with_extension("json.tmp");
-    let mut file = std::fs::File::create(&tmp)?;
-    serde_json::to_writer_pretty(&mut file, value)?;
-    file.write_all(b"\n")?;
-    file.sync_all()?;
-    drop(file);
-    std::fs::rename(&tmp, path)
 }
 
 #[cfg(test)]

@@ -5,10 +5,11 @@ use std::process::ExitCode;
 
 use anyhow::{Context, Result};
 use botwarden_verify::{Classification, ClassificationJson, Classifier, Explanation};
-use clap::{Args, ValueEnum};
+use clap::Args;
 
 use super::registry::RegistryArgs;
 use super::verify::{for_each_line, not_utf8_note};
+use crate::format::Format;
 
 /// Arguments of `botwarden bots classify`.
 #[derive(Debug, Args)]
@@ -18,23 +19,17 @@ pub(crate) struct ClassifyArgs {
     #[command(flatten)]
     registry: RegistryArgs,
     /// Output format (JSON: one object per line).
-    #[arg(long, value_enum, default_value_t = Format::Text)]
+    #[arg(long, default_value = "text", value_parser = Format::parser(
+        "`bot<TAB>category<TAB>user-agent`, `-` for none; with `--explain`, \
+         `bot<TAB>category<TAB>explanation<TAB>user-agent`",
+        "`{\"user_agent\", \"bot\", \"category\", \"kind\", \"source\"}` per line, and \
+         `explanation` with `--explain`",
+    ))]
     format: Format,
     /// Also say which step and rule decided (text: a column before the
     /// User-Agent; JSON: an `explanation` object). Runs without the cache.
     #[arg(long)]
     explain: bool,
-}
-
-/// Output of `bots classify`.
-#[derive(Debug, Clone, Copy, ValueEnum)]
-enum Format {
-    /// `bot<TAB>category<TAB>user-agent`, `-` for none; with `--explain`,
-    /// `bot<TAB>category<TAB>explanation<TAB>user-agent`.
-    Text,
-    /// `{"user_agent", "bot", "category", "kind", "source"}` per line, and
-    /// `explanation` with `--explain`.
-    Json,
 }
 
 fn write_one(

@@ -11,6 +11,7 @@ use clap::{Args, Subcommand, ValueEnum};
 // Kept here for the commands that name it from this module.
 pub(crate) use crate::args::RegistryArgs;
 use crate::args::is_builtin;
+use crate::format::Format;
 
 /// `bots registry` subcommands.
 #[derive(Debug, Subcommand)]
@@ -35,17 +36,11 @@ pub(crate) struct CheckArgs {
     #[arg(long)]
     no_default_registry: bool,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = CheckFormat::Text)]
-    format: CheckFormat,
-}
-
-/// Output of `bots registry check`.
-#[derive(Debug, Clone, Copy, ValueEnum)]
-enum CheckFormat {
-    /// One line per problem, then a summary.
-    Text,
-    /// `{"problems": [...], "errors": N, "warnings": N}`.
-    Json,
+    #[arg(long, default_value = "text", value_parser = Format::parser(
+        "One line per problem, then a summary",
+        "`{\"problems\": [...], \"errors\": N, \"warnings\": N}`",
+    ))]
+    format: Format,
 }
 
 /// Arguments of `bots registry show`.
@@ -108,7 +103,7 @@ fn check(args: &CheckArgs) -> Result<ExitCode> {
     let warnings = problems.len() - errors;
     let mut out = BufWriter::new(std::io::stdout().lock());
     match args.format {
-        CheckFormat::Text => {
+        Format::Text => {
             for p in &problems {
                 writeln!(out, "{p}")?;
             }
@@ -118,7 +113,7 @@ fn check(args: &CheckArgs) -> Result<ExitCode> {
                 None => writeln!(out, "{errors} errors, {warnings} warnings")?,
             }
         }
-        CheckFormat::Json => {
+        Format::Json => {
             let doc = serde_json::json!({
                 "problems": problems.iter().map(problem_json).collect::<Vec<_>>(),
                 "errors": errors,

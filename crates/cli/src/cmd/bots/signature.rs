@@ -12,7 +12,7 @@ use botwarden_verify::{
     Classifier, KeyRing, KeySet, RequestParts, SignatureCheck, SignatureVerifier, Verdict, Verifier,
 };
 
-use super::verify::Format;
+use crate::format::Format;
 
 /// A request as given on the command line: its line and fields.
 pub(crate) struct GivenRequest {

@@ -10,11 +10,12 @@ use std::time::SystemTime;
 
 use anyhow::{Context, Result, bail};
 use botwarden_verify::{Classifier, Verdict, VerdictJson, Verifier};
-use clap::{Args, ValueEnum};
+use clap::Args;
 use futures_util::StreamExt;
 
 use super::signature::{self, GivenRequest};
 use crate::args::{DnsArgs, RegistryArgs};
+use crate::format::Format;
 
 /// Arguments of `botwarden bots verify`.
 #[derive(Debug, Args)]
@@ -78,17 +79,11 @@ pub(crate) struct VerifyArgs {
     #[command(flatten)]
     dns: DnsArgs,
     /// Output format (JSON: one object per line).
-    #[arg(long, value_enum, default_value_t = Format::Text)]
+    #[arg(long, default_value = "text", value_parser = Format::parser(
+        "`IP<TAB>verdict<TAB>bot<TAB>how or why`",
+        "One JSON object per answer",
+    ))]
     format: Format,
-}
-
-/// Output of `bots verify`.
-#[derive(Debug, Clone, Copy, ValueEnum)]
-pub(crate) enum Format {
-    /// `IP<TAB>verdict<TAB>bot<TAB>how or why`.
-    Text,
-    /// One JSON object per answer.
-    Json,
 }
 
 /// One question: an address, and what it claims.

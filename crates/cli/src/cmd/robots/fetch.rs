@@ -12,8 +12,9 @@ use botwarden_robots::report::{fetch_json, fetch_text};
 use botwarden_robots::{AvailabilityPolicy, FetchLimits};
 use clap::Args;
 
-use super::test::Format;
+use super::test::format_parser;
 use crate::args::seconds_up_to;
+use crate::format::Format;
 
 /// Arguments of `botwarden robots fetch`.
 #[derive(Debug, Args)]
@@ -25,7 +26,7 @@ pub(crate) struct FetchArgs {
     #[arg(long, short = 'p', value_name = "P", value_delimiter = ',', value_parser = parse_policy)]
     profile: Vec<&'static AvailabilityPolicy>,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Text)]
+    #[arg(long, default_value = "text", value_parser = format_parser())]
     format: Format,
     /// Allow loopback and private addresses (refused by default).
     #[arg(long)]

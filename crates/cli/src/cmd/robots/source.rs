@@ -112,8 +112,6 @@ fn read_at_most(file: &str, most: u64) -> std::io::Result<Option<Vec<u8>>> {
 
 /// Parses a `--profile` value.
 pub(crate) fn parse_profile(name: &str) -> Result<&'static Profile, String> {
-    Profile::by_name(name).ok_or_else(|| {
-        let names: Vec<_> = Profile::ALL.iter().map(|p| p.name).collect();
-        format!("unknown profile '{name}' (known: {})", names.join(", "))
-    })
+    Profile::by_name(name)
+        .ok_or_else(|| format!("unknown profile '{name}' (known: {})", Profile::names()))
 }

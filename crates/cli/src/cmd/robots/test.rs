@@ -12,18 +12,15 @@ use std::process::ExitCode;
 use anyhow::{Context, Result, bail};
 use botwarden_robots::prefs::{self, Reading, UsageAnswer};
 use botwarden_robots::{Applies, Profile, Reason, RobotMatcher, RobotsTxt, TokenChain};
-use clap::{Args, ValueEnum};
+use clap::Args;
 use serde::Serialize;
 
 use super::source::{Source, parse_profile};
+use crate::format::Format;
 
-/// Output formats.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
-pub(crate) enum Format {
-    /// `allowed<TAB>url` lines.
-    Text,
-    /// One JSON object per line.
-    Json,
+/// `--format` of `robots test` and `robots fetch`.
+pub(crate) fn format_parser() -> impl clap::builder::TypedValueParser<Value = Format> {
+    Format::parser("`allowed<TAB>url` lines", "One JSON object per line")
 }
 
 /// Arguments of `botwarden robots test`.
@@ -48,7 +45,7 @@ pub(crate) struct TestArgs {
     #[arg(long)]
     usage: bool,
     /// Output format.
-    #[arg(long, value_enum, default_value_t = Format::Text)]
+    #[arg(long, default_value = "text", value_parser = format_parser())]
     format: Format,
     /// The matching work allowed, in bytes of URL walked by wildcard rules
     /// per byte of URL read (about how many wildcard rules a URL may meet

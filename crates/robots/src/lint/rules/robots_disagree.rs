@@ -1,7 +1,7 @@
 //! R012 `robots-disagree`: robots resolve this rule differently.
 
-use crate::lint::{Context, Diagnostic, RuleLine, example_path, profile_list};
-use crate::profile::Profile;
+use crate::lint::{Context, Diagnostic, RuleLine, example_path};
+use crate::profile::{Profile, name_list};
 use crate::robots::{Cut, Reason};
 
 declare_lint! {
@@ -95,7 +95,7 @@ pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                     [l] => format!(" (line {l})"),
                     many => format!(" (lines {})", many.iter().map(u32::to_string).collect::<Vec<_>>().join(", ")),
                 };
-                format!("{}{why}", profile_list(&names))
+                format!("{}{why}", name_list(&names))
             };
             out.push(
                 Diagnostic::new(&LINT, cx.line_span(r.index), format!("robots disagree on `{path}`: allowed by {}; disallowed by {}", side(true), side(false)))
