@@ -427,20 +427,7 @@ impl<'p, 'c> Builder<'p, 'c> {
                 }
             }
             DirectiveName::ContentUsage | DirectiveName::ContentSignal => {
-                let vocabulary = if name == DirectiveName::ContentUsage {
-                    Vocabulary::Aipref
-                } else {
-                    Vocabulary::ContentSignal
-                };
-                let group = self.current.map(|g| self.groups[g].line);
-                let value = String::from_utf8_lossy(value);
-                self.prefs.push(PrefLine::read(
-                    self.profile,
-                    vocabulary,
-                    line,
-                    group,
-                    &value,
-                ));
+                self.preference(line, name, value);
             }
             DirectiveName::LlmPolicy if self.want.is_some() => {}
             DirectiveName::LlmPolicy => {
@@ -449,6 +436,25 @@ impl<'p, 'c> Builder<'p, 'c> {
             }
             DirectiveName::RobotVersion | DirectiveName::Comment | DirectiveName::Unknown => {}
         }
+    }
+
+    /// A `content-usage` or `content-signal` line, kept with the group it
+    /// stands in.
+    fn preference(&mut self, line: u32, name: DirectiveName, value: &[u8]) {
+        let vocabulary = if name == DirectiveName::ContentUsage {
+            Vocabulary::Aipref
+        } else {
+            Vocabulary::ContentSignal
+        };
+        let group = self.current.map(|g| self.groups[g].line);
+        let value = String::from_utf8_lossy(value);
+        self.prefs.push(PrefLine::read(
+            self.profile,
+            vocabulary,
+            line,
+            group,
+            &value,
+        ));
     }
 
     /// The agent of a `user-agent` value, as the profile matches it.
