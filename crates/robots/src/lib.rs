@@ -41,6 +41,7 @@ mod robots;
 mod ruleset;
 mod swar;
 mod token;
+mod usage_table;
 mod values;
 
 pub use analysis::Analysis;
@@ -72,6 +73,7 @@ pub use robots::{
 };
 pub use ruleset::wildcard_walk;
 pub use token::{AgentName, TokenChain, is_product_token};
+pub use usage_table::{USAGE_ROWS, UsageRow, UsageTable, usage_cell};
 pub use values::{CleanParam, RequestRate, TimeOfDay, VisitTime, parse_crawl_delay};
 
 /// The property-test settings of this crate's unit tests: enough cases to

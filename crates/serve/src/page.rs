@@ -547,7 +547,8 @@ fn matrix(out: &mut String, report: &CheckReport<'_>) {
 /// `Content-Usage` and `Content-Signal` let it use the content for, under
 /// the group reading and, where it differs, the file-wide one.
 fn usage(out: &mut String, report: &CheckReport<'_>) {
-    use botwarden_robots::prefs::{Reading, cell};
+    use botwarden_robots::prefs::Reading;
+    use botwarden_robots::usage_cell as cell;
     let table = &report.usage;
     if table.is_empty() {
         return;

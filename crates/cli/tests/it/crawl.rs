@@ -591,7 +591,9 @@ fn export_writes_pages_links_and_redirects() {
                 && h.contains(
                     ",http_version,content_length,body_read,dns_ms,connect_ms,download_ms,simhash,"
                 )
-                && h.ends_with(",mixed_active,mixed_passive,mixed_examples,refresh_delay")),
+                && h.ends_with(
+                    ",mixed_active,mixed_passive,mixed_examples,refresh_delay,robots_tag"
+                )),
         "{csv}"
     );
     assert_eq!(lines.count(), 3, "{csv}");

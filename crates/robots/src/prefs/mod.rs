@@ -12,12 +12,10 @@
 #![doc = include_str!("../../docs/preferences.md")]
 
 pub mod sf;
-mod table;
 mod vocab;
 
 use std::fmt;
 
-pub use table::{USAGE_ROWS, UsageRow, UsageTable, cell};
 pub use vocab::{Entry, Preference, Purpose, Statement, Vocabulary};
 
 use crate::path::normalize_pattern;

@@ -309,7 +309,7 @@ impl Serialize for RowJson<'_> {
 /// The usage preferences as `[{"agent", "path", "fetch", "group":
 /// {"search": {"preference": "y|n|-", "lines": [..]}, ..}, "file_wide":
 /// {..}, "disagree"}]`.
-struct UsageJson<'a>(&'a crate::prefs::UsageTable);
+struct UsageJson<'a>(&'a crate::UsageTable);
 
 impl Serialize for UsageJson<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
@@ -321,7 +321,7 @@ impl Serialize for UsageJson<'_> {
     }
 }
 
-struct UsageRowJson<'a>(&'a crate::prefs::UsageRow);
+struct UsageRowJson<'a>(&'a crate::UsageRow);
 
 impl Serialize for UsageRowJson<'_> {
     fn serialize<S: Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {

@@ -2,7 +2,7 @@
 
 #[cfg(feature = "serde")]
 use crate::Span;
-use crate::prefs::UsageTable;
+use crate::UsageTable;
 use crate::{
     Analysis, AvailabilityPolicy, Diagnostic, Equivalence, FetchOutcome, Fixed, Folded, Matrix,
     Profile, RobotsTxt, Sampled, Severity, compare_fixed, fix, fold,

@@ -279,8 +279,9 @@ impl CheckReport<'_> {
 /// The usage preferences: the rows that state something or where the
 /// readings disagree (every row with `--all-rows`), at most
 /// [`ROWS_SHOWN`] without `--verbose`.
-fn usage_text(table: &crate::prefs::UsageTable, view: TextView) -> String {
-    use crate::prefs::{Reading, cell};
+fn usage_text(table: &crate::UsageTable, view: TextView) -> String {
+    use crate::prefs::Reading;
+    use crate::usage_cell as cell;
     let mut out = String::new();
     if table.is_empty() {
         return out;

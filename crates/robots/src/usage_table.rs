@@ -1,11 +1,12 @@
 //! The usage preferences of a file, robot by robot and path by path: the
-//! checker's view beside the interpretation matrix.
+//! checker's view beside the interpretation matrix (it asks the robots the
+//! matrix asks, so it sits above `prefs`, beside `matrix`).
 
 use crate::lint::{example_path, star_robot};
 use crate::robots::Robots;
 use crate::token::TokenChain;
 
-use super::{Preference, UsageAnswer};
+use crate::prefs::{Preference, UsageAnswer};
 
 /// Rows a table holds at most (robots × paths); past it, the first robots
 /// and paths in order.
@@ -97,7 +98,7 @@ impl UsageTable {
 /// A cell: the preference under one reading, with its deciding lines
 /// (`n:4`), or `n/a` where the robot may not fetch the path.
 #[must_use]
-pub fn cell(answer: &UsageAnswer, preference: Preference, lines: &[u32]) -> String {
+pub fn usage_cell(answer: &UsageAnswer, preference: Preference, lines: &[u32]) -> String {
     if !answer.fetch {
         return "n/a".to_owned();
     }
