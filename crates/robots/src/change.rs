@@ -4,6 +4,7 @@
 //! comes from ([`Origin`]), and the fixer's output ([`Plan`], [`Fixed`]).
 //! Neither of the two modules imports the other.
 
+use crate::managed::ManagedBlock;
 use crate::profile::{Profile, name_list};
 
 /// A set of profiles of [`Profile::ALL`], one bit per position.
@@ -289,26 +290,4 @@ pub(crate) struct Plan {
     pub(crate) copied: bool,
     /// A block a CDN manages, kept as it is.
     pub(crate) managed: Option<ManagedBlock>,
-}
-
-/// Lines a CDN writes at the head of a site's robots.txt (Cloudflare's
-/// managed content), which the fixer keeps as they are.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ManagedBlock {
-    /// Who manages it (`Cloudflare`).
-    pub vendor: &'static str,
-    /// The line of its begin marker.
-    pub begin: u32,
-    /// The line of its end marker: the lines up to it are the vendor's.
-    pub end: u32,
-}
-
-impl std::fmt::Display for ManagedBlock {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(
-            f,
-            "lines 1–{} are {}'s managed content (markers on lines {} and {}): kept as they are, since the edge prepends them to the site's own robots.txt; only the lines after the end marker were fixed, and a `User-agent: *` group there stays apart from the managed one (robots merge the two, and the edge keeps adding its block)",
-            self.end, self.vendor, self.begin, self.end
-        )
-    }
 }

@@ -71,7 +71,7 @@ impl Log {
 /// Fixes `txt` without checking the result; a block a CDN manages at its
 /// head is kept as it is (see `managed`).
 pub(crate) fn plan(txt: &RobotsTxt) -> Plan {
-    match managed::find(txt) {
+    match crate::managed::find(txt) {
         Some(block) => managed::plan(txt, block),
         None => plan_whole(txt),
     }

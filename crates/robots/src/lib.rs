@@ -29,6 +29,7 @@ mod directive;
 mod equivalence;
 mod fix;
 mod lint;
+mod managed;
 mod matrix;
 mod parse;
 mod path;
@@ -50,7 +51,7 @@ pub use availability::{
     FetchOutcome, FetchResult, OutageAction, OutageStep, Reading, SuccessStatus, Treatment,
     status_reason,
 };
-pub use change::{Change, ChangeKind, Fixed, ManagedBlock};
+pub use change::{Change, ChangeKind, Fixed};
 pub use directive::{DirectiveName, KNOWN_UNUSED, Spelling, classify_key};
 pub use equivalence::{
     DIFFERENCES_KEPT, Difference, EQUIVALENCE_WORK, Equivalence, Explanation, PROBE_ROBOTS,
@@ -61,6 +62,7 @@ pub use lint::{
     Checked, Diagnostic, Edit, Fix, Folded, LIKE_FROM, LINT_WORK, LINTS, Lint, Sampled, Severity,
     apply_fixes, check, check_bounded, example_path, fold, lint,
 };
+pub use managed::ManagedBlock;
 pub use matrix::{Cell, DEFAULT_AGENTS, MATRIX_ROWS, MATRIX_WORK, Matrix, Row};
 pub use parse::{ByteIssue, Directive, Line, LineEnding, LineKind, RobotsTxt, Separator, Span};
 pub use path::{normalize_path, normalize_pattern, path_of};

@@ -8,54 +8,9 @@
 //! edge), and a corrected copy put back at the origin would be prepended
 //! again. Only the site's own part, after the end marker, is fixed.
 
-use crate::change::{Change, ChangeKind, ManagedBlock, NO_GROUP, Origin, Plan, Recorded};
-use crate::parse::{LineEnding, LineKind, RobotsTxt};
-
-/// The managed block at the head of `txt`, if it has one: a begin marker
-/// followed by an end marker.
-pub(super) fn find(txt: &RobotsTxt) -> Option<ManagedBlock> {
-    let mut begin = None;
-    for line in txt.lines() {
-        if line.kind != LineKind::Comment {
-            continue;
-        }
-        let text = txt.text(line.span);
-        match (marker(&text), begin) {
-            (Some(Marker::Begin), None) => begin = Some(line.number),
-            (Some(Marker::End), Some(first)) => {
-                return Some(ManagedBlock {
-                    vendor: "Cloudflare",
-                    begin: first,
-                    end: line.number,
-                });
-            }
-            _ => {}
-        }
-    }
-    None
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-enum Marker {
-    Begin,
-    End,
-}
-
-/// Whether a comment line is a marker: `# BEGIN Cloudflare Managed
-/// content`, in any case and spacing.
-fn marker(text: &str) -> Option<Marker> {
-    let words: Vec<String> = text
-        .trim_start()
-        .strip_prefix('#')?
-        .split_whitespace()
-        .map(str::to_ascii_lowercase)
-        .collect();
-    match words.iter().map(String::as_str).collect::<Vec<_>>()[..] {
-        ["begin", "cloudflare", "managed", "content"] => Some(Marker::Begin),
-        ["end", "cloudflare", "managed", "content"] => Some(Marker::End),
-        _ => None,
-    }
-}
+use crate::change::{Change, ChangeKind, NO_GROUP, Origin, Plan, Recorded};
+use crate::managed::ManagedBlock;
+use crate::parse::{LineEnding, RobotsTxt};
 
 /// Fixes the site's part of `txt` (the lines after the block's end marker)
 /// and writes the lines up to the marker as they are (with `\n` line
@@ -124,36 +79,5 @@ pub(super) fn plan(txt: &RobotsTxt, block: ManagedBlock) -> Plan {
         cut_groups: inner.cut_groups,
         copied: inner.copied,
         managed: Some(block),
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn markers_are_read_in_any_case_and_spacing() {
-        assert_eq!(
-            marker("# BEGIN Cloudflare Managed content"),
-            Some(Marker::Begin)
-        );
-        assert_eq!(
-            marker("#  end cloudflare managed CONTENT  "),
-            Some(Marker::End)
-        );
-        assert_eq!(
-            marker("# END Cloudflare Managed Content"),
-            Some(Marker::End)
-        );
-        assert_eq!(marker("# BEGIN Cloudflare Managed content here"), None);
-        assert_eq!(marker("BEGIN Cloudflare Managed content"), None);
-    }
-
-    #[test]
-    fn an_end_marker_without_a_begin_marker_is_no_block() {
-        let txt = RobotsTxt::parse("# END Cloudflare Managed Content\nUser-agent: *\n");
-        assert_eq!(find(&txt), None);
-        let txt = RobotsTxt::parse("# BEGIN Cloudflare Managed content\nUser-agent: *\n");
-        assert_eq!(find(&txt), None);
     }
 }

@@ -288,3 +288,16 @@ fn no_preference_line_is_called_unknown() {
         );
     }
 }
+
+#[test]
+fn the_checker_does_not_advise_merging_across_a_managed_block() {
+    use botwarden_robots::check;
+    let found = check(&RobotsTxt::parse(CLOUDFLARE));
+    let dup = found
+        .iter()
+        .find(|d| d.lint.code == "R004")
+        .expect("the two `*` groups are named");
+    let help = dup.help.as_deref().unwrap_or_default();
+    assert!(help.contains("Cloudflare's managed content"), "{help}");
+    assert!(!help.contains("merge the groups"), "{help}");
+}

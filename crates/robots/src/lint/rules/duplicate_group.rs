@@ -37,12 +37,26 @@ pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             }
         }
     }
+    let managed = crate::managed::find(cx.txt);
     for (token, places) in seen {
         let [(_, first), rest @ ..] = &places[..] else { continue };
         let name = token.as_deref().map_or("*".to_owned(), |t| format!("`{t}`"));
         let lines: Vec<u32> = places.iter().map(|&(_, i)| cx.line(i).number).collect();
         let lines = line_list(&lines);
         for &(_, i) in rest {
+            let line = cx.line(i).number;
+            // A group of a CDN's managed block and one of the site's own:
+            // the block is not the site's to edit.
+            let across = managed.filter(|m| cx.line(*first).number < m.end && line > m.end);
+            let help = match across {
+                Some(m) => format!(
+                    "the group on line {} is {}'s managed content, which its edge prepends to the site's file: leave both (RFC 9309 robots merge them), and change the managed part in {}'s settings",
+                    cx.line(*first).number,
+                    m.vendor,
+                    m.vendor
+                ),
+                None => "merge the groups into one".to_owned(),
+            };
             out.push(
                 Diagnostic::new(
                     &LINT,
@@ -54,7 +68,7 @@ pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
                         cx.line(*first).number
                     ),
                 )
-                .help("merge the groups into one")
+                .help(help)
                 .caused_by(cx.line(*first).number),
             );
         }
