@@ -4,6 +4,8 @@
 //! depend on the machine's load. Prints the files, bytes and a checksum of
 //! the answers, so that two builds can be seen to do the same work.
 
+#![allow(clippy::print_stdout)] // its output is the point
+
 use std::path::Path;
 
 use botwarden_robots::{Profile, Robots, RobotsTxt, TokenChain};
