@@ -789,10 +789,15 @@ pub(crate) fn differential_within(
 const PREFERENCE_ROBOTS: usize = 500;
 const PREFERENCE_PATHS: usize = 500;
 
+/// The work the comparison of preferences may do, in preference lines
+/// looked at (each answer looks at every line of both files): past it,
+/// fewer robots are asked, and the proof says so.
+pub const PREFERENCE_WORK: u64 = 10_000_000;
+
 /// Compares the usage preferences robots read in both files, under RFC
 /// 9309's grouping and both [`Reading`]s, at `/` and at every path a
-/// `Content-Usage` line of either file names. The fixer changes no
-/// preference: every difference is unintended.
+/// `Content-Usage` line of either file names, within [`PREFERENCE_WORK`].
+/// The fixer changes no preference: every difference is unintended.
 fn preferences(
     eq: &mut Equivalence,
     files: [&RobotsTxt; 2],
@@ -801,9 +806,11 @@ fn preferences(
 ) {
     let profile = &Profile::RFC9309;
     let [rb, ra] = files.map(|f| Robots::new(f, profile));
-    if rb.preference_lines().is_empty() && ra.preference_lines().is_empty() {
+    let lines = rb.preference_lines().len() + ra.preference_lines().len();
+    if lines == 0 {
         return;
     }
+    let mut unasked = Unasked::new(profile);
     let mut paths = vec!["/".to_owned()];
     for r in [&rb, &ra] {
         paths.extend(
@@ -814,8 +821,15 @@ fn preferences(
     }
     paths.sort();
     paths.dedup();
-    let paths = spread(paths, PREFERENCE_PATHS, |_| {});
-    let names: Vec<&String> = spread(names.iter().collect(), PREFERENCE_ROBOTS, |_| {});
+    let answers = usize::try_from(PREFERENCE_WORK / lines as u64)
+        .unwrap_or(usize::MAX)
+        .max(1);
+    let paths = spread(paths, PREFERENCE_PATHS.min(answers), |_| unasked.path(0));
+    let robots = (answers / paths.len()).clamp(1, PREFERENCE_ROBOTS);
+    let names: Vec<&String> = spread(names.iter().collect(), robots, |n| unasked.robot(n));
+    if !unasked.is_empty() {
+        eq.unasked.push(unasked);
+    }
     for name in names {
         let chain = TokenChain::new([name.as_str()]);
         let (mb, ma) = (rb.matcher(&chain), ra.matcher(&chain));

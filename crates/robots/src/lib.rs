@@ -54,8 +54,8 @@ pub use availability::{
 pub use change::{Change, ChangeKind, Fixed};
 pub use directive::{DirectiveName, KNOWN_UNUSED, Spelling, classify_key};
 pub use equivalence::{
-    DIFFERENCES_KEPT, Difference, EQUIVALENCE_WORK, Equivalence, Explanation, PROBE_ROBOTS,
-    PreferenceChange, Unasked, compare, compare_fixed,
+    DIFFERENCES_KEPT, Difference, EQUIVALENCE_WORK, Equivalence, Explanation, PREFERENCE_WORK,
+    PROBE_ROBOTS, PreferenceChange, Unasked, compare, compare_fixed,
 };
 pub use fix::fix;
 pub use lint::{

@@ -12,6 +12,11 @@ use crate::prefs::{Preference, UsageAnswer};
 /// and paths in order.
 pub const USAGE_ROWS: usize = 2_000;
 
+/// Preference lines looked at, at most, to fill a table (each row's answer
+/// looks at every line): a file of very many preference lines gets fewer
+/// rows.
+const TABLE_WORK: usize = 5_000_000;
+
 /// One robot and one path.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct UsageRow {
@@ -40,7 +45,8 @@ impl UsageRow {
 pub struct UsageTable {
     /// Robot by robot, then path by path.
     pub rows: Vec<UsageRow>,
-    /// Rows left out past [`USAGE_ROWS`].
+    /// Rows left out past [`USAGE_ROWS`] (or fewer, for a file of very
+    /// many preference lines).
     pub omitted: usize,
 }
 
@@ -63,7 +69,8 @@ impl UsageTable {
         paths.dedup();
         let star = star_robot(&[robots]);
         let total = agents.len() * paths.len();
-        let mut rows = Vec::with_capacity(total.min(USAGE_ROWS));
+        let most = USAGE_ROWS.min((TABLE_WORK / lines.len()).max(1));
+        let mut rows = Vec::with_capacity(total.min(most));
         'robots: for agent in agents {
             let chain = if agent == "*" {
                 star.clone()
@@ -72,7 +79,7 @@ impl UsageTable {
             };
             let m = robots.matcher(&chain);
             for path in &paths {
-                if rows.len() == USAGE_ROWS {
+                if rows.len() == most {
                     break 'robots;
                 }
                 rows.push(UsageRow {

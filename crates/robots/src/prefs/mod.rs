@@ -37,6 +37,8 @@ pub struct PrefLine {
     pub(crate) pattern: Option<Vec<u8>>,
     /// What it states.
     pub statement: Statement,
+    /// What it states per purpose ([`Purpose::ALL`] order), read once.
+    pub(crate) states: [Preference; 3],
 }
 
 impl PrefLine {
@@ -53,12 +55,14 @@ impl PrefLine {
             Vocabulary::ContentSignal => (None, value),
         };
         let pattern = path.map(|p| normalize_pattern(p.as_bytes(), profile.path_form).into_owned());
+        let statement = Statement::read(vocabulary, prefs);
         PrefLine {
             line,
             group,
             path: path.map(str::to_owned),
             pattern,
-            statement: Statement::read(vocabulary, prefs),
+            states: Purpose::ALL.map(|p| statement.preference(p)),
+            statement,
         }
     }
 
@@ -124,6 +128,9 @@ impl fmt::Display for Reading {
     }
 }
 
+/// Deciding lines an [`Answer`] names at most.
+pub const LINES_NAMED: usize = 8;
+
 /// One purpose's answer under one reading.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Answer {
@@ -131,8 +138,8 @@ pub struct Answer {
     pub purpose: Purpose,
     /// The combined preference.
     pub preference: Preference,
-    /// The lines that decided it: the ones stating that preference (empty
-    /// when nothing is stated).
+    /// The lines that decided it: the ones stating that preference, the
+    /// first [`LINES_NAMED`] in file order (empty when nothing is stated).
     pub lines: Vec<u32>,
 }
 
@@ -288,17 +295,21 @@ pub(crate) fn answer(
 
 /// Combines the statements of some lines, per purpose.
 fn combine(lines: &[&PrefLine]) -> [Answer; 3] {
+    let mut i = 0;
     Purpose::ALL.map(|purpose| {
-        let preference = lines.iter().fold(Preference::Unstated, |p, l| {
-            p.combine(l.statement.preference(purpose))
-        });
+        let at = i;
+        i += 1;
+        let preference = lines
+            .iter()
+            .fold(Preference::Unstated, |p, l| p.combine(l.states[at]));
         let lines = if preference == Preference::Unstated {
             Vec::new()
         } else {
             lines
                 .iter()
-                .filter(|l| l.statement.preference(purpose) == preference)
+                .filter(|l| l.states[at] == preference)
                 .map(|l| l.line)
+                .take(LINES_NAMED)
                 .collect()
         };
         Answer {

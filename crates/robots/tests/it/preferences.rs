@@ -301,3 +301,48 @@ fn the_checker_does_not_advise_merging_across_a_managed_block() {
     assert!(help.contains("Cloudflare's managed content"), "{help}");
     assert!(!help.contains("merge the groups"), "{help}");
 }
+
+/// A file of very many preference lines: every answer looks at every line,
+/// so the checker's table and the fixer's proof ask fewer robots and paths,
+/// and the proof says it is partial; each answer names at most
+/// `LINES_NAMED` deciding lines.
+#[test]
+fn very_many_preference_lines_are_answered_within_bounds() {
+    use botwarden_robots::prefs::LINES_NAMED;
+    use botwarden_robots::{USAGE_ROWS, UsageTable};
+    let mut file = String::from("User-agent: *\n");
+    for i in 0..20_000 {
+        file.push_str(&format!(
+            "Content-Usage: /p{i}/x train-ai=n\nContent-Signal: ai-train=no\n"
+        ));
+    }
+    for i in 0..300 {
+        file.push_str(&format!(
+            "User-agent: bot{}\nDisallow: /q\n",
+            "x".repeat(i % 26 + 1)
+        ));
+    }
+    let txt = RobotsTxt::parse(file.as_bytes());
+    let robots = Robots::new(&txt, &Profile::RFC9309);
+    let lines = robots.preference_lines().len();
+    assert_eq!(lines, 40_000);
+    let agents: Vec<String> = (0..50).map(|i| format!("bot{i}")).collect();
+    let table = UsageTable::new(&robots, &agents);
+    assert!(
+        table.rows.len() < USAGE_ROWS && !table.rows.is_empty(),
+        "{}",
+        table.rows.len()
+    );
+    assert!(table.rows.len() * lines <= 5_000_000 + lines);
+    assert!(table.omitted > 0);
+    let a = robots.matcher(&TokenChain::parse("x")).usage("/");
+    assert_eq!(a.group[1].lines.len(), LINES_NAMED);
+    // Compared with itself: no difference, and a partial proof.
+    let eq = compare(&txt, &txt);
+    assert!(eq.holds());
+    assert!(
+        eq.unasked
+            .iter()
+            .any(|u| u.profile.name == "rfc9309" && (u.robots > 0 || u.paths > 0))
+    );
+}

@@ -27,44 +27,48 @@ declare_lint! {
 }
 
 pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
+    use std::collections::BTreeMap;
     let robots = cx.robots_named("rfc9309");
-    let lines = robots.preference_lines();
-    for g in robots.groups() {
-        let of = |v: Vocabulary| {
-            lines
-                .iter()
-                .filter(move |l| l.group == Some(g.line()) && l.statement.vocabulary == v && l.path.is_none())
+    // Per group and purpose, per vocabulary: the first line allowing and the
+    // first refusing (`Content-Usage` lines for every path only).
+    type Firsts = [[Option<u32>; 2]; 2];
+    let mut groups: BTreeMap<(u32, usize), Firsts> = BTreeMap::new();
+    for l in robots.preference_lines() {
+        let Some(g) = l.group else { continue };
+        let v = match l.statement.vocabulary {
+            Vocabulary::Aipref if l.path.is_none() => 0,
+            Vocabulary::Aipref => continue,
+            Vocabulary::ContentSignal => 1,
         };
-        for signal in of(Vocabulary::ContentSignal) {
-            for usage in of(Vocabulary::Aipref) {
-                for p in [Purpose::Search, Purpose::TrainAi] {
-                    let (a, b) = (usage.statement.preference(p), signal.statement.preference(p));
-                    let opposite = matches!(
-                        (a, b),
-                        (Preference::Allowed, Preference::Refused) | (Preference::Refused, Preference::Allowed)
-                    );
-                    if !opposite {
-                        continue;
-                    }
-                    let later = usage.line.max(signal.line);
-                    let Some(span) = cx.value_span_of(later) else { continue };
-                    out.push(
-                        Diagnostic::new(
-                            &LINT,
-                            span,
-                            format!(
-                                "`Content-Usage` (line {}) says {p}={a} and `Content-Signal` (line {}) says {}={}: readers of both take `n`, readers of one take its answer",
-                                usage.line,
-                                signal.line,
-                                p.label(Vocabulary::ContentSignal).unwrap_or(p.as_str()),
-                                if b == Preference::Allowed { "yes" } else { "no" },
-                            ),
-                        )
-                        .caused_by(usage.line.min(signal.line))
-                        .help("make both lines say the same"),
-                    );
-                }
-            }
+        for (i, p) in [Purpose::Search, Purpose::TrainAi].into_iter().enumerate() {
+            let slot = match l.statement.preference(p) {
+                Preference::Allowed => 0,
+                Preference::Refused => 1,
+                Preference::Unstated => continue,
+            };
+            groups.entry((g, i)).or_default()[v][slot].get_or_insert(l.line);
+        }
+    }
+    for ((_, i), firsts) in groups {
+        let p = [Purpose::Search, Purpose::TrainAi][i];
+        // Content-Usage allows and Content-Signal refuses, or the reverse.
+        for (usage, signal, a, b) in [(0, 1, Preference::Allowed, Preference::Refused), (1, 0, Preference::Refused, Preference::Allowed)] {
+            let (Some(u), Some(s)) = (firsts[0][usage], firsts[1][signal]) else { continue };
+            let later = u.max(s);
+            let Some(span) = cx.value_span_of(later) else { continue };
+            out.push(
+                Diagnostic::new(
+                    &LINT,
+                    span,
+                    format!(
+                        "`Content-Usage` (line {u}) says {p}={a} and `Content-Signal` (line {s}) says {}={}: readers of both take `n`, readers of one take its answer",
+                        p.label(Vocabulary::ContentSignal).unwrap_or(p.as_str()),
+                        if b == Preference::Allowed { "yes" } else { "no" },
+                    ),
+                )
+                .caused_by(u.min(s))
+                .help("make both lines say the same"),
+            );
         }
     }
 }

@@ -27,9 +27,10 @@ declare_lint! {
 
 pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     let robots = cx.robots_named("rfc9309");
+    let groups: std::collections::HashMap<u32, crate::robots::Group<'_>> = robots.groups().map(|g| (g.line(), g)).collect();
     for line in robots.preference_lines() {
         let (Some(group), Some(path)) = (line.group, &line.path) else { continue };
-        let Some(g) = robots.groups().find(|g| g.line() == group) else { continue };
+        let Some(&g) = groups.get(&group) else { continue };
         let chain = match g.agents().find_map(|a| a.token) {
             Some(t) => TokenChain::new([t]),
             None => cx.star_robot(),

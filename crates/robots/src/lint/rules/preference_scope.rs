@@ -36,9 +36,10 @@ const NAMED: usize = 5;
 
 pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     let robots = cx.robots_named("rfc9309");
+    let groups: std::collections::HashMap<u32, crate::robots::Group<'_>> = robots.groups().map(|g| (g.line(), g)).collect();
     for line in robots.preference_lines() {
         let Some(span) = cx.value_span_of(line.line) else { continue };
-        let group = line.group.and_then(|at| robots.groups().find(|g| g.line() == at));
+        let group = line.group.and_then(|at| groups.get(&at).copied());
         let message = match (line.statement.vocabulary, group) {
             (Vocabulary::Aipref, None) => {
                 "`Content-Usage` before the first group: no robot reads it (it is a group member)".to_owned()

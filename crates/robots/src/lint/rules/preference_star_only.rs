@@ -35,15 +35,12 @@ const NAMED: usize = 5;
 pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     let robots = cx.robots_named("rfc9309");
     let lines = robots.preference_lines();
-    let star_lines: Vec<_> = robots
-        .groups()
-        .filter(|g| g.is_star())
-        .flat_map(|g| lines.iter().filter(move |l| l.group == Some(g.line())))
-        .collect();
-    let Some(first) = star_lines.first() else { return };
+    let stated: std::collections::HashSet<u32> = lines.iter().filter_map(|l| l.group).collect();
+    let star: std::collections::HashSet<u32> = robots.groups().filter(|g| g.is_star()).map(|g| g.line()).collect();
+    let Some(first) = lines.iter().find(|l| l.group.is_some_and(|g| star.contains(&g))) else { return };
     let mut missing: Vec<String> = Vec::new();
     for g in robots.groups().filter(|g| !g.is_star()) {
-        if lines.iter().any(|l| l.group == Some(g.line())) {
+        if stated.contains(&g.line()) {
             continue;
         }
         // A robot that may fetch nothing has no use for preferences.
