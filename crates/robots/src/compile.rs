@@ -447,6 +447,9 @@ impl<'p, 'c> Builder<'p, 'c> {
             Vocabulary::ContentSignal
         };
         let group = self.current.map(|g| self.groups[g].line);
+        if group.is_some() && self.profile.preference_members {
+            self.in_body = true;
+        }
         let value = String::from_utf8_lossy(value);
         self.prefs.push(PrefLine::read(
             self.profile,

@@ -164,6 +164,12 @@ pub struct Profile {
     pub clean_param: Usage,
     /// Whether `request-rate` and `visit-time` are obeyed.
     pub request_rate: Usage,
+    /// Whether `content-usage` and `content-signal` lines are members of
+    /// the group they stand in, ending its user-agent lines as rules do
+    /// (draft-ietf-aipref-attach updates RFC 9309: `rule =/ content-usage`).
+    /// Elsewhere they are skipped as unknown lines are, and change no
+    /// group.
+    pub preference_members: bool,
 }
 
 const ALL_SPELLINGS: &[Spelling] = &[Spelling::Exact, Spelling::Misspelt, Spelling::Prefix];
@@ -211,6 +217,7 @@ impl Profile {
         host: Usage::Reported,
         clean_param: Usage::Reported,
         request_rate: Usage::Reported,
+        preference_members: true,
     };
 
     /// Googlebot: google/robotstxt (the C++ library Google's crawlers use)
@@ -253,6 +260,7 @@ impl Profile {
         host: Usage::Ignored,
         clean_param: Usage::Ignored,
         request_rate: Usage::Ignored,
+        preference_members: false,
     };
 
     /// Bingbot: [`Profile::RFC9309`] with Bing's fallback and crawl-delay.
@@ -274,6 +282,7 @@ impl Profile {
         host: Usage::Ignored,
         clean_param: Usage::Ignored,
         request_rate: Usage::Ignored,
+        preference_members: false,
         ..Profile::RFC9309
     };
 
@@ -301,6 +310,7 @@ impl Profile {
         host: Usage::Reported,
         clean_param: Usage::Used,
         request_rate: Usage::Ignored,
+        preference_members: false,
         ..Profile::RFC9309
     };
 
@@ -338,6 +348,7 @@ impl Profile {
         host: Usage::Ignored,
         clean_param: Usage::Ignored,
         request_rate: Usage::Used,
+        preference_members: false,
     };
 
     /// Every built-in profile, the default first.

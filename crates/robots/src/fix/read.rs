@@ -382,7 +382,7 @@ impl Reader<'_> {
         let mut comments = self.take_pending(continues);
         if starts_group {
             self.settle_blanks(false);
-        } else if name == DirectiveName::UserAgent || member {
+        } else if name == DirectiveName::UserAgent || member || (in_group && name.is_preference()) {
             self.settle_blanks(true);
         }
         if let Some(c) = view.comment {
@@ -428,7 +428,10 @@ impl Reader<'_> {
                 self.r.groups[g].agents.push(item);
             }
             (_, Some(g)) => {
-                if member {
+                // Preference lines are members too (RFC 9309 as
+                // aipref-attach updates it), but never orphans: before the
+                // first group some robots still read a `Content-Signal`.
+                if member || name.is_preference() {
                     self.r.group_of_line[n as usize] = group_id;
                     self.in_body = true;
                 }

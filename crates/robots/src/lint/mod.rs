@@ -286,7 +286,9 @@ impl<'a> Context<'a> {
                 | DirectiveName::CrawlDelay
                 | DirectiveName::RequestRate
                 | DirectiveName::VisitTime
-                | DirectiveName::RobotVersion => match blocks.last_mut() {
+                | DirectiveName::RobotVersion
+                | DirectiveName::ContentUsage
+                | DirectiveName::ContentSignal => match blocks.last_mut() {
                     Some(b) => {
                         b.members.push(i);
                         in_members = true;

@@ -346,3 +346,18 @@ fn very_many_preference_lines_are_answered_within_bounds() {
             .any(|u| u.profile.name == "rfc9309" && (u.robots > 0 || u.paths > 0))
     );
 }
+
+/// aipref-attach makes `Content-Usage` a rule of RFC 9309 (`rule =/
+/// content-usage`): under the rfc9309 profile it ends a group's user-agent
+/// lines, so two groups of preferences alone stay two; profiles that skip
+/// unknown lines (Google's) read one group, as before.
+#[test]
+fn a_preference_line_ends_the_user_agent_lines_under_rfc9309() {
+    let file =
+        "User-agent: a\nContent-Usage: train-ai=n\n\nUser-agent: b\nContent-Usage: train-ai=y\n";
+    assert_eq!(usage(file, "a", "/", Reading::Group), (true, [U, N, U]));
+    assert_eq!(usage(file, "b", "/", Reading::Group), (true, [U, Y, U]));
+    let txt = RobotsTxt::parse(file);
+    assert_eq!(Robots::new(&txt, &Profile::RFC9309).groups().len(), 2);
+    assert_eq!(Robots::new(&txt, &Profile::GOOGLE).groups().len(), 1);
+}

@@ -36,7 +36,10 @@ const NAMED: usize = 5;
 
 pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
     let robots = cx.robots_named("rfc9309");
-    let groups: std::collections::HashMap<u32, crate::robots::Group<'_>> = robots.groups().map(|g| (g.line(), g)).collect();
+    // Each group with whether it names `*`, read once: one group may name
+    // very many robots.
+    let groups: std::collections::HashMap<u32, (crate::robots::Group<'_>, bool)> =
+        robots.groups().map(|g| (g.line(), (g, g.is_star()))).collect();
     for line in robots.preference_lines() {
         let Some(span) = cx.value_span_of(line.line) else { continue };
         let group = line.group.and_then(|at| groups.get(&at).copied());
@@ -48,8 +51,8 @@ pub(crate) fn check(cx: &Context<'_>, out: &mut Vec<Diagnostic>) {
             (Vocabulary::ContentSignal, None) => {
                 "`Content-Signal` before the first group: crawler-commons reads it for every robot, readers by group for none".to_owned()
             }
-            (Vocabulary::ContentSignal, Some(g)) if g.is_star() => continue,
-            (Vocabulary::ContentSignal, Some(g)) => {
+            (Vocabulary::ContentSignal, Some((_, true))) => continue,
+            (Vocabulary::ContentSignal, Some((g, false))) => {
                 let names: Vec<String> = g.agents().take(NAMED).map(|a| format!("`{}`", a.value)).collect();
                 let more = g.agents().len().saturating_sub(NAMED);
                 let more = if more > 0 { format!(" and {more} more") } else { String::new() };
