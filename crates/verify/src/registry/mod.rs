@@ -589,6 +589,11 @@ fn replacement(n: usize, old: &Bot, new: &Bot) -> Problem {
         new.ranges_url.is_some(),
     );
     lost(
+        "ranges_refresh",
+        old.ranges_refresh.is_some(),
+        new.ranges_refresh.is_some(),
+    );
+    lost(
         "signature_agents",
         !old.signature_agents.is_empty(),
         !new.signature_agents.is_empty(),
@@ -603,19 +608,14 @@ fn replacement(n: usize, old: &Bot, new: &Bot) -> Problem {
         !old.robots_tokens.is_empty(),
         !new.robots_tokens.is_empty(),
     );
-    lost(
-        "ranges_refresh",
-        old.ranges_refresh.is_some(),
-        new.ranges_refresh.is_some(),
-    );
+    lost("category", old.category.is_some(), new.category.is_some());
+    lost("operator", old.operator.is_some(), new.operator.is_some());
+    lost("url", old.url.is_some(), new.url.is_some());
     lost(
         "provenance",
         !old.provenance.is_empty(),
         !new.provenance.is_empty(),
     );
-    lost("category", old.category.is_some(), new.category.is_some());
-    lost("operator", old.operator.is_some(), new.operator.is_some());
-    lost("url", old.url.is_some(), new.url.is_some());
     let what = if old.origin.file.as_ref() == DEFAULT_REGISTRY_NAME {
         format!("the built-in entry ({})", old.origin)
     } else {
