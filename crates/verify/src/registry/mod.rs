@@ -16,6 +16,7 @@
 //! as a [`Problem`] with the file, the path in it (`bots[3].ip_ranges[0].min`)
 //! and the line, so that one run reports them all.
 
+mod describe;
 mod emit;
 mod load;
 mod provenance;
@@ -30,6 +31,7 @@ use std::sync::Arc;
 
 use crate::ipset::Cidr;
 pub use crate::yaml::Position;
+pub use describe::BotDescription;
 pub use provenance::{Provenance, ProvenanceOf, ProvenanceSource, RefreshPeriod};
 pub use ranges::{Feed, PublishedRanges};
 pub use store::{FeedStore, MAX_FEED_BYTES};
@@ -677,6 +679,24 @@ impl Registry {
     pub fn find(&self, name: &str) -> Option<&Bot> {
         self.get(name)
             .or_else(|| self.bots.iter().find(|b| b.name.eq_ignore_ascii_case(name)))
+    }
+
+    /// A registry of these bots alone, in this order (their published
+    /// ranges kept, no extras): to show some bots in the registry's formats.
+    #[must_use]
+    pub fn subset(&self, bots: &[&Bot]) -> Registry {
+        let bots: Vec<Bot> = bots.iter().map(|b| (*b).clone()).collect();
+        let index = bots
+            .iter()
+            .enumerate()
+            .map(|(i, b)| (b.name.clone(), i))
+            .collect();
+        Registry {
+            bots,
+            index,
+            extras: Vec::new(),
+            ranges: self.ranges.clone(),
+        }
     }
 
     /// The User-Agent extras, in the order they are tried.

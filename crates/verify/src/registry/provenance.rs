@@ -252,12 +252,19 @@ impl RefreshPeriod {
     pub fn as_duration(self) -> Duration {
         Duration::from_secs(u64::from(self.hours) * 3600)
     }
+
+    /// Whether a copy `age` old is stale: older than the period and a day
+    /// more (for the operator's regeneration running late, and clocks).
+    #[must_use]
+    pub fn is_stale(self, age: Duration) -> bool {
+        age > self.as_duration() + Duration::from_secs(24 * 3600)
+    }
 }
 
 impl fmt::Display for RefreshPeriod {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         let h = self.hours;
-        if h % 24 == 0 {
+        if h.is_multiple_of(24) {
             write!(f, "{}d", h / 24)
         } else {
             write!(f, "{h}h")
@@ -335,5 +342,8 @@ mod tests {
             assert!(RefreshPeriod::parse(bad).is_err(), "{bad}");
         }
         assert_eq!(RefreshPeriod::DEFAULT.to_string(), "7d");
+        let day = RefreshPeriod::parse("1d").unwrap();
+        assert!(!day.is_stale(Duration::from_secs(47 * 3600)));
+        assert!(day.is_stale(Duration::from_secs(49 * 3600)));
     }
 }
