@@ -504,19 +504,24 @@ mod operator_tests {
         }
     }
 
+    /// An operator with a host suffix and a block of each family.
+    fn operator() -> Operator {
+        Operator {
+            hosts: vec!["crawl.example.net".into()],
+            networks: vec![
+                "203.0.113.0/24".parse().expect("v4"),
+                "2001:db8::/48".parse().expect("v6"),
+            ],
+        }
+    }
+
     fn at(secs: u64) -> SystemTime {
         SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(secs)
     }
 
     #[test]
     fn entries_and_ranges_for_the_operator() {
-        let op = Operator {
-            hosts: vec!["crawl.example.net".into()],
-            networks: vec![
-                "203.0.113.0/24".parse().expect("v4"),
-                "2001:db8::/48".parse().expect("v6"),
-            ],
-        };
+        let op = operator();
         let publication = Publication {
             info_url: "https://example.net/bot",
             ranges_url: &default_ranges_url("https://example.net/bot"),
@@ -557,13 +562,7 @@ mod operator_tests {
 
     #[test]
     fn the_range_file_is_jafar() {
-        let op = Operator {
-            hosts: vec!["crawl.example.net".into()],
-            networks: vec![
-                "203.0.113.0/24".parse().expect("v4"),
-                "2001:db8::/48".parse().expect("v6"),
-            ],
-        };
+        let op = operator();
         let text = ranges_json(&op, at(1_795_936_000));
         let doc: serde_json::Value = serde_json::from_str(&text).expect("JSON");
         assert_eq!(doc["formatVersion"], "1.0");

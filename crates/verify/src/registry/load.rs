@@ -175,6 +175,26 @@ impl Ctx<'_> {
         out
     }
 
+    /// The fields of a list item that must be a mapping (`what` names it
+    /// in the message when it is not), as [`Ctx::fields`] gives them.
+    fn item_fields<'n>(
+        &mut self,
+        path: &str,
+        item: &'n Node,
+        what: &str,
+        known: &[&str],
+    ) -> Option<Vec<(&'n str, &'n Node, Position)>> {
+        let Kind::Map(entries) = &item.kind else {
+            self.error(
+                path,
+                item.at,
+                format!("expected {what}, found {}", item.kind_name()),
+            );
+            return None;
+        };
+        Some(self.fields(path, entries, known))
+    }
+
     fn string(&mut self, path: &str, node: &Node) -> Option<String> {
         match &node.kind {
             Kind::Scalar { text, .. } if !node.is_null() => Some(text.clone()),
@@ -576,18 +596,14 @@ fn provenance(cx: &mut Ctx<'_>, here: &str, value: &Node) -> Vec<(Provenance, Po
     let mut out = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
         let path = format!("{here}[{i}]");
-        let Kind::Map(entries) = &item.kind else {
-            cx.error(
-                &path,
-                item.at,
-                format!(
-                    "expected a record `{{source: …, confirmed: YYYY-MM-DD}}`, found {}",
-                    item.kind_name()
-                ),
-            );
+        let Some(fields) = cx.item_fields(
+            &path,
+            item,
+            "a record `{source: …, confirmed: YYYY-MM-DD}`",
+            &PROVENANCE_KEYS,
+        ) else {
             continue;
         };
-        let fields = cx.fields(&path, entries, &PROVENANCE_KEYS);
         let get = |k: &str| fields.iter().find(|(n, _, _)| *n == k).map(|(_, v, _)| *v);
         let before = cx.errors();
         let mut of = (ProvenanceOf::Entry, item.at);
@@ -1039,18 +1055,11 @@ fn ranges(cx: &mut Ctx<'_>, path: &str, node: &Node, bot: &str) -> Option<Vec<Ip
     let mut out = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
         let here = format!("{path}[{i}]");
-        let Kind::Map(entries) = &item.kind else {
-            cx.error(
-                &here,
-                item.at,
-                format!(
-                    "expected a range `{{min: …, max: …}}`, found {}",
-                    item.kind_name()
-                ),
-            );
+        let Some(fields) =
+            cx.item_fields(&here, item, "a range `{min: …, max: …}`", &["min", "max"])
+        else {
             continue;
         };
-        let fields = cx.fields(&here, entries, &["min", "max"]);
         let mut end = |key: &str| -> Option<IpAddr> {
             let Some(&(_, node, _)) = fields.iter().find(|(k, _, _)| *k == key) else {
                 cx.error(&here, item.at, format!("a range needs `{key}`"));
@@ -1110,18 +1119,14 @@ pub(super) fn extras(file: &Arc<str>, text: &str) -> (Vec<UaExtra>, Vec<Problem>
         };
         for (i, item) in items.iter().enumerate() {
             let path = format!("user_agent_parsers[{i}]");
-            let Kind::Map(entries) = &item.kind else {
-                cx.error(
-                    &path,
-                    item.at,
-                    format!(
-                        "expected a parser (a mapping with `regex:`), found {}",
-                        item.kind_name()
-                    ),
-                );
+            let Some(fields) = cx.item_fields(
+                &path,
+                item,
+                "a parser (a mapping with `regex:`)",
+                &EXTRA_KEYS,
+            ) else {
                 continue;
             };
-            let fields = cx.fields(&path, entries, &EXTRA_KEYS);
             let get = |k: &str| fields.iter().find(|(n, _, _)| *n == k).map(|(_, v, _)| *v);
             let Some(regex_node) = get("regex") else {
                 cx.error(&path, item.at, "a parser needs a `regex`".to_owned());
