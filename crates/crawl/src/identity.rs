@@ -19,6 +19,8 @@
 //! chain ([`Simulation`](crate::Simulation), `--as`); the User-Agent is
 //! still this identity's.
 
+use std::time::SystemTime;
+
 use botwarden_robots::TokenChain;
 
 /// The page that explains the crawler, unless configured (`--info-url`):
@@ -292,49 +294,121 @@ Allow: /
     .to_owned()
 }
 
-/// A registry entry (bottica format, with botwarden's fields) for the
-/// operator's crawlers, so that `botwarden bots verify` verifies them.
+/// The names of botwarden's two crawlers, as their registry entries and
+/// the `services` of their range file name them, with the robots.txt
+/// tokens of each.
+const CRAWLERS: [(&str, &[&str]); 2] = [
+    (
+        "botwarden",
+        &["botwarden", "botwarden-phone", "botwarden-tablet"],
+    ),
+    ("botwarden-essential", &["botwarden-essential"]),
+];
+
+/// Where an operator publishes what site owners need about its crawler,
+/// and when: the crawler's page (the User-Agent's URL), the range file's
+/// URL, and the time the files are made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Publication<'a> {
+    /// The page that explains the crawler.
+    pub info_url: &'a str,
+    /// Where the range file is served.
+    pub ranges_url: &'a str,
+    /// When the range file and the registry entry are made.
+    pub now: SystemTime,
+}
+
+/// The default URL of the range file: `botwarden-ranges.json` beside the
+/// crawler's page (`https://example.net/bot` → `https://example.net/botwarden-ranges.json`);
+/// the page's URL itself when it cannot be read as one.
 #[must_use]
-pub fn registry_entry(operator: &Operator, info_url: &str) -> String {
+pub fn default_ranges_url(info_url: &str) -> String {
+    url::Url::parse(info_url)
+        .and_then(|u| u.join("botwarden-ranges.json"))
+        .map_or_else(|_| info_url.to_owned(), |u| u.to_string())
+}
+
+/// A registry entry (bottica format, with botwarden's fields) for the
+/// operator's crawlers, so that `botwarden bots verify` verifies them: by
+/// forward-confirmed reverse DNS under its host suffixes and by its
+/// addresses (both, when both are given), or by the range file once
+/// `botwarden bots update` has fetched it (refreshed daily, as JAFAR asks
+/// of publishers); each fact's provenance is the crawler's page, confirmed
+/// the day the entry is made.
+#[must_use]
+pub fn registry_entry(operator: &Operator, publication: &Publication<'_>) -> String {
     let list = |items: &[String]| {
         let quoted: Vec<String> = items.iter().map(|i| format!("\"{i}\"")).collect();
         format!("[{}]", quoted.join(", "))
     };
     let networks: Vec<String> = operator.networks.iter().map(ToString::to_string).collect();
+    let day = day_of(publication.now);
+    let info = publication.info_url;
     let mut out = String::from("bots:\n");
-    for (name, tokens) in [
-        (
-            "botwarden",
-            vec![
-                "botwarden".to_owned(),
-                "botwarden-phone".to_owned(),
-                "botwarden-tablet".to_owned(),
-            ],
-        ),
-        (
-            "botwarden-essential",
-            vec!["botwarden-essential".to_owned()],
-        ),
-    ] {
+    for (name, tokens) in CRAWLERS {
+        let tokens: Vec<String> = tokens.iter().map(|t| (*t).to_owned()).collect();
+        let mut records = vec![format!("{{source: \"{info}\", confirmed: {day}}}")];
         out.push_str(&format!("  - name: {name}\n"));
         out.push_str("    category: tool\n");
-        out.push_str(&format!("    url: \"{info_url}\"\n"));
+        out.push_str(&format!("    url: \"{info}\"\n"));
         out.push_str(&format!("    robots_tokens: {}\n", list(&tokens)));
         if !operator.hosts.is_empty() {
             out.push_str(&format!("    fcrdns_hosts: {}\n", list(&operator.hosts)));
+            records.push(format!(
+                "{{of: fcrdns_hosts, source: \"{info}\", confirmed: {day}}}"
+            ));
         }
         if !networks.is_empty() {
             out.push_str(&format!("    cidr_list: {}\n", list(&networks)));
+            out.push_str(&format!("    ranges_url: \"{}\"\n", publication.ranges_url));
+            // The file is made again at least every 24 hours (JAFAR).
+            out.push_str("    ranges_refresh: 1d\n");
+            records.push(format!(
+                "{{of: cidr_list, source: \"{info}\", confirmed: {day}}}"
+            ));
+            records.push(format!(
+                "{{of: ranges_url, source: \"{info}\", confirmed: {day}}}"
+            ));
+        }
+        out.push_str("    provenance:\n");
+        for r in records {
+            out.push_str(&format!("      - {r}\n"));
         }
     }
     out
 }
 
-/// The operator's addresses as a range list in Google's format
-/// (`{"creationTime": …, "prefixes": [{"ipv4Prefix": …}]}`), for a
-/// registry's `ranges_url`.
+/// The day of `now`, `YYYY-MM-DD`, in UTC.
+fn day_of(now: SystemTime) -> String {
+    jiff::Timestamp::try_from(now)
+        .map(|t| t.strftime("%Y-%m-%d").to_string())
+        .unwrap_or_else(|_| "1970-01-01".to_owned())
+}
+
+/// The operator's addresses as a range file in the JAFAR format
+/// (draft-illyes-webbotauth-jafar, "A JSON-Based Format for Publishing IP
+/// Ranges of Automated HTTP Clients"), for a registry's `ranges_url` and
+/// the `client-ranges` link of the crawler's page ([`ranges_link`]):
+///
+/// - `formatVersion` `"1.0"` (the field of the draft's first version; later
+///   versions give the version in the media type's `version` parameter and
+///   ask consumers to ignore fields they do not know);
+/// - `synctoken`, which changes whenever the prefixes or their services
+///   do: the first 16 hexadecimal digits of the SHA-256 of the prefixes and
+///   services, one a line;
+/// - `creationTime`, `now` in UTC to the second (`2026-11-29T07:00:00Z`);
+/// - `notes`, when the operator has host suffixes: that the addresses'
+///   reverse DNS ends in them, forward-confirmed;
+/// - `prefixes`: one object per block, with exactly one of `ipv4Prefix` and
+///   `ipv6Prefix`, and `services`, the two crawlers that use it.
+///
+/// The file also reads as Google's format, which `botwarden bots update`
+/// and the other consumers of crawler ranges read.
 #[must_use]
-pub fn ranges_json(operator: &Operator, creation_time: &str) -> String {
+pub fn ranges_json(operator: &Operator, now: SystemTime) -> String {
+    let services: Vec<&str> = CRAWLERS.iter().map(|(name, _)| *name).collect();
+    let services_json = format!("[\"{}\"]", services.join("\", \""));
+    let mut canonical = String::new();
     let prefixes: Vec<String> = operator
         .networks
         .iter()
@@ -344,12 +418,63 @@ pub fn ranges_json(operator: &Operator, creation_time: &str) -> String {
             } else {
                 "ipv6Prefix"
             };
-            format!("    {{\"{key}\": \"{n}\"}}")
+            canonical.push_str(&format!("{n} {}\n", services.join(",")));
+            format!("    {{\"{key}\": \"{n}\", \"services\": {services_json}}}")
         })
         .collect();
+    let digest = ring::digest::digest(&ring::digest::SHA256, canonical.as_bytes());
+    let synctoken: String = digest.as_ref()[..8]
+        .iter()
+        .map(|b| format!("{b:02x}"))
+        .collect();
+    let created = jiff::Timestamp::try_from(now)
+        .map(|t| t.strftime("%Y-%m-%dT%H:%M:%SZ").to_string())
+        .unwrap_or_else(|_| "1970-01-01T00:00:00Z".to_owned());
+    let mut out = String::from("{\n  \"formatVersion\": \"1.0\",\n");
+    out.push_str(&format!("  \"synctoken\": \"{synctoken}\",\n"));
+    out.push_str(&format!("  \"creationTime\": \"{created}\",\n"));
+    if !operator.hosts.is_empty() {
+        let notes = format!(
+            "The reverse DNS names of these addresses end in {}, and resolve back to them.",
+            operator.hosts.join(" or ")
+        );
+        out.push_str(&format!(
+            "  \"notes\": {},\n",
+            serde_json::to_string(&notes).unwrap_or_default()
+        ));
+    }
+    if prefixes.is_empty() {
+        out.push_str("  \"prefixes\": []\n}\n");
+    } else {
+        out.push_str(&format!(
+            "  \"prefixes\": [\n{}\n  ]\n}}\n",
+            prefixes.join(",\n")
+        ));
+    }
+    out
+}
+
+/// How to serve the range file and link it from the crawler's page with
+/// the `client-ranges` relation (draft-illyes-webbotauth-cbcp, "Crawler
+/// best practices": an HTML `<link>` in the page's head, or an HTTP `Link`
+/// header of the page), as lines to paste: comments, the element, the
+/// header.
+#[must_use]
+pub fn ranges_link(publication: &Publication<'_>) -> String {
+    let url = publication.ranges_url;
+    let html = botwarden_text::HtmlText(url);
     format!(
-        "{{\n  \"creationTime\": \"{creation_time}\",\n  \"prefixes\": [\n{}\n  ]\n}}\n",
-        prefixes.join(",\n")
+        "\
+# Serve the range file at {url}
+# with Content-Type application/jafar+json and caching headers (Cache-Control,
+# ETag or Last-Modified); make it again when the addresses change, and at
+# least every 24 hours. Link it from the crawler's page, {info},
+# in the page's <head>:
+<link rel=\"client-ranges\" href=\"{html}\">
+# or as an HTTP header of that page:
+Link: <{url}>; rel=\"client-ranges\"
+",
+        info = publication.info_url
     )
 }
 
@@ -379,38 +504,123 @@ mod operator_tests {
         }
     }
 
-    #[test]
-    fn entries_and_ranges_for_the_operator() {
-        let op = Operator {
+    /// An operator with a host suffix and a block of each family.
+    fn operator() -> Operator {
+        Operator {
             hosts: vec!["crawl.example.net".into()],
             networks: vec![
                 "203.0.113.0/24".parse().expect("v4"),
                 "2001:db8::/48".parse().expect("v6"),
             ],
+        }
+    }
+
+    fn at(secs: u64) -> SystemTime {
+        SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(secs)
+    }
+
+    #[test]
+    fn entries_and_ranges_for_the_operator() {
+        let op = operator();
+        let publication = Publication {
+            info_url: "https://example.net/bot",
+            ranges_url: &default_ranges_url("https://example.net/bot"),
+            // 2026-11-29T07:06:40Z
+            now: at(1_795_936_000),
         };
-        let yaml = registry_entry(&op, "https://example.net/bot");
-        assert!(yaml.contains("  - name: botwarden\n"), "{yaml}");
-        assert!(
-            yaml.contains("fcrdns_hosts: [\"crawl.example.net\"]"),
-            "{yaml}"
+        assert_eq!(
+            publication.ranges_url,
+            "https://example.net/botwarden-ranges.json"
         );
-        assert!(
-            yaml.contains("cidr_list: [\"203.0.113.0/24\", \"2001:db8::/48\"]"),
-            "{yaml}"
-        );
-        let json = ranges_json(&op, "2026-11-23T00:00:00Z");
-        assert!(
-            json.contains("{\"ipv4Prefix\": \"203.0.113.0/24\"}"),
-            "{json}"
-        );
-        assert!(
-            json.contains("{\"ipv6Prefix\": \"2001:db8::/48\"}"),
-            "{json}"
-        );
+        let yaml = registry_entry(&op, &publication);
+        for want in [
+            "  - name: botwarden\n",
+            "fcrdns_hosts: [\"crawl.example.net\"]",
+            "cidr_list: [\"203.0.113.0/24\", \"2001:db8::/48\"]",
+            "    ranges_url: \"https://example.net/botwarden-ranges.json\"\n",
+            "      - {of: ranges_url, source: \"https://example.net/bot\", confirmed: 2026-11-29}\n",
+        ] {
+            assert!(yaml.contains(want), "{want} in {yaml}");
+        }
         // The robots lines name every token of every chain.
         let lines = robots_lines();
         for t in ["botwarden-phone", "botwarden-tablet", "botwarden-essential"] {
             assert!(lines.contains(t), "{t}");
         }
+        let link = ranges_link(&publication);
+        assert!(
+            link.contains("\n<link rel=\"client-ranges\" href=\"https://example.net/botwarden-ranges.json\">\n"),
+            "{link}"
+        );
+        assert!(
+            link.contains(
+                "\nLink: <https://example.net/botwarden-ranges.json>; rel=\"client-ranges\"\n"
+            ),
+            "{link}"
+        );
+    }
+
+    #[test]
+    fn the_range_file_is_jafar() {
+        let op = operator();
+        let text = ranges_json(&op, at(1_795_936_000));
+        let doc: serde_json::Value = serde_json::from_str(&text).expect("JSON");
+        assert_eq!(doc["formatVersion"], "1.0");
+        assert_eq!(doc["creationTime"], "2026-11-29T07:06:40Z");
+        let token = doc["synctoken"].as_str().expect("a synctoken");
+        assert!(
+            token.len() == 16 && token.bytes().all(|b| b.is_ascii_hexdigit()),
+            "{token}"
+        );
+        assert!(
+            doc["notes"]
+                .as_str()
+                .is_some_and(|n| n.contains("crawl.example.net")),
+            "{text}"
+        );
+        let prefixes = doc["prefixes"].as_array().expect("prefixes");
+        assert_eq!(prefixes.len(), 2);
+        for (p, (key, value)) in prefixes.iter().zip([
+            ("ipv4Prefix", "203.0.113.0/24"),
+            ("ipv6Prefix", "2001:db8::/48"),
+        ]) {
+            // Exactly one of the two keys, and the crawlers that use it.
+            let keys: Vec<&str> = p.as_object().unwrap().keys().map(String::as_str).collect();
+            assert_eq!(keys.iter().filter(|k| k.ends_with("Prefix")).count(), 1);
+            assert_eq!(p[key], value);
+            assert_eq!(
+                p["services"],
+                serde_json::json!(["botwarden", "botwarden-essential"])
+            );
+        }
+        // Consumers of Google's format read it, and so does the registry's
+        // feed reader.
+        let feed = botwarden_verify::Feed::parse_google_json(
+            "https://example.net/r.json",
+            text.as_bytes(),
+        )
+        .expect("a feed");
+        assert_eq!(feed.prefixes.len(), 2);
+        assert_eq!(feed.version(), "2026-11-29T07:06:40Z");
+        // The synctoken changes with the prefixes, not with the time.
+        let later = ranges_json(&op, at(1_796_022_400));
+        let token_of = |t: &str| {
+            serde_json::from_str::<serde_json::Value>(t).unwrap()["synctoken"]
+                .as_str()
+                .unwrap()
+                .to_owned()
+        };
+        assert_eq!(token_of(&later), token);
+        let fewer = Operator {
+            hosts: Vec::new(),
+            networks: op.networks[..1].to_vec(),
+        };
+        let other = ranges_json(&fewer, at(1_795_936_000));
+        assert_ne!(token_of(&other), token);
+        assert!(!other.contains("notes"), "{other}");
+        // No address: an empty list, as the format allows.
+        let none = ranges_json(&Operator::default(), at(1_795_936_000));
+        let doc: serde_json::Value = serde_json::from_str(&none).expect("JSON");
+        assert_eq!(doc["prefixes"], serde_json::json!([]));
     }
 }

@@ -52,8 +52,8 @@ pub use html::{
     refresh_target,
 };
 pub use identity::{
-    CrawlerKind, DEFAULT_INFO_URL, Identity, Network, Operator, Platform, ranges_json,
-    registry_entry, robots_lines,
+    CrawlerKind, DEFAULT_INFO_URL, Identity, Network, Operator, Platform, Publication,
+    default_ranges_url, ranges_json, ranges_link, registry_entry, robots_lines,
 };
 pub use ownership::{
     Check as OwnershipCheck, META_NAME, Method as OwnershipMethod, SECRET_MIN, Simulation, SiteKey,

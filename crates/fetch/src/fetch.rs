@@ -1021,6 +1021,27 @@ impl FetchReport {
         self.hops.last().map_or(&self.url, |h| &h.url)
     }
 
+    /// Where the URL asked for has moved for good: the URL that the run of
+    /// permanent redirects (`301`, `308`) it starts with leads to, and the
+    /// first of their statuses; `None` when the first answer is no
+    /// permanent redirect. A temporary redirect (`302`, `303`, `307`) ends
+    /// the run: what follows it may move back.
+    #[must_use]
+    pub fn moved_permanently(&self) -> Option<(u16, &Url)> {
+        let permanent = self
+            .hops
+            .iter()
+            .take_while(|h| matches!(h.status, Some(301 | 308)))
+            .count();
+        let first = self.hops.first()?.status?;
+        // The hop after the last permanent redirect was requested at its
+        // target.
+        self.hops
+            .get(permanent)
+            .filter(|_| permanent > 0)
+            .map(|h| (first, &h.url))
+    }
+
     /// Redirects followed.
     #[must_use]
     pub fn redirects(&self) -> u32 {

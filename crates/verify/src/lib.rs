@@ -78,9 +78,10 @@ pub use dns::{
 pub use error::Error;
 pub use ipset::{Cidr, IpSet, IpSetBuilder, ListId, normalize};
 pub use registry::{
-    Bot, Category, DEFAULT_EXTRAS, DEFAULT_EXTRAS_NAME, DEFAULT_REGISTRY, DEFAULT_REGISTRY_NAME,
-    Feed, FeedStore, IpRange, MAX_FEED_BYTES, Origin, Position, Problem, PublishedRanges,
-    RangesFormat, Registry, RegistryBuilder, Severity, UaExtra,
+    Bot, BotDescription, Category, CloudflareClass, DEFAULT_EXTRAS, DEFAULT_EXTRAS_NAME,
+    DEFAULT_REGISTRY, DEFAULT_REGISTRY_NAME, Feed, FeedStore, IpRange, MAX_FEED_BYTES, Origin,
+    Position, Problem, Provenance, ProvenanceOf, ProvenanceSource, PublishedRanges, RangesFormat,
+    RefreshPeriod, Registry, RegistryBuilder, Severity, UaExtra,
 };
 pub use shared::{
     READ_BUCKETS, SharedFuture, SharedLock, SharedStats, SharedVerdicts, WIRE_VERSION,

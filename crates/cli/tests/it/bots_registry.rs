@@ -244,3 +244,193 @@ fn nested_aliases_are_refused_at_the_alias_that_crosses_the_bound() {
         );
     }
 }
+
+/// Google's common crawlers at the URL it moved them to (an old
+/// `creationTime`, in Google's form without an offset), and Anthropic's one
+/// list for its three bots (Google's format).
+const GOOGLE_FEED: &str = r#"{"creationTime": "2026-01-05T10:00:00.000000", "prefixes": [{"ipv6Prefix": "2001:db8:4860::/48"}, {"ipv4Prefix": "192.0.2.64/27"}]}"#;
+const ANTHROPIC_FEED: &str = r#"{"creationTime": "2026-08-18T00:00:00Z", "prefixes": [{"ipv4Prefix": "198.51.100.0/22"}, {"ipv6Prefix": "2001:db8:a1::/48"}]}"#;
+
+fn operators(path: &str) -> String {
+    let json = [("Content-Type", "application/json")];
+    match path {
+        "/static/search/apis/ipranges/googlebot.json" => reply(
+            301,
+            &[("Location", "/static/crawling/ipranges/common-crawlers.json")],
+            "",
+        ),
+        "/static/crawling/ipranges/common-crawlers.json" => reply(200, &json, GOOGLE_FEED),
+        "/crawling/bots.json" => reply(200, &json, ANTHROPIC_FEED),
+        "/for-now/bots.json" => reply(302, &[("Location", "/crawling/bots.json")], ""),
+        _ => reply(404, &[], "not here"),
+    }
+}
+
+#[test]
+fn update_says_where_feeds_moved_and_which_are_stale_and_the_feeds_verify() {
+    let addr = serve(operators);
+    // Google's and Anthropic's bots, their feeds on 127.0.0.1: Googlebot's
+    // at the URL Google moved from, refreshed daily; ClaudeBot's through a
+    // temporary redirect; a feed that is gone, with an old copy kept.
+    let registry = format!(
+        "bots:\n\
+         \x20 - name: Googlebot\n    robots_tokens: [Googlebot]\n    ranges_url: http://{addr}/static/search/apis/ipranges/googlebot.json\n    ranges_refresh: 1d\n\
+         \x20 - name: ClaudeBot\n    robots_tokens: [ClaudeBot]\n    ranges_url: http://{addr}/for-now/bots.json\n\
+         \x20 - name: Claude-User\n    robots_tokens: [Claude-User]\n    ranges_url: http://{addr}/crawling/bots.json\n\
+         \x20 - name: Goner\n    robots_tokens: [Goner]\n    ranges_url: http://{addr}/gone.json\n"
+    );
+    let file = TempFile::new("operators.yaml", registry.as_bytes());
+    let ranges = file.path.with_file_name("operator-ranges");
+    std::fs::create_dir_all(&ranges).unwrap();
+    // The copy of the gone feed, fetched long ago.
+    let gone = format!("http://{addr}/gone.json");
+    let stored = serde_json::json!({
+        "url": gone,
+        "fetched_at": "2026-01-02T03:04:05Z",
+        "feed": {"prefixes": [{"ipv4Prefix": "203.0.113.0/28"}]},
+    });
+    std::fs::write(
+        ranges.join(format!("127.0.0.1_{}_gone.json", addr.port())),
+        stored.to_string(),
+    )
+    .unwrap();
+    let ranges = ranges.to_str().unwrap().to_owned();
+    let registry_args = [
+        "--no-default-registry",
+        "--registry",
+        file.arg(),
+        "--ranges-dir",
+        &ranges,
+    ];
+    let mut args = vec!["bots", "update", "--allow-private"];
+    args.extend(registry_args);
+    let (code, stdout, stderr) = run(&args);
+    assert_eq!(code, 1, "{stdout}{stderr}");
+    let lines: Vec<&str> = stdout.lines().collect();
+    let want = [
+        format!(
+            "updated\thttp://{addr}/crawling/bots.json\t2 prefixes of 2026-08-18T00:00:00Z (new)\tClaude-User"
+        ),
+        format!(
+            "updated\thttp://{addr}/for-now/bots.json\t2 prefixes of 2026-08-18T00:00:00Z (new)\tClaudeBot"
+        ),
+        format!(
+            "failed\thttp://{addr}/gone.json\tHTTP 404 (keeping 1 prefixes of 2026-01-02T03:04:05Z)\tGoner"
+        ),
+    ];
+    assert_eq!(lines[..3], want, "{stdout}");
+    // The gone feed's copy is older than the default period.
+    assert!(
+        lines[3].starts_with(&format!(
+            "stale\thttp://{addr}/gone.json\tthe copy kept is "
+        )),
+        "{stdout}"
+    );
+    assert!(
+        lines[3].ends_with("(2026-01-02T03:04:05Z), older than the default refresh period, 7d and a day: verification uses old ranges\tGoner"),
+        "{stdout}"
+    );
+    // Googlebot's feed moved for good: the new URL to record; and Google
+    // says it made the list in January, though it refreshes it daily.
+    let old = format!("http://{addr}/static/search/apis/ipranges/googlebot.json");
+    assert_eq!(
+        lines[4],
+        format!("updated\t{old}\t2 prefixes of 2026-01-05T10:00:00.000000 (new)\tGooglebot")
+    );
+    assert_eq!(
+        lines[5],
+        format!(
+            "moved\t{old}\tpermanently (301) to http://{addr}/static/crawling/ipranges/common-crawlers.json: record the new URL as the bots' ranges_url\tGooglebot"
+        )
+    );
+    assert!(
+        lines[6].starts_with(&format!("stale\t{old}\tthe feed says it was made ")),
+        "{stdout}"
+    );
+    assert!(
+        lines[6].ends_with("(2026-01-05T10:00:00.000000), longer than its refresh period, 1d and a day: has the operator stopped updating this URL?\tGooglebot"),
+        "{stdout}"
+    );
+    assert!(
+        lines[7].starts_with("4 feeds, 1 failed, 1 moved, 2 stale; stored in "),
+        "{stdout}"
+    );
+    // The fetched feeds verify the bots' addresses, stored under the URLs
+    // the registry names.
+    let input = "192.0.2.70\tMozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)\n\
+                 2001:db8:4860::1\tMozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)\n\
+                 198.51.101.9\tMozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; ClaudeBot/1.0; +claudebot@anthropic.com)\n\
+                 2001:db8:a1::9\tMozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; Claude-User/1.0; +Claude-User@anthropic.com)\n\
+                 192.0.2.9\tMozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; ClaudeBot/1.0; +claudebot@anthropic.com)\n";
+    let mut verify = vec!["bots", "verify", "--no-dns"];
+    verify.extend(registry_args);
+    let out = botwarden(&verify, input.as_bytes());
+    let stdout = String::from_utf8(out.stdout).unwrap();
+    let verdicts: Vec<(&str, &str)> = stdout
+        .lines()
+        .map(|l| {
+            let mut cols = l.split('\t');
+            (cols.nth(1).unwrap(), cols.next().unwrap())
+        })
+        .collect();
+    assert_eq!(
+        verdicts,
+        [
+            ("verified", "Googlebot"),
+            ("verified", "Googlebot"),
+            ("verified", "ClaudeBot"),
+            ("verified", "Claude-User"),
+            ("spoofed", "ClaudeBot"),
+        ],
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains(&format!(
+            "published_ranges: 198.51.100.0/22 in http://{addr}/for-now/bots.json (2026-08-18T00:00:00Z)"
+        )),
+        "{stdout}"
+    );
+}
+
+#[test]
+fn show_names_a_bot_in_words_with_its_sources() {
+    let (code, text, stderr) = run(&["bots", "registry", "show", "claudebot", "Linguee Bot"]);
+    assert_eq!(code, 0, "{stderr}");
+    let want = [
+        "ClaudeBot\n",
+        "  category      ai-training (Cloudflare: Training)\n",
+        "  operator      Anthropic\n",
+        "  robots.txt    ClaudeBot\n",
+        "  verification  published ranges https://claude.com/crawling/bots.json (",
+        "    entry             https://support.anthropic.com/en/articles/8896518 (confirmed 2026-11-21)\n",
+        "    ranges_url        research: Anthropic's crawler article",
+        "    entry             ai.robots.txt@738c80df2169027ce0e07c9976fd3f2f57dd8f7b (confirmed 2026-08-22)\n",
+        "\nLinguee Bot\n",
+        "  robots.txt    Linguee\n",
+        "  verification  none: the operator documents no method, so the bot is unverifiable\n",
+    ];
+    for w in want {
+        assert!(text.contains(w), "{w:?} in:\n{text}");
+    }
+    // In the registry format, the bots alone, with their provenance.
+    let (code, yaml, _) = run(&["bots", "registry", "show", "--format", "yaml", "Googlebot"]);
+    assert_eq!(code, 0);
+    assert!(yaml.starts_with("bots:\n  # <default registry>:"), "{yaml}");
+    assert!(
+        yaml.contains(" (Cloudflare: Search)\n  - name: \"Googlebot\"\n"),
+        "{yaml}"
+    );
+    assert!(
+        yaml.contains("    ranges_refresh: \"1d\"\n    provenance:\n      - {of: \"entry\", source: \"https://developers.google.com/search/docs/crawling-indexing/googlebot\", confirmed: \"2026-11-21\"}\n"),
+        "{yaml}"
+    );
+    assert_eq!(yaml.matches("  - name: ").count(), 1, "{yaml}");
+    // A name that is no bot.
+    let (code, text, stderr) = run(&["bots", "registry", "show", "ClaudeBot", "NoSuchBot"]);
+    assert_eq!(code, 1);
+    assert!(text.starts_with("ClaudeBot\n"), "{text}");
+    assert!(
+        stderr.contains("botwarden: no bot named `NoSuchBot` in the registry"),
+        "{stderr}"
+    );
+}

@@ -192,9 +192,9 @@ fn the_default_registry_verifies_by_published_ranges_offline() {
     let (code, stdout, stderr) = run(&["bots", "verify", "--no-dns"], input);
     assert_eq!(code, 0, "{stderr}");
     let lines: Vec<&str> = stdout.lines().collect();
-    assert!(lines[0].starts_with("66.249.66.1\tverified\tGooglebot\tpublished_ranges: 66.249.66.0/27 in https://developers.google.com/static/search/apis/ipranges/googlebot.json"), "{stdout}");
+    assert!(lines[0].starts_with("66.249.66.1\tverified\tGooglebot\tpublished_ranges: 66.249.66.0/27 in https://developers.google.com/static/crawling/ipranges/common-crawlers.json"), "{stdout}");
     assert!(
-        lines[1].starts_with("203.0.113.9\tunknown\tGooglebot\t203.0.113.9 is not in its published ranges (https://developers.google.com/static/search/apis/ipranges/googlebot.json, 2026-09-02T14:41:06+00:00); DNS is off"),
+        lines[1].starts_with("203.0.113.9\tunknown\tGooglebot\t203.0.113.9 is not in its published ranges (https://developers.google.com/static/crawling/ipranges/common-crawlers.json, 2026-09-02T14:41:06+00:00); DNS is off"),
         "{stdout}"
     );
     assert!(

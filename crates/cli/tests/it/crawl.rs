@@ -573,6 +573,128 @@ fn identity_gives_robots_lines_a_registry_entry_the_registry_accepts_and_ranges(
 }
 
 #[test]
+fn identity_writes_a_jafar_range_file_that_bots_update_fetches_and_verifies() {
+    let dir = TempFile::new("identity-placeholder", b"");
+    let file = dir.path.with_file_name("botwarden-ranges.json");
+    let served = file.clone();
+    let addr = serve(move |path| match path {
+        "/botwarden-ranges.json" => reply(
+            200,
+            &[("Content-Type", "application/jafar+json")],
+            &std::fs::read_to_string(&served).unwrap_or_default(),
+        ),
+        _ => reply(404, &[], "not here"),
+    });
+    let ranges_url = format!("http://{addr}/botwarden-ranges.json");
+    let identity = |only: &str, extra: &[&str]| {
+        let mut args = vec![
+            "crawl",
+            "identity",
+            "--network",
+            "203.0.113.0/25",
+            "--network",
+            "2001:db8:7::/48",
+            "--info-url",
+            "https://crawler.example/bot",
+            "--ranges-url",
+            &ranges_url,
+            "--only",
+            only,
+        ];
+        args.extend(extra);
+        let out = botwarden(&args, b"");
+        assert_eq!(
+            out.status.code(),
+            Some(0),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).expect("UTF-8")
+    };
+    // The file, written whole, in the JAFAR format.
+    let said = identity("ranges", &["--ranges-file", file.to_str().unwrap()]);
+    assert!(
+        said.starts_with(&format!(
+            "# range file (JAFAR) written to {}: 2 prefixes",
+            file.display()
+        )),
+        "{said}"
+    );
+    let doc: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    assert_eq!(doc["formatVersion"], "1.0");
+    assert!(doc["synctoken"].as_str().is_some_and(|t| t.len() == 16));
+    assert!(
+        doc["creationTime"]
+            .as_str()
+            .is_some_and(|t| t.starts_with("20") && t.ends_with('Z')),
+        "{doc}"
+    );
+    assert_eq!(doc["prefixes"][0]["ipv4Prefix"], "203.0.113.0/25");
+    assert_eq!(doc["prefixes"][1]["ipv6Prefix"], "2001:db8:7::/48");
+    assert_eq!(doc["prefixes"][1]["services"][1], "botwarden-essential");
+    // How to link it from the crawler's page.
+    let link = identity("link", &[]);
+    assert!(
+        link.contains(&format!(
+            "<link rel=\"client-ranges\" href=\"{ranges_url}\">\n"
+        )),
+        "{link}"
+    );
+    assert!(
+        link.contains(&format!("Link: <{ranges_url}>; rel=\"client-ranges\"\n")),
+        "{link}"
+    );
+    // The registry entry names the file; bots update fetches it, and the
+    // crawler's addresses verify by it.
+    let entry = identity("registry", &[]);
+    assert!(
+        entry.contains(&format!(
+            "    ranges_url: \"{ranges_url}\"\n    ranges_refresh: 1d\n"
+        )),
+        "{entry}"
+    );
+    let registry = TempFile::new("identity-registry.yaml", entry.as_bytes());
+    let ranges_dir = dir.path.with_file_name("identity-ranges");
+    let registry_args = [
+        "--no-default-registry",
+        "--registry",
+        registry.arg(),
+        "--ranges-dir",
+        ranges_dir.to_str().unwrap(),
+    ];
+    let mut update = vec!["bots", "update", "--allow-private"];
+    update.extend(registry_args);
+    let out = botwarden(&update, b"");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(0), "{stdout}");
+    assert!(
+        stdout.starts_with(&format!("updated\t{ranges_url}\t2 prefixes of 20")),
+        "{stdout}"
+    );
+    assert!(
+        stdout.contains("\tbotwarden, botwarden-essential\n"),
+        "{stdout}"
+    );
+    assert!(!stdout.contains("stale"), "{stdout}");
+    let mut verify = vec!["bots", "verify", "--no-dns"];
+    verify.extend(registry_args);
+    let input = "203.0.113.9\tbotwarden full crawler 0.1.0 (refer to in robots.txt as botwarden; +https://crawler.example/bot)\n\
+                 2001:db8:7::1\tbotwarden essential crawler 0.1.0 (refer to in robots.txt as botwarden-essential; +https://crawler.example/bot)\n\
+                 203.0.113.200\tbotwarden full crawler 0.1.0 (refer to in robots.txt as botwarden; +https://crawler.example/bot)\n";
+    let out = botwarden(&verify, input.as_bytes());
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let verdicts: Vec<&str> = stdout
+        .lines()
+        .map(|l| l.split('\t').nth(1).unwrap_or(""))
+        .collect();
+    assert_eq!(verdicts, ["verified", "verified", "spoofed"], "{stdout}");
+    assert!(
+        stdout.contains(&format!("published_ranges: 203.0.113.0/25 in {ranges_url}")),
+        "{stdout}"
+    );
+}
+
+#[test]
 fn export_writes_pages_links_and_redirects() {
     let addr = serve(site);
     let dir = TempFile::new("placeholder", b"");

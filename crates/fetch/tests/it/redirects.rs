@@ -156,3 +156,26 @@ async fn redirects_that_cannot_be_followed() {
         );
     }
 }
+
+#[tokio::test]
+async fn the_run_of_permanent_redirects_says_where_a_url_moved() {
+    let server = site().await;
+    // `/chain/5` answers 301, `/chain/4` 308, `/chain/3` 307 (temporary),
+    // and so on down to `/chain/0`, the file.
+    let moved = |n: u32| {
+        let server = &server;
+        async move {
+            let report = fetch(&server.url(&format!("/chain/{n}"))).await;
+            assert_eq!(report.result, FetchResult::Status(200), "{n}");
+            report
+                .moved_permanently()
+                .map(|(status, url)| (status, url.to_string()))
+        }
+    };
+    assert_eq!(moved(5).await, Some((301, server.url("/chain/3"))));
+    assert_eq!(moved(4).await, Some((308, server.url("/chain/3"))));
+    // A temporary redirect first: not moved, though permanent ones follow.
+    assert_eq!(moved(3).await, None);
+    assert_eq!(moved(1).await, None);
+    assert_eq!(moved(0).await, None);
+}

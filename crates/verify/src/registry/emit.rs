@@ -51,6 +51,9 @@ fn fields(bot: &Bot) -> Vec<(&'static str, Value)> {
     if let Some(u) = &bot.ranges_url {
         m.push(("ranges_url", json!(u)));
         m.push(("ranges_format", json!(bot.ranges_format.as_str())));
+        if let Some(p) = bot.ranges_refresh {
+            m.push(("ranges_refresh", json!(p.to_string())));
+        }
     }
     if !bot.signature_agents.is_empty() {
         m.push(("signature_agents", json!(bot.signature_agents)));
@@ -58,7 +61,35 @@ fn fields(bot: &Bot) -> Vec<(&'static str, Value)> {
     if !bot.signature_keys.is_empty() {
         m.push(("signature_keys", json!(bot.signature_keys)));
     }
+    if !bot.provenance.is_empty() {
+        let records: Vec<Value> = bot
+            .provenance
+            .iter()
+            .map(|p| {
+                let mut r = serde_json::Map::new();
+                r.insert("of".to_owned(), json!(p.of.as_str()));
+                r.insert("source".to_owned(), json!(p.source.to_string()));
+                if let Some(name) = &p.listed_as {
+                    r.insert("as".to_owned(), json!(name));
+                }
+                r.insert("confirmed".to_owned(), json!(p.confirmed.to_string()));
+                Value::Object(r)
+            })
+            .collect();
+        m.push(("provenance", Value::Array(records)));
+    }
     m
+}
+
+/// The order of the keys of the mappings written inline: a range's `min`
+/// before `max`, a provenance record's `of`, `source`, `as`, `confirmed`;
+/// any other key after them, alphabetically.
+fn key_rank(key: &str) -> (usize, &str) {
+    const ORDER: [&str; 6] = ["min", "max", "of", "source", "as", "confirmed"];
+    (
+        ORDER.iter().position(|k| *k == key).unwrap_or(ORDER.len()),
+        key,
+    )
 }
 
 pub(super) fn json(bots: &[Bot]) -> Value {
@@ -96,8 +127,9 @@ pub(super) fn json_text(bots: &[Bot]) -> String {
 }
 
 /// One value on one line: strings as JSON strings, lists and mappings (the
-/// ranges, `min` before `max`) in flow style. With `json`, keys are quoted
-/// too, so the text is JSON as well as YAML.
+/// ranges, the provenance records) in flow style, their keys in
+/// [`key_rank`]'s order. With `json`, keys are quoted too, so the text is
+/// JSON as well as YAML.
 fn inline(v: &Value, json: bool) -> String {
     match v {
         Value::Array(items) => {
@@ -106,7 +138,7 @@ fn inline(v: &Value, json: bool) -> String {
         }
         Value::Object(m) => {
             let mut keys: Vec<&String> = m.keys().collect();
-            keys.sort_by_key(|k| (k.as_str() != "min", k.as_str()));
+            keys.sort_by_key(|k| key_rank(k));
             let items: Vec<String> = keys
                 .into_iter()
                 .map(|k| {
@@ -130,10 +162,28 @@ pub(super) fn yaml(bots: &[Bot]) -> String {
     }
     let mut out = String::from("bots:\n");
     for bot in bots {
-        let _ = writeln!(out, "  # {}", bot.origin);
+        match bot.category.and_then(super::Category::cloudflare_class) {
+            Some(class) => {
+                let _ = writeln!(out, "  # {} (Cloudflare: {class})", bot.origin);
+            }
+            None => {
+                let _ = writeln!(out, "  # {}", bot.origin);
+            }
+        }
         for (i, (k, v)) in fields(bot).iter().enumerate() {
             let lead = if i == 0 { "  - " } else { "    " };
-            let _ = writeln!(out, "{lead}{k}: {}", inline(v, false));
+            match v {
+                // The provenance records one a line.
+                Value::Array(records) if *k == "provenance" => {
+                    let _ = writeln!(out, "{lead}{k}:");
+                    for r in records {
+                        let _ = writeln!(out, "      - {}", inline(r, false));
+                    }
+                }
+                _ => {
+                    let _ = writeln!(out, "{lead}{k}: {}", inline(v, false));
+                }
+            }
         }
     }
     out

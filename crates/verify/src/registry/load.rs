@@ -5,12 +5,16 @@ use std::collections::HashMap;
 use std::net::IpAddr;
 use std::sync::Arc;
 
-use super::{Bot, Category, IpRange, Origin, Problem, RangesFormat, Severity, UaExtra};
+use super::provenance::parse_date;
+use super::{
+    Bot, Category, IpRange, Origin, Problem, Provenance, ProvenanceOf, ProvenanceSource,
+    RangesFormat, RefreshPeriod, Severity, UaExtra,
+};
 use crate::ipset::{Cidr, Span, normalize};
 use crate::yaml::{self, Kind, Node, Position};
 
 /// The keys a bot entry may have: bottica's, then the extensions.
-const BOT_KEYS: [&str; 14] = [
+const BOT_KEYS: [&str; 16] = [
     "name",
     "fcrdns_hosts",
     "ip_list",
@@ -23,9 +27,14 @@ const BOT_KEYS: [&str; 14] = [
     "rdns_masks",
     "ranges_url",
     "ranges_format",
+    "ranges_refresh",
     "signature_agents",
     "signature_keys",
+    "provenance",
 ];
+
+/// The keys of a provenance record.
+const PROVENANCE_KEYS: [&str; 4] = ["of", "source", "as", "confirmed"];
 
 /// The keys of a uap-core `user_agent_parsers` entry.
 const EXTRA_KEYS: [&str; 5] = [
@@ -164,6 +173,26 @@ impl Ctx<'_> {
             out.push((name, value, key.at));
         }
         out
+    }
+
+    /// The fields of a list item that must be a mapping (`what` names it
+    /// in the message when it is not), as [`Ctx::fields`] gives them.
+    fn item_fields<'n>(
+        &mut self,
+        path: &str,
+        item: &'n Node,
+        what: &str,
+        known: &[&str],
+    ) -> Option<Vec<(&'n str, &'n Node, Position)>> {
+        let Kind::Map(entries) = &item.kind else {
+            self.error(
+                path,
+                item.at,
+                format!("expected {what}, found {}", item.kind_name()),
+            );
+            return None;
+        };
+        Some(self.fields(path, entries, known))
     }
 
     fn string(&mut self, path: &str, node: &Node) -> Option<String> {
@@ -350,6 +379,8 @@ fn read_bot(cx: &mut Ctx<'_>, path: &str, node: &Node) -> Option<Bot> {
         bot: node.at,
         masks: None,
         format: None,
+        refresh: None,
+        provenance: Vec::new(),
         hosts: Vec::new(),
         hosts_written: 0,
         hosts_at: None,
@@ -382,6 +413,15 @@ fn read_bot(cx: &mut Ctx<'_>, path: &str, node: &Node) -> Option<Bot> {
             "ranges_format" => {
                 places.format = Some(key_at);
                 check_format(cx, &here, value);
+            }
+            "ranges_refresh" => {
+                places.refresh = Some(key_at);
+                bot.ranges_refresh = refresh(cx, &here, value);
+            }
+            "provenance" => {
+                let records = provenance(cx, &here, value);
+                places.provenance = records.iter().map(|&(_, at, i)| (at, i)).collect();
+                bot.provenance = records.into_iter().map(|(p, _, _)| p).collect();
             }
             "signature_agents" => bot.signature_agents = signature_agents(cx, &here, value),
             "signature_keys" => bot.signature_keys = signature_keys(cx, &here, value),
@@ -534,6 +574,118 @@ fn operator(cx: &mut Ctx<'_>, here: &str, value: &Node) -> Option<String> {
     operator
 }
 
+/// The `ranges_refresh`: a period such as `7d`.
+fn refresh(cx: &mut Ctx<'_>, here: &str, value: &Node) -> Option<RefreshPeriod> {
+    let text = cx.string(here, value)?;
+    match RefreshPeriod::parse(&text) {
+        Ok(p) => Some(p),
+        Err(message) => {
+            cx.error(here, value.at, message);
+            None
+        }
+    }
+}
+
+/// The `provenance` records, each with where its `of` is (or the record,
+/// when `of` is left out) and its place in the list; bad records are
+/// reported and left out.
+fn provenance(cx: &mut Ctx<'_>, here: &str, value: &Node) -> Vec<(Provenance, Position, usize)> {
+    let Some(items) = cx.list(here, value) else {
+        return Vec::new();
+    };
+    let mut out = Vec::with_capacity(items.len());
+    for (i, item) in items.iter().enumerate() {
+        let path = format!("{here}[{i}]");
+        let Some(fields) = cx.item_fields(
+            &path,
+            item,
+            "a record `{source: …, confirmed: YYYY-MM-DD}`",
+            &PROVENANCE_KEYS,
+        ) else {
+            continue;
+        };
+        let get = |k: &str| fields.iter().find(|(n, _, _)| *n == k).map(|(_, v, _)| *v);
+        let before = cx.errors();
+        let mut of = (ProvenanceOf::Entry, item.at);
+        if let Some(node) = get("of")
+            && let Some(text) = cx.string(&join(&path, "of"), node)
+        {
+            match ProvenanceOf::from_name(text.trim()) {
+                Some(o) => of = (o, node.at),
+                None => {
+                    let names: Vec<&str> = ProvenanceOf::ALL.iter().map(|o| o.as_str()).collect();
+                    cx.error(
+                        &join(&path, "of"),
+                        node.at,
+                        format!(
+                            "`{text}` is not what a record can be of; one of: {}",
+                            names.join(", ")
+                        ),
+                    );
+                }
+            }
+        }
+        let source = match get("source") {
+            Some(node) => cx.string(&join(&path, "source"), node).and_then(|text| {
+                ProvenanceSource::parse(&text)
+                    .map_err(|m| cx.error(&join(&path, "source"), node.at, m))
+                    .ok()
+            }),
+            None => {
+                cx.error(
+                    &path,
+                    item.at,
+                    "a provenance record needs a `source`".to_owned(),
+                );
+                None
+            }
+        };
+        let confirmed = match get("confirmed") {
+            Some(node) => cx.string(&join(&path, "confirmed"), node).and_then(|text| {
+                parse_date(&text)
+                    .map_err(|m| cx.error(&join(&path, "confirmed"), node.at, m))
+                    .ok()
+            }),
+            None => {
+                cx.error(
+                    &path,
+                    item.at,
+                    "a provenance record needs the day it was `confirmed` (YYYY-MM-DD)".to_owned(),
+                );
+                None
+            }
+        };
+        let listed_as = get("as").and_then(|node| {
+            let text = cx.string(&join(&path, "as"), node)?;
+            let text = text.trim().to_owned();
+            if text.is_empty() || text.chars().any(is_control) {
+                cx.error(
+                    &join(&path, "as"),
+                    node.at,
+                    format!("{text:?} is not a name a source lists a bot under"),
+                );
+                return None;
+            }
+            Some(text)
+        });
+        if let (Some(source), Some(confirmed)) = (source, confirmed)
+            && cx.errors() == before
+        {
+            out.push((
+                Provenance {
+                    of: of.0,
+                    source,
+                    listed_as,
+                    confirmed,
+                },
+                of.1,
+                i,
+            ));
+        }
+    }
+    out
+}
+
 /// Reports a `ranges_format` other than the one format.
 fn check_format(cx: &mut Ctx<'_>, here: &str, value: &Node) {
     if let Some(text) = cx.string(here, value)
@@ -598,6 +750,11 @@ struct Places {
     bot: Position,
     masks: Option<Position>,
     format: Option<Position>,
+    /// Where the `ranges_refresh` key is.
+    refresh: Option<Position>,
+    /// Where the `of` of each accepted provenance record is, and its place
+    /// in the list as written.
+    provenance: Vec<(Position, usize)>,
     /// Where each accepted `fcrdns_hosts` entry is.
     hosts: Vec<Position>,
     /// How many entries `fcrdns_hosts` has as written, refused ones too.
@@ -639,6 +796,26 @@ fn cross_checks(cx: &mut Ctx<'_>, path: &str, bot: &Bot, places: &Places) {
             format_at,
             "`ranges_format` without `ranges_url`".to_owned(),
         );
+    }
+    if let Some(refresh_at) = places.refresh
+        && bot.ranges_url.is_none()
+    {
+        cx.error(
+            &join(path, "ranges_refresh"),
+            refresh_at,
+            "`ranges_refresh` without `ranges_url`: it is the refresh period of the bot's feed"
+                .to_owned(),
+        );
+    }
+    let methods = bot.methods();
+    for (record, &(record_at, i)) in bot.provenance.iter().zip(&places.provenance) {
+        if record.of != ProvenanceOf::Entry && !methods.contains(&record.of) {
+            cx.error(
+                &format!("{path}.provenance[{i}].of"),
+                record_at,
+                format!("a record of `{}`, which this bot does not have", record.of),
+            );
+        }
     }
     if let Some(hosts) = &bot.fcrdns_hosts {
         for (i, host) in hosts.iter().enumerate() {
@@ -878,18 +1055,11 @@ fn ranges(cx: &mut Ctx<'_>, path: &str, node: &Node, bot: &str) -> Option<Vec<Ip
     let mut out = Vec::with_capacity(items.len());
     for (i, item) in items.iter().enumerate() {
         let here = format!("{path}[{i}]");
-        let Kind::Map(entries) = &item.kind else {
-            cx.error(
-                &here,
-                item.at,
-                format!(
-                    "expected a range `{{min: …, max: …}}`, found {}",
-                    item.kind_name()
-                ),
-            );
+        let Some(fields) =
+            cx.item_fields(&here, item, "a range `{min: …, max: …}`", &["min", "max"])
+        else {
             continue;
         };
-        let fields = cx.fields(&here, entries, &["min", "max"]);
         let mut end = |key: &str| -> Option<IpAddr> {
             let Some(&(_, node, _)) = fields.iter().find(|(k, _, _)| *k == key) else {
                 cx.error(&here, item.at, format!("a range needs `{key}`"));
@@ -949,18 +1119,14 @@ pub(super) fn extras(file: &Arc<str>, text: &str) -> (Vec<UaExtra>, Vec<Problem>
         };
         for (i, item) in items.iter().enumerate() {
             let path = format!("user_agent_parsers[{i}]");
-            let Kind::Map(entries) = &item.kind else {
-                cx.error(
-                    &path,
-                    item.at,
-                    format!(
-                        "expected a parser (a mapping with `regex:`), found {}",
-                        item.kind_name()
-                    ),
-                );
+            let Some(fields) = cx.item_fields(
+                &path,
+                item,
+                "a parser (a mapping with `regex:`)",
+                &EXTRA_KEYS,
+            ) else {
                 continue;
             };
-            let fields = cx.fields(&path, entries, &EXTRA_KEYS);
             let get = |k: &str| fields.iter().find(|(n, _, _)| *n == k).map(|(_, v, _)| *v);
             let Some(regex_node) = get("regex") else {
                 cx.error(&path, item.at, "a parser needs a `regex`".to_owned());

@@ -4,7 +4,8 @@
 //! Files are in the bottica format, read as is (`bots:` with `name`,
 //! `fcrdns_hosts`, `ip_list`, `ip_ranges`, `cidr_list`), with optional
 //! extensions (`category`, `operator`, `url`, `robots_tokens`, `rdns_masks`,
-//! `ranges_url`, `ranges_format`, `signature_agents`, `signature_keys`).
+//! `ranges_url`, `ranges_format`, `ranges_refresh`, `signature_agents`,
+//! `signature_keys`, `provenance`).
 //! `uap_extras.yaml` files add User-Agent
 //! patterns in uap-core's shape. The format is described in
 //! `crates/verify/docs/registry.md` and by the JSON schema in
@@ -15,8 +16,10 @@
 //! as a [`Problem`] with the file, the path in it (`bots[3].ip_ranges[0].min`)
 //! and the line, so that one run reports them all.
 
+mod describe;
 mod emit;
 mod load;
+mod provenance;
 mod ranges;
 mod snapshot;
 mod store;
@@ -28,6 +31,8 @@ use std::sync::Arc;
 
 use crate::ipset::Cidr;
 pub use crate::yaml::Position;
+pub use describe::BotDescription;
+pub use provenance::{Provenance, ProvenanceOf, ProvenanceSource, RefreshPeriod};
 pub use ranges::{Feed, PublishedRanges};
 pub use store::{FeedStore, MAX_FEED_BYTES};
 
@@ -114,6 +119,62 @@ impl Category {
     pub fn from_name(name: &str) -> Option<Category> {
         Category::ALL.into_iter().find(|c| c.as_str() == name)
     }
+
+    /// Where the bots of this category fall in the three kinds of AI
+    /// traffic that Cloudflare lets site owners allow or block (Search,
+    /// Agent, Training); `None` for the categories Cloudflare files under
+    /// its other behaviours (SEO, link previews, feed fetching, monitoring,
+    /// ads verification, …). The table, with the reasons, is in
+    /// `docs/registry.md`.
+    #[must_use]
+    pub fn cloudflare_class(self) -> Option<CloudflareClass> {
+        match self {
+            Category::Search | Category::AiSearch => Some(CloudflareClass::Search),
+            Category::AiUser => Some(CloudflareClass::Agent),
+            Category::AiTraining => Some(CloudflareClass::Training),
+            Category::Seo
+            | Category::Social
+            | Category::Preview
+            | Category::Monitor
+            | Category::Feed
+            | Category::Archive
+            | Category::Advertising
+            | Category::Academic
+            | Category::Tool
+            | Category::Library
+            | Category::Other => None,
+        }
+    }
+}
+
+/// The three behaviours of AI-era traffic that Cloudflare's site owners
+/// allow or block one by one.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum CloudflareClass {
+    /// Collects or indexes content to answer questions about it later.
+    Search,
+    /// Acts in real time on a person's behalf.
+    Agent,
+    /// Takes content to train or fine-tune a model.
+    Training,
+}
+
+impl CloudflareClass {
+    /// `Search`, `Agent` or `Training`, as Cloudflare writes them.
+    #[must_use]
+    pub fn as_str(self) -> &'static str {
+        match self {
+            CloudflareClass::Search => "Search",
+            CloudflareClass::Agent => "Agent",
+            CloudflareClass::Training => "Training",
+        }
+    }
+}
+
+impl fmt::Display for CloudflareClass {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
 }
 
 impl fmt::Display for Category {
@@ -196,6 +257,9 @@ pub struct Bot {
     pub ranges_url: Option<String>,
     /// The format of that feed.
     pub ranges_format: RangesFormat,
+    /// How often the operator says it refreshes that feed; `None` when no
+    /// period is stated ([`RefreshPeriod::DEFAULT`] applies).
+    pub ranges_refresh: Option<RefreshPeriod>,
     /// Its Web Bot Auth signature agents: origins (whose well-known key
     /// directory holds its keys) or key directory URLs. A request signed
     /// with a key from one of them is this bot's.
@@ -203,6 +267,9 @@ pub struct Bot {
     /// Ed25519 public keys it signs with (the JWK `x`, base64url), for a
     /// bot whose keys are listed rather than published.
     pub signature_keys: Vec<String>,
+    /// Where the entry and each of its verification methods come from,
+    /// and when each was last confirmed.
+    pub provenance: Vec<Provenance>,
     /// Where the entry was read.
     pub origin: Origin,
 }
@@ -224,8 +291,10 @@ impl Bot {
             rdns_masks: Vec::new(),
             ranges_url: None,
             ranges_format: RangesFormat::GoogleJson,
+            ranges_refresh: None,
             signature_agents: Vec::new(),
             signature_keys: Vec::new(),
+            provenance: Vec::new(),
             origin,
         }
     }
@@ -243,6 +312,43 @@ impl Bot {
     #[must_use]
     pub fn is_verifiable(&self) -> bool {
         self.has_verifier() || self.ranges_url.is_some()
+    }
+
+    /// The verification methods it has, as the subjects of provenance
+    /// records name them, in the format's order (`rdns_masks` refines
+    /// `fcrdns_hosts` and is listed with it).
+    #[must_use]
+    pub fn methods(&self) -> Vec<ProvenanceOf> {
+        let mut out = Vec::new();
+        let mut has = |yes: bool, of| {
+            if yes {
+                out.push(of);
+            }
+        };
+        has(self.fcrdns_hosts.is_some(), ProvenanceOf::FcrdnsHosts);
+        has(!self.rdns_masks.is_empty(), ProvenanceOf::RdnsMasks);
+        has(self.ip_list.is_some(), ProvenanceOf::IpList);
+        has(self.ip_ranges.is_some(), ProvenanceOf::IpRanges);
+        has(self.cidr_list.is_some(), ProvenanceOf::CidrList);
+        has(self.ranges_url.is_some(), ProvenanceOf::RangesUrl);
+        has(
+            !self.signature_agents.is_empty(),
+            ProvenanceOf::SignatureAgents,
+        );
+        has(!self.signature_keys.is_empty(), ProvenanceOf::SignatureKeys);
+        out
+    }
+
+    /// The provenance records about `of`.
+    pub fn provenance_of(&self, of: ProvenanceOf) -> impl Iterator<Item = &Provenance> {
+        self.provenance.iter().filter(move |p| p.of == of)
+    }
+
+    /// The refresh period of its feed: the one stated, else
+    /// [`RefreshPeriod::DEFAULT`].
+    #[must_use]
+    pub fn refresh_period(&self) -> RefreshPeriod {
+        self.ranges_refresh.unwrap_or(RefreshPeriod::DEFAULT)
     }
 }
 
@@ -329,7 +435,8 @@ pub const DEFAULT_EXTRAS_NAME: &str = "<default uap_extras>";
 /// Files are in the bottica format, read as is (`bots:` with `name`,
 /// `fcrdns_hosts`, `ip_list`, `ip_ranges`, `cidr_list`), with optional
 /// extensions (`category`, `operator`, `url`, `robots_tokens`, `rdns_masks`,
-/// `ranges_url`, `ranges_format`). `uap_extras.yaml` files add User-Agent
+/// `ranges_url`, `ranges_format`, `ranges_refresh`, `signature_agents`,
+/// `signature_keys`, `provenance`). `uap_extras.yaml` files add User-Agent
 /// patterns in uap-core's shape. The format is described in
 /// `crates/verify/docs/registry.md` and by the JSON schema in
 /// `crates/verify/schema/registry.schema.json`.
@@ -484,6 +591,11 @@ fn replacement(n: usize, old: &Bot, new: &Bot) -> Problem {
         new.ranges_url.is_some(),
     );
     lost(
+        "ranges_refresh",
+        old.ranges_refresh.is_some(),
+        new.ranges_refresh.is_some(),
+    );
+    lost(
         "signature_agents",
         !old.signature_agents.is_empty(),
         !new.signature_agents.is_empty(),
@@ -501,6 +613,11 @@ fn replacement(n: usize, old: &Bot, new: &Bot) -> Problem {
     lost("category", old.category.is_some(), new.category.is_some());
     lost("operator", old.operator.is_some(), new.operator.is_some());
     lost("url", old.url.is_some(), new.url.is_some());
+    lost(
+        "provenance",
+        !old.provenance.is_empty(),
+        !new.provenance.is_empty(),
+    );
     let what = if old.origin.file.as_ref() == DEFAULT_REGISTRY_NAME {
         format!("the built-in entry ({})", old.origin)
     } else {
@@ -562,6 +679,24 @@ impl Registry {
     pub fn find(&self, name: &str) -> Option<&Bot> {
         self.get(name)
             .or_else(|| self.bots.iter().find(|b| b.name.eq_ignore_ascii_case(name)))
+    }
+
+    /// A registry of these bots alone, in this order (their published
+    /// ranges kept, no extras): to show some bots in the registry's formats.
+    #[must_use]
+    pub fn subset(&self, bots: &[&Bot]) -> Registry {
+        let bots: Vec<Bot> = bots.iter().map(|b| (*b).clone()).collect();
+        let index = bots
+            .iter()
+            .enumerate()
+            .map(|(i, b)| (b.name.clone(), i))
+            .collect();
+        Registry {
+            bots,
+            index,
+            extras: Vec::new(),
+            ranges: self.ranges.clone(),
+        }
     }
 
     /// The User-Agent extras, in the order they are tried.

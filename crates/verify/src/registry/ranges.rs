@@ -8,6 +8,7 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
+use std::time::{Duration, SystemTime};
 
 use serde_json::Value;
 
@@ -29,7 +30,44 @@ pub struct Feed {
     pub prefixes: Vec<Cidr>,
 }
 
+/// A feed's time as operators write it: RFC 3339 (`2026-09-02T14:41:06+00:00`,
+/// `…Z`), or without an offset (Google's `2024-11-26T15:46:03.000000`), read
+/// as UTC.
+fn parse_time(text: &str) -> Option<SystemTime> {
+    let text = text.trim();
+    let at = text.parse::<jiff::Timestamp>().ok().or_else(|| {
+        text.parse::<jiff::civil::DateTime>()
+            .ok()
+            .and_then(|dt| dt.to_zoned(jiff::tz::TimeZone::UTC).ok())
+            .map(|z| z.timestamp())
+    })?;
+    Some(SystemTime::from(at))
+}
+
 impl Feed {
+    /// When the operator made this copy (`creationTime`, read as UTC when
+    /// it names no offset); `None` when the feed gives no time that reads.
+    #[must_use]
+    pub fn created_at(&self) -> Option<SystemTime> {
+        self.created.as_deref().and_then(parse_time)
+    }
+
+    /// When this copy was fetched; `None` for the snapshot's copies.
+    #[must_use]
+    pub fn fetched_at(&self) -> Option<SystemTime> {
+        self.fetched.as_deref().and_then(parse_time)
+    }
+
+    /// How old this copy is at `now`: since it was fetched, else since the
+    /// operator made it (the snapshot's copies, whose `creationTime` is the
+    /// day they were fetched); `None` when neither time reads. A time after
+    /// `now` gives zero.
+    #[must_use]
+    pub fn age(&self, now: SystemTime) -> Option<Duration> {
+        let at = self.fetched_at().or_else(|| self.created_at())?;
+        Some(now.duration_since(at).unwrap_or(Duration::ZERO))
+    }
+
     /// A version string for evidence: the creation time, else the fetch
     /// time, else `unknown`.
     #[must_use]
@@ -242,5 +280,43 @@ impl PublishedRanges {
         }
         name.push_str(".json");
         name
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn feed(created: Option<&str>, fetched: Option<&str>) -> Feed {
+        Feed {
+            url: "https://feeds.example/bot.json".into(),
+            created: created.map(str::to_owned),
+            fetched: fetched.map(str::to_owned),
+            source: String::new(),
+            prefixes: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn feed_times_read_with_and_without_an_offset() {
+        let noon = SystemTime::UNIX_EPOCH + Duration::from_secs(1_795_000_000);
+        let day = Duration::from_secs(24 * 3600);
+        for created in [
+            "2026-11-17T11:06:40Z",
+            "2026-11-17T11:06:40+00:00",
+            "2026-11-17T12:06:40+01:00",
+            // Google writes no offset, and microseconds.
+            "2026-11-17T11:06:40.000000",
+        ] {
+            let f = feed(Some(created), None);
+            assert_eq!(f.age(noon), Some(day), "{created}");
+        }
+        // The fetch time wins when there is one.
+        let f = feed(Some("2020-01-01T00:00:00Z"), Some("2026-11-17T11:06:40Z"));
+        assert_eq!(f.age(noon), Some(day));
+        assert_eq!(feed(Some("yesterday"), None).age(noon), None);
+        // A copy from the future is of no age.
+        let f = feed(Some("2030-01-01T00:00:00Z"), None);
+        assert_eq!(f.age(noon), Some(Duration::ZERO));
     }
 }

@@ -8,19 +8,19 @@ pub(super) const FEEDS: &[(&str, &str)] = &[
         include_str!("../../data/ranges/ahrefs-crawler.json"),
     ),
     (
-        "https://developers.google.com/static/search/apis/ipranges/googlebot.json",
+        "https://developers.google.com/static/crawling/ipranges/common-crawlers.json",
         include_str!("../../data/ranges/google-googlebot.json"),
     ),
     (
-        "https://developers.google.com/static/search/apis/ipranges/special-crawlers.json",
+        "https://developers.google.com/static/crawling/ipranges/special-crawlers.json",
         include_str!("../../data/ranges/google-special.json"),
     ),
     (
-        "https://developers.google.com/static/search/apis/ipranges/user-triggered-agents.json",
+        "https://developers.google.com/static/crawling/ipranges/user-triggered-agents.json",
         include_str!("../../data/ranges/google-user-triggered-agents.json"),
     ),
     (
-        "https://developers.google.com/static/search/apis/ipranges/user-triggered-fetchers-google.json",
+        "https://developers.google.com/static/crawling/ipranges/user-triggered-fetchers-google.json",
         include_str!("../../data/ranges/google-user-triggered-google.json"),
     ),
     (

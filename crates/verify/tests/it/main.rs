@@ -2,6 +2,7 @@
 
 #![allow(clippy::print_stderr)]
 
+mod ai_robots;
 mod classify;
 mod client_names;
 mod default_registry;

@@ -415,3 +415,79 @@ async fn a_request_is_judged_by_its_claim() {
         .await;
     assert_eq!(*verdict, Verdict::NotABot);
 }
+
+/// Anthropic's list for its three bots and Google's common crawlers' list
+/// at its new URL, as `bots update` stores them, verify the default
+/// registry's bots by their addresses; before Anthropic's list is fetched,
+/// its bots are unverifiable (the snapshot has no copy of it).
+#[tokio::test]
+async fn the_operators_feeds_verify_the_default_registrys_bots() {
+    use botwarden_verify::FeedStore;
+
+    const ANTHROPIC: &str = "https://claude.com/crawling/bots.json";
+    const GOOGLE: &str =
+        "https://developers.google.com/static/crawling/ipranges/common-crawlers.json";
+    let verifier = |registry: Registry| {
+        Verifier::new(Arc::new(registry), VerifierConfig::offline()).expect("a verifier")
+    };
+    let before = verifier(Registry::builtin());
+    for bot in ["ClaudeBot", "Claude-User", "Claude-SearchBot"] {
+        let verdict = before.verify(ip("198.51.100.9"), bot).await;
+        assert_eq!(verdict.kind(), "unverifiable", "{bot}: {verdict}");
+        assert_eq!(
+            verdict.reason(),
+            Some("no copy of its published ranges; run `botwarden bots update`")
+        );
+    }
+    // Google's snapshot, under the new URL, already verifies Googlebot.
+    let googlebot = before.verify(ip("66.249.66.1"), "Googlebot").await;
+    assert_eq!(googlebot.kind(), "verified", "{googlebot}");
+
+    let dir = std::env::temp_dir().join(format!("botwarden-operator-feeds-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let store = FeedStore::new(&dir);
+    store.create().expect("a directory");
+    store
+        .store(
+            ANTHROPIC,
+            br#"{"creationTime": "2026-08-18T00:00:00Z", "prefixes": [{"ipv4Prefix": "198.51.100.0/22"}, {"ipv6Prefix": "2001:db8:a1::/48"}]}"#,
+            "2026-11-29T00:00:00Z",
+        )
+        .expect("Anthropic's feed");
+    store
+        .store(
+            GOOGLE,
+            br#"{"creationTime": "2026-11-28T10:00:00.000000", "prefixes": [{"ipv4Prefix": "192.0.2.64/27"}]}"#,
+            "2026-11-29T00:00:00Z",
+        )
+        .expect("Google's feed");
+    let mut builder = RegistryBuilder::with_defaults();
+    assert!(
+        store
+            .read_into(builder.ranges_mut())
+            .expect("read")
+            .is_empty()
+    );
+    let (registry, problems) = builder.build();
+    let after = verifier(registry.unwrap_or_else(|| panic!("{problems:?}")));
+    for (address, bot) in [
+        ("198.51.100.9", "ClaudeBot"),
+        ("198.51.103.254", "Claude-User"),
+        ("2001:db8:a1::1", "Claude-SearchBot"),
+        ("192.0.2.70", "Googlebot"),
+    ] {
+        let verdict = after.verify(ip(address), bot).await;
+        assert_eq!(verdict.kind(), "verified", "{address} {bot}: {verdict}");
+    }
+    // Outside Anthropic's list, its bots are spoofed: the list is their one
+    // method.
+    let outside = after.verify(ip("192.0.2.9"), "ClaudeBot").await;
+    assert_eq!(outside.kind(), "spoofed", "{outside}");
+    assert_eq!(
+        outside.reason(),
+        Some(
+            "192.0.2.9 is not in its published ranges (https://claude.com/crawling/bots.json, 2026-08-18T00:00:00Z)"
+        )
+    );
+    std::fs::remove_dir_all(&dir).expect("cleaned up");
+}

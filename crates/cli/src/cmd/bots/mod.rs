@@ -54,7 +54,13 @@ pub(crate) enum BotsCommand {
     /// Each feed is stored (with the feed's creation time and the fetch
     /// time) in the ranges directory, which later commands lay over the
     /// compiled-in snapshot. A feed that cannot be fetched or read keeps its
-    /// previous copy. Exit 1 when any feed failed.
+    /// previous copy. Prints a line per feed (`updated`, `shared`,
+    /// `failed`), then `moved` when the feed's URL redirects permanently
+    /// (301, 308: the new URL to record as the bots' `ranges_url`; the copy
+    /// is stored under the URL asked for; temporary redirects are followed
+    /// silently), and `stale` when the copy in use is older than the feed's
+    /// refresh period (the bots' `ranges_refresh`, default 7d) and a day.
+    /// Exit 1 when any feed failed.
     Update(UpdateArgs),
     /// Make an Ed25519 key pair for signing requests (Web Bot Auth).
     ///

@@ -23,7 +23,15 @@ pub(crate) enum RegistryCommand {
     /// `file:line:col: severity: path: message`. Without files, checks the
     /// default registry. Exit 1 when there is an error.
     Check(CheckArgs),
-    /// Print the merged registry.
+    /// Print the merged registry, or some of its bots.
+    ///
+    /// Without NAME, the whole registry in the registry format (YAML, or
+    /// JSON of the same shape). With names, those bots: in words by default
+    /// (category and Cloudflare class, operator, robots tokens, each
+    /// verification method with the copy of its feed at hand, and where
+    /// each fact comes from, with the day it was confirmed), or in the
+    /// registry format with --format yaml|json. Exit 1 when a name is no
+    /// bot of the registry.
     Show(ShowArgs),
 }
 
@@ -46,23 +54,28 @@ pub(crate) struct CheckArgs {
 /// Arguments of `bots registry show`.
 #[derive(Debug, Args)]
 pub(crate) struct ShowArgs {
+    /// Bots to show, by name (without regard to case when no name matches
+    /// exactly); all of them without.
+    names: Vec<String>,
     #[command(flatten)]
     registry: RegistryArgs,
-    /// Output format.
-    #[arg(long, value_enum, default_value_t = ShowFormat::Yaml)]
-    format: ShowFormat,
+    /// Output format [default: text with names, yaml without].
+    #[arg(long, value_enum)]
+    format: Option<ShowFormat>,
     /// Show the User-Agent extras instead of the bots.
     #[arg(long)]
     extras: bool,
 }
 
 /// Output of `bots registry show`.
-#[derive(Debug, Clone, Copy, ValueEnum)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ValueEnum)]
 enum ShowFormat {
     /// The registry format (readable by `--registry`).
     Yaml,
     /// JSON of the same shape.
     Json,
+    /// Each bot in words, with the sources of its facts.
+    Text,
 }
 
 pub(crate) fn run(command: RegistryCommand) -> Result<ExitCode> {
@@ -135,23 +148,72 @@ fn check(args: &CheckArgs) -> Result<ExitCode> {
 fn show(args: &ShowArgs) -> Result<ExitCode> {
     let registry = args.registry.load()?;
     let mut out = BufWriter::new(std::io::stdout().lock());
-    match (args.format, args.extras) {
-        (ShowFormat::Yaml, false) => out.write_all(registry.to_yaml().as_bytes())?,
-        (ShowFormat::Yaml, true) => out.write_all(registry.extras_to_yaml().as_bytes())?,
-        (ShowFormat::Json, false) => out.write_all(registry.to_json_text().as_bytes())?,
-        (ShowFormat::Json, true) => {
-            let extras: Vec<_> = registry
-                .extras()
-                .iter()
-                .map(|e| serde_json::json!({"regex": e.regex, "family_replacement": e.family_replacement}))
-                .collect();
-            serde_json::to_writer_pretty(
-                &mut out,
-                &serde_json::json!({"user_agent_parsers": extras}),
-            )?;
-            writeln!(out)?;
+    if args.extras {
+        match args.format.unwrap_or(ShowFormat::Yaml) {
+            ShowFormat::Yaml | ShowFormat::Text => {
+                out.write_all(registry.extras_to_yaml().as_bytes())?;
+            }
+            ShowFormat::Json => {
+                let extras: Vec<_> = registry
+                    .extras()
+                    .iter()
+                    .map(|e| serde_json::json!({"regex": e.regex, "family_replacement": e.family_replacement}))
+                    .collect();
+                serde_json::to_writer_pretty(
+                    &mut out,
+                    &serde_json::json!({"user_agent_parsers": extras}),
+                )?;
+                writeln!(out)?;
+            }
+        }
+        out.flush()?;
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut missing = Vec::new();
+    let bots: Vec<_> = args
+        .names
+        .iter()
+        .filter_map(|name| {
+            let bot = registry.find(name);
+            if bot.is_none() {
+                missing.push(name.as_str());
+            }
+            bot
+        })
+        .collect();
+    let format = args.format.unwrap_or(if args.names.is_empty() {
+        ShowFormat::Yaml
+    } else {
+        ShowFormat::Text
+    });
+    let shown = if args.names.is_empty() {
+        None
+    } else {
+        Some(registry.subset(&bots))
+    };
+    let selected = shown.as_ref().unwrap_or(&registry);
+    match format {
+        ShowFormat::Yaml => out.write_all(selected.to_yaml().as_bytes())?,
+        ShowFormat::Json => out.write_all(selected.to_json_text().as_bytes())?,
+        ShowFormat::Text => {
+            for (i, bot) in selected.bots().iter().enumerate() {
+                if i > 0 {
+                    writeln!(out)?;
+                }
+                write!(out, "{}", selected.describe(bot))?;
+            }
         }
     }
     out.flush()?;
-    Ok(ExitCode::SUCCESS)
+    if missing.is_empty() {
+        return Ok(ExitCode::SUCCESS);
+    }
+    let mut err = std::io::stderr().lock();
+    for name in missing {
+        writeln!(
+            err,
+            "botwarden: no bot named `{name}` in the registry (`botwarden bots registry show --format json` lists them)"
+        )?;
+    }
+    Ok(ExitCode::from(1))
 }

@@ -8,7 +8,7 @@ use std::time::Duration;
 use anyhow::{Context, Result, bail};
 use botwarden_fetch::{Error, Fetcher};
 use botwarden_scale::{RedisFeeds, Timeouts};
-use botwarden_verify::{Feed, FeedStore, MAX_FEED_BYTES, Registry};
+use botwarden_verify::{Feed, FeedStore, MAX_FEED_BYTES, RefreshPeriod, Registry};
 use clap::Args;
 
 use super::registry::RegistryArgs;
@@ -46,16 +46,46 @@ enum Outcome {
     Failed(String),
 }
 
+/// A feed to refresh: the bots it serves, and its refresh period (the
+/// shortest its bots state, else the default).
+struct Target<'r> {
+    bots: Vec<&'r str>,
+    period: RefreshPeriod,
+    /// Whether a bot states the period (`ranges_refresh`).
+    stated: bool,
+}
+
+/// One feed fetched here: what became of it, the body when it was stored,
+/// and where its URL moved for good (status, new URL), when it did.
+struct Fetched {
+    outcome: Outcome,
+    body: Option<Vec<u8>>,
+    moved: Option<(u16, String)>,
+}
+
 pub(crate) fn run(args: &UpdateArgs) -> Result<ExitCode> {
     let Some(store) = args.registry.feed_store() else {
         bail!("no ranges directory: pass --ranges-dir or set BOTWARDEN_RANGES_DIR or HOME");
     };
     let registry = args.registry.load()?;
-    // Each feed once, with the bots it serves.
-    let mut feeds: BTreeMap<&str, Vec<&str>> = BTreeMap::new();
+    // Each feed once, with the bots it serves and its refresh period.
+    let mut feeds: BTreeMap<&str, Target<'_>> = BTreeMap::new();
     for bot in registry.bots() {
         if let Some(url) = &bot.ranges_url {
-            feeds.entry(url).or_default().push(&bot.name);
+            let target = feeds.entry(url).or_insert(Target {
+                bots: Vec::new(),
+                period: RefreshPeriod::DEFAULT,
+                stated: false,
+            });
+            target.bots.push(&bot.name);
+            if let Some(p) = bot.ranges_refresh {
+                target.period = if target.stated {
+                    target.period.min(p)
+                } else {
+                    p
+                };
+                target.stated = true;
+            }
         }
     }
     store.create()?;
@@ -73,7 +103,7 @@ pub(crate) fn run(args: &UpdateArgs) -> Result<ExitCode> {
         .as_deref()
         .map(|urls| args.redis_access.target(urls))
         .transpose()?;
-    let outcomes: Vec<Outcome> = runtime.block_on(async {
+    let outcomes: Vec<Fetched> = runtime.block_on(async {
         let fetcher = fetcher.build()?;
         let shared = match redis {
             Some(target) => {
@@ -87,7 +117,7 @@ pub(crate) fn run(args: &UpdateArgs) -> Result<ExitCode> {
         let jobs = urls
             .iter()
             .map(|url| update_one(&fetcher, url, &store, shared.as_ref(), max_age));
-        let outcomes = futures_util::future::join_all(jobs).await;
+        let outcomes: Vec<Fetched> = futures_util::future::join_all(jobs).await;
         if let Some(shared) = &shared
             && !shared.is_up()
         {
@@ -101,34 +131,55 @@ pub(crate) fn run(args: &UpdateArgs) -> Result<ExitCode> {
         }
         Ok::<_, Error>(outcomes)
     })?;
-    let failed = report(&registry, &feeds, &urls, outcomes)?;
+    let counts = report(&registry, &feeds, &urls, outcomes)?;
+    let mut also = String::new();
+    if counts.moved > 0 {
+        also.push_str(&format!(", {} moved", counts.moved));
+    }
+    if counts.stale > 0 {
+        also.push_str(&format!(", {} stale", counts.stale));
+    }
     writeln!(
         std::io::stdout().lock(),
-        "{} feeds, {failed} failed; stored in {}",
+        "{} feeds, {} failed{also}; stored in {}",
         urls.len(),
+        counts.failed,
         store.dir().display()
     )?;
-    Ok(if failed > 0 {
+    Ok(if counts.failed > 0 {
         ExitCode::from(1)
     } else {
         ExitCode::SUCCESS
     })
 }
 
+/// How many feeds failed, moved, are stale.
+#[derive(Default)]
+struct Counts {
+    failed: usize,
+    moved: usize,
+    stale: usize,
+}
+
 /// Writes a line for each feed's outcome, beside the copy it replaces or
-/// keeps; the number that failed.
+/// keeps; then, for a feed whose URL moved for good, where to; and for a
+/// feed older than its refresh period, that it is stale.
 fn report(
     registry: &Registry,
-    feeds: &BTreeMap<&str, Vec<&str>>,
+    feeds: &BTreeMap<&str, Target<'_>>,
     urls: &[&str],
-    outcomes: Vec<Outcome>,
-) -> Result<usize> {
+    outcomes: Vec<Fetched>,
+) -> Result<Counts> {
     let mut out = std::io::stdout().lock();
-    let mut failed = 0;
-    for (url, outcome) in urls.iter().zip(outcomes) {
-        let bots = feeds[url].join(", ");
+    let mut counts = Counts::default();
+    let now = std::time::SystemTime::now();
+    for (url, fetched) in urls.iter().zip(outcomes) {
+        let target = &feeds[url];
+        let bots = target.bots.join(", ");
         let before = registry.ranges().get(url);
-        match outcome {
+        // The copy in use after this run, and whether it is the operator's
+        // own (fetched now) or one kept.
+        let (copy, fresh) = match &fetched.outcome {
             Outcome::Updated(feed) => {
                 let was = before.map_or_else(
                     || "new".to_owned(),
@@ -140,6 +191,7 @@ fn report(
                     feed.prefixes.len(),
                     feed.version()
                 )?;
+                (Some(feed), true)
             }
             Outcome::Shared(feed) => {
                 writeln!(
@@ -149,18 +201,81 @@ fn report(
                     feed.version(),
                     feed.fetched.as_deref().unwrap_or("?")
                 )?;
+                (Some(feed), true)
             }
             Outcome::Failed(reason) => {
-                failed += 1;
+                counts.failed += 1;
                 let kept = before.map_or_else(
                     || "no copy".to_owned(),
                     |f| format!("keeping {} prefixes of {}", f.prefixes.len(), f.version()),
                 );
                 writeln!(out, "failed\t{url}\t{reason} ({kept})\t{bots}")?;
+                (before, false)
             }
+        };
+        if let Some((status, to)) = &fetched.moved {
+            counts.moved += 1;
+            writeln!(
+                out,
+                "moved\t{url}\tpermanently ({status}) to {to}: record the new URL as the bots' ranges_url\t{bots}"
+            )?;
+        }
+        if let Some(why) = copy.and_then(|c| staleness(c, fresh, target, now)) {
+            counts.stale += 1;
+            writeln!(out, "stale\t{url}\t{why}\t{bots}")?;
         }
     }
-    Ok(failed)
+    Ok(counts)
+}
+
+/// Why `copy` of a feed is stale, if it is: a copy kept (the fetch failed)
+/// older than the feed's refresh period; a copy fetched now whose own
+/// `creationTime` is older than the period its bots state (an operator
+/// that stopped updating the URL). Without a stated period a fetched copy
+/// is never stale: many operators leave `creationTime` for months.
+fn staleness(
+    copy: &Feed,
+    fresh: bool,
+    target: &Target<'_>,
+    now: std::time::SystemTime,
+) -> Option<String> {
+    let period = target.period;
+    let of = if target.stated {
+        format!("its refresh period, {period}")
+    } else {
+        format!("the default refresh period, {period}")
+    };
+    if fresh {
+        if !target.stated {
+            return None;
+        }
+        let age = now.duration_since(copy.created_at()?).ok()?;
+        return period.is_stale(age).then(|| {
+            format!(
+                "the feed says it was made {} ago ({}), longer than {of} and a day: has the operator stopped updating this URL?",
+                span(age),
+                copy.version()
+            )
+        });
+    }
+    let age = copy.age(now)?;
+    period.is_stale(age).then(|| {
+        format!(
+            "the copy kept is {} old ({}), older than {of} and a day: verification uses old ranges",
+            span(age),
+            copy.version()
+        )
+    })
+}
+
+/// A duration in whole days, or hours when under two days.
+fn span(d: Duration) -> String {
+    let hours = d.as_secs() / 3600;
+    if hours < 48 {
+        format!("{hours} hours")
+    } else {
+        format!("{} days", hours / 24)
+    }
 }
 
 /// One feed: a fresh enough copy from Redis, else fetched (and offered to
@@ -171,9 +286,9 @@ async fn update_one(
     store: &FeedStore,
     shared: Option<&RedisFeeds>,
     max_age: Duration,
-) -> Outcome {
+) -> Fetched {
     let Some(shared) = shared else {
-        return fetch_one(fetcher, url, store).await.0;
+        return fetch_one(fetcher, url, store).await;
     };
     if let Some(Some(copy)) = shared.get(url).await
         && copy
@@ -182,7 +297,13 @@ async fn update_one(
             .is_ok_and(|t| jiff::Timestamp::now().duration_since(t).unsigned_abs() <= max_age)
     {
         match store.store(url, &copy.body, &copy.fetched) {
-            Ok(feed) => return Outcome::Shared(feed),
+            Ok(feed) => {
+                return Fetched {
+                    outcome: Outcome::Shared(feed),
+                    body: None,
+                    moved: None,
+                };
+            }
             // A copy that does not read is fetched again.
             Err(e) => {
                 #[allow(clippy::print_stderr)]
@@ -195,35 +316,48 @@ async fn update_one(
             }
         }
     }
-    let (outcome, body) = fetch_one(fetcher, url, store).await;
-    if let (Outcome::Updated(feed), Some(body)) = (&outcome, body) {
-        let _ = shared.offer(feed, &body).await;
+    let fetched = fetch_one(fetcher, url, store).await;
+    if let (Outcome::Updated(feed), Some(body)) = (&fetched.outcome, &fetched.body) {
+        let _ = shared.offer(feed, body).await;
     }
-    outcome
+    fetched
 }
 
-/// One feed fetched and stored here; with the body as fetched when it
-/// was stored.
-async fn fetch_one(fetcher: &Fetcher, url: &str, store: &FeedStore) -> (Outcome, Option<Vec<u8>>) {
-    let fail = |reason: String| (Outcome::Failed(reason), None);
+/// One feed fetched and stored here, under the URL asked for: redirects
+/// are followed (a permanent one is reported, for the registry to record
+/// the new URL; a temporary one silently); with the body as fetched when
+/// it was stored.
+async fn fetch_one(fetcher: &Fetcher, url: &str, store: &FeedStore) -> Fetched {
+    let fail = |reason: String, moved: Option<(u16, String)>| Fetched {
+        outcome: Outcome::Failed(reason),
+        body: None,
+        moved,
+    };
     let report = match fetcher.fetch(url).await {
         Ok(r) => r,
-        Err(e) => return fail(e.to_string()),
+        Err(e) => return fail(e.to_string(), None),
     };
+    let moved = report
+        .moved_permanently()
+        .map(|(status, to)| (status, to.to_string()));
     if let Some(e) = &report.error {
-        return fail(e.to_string());
+        return fail(e.to_string(), moved);
     }
     match report.status {
         Some(200) => {}
-        Some(s) => return fail(format!("HTTP {s}")),
-        None => return fail("no answer".to_owned()),
+        Some(s) => return fail(format!("HTTP {s}"), moved),
+        None => return fail("no answer".to_owned(), moved),
     }
     if report.truncated {
-        return fail("the feed is larger than 16 MiB".to_owned());
+        return fail("the feed is larger than 16 MiB".to_owned(), moved);
     }
     let fetched = jiff::Timestamp::now().to_string();
     match store.store(url, &report.body, &fetched) {
-        Ok(feed) => (Outcome::Updated(feed), Some(report.body.to_vec())),
-        Err(e) => fail(crate::cmd::with_causes(&e)),
+        Ok(feed) => Fetched {
+            outcome: Outcome::Updated(feed),
+            body: Some(report.body),
+            moved,
+        },
+        Err(e) => fail(crate::cmd::with_causes(&e), moved),
     }
 }

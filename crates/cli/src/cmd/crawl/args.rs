@@ -152,8 +152,10 @@ pub(crate) struct CrawlArgs {
 pub(super) enum CrawlCommand {
     /// What a site owner needs to address and verify the crawler: the
     /// robots.txt lines for each of its tokens, a registry entry for
-    /// `botwarden bots verify`, and the operator's addresses as a
-    /// Google-style range list.
+    /// `botwarden bots verify`, the operator's addresses as a range file in
+    /// the JAFAR format (draft-illyes-webbotauth-jafar; printed, or written
+    /// with --ranges-file), and how to link that file from the crawler's
+    /// page with rel="client-ranges" (an HTML <link> or a Link header).
     Identity(IdentityArgs),
     /// A table of a crawl's store as CSV or JSON lines, on standard output.
     Export(ExportArgs),

@@ -1,12 +1,15 @@
 //! `botwarden crawl identity`: what a site owner needs to address and
-//! verify the crawler.
+//! verify the crawler, and the range file the operator publishes.
 
 use std::io::Write;
+use std::path::PathBuf;
 use std::process::ExitCode;
+use std::time::SystemTime;
 
 use anyhow::{Context, Result};
 use botwarden_crawl::{
-    DEFAULT_INFO_URL, Network, Operator, ranges_json, registry_entry, robots_lines,
+    DEFAULT_INFO_URL, Network, Operator, Publication, default_ranges_url, ranges_json, ranges_link,
+    registry_entry, robots_lines,
 };
 use clap::{Args, ValueEnum};
 
@@ -23,7 +26,15 @@ pub(super) struct IdentityArgs {
     /// The page that explains the crawler.
     #[arg(long, value_name = "URL", default_value = DEFAULT_INFO_URL)]
     info_url: String,
-    /// Which part to print (default: all three, one after the other).
+    /// Where the range file is served [default: botwarden-ranges.json
+    /// beside the --info-url page].
+    #[arg(long, value_name = "URL")]
+    ranges_url: Option<String>,
+    /// Write the range file (JAFAR) to this file, replacing it whole,
+    /// instead of printing it.
+    #[arg(long, value_name = "FILE")]
+    ranges_file: Option<PathBuf>,
+    /// Which part to print (default: all four, one after the other).
     #[arg(long, value_enum)]
     only: Option<IdentityPart>,
 }
@@ -35,8 +46,10 @@ enum IdentityPart {
     Robots,
     /// The registry entry (YAML).
     Registry,
-    /// The range list (JSON).
+    /// The range file (JAFAR JSON).
     Ranges,
+    /// How to link the range file from the crawler's page.
+    Link,
 }
 
 /// `botwarden crawl identity`.
@@ -48,6 +61,15 @@ pub(super) fn identity(args: &IdentityArgs) -> Result<ExitCode> {
             .map(|h| h.trim().trim_end_matches('.').to_ascii_lowercase())
             .collect(),
         networks: args.networks.clone(),
+    };
+    let ranges_url = args
+        .ranges_url
+        .clone()
+        .unwrap_or_else(|| default_ranges_url(&args.info_url));
+    let publication = Publication {
+        info_url: &args.info_url,
+        ranges_url: &ranges_url,
+        now: SystemTime::now(),
     };
     let mut out = std::io::stdout().lock();
     let all = args.only.is_none();
@@ -65,14 +87,35 @@ pub(super) fn identity(args: &IdentityArgs) -> Result<ExitCode> {
                 "\n# registry entry (botwarden bots verify --registry FILE)"
             )?;
         }
-        write!(out, "{}", registry_entry(&operator, &args.info_url))?;
+        write!(out, "{}", registry_entry(&operator, &publication))?;
     }
     if part(IdentityPart::Ranges) {
-        if all {
-            writeln!(out, "\n# range list (Google's JSON format)")?;
+        let json = ranges_json(&operator, publication.now);
+        match &args.ranges_file {
+            Some(path) => {
+                botwarden_verify::write_atomic(path, json.as_bytes())
+                    .with_context(|| format!("cannot write the range file {}", path.display()))?;
+                writeln!(
+                    out,
+                    "{}# range file (JAFAR) written to {}: {} prefixes",
+                    if all { "\n" } else { "" },
+                    path.display(),
+                    operator.networks.len()
+                )?;
+            }
+            None => {
+                if all {
+                    writeln!(out, "\n# range file (JAFAR JSON; Google's format too)")?;
+                }
+                write!(out, "{json}")?;
+            }
         }
-        let now = jiff::Timestamp::now().to_string();
-        write!(out, "{}", ranges_json(&operator, &now))?;
+    }
+    if part(IdentityPart::Link) {
+        if all {
+            writeln!(out, "\n# the crawler's page")?;
+        }
+        write!(out, "{}", ranges_link(&publication))?;
     }
     out.flush().context("cannot write to standard output")?;
     Ok(ExitCode::SUCCESS)
