@@ -63,8 +63,8 @@ mod yaml;
 
 pub use classify::{
     BotKind, BotRef, CRAWLER_CATEGORY, Classification, ClassificationJson, Classifier,
-    ClassifierBot, Explanation, LIBRARY_CATEGORY, MAX_CACHED_LEN, Shape, Source, UAP_CORE_REGEXES,
-    UAP_CORE_VERSION, UaPattern,
+    ClassifierBot, Explanation, LIBRARY_CATEGORY, MAX_CACHED_LEN, SCANNER_CATEGORY, Shape, Source,
+    UAP_CORE_REGEXES, UAP_CORE_VERSION, UaPattern,
 };
 pub use dns::{
     CacheStats, Clock, DnsConfig, DnsFailure, DnsStats, FailReason, Fcrdns, FcrdnsChecker,

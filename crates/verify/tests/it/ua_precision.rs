@@ -249,7 +249,7 @@ fn lists(shared: &Path, dir: &Path) -> Vec<List> {
         ),
         List::new(
             "woothee testsets, browsers",
-            HeldOut,
+            Tuning,
             Browsers,
             woothee_browsers,
         ),
