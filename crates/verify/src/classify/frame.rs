@@ -22,6 +22,8 @@
 
 use std::ops::Range;
 
+use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
+
 /// What kind of whole User-Agent a frame is.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub(crate) enum FrameKind {
@@ -161,14 +163,43 @@ pub(crate) const PHONE_MARKS: &[&str] = &[
     "Series40",
 ];
 
-fn holds(text: &str, marks: &[&str]) -> bool {
-    marks.iter().any(|m| text.contains(m))
+/// What the marks of a User-Agent are found for.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Class {
+    Platform,
+    Engine,
+    Phone,
+}
+
+/// The platforms, engines and phones' marks, found in one pass.
+pub(crate) struct Marks {
+    automaton: AhoCorasick,
+    classes: Vec<Class>,
+}
+
+/// How a User-Agent starts: a browser's product and its comment, or an
+/// app's.
+enum Lead {
+    /// `Mozilla/x.y (` or `Opera/x.y (`: where the comment starts (its
+    /// `(`), and its text.
+    Browser {
+        open: usize,
+        comment: Range<usize>,
+        opera: bool,
+    },
+    /// `Name/version (` or `Name version (`: where the name ends, and the
+    /// comment's text.
+    App {
+        name_end: usize,
+        comment: Range<usize>,
+    },
+    None,
 }
 
 /// The text of the parenthesised comment that starts at `open` (a `(`),
-/// without its parentheses, and where it ends (after its `)`, or at the
-/// end of the text when it is not closed). Nested parentheses are kept.
-fn comment(ua: &str, open: usize) -> (Range<usize>, usize) {
+/// without its parentheses (to the end of the text when it is not
+/// closed). Nested parentheses are kept.
+fn comment(ua: &str, open: usize) -> Range<usize> {
     let mut depth = 0usize;
     for (i, b) in ua.bytes().enumerate().skip(open) {
         match b {
@@ -176,13 +207,13 @@ fn comment(ua: &str, open: usize) -> (Range<usize>, usize) {
             b')' => {
                 depth -= 1;
                 if depth == 0 {
-                    return (open + 1..i, i + 1);
+                    return open + 1..i;
                 }
             }
             _ => {}
         }
     }
-    (open + 1..ua.len(), ua.len())
+    open + 1..ua.len()
 }
 
 fn strip_prefix_ignore_case<'a>(s: &'a str, prefix: &str) -> Option<&'a str> {
@@ -191,73 +222,30 @@ fn strip_prefix_ignore_case<'a>(s: &'a str, prefix: &str) -> Option<&'a str> {
         .then(|| &s[prefix.len()..])
 }
 
-impl Frame {
-    /// The frame of `ua`.
-    pub(crate) fn of(ua: &str) -> Frame {
-        let mut frame = Frame {
-            device: device(ua),
-            ..Frame::default()
-        };
-        if browser(ua) {
-            frame.kind = Some(FrameKind::Browser);
-        } else if holds(ua, PHONE_MARKS) {
-            frame.kind = Some(FrameKind::Phone);
-        } else if let Some(name) = app(ua) {
-            frame.kind = Some(FrameKind::App);
-            frame.first_name = Some(name);
-        }
-        frame
-    }
-
-    /// Whether `at` lies in the device's name.
-    pub(crate) fn in_device(&self, at: &Range<usize>) -> bool {
-        self.device
-            .as_ref()
-            .is_some_and(|d| at.start >= d.start && at.start < d.end)
-    }
-}
-
-/// Whether `ua` is a browser's whole User-Agent.
-fn browser(ua: &str) -> bool {
-    let (rest, opera) = match strip_prefix_ignore_case(ua, "Mozilla/") {
-        Some(rest) => (rest, false),
-        None => match ua.strip_prefix("Opera/") {
-            Some(rest) => (rest, true),
-            None => return false,
-        },
+/// How `ua` starts.
+fn lead(ua: &str) -> Lead {
+    let browser = match strip_prefix_ignore_case(ua, "Mozilla/") {
+        Some(rest) => Some((rest, false)),
+        None => ua.strip_prefix("Opera/").map(|rest| (rest, true)),
     };
-    let version_end = rest
-        .find(|c: char| !(c.is_ascii_digit() || c == '.'))
-        .unwrap_or(rest.len());
-    let after = rest[version_end..].trim_start();
-    if !after.starts_with('(') {
-        return false;
+    if let Some((rest, opera)) = browser {
+        let version_end = rest
+            .find(|c: char| !(c.is_ascii_digit() || c == '.'))
+            .unwrap_or(rest.len());
+        let after = rest[version_end..].trim_start();
+        if !after.starts_with('(') {
+            return Lead::None;
+        }
+        let open = ua.len() - after.len();
+        return Lead::Browser {
+            open,
+            comment: comment(ua, open),
+            opera,
+        };
     }
-    let open = ua.len() - after.len();
-    let (inside, _) = comment(ua, open);
-    let inside = &ua[inside];
-    if !holds(inside, PLATFORMS) {
-        return false;
-    }
-    let first = inside.split(';').next().unwrap_or("").trim();
-    if first.eq_ignore_ascii_case("compatible")
-        && inside
-            .split(';')
-            .any(|e| e.trim_start().starts_with("MSIE "))
-    {
-        // Internet Explorer, and the browsers that copy it.
-        return true;
-    }
-    opera || holds(&ua[open..], ENGINES)
-}
-
-/// For an app's frame (`Name/version (… platform …)`, not a Mozilla or
-/// Opera one): where the first product's name is.
-fn app(ua: &str) -> Option<Range<usize>> {
-    if strip_prefix_ignore_case(ua, "Mozilla/").is_some() {
-        return None;
-    }
-    let open = ua.find('(')?;
+    let Some(open) = ua.find('(') else {
+        return Lead::None;
+    };
     let head = &ua[..open];
     // `Name/version` or `Name version`.
     let name_end = head.find('/').or_else(|| {
@@ -265,12 +253,94 @@ fn app(ua: &str) -> Option<Range<usize>> {
         head[space + 1..]
             .starts_with(|c: char| c.is_ascii_digit())
             .then_some(space)
-    })?;
-    if name_end == 0 {
-        return None;
+    });
+    match name_end {
+        Some(name_end) if name_end > 0 => Lead::App {
+            name_end,
+            comment: comment(ua, open),
+        },
+        _ => Lead::None,
     }
-    let (inside, _) = comment(ua, open);
-    holds(&ua[inside], PLATFORMS).then_some(0..name_end)
+}
+
+impl Marks {
+    pub(crate) fn new() -> Result<Self, aho_corasick::BuildError> {
+        let lists = [
+            (Class::Platform, PLATFORMS),
+            (Class::Engine, ENGINES),
+            (Class::Phone, PHONE_MARKS),
+        ];
+        let mut patterns = Vec::new();
+        let mut classes = Vec::new();
+        for (class, list) in lists {
+            patterns.extend_from_slice(list);
+            classes.extend(std::iter::repeat_n(class, list.len()));
+        }
+        let automaton = AhoCorasickBuilder::new()
+            .match_kind(MatchKind::Standard)
+            .build(&patterns)?;
+        Ok(Self { automaton, classes })
+    }
+
+    /// The frame of `ua`.
+    pub(crate) fn frame(&self, ua: &str) -> Frame {
+        let lead = lead(ua);
+        let comment = match &lead {
+            Lead::Browser { comment, .. } | Lead::App { comment, .. } => comment.clone(),
+            Lead::None => 0..0,
+        };
+        let engines_from = match lead {
+            Lead::Browser { open, .. } => open,
+            _ => ua.len(),
+        };
+        let (mut platform, mut engine, mut phone) = (false, false, false);
+        for m in self.automaton.find_overlapping_iter(ua) {
+            match self.classes[m.pattern().as_usize()] {
+                Class::Platform => {
+                    platform |= m.start() >= comment.start && m.end() <= comment.end;
+                }
+                Class::Engine => engine |= m.start() >= engines_from,
+                Class::Phone => phone = true,
+            }
+        }
+        let mut frame = Frame {
+            device: device(ua),
+            ..Frame::default()
+        };
+        frame.kind = match lead {
+            Lead::Browser { opera, .. }
+                if platform && (opera || engine || internet_explorer(&ua[comment])) =>
+            {
+                Some(FrameKind::Browser)
+            }
+            _ if phone => Some(FrameKind::Phone),
+            Lead::App { name_end, .. } if platform => {
+                frame.first_name = Some(0..name_end);
+                Some(FrameKind::App)
+            }
+            _ => None,
+        };
+        frame
+    }
+}
+
+/// Whether a first comment is Internet Explorer's, or a browser's that
+/// copies it (`compatible; MSIE 6.0; Windows NT 5.1`).
+fn internet_explorer(comment: &str) -> bool {
+    let mut entries = comment.split(';').map(str::trim);
+    entries
+        .next()
+        .is_some_and(|e| e.eq_ignore_ascii_case("compatible"))
+        && entries.any(|e| e.starts_with("MSIE "))
+}
+
+impl Frame {
+    /// Whether `at` lies in the device's name.
+    pub(crate) fn in_device(&self, at: &Range<usize>) -> bool {
+        self.device
+            .as_ref()
+            .is_some_and(|d| at.start >= d.start && at.start < d.end)
+    }
 }
 
 /// Where a phone's model stands: the entries after `Android …` in a
@@ -309,8 +379,7 @@ fn device(ua: &str) -> Option<Range<usize>> {
         if after.starts_with('(') {
             // `Android (…)`: an app's comment of device details.
             let open = ua.len() - after.len();
-            let (inside, _) = comment(ua, open);
-            return Some(inside);
+            return Some(comment(ua, open));
         }
     }
     None
@@ -335,11 +404,11 @@ mod tests {
     use super::*;
 
     fn kind(ua: &str) -> Option<FrameKind> {
-        Frame::of(ua).kind
+        Marks::new().unwrap().frame(ua).kind
     }
 
     fn device_of(ua: &str) -> Option<&str> {
-        Frame::of(ua).device.map(|d| &ua[d])
+        Marks::new().unwrap().frame(ua).device.map(|d| &ua[d])
     }
 
     #[test]

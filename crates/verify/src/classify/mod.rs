@@ -24,7 +24,7 @@ use regex_syntax::hir::Hir;
 use ua_parser::device;
 
 use crate::Error;
-use frame::{Frame, FrameKind};
+use frame::{Frame, FrameKind, Marks};
 use literals::Set;
 use prefilter::{Prefilter, PrefilterBuilder};
 use rules::Rules;
@@ -243,6 +243,8 @@ pub struct Classifier {
     rules: Rules,
     vocab: Vocabulary,
     public: PublicList,
+    /// Platforms, engines and phones' marks, for frames.
+    marks: Marks,
     /// The extras' regexes, for explanations.
     extra_regexes: Vec<String>,
     /// The literals of the device parsers that give `Spider`; `None`
@@ -656,6 +658,7 @@ impl Classifier {
             rules: Rules::new().map_err(automaton)?,
             vocab: Vocabulary::new().map_err(automaton)?,
             public: PublicList::new().map_err(automaton)?,
+            marks: Marks::new().map_err(automaton)?,
             extra_regexes: extras.iter().map(|e| e.regex.clone()).collect(),
             spider_prefilter: spider.build().map_err(automaton)?,
             spider_parsers,
@@ -837,7 +840,7 @@ impl Classifier {
     /// The frame of `ua` ([`Frame`]); an app's frame only when its first
     /// product's name is not a bot's or a library's.
     fn frame(&self, ua: &str) -> Frame {
-        let mut frame = Frame::of(ua);
+        let mut frame = self.marks.frame(ua);
         if frame.kind == Some(FrameKind::App)
             && frame
                 .first_name
