@@ -283,7 +283,16 @@ impl Marks {
     }
 
     /// The frame of `ua`.
+    #[cfg(test)]
     pub(crate) fn frame(&self, ua: &str) -> Frame {
+        let mut frame = Frame::device_only(ua);
+        self.read_kind(ua, &mut frame);
+        frame
+    }
+
+    /// Reads the kind of frame of `ua` (and the first product's name, for
+    /// an app's) into `frame`.
+    pub(crate) fn read_kind(&self, ua: &str, frame: &mut Frame) {
         let lead = lead(ua);
         let comment = match &lead {
             Lead::Browser { comment, .. } | Lead::App { comment, .. } => comment.clone(),
@@ -303,10 +312,6 @@ impl Marks {
                 Class::Phone => phone = true,
             }
         }
-        let mut frame = Frame {
-            device: device(ua),
-            ..Frame::default()
-        };
         frame.kind = match lead {
             Lead::Browser { opera, .. }
                 if platform && (opera || engine || internet_explorer(&ua[comment])) =>
@@ -320,7 +325,6 @@ impl Marks {
             }
             _ => None,
         };
-        frame
     }
 }
 
@@ -335,6 +339,14 @@ fn internet_explorer(comment: &str) -> bool {
 }
 
 impl Frame {
+    /// A frame of no kind yet, with where `ua`'s phone model stands.
+    pub(crate) fn device_only(ua: &str) -> Frame {
+        Frame {
+            device: device(ua),
+            ..Frame::default()
+        }
+    }
+
     /// Whether `at` lies in the device's name.
     pub(crate) fn in_device(&self, at: &Range<usize>) -> bool {
         self.device

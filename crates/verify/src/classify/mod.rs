@@ -779,7 +779,8 @@ impl Classifier {
                 return Answer::bot(bot, Source::Extra(i));
             }
         }
-        let frame = self.frame(ua);
+        // The model first; the frame's kind only for the steps that weigh it.
+        let mut frame = Frame::device_only(ua);
         let uap = self
             .uap
             .extract(ua)
@@ -792,7 +793,6 @@ impl Classifier {
         if let Some(bot) = self.token(ua, &frame) {
             return Answer::bot(bot, Source::RobotsToken);
         }
-        let framed = frame.kind.is_some();
         if let Some((i, family)) = &uap {
             match uap::family_kind(family) {
                 Some(FamilyKind::Library) => {
@@ -804,6 +804,8 @@ impl Classifier {
                 None => {}
             }
         }
+        self.read_kind(ua, &mut frame);
+        let framed = frame.kind.is_some();
         if !framed && self.spider_device(ua) {
             return self.unregistered(ua, &frame, BotKind::Crawler, Source::SpiderDevice);
         }
@@ -840,7 +842,14 @@ impl Classifier {
     /// The frame of `ua` ([`Frame`]); an app's frame only when its first
     /// product's name is not a bot's or a library's.
     fn frame(&self, ua: &str) -> Frame {
-        let mut frame = self.marks.frame(ua);
+        let mut frame = Frame::device_only(ua);
+        self.read_kind(ua, &mut frame);
+        frame
+    }
+
+    /// Reads the kind of `ua`'s frame into `frame` ([`Classifier::frame`]).
+    fn read_kind(&self, ua: &str, frame: &mut Frame) {
+        self.marks.read_kind(ua, frame);
         if frame.kind == Some(FrameKind::App)
             && frame
                 .first_name
@@ -849,7 +858,6 @@ impl Classifier {
         {
             frame.kind = None;
         }
-        frame
     }
 
     /// The registered bot whose robots token `ua` holds, but in a phone's
