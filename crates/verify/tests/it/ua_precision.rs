@@ -8,9 +8,9 @@
 //! | uap-core tests, browser families | tuning, browsers | `../shared/corpus/ua/` (Apache-2.0) |
 //! | `testdata/conformance/ua-browsers.txt` | tuning, browsers | written for botwarden |
 //! | device-detector fixtures, browsers; apps | tuning, browsers | PyPI `device-detector` 6.5.1, Matomo's fixtures (LGPL-3.0) |
+//! | woothee testsets, browsers | tuning, browsers (held out until its first reading) | npm `woothee` 1.11.1 (Apache-2.0) |
 //! | crawler-user-agents, arcjet, uap-core `Spider` | tuning, crawlers | `../shared/corpus/ua/derived/` (MIT, MIT, Apache-2.0) |
 //! | Crawler-Detect devices | held out, browsers | PyPI `crawlerdetect` 0.4.2 (MIT) |
-//! | woothee testsets, browsers | held out, browsers | npm `woothee` 1.11.1 (Apache-2.0) |
 //! | fake-useragent | held out, browsers | PyPI `fake-useragent` 2.2.0 (Apache-2.0) |
 //! | intoli user-agents | held out, browsers | npm `user-agents` 2.1.198 (BSD-2-Clause) |
 //! | top-user-agents | held out, browsers | npm `top-user-agents` 2.1.138 (MIT) |
@@ -369,7 +369,7 @@ fn lists_kept_apart() {
         if list.role == Role::HeldOut {
             match list.class {
                 Class::Browsers if share > BROWSER_CEILING => {
-                    failures.push(format!("{}: {share:.2} % of browsers are bots", list.name))
+                    failures.push(format!("{}: {share:.2} % of browsers are bots", list.name));
                 }
                 Class::Crawlers if share < RECALL_FLOOR => {
                     failures.push(format!("{}: recall {share:.2} %", list.name));
