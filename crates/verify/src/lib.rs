@@ -67,8 +67,8 @@ mod yaml;
 pub use atomic::{parent_dir, sync_dir, unique_suffix, write_atomic};
 pub use classify::{
     BotKind, BotRef, CRAWLER_CATEGORY, Classification, ClassificationJson, Classifier,
-    ClassifierBot, Explanation, LIBRARY_CATEGORY, MAX_CACHED_LEN, Shape, Source, UAP_CORE_REGEXES,
-    UAP_CORE_VERSION, UaPattern,
+    ClassifierBot, Explanation, LIBRARY_CATEGORY, MAX_CACHED_LEN, SCANNER_CATEGORY, Shape, Source,
+    UAP_CORE_REGEXES, UAP_CORE_VERSION, UaPattern,
 };
 pub use dns::{
     CacheStats, Clock, DnsConfig, DnsFailure, DnsStats, FailReason, Fcrdns, FcrdnsChecker,

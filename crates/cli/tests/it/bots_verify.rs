@@ -280,7 +280,7 @@ fn classify_explains_which_step_decided() {
     );
     let doc: Value = serde_json::from_str(stdout.trim()).unwrap();
     assert_eq!(doc["bot"], Value::Null);
-    assert_eq!(doc["category"], "crawler");
+    assert_eq!(doc["category"], "scanner");
     assert_eq!(doc["kind"], "security");
     assert_eq!(doc["explanation"]["layer"], "vocabulary");
     assert_eq!(doc["explanation"]["kind_word"], "sqlmap");

@@ -194,8 +194,8 @@ pub struct BotRow {
     /// The bot's registry name, or its User-Agent family when it is not
     /// registered.
     pub bot: String,
-    /// Its category (`search`, `ai-training`, …, or `crawler` when it is
-    /// not registered).
+    /// Its category (`search`, `ai-training`, …, or `crawler`, `library`
+    /// or `scanner` when it is not registered).
     pub category: Option<String>,
     /// The verdict kind.
     pub verdict: String,

@@ -49,10 +49,18 @@ impl Classifier {
     pub fn explain<'s>(&'s self, ua: &str) -> Explanation<'s> {
         let answer = self.decide(ua, true);
         let classification = self.resolve(answer);
+        let frame = self.frame(ua);
         let (layer, rule) = match answer.source {
             None if !self.passes_prefilter(ua) => (
                 "prefilter",
                 "no bot literal, and a browser's shape".to_owned(),
+            ),
+            None if frame.kind.is_some() => (
+                "none",
+                "a literal of some step, but no step answers, and a browser's or app's frame, \
+                 where words of apps' names, the public list and uap-core's Spider device do \
+                 not count"
+                    .to_owned(),
             ),
             None => (
                 "none",
@@ -86,6 +94,7 @@ impl Classifier {
                 let token = self
                     .tokens
                     .find_at(ua)
+                    .filter(|(_, at)| !frame.in_device(at))
                     .map(|(_, at)| &ua[at])
                     .unwrap_or_default();
                 ("robots token", format!("'{token}'"))
@@ -103,7 +112,7 @@ impl Classifier {
                 ("known client", format!("the name '{name}'"))
             }
             Some(Source::Vocabulary) => {
-                let rule = match self.vocab.marking(ua) {
+                let rule = match self.vocab.marking(ua, &frame) {
                     Some(found) => format!(
                         "product token '{}' holds '{}'",
                         token_around(ua, found.start, found.end),
@@ -114,7 +123,7 @@ impl Classifier {
                 ("vocabulary", rule)
             }
             Some(Source::ContactUrl) => {
-                let at = self.rules.url_at(ua).unwrap_or(0);
+                let at = self.rules.url_at(ua, &frame).unwrap_or(0);
                 ("contact", format!("the URL '{}'", token_around(ua, at, at)))
             }
             Some(Source::ContactEmail) => {
@@ -132,7 +141,7 @@ impl Classifier {
             Some(Source::Structure(s)) => ("structure", format!("no browser shape ({s})")),
         };
         let kind_word = classification.kind.and_then(|kind| {
-            let (word_kind, found) = self.vocab.kind(ua)?;
+            let (word_kind, found) = self.vocab.kind(ua, &frame)?;
             (word_kind == kind).then(|| ua[found.start..found.end].to_owned())
         });
         Explanation {

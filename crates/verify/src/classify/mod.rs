@@ -3,6 +3,7 @@
 //! described in `classify.md`, the documentation of [`Classifier`].
 
 mod explain;
+mod frame;
 mod json;
 mod kind;
 mod literals;
@@ -23,6 +24,7 @@ use regex_syntax::hir::Hir;
 use ua_parser::device;
 
 use crate::Error;
+use frame::{Frame, FrameKind, Marks};
 use literals::Set;
 use prefilter::{Prefilter, PrefilterBuilder};
 use rules::Rules;
@@ -43,6 +45,11 @@ pub const CRAWLER_CATEGORY: &str = "crawler";
 
 /// The category of an HTTP library or command-line tool.
 pub const LIBRARY_CATEGORY: &str = "library";
+
+/// The category of a security scanner, fuzzer or attack tool, and of a
+/// User-Agent that carries injected code (kind [`BotKind::Security`]):
+/// automated clients, but not crawlers.
+pub const SCANNER_CATEGORY: &str = "scanner";
 
 /// The device family uap-core gives crawlers.
 const SPIDER: &str = "Spider";
@@ -156,16 +163,18 @@ pub struct BotRef<'c> {
 pub struct Classification<'c> {
     /// The registered bot, if it names one.
     pub bot: Option<BotRef<'c>>,
-    /// The registered bot's category, or [`CRAWLER_CATEGORY`] or
-    /// [`LIBRARY_CATEGORY`] for an unregistered client, or `None` for a
-    /// browser or app (or a registered bot without a category).
+    /// The registered bot's category, or [`CRAWLER_CATEGORY`],
+    /// [`LIBRARY_CATEGORY`] or [`SCANNER_CATEGORY`] for an unregistered
+    /// client, or `None` for a browser or app (or a registered bot without a
+    /// category).
     pub category: Option<&'c str>,
     /// How it was recognised; `None` when it is not a bot.
     pub source: Option<Source>,
     /// The kind of an unregistered bot (always set for one, `None` for a
     /// registered bot and for a browser or app). Its category is
-    /// [`LIBRARY_CATEGORY`] for [`BotKind::Library`] and
-    /// [`CRAWLER_CATEGORY`] for every other kind.
+    /// [`LIBRARY_CATEGORY`] for [`BotKind::Library`], [`SCANNER_CATEGORY`]
+    /// for [`BotKind::Security`] and [`CRAWLER_CATEGORY`] for every other
+    /// kind.
     pub kind: Option<BotKind>,
 }
 
@@ -178,8 +187,8 @@ impl Classification<'_> {
         kind: None,
     };
 
-    /// Whether the User-Agent is a bot's, registered or not (a crawler or a
-    /// library).
+    /// Whether the User-Agent is a bot's, registered or not (a crawler, a
+    /// library or a scanner).
     pub fn is_bot(&self) -> bool {
         self.source.is_some()
     }
@@ -234,6 +243,8 @@ pub struct Classifier {
     rules: Rules,
     vocab: Vocabulary,
     public: PublicList,
+    /// Platforms, engines and phones' marks, for frames.
+    marks: Marks,
     /// The extras' regexes, for explanations.
     extra_regexes: Vec<String>,
     /// The literals of the device parsers that give `Spider`; `None`
@@ -327,6 +338,16 @@ fn family_is_group(replacement: Option<&str>, groups: usize) -> bool {
         Some(r) => r == "$1",
         None => groups >= 1,
     }
+}
+
+/// Whether a family that uap-core read from `ua` is only a phone's model
+/// (`Mozilla/5.0 (Linux; Android 7.0; M bot 60 Build/NRD90M) …`).
+fn in_device(ua: &str, frame: &Frame, family: &str) -> bool {
+    let Some(device) = &frame.device else {
+        return false;
+    };
+    let family = family.trim().to_ascii_lowercase();
+    !family.is_empty() && ua[device.clone()].to_ascii_lowercase().contains(&family)
 }
 
 /// Bots by name, as indices into the classifier's bots.
@@ -637,6 +658,7 @@ impl Classifier {
             rules: Rules::new().map_err(automaton)?,
             vocab: Vocabulary::new().map_err(automaton)?,
             public: PublicList::new().map_err(automaton)?,
+            marks: Marks::new().map_err(automaton)?,
             extra_regexes: extras.iter().map(|e| e.regex.clone()).collect(),
             spider_prefilter: spider.build().map_err(automaton)?,
             spider_parsers,
@@ -757,75 +779,116 @@ impl Classifier {
                 return Answer::bot(bot, Source::Extra(i));
             }
         }
-        let uap = self.uap.extract(ua);
+        // The model first; the frame's kind only for the steps that weigh it.
+        let mut frame = Frame::device_only(ua);
+        let uap = self
+            .uap
+            .extract(ua)
+            .filter(|(_, family)| !in_device(ua, &frame, family));
         if let Some((i, family)) = &uap
             && let Some(bot) = self.registered(family)
         {
             return Answer::bot(bot, Source::UapFamily(*i));
         }
-        if let Some(bot) = self.tokens.find(ua) {
+        if let Some(bot) = self.token(ua, &frame) {
             return Answer::bot(bot, Source::RobotsToken);
         }
         if let Some((i, family)) = &uap {
             match uap::family_kind(family) {
                 Some(FamilyKind::Library) => {
-                    return self.unregistered(ua, BotKind::Library, Source::UapLibrary(*i));
+                    return self.unregistered(ua, &frame, BotKind::Library, Source::UapLibrary(*i));
                 }
                 Some(FamilyKind::Crawler) => {
-                    return self.unregistered(ua, BotKind::Crawler, Source::UapCrawler(*i));
+                    return self.unregistered(ua, &frame, BotKind::Crawler, Source::UapCrawler(*i));
                 }
                 None => {}
             }
         }
-        if self.spider_device(ua) {
-            return self.unregistered(ua, BotKind::Crawler, Source::SpiderDevice);
+        self.read_kind(ua, &mut frame);
+        let framed = frame.kind.is_some();
+        if !framed && self.spider_device(ua) {
+            return self.unregistered(ua, &frame, BotKind::Crawler, Source::SpiderDevice);
         }
-        if let Some(kind) = self.rules.name(ua) {
-            return self.unregistered(ua, kind.into(), Source::KnownClient);
+        if let Some((kind, at)) = self.rules.name_at(ua)
+            && !frame.in_device(&at)
+            && !(framed && kind == FamilyKind::Library)
+        {
+            return self.unregistered(ua, &frame, kind.into(), Source::KnownClient);
         }
-        if self.vocab.marking(ua).is_some() {
-            return self.unregistered(ua, BotKind::UnknownBot, Source::Vocabulary);
+        if self.vocab.marking(ua, &frame).is_some() {
+            return self.unregistered(ua, &frame, BotKind::UnknownBot, Source::Vocabulary);
         }
-        if self.rules.url(ua) {
-            return self.unregistered(ua, BotKind::UnknownBot, Source::ContactUrl);
+        if self.rules.url_at(ua, &frame).is_some() {
+            return self.unregistered(ua, &frame, BotKind::UnknownBot, Source::ContactUrl);
         }
-        if rules::email(ua).is_some() {
-            return self.unregistered(ua, BotKind::UnknownBot, Source::ContactEmail);
+        if rules::email(ua).is_some_and(|at| !frame.in_device(&at)) {
+            return self.unregistered(ua, &frame, BotKind::UnknownBot, Source::ContactEmail);
         }
-        if rules::domain(ua).is_some() {
-            return self.unregistered(ua, BotKind::UnknownBot, Source::ContactDomain);
+        if rules::domain(ua).is_some_and(|at| !frame.in_device(&at)) {
+            return self.unregistered(ua, &frame, BotKind::UnknownBot, Source::ContactDomain);
         }
-        self.last_steps(ua)
+        let answer = self.structure(ua);
+        if answer.source.is_some() || framed {
+            // The public list's patterns name apps too (`Viber`, `Fluid`):
+            // only a User-Agent without a browser's or app's frame counts.
+            return answer;
+        }
+        match self.public.find(ua) {
+            Some(i) => self.unregistered(ua, &frame, BotKind::UnknownBot, Source::PublicList(i)),
+            None => Answer::NOT_A_BOT,
+        }
+    }
+
+    /// The frame of `ua` ([`Frame`]); an app's frame only when its first
+    /// product's name is not a bot's or a library's.
+    fn frame(&self, ua: &str) -> Frame {
+        let mut frame = Frame::device_only(ua);
+        self.read_kind(ua, &mut frame);
+        frame
+    }
+
+    /// Reads the kind of `ua`'s frame into `frame` ([`Classifier::frame`]).
+    fn read_kind(&self, ua: &str, frame: &mut Frame) {
+        self.marks.read_kind(ua, frame);
+        if frame.kind == Some(FrameKind::App)
+            && frame
+                .first_name
+                .as_ref()
+                .is_some_and(|name| self.vocab.names_a_bot(&ua[name.clone()]))
+        {
+            frame.kind = None;
+        }
+    }
+
+    /// The registered bot whose robots token `ua` holds, but in a phone's
+    /// model.
+    fn token(&self, ua: &str, frame: &Frame) -> Option<u32> {
+        self.tokens
+            .find_at(ua)
+            .filter(|(_, at)| !frame.in_device(at))
+            .map(|(bot, _)| bot)
     }
 
     /// The answer of the last step: a User-Agent without a browser's shape
     /// is an unregistered bot's.
     fn structure(&self, ua: &str) -> Answer {
         match shape::not_a_browser(ua) {
-            Some(s) => self.unregistered(ua, BotKind::UnknownBot, Source::Structure(s)),
-            None => Answer::NOT_A_BOT,
-        }
-    }
-
-    /// The answer of the last steps, for a User-Agent that passed the
-    /// prefilter: the structure, then the public list.
-    fn last_steps(&self, ua: &str) -> Answer {
-        let answer = self.structure(ua);
-        if answer.source.is_some() {
-            return answer;
-        }
-        match self.public.find(ua) {
-            Some(i) => self.unregistered(ua, BotKind::UnknownBot, Source::PublicList(i)),
+            Some(s) => self.unregistered(
+                ua,
+                &Frame::default(),
+                BotKind::UnknownBot,
+                Source::Structure(s),
+            ),
             None => Answer::NOT_A_BOT,
         }
     }
 
     /// An unregistered bot found by `source`: a library stays one, any
     /// other takes the kind its words tell, or else `default`.
-    fn unregistered(&self, ua: &str, default: BotKind, source: Source) -> Answer {
+    fn unregistered(&self, ua: &str, frame: &Frame, default: BotKind, source: Source) -> Answer {
         let kind = match default {
             BotKind::Library => BotKind::Library,
-            _ => self.vocab.kind(ua).map_or(default, |(k, _)| k),
+            _ => self.vocab.kind(ua, frame).map_or(default, |(k, _)| k),
         };
         Answer {
             bot: None,
@@ -862,6 +925,7 @@ impl Classifier {
             category: match (bot, answer.kind) {
                 (Some((_, b)), _) => b.category.as_deref(),
                 (None, Some(BotKind::Library)) => Some(LIBRARY_CATEGORY),
+                (None, Some(BotKind::Security)) => Some(SCANNER_CATEGORY),
                 (None, Some(_)) => Some(CRAWLER_CATEGORY),
                 (None, None) => None,
             },

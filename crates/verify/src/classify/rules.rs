@@ -4,6 +4,7 @@
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, MatchKind};
 
+use super::frame::Frame;
 use super::literals::Set;
 use super::tokens::Tokens;
 use super::uap::FamilyKind;
@@ -88,6 +89,7 @@ impl Rules {
     }
 
     /// A library's or tool's name in `ua`.
+    #[cfg(test)]
     pub(crate) fn name(&self, ua: &str) -> Option<FamilyKind> {
         self.name_at(ua).map(|(k, _)| k)
     }
@@ -105,14 +107,18 @@ impl Rules {
     }
 
     /// Whether `ua` holds a URL.
+    #[cfg(test)]
     pub(crate) fn url(&self, ua: &str) -> bool {
         self.urls.is_match(ua)
     }
 
-    /// The URL mark in `ua` (`http://`, `https://`, `www.`) and where it
-    /// starts.
-    pub(crate) fn url_at(&self, ua: &str) -> Option<usize> {
-        self.urls.find(ua).map(|m| m.start())
+    /// Where the first URL mark of `ua` (`http://`, `https://`, `www.`)
+    /// outside a phone's model starts.
+    pub(crate) fn url_at(&self, ua: &str, frame: &Frame) -> Option<usize> {
+        self.urls
+            .find_iter(ua)
+            .find(|m| !frame.in_device(&m.range()))
+            .map(|m| m.start())
     }
 }
 

@@ -11,6 +11,8 @@
 
 use std::fmt;
 
+use super::frame::{PHONE_MARKS, PLATFORMS};
+
 /// Why a User-Agent has no browser's shape.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 #[non_exhaustive]
@@ -135,7 +137,15 @@ const BROWSER_MARKS: &[&str] = &[
 ];
 
 fn has_browser_mark(ua: &str) -> bool {
-    BROWSER_MARKS.iter().any(|m| ua.contains(m))
+    BROWSER_MARKS
+        .iter()
+        .chain(PLATFORMS)
+        .chain(PHONE_MARKS)
+        .any(|m| ua.contains(m))
+        || ua
+            .as_bytes()
+            .windows(b"browser".len())
+            .any(|w| w.eq_ignore_ascii_case(b"browser"))
 }
 
 /// Why `ua` has no browser's or app's shape, or `None` when it has one.
@@ -159,9 +169,9 @@ pub(crate) fn not_a_browser(ua: &str) -> Option<Shape> {
         (true, false) if !ua.contains('(') => Shape::NoProduct,
         _ => return None,
     };
-    // Old phones' browsers and apps (`HTC-HD7/UCWEB2.7.0.223/47/355`,
+    // Old phones' browsers and apps, and devices' names (`iPhone12`,
     // `Android 2.3.6; 10; samsung; GT-I8160P`).
-    (shape == Shape::SingleWord || !has_browser_mark(ua)).then_some(shape)
+    (!has_browser_mark(ua)).then_some(shape)
 }
 
 fn strip_prefix_ignore_case<'a>(s: &'a str, prefix: &str) -> Option<&'a str> {

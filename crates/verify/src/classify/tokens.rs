@@ -45,6 +45,7 @@ impl Tokens {
     }
 
     /// The bot whose token the User-Agent contains, by the rules above.
+    #[cfg(test)]
     pub(crate) fn find(&self, ua: &str) -> Option<u32> {
         self.find_at(ua).map(|(bot, _)| bot)
     }

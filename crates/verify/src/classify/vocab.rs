@@ -8,6 +8,7 @@
 
 use aho_corasick::{AhoCorasick, AhoCorasickBuilder, AhoCorasickKind, MatchKind};
 
+use super::frame::Frame;
 use super::kind::BotKind;
 use super::literals::Set;
 
@@ -71,6 +72,8 @@ pub(crate) const WORDS: &[Word] = &[
     w("${", Any, Security, true),
     w("../", Any, Security, true),
     w("/etc/passwd", Any, Security, true),
+    w("/.env", Any, Security, true),
+    w("/.git/", Any, Security, true),
     w("() {", Any, Security, true),
     w("xp_cmdshell", Any, Security, true),
     w("information_schema", Any, Security, true),
@@ -86,6 +89,7 @@ pub(crate) const WORDS: &[Word] = &[
     w("nuclei", Any, Security, true),
     w("nmap", Start, Security, true),
     w("zgrab", Any, Security, true),
+    w("masscan", Any, Security, true),
     w("buster", Any, Security, true),
     w("dirb", Start, Security, true),
     w("fuzz", Any, Security, true),
@@ -355,13 +359,39 @@ pub(crate) const WORDS: &[Word] = &[
     w("webdriver", Any, UnknownBot, true),
     w("cypress", Any, UnknownBot, true),
     w("splash", Any, UnknownBot, true),
-    w("proxy", Any, UnknownBot, true),
+    w("proxy", End, UnknownBot, true),
     w("abuse", Any, UnknownBot, true),
     w("automat", Any, UnknownBot, true),
     w("workflow", Any, UnknownBot, true),
     w("zapier", Any, UnknownBot, true),
     w("ifttt", Any, UnknownBot, true),
     w("agent", End, UnknownBot, true),
+];
+
+/// Marking words that apps' names hold too (`Flipboard/4.3`,
+/// `SogouMobileBrowser/5.6`, `AndroidDownloadManager/9 (Linux; U; Android
+/// 9; …)`, `QQDownload 691`, `UCMini/10.9 (SpeedMode; Proxy; …)`, a smart
+/// TV's `VIDAA/5.0(MAJESTIC;SmartTV;…)`, the `Cursor/0.42` editor): they
+/// mark a bot
+/// only in a User-Agent without a browser's or app's frame
+/// ([`Frame`](super::frame::Frame)). So do the words of HTTP libraries,
+/// which apps are built on (`Podcast/1.0 (…; Android 10) OkHttp/4.9`,
+/// `NCSA_Mosaic/2.7 (X11; Linux) libwww/2.12`, `Postman/10.20 … Electron`).
+pub(crate) const WEAK: &[&str] = &[
+    "cursor/",
+    "majestic",
+    "flipboard",
+    "feed",
+    "rss",
+    "newsblur",
+    "inoreader",
+    "netnewswire",
+    "miniflux",
+    "syndicat",
+    "blogtrottr",
+    "download",
+    "sogou",
+    "proxy",
 ];
 
 /// A word found in a User-Agent: its index in [`WORDS`], and where.
@@ -391,10 +421,20 @@ fn excepted(text: &str, bytes: &[u8], start: usize, end: usize) -> bool {
         // Cubot phones; the camera scanner apps.
         "bot" => before("cu"),
         "scan" => before("cam"),
-        // URLs are the contact rule's; `HTTPS` alone is a protocol.
-        "http" => after("://") || after("s"),
-        // Lynx's own library (`Lynx/2.8.9rel.1 libwww-FM/2.14`).
-        "libwww" => after("-FM"),
+        // URLs are the contact rule's; `HTTP` and `HTTPS` alone are the
+        // protocol (`WAP Browser/MAUI (HTTP PGDL;HTTPS)`), not a library's
+        // name (`HttpClient`, `http.rb`, `Go-http-client`).
+        "http" => {
+            after("://")
+                || after("s")
+                || bytes
+                    .get(end)
+                    .is_none_or(|b| !(b.is_ascii_alphabetic() || b"-_.%".contains(b)))
+        }
+        // CERN's library of the first browsers (`amaya/9.51 libwww/5.4.0`,
+        // `NCSA_Mosaic/2.7b5 (X11; …) libwww/2.12`) and Lynx's
+        // (`Lynx/2.8.9rel.1 libwww-FM/2.14`); not `libwww-perl`.
+        "libwww" => after("/") || after("-FM"),
         // Old phones' Java runtimes (`Java/ASVM/1.1 Profile/MIDP-2.1`).
         "java/" => contains(bytes, b"MIDP"),
         // App builds (`clientidbase=android-google`).
@@ -415,6 +455,9 @@ fn contains(haystack: &[u8], needle: &[u8]) -> bool {
 /// The vocabulary, compiled.
 pub(crate) struct Vocabulary {
     automaton: AhoCorasick,
+    /// By word: whether it marks a bot only outside a browser's or app's
+    /// frame (a library's word, or one of [`WEAK`]).
+    weak: Vec<bool>,
 }
 
 impl Vocabulary {
@@ -424,7 +467,11 @@ impl Vocabulary {
             .match_kind(MatchKind::Standard)
             .kind(Some(AhoCorasickKind::ContiguousNFA))
             .build(WORDS.iter().map(|w| w.text))?;
-        Ok(Self { automaton })
+        let weak = WORDS
+            .iter()
+            .map(|w| w.kind == BotKind::Library || WEAK.contains(&w.text))
+            .collect();
+        Ok(Self { automaton, weak })
     }
 
     /// The words (lower case) one of which a User-Agent must hold to be
@@ -472,14 +519,30 @@ impl Vocabulary {
             })
     }
 
-    /// The first word (by position) that marks a bot.
-    pub(crate) fn marking(&self, ua: &str) -> Option<Found> {
-        self.found(ua).find(|f| WORDS[f.word].marks)
+    /// The first word (by position) that marks a bot in this frame: not in
+    /// a phone's model, and not a weak word in a browser's or app's frame.
+    pub(crate) fn marking(&self, ua: &str, frame: &Frame) -> Option<Found> {
+        self.found(ua).find(|f| {
+            WORDS[f.word].marks
+                && !frame.in_device(&(f.start..f.end))
+                && !(frame.kind.is_some() && self.weak[f.word])
+        })
     }
 
-    /// The kind the words tell: that of the word listed first.
-    pub(crate) fn kind(&self, ua: &str) -> Option<(BotKind, Found)> {
+    /// Whether `text` holds a word that marks a bot even in an app's
+    /// frame: a bot's or a library's (an app's own name holds neither).
+    pub(crate) fn names_a_bot(&self, text: &str) -> bool {
+        self.found(text).any(|f| {
+            let word = WORDS[f.word];
+            word.marks && (word.kind == BotKind::Library || !self.weak[f.word])
+        })
+    }
+
+    /// The kind the words tell (but those of a phone's model): that of
+    /// the word listed first.
+    pub(crate) fn kind(&self, ua: &str, frame: &Frame) -> Option<(BotKind, Found)> {
         self.found(ua)
+            .filter(|f| !frame.in_device(&(f.start..f.end)))
             .min_by_key(|f| f.word)
             .map(|f| (WORDS[f.word].kind, f))
     }
@@ -509,7 +572,7 @@ mod tests {
 
     fn marking(ua: &str) -> Option<&'static str> {
         let v = Vocabulary::new().unwrap();
-        v.marking(ua).map(|f| WORDS[f.word].text)
+        v.marking(ua, &Frame::default()).map(|f| WORDS[f.word].text)
     }
 
     #[test]
@@ -531,7 +594,7 @@ mod tests {
     #[test]
     fn kinds_follow_the_list_order() {
         let v = Vocabulary::new().unwrap();
-        let kind = |ua: &str| v.kind(ua).map(|(k, _)| k);
+        let kind = |ua: &str| v.kind(ua, &Frame::default()).map(|(k, _)| k);
         assert_eq!(kind("Pingdom.com_bot_version_1.4"), Some(Monitor));
         assert_eq!(kind("FeedFetcher-Google"), Some(Feed));
         assert_eq!(kind("SiteAuditBot/0.97"), Some(Seo));

@@ -15,7 +15,7 @@ use std::path::Path;
 
 use botwarden_verify::{
     BotKind, CRAWLER_CATEGORY, Classification, Classifier, ClassifierBot, Error, LIBRARY_CATEGORY,
-    Shape, Source, UAP_CORE_REGEXES, UAP_CORE_VERSION, UaPattern,
+    SCANNER_CATEGORY, Shape, Source, UAP_CORE_REGEXES, UAP_CORE_VERSION, UaPattern,
 };
 
 use crate::ua_corpus::{
@@ -173,10 +173,10 @@ fn kinds_of_unregistered_bots() {
         let got = c.classify(ua);
         assert!(got.bot.is_none(), "{ua}: {got:?}");
         assert_eq!(got.kind, Some(kind), "{ua}: {got:?}");
-        let category = if kind == BotKind::Library {
-            LIBRARY_CATEGORY
-        } else {
-            CRAWLER_CATEGORY
+        let category = match kind {
+            BotKind::Library => LIBRARY_CATEGORY,
+            BotKind::Security => SCANNER_CATEGORY,
+            _ => CRAWLER_CATEGORY,
         };
         assert_eq!(got.category, Some(category), "{ua}");
     }
@@ -223,6 +223,89 @@ fn explanations_name_the_step_and_the_rule() {
         "{e}"
     );
     assert_eq!(e.classification, c.classify("curl/8.5.0"));
+}
+
+#[test]
+fn in_a_browser_frame_only_a_crawler_s_own_evidence_counts() {
+    let c = classifier();
+    let bot = |ua: &str| {
+        let got = c.classify(ua);
+        (got.is_bot(), got.kind)
+    };
+    // An app's name added to a browser's User-Agent is an in-app browser's,
+    // even when a public pattern or an app-like word holds it.
+    for ua in [
+        "Mozilla/5.0 (Linux; Android 12; SM-G991B Build/SP1A.210812.016; wv) AppleWebKit/537.36 \
+         (KHTML, like Gecko) Version/4.0 Chrome/110.0.5481.153 Mobile Safari/537.36 Viber/19.3.0.0",
+        "Mozilla/5.0 (iPhone; CPU iPhone OS 16_0 like Mac OS X) AppleWebKit/605.1.15 (KHTML, like \
+         Gecko) Mobile/15E148 Flipboard/4.3.2",
+        "Mozilla/5.0 (Macintosh; Intel Mac OS X 10_15_7) AppleWebKit/537.36 (KHTML, like Gecko) \
+         Postman/10.20.0 Chrome/114.0.5735.289 Electron/25.8.4 Safari/537.36",
+        // A phone's model is named freely.
+        "Mozilla/5.0 (Linux; Android 7.0; M bot 60 Build/NRD90M) AppleWebKit/537.36 (KHTML, like \
+         Gecko) Chrome/58.0.3029.83 Mobile Safari/537.36",
+        // An app built on a library, an old browser naming its platform.
+        "DS podcast/1.0.5 (be.standaard.audio; build:6; Android 10; Sdk:29) OkHttp/4.9.1",
+        "NCSA_Mosaic/2.7b5 (X11;Linux 2.6.7 i686) libwww/2.12 modified",
+        "Mozilla/3.0 (compatible; NetPositive/2.2.1; BeOS)",
+    ] {
+        assert_eq!(bot(ua), (false, None), "{ua}: {}", c.explain(ua));
+    }
+    // A crawler's own evidence counts in a browser's frame, but in a
+    // phone's model.
+    for (ua, kind) in [
+        (
+            "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) \
+             Chrome/120.0.0.0 Safari/537.36 (compatible; AcmeCrawler/1.0)",
+            BotKind::Crawler,
+        ),
+        (
+            "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) \
+             HeadlessChrome/120.0.0.0 Safari/537.36",
+            BotKind::UnknownBot,
+        ),
+        (
+            "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) \
+             Chrome/120.0.0.0 Safari/537.36 Acme/1.0 (+https://example.com/about)",
+            BotKind::UnknownBot,
+        ),
+        (
+            "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) \
+             Chrome/120.0.0.0 Safari/537.36' AND SLEEP(5) AND '1'='1",
+            BotKind::Security,
+        ),
+    ] {
+        assert_eq!(bot(ua), (true, Some(kind)), "{ua}: {}", c.explain(ua));
+    }
+    let googlebot = c.classify(
+        "Mozilla/5.0 (Linux; Android 7.0; M bot 60 Build/NRD90M) AppleWebKit/537.36 (KHTML, like \
+         Gecko) Chrome/58.0 Mobile Safari/537.36 (compatible; Googlebot/2.1; \
+         +http://www.google.com/bot.html)",
+    );
+    assert_eq!(bot_name(&googlebot), Some("Googlebot"));
+}
+
+#[test]
+fn scanners_and_attacks_are_not_crawlers() {
+    let c = classifier();
+    for ua in [
+        "sqlmap/1.7.2#stable (https://sqlmap.org)",
+        "Mozilla/5.00 (Nikto/2.5.0) (Evasions:None) (Test:Port Check)",
+        "Mozilla/5.0 (Windows NT 10.0; Win64; x64) AppleWebKit/537.36 (KHTML, like Gecko) \
+         Chrome/120.0.0.0 Safari/537.36 Nuclei - Open-source project (github.com/projectdiscovery/nuclei)",
+        "Mozilla/5.0 zgrab/0.x",
+        "masscan/1.3 (https://github.com/robertdavidgraham/masscan)",
+        "Mozilla/5.0 (X11; Linux x86_64) GET /.env HTTP/1.1",
+        "x' or '1'='1",
+    ] {
+        let got = c.classify(ua);
+        assert_eq!(
+            (got.kind, got.category),
+            (Some(BotKind::Security), Some(SCANNER_CATEGORY)),
+            "{ua}: {}",
+            c.explain(ua)
+        );
+    }
 }
 
 #[test]
@@ -580,33 +663,12 @@ pub(crate) fn browsers(shared: &Path) -> Vec<Case> {
 }
 
 /// Browser User-Agents classified as bots on purpose, with the reason.
-pub(crate) const BROWSER_EXCEPTIONS: &[(&str, &str)] = &[
-    (
-        "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko; Google Web Preview) \
+pub(crate) const BROWSER_EXCEPTIONS: &[(&str, &str)] = &[(
+    "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko; Google Web Preview) \
      Chrome/27.0 .1453 Safari/537.36.",
-        "Google Web Preview is Google's page-preview renderer, not a person's browser: uap-core's \
+    "Google Web Preview is Google's page-preview renderer, not a person's browser: uap-core's \
      device parsers call it Spider, though its browser family is Chrome",
-    ),
-    (
-        "Mozilla/5.0 (Linux; U; Android WP7; de-de; GT-S5830 - Forum: http://forumgalaxyace.fora24.pl \
-     Build/GRWK74; WP7 by maniaczek1111) AppleWebKit/533.1 (KHTML, like Gecko) Version/4.0 Mobile \
-     Safari/533.1",
-        "a hobbyist's firmware that puts its forum's URL in the device name: the contact-URL rule \
-     takes it for a crawler",
-    ),
-    (
-        "Mozilla/5.0 (Linux; U; Android 4.0.3; en-us; Ainol Novo 7 Aurora (TabletWarehouseUSA.com) \
-     Build/IML74K) AppleWebKit/534.30 (KHTML, like Gecko) Version/4.0 Safari/534.30",
-        "a reseller's firmware that puts its shop's domain in the device name: the contact-domain \
-     rule takes it for a bot",
-    ),
-    (
-        "Mozilla/5.0 (Linux; U; Android 2.2.2; http/1.0 500 died-http/1.0 500 died; Ucell \
-     Build/HuaweiU8800) AppleWebKit/534.30 (KHTML, like Gecko) Version/4.0 Mobile Safari/534.30",
-        "a firmware whose device name is an HTTP error line: the vocabulary takes `http/1.0` for an \
-     HTTP library's product",
-    ),
-];
+)];
 
 #[test]
 fn no_browser_is_a_bot() {
@@ -915,7 +977,7 @@ fn classification_json_is_one_object_with_its_fields_in_order() {
     let doc = botwarden_verify::ClassificationJson::new(ua, &class, None);
     let text = serde_json::to_string(&doc).expect("JSON");
     assert!(
-        text.starts_with(r#"{"bot":null,"category":"crawler","kind":"security","source":"#),
+        text.starts_with(r#"{"bot":null,"category":"scanner","kind":"security","source":"#),
         "{text}"
     );
     assert!(

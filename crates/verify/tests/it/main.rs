@@ -10,5 +10,6 @@ mod dns;
 mod published_ranges;
 mod registry;
 mod ua_corpus;
+mod ua_precision;
 mod verdicts;
 mod webbotauth;

@@ -42,8 +42,9 @@ pub(crate) enum BotsCommand {
     ///
     /// Prints `bot<TAB>category<TAB>user-agent` (`-` for none): a
     /// registered bot with its category, an unregistered bot with a
-    /// category only (`library`, or `crawler` for every other kind; JSON
-    /// also gives its kind), or `-<TAB>-` for browsers and apps.
+    /// category only (`library`, `scanner` for security scanners and
+    /// attacks, or `crawler` for every other kind; JSON also gives its
+    /// kind), or `-<TAB>-` for browsers and apps.
     /// `--explain` adds which step and rule decided.
     Classify(ClassifyArgs),
     /// Check or show the bot registry (the default one, plus your files).
