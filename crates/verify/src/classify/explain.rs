@@ -4,7 +4,7 @@
 use std::fmt;
 
 use super::vocab::{WORDS, token_around};
-use super::{Classification, Classifier, Source, rules};
+use super::{Classification, Classifier, Frame, Source, rules};
 
 /// Which step of the classification decided, and by which rule
 /// ([`Classifier::explain`]). Its `Display` is one line:
@@ -50,7 +50,27 @@ impl Classifier {
         let answer = self.decide(ua, true);
         let classification = self.resolve(answer);
         let frame = self.frame(ua);
-        let (layer, rule) = match answer.source {
+        let (layer, rule) = self.step_and_rule(ua, answer.source, &frame);
+        let kind_word = classification.kind.and_then(|kind| {
+            let (word_kind, found) = self.vocab.kind(ua, &frame)?;
+            (word_kind == kind).then(|| ua[found.start..found.end].to_owned())
+        });
+        Explanation {
+            classification,
+            layer,
+            rule,
+            kind_word,
+        }
+    }
+
+    /// The step that decided (`source`) and its rule, in words.
+    fn step_and_rule(
+        &self,
+        ua: &str,
+        source: Option<Source>,
+        frame: &Frame,
+    ) -> (&'static str, String) {
+        match source {
             None if !self.passes_prefilter(ua) => (
                 "prefilter",
                 "no bot literal, and a browser's shape".to_owned(),
@@ -80,7 +100,7 @@ impl Classifier {
             ),
             Some(Source::UapFamily(i) | Source::UapLibrary(i) | Source::UapCrawler(i)) => {
                 let family = self.uap_family(ua).unwrap_or_default();
-                let what = match answer.source {
+                let what = match source {
                     Some(Source::UapFamily(_)) => "a registered bot's name",
                     Some(Source::UapLibrary(_)) => "an HTTP library's or tool's",
                     _ => "a crawler's",
@@ -112,7 +132,7 @@ impl Classifier {
                 ("known client", format!("the name '{name}'"))
             }
             Some(Source::Vocabulary) => {
-                let rule = match self.vocab.marking(ua, &frame) {
+                let rule = match self.vocab.marking(ua, frame) {
                     Some(found) => format!(
                         "product token '{}' holds '{}'",
                         token_around(ua, found.start, found.end),
@@ -123,7 +143,7 @@ impl Classifier {
                 ("vocabulary", rule)
             }
             Some(Source::ContactUrl) => {
-                let at = self.rules.url_at(ua, &frame).unwrap_or(0);
+                let at = self.rules.url_at(ua, frame).unwrap_or(0);
                 ("contact", format!("the URL '{}'", token_around(ua, at, at)))
             }
             Some(Source::ContactEmail) => {
@@ -139,16 +159,6 @@ impl Classifier {
                 format!("crawler-user-agents pattern '{}'", self.public.pattern(i)),
             ),
             Some(Source::Structure(s)) => ("structure", format!("no browser shape ({s})")),
-        };
-        let kind_word = classification.kind.and_then(|kind| {
-            let (word_kind, found) = self.vocab.kind(ua, &frame)?;
-            (word_kind == kind).then(|| ua[found.start..found.end].to_owned())
-        });
-        Explanation {
-            classification,
-            layer,
-            rule,
-            kind_word,
         }
     }
 }
