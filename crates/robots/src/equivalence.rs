@@ -804,6 +804,11 @@ fn preferences(
     names: &[String],
     kept: &mut [usize; 2],
 ) {
+    // Most files state no preference: they are not compiled again.
+    let states = |f: &RobotsTxt| f.directives().any(|(_, d)| d.name.is_preference());
+    if !files.iter().any(|f| states(f)) {
+        return;
+    }
     let profile = &Profile::RFC9309;
     let [rb, ra] = files.map(|f| Robots::new(f, profile));
     let lines = rb.preference_lines().len() + ra.preference_lines().len();
