@@ -418,6 +418,13 @@ impl Fetcher {
         })
     }
 
+    /// Whether loopback and private addresses may be fetched (tests,
+    /// staging networks).
+    #[must_use]
+    pub fn allows_private(&self) -> bool {
+        self.guard.allow_private
+    }
+
     /// The limits this fetcher applies.
     #[must_use]
     pub fn limits(&self) -> &FetchLimits {

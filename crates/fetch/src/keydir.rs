@@ -14,8 +14,8 @@ use std::sync::{Arc, Mutex, PoisonError};
 use std::time::{Duration, Instant, SystemTime};
 
 use botwarden_verify::{
-    Agent, AgentCard, AgentKind, CardKeys, DirectorySignature, KeyRing, KeySet, RequestParts,
-    SignatureVerifier, check_directory_response,
+    Agent, AgentCard, AgentKind, CardKeys, DirectoryResponse, DirectorySignature, KeyRing, KeySet,
+    RequestParts, SignatureVerifier, check_directory_response,
 };
 use reqwest::header::{self, HeaderMap};
 use serde::Serialize;
@@ -47,8 +47,6 @@ pub struct KeyDirConfig {
     pub failure_ttl: Duration,
     /// The largest directory read: 64 KiB.
     pub max_bytes: usize,
-    /// The most redirects followed: 3.
-    pub max_redirects: u32,
     /// How many directories are kept at most; past that, expired ones are
     /// dropped, and if none has expired the new one is not kept (counted).
     pub max_entries: usize,
@@ -64,7 +62,6 @@ impl Default for KeyDirConfig {
             default_ttl: Duration::from_secs(3600),
             failure_ttl: Duration::from_secs(60),
             max_bytes: 64 * 1024,
-            max_redirects: 3,
             max_entries: 10_000,
             clock_skew: Duration::from_secs(60),
         }
@@ -463,19 +460,19 @@ impl KeyDirectories {
             .iter()
             .filter_map(|(n, v)| Some((n.as_str(), v.to_str().ok()?)))
             .collect();
-        let signature = check_directory_response(
-            &keys,
-            final_url,
-            got.status,
-            &headers,
-            SystemTime::now(),
-            self.config.clock_skew,
-        )
-        .map_err(|f| bad(format!("the directory response's signature: {f}")))?;
+        let response = DirectoryResponse {
+            url: final_url,
+            status: got.status,
+            headers: &headers,
+            body: &got.body,
+        };
+        let signature =
+            check_directory_response(&keys, &response, SystemTime::now(), self.config.clock_skew)
+                .map_err(|f| bad(format!("the directory response: {f}")))?;
         Ok((keys, signature, got.ttl))
     }
 
-    /// One GET, redirects followed, the body read up to the limit.
+    /// One GET (a redirect is an error), the body read up to the limit.
     async fn request(&self, url: &str) -> Result<Got, Error> {
         let limit = self.fetcher.limits().timeout;
         match tokio::time::timeout(limit, self.request_within(url)).await {
@@ -489,76 +486,73 @@ impl KeyDirectories {
 
     async fn request_within(&self, url: &str) -> Result<Got, Error> {
         self.fetches.fetch_add(1, Ordering::Relaxed);
-        let mut current = parse_url(url)?;
-        let mut redirects = 0;
-        loop {
-            check_scheme(&current)?;
-            self.fetcher.check_literal(&current)?;
-            let mut response = self
-                .fetcher
-                .client()
-                .get(current.clone())
-                .header(header::ACCEPT, ACCEPT)
-                .send()
-                .await
-                .map_err(|e| send_error(&current, &e))?;
-            let status = response.status().as_u16();
-            if matches!(status, 301 | 302 | 303 | 307 | 308) {
-                let next = header_str(response.headers(), header::LOCATION)
-                    .and_then(|l| current.join(&l).ok());
-                match next {
-                    Some(next) if redirects < self.config.max_redirects => {
-                        redirects += 1;
-                        current = next;
-                        continue;
-                    }
-                    Some(_) => {
-                        return Err(Error::TooManyRedirects {
-                            url: url.to_owned(),
-                            max: self.config.max_redirects,
-                        });
-                    }
-                    None => {
-                        return Err(Error::KeyDirectory {
-                            url: current.to_string(),
-                            message: format!("HTTP {status} without a usable Location"),
-                        });
-                    }
-                }
-            }
-            if status != 200 {
-                return Err(Error::KeyDirectory {
-                    url: current.to_string(),
-                    message: format!("HTTP {status}, not 200"),
-                });
-            }
-            let mut body = Vec::new();
-            while let Some(chunk) = response.chunk().await.map_err(|e| Error::Network {
+        let current = parse_url(url)?;
+        check_scheme(&current)?;
+        if current.scheme() != "https" && !self.fetcher.allows_private() {
+            // The protocol draft: a signature agent MUST be https. Plain
+            // http is let through with `allow_private`, for loopback tests
+            // and staging networks.
+            return Err(Error::KeyDirectory {
                 url: current.to_string(),
-                message: format!("reading the body: {}", chain(&e)),
-            })? {
-                if body.len() + chunk.len() > self.config.max_bytes {
-                    return Err(Error::KeyDirectory {
-                        url: current.to_string(),
-                        message: format!(
-                            "larger than {} bytes, the most a directory may be",
-                            self.config.max_bytes
-                        ),
-                    });
-                }
-                body.extend_from_slice(&chunk);
-            }
-            let headers = response.headers().clone();
-            let ttl = freshness(&headers, SystemTime::now(), &self.config);
-            return Ok(Got {
-                final_url: current,
-                status,
-                content_type: header_str(&headers, header::CONTENT_TYPE),
-                headers,
-                body,
-                ttl,
+                message: "not https; key directories are fetched over https only \
+                          (allow private addresses to fetch over http)"
+                    .to_owned(),
             });
         }
+        self.fetcher.check_literal(&current)?;
+        let mut response = self
+            .fetcher
+            .client()
+            .get(current.clone())
+            .header(header::ACCEPT, ACCEPT)
+            .send()
+            .await
+            .map_err(|e| send_error(&current, &e))?;
+        let status = response.status().as_u16();
+        if (300..400).contains(&status) {
+            // The protocol draft (-02 on): discovery MUST NOT follow
+            // redirects, so a moved directory is not the agent's.
+            let to = header_str(response.headers(), header::LOCATION)
+                .map_or_else(|| "nowhere".to_owned(), |l| format!("`{l}`"));
+            return Err(Error::KeyDirectory {
+                url: current.to_string(),
+                message: format!(
+                    "HTTP {status} redirecting to {to}; key directories are not followed across redirects"
+                ),
+            });
+        }
+        if status != 200 {
+            return Err(Error::KeyDirectory {
+                url: current.to_string(),
+                message: format!("HTTP {status}, not 200"),
+            });
+        }
+        let mut body = Vec::new();
+        while let Some(chunk) = response.chunk().await.map_err(|e| Error::Network {
+            url: current.to_string(),
+            message: format!("reading the body: {}", chain(&e)),
+        })? {
+            if body.len() + chunk.len() > self.config.max_bytes {
+                return Err(Error::KeyDirectory {
+                    url: current.to_string(),
+                    message: format!(
+                        "larger than {} bytes, the most a directory may be",
+                        self.config.max_bytes
+                    ),
+                });
+            }
+            body.extend_from_slice(&chunk);
+        }
+        let headers = response.headers().clone();
+        let ttl = freshness(&headers, SystemTime::now(), &self.config);
+        Ok(Got {
+            final_url: current,
+            status,
+            content_type: header_str(&headers, header::CONTENT_TYPE),
+            headers,
+            body,
+            ttl,
+        })
     }
 }
 
@@ -638,6 +632,7 @@ mod tests {
             reading: botwarden_verify::AgentReading::String,
             keys_url: keys_url.to_owned(),
             well_known: false,
+            ignored: None,
         }
     }
 

@@ -68,6 +68,9 @@ impl Default for WebBotAuthConfig {
 /// The operator's directory, as served.
 struct OwnDirectory {
     body: String,
+    /// The body's `Content-Digest` (SHA-256), sent with or without a
+    /// signature.
+    digest: String,
     signer: Option<Signer>,
     max_age: u64,
 }
@@ -152,6 +155,7 @@ impl WebBotAuth {
                     }
                 };
                 Some(OwnDirectory {
+                    digest: botwarden_verify::content_digest(body.as_bytes()),
                     body,
                     signer,
                     max_age: config.max_age,
@@ -319,6 +323,11 @@ impl WebBotAuth {
                     HeaderValue::from_str(&format!("max-age={}", own.max_age))
                         .unwrap_or_else(|_| HeaderValue::from_static("max-age=3600")),
                 ),
+                (
+                    HeaderName::from_static("content-digest"),
+                    HeaderValue::from_str(&own.digest)
+                        .unwrap_or_else(|_| HeaderValue::from_static("")),
+                ),
             ],
             own.body.clone(),
         )
@@ -330,7 +339,7 @@ impl WebBotAuth {
                 "{scheme}://{host}{}",
                 botwarden_verify::WELL_KNOWN_DIRECTORY
             );
-            match signer.sign_directory_response(&url, SystemTime::now()) {
+            match signer.sign_directory_response(&url, own.body.as_bytes(), SystemTime::now()) {
                 Ok(h) => {
                     let h_map = response.headers_mut();
                     for (name, value) in h.fields() {

@@ -90,10 +90,11 @@ pub use shared::{
 pub use verdict::{Evidence, Method, Verdict, VerdictJson};
 pub use verifier::{Claim, VerdictStats, Verifier, VerifierConfig};
 pub use webbotauth::{
-    Agent, AgentCard, AgentForm, AgentKind, AgentReading, CardKeys, DIRECTORY_MEDIA_TYPE,
-    DIRECTORY_TAG, DirectorySignature, KeyAlgorithm, KeyOwner, KeyRing, KeySet, MediaType,
-    PublicKey, RequestParts, SignatureCheck, SignatureConfig, SignatureEvidence, SignatureFailure,
-    SignatureHeaders, SignatureStats, SignatureVerifier, SignedVerdictJson, Signer,
-    WEB_BOT_AUTH_TAG, WELL_KNOWN_DIRECTORY, check_directory_response, ed25519_key, keys_url,
-    parse_agent_registry, verify_message_signature,
+    Agent, AgentCard, AgentForm, AgentKind, AgentReading, BodyDigest, CardKeys,
+    DIRECTORY_MEDIA_TYPE, DIRECTORY_TAG, DirectoryResponse, DirectorySignature, KeyAlgorithm,
+    KeyOwner, KeyRing, KeySet, MediaType, PublicKey, RequestParts, SignatureCheck, SignatureConfig,
+    SignatureEvidence, SignatureFailure, SignatureHeaders, SignatureStats, SignatureVerifier,
+    SignedVerdictJson, Signer, WEB_BOT_AUTH_TAG, WELL_KNOWN_DIRECTORY, check_content_digest,
+    check_directory_response, content_digest, ed25519_key, keys_url, parse_agent_registry,
+    verify_message_signature,
 };

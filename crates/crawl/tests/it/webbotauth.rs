@@ -213,19 +213,22 @@ async fn directory_server(
             return Reply::new(404);
         }
         c.fetch_add(1, Ordering::SeqCst);
+        let directory = signer.directory_json();
         let mut reply = Reply::new(200)
             .header("content-type", media_type)
             .header("cache-control", cache_control)
-            .body(signer.directory_json());
+            .body(directory.clone());
         if sign {
             let host = sign_for.unwrap_or(asked.host);
             let h = signer
                 .sign_directory_response(
                     &format!("http://{host}{WELL_KNOWN_DIRECTORY}"),
+                    directory.as_bytes(),
                     SystemTime::now(),
                 )
                 .expect("sign");
             reply = reply
+                .header("content-digest", h.content_digest.unwrap_or_default())
                 .header("signature-input", h.signature_input)
                 .header("signature", h.signature);
         }
@@ -327,8 +330,81 @@ async fn directories_with_another_media_type_or_a_bad_signature_are_refused() {
         .keys
         .as_ref()
         .expect_err("the signature is for another host");
-    assert!(err.contains("the directory response's signature"), "{err}");
+    assert!(err.contains("the directory response"), "{err}");
     assert_eq!(dirs.stats().failures, 2);
+}
+
+#[tokio::test]
+async fn redirects_swapped_keys_and_plain_http_are_refused() {
+    let signer = Arc::new(Signer::generate().expect("key"));
+    let intruder = Signer::generate().expect("key");
+    let directory = signer.directory_json();
+    let swapped = format!(
+        "{{\"keys\":[{},{}]}}",
+        signer.public_key().to_jwk(),
+        intruder.public_key().to_jwk()
+    );
+    let s = Arc::clone(&signer);
+    let server = Server::start(move |asked| {
+        let signed = |body: &str, signed_body: &str| {
+            let h = s
+                .sign_directory_response(
+                    &format!("http://{}{WELL_KNOWN_DIRECTORY}", asked.host),
+                    signed_body.as_bytes(),
+                    SystemTime::now(),
+                )
+                .expect("sign");
+            Reply::new(200)
+                .header("content-type", DIRECTORY_MEDIA_TYPE)
+                .header("content-digest", h.content_digest.unwrap_or_default())
+                .header("signature-input", h.signature_input)
+                .header("signature", h.signature)
+                .body(body.to_owned())
+        };
+        match asked.path {
+            "/moved" => Reply::new(301).header("location", WELL_KNOWN_DIRECTORY),
+            // The signature and digest of the real directory, over a key
+            // set with the intruder's key added.
+            "/swapped" => signed(&swapped, &directory),
+            WELL_KNOWN_DIRECTORY => signed(&directory, &directory),
+            _ => Reply::new(404),
+        }
+    })
+    .await;
+    let dirs = directories(KeyDirConfig::default());
+    let got = dirs
+        .get(&server.url(WELL_KNOWN_DIRECTORY), AgentKind::Directory)
+        .await;
+    assert!(got.keys.is_ok(), "{:?}", got.keys);
+    let got = dirs.get(&server.url("/moved"), AgentKind::JwksUri).await;
+    let err = got.keys.as_ref().expect_err("a redirect is not followed");
+    assert!(
+        err.contains("HTTP 301 redirecting to `/.well-known/http-message-signatures-directory`")
+            && err.contains("not followed across redirects"),
+        "{err}"
+    );
+    let got = dirs.get(&server.url("/swapped"), AgentKind::JwksUri).await;
+    let err = got.keys.as_ref().expect_err("the digest is of other keys");
+    assert!(
+        err.contains("sha-256 digest does not match the body"),
+        "{err}"
+    );
+
+    // Plain http is for private networks only: a fetcher that does not
+    // allow them refuses it before connecting, saying why.
+    let public = botwarden_fetch::Fetcher::builder()
+        .timeout(Duration::from_secs(5))
+        .build()
+        .expect("fetcher");
+    let dirs = KeyDirectories::new(public, KeyDirConfig::default());
+    let got = dirs
+        .get(
+            "http://keys.example/.well-known/http-message-signatures-directory",
+            AgentKind::Directory,
+        )
+        .await;
+    let err = got.keys.as_ref().expect_err("http is refused");
+    assert!(err.contains("not https"), "{err}");
 }
 
 /// A request signed by `signer` naming `agent`, with its fields.

@@ -13,8 +13,8 @@ use axum::http::{StatusCode, Uri, header};
 use axum::response::IntoResponse;
 use botwarden_serve::{Config, Service};
 use botwarden_verify::{
-    AgentForm, DIRECTORY_MEDIA_TYPE, DirectorySignature, KeySet, RequestParts, Signer,
-    WELL_KNOWN_DIRECTORY, check_directory_response,
+    AgentForm, DIRECTORY_MEDIA_TYPE, DirectoryResponse, DirectorySignature, KeySet, RequestParts,
+    Signer, WELL_KNOWN_DIRECTORY, check_directory_response,
 };
 use serde_json::{Value, json};
 
@@ -43,15 +43,25 @@ async fn the_operators_directory_is_served_typed_cached_and_signed() {
         .iter()
         .map(|(n, v)| (n.as_str(), v.as_str()))
         .collect();
+    // The digest of the keys served, covered by the signature (the
+    // protocol draft's MUST since -01).
     assert_eq!(
-        check_directory_response(
-            &keys,
-            &url,
-            200,
-            &pairs,
-            SystemTime::now(),
-            Duration::from_secs(60)
-        ),
+        get("content-digest"),
+        Some(botwarden_verify::content_digest(&body))
+    );
+    assert!(
+        get("signature-input")
+            .unwrap_or_default()
+            .contains("(\"@authority\";req \"content-digest\")")
+    );
+    let response = DirectoryResponse {
+        url: &url,
+        status: 200,
+        headers: &pairs,
+        body: &body,
+    };
+    assert_eq!(
+        check_directory_response(&keys, &response, SystemTime::now(), Duration::from_secs(60)),
         Ok(DirectorySignature::Valid {
             keyids: vec![service.signer.keyid().to_owned()]
         })
@@ -337,10 +347,14 @@ async fn a_forged_signature_agent_makes_no_request_to_the_site_it_names() {
             .expect("agent");
         let [verdict, signature, reason] = verify_signed(service.addr, &forged, "192.0.2.20").await;
         assert_eq!(signature, "undecided", "{agent}");
-        assert!(
-            reason.contains("not an agent whose directory is fetched here"),
-            "{agent}: {reason}"
-        );
+        // A directory agent with a path is ignored (the draft's rule);
+        // the others are not on the list of agents fetched.
+        let why = if agent.contains("/admin/") {
+            "is ignored (a directory agent is an origin"
+        } else {
+            "not an agent whose directory is fetched here"
+        };
+        assert!(reason.contains(why), "{agent}: {reason}");
         // Judged by the address, as if unsigned: not verified by the
         // signature it made up.
         assert_ne!(verdict, "verified", "{agent}");
@@ -359,7 +373,9 @@ async fn a_forged_signature_agent_makes_no_request_to_the_site_it_names() {
             "botwarden_key_directory_total{outcome=\"not_allowed\"}"
         )
         .await,
-        "botwarden_key_directory_total{outcome=\"not_allowed\"} 8"
+        // Two agents of four are not on the list, each asked twice; the
+        // two with a path are ignored before any list is looked at.
+        "botwarden_key_directory_total{outcome=\"not_allowed\"} 4"
     );
     assert_eq!(
         metric(

@@ -234,7 +234,8 @@ impl SignatureVerifier {
     /// The signature agents the request's Web Bot Auth signatures name:
     /// the key URLs ([`Agent::keys_url`]) to fetch and put in the
     /// [`KeyRing`] before [`check`](SignatureVerifier::check). Empty for a
-    /// request without signatures or agents.
+    /// request without signatures or agents. Agents the draft has ignored
+    /// ([`Agent::ignored`]) are left out: their keys are never fetched.
     ///
     /// # Errors
     ///
@@ -246,7 +247,9 @@ impl SignatureVerifier {
         };
         let mut out = Vec::new();
         for input in &inputs {
-            if let Some(a) = agent_of(req, input)? {
+            if let Some(a) = agent_of(req, input)?
+                && a.ignored.is_none()
+            {
                 out.push(a);
             }
         }
@@ -397,9 +400,15 @@ impl SignatureVerifier {
         if expires < now.saturating_sub(skew) {
             return Err(SignatureFailure::Expired { expires, now });
         }
-        if !input.components.iter().any(|c| c.name == "@authority") {
+        // architecture-04 lets `@target-uri`, which holds the authority,
+        // stand for `@authority`.
+        if !input
+            .components
+            .iter()
+            .any(|c| c.name == "@authority" || c.name == "@target-uri")
+        {
             return Err(SignatureFailure::NotCovered {
-                component: "@authority",
+                component: "@authority (or @target-uri)",
             });
         }
         if req
@@ -502,6 +511,17 @@ enum Found<'k> {
 
 fn find_key<'k>(keys: &'k KeyRing, agent: Option<&Agent>, keyid: &str) -> Found<'k> {
     match agent {
+        Some(agent) if agent.ignored.is_some() => match keys
+            .by_keyid(keyid)
+            .find(|(o, _)| !matches!(o, KeyOwner::Directory(_)))
+        {
+            Some((o, k)) => Found::Key(o, k),
+            None => Found::Undecided(format!(
+                "signature agent {} is ignored ({}), and no key of the registry has the id {keyid}",
+                agent.uri,
+                agent.ignored.as_deref().unwrap_or_default()
+            )),
+        },
         Some(agent) => {
             let url = agent.keys_url.as_str();
             match keys.directory(url) {

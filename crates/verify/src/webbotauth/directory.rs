@@ -1,13 +1,15 @@
 //! The signed key directory response: a directory served with a signature
 //! of its own, tagged `http-message-signatures-directory`, covering the
-//! authority of the request (`"@authority";req`) and made with a key of
-//! the directory. It shows that whoever holds the keys serves them there.
+//! authority of the request (`"@authority";req`) and the digest of the
+//! keys served (`content-digest`), made with a key of the directory. It
+//! shows that whoever holds the keys serves these keys there.
 
 use std::time::{Duration, SystemTime};
 
 use serde::Serialize;
 
 use super::base::{RequestParts, response_base};
+use super::digest::check_content_digest;
 use super::failure::SignatureFailure;
 use super::fields::{SignatureInput, parse_signature_input, signature_bytes};
 use super::keys::KeySet;
@@ -23,8 +25,19 @@ pub enum DirectorySignature {
     /// response may have none, or only signatures with other tags).
     Unsigned,
     /// Every signature tagged for directories verified, each with a key of
-    /// the directory: their `keyid`s.
+    /// the directory, and covered the digest of the keys served: their
+    /// `keyid`s.
     Valid {
+        /// The `keyid` of each signature.
+        keyids: Vec<String>,
+    },
+    /// The signatures verified, but one or more does not cover
+    /// `content-digest` (as directories signed before the protocol draft's
+    /// -01 do, and as Cloudflare's documentation shows): it proves the
+    /// authority, not the keys served. The keys are used as an unsigned
+    /// directory's are (the draft lets a verifier use keys it resolved
+    /// itself whatever the proof); `botwarden bots check-agent` says so.
+    Unbound {
         /// The `keyid` of each signature.
         keyids: Vec<String>,
     },
@@ -37,33 +50,57 @@ fn unix(t: SystemTime) -> i64 {
     }
 }
 
-/// Checks the signatures of a key directory response: `url` is the URL the
-/// directory was fetched from (its scheme and authority are the request's
-/// `@authority`), `status` and `headers` the response's, `keys` the
-/// directory read from its body, `now` the time and `skew` the tolerance on
-/// `created` and `expires`.
+/// The response of a key directory, as fetched: `url` is the URL it was
+/// fetched from (its scheme and authority are the request's
+/// `@authority`), `status`, `headers` and `body` the response's.
+#[derive(Debug, Clone, Copy)]
+pub struct DirectoryResponse<'a> {
+    /// The URL fetched.
+    pub url: &'a str,
+    /// The status.
+    pub status: u16,
+    /// The header fields.
+    pub headers: &'a [(&'a str, &'a str)],
+    /// The body (the directory).
+    pub body: &'a [u8],
+}
+
+/// Checks a key directory response's `Content-Digest` and signatures;
+/// `keys` is the directory read from its body, `now` the time and `skew`
+/// the tolerance on `created` and `expires`.
 ///
-/// Only signatures tagged `http-message-signatures-directory` count; each
-/// must have `created`, `expires` and `keyid`, be within its validity,
-/// cover `"@authority";req`, and verify with the key of the directory whose
-/// thumbprint is its `keyid`. Nonces are not remembered: a directory
-/// response is cached and served again as it is.
+/// A `Content-Digest` must match the body (RFC 9530; `sha-256` or
+/// `sha-512`). Only signatures tagged `http-message-signatures-directory`
+/// count; each must have `created`, `expires` and `keyid`, be within its
+/// validity, cover `"@authority";req`, and verify with the key of the
+/// directory whose thumbprint is its `keyid`. One that also covers
+/// `content-digest` (the protocol draft's MUST since -01) binds the keys
+/// served, so a signature replayed over another key set fails on the
+/// digest; one that does not is [`DirectorySignature::Unbound`]. Nonces are
+/// not remembered: a directory response is cached and served again as it
+/// is.
 ///
 /// # Errors
 ///
-/// The first [`SignatureFailure`] of a tagged signature.
+/// The first [`SignatureFailure`]: the digest, or a tagged signature.
 pub fn check_directory_response(
     keys: &KeySet,
-    url: &str,
-    status: u16,
-    headers: &[(&str, &str)],
+    response: &DirectoryResponse<'_>,
     now: SystemTime,
     skew: Duration,
 ) -> Result<DirectorySignature, SignatureFailure> {
+    let DirectoryResponse {
+        url,
+        status,
+        headers,
+        body,
+    } = *response;
     let mut fields = RequestParts::new("", "", "");
     for (n, v) in headers {
         fields.push_header(n, v);
     }
+    let digest = fields.header_value("content-digest");
+    check_content_digest(digest.as_deref(), body)?;
     let input = fields.header_value("signature-input");
     let sig = fields.header_value("signature");
     let (input, sig) = match (input, sig) {
@@ -88,7 +125,12 @@ pub fn check_directory_response(
     let now = unix(now);
     let skew = i64::try_from(skew.as_secs()).unwrap_or(i64::MAX);
     let mut keyids = Vec::with_capacity(inputs.len());
+    let mut bound = true;
     for input in &inputs {
+        bound &= input
+            .components
+            .iter()
+            .any(|c| c.name == "content-digest" && !c.req);
         let keyid = valid_now(input, now, skew)?;
         let key = keys
             .get(&keyid)
@@ -117,7 +159,11 @@ pub fn check_directory_response(
         }
         keyids.push(keyid);
     }
-    Ok(DirectorySignature::Valid { keyids })
+    Ok(if bound && digest.is_some() {
+        DirectorySignature::Valid { keyids }
+    } else {
+        DirectorySignature::Unbound { keyids }
+    })
 }
 
 /// The directory URL, parsed, and its authority (host and port, as the

@@ -102,6 +102,12 @@ pub enum SignatureFailure {
         /// The nonce.
         nonce: String,
     },
+    /// A `Content-Digest` (RFC 9530) that does not match the body, or
+    /// gives no digest botwarden computes (`sha-256`, `sha-512`).
+    ContentDigest {
+        /// What is wrong, naming the algorithm.
+        reason: String,
+    },
 }
 
 impl SignatureFailure {
@@ -125,6 +131,7 @@ impl SignatureFailure {
             SignatureFailure::AlgorithmMismatch { .. } => "algorithm_mismatch",
             SignatureFailure::BadSignature => "bad_signature",
             SignatureFailure::Replayed { .. } => "replayed",
+            SignatureFailure::ContentDigest { .. } => "content_digest",
         }
     }
 }
@@ -195,6 +202,7 @@ impl fmt::Display for SignatureFailure {
             SignatureFailure::Replayed { nonce } => {
                 write!(f, "the nonce {nonce} was already used")
             }
+            SignatureFailure::ContentDigest { reason } => write!(f, "Content-Digest: {reason}"),
         }
     }
 }

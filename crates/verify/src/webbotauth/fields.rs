@@ -2,7 +2,8 @@
 //! structured fields (RFC 9651) with the `sfv` crate.
 
 use serde::Serialize;
-use sfv::{BareItem, Dictionary, FieldType as _, Item, ListEntry, Parser};
+use sfv::visitor::{DictionaryVisitor, EntryVisitor, Ignored};
+use sfv::{BareItem, Dictionary, FieldType as _, Item, KeyRef, ListEntry, Parser};
 
 use super::failure::SignatureFailure;
 use super::keys::WELL_KNOWN_DIRECTORY;
@@ -49,12 +50,61 @@ fn malformed(field: &'static str, reason: impl Into<String>) -> SignatureFailure
     }
 }
 
+/// Collects a dictionary's keys in order, duplicates kept (RFC 9651 keeps
+/// only the last value of a key; a signature field that names a label
+/// twice is ambiguous, and refused rather than read as its last member).
+#[derive(Default)]
+struct Keys<'de> {
+    keys: Vec<&'de str>,
+}
+
+impl<'de> DictionaryVisitor<'de> for &mut Keys<'de> {
+    type Out = ();
+    type Error = std::convert::Infallible;
+
+    fn entry(&mut self, key: &'de KeyRef) -> Result<impl EntryVisitor<'de>, Self::Error> {
+        self.keys.push(key.as_str());
+        Ok(Ignored)
+    }
+
+    fn finish(self) -> Result<(), Self::Error> {
+        Ok(())
+    }
+}
+
+/// The first key that appears more than once in the dictionary `value`
+/// (`None` when every key is unique, or when `value` is not a dictionary:
+/// the caller's own parse says why).
+pub(crate) fn duplicate_key(value: &str) -> Option<String> {
+    let mut keys = Keys::default();
+    Parser::new(value)
+        .parse_dictionary_with_visitor(&mut keys)
+        .ok()?;
+    let mut seen = std::collections::HashSet::with_capacity(keys.keys.len());
+    keys.keys
+        .into_iter()
+        .find(|k| !seen.insert(*k))
+        .map(str::to_owned)
+}
+
+/// Parses the dictionary field `field`, refusing a key given twice.
+fn dictionary(field: &'static str, value: &str) -> Result<Dictionary, SignatureFailure> {
+    let dict: Dictionary = Parser::new(value)
+        .parse()
+        .map_err(|e| malformed(field, format!("not a structured dictionary: {e}")))?;
+    if let Some(key) = duplicate_key(value) {
+        return Err(malformed(
+            field,
+            format!("member {key} is given more than once, so which one is meant is ambiguous"),
+        ));
+    }
+    Ok(dict)
+}
+
 /// Reads every member of `Signature-Input` (the field lines joined).
 pub(crate) fn parse_signature_input(value: &str) -> Result<Vec<SignatureInput>, SignatureFailure> {
     const F: &str = "Signature-Input";
-    let dict: Dictionary = Parser::new(value)
-        .parse()
-        .map_err(|e| malformed(F, format!("not a structured dictionary: {e}")))?;
+    let dict = dictionary(F, value)?;
     let mut out = Vec::with_capacity(dict.len());
     for (label, entry) in &dict {
         let label = label.as_str();
@@ -143,9 +193,7 @@ pub(crate) fn parse_signature_input(value: &str) -> Result<Vec<SignatureInput>, 
 /// The signature of `label` in `Signature` (the field lines joined).
 pub(crate) fn signature_bytes(value: &str, label: &str) -> Result<Vec<u8>, SignatureFailure> {
     const F: &str = "Signature";
-    let dict: Dictionary = Parser::new(value)
-        .parse()
-        .map_err(|e| malformed(F, format!("not a structured dictionary: {e}")))?;
+    let dict = dictionary(F, value)?;
     match dict.get(label) {
         None => Err(SignatureFailure::NoSignature {
             label: label.to_owned(),
@@ -229,6 +277,13 @@ pub struct Agent {
     pub keys_url: String,
     /// Whether a bare origin was mapped to its well-known directory.
     pub well_known: bool,
+    /// Why the member is ignored, when it is: the protocol draft has a
+    /// verifier ignore a member of an unknown `type`, and a directory
+    /// member that is not an origin (it has a path, query or fragment).
+    /// Its keys are not fetched; the signature is then checked as if no
+    /// agent were named (a registry key with its `keyid`, else unknown).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub ignored: Option<String>,
 }
 
 /// Reads `Signature-Agent` for the signature `label`, whose
@@ -240,6 +295,14 @@ pub(crate) fn parse_agent(
 ) -> Result<Agent, SignatureFailure> {
     const F: &str = "Signature-Agent";
     if let Ok(dict) = Parser::new(value).parse::<Dictionary>() {
+        if let Some(twice) = duplicate_key(value) {
+            return Err(malformed(
+                F,
+                format!(
+                    "member {twice} is given more than once, so which agent is meant is ambiguous"
+                ),
+            ));
+        }
         let (member, entry) = match key {
             Some(k) => dict.iter().find(|(m, _)| m.as_str() == k).ok_or_else(|| {
                 malformed(F, format!("no member `{k}`, which signature {label} names"))
@@ -274,40 +337,41 @@ pub(crate) fn parse_agent(
             ));
         };
         let kind = match item.params.get("type") {
-            None => AgentKind::Directory,
+            None => Ok(AgentKind::Directory),
             Some(v) => {
                 let t = v
                     .as_token()
                     .map(|t| t.as_str().to_owned())
-                    .or_else(|| v.as_string().map(|s| s.as_str().to_owned()))
-                    .ok_or_else(|| {
-                        malformed(
-                            F,
-                            format!("member {}: `type` is not a token", member.as_str()),
-                        )
-                    })?;
-                match t.as_str() {
-                    "directory" => AgentKind::Directory,
-                    "jwks_uri" => AgentKind::JwksUri,
-                    "cimd" => AgentKind::Card,
-                    other => {
-                        return Err(malformed(
-                            F,
-                            format!(
-                                "member {}: type `{other}` is not one of directory, jwks_uri, cimd",
-                                member.as_str()
-                            ),
-                        ));
-                    }
+                    .or_else(|| v.as_string().map(|s| s.as_str().to_owned()));
+                match t.as_deref() {
+                    Some("directory") => Ok(AgentKind::Directory),
+                    Some("jwks_uri") => Ok(AgentKind::JwksUri),
+                    Some("cimd") => Ok(AgentKind::Card),
+                    // The protocol draft: a verifier that does not support
+                    // a `type` value MUST ignore that member.
+                    Some(other) => Err(format!(
+                        "its type `{other}` is not one of directory, jwks_uri, cimd"
+                    )),
+                    None => Err("its type is not a token".to_owned()),
                 }
             }
         };
-        return agent(
+        let (kind, ignored) = match kind {
+            Ok(kind) => (kind, None),
+            Err(why) => (AgentKind::Directory, Some(why)),
+        };
+        let mut found = agent(
             uri.as_str(),
             kind,
             AgentReading::Dictionary,
             Some(member.as_str()),
-        );
+        )?;
+        if ignored.is_some() {
+            found.ignored = ignored;
+            found.keys_url = found.uri.clone();
+            found.well_known = false;
+        }
+        return Ok(found);
     }
     match Parser::new(value).parse::<Item>() {
         Ok(item) => {
@@ -341,7 +405,22 @@ fn agent(
         .ok()
         .filter(|u| matches!(u.scheme(), "http" | "https") && u.host().is_some())
         .ok_or_else(|| malformed("Signature-Agent", format!("`{uri}` is not an http(s) URL")))?;
-    let bare = kind == AgentKind::Directory && is_bare_origin(&parsed);
+    let directory = kind == AgentKind::Directory;
+    let bare = directory && is_bare_origin(&parsed);
+    // A directory member is an origin (protocol draft -01, -02): one with
+    // a path, query or fragment MUST be ignored, not fetched as the
+    // directory. The origin's own well-known URL says the same as the
+    // origin (and is the form the working group's -01 asks for), so it
+    // is read as it.
+    let well_known_url = directory
+        && parsed.path() == WELL_KNOWN_DIRECTORY
+        && parsed.query().is_none()
+        && parsed.fragment().is_none();
+    let ignored = (directory && !bare && !well_known_url).then(|| {
+        "a directory agent is an origin, and this URL has a path, query or fragment (the \
+         draft has such a member ignored; `type=jwks_uri` names a key set by its URL)"
+            .to_owned()
+    });
     let keys_url = if bare {
         well_known(&parsed)
     } else {
@@ -354,6 +433,7 @@ fn agent(
         reading,
         keys_url,
         well_known: bare,
+        ignored,
     })
 }
 

@@ -21,6 +21,7 @@
 
 mod base;
 mod check;
+mod digest;
 mod directory;
 mod failure;
 mod fields;
@@ -35,7 +36,10 @@ pub use check::{
     SignatureCheck, SignatureConfig, SignatureEvidence, SignatureStats, SignatureVerifier,
     SignedVerdictJson, WEB_BOT_AUTH_TAG, verify_message_signature,
 };
-pub use directory::{DIRECTORY_TAG, DirectorySignature, check_directory_response};
+pub use digest::{BodyDigest, check_content_digest, content_digest};
+pub use directory::{
+    DIRECTORY_TAG, DirectoryResponse, DirectorySignature, check_directory_response,
+};
 pub use failure::SignatureFailure;
 pub use fields::{Agent, AgentKind, AgentReading, keys_url};
 pub use keys::{

@@ -11,6 +11,7 @@ use sfv::{BareItem, FieldType as _, InnerList, Integer, Item, Key, ListEntry, Pa
 
 use super::base::{RequestParts, response_base, signature_base};
 use super::check::WEB_BOT_AUTH_TAG;
+use super::digest::content_digest;
 use super::directory::DIRECTORY_TAG;
 use super::fields::Component;
 use super::keys::PublicKey;
@@ -46,6 +47,8 @@ pub struct SignatureHeaders {
     pub signature: String,
     /// `Signature-Agent`, when the signer has an agent.
     pub signature_agent: Option<String>,
+    /// `Content-Digest`, for a signed response (a key directory).
+    pub content_digest: Option<String>,
 }
 
 impl SignatureHeaders {
@@ -58,6 +61,9 @@ impl SignatureHeaders {
         ];
         if let Some(a) = &self.signature_agent {
             out.push(("Signature-Agent", a.as_str()));
+        }
+        if let Some(d) = &self.content_digest {
+            out.push(("Content-Digest", d.as_str()));
         }
         out
     }
@@ -74,6 +80,8 @@ pub struct Signer {
     label: String,
     agent: Option<(String, AgentForm)>,
     validity: Duration,
+    /// `@authority`, or `@target-uri` in its place.
+    authority: &'static str,
     extra: Vec<String>,
     rng: SystemRandom,
 }
@@ -125,6 +133,7 @@ impl Signer {
             label: "sig1".to_owned(),
             agent: None,
             validity: Duration::from_secs(60),
+            authority: "@authority",
             extra: Vec::new(),
             rng: SystemRandom::new(),
         })
@@ -235,6 +244,14 @@ impl Signer {
         self
     }
 
+    /// Covers `@target-uri` in place of `@authority` (the architecture
+    /// draft allows either since -04: the target URI holds the authority).
+    #[must_use]
+    pub fn target_uri(mut self) -> Signer {
+        self.authority = "@target-uri";
+        self
+    }
+
     /// Covers another component too (`@method`, `@path`, a header name,
     /// lower case).
     #[must_use]
@@ -314,7 +331,7 @@ impl Signer {
             }
             Some((url, AgentForm::String)) => Some(sf_string(url)?),
         };
-        let mut items = vec![sf_item("@authority", None)?];
+        let mut items = vec![sf_item(self.authority, None)?];
         for c in &self.extra {
             items.push(sf_item(c, None)?);
         }
@@ -374,6 +391,7 @@ impl Signer {
             signature_input: format!("{}={params_line}", self.label),
             signature: format!("{}=:{}:", self.label, STANDARD.encode(sig.as_ref())),
             signature_agent: agent_value,
+            content_digest: None,
         })
     }
 }
@@ -382,9 +400,11 @@ impl Signer {
     /// Signs a key directory response (the directory draft's signed
     /// directory): a signature tagged `http-message-signatures-directory`
     /// over `"@authority";req`, the authority of `url` (the directory's
-    /// URL as requested), with `created`, `expires` (the signer's
-    /// validity), `keyid`, `alg` and a nonce. Its fields go in the response
-    /// beside the directory, whose keys must include the signer's.
+    /// URL as requested), and `content-digest`, the SHA-256 digest of
+    /// `body` (the directory served; RFC 9530), with `created`, `expires`
+    /// (the signer's validity), `keyid`, `alg` and a nonce. Its fields,
+    /// `Content-Digest` among them, go in the response beside the
+    /// directory, whose keys must include the signer's.
     ///
     /// # Errors
     ///
@@ -393,6 +413,7 @@ impl Signer {
     pub fn sign_directory_response(
         &self,
         url: &str,
+        body: &[u8],
         now: SystemTime,
     ) -> Result<SignatureHeaders, Error> {
         let fail = |reason: String| Error::Signing { reason };
@@ -415,10 +436,10 @@ impl Signer {
             .map_err(|_| fail("the system gave no random bytes for the nonce".to_owned()))?;
         let mut item_params = Parameters::new();
         item_params.insert(key("req")?, BareItem::Boolean(true));
-        let items = vec![Item::with_params(
-            sf_bare_string("@authority")?,
-            item_params,
-        )];
+        let items = vec![
+            Item::with_params(sf_bare_string("@authority")?, item_params),
+            Item::new(sf_bare_string("content-digest")?),
+        ];
         let int = |v: u64| -> Result<BareItem, Error> {
             i64::try_from(v)
                 .ok()
@@ -433,23 +454,40 @@ impl Signer {
         params.insert(key("tag")?, sf_bare_string(DIRECTORY_TAG)?);
         params.insert(key("created")?, int(created)?);
         params.insert(key("expires")?, int(expires)?);
-        let components = vec![Component {
-            name: "@authority".to_owned(),
-            key: None,
-            sf: false,
-            req: true,
-            identifier: items[0].serialize(),
-        }];
+        let components = vec![
+            Component {
+                name: "@authority".to_owned(),
+                key: None,
+                sf: false,
+                req: true,
+                identifier: items[0].serialize(),
+            },
+            Component {
+                name: "content-digest".to_owned(),
+                key: None,
+                sf: false,
+                req: false,
+                identifier: items[1].serialize(),
+            },
+        ];
+        let digest = content_digest(body);
         let params_line = vec![ListEntry::InnerList(InnerList::with_params(items, params))]
             .serialize()
             .unwrap_or_default();
-        let base = response_base(&request, 200, &[], &components, &params_line)
-            .map_err(|f| fail(f.to_string()))?;
+        let base = response_base(
+            &request,
+            200,
+            &[("content-digest", &digest)],
+            &components,
+            &params_line,
+        )
+        .map_err(|f| fail(f.to_string()))?;
         let sig = self.pair.sign(base.as_bytes());
         Ok(SignatureHeaders {
             signature_input: format!("{}={params_line}", self.label),
             signature: format!("{}=:{}:", self.label, STANDARD.encode(sig.as_ref())),
             signature_agent: None,
+            content_digest: Some(digest),
         })
     }
 }

@@ -574,9 +574,9 @@ fn deployed_agent_forms_are_read_and_recorded() {
             "https://chatgpt.com/.well-known/http-message-signatures-directory",
         ),
         (
-            "\"https://agent.example/keys/directory.json\"",
+            "\"https://chatgpt.com/\"",
             AgentReading::String,
-            "https://agent.example/keys/directory.json",
+            "https://chatgpt.com/.well-known/http-message-signatures-directory",
         ),
     ] {
         let req = RequestParts::new("GET", "example.com", "/")
@@ -586,6 +586,21 @@ fn deployed_agent_forms_are_read_and_recorded() {
         let agents = verifier.agents(&req).unwrap();
         assert_eq!(agents[0].reading, reading, "{header}");
         assert_eq!(agents[0].keys_url, keys_url, "{header}");
+        assert_eq!(agents[0].ignored, None, "{header}");
+    }
+    // A directory agent is an origin: one with a path (or query) is
+    // ignored, in every form, and nothing is fetched for it.
+    for header in [
+        "\"https://agent.example/keys/directory.json\"",
+        "sig1=\"https://agent.example/keys/directory.json\"",
+        "sig1=\"https://agent.example/keys/directory.json\";type=directory",
+        "sig1=\"https://agent.example/?k=1\"",
+    ] {
+        let req = RequestParts::new("GET", "example.com", "/")
+            .header("Signature-Input", input)
+            .header("Signature", "sig1=:AAAA:")
+            .header("Signature-Agent", header);
+        assert_eq!(verifier.agents(&req).unwrap(), Vec::new(), "{header}");
     }
     let bad = RequestParts::new("GET", "example.com", "/")
         .header("Signature-Input", input)
@@ -1011,66 +1026,156 @@ fn small_order_keys_are_refused() {
     );
 }
 
+/// A directory response signature as directories signed before the
+/// protocol draft's -01 (and Cloudflare's documented example) make it:
+/// `("@authority";req)` only, no `content-digest`.
+fn authority_only_directory_signature(
+    signer: &Signer,
+    authority: &str,
+    created: i64,
+) -> botwarden_verify::SignatureHeaders {
+    use base64::Engine as _;
+    let jwk: Value = serde_json::from_str(&signer.private_jwk()).unwrap();
+    let seed = base64::engine::general_purpose::URL_SAFE_NO_PAD
+        .decode(jwk["d"].as_str().unwrap())
+        .unwrap();
+    let pair = ring::signature::Ed25519KeyPair::from_seed_unchecked(&seed).unwrap();
+    let params = format!(
+        "(\"@authority\";req);created={created};expires={};keyid=\"{}\";tag=\"http-message-signatures-directory\"",
+        created + 60,
+        signer.keyid()
+    );
+    let base = format!("\"@authority\";req: {authority}\n\"@signature-params\": {params}");
+    let sig = pair.sign(base.as_bytes());
+    botwarden_verify::SignatureHeaders {
+        signature_input: format!("binding={params}"),
+        signature: format!(
+            "binding=:{}:",
+            base64::engine::general_purpose::STANDARD.encode(sig.as_ref())
+        ),
+        signature_agent: None,
+        content_digest: None,
+    }
+}
+
 #[test]
 fn a_signed_directory_response_verifies_and_tampering_is_named() {
-    use botwarden_verify::{DirectorySignature, check_directory_response};
+    use botwarden_verify::{DirectoryResponse, DirectorySignature, check_directory_response};
     let signer = Signer::generate().unwrap();
     let now = at(1_800_000_000);
     let url = "https://agent.example/.well-known/http-message-signatures-directory";
-    let keys = KeySet::from_directory(
-        signer.directory_json().as_bytes(),
-        Some(DIRECTORY_MEDIA_TYPE),
-        url,
-    )
-    .unwrap();
-    let h = signer.sign_directory_response(url, now).unwrap();
+    let body = signer.directory_json();
+    let keys = KeySet::from_directory(body.as_bytes(), Some(DIRECTORY_MEDIA_TYPE), url).unwrap();
+    let h = signer
+        .sign_directory_response(url, body.as_bytes(), now)
+        .unwrap();
     assert!(
         h.signature_input
-            .contains("(\"@authority\";req);alg=\"ed25519\"")
+            .contains("(\"@authority\";req \"content-digest\");alg=\"ed25519\"")
     );
     assert!(
         h.signature_input
             .contains("tag=\"http-message-signatures-directory\"")
     );
+    let digest = h.content_digest.clone().unwrap();
+    assert_eq!(digest, botwarden_verify::content_digest(body.as_bytes()));
     let headers = [
         ("Content-Type", DIRECTORY_MEDIA_TYPE),
+        ("Content-Digest", digest.as_str()),
         ("Signature-Input", h.signature_input.as_str()),
         ("Signature", h.signature.as_str()),
     ];
     let skew = Duration::from_secs(60);
+    let check = |keys: &KeySet, url: &str, headers: &[(&str, &str)], body: &str, now| {
+        let response = DirectoryResponse {
+            url,
+            status: 200,
+            headers,
+            body: body.as_bytes(),
+        };
+        check_directory_response(keys, &response, now, skew)
+    };
     assert_eq!(
-        check_directory_response(&keys, url, 200, &headers, now, skew).unwrap(),
+        check(&keys, url, &headers, &body, now).unwrap(),
         DirectorySignature::Valid {
             keyids: vec![signer.keyid().to_owned()]
         }
     );
     // The default port is not part of the authority.
     let with_port = "https://agent.example:443/.well-known/http-message-signatures-directory";
-    assert!(check_directory_response(&keys, with_port, 200, &headers, now, skew).is_ok());
+    assert!(check(&keys, with_port, &headers, &body, now).is_ok());
     // Served for another authority: the signature does not match.
     let elsewhere = "https://mirror.example/.well-known/http-message-signatures-directory";
     assert_eq!(
-        check_directory_response(&keys, elsewhere, 200, &headers, now, skew).unwrap_err(),
+        check(&keys, elsewhere, &headers, &body, now).unwrap_err(),
         SignatureFailure::BadSignature
     );
+    // The signature and digest replayed over another key set that still
+    // holds the signer's key: the digest does not match the body.
+    let intruder = Signer::generate().unwrap();
+    let swapped = format!(
+        "{{\"keys\":[{},{}]}}",
+        signer.public_key().to_jwk(),
+        intruder.public_key().to_jwk()
+    );
+    let swapped_keys =
+        KeySet::from_directory(swapped.as_bytes(), Some(DIRECTORY_MEDIA_TYPE), url).unwrap();
+    let err = check(&swapped_keys, url, &headers, &swapped, now).unwrap_err();
+    assert_eq!(err.code(), "content_digest", "{err}");
+    // … and with the digest recomputed, the signature no longer matches.
+    let recomputed = botwarden_verify::content_digest(swapped.as_bytes());
+    let mut fresh = headers;
+    fresh[1].1 = &recomputed;
+    assert_eq!(
+        check(&swapped_keys, url, &fresh, &swapped, now).unwrap_err(),
+        SignatureFailure::BadSignature
+    );
+    // A signature that does not cover the digest (signed before the
+    // draft's -01) proves the authority, not the keys: unbound.
+    let old_style = authority_only_directory_signature(&signer, "agent.example", 1_800_000_000);
+    let unbound = [
+        headers[0],
+        ("Signature-Input", old_style.signature_input.as_str()),
+        ("Signature", old_style.signature.as_str()),
+    ];
+    assert_eq!(
+        check(&keys, url, &unbound, &body, now).unwrap(),
+        DirectorySignature::Unbound {
+            keyids: vec![signer.keyid().to_owned()]
+        }
+    );
+    // Its digest field changed without a new signature: the body no longer
+    // matches (a replay over a swapped set fails the same way).
+    let tampered = [headers[0], headers[1], headers[2], headers[3]];
+    assert!(check(&swapped_keys, url, &tampered, &swapped, now).is_err());
     // Signed with a key the directory does not hold.
     let other = Signer::generate().unwrap();
-    let h2 = other.sign_directory_response(url, now).unwrap();
+    let h2 = other
+        .sign_directory_response(url, body.as_bytes(), now)
+        .unwrap();
     let foreign = [
+        ("Content-Digest", digest.as_str()),
         ("Signature-Input", h2.signature_input.as_str()),
         ("Signature", h2.signature.as_str()),
     ];
-    let err = check_directory_response(&keys, url, 200, &foreign, now, skew).unwrap_err();
+    let err = check(&keys, url, &foreign, &body, now).unwrap_err();
     assert_eq!(err.code(), "unknown_key", "{err}");
     // Expired.
     let later = now + Duration::from_secs(3600);
-    let err = check_directory_response(&keys, url, 200, &headers, later, skew).unwrap_err();
+    let err = check(&keys, url, &headers, &body, later).unwrap_err();
     assert_eq!(err.code(), "expired", "{err}");
-    // No signature: unsigned, which is not a failure.
+    // No signature: unsigned, which is not a failure; a digest that does
+    // not match the body is one, signed or not.
     assert_eq!(
-        check_directory_response(&keys, url, 200, &headers[..1], now, skew).unwrap(),
+        check(&keys, url, &headers[..2], &body, now).unwrap(),
         DirectorySignature::Unsigned
     );
+    assert_eq!(
+        check(&keys, url, &headers[..1], &body, now).unwrap(),
+        DirectorySignature::Unsigned
+    );
+    let err = check(&swapped_keys, url, &headers[..2], &swapped, now).unwrap_err();
+    assert_eq!(err.code(), "content_digest", "{err}");
     // `req` in a request's own signature is refused, not ignored.
     let req = RequestParts::new("GET", "agent.example", "/")
         .header("Signature-Input", &h.signature_input)
@@ -1078,4 +1183,179 @@ fn a_signed_directory_response_verifies_and_tampering_is_named() {
     let err =
         botwarden_verify::verify_message_signature(&req, "sig1", signer.public_key()).unwrap_err();
     assert_eq!(err.code(), "unsupported_component", "{err}");
+}
+
+/// A signer's directory in a ring, at `origin`'s well-known URL.
+fn ring_of(signer: &Signer, origin: &str) -> KeyRing {
+    let directory = KeySet::from_directory(
+        signer.directory_json().as_bytes(),
+        Some(DIRECTORY_MEDIA_TYPE),
+        "dir",
+    )
+    .unwrap();
+    let mut ring = KeyRing::new();
+    ring.insert_directory(
+        &format!("{origin}/.well-known/http-message-signatures-directory"),
+        directory,
+    );
+    ring
+}
+
+#[test]
+fn target_uri_stands_for_the_authority() {
+    let signer = Signer::generate()
+        .unwrap()
+        .agent("https://crawler.example", AgentForm::Dictionary)
+        .unwrap()
+        .target_uri();
+    let now = at(1_800_000_000);
+    let req = RequestParts::new("GET", "site.example", "/a?b").scheme("https");
+    let h = signer.sign(&req, now).unwrap();
+    assert!(
+        h.signature_input.starts_with("sig1=(\"@target-uri\" "),
+        "{}",
+        h.signature_input
+    );
+    let signed = |authority| {
+        RequestParts::new("GET", authority, "/a?b")
+            .scheme("https")
+            .header("Signature-Input", &h.signature_input)
+            .header("Signature", &h.signature)
+            .header("Signature-Agent", h.signature_agent.as_deref().unwrap())
+    };
+    let ring = ring_of(&signer, "https://crawler.example");
+    let check = SignatureVerifier::default().check(&signed("site.example"), &ring, now);
+    assert!(matches!(check, SignatureCheck::Valid(_)), "{check:?}");
+    // The target URI holds the authority: another host breaks it.
+    let check = SignatureVerifier::default().check(&signed("other.example"), &ring, now);
+    assert_eq!(failure(&check), &SignatureFailure::BadSignature);
+    // Neither covered: refused, naming both.
+    let bare = h.signature_input.replace("(\"@target-uri\" ", "(");
+    let req = signed("site.example");
+    let mut uncovered = RequestParts::new("GET", "site.example", "/a?b").scheme("https");
+    for (n, v) in req.headers() {
+        let v = if *n == "Signature-Input" {
+            bare.as_str()
+        } else {
+            v
+        };
+        uncovered.push_header(n, v);
+    }
+    let check = SignatureVerifier::default().check(&uncovered, &ring, now);
+    assert_eq!(
+        failure(&check),
+        &SignatureFailure::NotCovered {
+            component: "@authority (or @target-uri)"
+        }
+    );
+}
+
+#[test]
+fn a_label_given_twice_is_refused_whichever_comes_last() {
+    let signer = Signer::generate()
+        .unwrap()
+        .agent("https://crawler.example", AgentForm::Dictionary)
+        .unwrap();
+    let now = at(1_800_000_000);
+    let req = RequestParts::new("GET", "site.example", "/");
+    let h = signer.sign(&req, now).unwrap();
+    let ring = ring_of(&signer, "https://crawler.example");
+    let check_with = |input: &str, signature: &str, agent: &str| {
+        let req = RequestParts::new("GET", "site.example", "/")
+            .header("Signature-Input", input)
+            .header("Signature", signature)
+            .header("Signature-Agent", agent);
+        SignatureVerifier::default().check(&req, &ring, now)
+    };
+    let agent = h.signature_agent.clone().unwrap();
+    assert!(matches!(
+        check_with(&h.signature_input, &h.signature, &agent),
+        SignatureCheck::Valid(_)
+    ));
+    // The valid signature last, after a bogus one of the same label: a
+    // reader keeping the last member would accept it.
+    let twice = format!("sig1=:AAAA:, {}", h.signature);
+    let check = check_with(&h.signature_input, &twice, &agent);
+    let f = failure(&check);
+    assert_eq!(f.code(), "malformed", "{f}");
+    assert!(
+        f.to_string()
+            .contains("member sig1 is given more than once"),
+        "{f}"
+    );
+    // The same in Signature-Input, and across two field lines.
+    let twice = format!("sig1=(\"@method\");created=1, {}", h.signature_input);
+    assert_eq!(
+        failure(&check_with(&twice, &h.signature, &agent)).code(),
+        "malformed"
+    );
+    let req = RequestParts::new("GET", "site.example", "/")
+        .header("Signature-Input", &h.signature_input)
+        .header("Signature", "sig1=:AAAA:")
+        .header("Signature", &h.signature)
+        .header("Signature-Agent", &agent);
+    let check = SignatureVerifier::default().check(&req, &ring, now);
+    assert_eq!(failure(&check).code(), "malformed");
+    // And in Signature-Agent: which agent is meant is ambiguous.
+    let two_agents = format!("sig1=\"https://evil.example\", {agent}");
+    let check = check_with(&h.signature_input, &h.signature, &two_agents);
+    assert_eq!(failure(&check).code(), "malformed", "{check:?}");
+}
+
+#[test]
+fn an_ignored_agent_member_leaves_the_request_unknown() {
+    let v = signing_verifier();
+    let signer = Signer::from_jwk(&read("ed25519.json"), "ed25519.json")
+        .unwrap()
+        .cover("signature-agent");
+    let now = at(1_800_000_000);
+    for (agent, why) in [
+        (
+            "sig1=\"https://signature-agent.test\";type=frobnicate",
+            "type `frobnicate` is not one of directory, jwks_uri, cimd",
+        ),
+        (
+            "sig1=\"https://signature-agent.test/keys.json\"",
+            "has a path, query or fragment",
+        ),
+    ] {
+        let req = RequestParts::new("GET", "example.com", "/").header("Signature-Agent", agent);
+        let h = signer.sign(&req, now).unwrap();
+        let req = req
+            .header("Signature-Input", &h.signature_input)
+            .header("Signature", &h.signature);
+        assert_eq!(
+            SignatureVerifier::default().agents(&req).unwrap(),
+            Vec::new()
+        );
+        // The agent's directory is at hand, but the member is ignored, so
+        // it is not used: nothing else holds the key, so unknown.
+        let mut ring = KeyRing::new();
+        ring.insert_directory(
+            AGENT_DIRECTORY,
+            KeySet::new(vec![signer.public_key().clone()]),
+        );
+        let check = SignatureVerifier::default().check(&req, &ring, now);
+        let SignatureCheck::Undecided { reason, evidence } = &check else {
+            panic!("{agent}: {check:?}");
+        };
+        assert!(
+            reason.contains(why) && reason.contains("is ignored"),
+            "{reason}"
+        );
+        assert!(evidence.agent.as_ref().unwrap().ignored.is_some());
+        let verdict = v.signature_verdict(&bot("KeyBot"), &check).unwrap();
+        assert_eq!(verdict.kind(), "unknown", "{agent}");
+        // The registry's key with that id verifies it, as if no agent
+        // were named.
+        let registry = KeyRing::from_registry(v.registry());
+        let check = SignatureVerifier::default().check(&req, &registry, now);
+        assert_eq!(
+            v.signature_verdict(&bot("KeyBot"), &check)
+                .unwrap()
+                .to_string(),
+            "verified KeyBot by web_bot_auth",
+            "{agent}"
+        );
+    }
 }
