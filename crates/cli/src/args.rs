@@ -293,3 +293,42 @@ mod tests {
         assert!(positive_seconds("-1").is_err());
     }
 }
+
+/// How Web Bot Auth key directories are fetched: `bots verify`, `logs
+/// analyze` and `bots check-agent` share these.
+#[derive(Debug, Clone, Default, Args)]
+pub(crate) struct DirectoryFetchArgs {
+    /// Allow key directories on loopback and private addresses, and over
+    /// plain http (both refused by default: the protocol draft has
+    /// directories served over https).
+    #[arg(long)]
+    pub(crate) allow_private: bool,
+    /// A certificate authority (PEM) trusted for https key directories
+    /// beside the built-in roots, as for a staging network; repeat for
+    /// several.
+    #[arg(long = "ca-cert", value_name = "PEM")]
+    pub(crate) ca_cert: Vec<PathBuf>,
+}
+
+impl DirectoryFetchArgs {
+    /// The fetcher of key directories: these settings, and 10 s for a
+    /// fetch.
+    pub(crate) fn fetcher(&self) -> Result<botwarden_fetch::Fetcher> {
+        let mut builder = botwarden_fetch::Fetcher::builder()
+            .allow_private(self.allow_private)
+            .timeout(Duration::from_secs(10));
+        for path in &self.ca_cert {
+            let pem = std::fs::read(path)
+                .with_context(|| format!("--ca-cert: cannot read {}", path.display()))?;
+            builder = builder.trust_pem(path.display().to_string(), pem);
+        }
+        builder
+            .build()
+            .context("cannot set up the HTTP client for key directories")
+    }
+
+    /// Whether any was given.
+    pub(crate) fn any(&self) -> bool {
+        self.allow_private || !self.ca_cert.is_empty()
+    }
+}

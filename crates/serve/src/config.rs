@@ -45,6 +45,10 @@ pub struct Config {
     /// Fetch robots.txt from loopback and private addresses too. Default
     /// false.
     pub allow_private: bool,
+    /// Certificate authorities (PEM files) trusted beside the built-in
+    /// roots for what the service fetches (robots.txt, key directories),
+    /// as on a staging network. Default none.
+    pub ca_cert: Vec<PathBuf>,
     /// The name server verification asks (`ADDR:PORT`) instead of the
     /// system's.
     pub nameserver: Option<SocketAddr>,
@@ -132,6 +136,7 @@ impl Default for Config {
             no_default_registry: false,
             ranges_dir: None,
             allow_private: false,
+            ca_cert: Vec::new(),
             nameserver: None,
             no_dns: false,
             dns_timeout: 2.0,

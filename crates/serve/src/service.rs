@@ -57,9 +57,15 @@ impl Service {
         let registry = Arc::new(load_registry(&config)?);
         let classifier = Classifier::for_registry(&registry)?.with_cache(100_000);
         let verifier = Verifier::new(Arc::clone(&registry), verifier_config(&config))?;
-        let fetcher = Fetcher::builder()
-            .allow_private(config.allow_private)
-            .build()?;
+        let mut fetcher = Fetcher::builder().allow_private(config.allow_private);
+        for path in &config.ca_cert {
+            let pem = std::fs::read(path).map_err(|e| Error::Config {
+                path: path.display().to_string(),
+                message: format!("ca_cert: cannot read it: {e}"),
+            })?;
+            fetcher = fetcher.trust_pem(path.display().to_string(), pem);
+        }
+        let fetcher = fetcher.build()?;
         let webbotauth = WebBotAuth::new(&config.web_bot_auth, &verifier, fetcher.clone())?;
         let client_header =
             HeaderName::try_from(config.client_header.as_str()).map_err(|_| Error::Config {

@@ -33,9 +33,15 @@ pub(crate) struct ServeArgs {
     /// repeat for several.
     #[arg(long = "trusted-proxy", value_name = "CIDR")]
     trusted_proxies: Vec<String>,
-    /// Fetch robots.txt from loopback and private addresses too.
+    /// Fetch robots.txt and key directories from loopback and private
+    /// addresses too (and key directories over plain http).
     #[arg(long)]
     allow_private: bool,
+    /// A certificate authority (PEM) trusted beside the built-in roots for
+    /// what the service fetches (robots.txt, key directories), as on a
+    /// staging network; repeat for several.
+    #[arg(long = "ca-cert", value_name = "PEM")]
+    ca_cert: Vec<PathBuf>,
     /// A registry or uap_extras file read after the default registry.
     #[arg(long = "registry", value_name = "FILE")]
     registry: Vec<PathBuf>,
@@ -113,6 +119,7 @@ fn config(args: &ServeArgs) -> Result<Config> {
         .trusted_proxies
         .extend(args.trusted_proxies.iter().cloned());
     config.allow_private |= args.allow_private;
+    config.ca_cert.extend(args.ca_cert.iter().cloned());
     config.registry.extend(args.registry.iter().cloned());
     config.no_default_registry |= args.no_default_registry;
     if args.ranges_dir.is_some() {

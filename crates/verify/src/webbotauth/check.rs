@@ -533,7 +533,7 @@ fn find_key<'k>(keys: &'k KeyRing, agent: Option<&Agent>, keyid: &str) -> Found<
                     "the keys of signature agent {} could not be had: {why}",
                     agent.uri
                 )),
-                Some(Ok(_)) => match keys
+                Some(Ok(set)) => match keys
                     .by_keyid(keyid)
                     .find(|(o, _)| matches!(o, KeyOwner::Directory(u) if u == url))
                 {
@@ -545,6 +545,7 @@ fn find_key<'k>(keys: &'k KeyRing, agent: Option<&Agent>, keyid: &str) -> Found<
                             AgentKind::JwksUri => format!("the JWK Set {url}"),
                             AgentKind::Card => format!("the agent card {url}"),
                         },
+                        skipped: set.skipped().to_vec(),
                     }),
                 },
             }

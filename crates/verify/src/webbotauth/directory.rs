@@ -137,6 +137,7 @@ pub fn check_directory_response(
             .ok_or_else(|| SignatureFailure::UnknownKey {
                 keyid: keyid.clone(),
                 source: format!("the directory {url} itself"),
+                skipped: keys.skipped().to_vec(),
             })?;
         if let Some(alg) = &input.alg
             && alg != key.algorithm().as_str()

@@ -81,6 +81,11 @@ pub enum SignatureFailure {
         keyid: String,
         /// Where the keys came from.
         source: String,
+        /// The keys of that source left out, each with why (a key type
+        /// botwarden does not verify with, a member missing): the key the
+        /// signature names may be among them.
+        #[serde(skip_serializing_if = "Vec::is_empty")]
+        skipped: Vec<String>,
     },
     /// The key is outside its own validity (`nbf`, `exp`).
     KeyNotValid {
@@ -187,8 +192,16 @@ impl fmt::Display for SignatureFailure {
                 expires,
                 max: None,
             } => write!(f, "the signature expires ({expires}) before it is created ({created})"),
-            SignatureFailure::UnknownKey { keyid, source } => {
-                write!(f, "no key {keyid} in {source}")
+            SignatureFailure::UnknownKey {
+                keyid,
+                source,
+                skipped,
+            } => {
+                write!(f, "no key {keyid} in {source}")?;
+                if !skipped.is_empty() {
+                    write!(f, "; left out of it: {}", skipped.join("; "))?;
+                }
+                Ok(())
             }
             SignatureFailure::KeyNotValid { keyid } => {
                 write!(f, "key {keyid} is outside its validity (nbf/exp)")

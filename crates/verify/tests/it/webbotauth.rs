@@ -331,6 +331,7 @@ fn another_key_fails() {
         &SignatureFailure::UnknownKey {
             keyid: ED25519_THUMBPRINT.into(),
             source: format!("the key directory {AGENT_DIRECTORY}"),
+            skipped: Vec::new(),
         }
     );
     // The signature bytes of another signature (as if made with another key).
@@ -705,6 +706,31 @@ fn directories_are_checked_for_their_media_type() {
             set.skipped()
         );
     }
+    // A signature by a key the directory lacks names the keys left out.
+    let signer = Signer::generate()
+        .unwrap()
+        .agent("https://signature-agent.test", AgentForm::Dictionary)
+        .unwrap();
+    let now = at(1_800_000_000);
+    let h = signer
+        .sign(&RequestParts::new("GET", "example.com", "/"), now)
+        .unwrap();
+    let req = RequestParts::new("GET", "example.com", "/")
+        .header("Signature-Input", &h.signature_input)
+        .header("Signature", &h.signature)
+        .header("Signature-Agent", h.signature_agent.as_deref().unwrap());
+    let mut ring = KeyRing::new();
+    ring.insert_directory(url, KeySet::from_directory(&body, None, url).unwrap());
+    let check = SignatureVerifier::default().check(&req, &ring, now);
+    let f = failure(&check).to_string();
+    assert!(
+        f.starts_with(&format!(
+            "no key {} in the key directory {url}; left out of it: ",
+            signer.keyid()
+        )) && f.contains("keys[1]")
+            && f.contains("EC"),
+        "{f}"
+    );
     let err = KeySet::from_directory(b"<html></html>", Some("text/html"), url).unwrap_err();
     assert!(matches!(&err, Error::KeyDirectory { .. }));
     assert!(err.to_string().contains("served as `text/html`"), "{err}");

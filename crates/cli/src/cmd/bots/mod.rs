@@ -35,8 +35,10 @@ pub(crate) enum BotsCommand {
     /// a valid signature with a key of the claimed bot verifies it
     /// (method web_bot_auth), an invalid one is spoofed, a key directory
     /// not at hand is unknown; an unsigned request is judged by its
-    /// address, when one is given. Key directories are not fetched: the
-    /// registry's keys and --keys files are used.
+    /// address, when one is given. The key directories the request names
+    /// are fetched (over https, without redirects) unless --keys files
+    /// stand for them or --no-fetch forbids it; the registry's keys are
+    /// always known.
     Verify(Box<VerifyArgs>),
     /// Tell which registered bot each User-Agent claims to be.
     ///

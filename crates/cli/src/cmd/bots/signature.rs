@@ -4,10 +4,10 @@
 use std::io::Write;
 use std::net::IpAddr;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, SystemTime};
+use std::time::SystemTime;
 
 use anyhow::{Context, Result, bail};
-use botwarden_fetch::{Fetcher, KeyDirConfig, KeyDirectories};
+use botwarden_fetch::{KeyDirConfig, KeyDirectories};
 use botwarden_verify::{
     Classifier, KeyRing, KeySet, RequestParts, SignatureCheck, SignatureVerifier, Verdict, Verifier,
 };
@@ -158,8 +158,9 @@ pub(crate) struct Keys<'a> {
     pub(crate) files: &'a [PathBuf],
     /// Whether the directories are fetched when no file is given.
     pub(crate) fetch: bool,
-    /// Whether directories on loopback and private addresses may be fetched.
-    pub(crate) allow_private: bool,
+    /// How directories are fetched (private addresses, certificate
+    /// authorities).
+    pub(crate) directories: &'a crate::args::DirectoryFetchArgs,
 }
 
 /// The keys for a request: the registry's, and `keys` files standing for
@@ -181,11 +182,7 @@ fn key_ring(
     }
     let agents = signatures.agents(req).unwrap_or_default();
     if sets.is_empty() && keys.fetch && !agents.is_empty() {
-        let fetcher = Fetcher::builder()
-            .allow_private(keys.allow_private)
-            .timeout(Duration::from_secs(10))
-            .build()
-            .context("cannot set up the HTTP client for key directories")?;
+        let fetcher = keys.directories.fetcher()?;
         let directories = KeyDirectories::new(fetcher, KeyDirConfig::default());
         let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_all()

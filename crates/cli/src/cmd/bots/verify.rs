@@ -14,7 +14,7 @@ use clap::Args;
 use futures_util::StreamExt;
 
 use super::signature::{self, GivenRequest};
-use crate::args::{DnsArgs, RegistryArgs};
+use crate::args::{DirectoryFetchArgs, DnsArgs, RegistryArgs};
 use crate::format::Format;
 
 /// Arguments of `botwarden bots verify`.
@@ -66,10 +66,8 @@ pub(crate) struct VerifyArgs {
     /// are known (a request whose agent's keys are not known is `unknown`).
     #[arg(long)]
     no_fetch: bool,
-    /// Allow key directories on loopback and private addresses (refused by
-    /// default).
-    #[arg(long)]
-    allow_private: bool,
+    #[command(flatten)]
+    directories: DirectoryFetchArgs,
     /// Check the signature's times as of this moment (RFC 3339, or seconds
     /// since 1970) instead of now.
     #[arg(long, value_name = "TIME")]
@@ -247,11 +245,11 @@ pub(crate) fn run(args: &VerifyArgs) -> Result<ExitCode> {
         || args.at.is_some()
         || args.authority.is_some()
         || args.no_fetch
-        || args.allow_private
+        || args.directories.any()
     {
         bail!(
-            "--keys, --no-fetch, --allow-private, --at and --authority go with a signed request \
-             (--header or --request)"
+            "--keys, --no-fetch, --allow-private, --ca-cert, --at and --authority go with a \
+             signed request (--header or --request)"
         );
     }
     if let Some(text) = &args.ip {
@@ -303,7 +301,7 @@ fn verify_signed(
         &signature::Keys {
             files: &args.keys,
             fetch: !args.no_fetch,
-            allow_private: args.allow_private,
+            directories: &args.directories,
         },
         now,
     )?;

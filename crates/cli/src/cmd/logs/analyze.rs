@@ -8,7 +8,7 @@ use std::sync::atomic::Ordering;
 use std::time::{Duration, Instant};
 
 use anyhow::{Context, Result};
-use botwarden_fetch::{Fetcher, KeyDirConfig, KeyDirectories};
+use botwarden_fetch::{KeyDirConfig, KeyDirectories};
 use botwarden_logs::{
     Analysis, AnalyzeOptions, Analyzer, FormatChoice, Listed, LogFormat, Progress, Run, Targets,
     TextOptions, UsagePolicy, expand_inputs, render_html, render_text, trusted_proxy_warnings,
@@ -79,6 +79,8 @@ pub(crate) struct AnalyzeArgs {
     /// before reading.
     #[arg(long)]
     no_fetch_keys: bool,
+    #[command(flatten)]
+    key_directories: crate::args::DirectoryFetchArgs,
     /// The site's robots.txt (a file, or a site URL whose `/robots.txt` is
     /// fetched): for each crawler whose category uses content for AI
     /// training, AI input or search, the report counts its requests for
@@ -162,17 +164,14 @@ fn parse_cidr(text: &str) -> Result<Cidr, String> {
 fn signature_keys(
     verifier: &Verifier,
     runtime: &tokio::runtime::Runtime,
-    fetch: bool,
+    fetch: Option<&crate::args::DirectoryFetchArgs>,
 ) -> Result<KeyRing> {
     let mut ring = KeyRing::from_registry(verifier.registry());
     let urls = verifier.signature_agent_urls();
-    if !fetch || urls.is_empty() {
+    let Some(fetch) = fetch.filter(|_| !urls.is_empty()) else {
         return Ok(ring);
-    }
-    let fetcher = Fetcher::builder()
-        .timeout(Duration::from_secs(10))
-        .build()
-        .context("cannot set up the HTTP client for key directories")?;
+    };
+    let fetcher = fetch.fetcher()?;
     let directories = KeyDirectories::new(fetcher, KeyDirConfig::default());
     for url in urls {
         let got = runtime.block_on(directories.get(url, AgentKind::Directory));
@@ -319,7 +318,7 @@ fn options(
     options.signature_keys = Some(Arc::new(signature_keys(
         verifier,
         runtime,
-        !args.no_fetch_keys,
+        (!args.no_fetch_keys).then_some(&args.key_directories),
     )?));
     if let Some(file) = &args.robots {
         let source = crate::cmd::robots::source::Source::read(file)?;
