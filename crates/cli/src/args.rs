@@ -332,3 +332,49 @@ impl DirectoryFetchArgs {
         self.allow_private || !self.ca_cert.is_empty()
     }
 }
+
+/// The form of `Signature-Agent` a signer sends.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, clap::ValueEnum)]
+pub(crate) enum AgentFormArg {
+    /// `sig1="https://…"`, covered with `;key="sig1"`: the protocol draft's
+    /// form.
+    #[default]
+    Dictionary,
+    /// `"https://…"`, covered whole: the form Cloudflare's verifier reads.
+    String,
+}
+
+impl From<AgentFormArg> for botwarden_verify::AgentForm {
+    fn from(form: AgentFormArg) -> botwarden_verify::AgentForm {
+        match form {
+            AgentFormArg::Dictionary => botwarden_verify::AgentForm::Dictionary,
+            AgentFormArg::String => botwarden_verify::AgentForm::String,
+        }
+    }
+}
+
+/// The Web Bot Auth signer of a key file (a JWK, or PKCS#8 PEM as `bots
+/// keygen` writes), naming `agent` in `form`; `flag` names the option in
+/// errors.
+pub(crate) fn load_signer(
+    path: &std::path::Path,
+    flag: &str,
+    agent: Option<&str>,
+    form: AgentFormArg,
+) -> Result<botwarden_verify::Signer> {
+    use botwarden_verify::Signer;
+    let text = std::fs::read_to_string(path)
+        .with_context(|| format!("{flag}: cannot read {}", path.display()))?;
+    let what = path.display().to_string();
+    let signer = if text.trim_start().starts_with("-----BEGIN") {
+        Signer::from_pkcs8_pem(&text, &what)?
+    } else {
+        Signer::from_jwk(&text, &what)?
+    };
+    Ok(match agent {
+        Some(url) => signer
+            .agent(url, form.into())
+            .with_context(|| format!("{flag}: the signature agent"))?,
+        None => signer,
+    })
+}

@@ -556,6 +556,72 @@ impl KeyDirectories {
     }
 }
 
+/// Fetches the key directory at `url` as `botwarden bots check-agent`
+/// reads it: one GET with the directory `Accept`, no redirect followed,
+/// over http too (the report says what each verifier makes of it), the
+/// body read up to `max_bytes` (and said when larger), within the
+/// fetcher's time limit and address guard.
+pub async fn observe_directory(
+    fetcher: &Fetcher,
+    url: &str,
+    max_bytes: usize,
+) -> botwarden_verify::DirectoryObservation {
+    let limit = fetcher.limits().timeout;
+    let response = match tokio::time::timeout(limit, observe(fetcher, url, max_bytes)).await {
+        Ok(r) => r.map_err(|e| e.to_string()),
+        Err(_) => Err(Error::Timeout {
+            url: url.to_owned(),
+            timeout: limit,
+        }
+        .to_string()),
+    };
+    botwarden_verify::DirectoryObservation {
+        url: url.to_owned(),
+        response,
+    }
+}
+
+async fn observe(
+    fetcher: &Fetcher,
+    url: &str,
+    max_bytes: usize,
+) -> Result<botwarden_verify::DirectoryHttp, Error> {
+    let current = parse_url(url)?;
+    check_scheme(&current)?;
+    fetcher.check_literal(&current)?;
+    let mut response = fetcher
+        .client()
+        .get(current.clone())
+        .header(header::ACCEPT, ACCEPT)
+        .send()
+        .await
+        .map_err(|e| send_error(&current, &e))?;
+    let status = response.status().as_u16();
+    let headers = response
+        .headers()
+        .iter()
+        .filter_map(|(n, v)| Some((n.as_str().to_owned(), v.to_str().ok()?.to_owned())))
+        .collect();
+    let mut body = Vec::new();
+    let mut over_limit = false;
+    while let Some(chunk) = response.chunk().await.map_err(|e| Error::Network {
+        url: current.to_string(),
+        message: format!("reading the body: {}", chain(&e)),
+    })? {
+        if body.len() + chunk.len() > max_bytes {
+            over_limit = true;
+            break;
+        }
+        body.extend_from_slice(&chunk);
+    }
+    Ok(botwarden_verify::DirectoryHttp {
+        status,
+        headers,
+        body,
+        over_limit,
+    })
+}
+
 struct Got {
     final_url: Url,
     status: u16,

@@ -59,6 +59,7 @@ pub use fetch::{
 };
 pub use keydir::{
     AllowedAgents, DirectoryFetch, KeyDirConfig, KeyDirStats, KeyDirectories, freshness,
+    observe_directory,
 };
 pub use page::{Outcome, PageResponse, link_header_canonicals};
 pub use robots_fetch::{MissingProbe, RobotsFetch, fetch_robots_txt, robots_url};

@@ -90,11 +90,13 @@ pub use shared::{
 pub use verdict::{Evidence, Method, Verdict, VerdictJson};
 pub use verifier::{Claim, VerdictStats, Verifier, VerifierConfig};
 pub use webbotauth::{
-    Agent, AgentCard, AgentForm, AgentKind, AgentReading, BodyDigest, CardKeys,
-    DIRECTORY_MEDIA_TYPE, DIRECTORY_TAG, DirectoryResponse, DirectorySignature, KeyAlgorithm,
-    KeyOwner, KeyRing, KeySet, MediaType, PublicKey, RequestParts, SignatureCheck, SignatureConfig,
-    SignatureEvidence, SignatureFailure, SignatureHeaders, SignatureStats, SignatureVerifier,
-    SignedVerdictJson, Signer, WEB_BOT_AUTH_TAG, WELL_KNOWN_DIRECTORY, check_content_digest,
+    Agent, AgentCard, AgentCheck, AgentFinding, AgentForm, AgentKind, AgentReading, AgentSeverity,
+    BodyDigest, CardKeys, DIRECTORY_MEDIA_TYPE, DIRECTORY_TAG, DirectoryHttp, DirectoryObservation,
+    DirectoryResponse, DirectorySignature, Effect, FormVerdict, KeyAlgorithm, KeyOwner, KeyRing,
+    KeySet, KeySummary, MediaType, Outcome, PublicKey, Reader, ReaderVerdict, RequestParts,
+    SampleSummary, SignatureCheck, SignatureConfig, SignatureEvidence, SignatureFailure,
+    SignatureHeaders, SignatureStats, SignatureVerifier, SignedVerdictJson, Signer,
+    WEB_BOT_AUTH_TAG, WELL_KNOWN_DIRECTORY, agent_directory_url, check_agent, check_content_digest,
     check_directory_response, content_digest, ed25519_key, keys_url, parse_agent_registry,
     verify_message_signature,
 };

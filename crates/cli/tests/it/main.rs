@@ -1,6 +1,7 @@
 //! Integration tests of the `botwarden` binary.
 
 mod audit;
+mod bots_check_agent;
 mod bots_registry;
 mod bots_signature;
 mod bots_verify;

@@ -19,6 +19,7 @@
 //!
 //! The long description is `crates/verify/docs/webbotauth.md`.
 
+mod agent_check;
 mod base;
 mod check;
 mod digest;
@@ -31,6 +32,11 @@ mod verdict;
 
 pub(crate) use verdict::agent_index;
 
+pub use agent_check::{
+    AgentCheck, AgentFinding, AgentSeverity, DirectoryHttp, DirectoryObservation, Effect,
+    FormVerdict, KeySummary, Outcome, Reader, ReaderVerdict, SampleSummary, agent_directory_url,
+    check_agent,
+};
 pub use base::RequestParts;
 pub use check::{
     SignatureCheck, SignatureConfig, SignatureEvidence, SignatureStats, SignatureVerifier,

@@ -5,12 +5,14 @@ use std::process::ExitCode;
 use anyhow::Result;
 use clap::Subcommand;
 
+use check_agent::CheckAgentArgs;
 use classify::ClassifyArgs;
 use keygen::KeygenArgs;
 use registry::RegistryCommand;
 use update::UpdateArgs;
 use verify::VerifyArgs;
 
+mod check_agent;
 mod classify;
 mod keygen;
 pub(crate) mod registry;
@@ -74,6 +76,22 @@ pub(crate) enum BotsCommand {
     /// application/http-message-signatures-directory+json. Prints the
     /// key's id (its JWK thumbprint). Existing files are not overwritten.
     Keygen(KeygenArgs),
+    /// Check a signed agent as sites will (Web Bot Auth): its key
+    /// directory and, when given, a request it signed.
+    ///
+    /// Fetches the directory (no redirect followed) and reports each
+    /// deviation as a finding with a code (A001…): https, status, media
+    /// type, the JWK Set and its keys (thumbprints, kid, private parts),
+    /// Content-Digest, the directory's own signatures, caching headers;
+    /// for the sample (--request, --header, or signed here with
+    /// --sign-key): the Signature-Agent form and its coverage, the
+    /// components and parameters, the times, and botwarden's own check
+    /// against the keys fetched. Then whether it verifies under the
+    /// protocol draft (-02), under Cloudflare's verifier as documented,
+    /// and under botwarden, and which signer setting
+    /// (--signature-agent-form) satisfies which. Exit 1 when any finding
+    /// is an error.
+    CheckAgent(Box<CheckAgentArgs>),
 }
 
 pub(crate) fn run(command: BotsCommand) -> Result<ExitCode> {
@@ -83,5 +101,6 @@ pub(crate) fn run(command: BotsCommand) -> Result<ExitCode> {
         BotsCommand::Registry(c) => registry::run(c),
         BotsCommand::Update(args) => update::run(&args),
         BotsCommand::Keygen(args) => keygen::run(&args),
+        BotsCommand::CheckAgent(args) => check_agent::run(&args),
     }
 }

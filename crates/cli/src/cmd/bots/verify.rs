@@ -209,7 +209,7 @@ fn parse_ip(text: &str) -> Result<IpAddr> {
 }
 
 /// `--at`: RFC 3339, or seconds since 1970.
-fn parse_time(text: &str) -> Result<SystemTime> {
+pub(crate) fn parse_time(text: &str) -> Result<SystemTime> {
     if let Ok(secs) = text.trim().parse::<u64>() {
         return Ok(SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(secs));
     }

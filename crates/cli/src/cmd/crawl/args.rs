@@ -106,6 +106,13 @@ pub(crate) struct CrawlArgs {
     /// directory's URL.
     #[arg(long, value_name = "URL", requires = "sign_key")]
     pub(super) signature_agent: Option<String>,
+    /// The form of `Signature-Agent` (with --signature-agent): dictionary,
+    /// the protocol draft's (`sig1="https://…"`, covered with `;key`), or
+    /// string, the bare string Cloudflare's verifier reads. No form
+    /// verifies under both; `botwarden bots check-agent` says which verifier
+    /// takes which.
+    #[arg(long, value_enum, default_value_t = crate::args::AgentFormArg::Dictionary)]
+    pub(super) signature_agent_form: crate::args::AgentFormArg,
     /// Output format of the summary.
     #[arg(long, default_value = "text",
           value_parser = Format::parser("For people", "One JSON object"))]

@@ -16,7 +16,6 @@ use botwarden_crawl::{
 };
 use botwarden_fetch::Fetcher;
 use botwarden_store::{Store, Summary};
-use botwarden_verify::{AgentForm, Signer};
 use clap::ArgMatches;
 use url::Url;
 
@@ -161,29 +160,15 @@ fn fetcher(args: &CrawlArgs, identity: &Identity) -> Result<Fetcher> {
         fetcher = fetcher.trust_pem(path.display().to_string(), pem);
     }
     if let Some(path) = &args.sign_key {
-        let signer = signer(path, args.signature_agent.as_deref())?;
+        let signer = crate::args::load_signer(
+            path,
+            "--sign-key",
+            args.signature_agent.as_deref(),
+            args.signature_agent_form,
+        )?;
         fetcher = fetcher.signer(Some(Arc::new(signer)));
     }
     Ok(fetcher.build()?)
-}
-
-/// The Web Bot Auth signer of `--sign-key FILE` (a JWK, or PKCS#8 PEM)
-/// naming `agent`.
-fn signer(path: &Path, agent: Option<&str>) -> Result<Signer> {
-    let text = std::fs::read_to_string(path)
-        .with_context(|| format!("--sign-key: cannot read {}", path.display()))?;
-    let what = path.display().to_string();
-    let signer = if text.trim_start().starts_with("-----BEGIN") {
-        Signer::from_pkcs8_pem(&text, &what)?
-    } else {
-        Signer::from_jwk(&text, &what)?
-    };
-    Ok(match agent {
-        Some(url) => signer
-            .agent(url, AgentForm::Dictionary)
-            .context("--signature-agent")?,
-        None => signer,
-    })
 }
 
 /// What `--workers N` and `--redis URL` ask for, if anything: a crawl

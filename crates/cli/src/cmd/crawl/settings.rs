@@ -45,6 +45,7 @@ const SETTINGS: &[(&str, &str, Option<ChangeRule>)] = &[
     ("nameserver", "--nameserver", Some(ChangeRule::Any)),
     ("sign_key", "--sign-key", None),
     ("signature_agent", "--signature-agent", None),
+    ("signature_agent_form", "--signature-agent-form", None),
 ];
 
 /// Options whose values are files: kept as absolute paths, so that a crawl
