@@ -19,7 +19,9 @@
 //! - **Operations**: `/healthz`, Prometheus `/metrics`, logs through
 //!   `tracing`, graceful shutdown ([`Service::run`]).
 //! - **The web checker** at `/`: a server-rendered page (no JavaScript, no
-//!   external requests) that checks a pasted file or a site's robots.txt.
+//!   external requests) that checks a pasted file or a site's robots.txt;
+//!   at `/agent`, the signed-agent check of `bots check-agent` (also
+//!   `/api/v1/check-agent`).
 //!
 //! Every bound (request bodies, header, body and request timeouts, checks
 //! at once, verifications in flight, caches) is documented in
@@ -42,11 +44,13 @@
 // 3. Request helpers and the work they share: `request` (bodies, JSON,
 //    queries) and `pending` (verifications waiting on DNS).
 // 4. Handlers: `gate` (`GET /verify`), `api`, `page`, `exposition`
-//    (`GET /metrics`).
+//    (`GET /metrics`); `agent` (`bots check-agent` as a page and in the
+//    API) uses `page`'s layout.
 // 5. `router` (the routes, counted and timed), `server` (the accept loop
 //    and its connections' timeouts), and `service`, the public
 //    [`Service`] over them.
 
+mod agent;
 mod api;
 mod bot_headers;
 mod config;

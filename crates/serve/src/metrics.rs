@@ -23,6 +23,8 @@ const ROUTES: &[&str] = &[
     "/",
     "/check",
     "/style.css",
+    "/api/v1/check-agent",
+    "/agent",
     "other",
     "unmatched",
 ];

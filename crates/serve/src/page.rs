@@ -35,13 +35,13 @@ label{display:block;font-weight:bold;margin-top:.5rem}
 ";
 
 /// HTML-escapes text, after making terminal-active characters visible.
-fn h(text: &str) -> String {
+pub(crate) fn h(text: &str) -> String {
     HtmlText(&escape(text)).to_string()
 }
 
 /// [`h`] for text of several lines: each line escaped, the line breaks
 /// kept.
-fn h_lines(text: &str) -> String {
+pub(crate) fn h_lines(text: &str) -> String {
     text.split('\n')
         .map(|line| h(line.strip_suffix('\r').unwrap_or(line)))
         .collect::<Vec<_>>()
@@ -54,7 +54,7 @@ fn q(text: &str) -> String {
 }
 
 /// A whole page with its security headers.
-fn page(status: StatusCode, title: &str, body: &str) -> Response {
+pub(crate) fn page(status: StatusCode, title: &str, body: &str) -> Response {
     let html = format!(
         "<!DOCTYPE html>\n<html lang=\"en\">\n<head>\n<meta charset=\"utf-8\">\n\
          <meta name=\"viewport\" content=\"width=device-width, initial-scale=1\">\n\

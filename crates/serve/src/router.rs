@@ -16,7 +16,7 @@ use botwarden_verify::WELL_KNOWN_DIRECTORY;
 use crate::metrics::Route;
 use crate::reply::ApiError;
 use crate::state::{Inner, Shared};
-use crate::{api, exposition, gate, page};
+use crate::{agent, api, exposition, gate, page};
 
 /// Every route: the API, `/verify`, `/healthz`, `/metrics`, the web
 /// checker. Needs the peer's address (`ConnectInfo<SocketAddr>`).
@@ -28,6 +28,7 @@ pub(crate) fn router(inner: &Shared) -> Router {
         .route("/fetch", get(api::fetch_get).post(api::fetch_post))
         .route("/verify", get(api::verify).post(api::verify_signed))
         .route("/classify", post(api::classify))
+        .route("/check-agent", get(agent::api_get).post(agent::api_post))
         .route("/openapi.json", get(api::openapi))
         .fallback(api::not_found)
         .method_not_allowed_fallback(api::method_not_allowed);
@@ -40,6 +41,7 @@ pub(crate) fn router(inner: &Shared) -> Router {
         .route("/", get(page::home))
         .route("/check", get(page::check_get).post(page::check_post))
         .route("/style.css", get(page::style))
+        .route("/agent", get(agent::page_get).post(agent::page_post))
         .fallback(page::not_found)
         .layer(axum::middleware::from_fn_with_state(
             Arc::clone(inner),

@@ -96,6 +96,7 @@ fn serve(shapes: &[Shape], certs: &Certs) -> Nginx {
         std::thread::sleep(Duration::from_millis(20));
     }
     let _ = child.kill();
+    let _ = child.wait();
     panic!(
         "nginx did not start: {}",
         fs::read_to_string(root.join("error.log")).unwrap_or_default()

@@ -288,9 +288,11 @@ async fn openapi_describes_every_route() {
         ("/verify", "get"),
         ("/classify", "post"),
         ("/openapi.json", "get"),
+        ("/check-agent", "get"),
+        ("/check-agent", "post"),
     ];
     let paths = doc["paths"].as_object().expect("paths");
-    assert_eq!(paths.len(), 7, "{:?}", paths.keys());
+    assert_eq!(paths.len(), 8, "{:?}", paths.keys());
     for (path, method) in routes {
         let op = &doc["paths"][path][method];
         assert!(op["responses"]["200"].is_object(), "{method} {path}");

@@ -501,3 +501,119 @@ fn an_allowed_agent_that_is_not_an_origin_is_a_configuration_error() {
         .to_string();
     assert!(err.contains("web_bot_auth.agents[0]"), "{err}");
 }
+
+/// `bots check-agent` in the service: the service checks its own signed
+/// directory (served on loopback, over http, which the draft and
+/// Cloudflare refuse and this service allows), with a sample signed by
+/// its key in each form; the page shows the same in headless Chromium.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn check_agent_reads_the_services_own_directory_and_a_sample() {
+    let dir = TempDir::new("check-agent");
+    let service = start_signed(&dir.0, |_| {}).await;
+    let origin = format!("http://{}", service.addr);
+    let api = format!("http://{}/api/v1/check-agent", service.addr);
+    let report: Value = client()
+        .get(format!("{api}?agent={origin}"))
+        .send()
+        .await
+        .expect("answer")
+        .json()
+        .await
+        .expect("json");
+    let codes: Vec<&str> = report["findings"]
+        .as_array()
+        .expect("findings")
+        .iter()
+        .map(|f| f["code"].as_str().expect("code"))
+        .collect();
+    // Only http is wrong: the directory is typed, signed over its digest,
+    // and has a max-age.
+    assert_eq!(codes, ["A001"], "{report:#}");
+    let outcomes = |v: &Value| -> Vec<String> {
+        v.as_array()
+            .expect("verdicts")
+            .iter()
+            .map(|r| r["outcome"].as_str().expect("outcome").to_owned())
+            .collect()
+    };
+    assert_eq!(
+        outcomes(&report["directory_verdicts"]),
+        ["fails", "fails", "verifies"]
+    );
+    assert_eq!(report["keys"][0]["signed"], true, "{report:#}");
+    assert!(
+        report["summary"]
+            .as_str()
+            .expect("summary")
+            .ends_with("signed, keys bound by Content-Digest"),
+        "{report:#}"
+    );
+
+    // A sample in the string form, as JSON: botwarden verifies it.
+    let signer = Signer::from_jwk(&service.signer.private_jwk(), "key")
+        .expect("jwk")
+        .agent(&origin, AgentForm::String)
+        .expect("agent");
+    let h = signer
+        .sign(
+            &RequestParts::new("GET", "site.example", "/page"),
+            SystemTime::now(),
+        )
+        .expect("sign");
+    let mut headers = serde_json::Map::new();
+    for (n, v) in h.fields() {
+        headers.insert(n.to_owned(), Value::String(v.to_owned()));
+    }
+    let body = json!({
+        "sample": {"authority": "site.example", "target": "/page", "headers": headers}
+    });
+    let report: Value = client()
+        .post(&api)
+        .json(&body)
+        .send()
+        .await
+        .expect("answer")
+        .json()
+        .await
+        .expect("json");
+    assert_eq!(report["agent"], origin.as_str(), "the sample's agent");
+    assert_eq!(report["sample"]["check"], "valid", "{report:#}");
+    assert_eq!(report["sample"]["agent_form"], "string");
+    assert_eq!(
+        outcomes(&report["sample_verdicts"]),
+        ["fails", "fails", "verifies"]
+    );
+    // Unknown fields are refused, naming them.
+    let answer = client()
+        .post(&api)
+        .json(&json!({"agent": origin, "smaple": {}}))
+        .send()
+        .await
+        .expect("answer");
+    assert_eq!(answer.status(), 400);
+
+    // The page, in a real browser.
+    let url = format!("http://{}/agent?agent={origin}", service.addr);
+    let out = std::path::Path::new(env!("CARGO_TARGET_TMPDIR")).join("serve-agent");
+    let _ = std::fs::remove_dir_all(&out);
+    std::fs::create_dir_all(&out).expect("dir");
+    let png = out.join("agent.png");
+    let dom = tokio::task::spawn_blocking({
+        let png = png.clone();
+        move || botwarden_testdata::chromium::render(&url, &png, 1200, 1600)
+    })
+    .await
+    .expect("chromium");
+    assert!(dom.contains("<h1>Signed agent check</h1>"), "{dom}");
+    assert!(
+        dom.contains("<strong>A001 error</strong> directory-not-https"),
+        "{dom}"
+    );
+    assert!(
+        dom.contains("<th>botwarden</th><td class=\"allowed\">verifies</td>"),
+        "{dom}"
+    );
+    assert!(!dom.contains("<script"), "{dom}");
+    let image = std::fs::read(&png).expect("screenshot");
+    assert!(image.starts_with(b"\x89PNG"));
+}

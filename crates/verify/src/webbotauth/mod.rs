@@ -27,6 +27,7 @@ mod directory;
 mod failure;
 mod fields;
 mod keys;
+mod owned;
 mod signer;
 mod verdict;
 
@@ -52,4 +53,5 @@ pub use keys::{
     AgentCard, CardKeys, DIRECTORY_MEDIA_TYPE, KeyAlgorithm, KeyOwner, KeyRing, KeySet, MediaType,
     PublicKey, WELL_KNOWN_DIRECTORY, ed25519_key, parse_agent_registry,
 };
+pub use owned::{OwnedRequest, header_field};
 pub use signer::{AgentForm, SignatureHeaders, Signer};

@@ -6,37 +6,17 @@ use std::net::IpAddr;
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
 
-use anyhow::{Context, Result, bail};
+use anyhow::{Context, Result};
 use botwarden_fetch::{KeyDirConfig, KeyDirectories};
 use botwarden_verify::{
-    Classifier, KeyRing, KeySet, RequestParts, SignatureCheck, SignatureVerifier, Verdict, Verifier,
+    Classifier, KeyRing, KeySet, OwnedRequest, RequestParts, SignatureCheck, SignatureVerifier,
+    Verdict, Verifier, header_field,
 };
 
 use crate::format::Format;
 
 /// A request as given on the command line: its line and fields.
-pub(crate) struct GivenRequest {
-    method: String,
-    target: String,
-    authority: String,
-    headers: Vec<(String, String)>,
-}
-
-/// Splits `Name: value`; `what` names the input in errors.
-fn field(line: &str, what: &str) -> Result<(String, String)> {
-    let Some((name, value)) = line.split_once(':') else {
-        bail!("{what}: `{line}` is not a header field (`Name: value`)");
-    };
-    let name = name.trim();
-    if name.is_empty()
-        || name
-            .bytes()
-            .any(|b| b.is_ascii_whitespace() || b.is_ascii_control())
-    {
-        bail!("{what}: `{name}` is not a field name");
-    }
-    Ok((name.to_owned(), value.trim().to_owned()))
-}
+pub(crate) struct GivenRequest(OwnedRequest);
 
 impl GivenRequest {
     /// From `--header` values and the `--method`, `--target`,
@@ -50,15 +30,12 @@ impl GivenRequest {
         let headers = headers
             .iter()
             .enumerate()
-            .map(|(i, h)| field(h, &format!("--header #{}", i + 1)))
-            .collect::<Result<Vec<_>>>()?;
-        GivenRequest::assemble(
-            method.to_owned(),
-            target.to_owned(),
-            authority,
-            headers,
-            "--header",
-        )
+            .map(|(i, h)| header_field(h, &format!("--header #{}", i + 1)))
+            .collect::<Result<Vec<_>, String>>()
+            .map_err(anyhow::Error::msg)?;
+        OwnedRequest::from_fields(method, target, authority, headers, "--header")
+            .map(GivenRequest)
+            .map_err(|e| anyhow::anyhow!("{e} or --authority"))
     }
 
     /// From a raw request in a file: the request line, then field lines
@@ -66,89 +43,23 @@ impl GivenRequest {
     pub(crate) fn from_file(path: &Path, authority: Option<&str>) -> Result<GivenRequest> {
         let text = std::fs::read_to_string(path)
             .with_context(|| format!("cannot read {}", path.display()))?;
-        let mut lines = text.lines().enumerate();
-        let Some((_, first)) = lines.next() else {
-            bail!(
-                "{}: empty; a request starts with its request line",
-                path.display()
-            );
-        };
-        let mut parts = first.split_whitespace();
-        let (Some(method), Some(target)) = (parts.next(), parts.next()) else {
-            bail!(
-                "{}:1: `{first}` is not a request line (`GET /path HTTP/1.1`)",
-                path.display()
-            );
-        };
-        let mut headers = Vec::new();
-        for (i, line) in lines {
-            let line = line.trim_end_matches('\r');
-            if line.is_empty() {
-                break;
-            }
-            headers.push(field(line, &format!("{}:{}", path.display(), i + 1))?);
-        }
-        GivenRequest::assemble(
-            method.to_owned(),
-            target.to_owned(),
-            authority,
-            headers,
-            &path.display().to_string(),
-        )
-    }
-
-    fn assemble(
-        method: String,
-        target: String,
-        authority: Option<&str>,
-        headers: Vec<(String, String)>,
-        what: &str,
-    ) -> Result<GivenRequest> {
-        // An absolute-form target carries the authority.
-        let (target, from_target) = match url::Url::parse(&target) {
-            Ok(u) if u.host_str().is_some() => {
-                let mut t = u.path().to_owned();
-                if let Some(q) = u.query() {
-                    t.push('?');
-                    t.push_str(q);
+        OwnedRequest::from_raw(&text, authority, &path.display().to_string())
+            .map(GivenRequest)
+            .map_err(|e| {
+                if e.ends_with("give a Host field") {
+                    anyhow::anyhow!("{e} or --authority")
+                } else {
+                    anyhow::Error::msg(e)
                 }
-                let host = u.host_str().unwrap_or_default();
-                let a = match u.port() {
-                    Some(p) => format!("{host}:{p}"),
-                    None => host.to_owned(),
-                };
-                (t, Some(a))
-            }
-            _ => (target, None),
-        };
-        let host = headers
-            .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case("host"))
-            .map(|(_, v)| v.clone());
-        let Some(authority) = authority.map(str::to_owned).or(from_target).or(host) else {
-            bail!("{what}: no authority: give a Host field or --authority");
-        };
-        Ok(GivenRequest {
-            method,
-            target,
-            authority,
-            headers,
-        })
+            })
     }
 
     pub(crate) fn parts(&self) -> RequestParts<'_> {
-        let mut r = RequestParts::new(&self.method, &self.authority, &self.target);
-        for (n, v) in &self.headers {
-            r.push_header(n, v);
-        }
-        r
+        self.0.parts()
     }
 
     fn user_agent(&self) -> Option<&str> {
-        self.headers
-            .iter()
-            .find(|(n, _)| n.eq_ignore_ascii_case("user-agent"))
-            .map(|(_, v)| v.as_str())
+        self.0.header("user-agent")
     }
 }
 

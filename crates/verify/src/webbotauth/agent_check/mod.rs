@@ -202,15 +202,13 @@ pub struct ReaderVerdict {
 }
 
 /// The verdict of each reader over `findings`.
-fn verdicts<'a>(
-    findings: impl IntoIterator<Item = &'a AgentFinding> + Clone,
-) -> Vec<ReaderVerdict> {
+fn verdicts(findings: &[&AgentFinding]) -> Vec<ReaderVerdict> {
     Reader::ALL
         .iter()
         .map(|&reader| {
             let mut outcome = Outcome::Verifies;
             let mut because = Vec::new();
-            for f in findings.clone() {
+            for f in findings {
                 if let Some(e) = f.effects.get(&reader) {
                     outcome = outcome.max(match e {
                         Effect::Depends => Outcome::Depends,
@@ -373,13 +371,13 @@ pub fn check_agent(
     allow_http: bool,
 ) -> AgentCheck {
     let dir = directory::read(agent, observed, now, allow_http);
-    let directory_verdicts = verdicts(dir.findings.iter());
+    let directory_verdicts = verdicts(&dir.findings.iter().collect::<Vec<_>>());
     let mut findings = dir.findings;
     let (summary_sample, sample_verdicts) = match sample {
         Some(req) => {
             let read = sample::read(req, &observed.url, dir.keys.as_ref(), &dir.signed, now);
             let all: Vec<&AgentFinding> = findings.iter().chain(read.findings.iter()).collect();
-            let v = verdicts(all.iter().copied());
+            let v = verdicts(&all);
             findings.extend(read.findings);
             (Some(read.summary), Some(v))
         }

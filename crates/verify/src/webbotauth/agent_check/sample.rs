@@ -360,7 +360,7 @@ pub(super) fn forms(agent: &str, now: SystemTime) -> Vec<FormVerdict> {
         let (findings, _) = rules(&signed, now);
         Some(FormVerdict {
             form: name,
-            verdicts: verdicts(findings.iter()),
+            verdicts: verdicts(&findings.iter().collect::<Vec<_>>()),
         })
     })
     .collect()
