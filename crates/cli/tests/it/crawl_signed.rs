@@ -86,10 +86,26 @@ fn capturing() -> (SocketAddr, Heads) {
 
 #[test]
 fn every_request_of_a_crawl_with_a_signing_key_is_signed() {
+    signed_crawl("dictionary", "sig1=\"https://agent.test\"");
+}
+
+#[test]
+fn the_string_form_sends_the_agent_as_a_bare_string() {
+    signed_crawl("string", "\"https://agent.test\"");
+}
+
+/// A crawl signed with `--signature-agent-form form`: every request
+/// carries `Signature-Agent: agent_field` and verifies.
+fn signed_crawl(form: &str, agent_field: &str) {
     let key = Signer::generate().expect("key");
-    let key_file = TempFile::new("crawler-key.jwk", key.private_jwk().as_bytes());
+    let key_file = TempFile::new(
+        &format!("crawler-key-{form}.jwk"),
+        key.private_jwk().as_bytes(),
+    );
     let (addr, heads) = capturing();
-    let db = key_file.path.with_file_name("signed-crawl.db");
+    let db = key_file
+        .path
+        .with_file_name(format!("signed-crawl-{form}.db"));
     let url = format!("http://{addr}/");
     let out = botwarden(
         &[
@@ -103,6 +119,8 @@ fn every_request_of_a_crawl_with_a_signing_key_is_signed() {
             key_file.arg(),
             "--signature-agent",
             "https://agent.test",
+            "--signature-agent-form",
+            form,
             "--format",
             "json",
         ],
@@ -142,6 +160,11 @@ fn every_request_of_a_crawl_with_a_signing_key_is_signed() {
         for (n, v) in fields {
             req.push_header(n, v);
         }
+        assert_eq!(
+            req.header_value("signature-agent").as_deref(),
+            Some(agent_field),
+            "{first}"
+        );
         match verifier.check(&req, &ring, SystemTime::now()) {
             SignatureCheck::Valid(ev) => {
                 assert_eq!(ev.keyid, key.keyid(), "{first}");

@@ -1385,3 +1385,56 @@ fn an_ignored_agent_member_leaves_the_request_unknown() {
         );
     }
 }
+
+/// The protocol draft's own signed-directory vector
+/// (`draft-meunier-webbotauth-httpsig-protocol-02`, "Signed directory
+/// response"; a code component of the draft, under the Revised BSD
+/// licence): the body, its `Content-Digest`, and the `binding` signature
+/// over `("@authority";req "content-digest")` verify; one byte of the body
+/// changed fails on the digest.
+#[test]
+fn the_drafts_signed_directory_vector_verifies() {
+    use botwarden_verify::{DirectoryResponse, DirectorySignature, check_directory_response};
+    let body = concat!(
+        r#"{"keys":[{"kty":"OKP","crv":"Ed25519","kid":"poqkLGiymh_W0uP6PZFw-"#,
+        r#"dvez3QJT5SolqXBCW38r0U","x":"JrQLj5P_89iXES9-vFgrIy29clF9CC_oPPsw"#,
+        r#"3c5D0bs","use":"sig"}]}"#
+    );
+    let digest = "sha-256=:CADMT2aBdV/rqQr/NIru64ERQkCobVvllA4V0fLFDu0=:";
+    assert_eq!(botwarden_verify::content_digest(body.as_bytes()), digest);
+    let input = concat!(
+        r#"binding=("@authority";req "content-digest");created=1735689600;"#,
+        r#"expires=4889289600;keyid="poqkLGiymh_W0uP6PZFw-dvez3QJT5SolqXBCW38r0U";"#,
+        r#"tag="http-message-signatures-directory""#
+    );
+    let signature = "binding=:l6P8R67tm3kujAxbHWio7ll01qrEZ0dKD/WWlGhNYEmTnFZM8Wt0VQ9zqGfvo7T/UMkBxsigzChM1Gpz7gOVBg==:";
+    let headers = [
+        ("Content-Type", DIRECTORY_MEDIA_TYPE),
+        ("Content-Digest", digest),
+        ("Signature-Input", input),
+        ("Signature", signature),
+    ];
+    let keys = KeySet::from_directory(body.as_bytes(), Some(DIRECTORY_MEDIA_TYPE), AGENT_DIRECTORY)
+        .unwrap();
+    let check = |body: &str| {
+        check_directory_response(
+            &keys,
+            &DirectoryResponse {
+                url: AGENT_DIRECTORY,
+                status: 200,
+                headers: &headers,
+                body: body.as_bytes(),
+            },
+            at(1_735_689_700),
+            Duration::from_secs(60),
+        )
+    };
+    assert_eq!(
+        check(body).unwrap(),
+        DirectorySignature::Valid {
+            keyids: vec![ED25519_THUMBPRINT.to_owned()]
+        }
+    );
+    let changed = body.replace("\"sig\"", "\"enc\"");
+    assert_eq!(check(&changed).unwrap_err().code(), "content_digest");
+}
