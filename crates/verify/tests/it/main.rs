@@ -7,6 +7,7 @@ mod classify;
 mod client_names;
 mod default_registry;
 mod dns;
+mod interop;
 mod published_ranges;
 mod registry;
 mod ua_corpus;
