@@ -87,11 +87,36 @@ pub(crate) fn duplicate_key(value: &str) -> Option<String> {
         .map(str::to_owned)
 }
 
-/// Parses the dictionary field `field`, refusing a key given twice.
+/// How many members a dictionary that parsed has on the wire: its
+/// top-level commas plus one. Inner lists separate items with spaces, and
+/// byte sequences, tokens and parameters hold no comma, so outside strings
+/// every comma separates members.
+fn wire_members(value: &str) -> usize {
+    let mut members = 1;
+    let mut in_string = false;
+    let mut escaped = false;
+    for b in value.bytes() {
+        match (in_string, b) {
+            (true, _) if escaped => escaped = false,
+            (true, b'\\') => escaped = true,
+            (_, b'"') => in_string = !in_string,
+            (false, b',') => members += 1,
+            _ => {}
+        }
+    }
+    members
+}
+
+/// Parses the dictionary field `field`, refusing a key given twice. (A
+/// duplicate shows as fewer members parsed than on the wire, a byte scan;
+/// only then is the field read again to name the key.)
 fn dictionary(field: &'static str, value: &str) -> Result<Dictionary, SignatureFailure> {
     let dict: Dictionary = Parser::new(value)
         .parse()
         .map_err(|e| malformed(field, format!("not a structured dictionary: {e}")))?;
+    if dict.is_empty() || wire_members(value) == dict.len() {
+        return Ok(dict);
+    }
     if let Some(key) = duplicate_key(value) {
         return Err(malformed(
             field,
@@ -295,7 +320,10 @@ pub(crate) fn parse_agent(
 ) -> Result<Agent, SignatureFailure> {
     const F: &str = "Signature-Agent";
     if let Ok(dict) = Parser::new(value).parse::<Dictionary>() {
-        if let Some(twice) = duplicate_key(value) {
+        if let Some(twice) = (wire_members(value) != dict.len())
+            .then(|| duplicate_key(value))
+            .flatten()
+        {
             return Err(malformed(
                 F,
                 format!(
@@ -465,4 +493,29 @@ pub fn keys_url(agent: &str) -> Option<String> {
     } else {
         agent.to_owned()
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn members_on_the_wire_show_duplicates() {
+        for (value, duplicate) in [
+            (r#"a=1, b=2"#, None),
+            (r#"a="x, y", b=("p" "q");k="1,2""#, None),
+            (r#"a="say \"hi, there\"", b=2"#, None),
+            (r#"a=:AAAA:, b=?1;p=tok"#, None),
+            (r#"a=1, a=2"#, Some("a")),
+            (r#"a="x,", b=1, a=("z")"#, Some("a")),
+        ] {
+            let dict: Dictionary = Parser::new(value).parse().unwrap();
+            assert_eq!(
+                wire_members(value) != dict.len(),
+                duplicate.is_some(),
+                "{value}"
+            );
+            assert_eq!(duplicate_key(value).as_deref(), duplicate, "{value}");
+        }
+    }
 }
