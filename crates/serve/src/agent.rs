@@ -13,8 +13,8 @@ use axum::http::{HeaderMap, StatusCode, header};
 use axum::response::Response;
 use botwarden_text::HtmlText;
 use botwarden_verify::{
-    AgentCheck, AgentSeverity, OwnedRequest, Reader, ReaderVerdict, SignatureVerifier,
-    agent_directory_url, check_agent,
+    AgentCheck, AgentSeverity, OwnedRequest, Reader, ReaderVerdict, agent_directory_url,
+    check_agent,
 };
 use serde::Deserialize;
 
@@ -37,15 +37,12 @@ struct Ask {
 async fn run(inner: &Inner, ask: Ask) -> Result<AgentCheck, ApiError> {
     let agent = match (&ask.agent, &ask.sample) {
         (Some(a), _) if !a.trim().is_empty() => a.trim().to_owned(),
-        (_, Some(sample)) => SignatureVerifier::default()
-            .agents(&sample.parts())
-            .map_err(|f| ApiError::bad(format!("the sample's signature cannot be read: {f}")))?
-            .first()
-            .map(|a| a.uri.clone())
+        (_, Some(sample)) => botwarden_verify::sample_agent(&sample.parts())
+            .map(|a| a.uri)
             .ok_or_else(|| {
                 ApiError::bad(
-                    "the sample names no signature agent the draft lets a verifier fetch; give \
-                     the agent's origin",
+                    "the sample names no signature agent (no web-bot-auth signature covering a \
+                     readable Signature-Agent); give the agent's origin",
                 )
             })?,
         _ => {

@@ -98,5 +98,5 @@ pub use webbotauth::{
     SignatureFailure, SignatureHeaders, SignatureStats, SignatureVerifier, SignedVerdictJson,
     Signer, WEB_BOT_AUTH_TAG, WELL_KNOWN_DIRECTORY, agent_directory_url, check_agent,
     check_content_digest, check_directory_response, content_digest, ed25519_key, header_field,
-    keys_url, parse_agent_registry, verify_message_signature,
+    keys_url, parse_agent_registry, sample_agent, verify_message_signature,
 };

@@ -36,7 +36,7 @@ pub(crate) use verdict::agent_index;
 pub use agent_check::{
     AgentCheck, AgentFinding, AgentSeverity, DirectoryHttp, DirectoryObservation, Effect,
     FormVerdict, KeySummary, Outcome, Reader, ReaderVerdict, SampleSummary, agent_directory_url,
-    check_agent,
+    check_agent, sample_agent,
 };
 pub use base::RequestParts;
 pub use check::{

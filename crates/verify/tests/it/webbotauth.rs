@@ -1438,3 +1438,66 @@ fn the_drafts_signed_directory_vector_verifies() {
     let changed = body.replace("\"sig\"", "\"enc\"");
     assert_eq!(check(&changed).unwrap_err().code(), "content_digest");
 }
+
+#[test]
+fn check_agent_reads_a_jwks_uri_member_and_an_ignored_one() {
+    use botwarden_verify::{DirectoryHttp, DirectoryObservation, check_agent};
+    let signer = Signer::generate().unwrap().cover("signature-agent");
+    let now = at(1_800_000_000);
+    let keys_url = "https://agent.example/keys.json";
+    let observed = DirectoryObservation {
+        url: keys_url.to_owned(),
+        response: Ok(DirectoryHttp {
+            status: 200,
+            headers: vec![
+                (
+                    "content-type".to_owned(),
+                    "application/jwk-set+json".to_owned(),
+                ),
+                ("cache-control".to_owned(), "max-age=3600".to_owned()),
+            ],
+            body: signer.directory_json().into_bytes(),
+            over_limit: false,
+        }),
+    };
+    let sample = |agent: &str| {
+        let req = RequestParts::new("GET", "site.example", "/").header("Signature-Agent", agent);
+        let h = signer.sign(&req, now).unwrap();
+        (agent.to_owned(), h.signature_input, h.signature)
+    };
+    let codes = |r: &botwarden_verify::AgentCheck| -> Vec<&str> {
+        r.findings.iter().map(|f| f.code).collect()
+    };
+    // A key set named by its URL: the path is its, not a finding; the
+    // sample verifies with botwarden.
+    let (agent, input, sig) = sample(&format!("sig1=\"{keys_url}\";type=jwks_uri"));
+    let req = RequestParts::new("GET", "site.example", "/")
+        .header("Signature-Agent", &agent)
+        .header("Signature-Input", &input)
+        .header("Signature", &sig);
+    let report = check_agent(keys_url, &observed, Some(&req), now, false);
+    assert!(!codes(&report).contains(&"A022"), "{report}");
+    assert_eq!(report.sample.as_ref().unwrap().check, "valid", "{report}");
+    // An unknown type: the member is ignored; the draft's verifiers and
+    // botwarden fetch nothing for it.
+    let (agent, input, sig) = sample(&format!("sig1=\"{keys_url}\";type=frobnicate"));
+    let req = RequestParts::new("GET", "site.example", "/")
+        .header("Signature-Agent", &agent)
+        .header("Signature-Input", &input)
+        .header("Signature", &sig);
+    assert_eq!(
+        botwarden_verify::sample_agent(&req).map(|a| a.uri),
+        Some(keys_url.to_owned())
+    );
+    let report = check_agent(keys_url, &observed, Some(&req), now, false);
+    assert!(codes(&report).contains(&"A042"), "{report}");
+    let sample_verdicts = report.sample_verdicts.as_ref().unwrap();
+    assert_eq!(
+        sample_verdicts
+            .iter()
+            .map(|v| v.outcome.as_str())
+            .collect::<Vec<_>>(),
+        ["fails", "fails", "fails"],
+        "{report}"
+    );
+}

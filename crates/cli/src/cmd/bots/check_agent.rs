@@ -115,14 +115,11 @@ fn agent_of(args: &CheckAgentArgs, sample: Option<&GivenRequest>) -> Result<Stri
     let Some(sample) = sample else {
         bail!("give the agent (its origin or directory URL), a signed sample, or both");
     };
-    let agents = botwarden_verify::SignatureVerifier::default()
-        .agents(&sample.parts())
-        .map_err(|f| anyhow::anyhow!("the sample's signature cannot be read: {f}"))?;
-    match agents.first() {
-        Some(a) => Ok(a.uri.clone()),
+    match botwarden_verify::sample_agent(&sample.parts()) {
+        Some(a) => Ok(a.uri),
         None => bail!(
-            "the sample names no signature agent the draft lets a verifier fetch; give the \
-             agent's origin"
+            "the sample names no signature agent (no web-bot-auth signature covering a \
+             readable Signature-Agent); give the agent's origin"
         ),
     }
 }

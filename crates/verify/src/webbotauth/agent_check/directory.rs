@@ -31,6 +31,7 @@ pub(super) fn read(
     observed: &DirectoryObservation,
     now: SystemTime,
     allow_http: bool,
+    by_url: bool,
 ) -> DirRead {
     let mut out = DirRead {
         findings: Vec::new(),
@@ -40,7 +41,7 @@ pub(super) fn read(
         summary: String::new(),
     };
     let url = url::Url::parse(&observed.url).ok();
-    agent_url(agent, url.as_ref(), allow_http, &mut out.findings);
+    agent_url(agent, url.as_ref(), allow_http, by_url, &mut out.findings);
     let http = match &observed.response {
         Err(why) => {
             out.summary = format!("not fetched: {why}");
@@ -117,6 +118,7 @@ fn agent_url(
     agent: &str,
     url: Option<&url::Url>,
     allow_http: bool,
+    by_url: bool,
     findings: &mut Vec<AgentFinding>,
 ) {
     let Some(url) = url else { return };
@@ -136,7 +138,7 @@ fn agent_url(
         });
     }
     let origin = url.path().is_empty() || url.path() == "/";
-    if !origin && !is_well_known(url) {
+    if !origin && !is_well_known(url) && !by_url {
         findings.push(
             AgentFinding::new(
                 "A022",

@@ -25,8 +25,9 @@ use std::time::SystemTime;
 use serde::Serialize;
 
 use super::base::RequestParts;
-use super::fields::keys_url;
+use super::fields::{AgentKind, keys_url};
 use super::keys::WELL_KNOWN_DIRECTORY;
+pub use sample::sample_agent;
 
 /// A verifier whose reading is reported.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize)]
@@ -370,7 +371,11 @@ pub fn check_agent(
     now: SystemTime,
     allow_http: bool,
 ) -> AgentCheck {
-    let dir = directory::read(agent, observed, now, allow_http);
+    // A `jwks_uri` or card member names its keys by a URL with a path.
+    let by_url = sample
+        .and_then(sample::sample_agent)
+        .is_some_and(|a| a.uri == agent && a.kind != AgentKind::Directory);
+    let dir = directory::read(agent, observed, now, allow_http, by_url);
     let directory_verdicts = verdicts(&dir.findings.iter().collect::<Vec<_>>());
     let mut findings = dir.findings;
     let (summary_sample, sample_verdicts) = match sample {

@@ -7,7 +7,9 @@ use std::time::SystemTime;
 use super::{AgentFinding, FormVerdict, Reader, SampleSummary, verdicts};
 use crate::webbotauth::base::RequestParts;
 use crate::webbotauth::check::{SignatureCheck, SignatureVerifier, WEB_BOT_AUTH_TAG};
-use crate::webbotauth::fields::{AgentReading, SignatureInput, parse_agent, parse_signature_input};
+use crate::webbotauth::fields::{
+    Agent, AgentReading, SignatureInput, parse_agent, parse_signature_input,
+};
 use crate::webbotauth::keys::{KeyRing, KeySet};
 use crate::webbotauth::signer::{AgentForm, Signer};
 
@@ -339,6 +341,23 @@ fn timing(input: &SignatureInput, now: SystemTime, findings: &mut Vec<AgentFindi
             );
         }
     }
+}
+
+/// The signature agent of the sample's first `web-bot-auth` signature,
+/// ignored or not (what `check-agent` checks when no agent is given).
+#[must_use]
+pub fn sample_agent(req: &RequestParts<'_>) -> Option<Agent> {
+    let input = parse_signature_input(&req.header_value("signature-input")?)
+        .ok()?
+        .into_iter()
+        .find(|i| i.tag.as_deref() == Some(WEB_BOT_AUTH_TAG))?;
+    let value = req.header_value("signature-agent")?;
+    let key = input
+        .components
+        .iter()
+        .find(|c| c.name == "signature-agent")
+        .and_then(|c| c.key.clone());
+    parse_agent(&value, &input.label, key.as_deref()).ok()
 }
 
 /// Each `Signature-Agent` form botwarden's signer sends, read with the
