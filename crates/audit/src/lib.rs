@@ -209,6 +209,14 @@ checks![
     body_in_head,
     mixed_active,
     mixed_passive,
+    dead_end,
+    too_many_links,
+    private_address,
+    follow_and_nofollow,
+    generic_anchor,
+    multiple_description,
+    sitemap_missing,
+    sitemap_listed_twice,
 ];
 
 /// The check with this code.
@@ -608,6 +616,40 @@ impl AuditReport {
         with.chain(self.checks.iter().filter(|c| c.count == 0))
     }
 }
+
+/// The origin (`scheme://host[:port]`) of a stored URL in `column`: the
+/// text before the first `/` after the scheme's `//` (stored URLs are
+/// normal, `http://` or `https://` and a host).
+macro_rules! origin {
+    ($column:literal) => {
+        concat!(
+            "substr(",
+            $column,
+            ", 1, instr(substr(",
+            $column,
+            ", 9), '/') + 7)"
+        )
+    };
+}
+pub(crate) use origin;
+
+/// Whether the URL `t` is on an origin the crawl fetched pages from.
+pub(crate) const OWN_ORIGINS: &str = concat!(
+    "substr(t.url, 1, instr(substr(t.url, 9), '/') + 7)",
+    " IN (SELECT DISTINCT substr(f.url, 1, instr(substr(f.url, 9), '/') + 7)",
+    " FROM urls f WHERE f.state = 'fetched')"
+);
+
+/// Whether the target `t` is one of the site's own: not left out of the
+/// crawl's scope, and on an origin the crawl fetched pages from (a link
+/// to another site marked nofollow is not followed, so its URL is
+/// recorded as skipped for nofollow, not for scope).
+pub(crate) const OWN_TARGET: &str = concat!(
+    "coalesce(t.skip_reason, '') != 'scope' AND ",
+    "substr(t.url, 1, instr(substr(t.url, 9), '/') + 7)",
+    " IN (SELECT DISTINCT substr(f.url, 1, instr(substr(f.url, 9), '/') + 7)",
+    " FROM urls f WHERE f.state = 'fetched')"
+);
 
 /// The link kinds a visitor follows: the site's internal links.
 pub(crate) const LINK_KINDS: &str = "('a', 'area', 'iframe')";

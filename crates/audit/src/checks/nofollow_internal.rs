@@ -1,7 +1,7 @@
 //! `robots/nofollow-internal`: the site's own pages linked `nofollow`.
 
 use crate::{
-    Context, Finding, Interner, LINK_KINDS, LinkSource, MAX_LINKS, SITE_LINK, link_kind,
+    Context, Finding, Interner, LINK_KINDS, LinkSource, MAX_LINKS, OWN_TARGET, SITE_LINK, link_kind,
 };
 
 declare_check! {
@@ -43,27 +43,6 @@ declare_check! {
     "robots/nofollow-internal", Notice, "the site's own pages linked with rel=\"nofollow\", and pages that say nofollow for all their links"
 }
 
-/// The origin (`scheme://host[:port]`) of a stored URL in `column`: the
-/// text before the first `/` after the scheme's `//` (stored URLs are
-/// normal, `http://` or `https://` and a host).
-macro_rules! origin {
-    ($column:literal) => {
-        concat!("substr(", $column, ", 1, instr(substr(", $column, ", 9), '/') + 7)")
-    };
-}
-
-/// Whether the target `t` is one of the site's own: not left out of the
-/// crawl's scope, and on an origin the crawl fetched pages from (a link
-/// to another site marked nofollow is not followed, so its URL is
-/// recorded as skipped for nofollow, not for scope).
-const OWN: &str = concat!(
-    "coalesce(t.skip_reason, '') != 'scope' AND ",
-    origin!("t.url"),
-    " IN (SELECT DISTINCT ",
-    origin!("f.url"),
-    " FROM urls f WHERE f.state = 'fetched')"
-);
-
 pub(crate) fn check(cx: &Context<'_>) -> Result<Vec<Finding>, rusqlite::Error> {
     // Pages that say nofollow for every link: one finding each. The pages
     // first, then their links by the links' key (`CROSS JOIN` keeps that
@@ -74,7 +53,7 @@ pub(crate) fn check(cx: &Context<'_>) -> Result<Vec<Finding>, rusqlite::Error> {
                 ' page(s) of the site', NULL
          FROM pages p CROSS JOIN links l ON l.source_id = p.url_id
          JOIN urls u ON u.id = p.url_id JOIN urls t ON t.id = l.target_id
-         WHERE p.nofollow IS NOT NULL AND {SITE_LINK} AND {OWN}
+         WHERE p.nofollow IS NOT NULL AND {SITE_LINK} AND {OWN_TARGET}
          GROUP BY u.id ORDER BY u.id"
     ))?;
     // Links marked nofollow on pages that do not say it for all: one
@@ -90,7 +69,7 @@ pub(crate) fn check(cx: &Context<'_>) -> Result<Vec<Finding>, rusqlite::Error> {
              SELECT l.target_id, t.url, s.url, l.source_id, l.kind, l.anchor, l.rel
              FROM marked l JOIN urls t ON t.id = l.target_id JOIN urls s ON s.id = l.source_id
              LEFT JOIN pages sp ON sp.url_id = l.source_id
-             WHERE {OWN} AND sp.nofollow IS NULL
+             WHERE {OWN_TARGET} AND sp.nofollow IS NULL
              ORDER BY l.target_id, l.source_id, l.position"
         ),
         |r| {

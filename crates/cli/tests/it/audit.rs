@@ -59,11 +59,12 @@ fn audit_prints_text_and_json() {
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    // The three planted problems, and the pages' missing canonical,
-    // description, <h1> and charset (four checks, two pages each).
+    // The three planted problems, the pages' missing canonical,
+    // description, <h1> and charset (four checks, two pages each), and
+    // /new, which links nowhere (a dead end).
     let checks = botwarden_audit::CHECKS.len();
     assert!(
-        text.contains(&format!("11 finding(s) from 7 of {checks} checks")),
+        text.contains(&format!("12 finding(s) from 8 of {checks} checks")),
         "{text}"
     );
     assert!(
@@ -158,7 +159,7 @@ fn audit_writes_html_csv_and_the_link_graph() {
     let folder_arg = folder.to_str().expect("UTF-8 path");
     let out = ok(&["audit", &db, "--format", "csv", "--output", folder_arg]);
     assert!(
-        String::from_utf8_lossy(&out.stderr).contains("wrote 8 CSV file(s)"),
+        String::from_utf8_lossy(&out.stderr).contains("wrote 9 CSV file(s)"),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
@@ -224,9 +225,9 @@ fn audit_compares_with_an_earlier_crawl() {
     assert_eq!(out.status.code(), Some(0), "{text}");
     // Fixed: the broken link. New: what the checks of a page's head find on
     // /missing, now a page (no canonical, description, <h1> or charset).
-    // Still there: the redirect, the blocked URL, and those four on / and
-    // /new.
-    assert!(text.contains(": 1 fixed, 4 new, 10 still there"), "{text}");
+    // Still there: the redirect, the blocked URL, those four on / and
+    // /new, and /new a dead end (as /missing now is too).
+    assert!(text.contains(": 1 fixed, 5 new, 11 still there"), "{text}");
     assert!(
         text.contains("error    links/broken-internal  1 fixed, 0 new, 0 still there"),
         "{text}"
@@ -239,8 +240,8 @@ fn audit_compares_with_an_earlier_crawl() {
     );
     let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
     assert_eq!(v["compare"]["fixed"], 1, "{v}");
-    assert_eq!(v["compare"]["new"], 4, "{v}");
-    assert_eq!(v["compare"]["still"], 10, "{v}");
+    assert_eq!(v["compare"]["new"], 5, "{v}");
+    assert_eq!(v["compare"]["still"], 11, "{v}");
 
     let out = botwarden(&["audit", &now, "--compare", "nowhere.db"], b"");
     assert_eq!(out.status.code(), Some(2));
@@ -269,7 +270,7 @@ fn crawl_with_audit_prints_the_audit_after_the_summary() {
     let audit = String::from_utf8_lossy(&audit.stdout);
     assert!(
         audit.contains(&format!(
-            "11 finding(s) from 7 of {} checks",
+            "12 finding(s) from 8 of {} checks",
             botwarden_audit::CHECKS.len()
         )),
         "{audit}"

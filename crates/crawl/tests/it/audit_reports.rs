@@ -373,11 +373,19 @@ async fn comparison_of_two_crawls_says_fixed_new_and_still() {
         assert_eq!(check.still, [server.url("/")], "{code}");
         assert!(check.fixed.is_empty(), "{code}");
     }
-    assert_eq!((cmp.fixed, cmp.new, cmp.still), (1, 4, 4));
+    // /gone, now a page, links nowhere: a dead end.
+    let dead = cmp
+        .checks
+        .iter()
+        .find(|c| c.code == "links/dead-end")
+        .expect("check");
+    assert_eq!(dead.new, [server.url("/gone")]);
+    assert!(dead.still.is_empty() && dead.fixed.is_empty());
+    assert_eq!((cmp.fixed, cmp.new, cmp.still), (1, 5, 4));
     assert_eq!(cmp.checks.len(), CHECKS.len());
 
     let text = doc.to_string();
-    assert!(text.contains(": 1 fixed, 4 new, 4 still there"), "{text}");
+    assert!(text.contains(": 1 fixed, 5 new, 4 still there"), "{text}");
     assert!(
         text.contains("error    links/broken-internal  1 fixed, 1 new, 0 still there"),
         "{text}"

@@ -249,7 +249,7 @@ async fn audited(name: &str) -> (Server, Store, TempStore) {
 }
 
 /// `(url, related)` of each finding of a check, as paths.
-fn found(report: &AuditReport, server: &Server, code: &str) -> Found {
+pub(crate) fn found(report: &AuditReport, server: &Server, code: &str) -> Found {
     let prefix = server.url("");
     let check = report
         .check(code)
@@ -266,14 +266,14 @@ fn found(report: &AuditReport, server: &Server, code: &str) -> Found {
         .collect()
 }
 
-fn owned(list: &[(&str, &[&str])]) -> Found {
+pub(crate) fn owned(list: &[(&str, &[&str])]) -> Found {
     list.iter()
         .map(|(u, r)| ((*u).to_owned(), r.iter().map(|s| (*s).to_owned()).collect()))
         .collect()
 }
 
 /// Findings as `(url, related)`, paths.
-type Found = Vec<(String, Vec<String>)>;
+pub(crate) type Found = Vec<(String, Vec<String>)>;
 
 /// Each touched check's planted findings.
 fn planted() -> Vec<(&'static str, Found)> {

@@ -3,6 +3,7 @@
 //! none asserts a timing.
 
 mod audit;
+mod audit_breadth;
 mod audit_external;
 mod audit_reports;
 mod audit_tls;
