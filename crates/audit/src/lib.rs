@@ -126,6 +126,7 @@ macro_rules! checks {
             // What several checks share.
             pub(super) mod bad_href;
             pub(super) mod listed;
+            pub(super) mod page_quality;
             $(pub(super) mod $module;)*
         }
         /// Every check, in the order of the documentation.
@@ -217,6 +218,19 @@ checks![
     multiple_description,
     sitemap_missing,
     sitemap_listed_twice,
+    image_alt,
+    image_long_alt,
+    image_size,
+    multiple_title,
+    lang_missing,
+    lang_invalid,
+    viewport_missing,
+    duplicate_id,
+    heading_skip,
+    thin_page,
+    invalid_json_ld,
+    security_headers,
+    protocol_relative,
 ];
 
 /// The check with this code.
@@ -524,8 +538,26 @@ pub(crate) const VERSION_5_CHECKS: &[&str] = &[
     "security/mixed-content-passive",
 ];
 
-/// Says, once, which pages the checks of [`VERSION_4_CHECKS`] and
-/// [`VERSION_5_CHECKS`] cannot judge.
+/// The checks that read what the crawler records since schema version 10
+/// (`pages.quality`).
+pub(crate) const VERSION_10_CHECKS: &[&str] = &[
+    "images/missing-alt",
+    "images/long-alt",
+    "images/missing-size",
+    "content/multiple-title",
+    "content/lang-missing",
+    "content/lang-invalid",
+    "content/viewport-missing",
+    "content/duplicate-id",
+    "content/heading-skip",
+    "content/thin",
+    "structured-data/invalid-json-ld",
+    "security/missing-headers",
+    "links/protocol-relative",
+];
+
+/// Says, once, which pages the checks of [`VERSION_4_CHECKS`],
+/// [`VERSION_5_CHECKS`] and [`VERSION_10_CHECKS`] cannot judge.
 fn notes(cx: &Context<'_>) -> Result<Vec<String>, rusqlite::Error> {
     let (before_4, before_5): (i64, i64) = cx.conn.query_row(
         &format!(
@@ -553,6 +585,19 @@ fn notes(cx: &Context<'_>) -> Result<Vec<String>, rusqlite::Error> {
              insecure subresources (schema version 5): {} do not judge them; crawl again to \
              audit them",
             VERSION_5_CHECKS.join(", ")
+        ));
+    }
+    let before_10: i64 = cx.conn.query_row(
+        &format!("SELECT count(*) FROM pages p WHERE {HTML_PAGE} AND p.quality IS NULL"),
+        [],
+        |r| r.get(0),
+    )?;
+    if before_10 > 0 {
+        notes.push(format!(
+            "{before_10} HTML page(s) were crawled before the store recorded images, titles, \
+             language, ids, headings, words, JSON-LD and security headers (schema version 10): \
+             {} do not judge them; crawl again to audit them",
+            VERSION_10_CHECKS.join(", ")
         ));
     }
     // Fingerprints of a store that does not name its text reading were

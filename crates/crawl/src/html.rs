@@ -212,7 +212,13 @@ pub struct HtmlFacts {
     pub insecure_active: u32,
     /// How many `http://` images, audio, video and their sources.
     pub insecure_passive: u32,
+    /// What the audit's page checks read (images, titles, language, ids,
+    /// headings, words, JSON-LD, scheme-less links).
+    pub quality: crate::quality::Quality,
 }
+
+/// The most of a JSON-LD block read to check that it is JSON.
+const MAX_JSONLD: usize = 1 << 20;
 
 /// Examples of a kind kept per page (ignored head elements, insecure
 /// subresources).
@@ -427,6 +433,12 @@ impl Words {
             self.hashes.push(h);
             in_word = false;
         }
+    }
+
+    /// How many words were read (the one being read ended).
+    pub(crate) fn count(&mut self) -> usize {
+        self.end_word();
+        self.hashes.len()
     }
 
     /// Room for the words of `bytes` more bytes of text, about.
@@ -1193,6 +1205,9 @@ pub(crate) fn extract_with(
         ignored: RefCell::new(Vec::new()),
         templates: Rc::new(Cell::new(0u32)),
         insecure: RefCell::new(Vec::new()),
+        quality: RefCell::new(crate::quality::QualityPass::default()),
+        svg_open: Rc::new(Cell::new(0)),
+        quality_templates: Rc::new(Cell::new(0)),
     };
     let markup = markup_of(&bytes, &noscript_tags_met);
     pass.run(&markup, encoding, reading)?;
@@ -1273,6 +1288,12 @@ struct Pass {
     /// `<template>`s open (what they hold is not the document's).
     templates: Rc<Cell<u32>>,
     insecure: RefCell<Vec<(Insecure, usize)>>,
+    quality: RefCell<crate::quality::QualityPass>,
+    /// `<svg>` elements open (their `<title>` is not the document's).
+    svg_open: Rc<Cell<u32>>,
+    /// `<template>`s open anywhere in the page (`templates` counts the
+    /// head's).
+    quality_templates: Rc<Cell<u32>>,
 }
 
 /// An attribute's value, its character references decoded.
@@ -1335,6 +1356,7 @@ impl Pass {
         }
         self.on_any(el, &name);
         self.on_subresource(el, &name);
+        self.on_quality(el, &name);
         match name.as_str() {
             "head" => self.on_head(el),
             "body" => self.head_over.set(true),
@@ -1462,6 +1484,68 @@ impl Pass {
     }
 
     /// `<head>`: its end tag ends the head.
+    /// What the page checks read: images, titles (not SVG's), the
+    /// language, ids, headings and JSON-LD blocks, outside `<template>`s
+    /// (what one holds is not the document's).
+    fn on_quality(&self, el: &mut Element<'_, '_>, name: &str) {
+        if name == "template" {
+            self.quality_templates.set(self.quality_templates.get() + 1);
+            if let Some(handlers) = el.end_tag_handlers() {
+                let open = Rc::clone(&self.quality_templates);
+                let handler: lol_html::EndTagHandler<'static> = Box::new(move |_| {
+                    open.set(open.get().saturating_sub(1));
+                    Ok(())
+                });
+                handlers.push(handler);
+            }
+        }
+        if self.quality_templates.get() > 0 {
+            return;
+        }
+        let mut q = self.quality.borrow_mut();
+        if let Some(id) = el.get_attribute("id") {
+            q.id(id.trim());
+        }
+        match name {
+            "img" => {
+                let alt = attr(el, "alt");
+                let src = attr(el, "src").map(trimmed);
+                q.image(
+                    src.as_deref(),
+                    alt.as_deref(),
+                    el.has_attribute("width"),
+                    el.has_attribute("height"),
+                );
+            }
+            "svg" if !el.is_self_closing() => {
+                self.svg_open.set(self.svg_open.get() + 1);
+                if let Some(handlers) = el.end_tag_handlers() {
+                    let open = Rc::clone(&self.svg_open);
+                    let handler: lol_html::EndTagHandler<'static> = Box::new(move |_| {
+                        open.set(open.get().saturating_sub(1));
+                        Ok(())
+                    });
+                    handlers.push(handler);
+                }
+            }
+            "title" if self.svg_open.get() == 0 => q.quality.titles += 1,
+            "html" if el.has_attribute("lang") && q.quality.lang.is_none() => {
+                q.quality.lang = Some(attr(el, "lang").unwrap_or_default().trim().to_owned());
+            }
+            "h1" | "h2" | "h3" | "h4" | "h5" | "h6" => {
+                q.heading(name.as_bytes()[1] - b'0');
+            }
+            "script"
+                if el
+                    .get_attribute("type")
+                    .is_some_and(|t| t.trim().eq_ignore_ascii_case("application/ld+json")) =>
+            {
+                q.jsonld_at.push(el.source_location().bytes().start);
+            }
+            _ => {}
+        }
+    }
+
     fn on_head(&self, el: &mut Element<'_, '_>) {
         let over = Rc::clone(&self.head_over);
         if let Some(handlers) = el.end_tag_handlers() {
@@ -1609,7 +1693,32 @@ impl Pass {
                 i
             })
             .collect();
-        facts.simhash = self.visible.into_inner().simhash();
+        let mut visible = self.visible.into_inner();
+        let mut quality = self.quality.into_inner();
+        quality.quality.words = u32::try_from(visible.count()).unwrap_or(u32::MAX);
+        facts.simhash = visible.simhash();
+        let q = &mut quality.quality;
+        q.viewport = facts
+            .metas
+            .iter()
+            .any(|m| m.name.trim().eq_ignore_ascii_case("viewport"));
+        for l in &facts.links {
+            if l.href.starts_with("//") {
+                q.protocol_relative += 1;
+                q.protocol_relative_first
+                    .get_or_insert_with(|| l.href.clone());
+            }
+        }
+        for (i, &at) in quality.jsonld_at.iter().enumerate() {
+            q.jsonld += 1;
+            if q.jsonld_error.is_none() {
+                let text = raw_element_text(bytes, at, b"script", encoding, MAX_JSONLD);
+                if let Some(e) = crate::quality::jsonld_error(&text) {
+                    q.jsonld_error = Some(format!("block {}: {e}", i + 1));
+                }
+            }
+        }
+        facts.quality = quality.quality;
         facts
     }
 }

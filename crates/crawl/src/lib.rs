@@ -29,6 +29,7 @@ mod html;
 mod identity;
 mod ownership;
 mod pipeline;
+mod quality;
 mod settings;
 mod sitemap;
 mod throttle;
@@ -60,6 +61,7 @@ pub use ownership::{
     SiteReport, SiteToken, Verification, Verified, verify_site,
 };
 pub use pipeline::RobotsRead;
+pub use quality::{LONG_ALT, Quality, jsonld_error};
 pub use settings::{
     CHANGES_META, ChangeRule, CrawlSettings, READING_RULES, SETTINGS_META, SettingChange,
     SettingsRefusal,

@@ -61,5 +61,5 @@ pub use keydir::{
     AllowedAgents, DirectoryFetch, KeyDirConfig, KeyDirStats, KeyDirectories, freshness,
     observe_directory,
 };
-pub use page::{Outcome, PageResponse, link_header_canonicals};
+pub use page::{Outcome, PageResponse, SecurityHeaders, link_header_canonicals};
 pub use robots_fetch::{MissingProbe, RobotsFetch, fetch_robots_txt, robots_url};

@@ -67,6 +67,8 @@ pub struct PageResponse {
     pub robots_tag: Vec<String>,
     /// Every `Content-Usage` header (IETF aipref), in order.
     pub content_usage: Vec<String>,
+    /// The security headers the answer came with.
+    pub security: SecurityHeaders,
     /// Every `Content-Signal` header (Cloudflare), in order.
     pub content_signal: Vec<String>,
     /// Every `Link` header, in order.
@@ -100,6 +102,17 @@ pub struct PageResponse {
     pub download: Option<Duration>,
     /// From the request to the end of the body.
     pub elapsed: Duration,
+}
+
+/// The security headers of an answer.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, serde::Serialize)]
+pub struct SecurityHeaders {
+    /// `Strict-Transport-Security`.
+    pub hsts: bool,
+    /// `X-Content-Type-Options: nosniff`.
+    pub nosniff: bool,
+    /// `Content-Security-Policy` (not `…-Report-Only`).
+    pub csp: bool,
 }
 
 impl PageResponse {
@@ -177,6 +190,7 @@ impl Fetcher {
             x_robots_tag: Vec::new(),
             robots_tag: Vec::new(),
             content_usage: Vec::new(),
+            security: SecurityHeaders::default(),
             content_signal: Vec::new(),
             link: Vec::new(),
             refresh: None,
@@ -260,6 +274,13 @@ impl Fetcher {
         page.x_robots_tag = all("x-robots-tag");
         page.robots_tag = all("robots-tag");
         page.content_usage = all("content-usage");
+        page.security = SecurityHeaders {
+            hsts: headers.contains_key("strict-transport-security"),
+            nosniff: all("x-content-type-options")
+                .iter()
+                .any(|v| v.trim().eq_ignore_ascii_case("nosniff")),
+            csp: headers.contains_key("content-security-policy"),
+        };
         page.content_signal = all("content-signal");
         page.link = all("link");
         page.refresh = all("refresh").into_iter().next();

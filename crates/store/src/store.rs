@@ -41,7 +41,7 @@ use crate::error::Error;
 use crate::link_kind::LinkKind;
 
 /// The version of the schema this code writes and reads.
-pub const SCHEMA_VERSION: u32 = 9;
+pub const SCHEMA_VERSION: u32 = 10;
 
 /// Indexes a crawl builds once, when it ends, rather than row by row while
 /// it writes (name, whether unique, table and columns). Rows arrive in the order of
@@ -109,6 +109,11 @@ const MIGRATIONS: &[(u32, &str, &str)] = &[
         9,
         "usage preferences of pages (robots.txt and headers); pages: the Robots-Tag header",
         MIGRATE_8_TO_9,
+    ),
+    (
+        10,
+        "pages: what the page checks read (images, titles, language, ids, headings, words, JSON-LD, security headers)",
+        "ALTER TABLE pages ADD COLUMN quality TEXT;",
     ),
 ];
 
@@ -500,6 +505,11 @@ pub struct PageRecord {
     pub mixed_passive: Option<u32>,
     /// The first of them (`img src http://… (line 9)`), one per line.
     pub mixed_examples: Option<String>,
+    /// What the page checks read of an HTML page, a JSON object
+    /// (`botwarden_crawl::Quality`: images, titles, language, viewport,
+    /// ids, headings, words, JSON-LD, scheme-less links, an HTTPS page's
+    /// security headers).
+    pub quality: Option<String>,
 }
 
 /// What an external URL answered (`crawl --check-external`).
@@ -1248,11 +1258,11 @@ impl BatchWriter<'_> {
                  canonical_written, canonical_header, canonical_outside_head, base_href,
                  base_count, header_charset, meta_charset, bom, robots_meta, head_break,
                  head_break_line, head_ignored, head_ignored_count, mixed_active,
-                 mixed_passive, mixed_examples, refresh_delay, robots_tag)
+                 mixed_passive, mixed_examples, refresh_delay, robots_tag, quality)
                  VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15,
                  ?16, ?17, ?18, ?19, ?20, ?21, ?22, ?23, ?24, ?25, ?26, ?27, ?28, ?29, ?30,
                  ?31, ?32, ?33, ?34, ?35, ?36, ?37, ?38, ?39, ?40, ?41, ?42, ?43, ?44, ?45,
-                 ?46, ?47, ?48)",
+                 ?46, ?47, ?48, ?49)",
         )?;
         for p in pages {
             st.execute(params![
@@ -1305,6 +1315,7 @@ impl BatchWriter<'_> {
                 p.mixed_examples,
                 p.refresh_delay,
                 p.robots_tag,
+                p.quality,
             ])
             .map_err(self.err("cannot store a page"))?;
         }
@@ -2246,7 +2257,7 @@ impl ExportTable {
                         p.canonical_outside_head, p.base_href, p.base_count, p.header_charset,
                         p.meta_charset, p.bom, p.robots_meta, p.head_break, p.head_break_line,
                         p.head_ignored, p.head_ignored_count, p.mixed_active, p.mixed_passive,
-                        p.mixed_examples, p.refresh_delay, p.robots_tag
+                        p.mixed_examples, p.refresh_delay, p.robots_tag, p.quality
                  FROM pages p JOIN urls u ON u.id = p.url_id ORDER BY u.id"
             }
             ExportTable::Links => {

@@ -60,11 +60,12 @@ fn audit_prints_text_and_json() {
         String::from_utf8_lossy(&out.stderr)
     );
     // The three planted problems, the pages' missing canonical,
-    // description, <h1> and charset (four checks, two pages each), and
-    // /new, which links nowhere (a dead end).
+    // description, <h1>, charset, language and viewport and their little
+    // text (seven checks, two pages each), and /new, which links nowhere
+    // (a dead end).
     let checks = botwarden_audit::CHECKS.len();
     assert!(
-        text.contains(&format!("12 finding(s) from 8 of {checks} checks")),
+        text.contains(&format!("18 finding(s) from 11 of {checks} checks")),
         "{text}"
     );
     assert!(
@@ -159,7 +160,7 @@ fn audit_writes_html_csv_and_the_link_graph() {
     let folder_arg = folder.to_str().expect("UTF-8 path");
     let out = ok(&["audit", &db, "--format", "csv", "--output", folder_arg]);
     assert!(
-        String::from_utf8_lossy(&out.stderr).contains("wrote 9 CSV file(s)"),
+        String::from_utf8_lossy(&out.stderr).contains("wrote 12 CSV file(s)"),
         "{}",
         String::from_utf8_lossy(&out.stderr)
     );
@@ -223,11 +224,12 @@ fn audit_compares_with_an_earlier_crawl() {
     let out = botwarden(&["audit", &now, "--compare", &before], b"");
     let text = String::from_utf8_lossy(&out.stdout);
     assert_eq!(out.status.code(), Some(0), "{text}");
-    // Fixed: the broken link. New: what the checks of a page's head find on
-    // /missing, now a page (no canonical, description, <h1> or charset).
-    // Still there: the redirect, the blocked URL, those four on / and
+    // Fixed: the broken link. New: what the checks of a page find on
+    // /missing, now a page (no canonical, description, <h1>, charset,
+    // language or viewport, little text, a dead end).
+    // Still there: the redirect, the blocked URL, those seven on / and
     // /new, and /new a dead end (as /missing now is too).
-    assert!(text.contains(": 1 fixed, 5 new, 11 still there"), "{text}");
+    assert!(text.contains(": 1 fixed, 8 new, 17 still there"), "{text}");
     assert!(
         text.contains("error    links/broken-internal  1 fixed, 0 new, 0 still there"),
         "{text}"
@@ -240,8 +242,8 @@ fn audit_compares_with_an_earlier_crawl() {
     );
     let v: Value = serde_json::from_slice(&out.stdout).expect("JSON");
     assert_eq!(v["compare"]["fixed"], 1, "{v}");
-    assert_eq!(v["compare"]["new"], 5, "{v}");
-    assert_eq!(v["compare"]["still"], 11, "{v}");
+    assert_eq!(v["compare"]["new"], 8, "{v}");
+    assert_eq!(v["compare"]["still"], 17, "{v}");
 
     let out = botwarden(&["audit", &now, "--compare", "nowhere.db"], b"");
     assert_eq!(out.status.code(), Some(2));
@@ -270,7 +272,7 @@ fn crawl_with_audit_prints_the_audit_after_the_summary() {
     let audit = String::from_utf8_lossy(&audit.stdout);
     assert!(
         audit.contains(&format!(
-            "12 finding(s) from 8 of {} checks",
+            "18 finding(s) from 11 of {} checks",
             botwarden_audit::CHECKS.len()
         )),
         "{audit}"

@@ -714,7 +714,7 @@ fn export_writes_pages_links_and_redirects() {
                     ",http_version,content_length,body_read,dns_ms,connect_ms,download_ms,simhash,"
                 )
                 && h.ends_with(
-                    ",mixed_active,mixed_passive,mixed_examples,refresh_delay,robots_tag"
+                    ",mixed_active,mixed_passive,mixed_examples,refresh_delay,robots_tag,quality"
                 )),
         "{csv}"
     );

@@ -475,6 +475,11 @@ fn record_facts(record: &mut PageRecord, facts: &HtmlFacts, page: &PageResponse,
             lines.join("\n")
         });
     }
+    let mut quality = facts.quality.clone();
+    if page.url.scheme() == "https" {
+        quality.security = Some(page.security);
+    }
+    record.quality = serde_json::to_string(&quality).ok();
     if base.scheme() == "https" {
         record.mixed_active = Some(facts.insecure_active);
         record.mixed_passive = Some(facts.insecure_passive);

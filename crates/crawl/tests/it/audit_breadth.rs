@@ -40,17 +40,58 @@ const PAGES: &[&str] = &[
     "/a",
     "/b",
     "/c",
+    "/img",
+    "/two-titles",
+    "/svg-title",
+    "/no-lang",
+    "/empty-lang",
+    "/bad-lang",
+    "/good-lang",
+    "/no-viewport",
+    "/dup-id",
+    "/unique-id",
+    "/skip",
+    "/no-skip",
+    "/thin",
+    "/thin-noindex",
+    "/bad-ld",
+    "/good-ld",
+    "/proto",
     "/unlisted",
     "/unlisted-noindex",
     "/unlisted-canonical",
 ];
 
-fn page(head: &str, body: &str) -> Reply {
+/// A whole page: `<html {attrs}>`, a title, `head`, then `body`.
+fn doc(attrs: &str, head: &str, body: &str) -> Reply {
     Reply::new(200)
         .header("content-type", "text/html; charset=utf-8")
         .body(format!(
-            "<!doctype html><html><head><title>t</title>{head}</head><body>{body}</body></html>"
+            "<!doctype html><html{attrs}><head><title>t</title>{head}</head><body>{body}</body></html>"
         ))
+}
+
+/// A page as the site's pages are, in English, with a viewport and 220
+/// words of text (so that only the planted pages are thin), then `body`.
+fn page(head: &str, body: &str) -> Reply {
+    let text: String = (0..220).fold(String::new(), |mut s, i| {
+        let _ = write!(s, "word{i} ");
+        s
+    });
+    doc(
+        r#" lang="en""#,
+        &format!(r#"<meta name="viewport" content="width=device-width">{head}"#),
+        &format!("{body}<p>{text}</p>"),
+    )
+}
+
+/// `n` words of text in a paragraph.
+fn words(n: usize) -> String {
+    let text: String = (0..n).fold(String::new(), |mut s, i| {
+        let _ = write!(s, "word{i} ");
+        s
+    });
+    format!("<p>{text}</p>")
 }
 
 fn external(n: usize) -> String {
@@ -134,6 +175,86 @@ fn route(path: &str, base: &str) -> Reply {
             HOME,
         ),
         "/one-desc" => page(r#"<meta name="description" content="one">"#, HOME),
+        "/img" => {
+            let long = "a".repeat(101);
+            let fine = "b".repeat(100);
+            page(
+                "",
+                &format!(
+                    r#"{HOME} <img src="/a.png"> <img src="/b.png" alt="" width="1" height="1">
+                       <img src="/c.png" alt="{long}" width="1" height="1">
+                       <img src="/d.png" alt="{fine}" width="1" height="1">
+                       <img src="/e.png" alt="e" width="1">"#
+                ),
+            )
+        }
+        "/two-titles" => page("<title>second</title>", HOME),
+        "/svg-title" => page("", &format!("{HOME}<svg><title>icon</title></svg>")),
+        "/no-lang" => doc(
+            "",
+            r#"<meta name="viewport" content="x">"#,
+            &format!("{HOME}{}", words(220)),
+        ),
+        "/empty-lang" => doc(
+            r#" lang="""#,
+            r#"<meta name="viewport" content="x">"#,
+            &format!("{HOME}{}", words(220)),
+        ),
+        "/bad-lang" => doc(
+            r#" lang="en_US""#,
+            r#"<meta name="viewport" content="x">"#,
+            &format!("{HOME}{}", words(220)),
+        ),
+        "/good-lang" => doc(
+            r#" lang="de-CH-1996""#,
+            r#"<meta name="viewport" content="x">"#,
+            &format!("{HOME}{}", words(220)),
+        ),
+        "/no-viewport" => doc(r#" lang="en""#, "", &format!("{HOME}{}", words(220))),
+        "/dup-id" => page(
+            "",
+            &format!(
+                r#"{HOME}<div id="x"></div><p id="x"></p><i id="y"></i><b id="y"></b><u id="z"></u>"#
+            ),
+        ),
+        "/unique-id" => page(
+            "",
+            &format!(r#"{HOME}<div id="x"></div><template><div id="x"></div></template>"#),
+        ),
+        "/skip" => page(
+            "",
+            &format!("{HOME}<h1>a</h1><h2>b</h2><h4>c</h4><h6>d</h6>"),
+        ),
+        "/no-skip" => page(
+            "",
+            &format!("{HOME}<h2>a</h2><h3>b</h3><h1>c</h1><h2>d</h2>"),
+        ),
+        "/thin" => doc(
+            r#" lang="en""#,
+            r#"<meta name="viewport" content="x">"#,
+            &format!("{HOME}{}", words(150)),
+        ),
+        "/thin-noindex" => doc(
+            r#" lang="en""#,
+            r#"<meta name="viewport" content="x"><meta name="robots" content="noindex">"#,
+            &format!("{HOME}{}", words(5)),
+        ),
+        "/bad-ld" => page(
+            r#"<script type="application/ld+json">{"@type": "Thing"}</script>
+               <script type="application/ld+json">{"@type": "Thing",}</script>"#,
+            HOME,
+        ),
+        "/good-ld" => page(
+            r#"<script type="application/ld+json">{"@context": "https://schema.org", "@type": "Thing"}</script>
+               <script type="application/json">{not json</script>"#,
+            HOME,
+        ),
+        "/proto" => page(
+            "",
+            &format!(
+                r#"{HOME} <a href="//other.invalid/x">scheme-less</a> <a href="//other.invalid/y">again</a>"#
+            ),
+        ),
         "/unlisted-noindex" => page(r#"<meta name="robots" content="noindex">"#, HOME),
         "/unlisted-canonical" => page(r#"<link rel="canonical" href="/a">"#, HOME),
         p if PAGES.contains(&p) => page("", HOME),
@@ -153,8 +274,10 @@ async fn site() -> Server {
     server
 }
 
-/// The checks planted here.
+/// The checks planted here (and `security/missing-headers`, planted on
+/// `audit_tls`'s HTTPS site).
 pub(crate) const CODES: &[&str] = &[
+    "security/missing-headers",
     "links/dead-end",
     "links/too-many",
     "links/private-address",
@@ -163,6 +286,18 @@ pub(crate) const CODES: &[&str] = &[
     "content/multiple-description",
     "sitemaps/missing-indexable",
     "sitemaps/listed-twice",
+    "images/missing-alt",
+    "images/long-alt",
+    "images/missing-size",
+    "content/multiple-title",
+    "content/lang-missing",
+    "content/lang-invalid",
+    "content/viewport-missing",
+    "content/duplicate-id",
+    "content/heading-skip",
+    "content/thin",
+    "structured-data/invalid-json-ld",
+    "links/protocol-relative",
 ];
 
 fn planted() -> Vec<(&'static str, Found)> {
@@ -187,6 +322,27 @@ fn planted() -> Vec<(&'static str, Found)> {
         (
             "sitemaps/listed-twice",
             owned(&[("/twice", &["/sitemap.xml", "/sitemap2.xml"])]),
+        ),
+        ("images/missing-alt", owned(&[("/img", &["/a.png"])])),
+        ("images/long-alt", owned(&[("/img", &["/c.png"])])),
+        ("images/missing-size", owned(&[("/img", &["/a.png"])])),
+        ("content/multiple-title", owned(&[("/two-titles", &[])])),
+        (
+            "content/lang-missing",
+            owned(&[("/no-lang", &[]), ("/empty-lang", &[])]),
+        ),
+        ("content/lang-invalid", owned(&[("/bad-lang", &[])])),
+        ("content/viewport-missing", owned(&[("/no-viewport", &[])])),
+        ("content/duplicate-id", owned(&[("/dup-id", &["x"])])),
+        ("content/heading-skip", owned(&[("/skip", &[])])),
+        ("content/thin", owned(&[("/thin", &[])])),
+        (
+            "structured-data/invalid-json-ld",
+            owned(&[("/bad-ld", &[])]),
+        ),
+        (
+            "links/protocol-relative",
+            owned(&[("/proto", &["//other.invalid/x"])]),
         ),
     ]
 }
@@ -215,7 +371,7 @@ async fn new_checks_find_exactly_their_planted_cases() {
     let report = Audit::default().run(&store).expect("audit");
     let mut wrong = Vec::new();
     let all = planted();
-    assert_eq!(all.iter().map(|(c, _)| *c).collect::<Vec<_>>(), CODES);
+    assert_eq!(all.iter().map(|(c, _)| *c).collect::<Vec<_>>(), CODES[1..]);
     for (code, planted) in all {
         let got = found(&report, &server, code);
         let hits = got.iter().filter(|g| planted.contains(g)).count();
@@ -247,6 +403,35 @@ async fn new_checks_find_exactly_their_planted_cases() {
     assert_eq!(
         finding("links/non-descriptive-anchor", "/generic").message,
         "3 link(s) with generic text: \"click here\", \"read more\""
+    );
+    assert_eq!(
+        finding("images/missing-alt", "/img").message,
+        "1 of 5 image(s) without an alt attribute"
+    );
+    assert_eq!(
+        finding("images/missing-size", "/img").message,
+        "2 of 5 image(s) without both width and height"
+    );
+    assert_eq!(
+        finding("content/lang-invalid", "/bad-lang").message,
+        "lang=\"en_US\": an underscore where a hyphen goes"
+    );
+    assert_eq!(
+        finding("content/heading-skip", "/skip").message,
+        "a heading skips a level: h2 → h4"
+    );
+    assert_eq!(
+        finding("content/thin", "/thin").message,
+        "152 words of text (fewer than 200)", // 150, and "home page"
+    );
+    assert_eq!(
+        finding("content/duplicate-id", "/dup-id").message,
+        "2 id(s) given to more than one element"
+    );
+    let ld = finding("structured-data/invalid-json-ld", "/bad-ld").message;
+    assert!(
+        ld.starts_with("JSON-LD that does not parse: block 2: "),
+        "{ld}"
     );
     let private = finding("links/private-address", "localhost:3000/");
     assert_eq!(private.message, "linked, on localhost");

@@ -362,11 +362,15 @@ async fn comparison_of_two_crawls_says_fixed_new_and_still() {
     assert_eq!(redirect.still, [server.url("/old")]);
     assert!(redirect.fixed.is_empty() && redirect.new.is_empty());
     // New besides /missing: /gone, now a page, has no canonical,
-    // description or <h1>; still: /old, and the same three on the home page.
+    // description, <h1>, language or viewport, and little text; still:
+    // /old, and the same six on the home page.
     for code in [
         "canonical/missing",
         "content/missing-description",
         "content/missing-h1",
+        "content/lang-missing",
+        "content/viewport-missing",
+        "content/thin",
     ] {
         let check = cmp.checks.iter().find(|c| c.code == code).expect("check");
         assert_eq!(check.new, [server.url("/gone")], "{code}");
@@ -381,11 +385,11 @@ async fn comparison_of_two_crawls_says_fixed_new_and_still() {
         .expect("check");
     assert_eq!(dead.new, [server.url("/gone")]);
     assert!(dead.still.is_empty() && dead.fixed.is_empty());
-    assert_eq!((cmp.fixed, cmp.new, cmp.still), (1, 5, 4));
+    assert_eq!((cmp.fixed, cmp.new, cmp.still), (1, 8, 7));
     assert_eq!(cmp.checks.len(), CHECKS.len());
 
     let text = doc.to_string();
-    assert!(text.contains(": 1 fixed, 5 new, 4 still there"), "{text}");
+    assert!(text.contains(": 1 fixed, 8 new, 7 still there"), "{text}");
     assert!(
         text.contains("error    links/broken-internal  1 fixed, 1 new, 0 still there"),
         "{text}"

@@ -1,6 +1,7 @@
 //! The audit's checks that only an HTTPS site can show: mixed content,
-//! active and passive, on a site served by nginx over TLS with a test
-//! authority (as in `tls.rs`), with its near misses.
+//! active and passive, and missing security headers, on a site served by
+//! nginx over TLS with a test authority (as in `tls.rs`), with their near
+//! misses.
 
 use std::fs;
 
@@ -64,7 +65,12 @@ async fn https_pages_with_http_subresources_are_found_active_and_passive() {
         "ssl",
         &format!(
             "ssl_certificate \"{r}/server.pem\";\n ssl_certificate_key \"{r}/server.key\";\n \
-             default_type text/html;"
+             default_type text/html;\n \
+             location = /secure.html {{ add_header Strict-Transport-Security \"max-age=31536000\" always; \
+             add_header X-Content-Type-Options nosniff always; \
+             add_header Content-Security-Policy \"default-src 'self'\" always; }}\n \
+             location = /passive.html {{ add_header X-Content-Type-Options nosniff always; \
+             add_header Content-Security-Policy-Report-Only \"default-src 'self'\" always; }}"
         ),
     );
     let start = Url::parse(&format!("https://127.0.0.1:{}/", nginx.port)).expect("url");
@@ -115,6 +121,23 @@ async fn https_pages_with_http_subresources_are_found_active_and_passive() {
             "1 passive subresource(s) over http://".to_owned(),
             vec!["img src http://img.example.invalid/photo.jpg (line 3)".to_owned()]
         )]
+    );
+    // The security headers: all three on /secure.html (no finding), one
+    // on /passive.html (a report-only policy is not a policy), none on the
+    // others.
+    let none = "sent without Strict-Transport-Security, X-Content-Type-Options: nosniff, \
+                Content-Security-Policy";
+    assert_eq!(
+        found("security/missing-headers"),
+        [
+            ("/".to_owned(), none.to_owned(), vec![]),
+            ("/active.html".to_owned(), none.to_owned(), vec![]),
+            (
+                "/passive.html".to_owned(),
+                "sent without Strict-Transport-Security, Content-Security-Policy".to_owned(),
+                vec![]
+            ),
+        ]
     );
     assert!(report.notes.is_empty(), "{:?}", report.notes);
 }
