@@ -1488,6 +1488,12 @@ impl Pass {
     /// language, ids, headings and JSON-LD blocks, outside `<template>`s
     /// (what one holds is not the document's).
     fn on_quality(&self, el: &mut Element<'_, '_>, name: &str) {
+        // A `<template>` is the document's, what it holds is not.
+        if self.quality_templates.get() == 0
+            && let Some(id) = el.get_attribute("id")
+        {
+            self.quality.borrow_mut().id(id.trim());
+        }
         if name == "template" {
             self.quality_templates.set(self.quality_templates.get() + 1);
             if let Some(handlers) = el.end_tag_handlers() {
@@ -1503,9 +1509,6 @@ impl Pass {
             return;
         }
         let mut q = self.quality.borrow_mut();
-        if let Some(id) = el.get_attribute("id") {
-            q.id(id.trim());
-        }
         match name {
             "img" => {
                 let alt = attr(el, "alt");

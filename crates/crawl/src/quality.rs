@@ -48,7 +48,9 @@ pub struct Quality {
     /// The first heading that skips a level (`h2 → h4`).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub heading_skip: Option<String>,
-    /// Words of visible text.
+    /// Words of visible text, as the SimHash reads them (between the
+    /// markup, without scripts, styles, the title and the like; a
+    /// `<template>`'s text is read too).
     pub words: u32,
     /// `<script type="application/ld+json">` blocks.
     pub jsonld: u32,

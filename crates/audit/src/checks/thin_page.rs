@@ -7,8 +7,9 @@ declare_check! {
     /// ## What it finds
     /// Every HTML page that may be indexed (no `noindex`, no canonical
     /// naming another URL) with fewer than 200 words of visible text
-    /// (what the SimHash reads: not scripts, styles, the title or
-    /// attributes).
+    /// (what the SimHash reads: the text between the markup, not
+    /// scripts, styles, the title or attributes; a word is split at every
+    /// tag, and `&lt;` is the word `lt`).
     ///
     /// ## Why it matters
     /// A page with little text has little to rank for, and many thin
