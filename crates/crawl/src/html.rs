@@ -614,7 +614,7 @@ fn noscript_tags(bytes: &[u8]) -> Vec<NoscriptTag> {
     let mut tags = Vec::new();
     walk_markup(bytes, 0, |m| {
         match m {
-            Markup::Start(name) if is_noscript(name) => tags.push(NoscriptTag {
+            Markup::Start(name, _) if is_noscript(name) => tags.push(NoscriptTag {
                 name_at: name_offset(bytes, name),
                 start: true,
             }),
@@ -653,8 +653,11 @@ pub(crate) fn scan_text(
     words: &mut Words,
     head: &mut HeadText,
     noscripts: &mut Vec<NoscriptTag>,
+    ids: &mut crate::quality::QualityPass,
 ) {
     words.reserve(bytes.len());
+    // `<template>`s open: what they hold is not the document's.
+    let mut templates = 0u32;
     walk_markup(bytes, 0, |m| {
         match m {
             Markup::Text { at, run } => {
@@ -665,8 +668,16 @@ pub(crate) fn scan_text(
                     words.feed(&encoding.decode_without_bom_handling(run).0);
                 }
             }
-            Markup::Start(name) => {
+            Markup::Start(name, attributes) => {
                 words.end_word();
+                if templates == 0
+                    && let Some(id) = id_attribute(attributes)
+                {
+                    ids.id(decode_entities(decoded(id, encoding).into_owned()).trim());
+                }
+                if name.eq_ignore_ascii_case(b"template") {
+                    templates += 1;
+                }
                 head.start_tag(name);
                 if is_noscript(name) {
                     noscripts.push(NoscriptTag {
@@ -677,6 +688,9 @@ pub(crate) fn scan_text(
             }
             Markup::End(name) => {
                 words.end_word();
+                if name.eq_ignore_ascii_case(b"template") {
+                    templates = templates.saturating_sub(1);
+                }
                 head.end_tag(name);
                 if is_noscript(name) {
                     noscripts.push(NoscriptTag {
@@ -697,9 +711,10 @@ enum Markup<'a> {
     /// Text outside markup (character references as written), from
     /// offset `at`: a `<` that starts no markup is text.
     Text { at: usize, run: &'a [u8] },
-    /// A start tag, by its name as written. The content of a
+    /// A start tag, by its name as written, and its attributes (the bytes
+    /// from the name's end to the tag's `>`). The content of a
     /// [`hidden_content`] element is skipped: its end tag comes next.
-    Start(&'a [u8]),
+    Start(&'a [u8], &'a [u8]),
     /// An end tag, by its name as written.
     End(&'a [u8]),
     /// A comment, a doctype, a processing instruction or a bogus
@@ -754,8 +769,17 @@ fn walk<'a, V: FnMut(Markup<'a>) -> ControlFlow<()>>(
             Some(b) if b.is_ascii_alphabetic() => {
                 let (name_end, end) = tag_end(bytes, lt + 1);
                 let name = &bytes[lt + 1..name_end];
-                piece(visit, bytes, from, lt, Markup::Start(name))?;
-                let Some(end) = end else { return STOP };
+                let Some(end) = end else {
+                    piece(visit, bytes, from, lt, Markup::Start(name, &[]))?;
+                    return STOP;
+                };
+                piece(
+                    visit,
+                    bytes,
+                    from,
+                    lt,
+                    Markup::Start(name, &bytes[name_end..end]),
+                )?;
                 if hidden_content(name) {
                     if name.eq_ignore_ascii_case(b"plaintext") {
                         return STOP;
@@ -874,7 +898,7 @@ fn element_text(
                 ControlFlow::Continue(())
             }
         }
-        Markup::Start(name) if ends(name, true) => ControlFlow::Break(()),
+        Markup::Start(name, _) if ends(name, true) => ControlFlow::Break(()),
         Markup::End(name) if ends(name, false) => ControlFlow::Break(()),
         _ => ControlFlow::Continue(()),
     });
@@ -915,6 +939,60 @@ fn ends_heading(name: &[u8], _start: bool) -> bool {
 /// The end of a tag's name (from `name`, its first byte) and the offset
 /// just past the tag's `>`, `None` when the page ends inside the tag.
 /// Attribute values in quotes may hold `>`.
+/// The value of the `id` attribute among a start tag's `attributes` (the
+/// bytes after its name), as written: the first one, as a parser keeps the
+/// first of an attribute given twice; `None` without one. Tags without a
+/// `d` after an `i` are passed over at the cost of one `memchr`.
+fn id_attribute(tag: &[u8]) -> Option<&[u8]> {
+    if !memchr::memchr2_iter(b'd', b'D', tag).any(|at| at > 0 && tag[at - 1] | 0x20 == b'i') {
+        return None;
+    }
+    let space = |b: u8| matches!(b, b'\t' | b'\n' | b'\x0c' | b'\r' | b' ');
+    let n = tag.len();
+    let mut i = 0;
+    loop {
+        while i < n && (space(tag[i]) || tag[i] == b'/') {
+            i += 1;
+        }
+        if i >= n || tag[i] == b'>' {
+            return None;
+        }
+        let start = i;
+        i += 1;
+        while i < n && !space(tag[i]) && !matches!(tag[i], b'=' | b'>' | b'/') {
+            i += 1;
+        }
+        let attr = &tag[start..i];
+        while i < n && space(tag[i]) {
+            i += 1;
+        }
+        let mut value: &[u8] = b"";
+        if i < n && tag[i] == b'=' {
+            i += 1;
+            while i < n && space(tag[i]) {
+                i += 1;
+            }
+            match tag.get(i).copied() {
+                Some(q @ (b'"' | b'\'')) => {
+                    let close = memchr::memchr(q, &tag[i + 1..]).map_or(n, |c| i + 1 + c);
+                    value = &tag[i + 1..close];
+                    i = close + 1;
+                }
+                _ => {
+                    let s = i;
+                    while i < n && !space(tag[i]) && tag[i] != b'>' {
+                        i += 1;
+                    }
+                    value = &tag[s..i];
+                }
+            }
+        }
+        if attr.eq_ignore_ascii_case(b"id") {
+            return Some(value);
+        }
+    }
+}
+
 fn tag_end(bytes: &[u8], name: usize) -> (usize, Option<usize>) {
     let n = bytes.len();
     let mut i = name;
@@ -1136,6 +1214,16 @@ static ANY: LazyLock<Selector> = LazyLock::new(|| {
         .unwrap_or_else(|e| panic!("the selector `*` is valid CSS: {e}"))
 });
 
+/// The elements with an `id` (`content/duplicate-id`), for the older
+/// reading of a page's text (the markup scan reads ids itself: this
+/// selector makes lol_html read every element's attributes, which costs a
+/// crawl an eighth of its time).
+static WITH_ID: LazyLock<Selector> = LazyLock::new(|| {
+    "[id]"
+        .parse::<Selector>()
+        .unwrap_or_else(|e| panic!("the selector `[id]` is valid CSS: {e}"))
+});
+
 /// lol_html's `element!`, for a selector parsed once.
 macro_rules! element {
     ($selector:expr, $handler:expr) => {{
@@ -1173,6 +1261,7 @@ pub(crate) fn extract_with(
     // (the older reading) from the parser's text chunks.
     let mut visible = Words::default();
     let mut noscript_tags_met = Vec::new();
+    let mut quality = crate::quality::QualityPass::default();
     let text_break = match reading {
         TextReading::Scan => {
             let mut head = HeadText::default();
@@ -1182,6 +1271,7 @@ pub(crate) fn extract_with(
                 &mut visible,
                 &mut head,
                 &mut noscript_tags_met,
+                &mut quality,
             );
             head.text_break
         }
@@ -1205,7 +1295,7 @@ pub(crate) fn extract_with(
         ignored: RefCell::new(Vec::new()),
         templates: Rc::new(Cell::new(0u32)),
         insecure: RefCell::new(Vec::new()),
-        quality: RefCell::new(crate::quality::QualityPass::default()),
+        quality: RefCell::new(quality),
         svg_open: Rc::new(Cell::new(0)),
         quality_templates: Rc::new(Cell::new(0)),
     };
@@ -1310,7 +1400,19 @@ impl Pass {
         reading: TextReading,
     ) -> Result<(), Error> {
         let settings = Settings {
-            element_content_handlers: vec![element!(&ANY, |el| self.on_element(el))],
+            // The markup scan reads the ids; the older reading asks the
+            // parser (`[id]` first: its handler sees the templates open
+            // around the element, before `*`'s counts the element itself).
+            element_content_handlers: match reading {
+                TextReading::Scan => vec![element!(&ANY, |el| self.on_element(el))],
+                TextReading::Parser => vec![
+                    element!(&WITH_ID, |el| {
+                        self.on_id(el);
+                        Ok(())
+                    }),
+                    element!(&ANY, |el| self.on_element(el)),
+                ],
+            },
             // The visible text of the older reading: text outside
             // `<script>`, `<style>`, `<title>` and the like, seen in the
             // same pass, and the text that breaks the head.
@@ -1487,13 +1589,17 @@ impl Pass {
     /// What the page checks read: images, titles (not SVG's), the
     /// language, ids, headings and JSON-LD blocks, outside `<template>`s
     /// (what one holds is not the document's).
-    fn on_quality(&self, el: &mut Element<'_, '_>, name: &str) {
-        // A `<template>` is the document's, what it holds is not.
+    /// An element's `id`, outside `<template>`s (a `<template>` is the
+    /// document's, what it holds is not).
+    fn on_id(&self, el: &mut Element<'_, '_>) {
         if self.quality_templates.get() == 0
             && let Some(id) = el.get_attribute("id")
         {
             self.quality.borrow_mut().id(id.trim());
         }
+    }
+
+    fn on_quality(&self, el: &mut Element<'_, '_>, name: &str) {
         if name == "template" {
             self.quality_templates.set(self.quality_templates.get() + 1);
             if let Some(handlers) = el.end_tag_handlers() {
@@ -1931,6 +2037,27 @@ mod tests {
     }
 
     #[test]
+    fn ids_are_read_from_start_tags_as_a_parser_reads_attributes() {
+        let id = |attributes: &str| {
+            id_attribute(attributes.as_bytes()).map(|v| String::from_utf8_lossy(v).into_owned())
+        };
+        assert_eq!(id(r#" id="a">"#).as_deref(), Some("a"));
+        assert_eq!(id(r#" class=x ID='b' id="c">"#).as_deref(), Some("b"));
+        assert_eq!(id(" id=c/>").as_deref(), Some("c/"));
+        assert_eq!(id(r#" data-id="x" title="id=y">"#), None);
+        assert_eq!(id(r#" idx="1" aid="2">"#), None);
+        assert_eq!(id(" id>").as_deref(), Some(""));
+        let facts = extract(
+            br#"<html><body><i id="x"></i><b id=x></b><template id="t"><u id="x"></u></template><s id="t"></s>
+               <script>var s = '<a id="x">';</script><!-- <a id="x"> --></body></html>"#,
+            None,
+        )
+        .unwrap();
+        assert_eq!(facts.quality.duplicate_ids, 2);
+        assert_eq!(facts.quality.duplicate_id_first.as_deref(), Some("x"));
+    }
+
+    #[test]
     fn refresh_forms() {
         for (content, want) in [
             ("0; url=/a", Some("/a")),
@@ -2034,7 +2161,7 @@ mod tests {
         walk_markup(page, 0, |m| {
             seen.push(match m {
                 Markup::Text { at, run } => format!("{at}:{}", String::from_utf8_lossy(run)),
-                Markup::Start(n) => format!("<{}", String::from_utf8_lossy(n)),
+                Markup::Start(n, _) => format!("<{}", String::from_utf8_lossy(n)),
                 Markup::End(n) => format!("</{}", String::from_utf8_lossy(n)),
                 Markup::Other => "!".to_owned(),
             });

@@ -22,15 +22,19 @@ declare_check! {
 }
 
 pub(crate) fn check(cx: &Context<'_>) -> Result<Vec<Finding>, rusqlite::Error> {
-    // The few nofollow links first (the table read straight through),
-    // then a followed link of the same pair looked up by its source.
+    // The few nofollow links first, the table read straight through in
+    // its key's order (left to itself, SQLite walks the target index
+    // instead, a row lookup per link), then a followed link of the same
+    // pair looked up by its source.
     cx.findings(&format!(
         "WITH marked AS MATERIALIZED (
-             SELECT DISTINCT source_id, target_id FROM links NOT INDEXED
+             SELECT source_id, target_id FROM links
              WHERE rel IS NOT NULL AND instr(rel, 'nofollow') > 0
-               AND kind IN {LINK_KINDS} AND same_page = 0 AND target_id IS NOT NULL),
+               AND kind IN {LINK_KINDS} AND same_page = 0 AND +target_id IS NOT NULL
+             ORDER BY source_id, position),
          both AS (
-             SELECT m.source_id, m.target_id FROM marked m JOIN urls t ON t.id = m.target_id
+             SELECT DISTINCT m.source_id, m.target_id
+             FROM marked m JOIN urls t ON t.id = m.target_id
              WHERE {OWN_TARGET}
                AND EXISTS (SELECT 1 FROM links l WHERE l.source_id = m.source_id
                            AND l.target_id = m.target_id AND l.kind IN {LINK_KINDS}
