@@ -3,10 +3,15 @@
 //! The JSON rendering is the model serialized with `serde_json`; see
 //! `docs/report.md` for its documented shape.
 
+mod crawl;
 mod html;
 mod model;
 mod text;
 
+pub use crawl::{
+    CrawlJoin, CrawlPage, DelayKept, JoinAccounting, JoinBot, JoinCategory, JoinDirectory, JoinUrl,
+    NeverCrawled, Orphan, Orphans, RobotsCopy, ScaleRow, StatusChange, UrlBotRow, Waste,
+};
 pub use html::render_html;
 pub use model::{
     BadLine, BotRow, InputSummary, LineCounts, NamedClient, NewerFeed, PathCount, Period,

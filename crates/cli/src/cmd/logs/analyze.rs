@@ -10,11 +10,13 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use botwarden_fetch::{Fetcher, KeyDirConfig, KeyDirectories};
 use botwarden_logs::{
-    Analysis, AnalyzeOptions, Analyzer, FormatChoice, Listed, LogFormat, Progress, Run, Targets,
-    TextOptions, UsagePolicy, expand_inputs, render_html, render_text, trusted_proxy_warnings,
+    Analysis, AnalyzeOptions, Analyzer, CrawlSite, FormatChoice, Listed, LogFormat, Progress, Run,
+    Targets, TextOptions, UsagePolicy, expand_inputs, render_html, render_text,
+    trusted_proxy_warnings,
 };
 use botwarden_scale::stream::{PairPublisher, StreamConfig, VerdictView};
 use botwarden_scale::{ExportFile, ExportTree, RedisExports, Timeouts, TreeLimits};
+use botwarden_store::Store;
 use botwarden_verify::{AgentKind, Cidr, Classifier, KeyRing, Verifier};
 use clap::{Args, ValueEnum};
 
@@ -86,6 +88,26 @@ pub(crate) struct AnalyzeArgs {
     /// refuse that use.
     #[arg(long, value_name = "FILE|URL")]
     robots: Option<String>,
+    /// A crawl store (`crawl --db`) of the site the log is from: the
+    /// report adds, per URL and per verified bot, requests per day, last
+    /// seen, statuses and their changes, bytes; per directory and bot
+    /// category; the crawl's pages no verified search bot requested, the
+    /// requested URLs the crawl did not find, requests by link depth and
+    /// link score and on redirects, errors, non-canonical and noindex
+    /// URLs; and robots.txt compliance: requests to URLs the robots.txt in
+    /// force disallowed (the crawl's copy, or `--robots`), Crawl-delay
+    /// kept or not. Without `--robots`, usage preferences are measured
+    /// against the crawl's copy. See crates/logs/docs/join.md.
+    #[arg(long, value_name = "STORE")]
+    crawl: Option<PathBuf>,
+    /// With `--crawl`: write the verified addresses of bots that
+    /// requested a URL robots.txt disallowed to them, in every export
+    /// format, into DIR: `ignoring-robots.txt` (one per line),
+    /// `ignoring-robots.map` (Apache RewriteMap), `ignoring-robots.geo`
+    /// (nginx), `ignoring-robots.haproxy`, `ignoring-robots.json` and the
+    /// ACAP tree `ignoring-robots/`.
+    #[arg(long, value_name = "DIR", requires = "crawl")]
+    export_ignoring_robots: Option<PathBuf>,
     #[command(flatten)]
     exports: ExportArgs,
 }
@@ -321,9 +343,27 @@ fn options(
         runtime,
         !args.no_fetch_keys,
     )?));
-    if let Some(file) = &args.robots {
-        let source = crate::cmd::robots::source::Source::read(file)?;
-        options.usage = Some(Arc::new(UsagePolicy::new(source.name, source.body)));
+    let robots = args
+        .robots
+        .as_deref()
+        .map(crate::cmd::robots::source::Source::read)
+        .transpose()?;
+    if let Some(source) = &robots {
+        options.usage = Some(Arc::new(UsagePolicy::new(
+            source.name.clone(),
+            source.body.clone(),
+        )));
+    }
+    if let Some(path) = &args.crawl {
+        let store = Store::open(path).context("--crawl")?;
+        let mut site = CrawlSite::load(&store).context("--crawl")?;
+        if let Some(source) = &robots {
+            site.set_robots(&source.name, &source.body);
+        }
+        if options.usage.is_none() {
+            options.usage = site.usage_policy().map(Arc::new);
+        }
+        options.crawl = Some(Arc::new(site));
     }
     Ok((options, view))
 }
@@ -398,6 +438,25 @@ fn conclude(
             announce_exports(None);
         } else {
             code = ExitCode::from(1);
+        }
+    }
+    if let Some(dir) = &args.export_ignoring_robots {
+        let written = std::fs::create_dir_all(dir)
+            .with_context(|| format!("--export-ignoring-robots {}", dir.display()))
+            .and_then(|()| {
+                Ok(Targets::in_dir(dir, "ignoring-robots").write(&analysis.ignoring_robots)?)
+            });
+        #[allow(clippy::print_stderr)]
+        match written {
+            Ok(lines) => {
+                for l in lines {
+                    eprintln!("botwarden: export {l}");
+                }
+            }
+            Err(e) => {
+                eprintln!("botwarden: export failed: {e:#}");
+                code = ExitCode::from(1);
+            }
         }
     }
     write_report(args, report, analysis)?;

@@ -1,0 +1,304 @@
+//! The crawl a log is joined with: its origins, its URLs with what the
+//! crawl learnt of each, and the robots.txt in force per origin.
+
+use botwarden_audit::LinkGraph;
+use botwarden_robots::{Profile, RobotMatcher, RobotsTxt, TokenChain};
+use botwarden_store::Store;
+use foldhash::{HashMap, HashMapExt};
+use url::Url;
+
+use crate::error::Error;
+
+/// What the crawl learnt of one of its URLs.
+#[derive(Debug, Clone)]
+pub(crate) struct PageFacts {
+    /// The URL, in the store's normal form.
+    pub(crate) url: Box<str>,
+    /// Clicks from the start URL.
+    pub(crate) depth: u32,
+    /// Whether the crawl fetched it.
+    pub(crate) fetched: bool,
+    /// The status it answered the crawl with.
+    pub(crate) status: Option<u16>,
+    /// A page: `200` with an HTML body read (the audit's pages).
+    pub(crate) html: bool,
+    /// Its link score, for a page.
+    pub(crate) score: Option<f64>,
+    /// `noindex` by a robots meta tag or `X-Robots-Tag`.
+    pub(crate) noindex: bool,
+    /// It names a canonical URL other than itself.
+    pub(crate) non_canonical: bool,
+}
+
+impl PageFacts {
+    /// A redirect, as the crawl met it (3xx).
+    pub(crate) fn is_redirect(&self) -> bool {
+        matches!(self.status, Some(300..=399))
+    }
+
+    /// An error: 4xx or 5xx, or no answer, for a URL the crawl fetched.
+    pub(crate) fn is_error(&self) -> bool {
+        self.fetched && !matches!(self.status, Some(100..=399))
+    }
+}
+
+/// Where the robots.txt read for an origin comes from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum RobotsSource {
+    /// The copy the crawl fetched, when, and what its availability was.
+    Crawl {
+        fetched_at: String,
+        availability: String,
+    },
+    /// A file or URL given with `--robots`.
+    Given(String),
+    /// The crawl recorded none for this origin: nothing is disallowed.
+    None,
+}
+
+/// An origin of the crawl.
+#[derive(Debug, Clone)]
+pub(crate) struct Origin {
+    /// `scheme://host[:port]`.
+    pub(crate) text: String,
+    /// The host, lower case, without port.
+    pub(crate) host: String,
+    /// The origin as a base to resolve log paths against.
+    pub(crate) base: Url,
+    /// The robots.txt read for it.
+    pub(crate) robots: RobotsTxt,
+    pub(crate) robots_source: RobotsSource,
+}
+
+/// The crawl a log is joined with ([`AnalyzeOptions::crawl`](crate::AnalyzeOptions::crawl)):
+/// read once from a crawl store with [`CrawlSite::load`].
+///
+/// Its origins are the start URL's and every origin whose robots.txt the
+/// crawl fetched (the start URL's first); its URLs are those of the store
+/// on these origins, whatever their state (a URL the crawl met and did
+/// not fetch was still found by it), keyed by their normal form
+/// ([`botwarden_store::normalize_url`]); a log's paths are put in the same
+/// form against their origin before they are looked up.
+#[derive(Debug)]
+pub struct CrawlSite {
+    pub(crate) name: String,
+    pub(crate) origins: Vec<Origin>,
+    pub(crate) pages: Vec<PageFacts>,
+    pub(crate) index: HashMap<Box<str>, u32>,
+}
+
+/// The robots.txt a crawler that reads a file's availability so reads
+/// in its place: `full-allow` (a 4xx) as an empty file, anything but a
+/// parsed body (`full-disallow`, `retry-later`, `failed`) as a file
+/// that disallows everything, as RFC 9309 § 2.3.1.3–4 has crawlers do.
+fn body_for(availability: &str, body: &[u8]) -> Vec<u8> {
+    match availability {
+        "parse" => body.to_vec(),
+        "full-allow" => Vec::new(),
+        _ => b"User-agent: *\nDisallow: /\n".to_vec(),
+    }
+}
+
+impl CrawlSite {
+    /// Reads the crawl in `store`: its origins and robots.txt copies, its
+    /// URLs with depth, status, page facts and link score (the audit's
+    /// [`LinkGraph`], so both give a page the same score).
+    ///
+    /// # Errors
+    /// [`Error::Store`] when the store cannot be read.
+    pub fn load(store: &Store) -> Result<CrawlSite, Error> {
+        let name = store.path().display().to_string();
+        let mut origins: Vec<Origin> = Vec::new();
+        let seed = store.meta("seed")?.and_then(|s| Url::parse(&s).ok());
+        let robots = store.robots_files()?;
+        let mut add_origin = |url: &Url, source: RobotsSource, body: Vec<u8>| {
+            let text = url.origin().ascii_serialization();
+            if origins.iter().any(|o| o.text == text) {
+                return;
+            }
+            let Ok(base) = Url::parse(&format!("{text}/")) else {
+                return;
+            };
+            let host = base.host_str().unwrap_or("").to_ascii_lowercase();
+            origins.push(Origin {
+                text,
+                host,
+                base,
+                robots: RobotsTxt::parse(body),
+                robots_source: source,
+            });
+        };
+        let robots_of = |origin: &str| {
+            robots
+                .iter()
+                .find(|r| r.origin.trim_end_matches('/') == origin)
+        };
+        let mut seeds: Vec<Url> = seed.into_iter().collect();
+        seeds.extend(robots.iter().filter_map(|r| Url::parse(&r.origin).ok()));
+        for url in &seeds {
+            let text = url.origin().ascii_serialization();
+            match robots_of(&text) {
+                Some(r) => add_origin(
+                    url,
+                    RobotsSource::Crawl {
+                        fetched_at: r.fetched_at.clone(),
+                        availability: r.availability.clone(),
+                    },
+                    body_for(&r.availability, &r.body),
+                ),
+                None => add_origin(url, RobotsSource::None, Vec::new()),
+            }
+        }
+        let graph = LinkGraph::load(store).map_err(|e| match e {
+            botwarden_audit::Error::Store(e) => Error::Store(e),
+            other => Error::Store(botwarden_store::Error {
+                path: store.path().to_owned(),
+                message: other.to_string(),
+            }),
+        })?;
+        let mut pages = Vec::with_capacity(graph.nodes.len());
+        let mut index = HashMap::with_capacity(graph.nodes.len());
+        for node in graph.nodes {
+            let on_site = Url::parse(&node.url).is_ok_and(|u| {
+                let text = u.origin().ascii_serialization();
+                origins.iter().any(|o| o.text == text)
+            });
+            if !on_site {
+                continue;
+            }
+            let url: Box<str> = node.url.into();
+            index.insert(url.clone(), pages.len() as u32);
+            pages.push(PageFacts {
+                url,
+                depth: node.depth,
+                fetched: node.state == "fetched",
+                status: node.status,
+                html: node.html,
+                score: node.score,
+                noindex: false,
+                non_canonical: false,
+            });
+        }
+        let fail = |e: rusqlite::Error| botwarden_store::Error {
+            path: store.path().to_owned(),
+            message: format!("cannot read the pages' directives: {e}"),
+        };
+        let mut st = store
+            .connection()
+            .prepare(
+                "SELECT u.url, p.noindex IS NOT NULL, p.canonical FROM pages p
+                 JOIN urls u ON u.id = p.url_id
+                 WHERE p.noindex IS NOT NULL OR p.canonical IS NOT NULL",
+            )
+            .map_err(fail)?;
+        let mut rows = st.query([]).map_err(fail)?;
+        while let Some(r) = rows.next().map_err(fail)? {
+            let url: String = r.get(0).map_err(fail)?;
+            let Some(&i) = index.get(url.as_str()) else {
+                continue;
+            };
+            let page = &mut pages[i as usize];
+            page.noindex = r.get(1).map_err(fail)?;
+            let canonical: Option<String> = r.get(2).map_err(fail)?;
+            page.non_canonical = canonical.is_some_and(|c| c != url);
+        }
+        Ok(CrawlSite {
+            name,
+            origins,
+            pages,
+            index,
+        })
+    }
+
+    /// Reads `body` (named `name`: the file or URL given) as every
+    /// origin's robots.txt in place of the crawl's copies.
+    pub fn set_robots(&mut self, name: &str, body: &[u8]) {
+        for origin in &mut self.origins {
+            origin.robots = RobotsTxt::parse(body.to_vec());
+            origin.robots_source = RobotsSource::Given(name.to_owned());
+        }
+    }
+
+    /// The robots.txt of the start URL's origin as a usage policy, named
+    /// for the report by where it came from (`logs analyze --crawl`
+    /// without `--robots` measures usage preferences against it).
+    #[must_use]
+    pub fn usage_policy(&self) -> Option<crate::UsagePolicy> {
+        let o = self.origins.first()?;
+        let name = match &o.robots_source {
+            RobotsSource::Crawl { fetched_at, .. } => {
+                format!("the crawl's copy of {}/robots.txt ({fetched_at})", o.text)
+            }
+            RobotsSource::Given(name) => name.clone(),
+            RobotsSource::None => return None,
+        };
+        Some(crate::UsagePolicy::new(name, o.robots.bytes()))
+    }
+
+    /// The store, as named when loaded.
+    #[must_use]
+    pub fn name(&self) -> &str {
+        &self.name
+    }
+
+    /// The URLs of the crawl on its origins.
+    #[must_use]
+    pub fn url_count(&self) -> usize {
+        self.pages.len()
+    }
+
+    /// The origin a request is for: the one whose host the log's virtual
+    /// host names (its port left aside; the start URL's origin first when
+    /// two schemes share a host), else, when the log names no host, the
+    /// start URL's. `None` for a host of no origin of the crawl.
+    pub(crate) fn origin_of(&self, vhost: Option<&str>) -> Option<u16> {
+        let Some(vhost) = vhost.map(str::trim).filter(|v| !v.is_empty()) else {
+            return (!self.origins.is_empty()).then_some(0);
+        };
+        let host = if let Some(rest) = vhost.strip_prefix('[') {
+            rest.split(']').next().unwrap_or(rest)
+        } else {
+            vhost.rsplit_once(':').map_or(vhost, |(h, port)| {
+                if port.bytes().all(|b| b.is_ascii_digit()) {
+                    h
+                } else {
+                    vhost
+                }
+            })
+        };
+        let host = host.trim_end_matches('.');
+        self.origins
+            .iter()
+            .position(|o| o.host.eq_ignore_ascii_case(host))
+            .map(|i| i as u16)
+    }
+
+    /// The page facts of a URL in normal form.
+    pub(crate) fn page(&self, url: &str) -> Option<&PageFacts> {
+        self.index.get(url).map(|&i| &self.pages[i as usize])
+    }
+
+    /// The matcher of a robot with `tokens` for an origin, read as
+    /// `profile` does.
+    pub(crate) fn matcher(
+        &self,
+        origin: u16,
+        tokens: &[String],
+        profile: &Profile,
+    ) -> RobotMatcher {
+        let chain = TokenChain::new(tokens.iter().cloned());
+        RobotMatcher::new(&self.origins[origin as usize].robots, profile, &chain)
+    }
+}
+
+/// The profile a registered bot reads robots.txt with: its operator's
+/// crawler where botwarden has a profile of it (Google, Microsoft's Bing,
+/// Yandex), else RFC 9309.
+pub(crate) fn profile_for(operator: Option<&str>) -> &'static Profile {
+    match operator.map(str::trim) {
+        Some("Google") => &Profile::GOOGLE,
+        Some("Microsoft") => &Profile::BING,
+        Some("Yandex") => &Profile::YANDEX,
+        _ => &Profile::RFC9309,
+    }
+}

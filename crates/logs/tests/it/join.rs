@@ -1,0 +1,463 @@
+//! A log joined with a crawl (`AnalyzeOptions::crawl`): a store of six
+//! URLs written by hand and a log of sixteen lines, every number of the
+//! report's section worked out by hand in the comments.
+
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use botwarden_logs::{
+    AnalyzeOptions, Analyzer, CrawlJoin, CrawlSite, Input, JoinAccounting, Listed, Standing,
+};
+use botwarden_store::{
+    Batch, LinkKind, LinkRecord, NewUrl, PageRecord, RobotsFileRecord, Skip, Store, UrlState,
+};
+use botwarden_verify::{Classifier, RegistryBuilder, Verifier, VerifierConfig};
+
+/// The site's robots.txt: every robot kept out of `/private`, bingbot
+/// asked to wait 10 s between requests.
+const ROBOTS: &str = "User-agent: *\nDisallow: /private\n\nUser-agent: bingbot\nCrawl-delay: 10\nDisallow: /private\n";
+
+/// The crawl: `/` links to `/blog/a`, `/blog/b`, `/old` and `/c`;
+/// `/old` redirects, `/blog/b` is noindex, `/c` names `/blog/a` as its
+/// canonical, `/private/x` was not fetched (robots.txt).
+pub(crate) fn write_store(path: &Path) {
+    let mut store = Store::create(path).expect("a store");
+    let base = "https://example.com";
+    let urls = [
+        ("/", 0, UrlState::Fetched),
+        ("/blog/a", 1, UrlState::Fetched),
+        ("/blog/b", 1, UrlState::Fetched),
+        ("/old", 1, UrlState::Fetched),
+        ("/private/x", 1, UrlState::Skipped),
+        ("/c", 1, UrlState::Fetched),
+    ];
+    let mut batch = Batch::default();
+    for (i, (p, depth, state)) in urls.iter().enumerate() {
+        batch.new_urls.push(NewUrl {
+            id: i as u64 + 1,
+            url: format!("{base}{p}"),
+            depth: *depth,
+            found_by: if i == 0 { "seed" } else { "link" },
+            state: *state,
+            skip: (*state == UrlState::Skipped).then(|| Skip {
+                reason: "robots",
+                detail: "Disallow: /private (line 2)".to_owned(),
+            }),
+        });
+    }
+    let page = |id: u64, status: u16| PageRecord {
+        url_id: id,
+        fetched_at: "2026-11-19T00:00:00Z".to_owned(),
+        status: Some(status),
+        content_type: Some("text/html".to_owned()),
+        body_read: status == 200,
+        ..PageRecord::default()
+    };
+    batch.pages.push(page(1, 200));
+    batch.pages.push(page(2, 200));
+    batch.pages.push(PageRecord {
+        noindex: Some("<meta name=\"robots\">".to_owned()),
+        ..page(3, 200)
+    });
+    batch.pages.push(PageRecord {
+        location: Some(format!("{base}/blog/a")),
+        ..page(4, 301)
+    });
+    batch.pages.push(PageRecord {
+        canonical: Some(format!("{base}/blog/a")),
+        ..page(6, 200)
+    });
+    for (position, target) in [2u64, 3, 4, 6].into_iter().enumerate() {
+        batch.links.push(LinkRecord {
+            source: 1,
+            target: Some(target),
+            target_text: None,
+            kind: LinkKind::A,
+            anchor: None,
+            rel: None,
+            followed: true,
+            position: position as u32,
+            same_page: false,
+        });
+    }
+    batch.robots_files.push(RobotsFileRecord {
+        origin: base.to_owned(),
+        fetched_at: "2026-11-19T00:00:00Z".to_owned(),
+        status: Some(200),
+        availability: "parse".to_owned(),
+        error: None,
+        body: Some(ROBOTS.as_bytes().to_vec()),
+        source: "site",
+        redirects: 0,
+        truncated: false,
+    });
+    batch.meta.push(("seed".to_owned(), format!("{base}/")));
+    store.write(&batch).expect("written");
+    store.build_indexes().expect("indexes");
+}
+
+const GOOGLEBOT: &str = "Mozilla/5.0 (compatible; Googlebot/2.1; +http://www.google.com/bot.html)";
+const BINGBOT: &str = "Mozilla/5.0 (compatible; bingbot/2.0; +http://www.bing.com/bingbot.htm)";
+const GPTBOT: &str = "Mozilla/5.0 AppleWebKit/537.36 (KHTML, like Gecko; compatible; GPTBot/1.2; +https://openai.com/gptbot)";
+const BROWSER: &str = "Mozilla/5.0 (X11; Linux x86_64) AppleWebKit/537.36 (KHTML, like Gecko) Chrome/120.0 Safari/537.36";
+
+/// The log: Googlebot (verified by its ranges) eight requests, bingbot
+/// three, GPTBot one (by their published ranges), a spoofed GPTBot one
+/// (outside OpenAI's ranges), a person one.
+pub(crate) fn log_text() -> String {
+    let line = |ip: &str, at: &str, path: &str, status: u16, bytes: u64, ua: &str| {
+        format!("{ip} - - [{at} +0000] \"GET {path} HTTP/1.1\" {status} {bytes} \"-\" \"{ua}\"\n")
+    };
+    let g = "66.249.66.1";
+    let b = "157.55.39.1";
+    [
+        line(g, "19/Nov/2026:10:00:00", "/", 200, 1000, GOOGLEBOT),
+        line(g, "19/Nov/2026:10:00:05", "/blog/a", 200, 2000, GOOGLEBOT),
+        line(g, "20/Nov/2026:09:00:00", "/blog/a", 404, 300, GOOGLEBOT),
+        line(g, "20/Nov/2026:09:00:10", "/old", 301, 0, GOOGLEBOT),
+        line(g, "20/Nov/2026:09:00:20", "/private/x", 200, 500, GOOGLEBOT),
+        line(g, "20/Nov/2026:09:00:30", "/gone-page", 404, 100, GOOGLEBOT),
+        line(
+            g,
+            "20/Nov/2026:09:00:40",
+            "/blog/a?utm=1",
+            200,
+            2000,
+            GOOGLEBOT,
+        ),
+        line(g, "20/Nov/2026:09:00:50", "/blog/b", 200, 1500, GOOGLEBOT),
+        line(b, "20/Nov/2026:10:00:00", "/", 200, 1000, BINGBOT),
+        line(b, "20/Nov/2026:10:00:05", "/blog/b", 200, 1500, BINGBOT),
+        line(b, "20/Nov/2026:10:00:20", "/blog/a", 200, 2000, BINGBOT),
+        line(
+            "20.171.206.10",
+            "20/Nov/2026:12:00:00",
+            "/c",
+            200,
+            800,
+            GPTBOT,
+        ),
+        line(
+            "203.0.113.9",
+            "20/Nov/2026:11:00:00",
+            "/private/x",
+            200,
+            500,
+            GPTBOT,
+        ),
+        line(
+            "198.51.100.7",
+            "20/Nov/2026:11:30:00",
+            "/",
+            200,
+            1000,
+            BROWSER,
+        ),
+    ]
+    .concat()
+}
+
+fn tempdir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!(
+        "botwarden-logs-join-{name}-{}-{}",
+        std::process::id(),
+        std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |d| d.as_nanos())
+    ));
+    std::fs::create_dir_all(&dir).expect("a temporary directory");
+    dir
+}
+
+fn analyze(store: &Path, log: &Path) -> botwarden_logs::Analysis {
+    let (registry, problems) = RegistryBuilder::with_defaults().build();
+    let registry = Arc::new(registry.unwrap_or_else(|| panic!("{problems:?}")));
+    let classifier = Arc::new(Classifier::for_registry(&registry).expect("a classifier"));
+    let verifier =
+        Arc::new(Verifier::new(registry, VerifierConfig::offline()).expect("a verifier"));
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let site = CrawlSite::load(&Store::open(store).expect("the store")).expect("the crawl");
+    let options = AnalyzeOptions {
+        crawl: Some(Arc::new(site)),
+        ..AnalyzeOptions::default()
+    };
+    Analyzer::new(classifier, verifier, runtime.handle().clone())
+        .run(vec![Input::Path(log.to_owned())], options)
+}
+
+fn joined() -> (CrawlJoin, Vec<Listed>) {
+    let dir = tempdir("hand");
+    let store = dir.join("crawl.db");
+    write_store(&store);
+    let log = dir.join("access.log");
+    std::fs::write(&log, log_text()).expect("the log");
+    let analysis = analyze(&store, &log);
+    let _ = std::fs::remove_dir_all(&dir);
+    (
+        analysis.report.crawl.expect("the join"),
+        analysis.ignoring_robots,
+    )
+}
+
+#[test]
+fn every_number_of_a_small_join() {
+    let (c, ignoring) = joined();
+    assert_eq!(c.origins, ["https://example.com"]);
+    assert_eq!(c.robots.len(), 1);
+    assert_eq!(c.robots[0].source, "crawl");
+    assert_eq!(c.robots[0].name, "2026-11-19T00:00:00Z");
+    // Six URLs; pages are the 200s with an HTML body: /, /blog/a,
+    // /blog/b, /c.
+    assert_eq!((c.urls, c.pages), (6, 4));
+    // 8 Googlebot + 3 bingbot + 1 GPTBot verified, 1 spoofed GPTBot.
+    // Distinct URLs: Googlebot's 7, and /c.
+    assert_eq!(
+        c.accounting,
+        JoinAccounting {
+            requests: 13,
+            verified: 12,
+            spoofed: 1,
+            unconfirmed: 0,
+            joined: 12,
+            other_host: 0,
+            no_url: 0,
+            capped: 0,
+            distinct_urls: 8,
+            times_capped: 0,
+        }
+    );
+    let names: Vec<&str> = c.bots.iter().map(|b| b.bot.as_str()).collect();
+    assert_eq!(names, ["Googlebot", "bingbot", "GPTBot"]);
+
+    let g = &c.bots[0];
+    assert_eq!(g.profile, "google");
+    assert_eq!((g.requests, g.urls), (8, 7));
+    // In the crawl: / 1, /blog/a 2, /old 1, /private/x 1, /blog/b 1.
+    assert_eq!((g.requests_in_crawl, g.urls_in_crawl), (6, 5));
+    // /gone-page and /blog/a?utm=1.
+    assert_eq!(g.requests_not_in_crawl, 2);
+    // /blog/a: 200, then 404.
+    assert_eq!(g.status_changes, 1);
+    // /old redirects, /blog/b is noindex; /private/x was never fetched,
+    // so it is no error of the crawl's.
+    assert_eq!(
+        (
+            g.waste.redirect,
+            g.waste.error,
+            g.waste.non_canonical,
+            g.waste.noindex
+        ),
+        (1, 0, 0, 1)
+    );
+    assert_eq!(
+        (g.disallowed, g.disallowed_urls, g.disallowed_ips),
+        (1, 1, 1)
+    );
+    assert_eq!(g.disallowed_examples, ["https://example.com/private/x"]);
+    assert!(g.crawl_delay.is_empty(), "{:?}", g.crawl_delay);
+    assert_eq!((g.spoofed, g.spoofed_disallowed, g.unconfirmed), (0, 0, 0));
+
+    let b = &c.bots[1];
+    assert_eq!(b.profile, "bing");
+    assert_eq!((b.requests, b.urls, b.requests_in_crawl), (3, 3, 3));
+    assert_eq!(b.waste.noindex, 1);
+    assert_eq!(b.disallowed, 0);
+    // Gaps of 5 s and 15 s against 10 s: one kept of two.
+    assert_eq!(b.crawl_delay.len(), 1);
+    let d = &b.crawl_delay[0];
+    assert_eq!(d.origin, "https://example.com");
+    assert!((d.delay - 10.0).abs() < f64::EPSILON);
+    assert_eq!(
+        (d.gaps, d.kept, d.min, d.median, d.keeps),
+        (2, 1, Some(5), Some(5), false)
+    );
+
+    let gpt = &c.bots[2];
+    assert_eq!(gpt.category.as_deref(), Some("ai-training"));
+    assert_eq!(gpt.profile, "rfc9309");
+    assert_eq!(
+        (gpt.requests, gpt.urls_in_crawl, gpt.waste.non_canonical),
+        (1, 1, 1)
+    );
+
+    // search: Googlebot and bingbot, 11 requests on 7 URLs, 1 disallowed,
+    // 3 on waste (/old, and /blog/b twice); ai-training: GPTBot's /c.
+    let cats: Vec<(&str, u64, u64, u64, u64, u64)> = c
+        .categories
+        .iter()
+        .map(|k| {
+            (
+                k.category.as_str(),
+                k.bots,
+                k.requests,
+                k.urls,
+                k.disallowed,
+                k.waste,
+            )
+        })
+        .collect();
+    assert_eq!(
+        cats,
+        [("search", 2, 11, 7, 1, 3), ("ai-training", 1, 1, 1, 0, 1)]
+    );
+
+    // Directories: /blog/ 6 requests (/blog/a 3, /blog/b 2, ?utm 1) on 3
+    // URLs, 2 pages both requested by search; / 5 (/ 2, /old, /gone-page,
+    // /c) on 4 URLs, pages / and /c, only / by search; /private/ 1.
+    let dirs: Vec<(&str, u64, u64, u64, u64)> = c
+        .directories
+        .iter()
+        .map(|d| {
+            (
+                d.directory.as_str(),
+                d.requests,
+                d.urls,
+                d.pages,
+                d.pages_requested,
+            )
+        })
+        .collect();
+    assert_eq!(
+        dirs,
+        [
+            ("https://example.com/blog/", 6, 3, 2, 2),
+            ("https://example.com/", 5, 4, 2, 1),
+            ("https://example.com/private/", 1, 1, 0, 0),
+        ]
+    );
+    assert_eq!(c.directories[1].categories["search"], 4);
+    assert_eq!(c.directories[1].categories["ai-training"], 1);
+
+    // Only /c (GPTBot's, not a search bot's) was not requested by search.
+    // Link scores: / links to three pages (/old is no page); by symmetry
+    // /blog/a, /blog/b, /c share b and / has a, with a = base and
+    // b = base + 0.85 a / 3, base = 0.15/4 + 0.85 × 3b/4, a + 3b = 1:
+    // a = 1/4.85, b = 1.28333 a; scaled so the mean is 1: 0.8247, 1.0584.
+    let n = &c.never_crawled;
+    assert_eq!((n.pages, n.requested, n.not_requested), (4, 3, 1));
+    assert_eq!(n.list.len(), 1);
+    assert_eq!(n.list[0].url, "https://example.com/c");
+    assert_eq!(n.list[0].depth, 1);
+    let score = n.list[0].link_score.expect("a score");
+    assert!((score - 4.0 * 1.283_333_333 / 4.85).abs() < 1e-6, "{score}");
+
+    // Depth 0: / (2 search requests); depth 1: /blog/a 3, /blog/b 2, /c 0.
+    let depths: Vec<(&str, u64, u64, u64)> = c
+        .depths
+        .iter()
+        .map(|s| (s.band.as_str(), s.pages, s.requested, s.requests))
+        .collect();
+    assert_eq!(depths, [("0", 1, 1, 2), ("1", 3, 2, 5)]);
+    // Four pages, four bands of one, lowest score first.
+    let scores: Vec<(&str, u64, u64, u64)> = c
+        .scores
+        .iter()
+        .map(|s| (s.band.as_str(), s.pages, s.requested, s.requests))
+        .collect();
+    assert_eq!(
+        scores,
+        [
+            ("0.82–0.82", 1, 1, 2),
+            ("1.06–1.06", 1, 1, 3),
+            ("1.06–1.06", 1, 1, 2),
+            ("1.06–1.06", 1, 0, 0),
+        ]
+    );
+
+    let o = &c.orphans;
+    assert_eq!((o.urls, o.requests), (2, 2));
+    assert_eq!(o.kinds["gone"], 1);
+    assert_eq!(o.kinds["parameter"], 1);
+    let list: Vec<(&str, &str, u64, u16)> = o
+        .list
+        .iter()
+        .map(|u| (u.url.as_str(), u.kind.as_str(), u.requests, u.last_status))
+        .collect();
+    assert_eq!(
+        list,
+        [
+            ("https://example.com/blog/a?utm=1", "parameter", 1, 200),
+            ("https://example.com/gone-page", "gone", 1, 404),
+        ]
+    );
+
+    // URLs: /blog/a 3, then / and /blog/b 2, then the rest by name.
+    let top: Vec<(&str, u64)> = c
+        .top_urls
+        .iter()
+        .map(|u| (u.url.as_str(), u.requests))
+        .collect();
+    assert_eq!(
+        top,
+        [
+            ("https://example.com/blog/a", 3),
+            ("https://example.com/", 2),
+            ("https://example.com/blog/b", 2),
+            ("https://example.com/blog/a?utm=1", 1),
+            ("https://example.com/c", 1),
+            ("https://example.com/gone-page", 1),
+            ("https://example.com/old", 1),
+            ("https://example.com/private/x", 1),
+        ]
+    );
+    assert_eq!(c.top_urls_omitted, 0);
+    let a = &c.top_urls[0];
+    assert!(a.in_crawl);
+    assert_eq!((a.depth, a.crawl_status), (Some(1), Some(200)));
+    let ga = &a.bots[0];
+    assert_eq!(ga.bot, "Googlebot");
+    assert_eq!((ga.requests, ga.bytes, ga.last_status), (2, 2300, 404));
+    assert_eq!(
+        ga.last_seen.map(|t| t.to_string()).as_deref(),
+        Some("2026-11-20T09:00:00Z")
+    );
+    let days: Vec<(&str, u64)> = ga.days.iter().map(|(d, n)| (d.as_str(), *n)).collect();
+    assert_eq!(days, [("2026-11-19", 1), ("2026-11-20", 1)]);
+    let statuses: Vec<(u16, u64)> = ga.statuses.iter().map(|(c, n)| (*c, *n)).collect();
+    assert_eq!(statuses, [(200, 1), (404, 1)]);
+    let change = ga.status_change.as_ref().expect("a change");
+    assert_eq!((change.from, change.to), (200, 404));
+    assert_eq!(
+        change.until.map(|t| t.to_string()).as_deref(),
+        Some("2026-11-19T10:00:05Z")
+    );
+    assert_eq!(
+        change.since.map(|t| t.to_string()).as_deref(),
+        Some("2026-11-20T09:00:00Z")
+    );
+    let ba = &a.bots[1];
+    assert_eq!(ba.bot, "bingbot");
+    assert_eq!((ba.requests, ba.bytes, ba.last_status), (1, 2000, 200));
+    assert!(ba.status_change.is_none());
+    let private = &c.top_urls[7];
+    assert!(private.bots[0].disallowed);
+    assert_eq!(private.crawl_status, None);
+
+    // The export: Googlebot's address, and not the spoofer's.
+    assert_eq!(
+        ignoring,
+        [Listed {
+            ip: "66.249.66.1".parse().expect("an address"),
+            bot: "Googlebot".to_owned(),
+            standing: Standing::Verified,
+        }]
+    );
+}
+
+/// `--robots` in place of the crawl's copy: a file that disallows
+/// nothing leaves no disallowed request, and says where it came from.
+#[test]
+fn a_given_robots_txt_replaces_the_crawls_copy() {
+    let dir = tempdir("given");
+    let store_path = dir.join("crawl.db");
+    write_store(&store_path);
+    let mut site = CrawlSite::load(&Store::open(&store_path).expect("store")).expect("crawl");
+    site.set_robots("robots-open.txt", b"User-agent: *\nAllow: /\n");
+    let usage = site.usage_policy().expect("a policy");
+    assert_eq!(usage.name, "robots-open.txt");
+    let _ = std::fs::remove_dir_all(&dir);
+}
