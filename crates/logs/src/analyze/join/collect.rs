@@ -344,7 +344,7 @@ impl JoinReader {
         let (matcher, delayed) = self.matchers.entry((claim, origin)).or_insert_with(|| {
             let (tokens, operator) = bot();
             let m = site.matcher(origin, &tokens, profile_for(operator.as_deref()));
-            let delayed = m.crawl_delay().is_some();
+            let delayed = CrawlSite::crawl_delay(&m).is_some();
             (m, delayed)
         });
         hit.disallowed = !matcher.is_allowed(rest);

@@ -280,11 +280,11 @@ pub(crate) fn report(
             &tokens(claim),
             profile_for(operator(claim).as_deref()),
         );
-        let (Some(delay), Some(row)) = (m.crawl_delay(), rows.get_mut(&claim)) else {
+        let (Some(delay), Some(row)) = (CrawlSite::crawl_delay(&m), rows.get_mut(&claim)) else {
             continue;
         };
         let o = &site.origins[origin as usize].text;
-        row.crawl_delay.push(spacing(o, delay.value, list));
+        row.crawl_delay.push(spacing(o, delay, list));
     }
 
     let mut bots: Vec<JoinBot> = rows.into_values().collect();

@@ -278,6 +278,15 @@ impl CrawlSite {
         self.index.get(url).map(|&i| &self.pages[i as usize])
     }
 
+    /// The `Crawl-delay` a robot's matcher gives, unless its profile
+    /// ignores the line (Google's, Yandex's).
+    pub(crate) fn crawl_delay(matcher: &RobotMatcher) -> Option<f64> {
+        if matcher.profile().crawl_delay == botwarden_robots::Usage::Ignored {
+            return None;
+        }
+        matcher.crawl_delay().map(|d| d.value)
+    }
+
     /// The matcher of a robot with `tokens` for an origin, read as
     /// `profile` does.
     pub(crate) fn matcher(
