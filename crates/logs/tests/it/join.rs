@@ -11,6 +11,7 @@ use botwarden_logs::{
 use botwarden_store::{
     Batch, LinkKind, LinkRecord, NewUrl, PageRecord, RobotsFileRecord, Skip, Store, UrlState,
 };
+use botwarden_testdata::chromium;
 use botwarden_verify::{Classifier, RegistryBuilder, Verifier, VerifierConfig};
 
 /// The site's robots.txt: every robot kept out of `/private`, bingbot
@@ -189,7 +190,7 @@ fn analyze(store: &Path, log: &Path) -> botwarden_logs::Analysis {
         .run(vec![Input::Path(log.to_owned())], options)
 }
 
-fn joined() -> (CrawlJoin, Vec<Listed>) {
+fn analysis() -> botwarden_logs::Analysis {
     let dir = tempdir("hand");
     let store = dir.join("crawl.db");
     write_store(&store);
@@ -197,10 +198,44 @@ fn joined() -> (CrawlJoin, Vec<Listed>) {
     std::fs::write(&log, log_text()).expect("the log");
     let analysis = analyze(&store, &log);
     let _ = std::fs::remove_dir_all(&dir);
+    analysis
+}
+
+fn joined() -> (CrawlJoin, Vec<Listed>) {
+    let analysis = analysis();
     (
         analysis.report.crawl.expect("the join"),
         analysis.ignoring_robots,
     )
+}
+
+/// The join's sections of the HTML report, rendered by headless
+/// Chromium: each section is in the DOM with its numbers.
+#[test]
+fn the_html_sections_render_in_chromium() {
+    let report = analysis().report;
+    let dir = Path::new(env!("CARGO_TARGET_TMPDIR")).join("report-join-html");
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("a directory");
+    let page = dir.join("join.html");
+    let png = dir.join("join.png");
+    std::fs::write(&page, botwarden_logs::render_html(&report)).expect("the page");
+    let dom = chromium::render(&format!("file://{}", page.display()), &png, 1200, 3000);
+    for id in ["crawl-bots", "crawl-robots", "crawl-pages", "crawl-urls"] {
+        assert!(
+            dom.contains(&format!(r#"<section class="panel" id="{id}">"#)),
+            "{id} not in the DOM"
+        );
+    }
+    assert!(dom.contains("Bots on the crawl"));
+    assert!(
+        dom.contains("2026-11-19: 1 · 2026-11-20: 1"),
+        "the days of /blog/a"
+    );
+    assert!(dom.contains("200 → 404"), "the status change of /blog/a");
+    assert!(dom.contains("https://example.com/private/x"));
+    let image = std::fs::read(&png).unwrap_or_else(|e| panic!("{}: {e}", png.display()));
+    assert_eq!(chromium::png_size(&image), (1200, 3000));
 }
 
 #[test]
