@@ -85,5 +85,5 @@ pub use report::{
     Orphans, PathCount, Period, REPORT_SCHEMA, Report, RobotsCopy, RobotsFetches, ScaleRow, Series,
     SignedLines, SpoofedIp, StatusChange, StatusClasses, TextOptions, Timeline, Totals,
     UnknownCrawler, UrlBotRow, UsageCounts, VerdictCount, VerificationStats, Waste, render_html,
-    render_text,
+    render_text, write_join_csv,
 };

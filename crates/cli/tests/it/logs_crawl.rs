@@ -181,6 +181,7 @@ fn a_real_log_joined_with_a_real_crawl() {
     }
     let log = site.root.join("access.log");
     let exports = site.root.join("exports");
+    let csv = site.root.join("csv");
     let out = botwarden(
         &[
             "logs",
@@ -192,6 +193,8 @@ fn a_real_log_joined_with_a_real_crawl() {
             "json",
             "--export-ignoring-robots",
             exports.to_str().expect("UTF-8"),
+            "--crawl-csv",
+            csv.to_str().expect("UTF-8"),
             log.to_str().expect("UTF-8"),
         ],
         b"",

@@ -4,6 +4,7 @@
 //! `docs/report.md` for its documented shape.
 
 mod crawl;
+mod csv;
 mod html;
 mod model;
 mod text;
@@ -12,6 +13,7 @@ pub use crawl::{
     CrawlJoin, CrawlPage, DelayKept, JoinAccounting, JoinBot, JoinCategory, JoinDirectory, JoinUrl,
     NeverCrawled, Orphan, Orphans, RobotsCopy, ScaleRow, StatusChange, UrlBotRow, Waste,
 };
+pub use csv::write_join_csv;
 pub use html::render_html;
 pub use model::{
     BadLine, BotRow, InputSummary, LineCounts, NamedClient, NewerFeed, PathCount, Period,

@@ -483,6 +483,42 @@ fn every_number_of_a_small_join() {
     );
 }
 
+/// The CSV files: a header and a row per bot, per URL and bot, per
+/// band; numbers as the JSON has them.
+#[test]
+fn the_csv_files_hold_the_tables() {
+    let (c, _) = joined();
+    let dir = tempdir("csv");
+    let files = botwarden_logs::write_join_csv(&c, &dir).expect("written");
+    assert_eq!(files.len(), 8);
+    let read = |name: &str| std::fs::read_to_string(dir.join(name)).expect(name);
+    let bots = read("bots.csv");
+    let lines: Vec<&str> = bots.lines().collect();
+    assert_eq!(lines.len(), 4, "{bots}");
+    assert!(lines[0].starts_with("bot,category,profile,verified,urls,"));
+    assert_eq!(
+        lines[1],
+        "Googlebot,search,google,8,7,6,5,2,1,1,0,0,1,1,1,1,0,0,0"
+    );
+    let urls = read("urls.csv");
+    // Eleven rows of (URL, bot): /, /blog/a and /blog/b have two bots.
+    assert_eq!(urls.lines().count(), 12, "{urls}");
+    assert!(
+        urls.contains(
+            "https://example.com/blog/a,true,1,1.0584,200,Googlebot,2,2300,2026-11-20T09:00:00Z,\
+             2026-11-19:1 2026-11-20:1,200:1 404:1,404,200,2026-11-19T10:00:05Z,2026-11-20T09:00:00Z,false"
+        ),
+        "{urls}"
+    );
+    let delay = read("crawl-delay.csv");
+    assert!(
+        delay.contains("bingbot,https://example.com,10,2,1,5,5,false"),
+        "{delay}"
+    );
+    assert_eq!(read("bands.csv").lines().count(), 1 + 2 + 4);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// `--robots` in place of the crawl's copy: a file that disallows
 /// nothing leaves no disallowed request, and says where it came from.
 #[test]

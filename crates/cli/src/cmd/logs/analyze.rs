@@ -12,7 +12,7 @@ use botwarden_fetch::{Fetcher, KeyDirConfig, KeyDirectories};
 use botwarden_logs::{
     Analysis, AnalyzeOptions, Analyzer, CrawlSite, FormatChoice, Listed, LogFormat, Progress, Run,
     Targets, TextOptions, UsagePolicy, expand_inputs, render_html, render_text,
-    trusted_proxy_warnings,
+    trusted_proxy_warnings, write_join_csv,
 };
 use botwarden_scale::stream::{PairPublisher, StreamConfig, VerdictView};
 use botwarden_scale::{ExportFile, ExportTree, RedisExports, Timeouts, TreeLimits};
@@ -108,6 +108,12 @@ pub(crate) struct AnalyzeArgs {
     /// ACAP tree `ignoring-robots/`.
     #[arg(long, value_name = "DIR", requires = "crawl")]
     export_ignoring_robots: Option<PathBuf>,
+    /// With `--crawl`: write the join's tables as CSV files into DIR
+    /// (created if missing): bots.csv, categories.csv, urls.csv (a row per
+    /// URL and bot), directories.csv, never-crawled.csv, orphans.csv,
+    /// bands.csv, crawl-delay.csv.
+    #[arg(long, value_name = "DIR", requires = "crawl")]
+    crawl_csv: Option<PathBuf>,
     #[command(flatten)]
     exports: ExportArgs,
 }
@@ -458,6 +464,10 @@ fn conclude(
                 code = ExitCode::from(1);
             }
         }
+    }
+    if let (Some(dir), Some(join)) = (&args.crawl_csv, &analysis.report.crawl) {
+        std::fs::create_dir_all(dir).with_context(|| format!("--crawl-csv {}", dir.display()))?;
+        write_join_csv(join, dir).context("--crawl-csv")?;
     }
     write_report(args, report, analysis)?;
     let failed_inputs = analysis
