@@ -164,6 +164,9 @@ fn a_real_log_joined_with_a_real_crawl() {
     // Googlebot (its published ranges) five requests, one robots.txt
     // keeps it from; bingbot two within a second of each other, 30 s
     // asked; GPTBot one, and one from an address outside OpenAI's.
+    // The day before any request is made: a copy of robots.txt dated so
+    // is in force for all of them, even across midnight.
+    let today = jiff::Timestamp::now().strftime("%Y-%m-%d").to_string();
     let port = site.port;
     let asked = [
         ("/", "66.249.66.1", GOOGLEBOT, 200),
@@ -272,6 +275,41 @@ fn a_real_log_joined_with_a_real_crawl() {
             .join("ignoring-robots/all-ok-bots/66.249.66.1")
             .exists()
     );
+
+    // A dated copy of today that allows everything judges today's
+    // requests in place of the crawl's copy.
+    let history = site.root.join("history");
+    fs::create_dir_all(&history).expect("history");
+    fs::write(
+        history.join(format!("robots-{today}.txt")),
+        "User-agent: *\nAllow: /\n",
+    )
+    .expect("a copy");
+    let out = botwarden(
+        &[
+            "logs",
+            "analyze",
+            "--no-dns",
+            "--crawl",
+            db.to_str().expect("UTF-8"),
+            "--robots-history",
+            history.to_str().expect("UTF-8"),
+            "--report",
+            "json",
+            log.to_str().expect("UTF-8"),
+        ],
+        b"",
+    );
+    let report: Value = serde_json::from_slice(&out.stdout).expect("JSON");
+    let c = &report["crawl"];
+    assert_eq!(c["robots"][1]["source"], "history", "{c}");
+    let g = c["bots"]
+        .as_array()
+        .expect("bots")
+        .iter()
+        .find(|b| b["bot"] == "Googlebot")
+        .expect("Googlebot");
+    assert_eq!(g["disallowed"], 0, "{g}");
 
     let out = botwarden(
         &[

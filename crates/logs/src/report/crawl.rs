@@ -48,8 +48,9 @@ pub struct CrawlJoin {
 pub struct RobotsCopy {
     /// The origin.
     pub origin: String,
-    /// `crawl` (the crawl's copy), `given` (`--robots`) or `none` (the
-    /// crawl recorded none: nothing disallowed).
+    /// `crawl` (the crawl's copy), `given` (`--robots`), `none` (the
+    /// crawl recorded none: nothing disallowed) or `history` (a dated
+    /// copy of `--robots-history`, for every origin, `origin` `*`).
     pub source: String,
     /// The file or URL given; for the crawl's copy, when it was fetched.
     pub name: String,
@@ -57,6 +58,9 @@ pub struct RobotsCopy {
     /// `full-disallow`, …).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub availability: Option<String>,
+    /// For a dated copy, the day from which it is in force.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub from: Option<String>,
 }
 
 /// Registered bots' requests as the join counts them:
@@ -147,6 +151,9 @@ pub struct Waste {
 pub struct DelayKept {
     /// The origin.
     pub origin: String,
+    /// The copy of robots.txt whose group asked it: `crawl`, the file
+    /// given with `--robots`, or a dated copy's file name.
+    pub robots: String,
     /// The `Crawl-delay`, in seconds.
     pub delay: f64,
     /// Gaps between consecutive verified requests (requests − 1).

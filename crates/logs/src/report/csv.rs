@@ -218,13 +218,14 @@ pub fn write_join_csv(join: &CrawlJoin, dir: &Path) -> Result<Vec<PathBuf>, Erro
     write("bands.csv", t)?;
 
     let mut t = head(&[
-        "bot", "origin", "delay", "gaps", "kept", "min", "median", "keeps",
+        "bot", "origin", "robots", "delay", "gaps", "kept", "min", "median", "keeps",
     ]);
     for b in &join.bots {
         for d in &b.crawl_delay {
             t.push_str(&csv_row(&[
                 CsvCell::Text(&b.bot),
                 CsvCell::Text(&d.origin),
+                CsvCell::Text(&d.robots),
                 num(d.delay),
                 num(d.gaps),
                 num(d.kept),

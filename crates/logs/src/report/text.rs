@@ -949,6 +949,11 @@ impl Text<'_> {
                     copy.name
                 ),
                 "given" => format!("{} for {}", copy.name, copy.origin),
+                "history" => format!(
+                    "{} in force from {} for every origin",
+                    copy.name,
+                    copy.from.as_deref().unwrap_or("")
+                ),
                 _ => format!("none recorded for {}: nothing disallowed", copy.origin),
             };
             self.note(&format!("robots.txt: {}", clean(&from)));
@@ -1133,6 +1138,7 @@ impl Text<'_> {
         let cols = [
             flex("bot"),
             left("origin", 30),
+            left("robots.txt", 24),
             right("delay"),
             right("gaps"),
             right("kept"),
@@ -1146,6 +1152,7 @@ impl Text<'_> {
                 vec![
                     Cell::log(bot),
                     Cell::log(&d.origin),
+                    Cell::log(&d.robots),
                     Cell::plain(format!("{}", d.delay)),
                     Cell::num(d.gaps),
                     Cell::num(d.kept),

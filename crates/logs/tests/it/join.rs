@@ -171,6 +171,11 @@ fn tempdir(name: &str) -> PathBuf {
 }
 
 fn analyze(store: &Path, log: &Path) -> botwarden_logs::Analysis {
+    let site = CrawlSite::load(&Store::open(store).expect("the store")).expect("the crawl");
+    analyze_site(site, log)
+}
+
+fn analyze_site(site: CrawlSite, log: &Path) -> botwarden_logs::Analysis {
     let (registry, problems) = RegistryBuilder::with_defaults().build();
     let registry = Arc::new(registry.unwrap_or_else(|| panic!("{problems:?}")));
     let classifier = Arc::new(Classifier::for_registry(&registry).expect("a classifier"));
@@ -181,7 +186,6 @@ fn analyze(store: &Path, log: &Path) -> botwarden_logs::Analysis {
         .enable_all()
         .build()
         .expect("a runtime");
-    let site = CrawlSite::load(&Store::open(store).expect("the store")).expect("the crawl");
     let options = AnalyzeOptions {
         crawl: Some(Arc::new(site)),
         ..AnalyzeOptions::default()
@@ -305,6 +309,7 @@ fn every_number_of_a_small_join() {
     assert_eq!(b.crawl_delay.len(), 1);
     let d = &b.crawl_delay[0];
     assert_eq!(d.origin, "https://example.com");
+    assert_eq!(d.robots, "crawl");
     assert!((d.delay - 10.0).abs() < f64::EPSILON);
     assert_eq!(
         (d.gaps, d.kept, d.min, d.median, d.keeps),
@@ -512,10 +517,63 @@ fn the_csv_files_hold_the_tables() {
     );
     let delay = read("crawl-delay.csv");
     assert!(
-        delay.contains("bingbot,https://example.com,10,2,1,5,5,false"),
+        delay.contains("bingbot,https://example.com,crawl,10,2,1,5,5,false"),
         "{delay}"
     );
     assert_eq!(read("bands.csv").lines().count(), 1 + 2 + 4);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// `--robots-history`: a copy dated 2026-11-20 that keeps every robot
+/// out of `/blog/` and asks no delay judges the requests of that day; the
+/// requests of 2026-11-19 are judged by the crawl's copy.
+#[test]
+fn a_dated_copy_judges_the_requests_of_its_days() {
+    let dir = tempdir("history");
+    let store = dir.join("crawl.db");
+    write_store(&store);
+    let log = dir.join("access.log");
+    std::fs::write(&log, log_text()).expect("the log");
+    let history = dir.join("history");
+    std::fs::create_dir_all(&history).expect("a directory");
+    std::fs::write(
+        history.join("robots-2026-11-20.txt"),
+        "User-agent: *\nDisallow: /blog/\n",
+    )
+    .expect("a copy");
+    let mut site = CrawlSite::load(&Store::open(&store).expect("store")).expect("crawl");
+    assert_eq!(site.read_robots_history(&history).expect("read"), 1);
+    let c = analyze_site(site, &log).report.crawl.expect("the join");
+    let copy = &c.robots[1];
+    assert_eq!(
+        (
+            copy.source.as_str(),
+            copy.name.as_str(),
+            copy.from.as_deref()
+        ),
+        ("history", "robots-2026-11-20.txt", Some("2026-11-20"))
+    );
+    let bot = |name: &str| c.bots.iter().find(|b| b.bot == name).expect(name);
+    // Googlebot on 11-20: /blog/a, /blog/a?utm=1 and /blog/b; /private/x
+    // is allowed by that day's copy, and its /blog/a of 11-19 by the
+    // crawl's.
+    let g = bot("Googlebot");
+    assert_eq!((g.disallowed, g.disallowed_urls), (3, 3));
+    // bingbot: /blog/b and /blog/a; that day's copy asks no delay.
+    let b = bot("bingbot");
+    assert_eq!(b.disallowed, 2);
+    assert!(b.crawl_delay.is_empty(), "{:?}", b.crawl_delay);
+    // The spoofed GPTBot's /private/x is allowed that day.
+    assert_eq!(bot("GPTBot").spoofed_disallowed, 0);
+
+    // A copy whose name has no day is refused, named.
+    std::fs::write(history.join("robots.txt"), "User-agent: *\n").expect("a file");
+    let mut site = CrawlSite::load(&Store::open(&store).expect("store")).expect("crawl");
+    let e = site.read_robots_history(&history).expect_err("refused");
+    assert!(
+        e.to_string().contains("robots.txt: no day in its name"),
+        "{e}"
+    );
     let _ = std::fs::remove_dir_all(&dir);
 }
 

@@ -100,6 +100,12 @@ pub(crate) struct AnalyzeArgs {
     /// against the crawl's copy. See crates/logs/docs/join.md.
     #[arg(long, value_name = "STORE")]
     crawl: Option<PathBuf>,
+    /// With `--crawl`: dated copies of the site's robots.txt, each file
+    /// named by the day it was fetched (`2026-11-19.txt`); a request is
+    /// judged by the copy in force that day (UTC), a request before the
+    /// first copy by the crawl's copy or `--robots`.
+    #[arg(long, value_name = "DIR", requires = "crawl")]
+    robots_history: Option<PathBuf>,
     /// With `--crawl`: write the verified addresses of bots that
     /// requested a URL robots.txt disallowed to them, in every export
     /// format, into DIR: `ignoring-robots.txt` (one per line),
@@ -365,6 +371,9 @@ fn options(
         let mut site = CrawlSite::load(&store).context("--crawl")?;
         if let Some(source) = &robots {
             site.set_robots(&source.name, &source.body);
+        }
+        if let Some(dir) = &args.robots_history {
+            site.read_robots_history(dir).context("--robots-history")?;
         }
         if options.usage.is_none() {
             options.usage = site.usage_policy().map(Arc::new);

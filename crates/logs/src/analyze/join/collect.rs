@@ -42,8 +42,9 @@ impl JoinCaps {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub(crate) enum Target {
     /// A URL of one of the crawl's origins, in normal form, with the
-    /// origin's index.
-    Url(Box<str>, u16),
+    /// origin's index and the copy of robots.txt in force
+    /// ([`CrawlSite::version_at`]).
+    Url(Box<str>, u16, u16),
     /// A host that is no origin of the crawl.
     OtherHost,
     /// No path, or one that is not a URL of the origin.
@@ -182,9 +183,9 @@ pub(crate) struct JoinAgg {
     pub(crate) urls: HashMap<Box<str>, Vec<(u32, UrlBot)>>,
     /// Per claim.
     pub(crate) bots: HashMap<u32, BotHits>,
-    /// Per (claim, origin) with a `Crawl-delay`, the verified requests'
-    /// times.
-    pub(crate) times: HashMap<(u32, u16), Vec<i64>>,
+    /// Per (claim, origin, robots.txt copy) with a `Crawl-delay`, the
+    /// verified requests' times.
+    pub(crate) times: HashMap<(u32, u16, u16), Vec<i64>>,
     /// Times past [`DELAY_TIMES`].
     pub(crate) times_capped: u64,
     /// Verified (address, claim) pairs that requested a disallowed URL.
@@ -226,8 +227,8 @@ impl JoinAgg {
                 self.offenders.insert((ip, claim));
             }
         }
-        let (url, origin) = match hit.target {
-            Target::Url(ref url, origin) => (url, origin),
+        let (url, origin, version) = match hit.target {
+            Target::Url(ref url, origin, version) => (url, origin, version),
             Target::OtherHost => {
                 bot.other_host += 1;
                 return;
@@ -240,7 +241,7 @@ impl JoinAgg {
         if hit.delayed && hit.time != i64::MIN {
             if JoinCaps::take(&self.caps.times, DELAY_TIMES) {
                 self.times
-                    .entry((claim, origin))
+                    .entry((claim, origin, version))
                     .or_default()
                     .push(hit.time);
             } else {
@@ -291,7 +292,7 @@ impl JoinAgg {
 /// A reading thread's view of the crawl: the matchers of the bots it met.
 pub(crate) struct JoinReader {
     pub(crate) site: Arc<CrawlSite>,
-    matchers: HashMap<(u32, u16), (RobotMatcher, bool)>,
+    matchers: HashMap<(u32, u16, u16), (RobotMatcher, bool)>,
     scratch: String,
 }
 
@@ -341,15 +342,19 @@ impl JoinReader {
             return hit;
         }
         let site = &self.site;
-        let (matcher, delayed) = self.matchers.entry((claim, origin)).or_insert_with(|| {
-            let (tokens, operator) = bot();
-            let m = site.matcher(origin, &tokens, profile_for(operator.as_deref()));
-            let delayed = CrawlSite::crawl_delay(&m).is_some();
-            (m, delayed)
-        });
+        let version = site.version_at(hit.time);
+        let (matcher, delayed) = self
+            .matchers
+            .entry((claim, origin, version))
+            .or_insert_with(|| {
+                let (tokens, operator) = bot();
+                let m = site.matcher((origin, version), &tokens, profile_for(operator.as_deref()));
+                let delayed = CrawlSite::crawl_delay(&m).is_some();
+                (m, delayed)
+            });
         hit.disallowed = !matcher.is_allowed(rest);
         hit.delayed = *delayed;
-        hit.target = Target::Url(self.scratch.as_str().into(), origin);
+        hit.target = Target::Url(self.scratch.as_str().into(), origin, version);
         hit
     }
 }

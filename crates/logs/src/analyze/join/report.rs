@@ -93,6 +93,7 @@ fn spacing(origin: &str, delay: f64, times: &mut [i64]) -> DelayKept {
     let n = gaps.len() as u64;
     DelayKept {
         origin: origin.to_owned(),
+        robots: String::new(),
         delay,
         gaps: n,
         kept,
@@ -272,11 +273,14 @@ pub(crate) fn report(
             row.disallowed_ips += 1;
         }
     }
-    let mut times: Vec<(&(u32, u16), &mut Vec<i64>)> = agg.times.iter_mut().collect();
-    times.sort_by_key(|(k, _)| **k);
-    for (&(claim, origin), list) in times {
+    let mut keys: Vec<(u32, u16, u16)> = agg.times.keys().copied().collect();
+    keys.sort_unstable();
+    for (claim, origin, version) in keys {
+        let Some(list) = agg.times.get_mut(&(claim, origin, version)) else {
+            continue;
+        };
         let m = site.matcher(
-            origin,
+            (origin, version),
             &tokens(claim),
             profile_for(operator(claim).as_deref()),
         );
@@ -284,7 +288,9 @@ pub(crate) fn report(
             continue;
         };
         let o = &site.origins[origin as usize].text;
-        row.crawl_delay.push(spacing(o, delay, list));
+        let mut kept = spacing(o, delay, list);
+        kept.robots = site.version_name(origin, version);
+        row.crawl_delay.push(kept);
     }
 
     let mut bots: Vec<JoinBot> = rows.into_values().collect();
@@ -366,20 +372,30 @@ pub(crate) fn report(
                     source: "crawl".to_owned(),
                     name: fetched_at.clone(),
                     availability: Some(availability.clone()),
+                    from: None,
                 },
                 RobotsSource::Given(name) => RobotsCopy {
                     origin: o.text.clone(),
                     source: "given".to_owned(),
                     name: name.clone(),
                     availability: None,
+                    from: None,
                 },
                 RobotsSource::None => RobotsCopy {
                     origin: o.text.clone(),
                     source: "none".to_owned(),
                     name: String::new(),
                     availability: None,
+                    from: None,
                 },
             })
+            .chain(site.history.iter().map(|h| RobotsCopy {
+                origin: "*".to_owned(),
+                source: "history".to_owned(),
+                name: h.name.clone(),
+                availability: None,
+                from: Some(h.day.clone()),
+            }))
             .collect(),
         urls: site.pages.len() as u64,
         pages: site.pages.iter().filter(|p| p.html).count() as u64,

@@ -5,6 +5,8 @@ use botwarden_audit::LinkGraph;
 use botwarden_robots::{Profile, RobotMatcher, RobotsTxt, TokenChain};
 use botwarden_store::Store;
 use foldhash::{HashMap, HashMapExt};
+use std::path::Path;
+
 use url::Url;
 
 use crate::error::Error;
@@ -70,6 +72,19 @@ pub(crate) struct Origin {
     pub(crate) robots_source: RobotsSource,
 }
 
+/// A dated copy of robots.txt (`--robots-history DIR`), in force from
+/// the start (UTC) of the day its file is named by.
+#[derive(Debug)]
+pub(crate) struct DatedRobots {
+    /// Unix seconds of that day's start.
+    pub(crate) from: i64,
+    /// The day, `2026-11-19`.
+    pub(crate) day: String,
+    /// The file's name.
+    pub(crate) name: String,
+    pub(crate) robots: RobotsTxt,
+}
+
 /// The crawl a log is joined with ([`AnalyzeOptions::crawl`](crate::AnalyzeOptions::crawl)):
 /// read once from a crawl store with [`CrawlSite::load`].
 ///
@@ -85,6 +100,8 @@ pub struct CrawlSite {
     pub(crate) origins: Vec<Origin>,
     pub(crate) pages: Vec<PageFacts>,
     pub(crate) index: HashMap<Box<str>, u32>,
+    /// Dated copies of robots.txt, oldest first.
+    pub(crate) history: Vec<DatedRobots>,
 }
 
 /// The robots.txt a crawler that reads a file's availability so reads
@@ -207,6 +224,7 @@ impl CrawlSite {
             origins,
             pages,
             index,
+            history: Vec::new(),
         })
     }
 
@@ -233,6 +251,76 @@ impl CrawlSite {
             RobotsSource::None => return None,
         };
         Some(crate::UsagePolicy::new(name, o.robots.bytes()))
+    }
+
+    /// Reads the dated copies of robots.txt in `dir`: each file is named
+    /// with the day it was fetched (`2026-11-19.txt`,
+    /// `robots-2026-11-19.txt`) and is in force for every origin from
+    /// the start of that day (UTC) until the next copy; a request before
+    /// the first copy is judged by the crawl's copy (or `--robots`).
+    /// Returns how many copies were read.
+    ///
+    /// # Errors
+    /// [`Error::Io`] when the directory or a file cannot be read,
+    /// [`Error::Refused`] for a file whose name has no day, or a second
+    /// copy of one day.
+    pub fn read_robots_history(&mut self, dir: &Path) -> Result<usize, Error> {
+        let entries =
+            std::fs::read_dir(dir).map_err(|e| Error::io(dir, "read the directory", e))?;
+        let mut history = Vec::new();
+        for entry in entries {
+            let entry = entry.map_err(|e| Error::io(dir, "read the directory", e))?;
+            let path = entry.path();
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name.starts_with('.') || !path.is_file() {
+                continue;
+            }
+            let Some((day, from)) = day_in(&name) else {
+                return Err(Error::refused(
+                    &path,
+                    "no day in its name: name each copy by the day it was fetched (2026-11-19.txt)",
+                ));
+            };
+            let body = std::fs::read(&path).map_err(|e| Error::io(&path, "read", e))?;
+            history.push(DatedRobots {
+                from,
+                day,
+                name,
+                robots: RobotsTxt::parse(body),
+            });
+        }
+        history.sort_by(|a, b| a.from.cmp(&b.from).then_with(|| a.name.cmp(&b.name)));
+        if let Some(w) = history.windows(2).find(|w| w[0].from == w[1].from) {
+            return Err(Error::refused(
+                dir.join(&w[1].name),
+                format!("a second copy of {} (beside {})", w[1].day, w[0].name),
+            ));
+        }
+        let n = history.len();
+        self.history = history;
+        Ok(n)
+    }
+
+    /// The copy of robots.txt in force at `time` (Unix seconds, or
+    /// `i64::MIN` for none): 0 for the origin's own, `k` for the `k`-th
+    /// dated copy.
+    pub(crate) fn version_at(&self, time: i64) -> u16 {
+        if time == i64::MIN {
+            return 0;
+        }
+        u16::try_from(self.history.partition_point(|h| h.from <= time)).unwrap_or(u16::MAX)
+    }
+
+    /// The name of a copy in force, for the report.
+    pub(crate) fn version_name(&self, origin: u16, version: u16) -> String {
+        match version {
+            0 => match &self.origins[origin as usize].robots_source {
+                RobotsSource::Crawl { .. } => "crawl".to_owned(),
+                RobotsSource::Given(name) => name.clone(),
+                RobotsSource::None => "none".to_owned(),
+            },
+            v => self.history[usize::from(v) - 1].name.clone(),
+        }
     }
 
     /// The store, as named when loaded.
@@ -287,17 +375,46 @@ impl CrawlSite {
         matcher.crawl_delay().map(|d| d.value)
     }
 
-    /// The matcher of a robot with `tokens` for an origin, read as
-    /// `profile` does.
+    /// The matcher of a robot with `tokens` for an origin under a copy
+    /// of robots.txt ([`CrawlSite::version_at`]), read as `profile` does.
     pub(crate) fn matcher(
         &self,
-        origin: u16,
+        (origin, version): (u16, u16),
         tokens: &[String],
         profile: &Profile,
     ) -> RobotMatcher {
         let chain = TokenChain::new(tokens.iter().cloned());
-        RobotMatcher::new(&self.origins[origin as usize].robots, profile, &chain)
+        let robots = match version {
+            0 => &self.origins[origin as usize].robots,
+            v => &self.history[usize::from(v) - 1].robots,
+        };
+        RobotMatcher::new(robots, profile, &chain)
     }
+}
+
+/// The day a file's name holds (`YYYY-MM-DD` anywhere in it), and the
+/// Unix seconds of its start.
+fn day_in(name: &str) -> Option<(String, i64)> {
+    (0..name.len().saturating_sub(9)).find_map(|i| {
+        let part = name.get(i..i + 10)?;
+        let shape = part.bytes().enumerate().all(|(j, b)| {
+            if j == 4 || j == 7 {
+                b == b'-'
+            } else {
+                b.is_ascii_digit()
+            }
+        });
+        if !shape {
+            return None;
+        }
+        let date: jiff::civil::Date = part.parse().ok()?;
+        let start = date
+            .to_zoned(jiff::tz::TimeZone::UTC)
+            .ok()?
+            .timestamp()
+            .as_second();
+        Some((part.to_owned(), start))
+    })
 }
 
 /// The profile a registered bot reads robots.txt with: its operator's

@@ -86,6 +86,11 @@ fn bots(out: &mut String, c: &CrawlJoin) -> fmt::Result {
                 copy.name
             ),
             "given" => copy.name.clone(),
+            "history" => format!(
+                "{}, in force from {}",
+                copy.name,
+                copy.from.as_deref().unwrap_or("")
+            ),
             _ => "none recorded: nothing disallowed".to_owned(),
         };
         writeln!(
@@ -227,6 +232,7 @@ fn compliance(out: &mut String, c: &CrawlJoin) -> fmt::Result {
                 vec![
                     Cell::Text(&b.bot),
                     Cell::Text(&d.origin),
+                    Cell::Text(&d.robots),
                     Cell::Fig(format!("{} s", d.delay)),
                     Cell::Num(d.gaps),
                     Cell::Num(d.kept),
@@ -244,6 +250,7 @@ fn compliance(out: &mut String, c: &CrawlJoin) -> fmt::Result {
             &[
                 ("Bot", false),
                 ("Origin", false),
+                ("robots.txt", false),
                 ("Delay", true),
                 ("Gaps", true),
                 ("Kept", true),
