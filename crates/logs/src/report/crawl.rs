@@ -203,6 +203,12 @@ pub struct JoinUrl {
     pub requests: u64,
     /// Per bot, most requests first.
     pub bots: Vec<UrlBotRow>,
+    /// The same summed per bot category (`search`, `ai-search`,
+    /// `ai-user`, `ai-training`, `other`; `bot` names the category), in
+    /// that order: a category's status changes when its bots' statuses
+    /// taken together changed; `disallowed` when robots.txt disallowed the
+    /// URL to any of them.
+    pub categories: Vec<UrlBotRow>,
 }
 
 /// One verified bot's requests for one URL.

@@ -469,6 +469,25 @@ fn every_number_of_a_small_join() {
         change.since.map(|t| t.to_string()).as_deref(),
         Some("2026-11-20T09:00:00Z")
     );
+    // Per category: search is Googlebot's and bingbot's three requests;
+    // its last request (bingbot's, 200, on 11-20 10:00:20) came after
+    // Googlebot's 404, so the category's status changed 404 → 200; `since`
+    // is the first 200 of all, before the 404: the statuses alternated.
+    assert_eq!(a.categories.len(), 1);
+    let search = &a.categories[0];
+    assert_eq!(search.bot, "search");
+    assert_eq!(
+        (search.requests, search.bytes, search.last_status),
+        (3, 4300, 200)
+    );
+    let days: Vec<(&str, u64)> = search.days.iter().map(|(d, n)| (d.as_str(), *n)).collect();
+    assert_eq!(days, [("2026-11-19", 1), ("2026-11-20", 2)]);
+    let change = search.status_change.as_ref().expect("a change");
+    assert_eq!((change.from, change.to), (404, 200));
+    assert_eq!(
+        change.since.map(|t| t.to_string()).as_deref(),
+        Some("2026-11-19T10:00:05Z")
+    );
     let ba = &a.bots[1];
     assert_eq!(ba.bot, "bingbot");
     assert_eq!((ba.requests, ba.bytes, ba.last_status), (1, 2000, 200));

@@ -122,7 +122,7 @@ impl UrlBot {
         }
     }
 
-    fn merge(&mut self, other: &UrlBot) {
+    pub(crate) fn merge(&mut self, other: &UrlBot) {
         self.requests += other.requests;
         self.bytes += other.bytes;
         self.disallowed |= other.disallowed;

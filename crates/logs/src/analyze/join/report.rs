@@ -525,22 +525,34 @@ fn url_row(
     claims: &[ClaimInfo],
 ) -> JoinUrl {
     let page = site.page(url);
+    let row = |name: &str, ub: &UrlBot| {
+        let (last_status, status_change) = statuses(ub);
+        UrlBotRow {
+            bot: name.to_owned(),
+            requests: ub.requests,
+            bytes: ub.bytes,
+            last_seen: ub.last.and_then(time),
+            days: ub.days.iter().map(|&(d, n)| (day_text(d), n)).collect(),
+            statuses: ub.statuses.iter().map(|s| (s.code, s.requests)).collect(),
+            last_status,
+            status_change,
+            disallowed: ub.disallowed,
+        }
+    };
     let mut rows: Vec<UrlBotRow> = bots
         .iter()
-        .map(|(claim, ub)| {
-            let (last_status, status_change) = statuses(ub);
-            UrlBotRow {
-                bot: claims[*claim as usize].name.to_string(),
-                requests: ub.requests,
-                bytes: ub.bytes,
-                last_seen: ub.last.and_then(time),
-                days: ub.days.iter().map(|&(d, n)| (day_text(d), n)).collect(),
-                statuses: ub.statuses.iter().map(|s| (s.code, s.requests)).collect(),
-                last_status,
-                status_change,
-                disallowed: ub.disallowed,
-            }
-        })
+        .map(|(claim, ub)| row(&claims[*claim as usize].name, ub))
+        .collect();
+    let mut by_category: BTreeMap<&str, UrlBot> = BTreeMap::new();
+    for (claim, ub) in bots {
+        by_category
+            .entry(category_of(&claims[*claim as usize]))
+            .or_default()
+            .merge(ub);
+    }
+    let categories = CATEGORIES
+        .iter()
+        .filter_map(|c| Some(row(c, by_category.get(c)?)))
         .collect();
     rows.sort_by(|a, b| b.requests.cmp(&a.requests).then_with(|| a.bot.cmp(&b.bot)));
     JoinUrl {
@@ -551,5 +563,6 @@ fn url_row(
         crawl_status: page.and_then(|p| p.status),
         requests,
         bots: rows,
+        categories,
     }
 }
