@@ -164,8 +164,8 @@ fn a_real_log_joined_with_a_real_crawl() {
     // Googlebot (its published ranges) five requests, one robots.txt
     // keeps it from; bingbot two within a second of each other, 30 s
     // asked; GPTBot one, and one from an address outside OpenAI's.
-    // The day before any request is made: a copy of robots.txt dated so
-    // is in force for all of them, even across midnight.
+    // Today, taken before any request is made: a copy of robots.txt
+    // dated so is in force for all of them, even across midnight.
     let today = jiff::Timestamp::now().strftime("%Y-%m-%d").to_string();
     let port = site.port;
     let asked = [

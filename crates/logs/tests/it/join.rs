@@ -8,11 +8,12 @@ use std::sync::Arc;
 use botwarden_logs::{
     AnalyzeOptions, Analyzer, CrawlJoin, CrawlSite, Input, JoinAccounting, Listed, Standing,
 };
+use botwarden_logs::{Pair, PairVerifier, VerdictFuture};
 use botwarden_store::{
     Batch, LinkKind, LinkRecord, NewUrl, PageRecord, RobotsFileRecord, Skip, Store, UrlState,
 };
 use botwarden_testdata::chromium;
-use botwarden_verify::{Classifier, RegistryBuilder, Verifier, VerifierConfig};
+use botwarden_verify::{Claim, Classifier, RegistryBuilder, Verifier, VerifierConfig};
 
 /// The site's robots.txt: every robot kept out of `/private`, bingbot
 /// asked to wait 10 s between requests.
@@ -593,6 +594,69 @@ fn a_dated_copy_judges_the_requests_of_its_days() {
         e.to_string().contains("robots.txt: no day in its name"),
         "{e}"
     );
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Answers pairs with the offline verifier, 300 ms late.
+#[derive(Debug)]
+struct Late(Arc<Verifier>);
+
+impl PairVerifier for Late {
+    fn verify(&self, pair: Pair) -> VerdictFuture {
+        let verifier = self.0.clone();
+        Box::pin(async move {
+            tokio::time::sleep(std::time::Duration::from_millis(300)).await;
+            let claim = Claim::Bot {
+                name: pair.bot,
+                category: pair.category,
+            };
+            verifier.verify_claim(pair.ip, &claim, pair.as_of).await
+        })
+    }
+}
+
+/// A pair that makes far more requests than the join keeps aside before
+/// its verdict comes: its reading thread waits for the verdict, and every
+/// request is counted, none dropped.
+#[test]
+fn requests_made_before_a_late_verdict_are_all_counted() {
+    let dir = tempdir("late");
+    let store = dir.join("crawl.db");
+    write_store(&store);
+    let log = dir.join("access.log");
+    let mut text = String::new();
+    let n = 10 * botwarden_logs::PENDING_HITS;
+    for i in 0..n {
+        text.push_str(&format!(
+            "66.249.66.1 - - [20/Nov/2026:10:{:02}:{:02} +0000] \"GET /blog/a HTTP/1.1\" 200 10 \"-\" \"{GOOGLEBOT}\"\n",
+            i / 60 % 60,
+            i % 60
+        ));
+    }
+    std::fs::write(&log, text).expect("the log");
+    let (registry, problems) = RegistryBuilder::with_defaults().build();
+    let registry = Arc::new(registry.unwrap_or_else(|| panic!("{problems:?}")));
+    let classifier = Arc::new(Classifier::for_registry(&registry).expect("a classifier"));
+    let verifier =
+        Arc::new(Verifier::new(registry, VerifierConfig::offline()).expect("a verifier"));
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let site = CrawlSite::load(&Store::open(&store).expect("the store")).expect("the crawl");
+    let options = AnalyzeOptions {
+        crawl: Some(Arc::new(site)),
+        pairs: Some(Arc::new(Late(verifier.clone()))),
+        ..AnalyzeOptions::default()
+    };
+    let analysis = Analyzer::new(classifier, verifier, runtime.handle().clone())
+        .run(vec![Input::Path(log)], options);
+    let c = analysis.report.crawl.expect("the join");
+    let n = n as u64;
+    assert_eq!((c.accounting.verified, c.accounting.joined), (n, n));
+    assert_eq!(c.top_urls[0].requests, n);
+    assert_eq!(c.top_urls[0].bots[0].days["2026-11-20"], n);
     let _ = std::fs::remove_dir_all(&dir);
 }
 
