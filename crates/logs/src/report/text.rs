@@ -1290,18 +1290,21 @@ impl Text<'_> {
         }
         self.heading("URLs by verified requests");
         let mut rows: Vec<Vec<Cell>> = Vec::new();
+        let mut changes: Vec<String> = Vec::new();
         let shown = self.limit(c.top_urls.len());
         for u in &c.top_urls[..shown] {
             for (i, b) in u.bots.iter().enumerate() {
-                let change = b.status_change.as_ref().map_or_else(String::new, |s| {
-                    format!(
-                        "{} until {} → {} since {}",
+                if let Some(s) = &b.status_change {
+                    changes.push(format!(
+                        "{} {}: {} until {} → {} since {}",
+                        clean(&u.url),
+                        clean(&b.bot),
                         s.from,
                         opt_time(s.until),
                         s.to,
                         opt_time(s.since)
-                    )
-                });
+                    ));
+                }
                 rows.push(vec![
                     Cell::log(if i == 0 { &u.url } else { "" }),
                     Cell::log(&b.bot),
@@ -1309,7 +1312,7 @@ impl Text<'_> {
                     Cell::plain(b.days.len().to_string()),
                     Cell::plain(opt_time(b.last_seen)),
                     Cell::num(u64::from(b.last_status)),
-                    Cell::plain(change),
+                    Cell::plain(if b.status_change.is_some() { "yes" } else { "" }),
                 ]);
             }
         }
@@ -1321,11 +1324,20 @@ impl Text<'_> {
                 right("days"),
                 left("last seen", 16),
                 right("status"),
-                left("status change", 44),
+                left("changed", 7),
             ],
             &rows,
         );
         self.more(shown, c.top_urls.len() + omitted(c.top_urls_omitted));
+        if !changes.is_empty() {
+            self.line("");
+            self.note("status changes:");
+            let n = self.limit(changes.len());
+            for change in &changes[..n] {
+                self.note(change);
+            }
+            self.more(n, changes.len());
+        }
     }
 }
 

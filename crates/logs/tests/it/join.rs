@@ -508,6 +508,26 @@ fn every_number_of_a_small_join() {
     );
 }
 
+/// The hand-computed join as the text report shows it, and as JSON
+/// (`crates/logs/tests/data/join-hand.*`; `BOTWARDEN_BLESS=1` rewrites
+/// them).
+#[test]
+fn the_text_and_json_of_the_small_join() {
+    let (mut c, _) = joined();
+    c.store = "crawl.db".to_owned();
+    let report = botwarden_logs::Report {
+        crawl: Some(c.clone()),
+        ..botwarden_logs::Report::default()
+    };
+    let text = botwarden_logs::render_text(&report, &botwarden_logs::TextOptions::default());
+    let from = text.find("Bots on the crawl").expect("the section");
+    let to = text.find("Spoofed addresses").unwrap_or(text.len());
+    botwarden_testdata::snapshot("crates/logs/tests/data/join-hand.txt", &text[from..to]);
+    let mut json = serde_json::to_string_pretty(&c).expect("JSON");
+    json.push('\n');
+    botwarden_testdata::snapshot("crates/logs/tests/data/join-hand.json", &json);
+}
+
 /// The CSV files: a header and a row per bot, per URL and bot, per
 /// band; numbers as the JSON has them.
 #[test]
