@@ -171,8 +171,10 @@ fn tempdir(name: &str) -> PathBuf {
     dir
 }
 
+/// The crawl opened as the command opens it: its URLs read on a thread
+/// of their own while the log is read.
 fn analyze(store: &Path, log: &Path) -> botwarden_logs::Analysis {
-    let site = CrawlSite::load(&Store::open(store).expect("the store")).expect("the crawl");
+    let site = CrawlSite::open(store).expect("the crawl");
     analyze_site(site, log)
 }
 

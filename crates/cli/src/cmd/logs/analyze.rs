@@ -16,7 +16,6 @@ use botwarden_logs::{
 };
 use botwarden_scale::stream::{PairPublisher, StreamConfig, VerdictView};
 use botwarden_scale::{ExportFile, ExportTree, RedisExports, Timeouts, TreeLimits};
-use botwarden_store::Store;
 use botwarden_verify::{AgentKind, Cidr, Classifier, KeyRing, Verifier};
 use clap::{Args, ValueEnum};
 
@@ -265,6 +264,7 @@ pub(crate) fn run(args: &AnalyzeArgs, export_only: bool) -> Result<ExitCode> {
         }
     };
     let analyzer = Analyzer::new(classifier, verifier, runtime.handle().clone());
+    let crawl = options.crawl.clone();
     let run = analyzer.start(inputs, options);
     wait(
         args,
@@ -275,6 +275,9 @@ pub(crate) fn run(args: &AnalyzeArgs, export_only: bool) -> Result<ExitCode> {
         &announce_exports,
     );
     let analysis = run.finish();
+    if let Some(e) = crawl.and_then(|site| site.take_error()) {
+        return Err(anyhow::Error::new(e).context("--crawl"));
+    }
     conclude(
         args,
         report,
@@ -367,8 +370,7 @@ fn options(
         )));
     }
     if let Some(path) = &args.crawl {
-        let store = Store::open(path).context("--crawl")?;
-        let mut site = CrawlSite::load(&store).context("--crawl")?;
+        let mut site = CrawlSite::open(path).context("--crawl")?;
         if let Some(source) = &robots {
             site.set_robots(&source.name, &source.body);
         }

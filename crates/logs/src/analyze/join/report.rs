@@ -140,7 +140,7 @@ pub(crate) fn report(
     };
     let mut acc = Acc {
         site,
-        search: vec![0; site.pages.len()],
+        search: vec![0; site.pages().list.len()],
     };
     let mut rows: HashMap<u32, JoinBot> = HashMap::new();
     let mut accounting = JoinAccounting::default();
@@ -180,8 +180,8 @@ pub(crate) fn report(
     let mut orphan_list: Vec<Orphan> = Vec::new();
     let mut top: Vec<(u64, &str)> = Vec::with_capacity(agg.urls.len());
     for (url, bots) in &agg.urls {
-        let index = site.index.get(&**url).copied();
-        let page = index.map(|i| &site.pages[i as usize]);
+        let index = site.pages().index.get(&**url).copied();
+        let page = index.map(|i| &site.pages().list[i as usize]);
         let total: u64 = bots.iter().map(|(_, b)| b.requests).sum();
         top.push((total, url));
         let mut url_cats: HashSet<&str> = HashSet::new();
@@ -323,7 +323,7 @@ pub(crate) fn report(
         .map(|&(requests, url)| url_row(site, url, requests, &agg.urls[url], claims))
         .collect();
 
-    for p in &site.pages {
+    for p in &site.pages().list {
         if !p.html {
             continue;
         }
@@ -334,7 +334,7 @@ pub(crate) fn report(
             .map_or("", |o| o.text.as_str());
         let dir = dirs.entry(directory_of(&p.url, origin)).or_default();
         dir.pages += 1;
-        let i = site.index[&p.url];
+        let i = site.pages().index[&p.url];
         dir.pages_requested += u64::from(acc.search[i as usize] > 0);
     }
     let mut directories: Vec<JoinDirectory> = dirs
@@ -397,8 +397,8 @@ pub(crate) fn report(
                 from: Some(h.day.clone()),
             }))
             .collect(),
-        urls: site.pages.len() as u64,
-        pages: site.pages.iter().filter(|p| p.html).count() as u64,
+        urls: site.pages().list.len() as u64,
+        pages: site.pages().list.iter().filter(|p| p.html).count() as u64,
         accounting,
         bots,
         categories,
@@ -418,7 +418,8 @@ impl Acc<'_> {
     fn pages(&self, max_listed: usize) -> (NeverCrawled, Vec<ScaleRow>, Vec<ScaleRow>) {
         let pages: Vec<(usize, &super::site::PageFacts)> = self
             .site
-            .pages
+            .pages()
+            .list
             .iter()
             .enumerate()
             .filter(|(_, p)| p.html)
@@ -497,7 +498,7 @@ fn last_status(bots: &[(u32, UrlBot)]) -> u16 {
 /// What a URL the crawl did not find is likely to be.
 fn orphan_kind(site: &CrawlSite, url: &str, bots: &[(u32, UrlBot)]) -> &'static str {
     if let Some((bare, _)) = url.split_once('?')
-        && site.index.contains_key(bare)
+        && site.pages().index.contains_key(bare)
     {
         return "parameter";
     }

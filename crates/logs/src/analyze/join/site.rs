@@ -6,6 +6,8 @@ use botwarden_robots::{Profile, RobotMatcher, RobotsTxt, TokenChain};
 use botwarden_store::Store;
 use foldhash::{HashMap, HashMapExt};
 use std::path::Path;
+use std::sync::{Mutex, OnceLock, PoisonError};
+use std::thread::JoinHandle;
 
 use url::Url;
 
@@ -98,10 +100,22 @@ pub(crate) struct DatedRobots {
 pub struct CrawlSite {
     pub(crate) name: String,
     pub(crate) origins: Vec<Origin>,
-    pub(crate) pages: Vec<PageFacts>,
-    pub(crate) index: HashMap<Box<str>, u32>,
+    /// The URLs, once read ([`CrawlSite::pages`]).
+    pages: OnceLock<Pages>,
+    /// The thread reading them, for a site opened with
+    /// [`CrawlSite::open`].
+    reading: Mutex<Option<JoinHandle<Result<Pages, Error>>>>,
+    /// Why they could not be read, until taken.
+    failed: Mutex<Option<Error>>,
     /// Dated copies of robots.txt, oldest first.
     pub(crate) history: Vec<DatedRobots>,
+}
+
+/// The crawl's URLs on its origins, and an index of them by URL.
+#[derive(Debug, Default)]
+pub(crate) struct Pages {
+    pub(crate) list: Vec<PageFacts>,
+    pub(crate) index: HashMap<Box<str>, u32>,
 }
 
 /// The robots.txt a crawler that reads a file's availability so reads
@@ -124,6 +138,68 @@ impl CrawlSite {
     /// # Errors
     /// [`Error::Store`] when the store cannot be read.
     pub fn load(store: &Store) -> Result<CrawlSite, Error> {
+        let site = CrawlSite::origins(store)?;
+        let texts: Vec<String> = site.origins.iter().map(|o| o.text.clone()).collect();
+        let pages = read_pages(store, &texts)?;
+        let _ = site.pages.set(pages);
+        Ok(site)
+    }
+
+    /// Opens the crawl store at `path` and reads its origins and
+    /// robots.txt copies at once, and its URLs on a thread of their own
+    /// while the log is read (the link score of a large crawl takes a
+    /// while); the analysis waits for them when it makes its report.
+    /// [`CrawlSite::take_error`] says afterwards whether they could be
+    /// read.
+    ///
+    /// # Errors
+    /// [`Error::Store`] when the store cannot be opened or its origins
+    /// read.
+    pub fn open(path: &Path) -> Result<CrawlSite, Error> {
+        let store = Store::open(path)?;
+        let site = CrawlSite::origins(&store)?;
+        let texts: Vec<String> = site.origins.iter().map(|o| o.text.clone()).collect();
+        let handle = std::thread::Builder::new()
+            .name("botwarden-crawl-store".to_owned())
+            .spawn(move || read_pages(&store, &texts))
+            .map_err(|e| Error::io(path, "start a thread to read the store", e))?;
+        *site.reading.lock().unwrap_or_else(PoisonError::into_inner) = Some(handle);
+        Ok(site)
+    }
+
+    /// The crawl's URLs, waiting for the thread reading them if need be
+    /// (none when they could not be read: [`CrawlSite::take_error`]).
+    pub(crate) fn pages(&self) -> &Pages {
+        self.pages.get_or_init(|| {
+            let handle = self
+                .reading
+                .lock()
+                .unwrap_or_else(PoisonError::into_inner)
+                .take();
+            let read = match handle.map(JoinHandle::join) {
+                Some(Ok(read)) => read,
+                Some(Err(panic)) => std::panic::resume_unwind(panic),
+                None => Ok(Pages::default()),
+            };
+            read.unwrap_or_else(|e| {
+                *self.failed.lock().unwrap_or_else(PoisonError::into_inner) = Some(e);
+                Pages::default()
+            })
+        })
+    }
+
+    /// Why the crawl's URLs could not be read, once: a report made without
+    /// them is not to be shown.
+    pub fn take_error(&self) -> Option<Error> {
+        let _ = self.pages();
+        self.failed
+            .lock()
+            .unwrap_or_else(PoisonError::into_inner)
+            .take()
+    }
+
+    /// The origins and robots.txt copies of the crawl in `store`.
+    fn origins(store: &Store) -> Result<CrawlSite, Error> {
         let name = store.path().display().to_string();
         let mut origins: Vec<Origin> = Vec::new();
         let seed = store.meta("seed")?.and_then(|s| Url::parse(&s).ok());
@@ -166,64 +242,12 @@ impl CrawlSite {
                 None => add_origin(url, RobotsSource::None, Vec::new()),
             }
         }
-        let graph = LinkGraph::load(store).map_err(|e| match e {
-            botwarden_audit::Error::Store(e) => Error::Store(e),
-            other => Error::Store(botwarden_store::Error {
-                path: store.path().to_owned(),
-                message: other.to_string(),
-            }),
-        })?;
-        let mut pages = Vec::with_capacity(graph.nodes.len());
-        let mut index = HashMap::with_capacity(graph.nodes.len());
-        for node in graph.nodes {
-            let on_site = Url::parse(&node.url).is_ok_and(|u| {
-                let text = u.origin().ascii_serialization();
-                origins.iter().any(|o| o.text == text)
-            });
-            if !on_site {
-                continue;
-            }
-            let url: Box<str> = node.url.into();
-            index.insert(url.clone(), pages.len() as u32);
-            pages.push(PageFacts {
-                url,
-                depth: node.depth,
-                fetched: node.state == "fetched",
-                status: node.status,
-                html: node.html,
-                score: node.score,
-                noindex: false,
-                non_canonical: false,
-            });
-        }
-        let fail = |e: rusqlite::Error| botwarden_store::Error {
-            path: store.path().to_owned(),
-            message: format!("cannot read the pages' directives: {e}"),
-        };
-        let mut st = store
-            .connection()
-            .prepare(
-                "SELECT u.url, p.noindex IS NOT NULL, p.canonical FROM pages p
-                 JOIN urls u ON u.id = p.url_id
-                 WHERE p.noindex IS NOT NULL OR p.canonical IS NOT NULL",
-            )
-            .map_err(fail)?;
-        let mut rows = st.query([]).map_err(fail)?;
-        while let Some(r) = rows.next().map_err(fail)? {
-            let url: String = r.get(0).map_err(fail)?;
-            let Some(&i) = index.get(url.as_str()) else {
-                continue;
-            };
-            let page = &mut pages[i as usize];
-            page.noindex = r.get(1).map_err(fail)?;
-            let canonical: Option<String> = r.get(2).map_err(fail)?;
-            page.non_canonical = canonical.is_some_and(|c| c != url);
-        }
         Ok(CrawlSite {
             name,
             origins,
-            pages,
-            index,
+            pages: OnceLock::new(),
+            reading: Mutex::new(None),
+            failed: Mutex::new(None),
             history: Vec::new(),
         })
     }
@@ -332,7 +356,7 @@ impl CrawlSite {
     /// The URLs of the crawl on its origins.
     #[must_use]
     pub fn url_count(&self) -> usize {
-        self.pages.len()
+        self.pages().list.len()
     }
 
     /// The origin a request is for: the one whose host the log's virtual
@@ -363,7 +387,8 @@ impl CrawlSite {
 
     /// The page facts of a URL in normal form.
     pub(crate) fn page(&self, url: &str) -> Option<&PageFacts> {
-        self.index.get(url).map(|&i| &self.pages[i as usize])
+        let pages = self.pages();
+        pages.index.get(url).map(|&i| &pages.list[i as usize])
     }
 
     /// The `Crawl-delay` a robot's matcher gives, unless its profile
@@ -390,6 +415,65 @@ impl CrawlSite {
         };
         RobotMatcher::new(robots, profile, &chain)
     }
+}
+
+/// The URLs of the crawl in `store` on the `origins`, with depth, status,
+/// page facts and the audit's link score.
+fn read_pages(store: &Store, origins: &[String]) -> Result<Pages, Error> {
+    let graph = LinkGraph::load(store).map_err(|e| match e {
+        botwarden_audit::Error::Store(e) => Error::Store(e),
+        other => Error::Store(botwarden_store::Error {
+            path: store.path().to_owned(),
+            message: other.to_string(),
+        }),
+    })?;
+    let mut pages = Vec::with_capacity(graph.nodes.len());
+    let mut index = HashMap::with_capacity(graph.nodes.len());
+    for node in graph.nodes {
+        let on_site = Url::parse(&node.url).is_ok_and(|u| {
+            let text = u.origin().ascii_serialization();
+            origins.contains(&text)
+        });
+        if !on_site {
+            continue;
+        }
+        let url: Box<str> = node.url.into();
+        index.insert(url.clone(), pages.len() as u32);
+        pages.push(PageFacts {
+            url,
+            depth: node.depth,
+            fetched: node.state == "fetched",
+            status: node.status,
+            html: node.html,
+            score: node.score,
+            noindex: false,
+            non_canonical: false,
+        });
+    }
+    let fail = |e: rusqlite::Error| botwarden_store::Error {
+        path: store.path().to_owned(),
+        message: format!("cannot read the pages' directives: {e}"),
+    };
+    let mut st = store
+        .connection()
+        .prepare(
+            "SELECT u.url, p.noindex IS NOT NULL, p.canonical FROM pages p
+                 JOIN urls u ON u.id = p.url_id
+                 WHERE p.noindex IS NOT NULL OR p.canonical IS NOT NULL",
+        )
+        .map_err(fail)?;
+    let mut rows = st.query([]).map_err(fail)?;
+    while let Some(r) = rows.next().map_err(fail)? {
+        let url: String = r.get(0).map_err(fail)?;
+        let Some(&i) = index.get(url.as_str()) else {
+            continue;
+        };
+        let page = &mut pages[i as usize];
+        page.noindex = r.get(1).map_err(fail)?;
+        let canonical: Option<String> = r.get(2).map_err(fail)?;
+        page.non_canonical = canonical.is_some_and(|c| c != url);
+    }
+    Ok(Pages { list: pages, index })
 }
 
 /// The day a file's name holds (`YYYY-MM-DD` anywhere in it), and the
