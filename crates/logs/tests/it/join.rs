@@ -682,6 +682,58 @@ fn requests_made_before_a_late_verdict_are_all_counted() {
     let _ = std::fs::remove_dir_all(&dir);
 }
 
+/// The real logs of `../shared/corpus/logs` joined with the small crawl
+/// (paths of other sites, mostly not in it): every registered bot's
+/// request is accounted for, and the join's verified and spoofed
+/// requests are the report's verified and spoofed rows.
+#[test]
+fn real_logs_add_up() {
+    let Some(dir) =
+        botwarden_testdata::shared("logs join", "corpus/logs").map(|d| d.join("corpus/logs"))
+    else {
+        return;
+    };
+    let tmp = tempdir("corpus");
+    let store = tmp.join("crawl.db");
+    write_store(&store);
+    let mut logs: Vec<PathBuf> = std::fs::read_dir(&dir)
+        .expect("the corpus")
+        .filter_map(|e| e.ok().map(|e| e.path()))
+        .filter(|p| p.extension().is_some_and(|x| x == "log"))
+        .collect();
+    logs.sort();
+    assert!(!logs.is_empty());
+    for log in logs {
+        let report = analyze(&store, &log).report;
+        let c = report.crawl.as_ref().expect("the join");
+        let a = &c.accounting;
+        let name = log.display();
+        assert_eq!(a.requests, a.verified + a.spoofed + a.unconfirmed, "{name}");
+        assert_eq!(
+            a.verified,
+            a.joined + a.other_host + a.no_url + a.capped,
+            "{name}"
+        );
+        let rows = |verdict: &str| -> u64 {
+            report
+                .bots
+                .iter()
+                .filter(|b| b.verdict == verdict)
+                .map(|b| b.requests)
+                .sum()
+        };
+        assert_eq!(a.verified, rows("verified"), "{name}");
+        assert_eq!(a.spoofed, rows("spoofed"), "{name}");
+        if c.top_urls_omitted == 0 {
+            let per_url: u64 = c.top_urls.iter().map(|u| u.requests).sum();
+            assert_eq!(per_url, a.joined, "{name}");
+        }
+        let per_bot: u64 = c.bots.iter().map(|b| b.requests).sum();
+        assert_eq!(per_bot, a.verified, "{name}");
+    }
+    let _ = std::fs::remove_dir_all(&tmp);
+}
+
 /// `--robots` in place of the crawl's copy: a file that disallows
 /// nothing leaves no disallowed request, and says where it came from.
 #[test]
