@@ -567,3 +567,48 @@ fn url_row(
         categories,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn directories_are_the_first_segment() {
+        let o = "https://example.com";
+        assert_eq!(
+            directory_of("https://example.com/", o),
+            "https://example.com/"
+        );
+        assert_eq!(
+            directory_of("https://example.com/about", o),
+            "https://example.com/"
+        );
+        assert_eq!(
+            directory_of("https://example.com/blog/a/b", o),
+            "https://example.com/blog/"
+        );
+        assert_eq!(
+            directory_of("https://example.com/blog?x=/y/", o),
+            "https://example.com/"
+        );
+    }
+
+    #[test]
+    fn spacing_against_a_delay() {
+        // Sorted, gaps 0, 4, 10, 10, 6 against 9.5 s (9 whole seconds):
+        // 2 of 5 kept; the lower median of 0, 4, 6, 10, 10 is 6.
+        let mut times = vec![130, 100, 100, 104, 114, 124];
+        let d = spacing("https://example.com", 9.5, &mut times);
+        assert_eq!((d.gaps, d.kept, d.min, d.median), (5, 2, Some(0), Some(6)));
+        assert!(!d.keeps);
+        // 20 gaps of 10 s and one of 2: 20 of 21 kept, 95.2 %.
+        let mut times: Vec<i64> = (0..21).map(|i| i * 10).collect();
+        times.push(202);
+        let d = spacing("https://example.com", 10.0, &mut times);
+        assert_eq!((d.gaps, d.kept), (21, 20));
+        assert!(d.keeps);
+        // One request: no gap, nothing broken.
+        let d = spacing("https://example.com", 10.0, &mut [5]);
+        assert_eq!((d.gaps, d.min, d.median, d.keeps), (0, None, None, true));
+    }
+}

@@ -212,7 +212,7 @@ impl CrawlSite {
             let Ok(base) = Url::parse(&format!("{text}/")) else {
                 return;
             };
-            let host = base.host_str().unwrap_or("").to_ascii_lowercase();
+            let host = host_of(&base);
             origins.push(Origin {
                 text,
                 host,
@@ -476,6 +476,16 @@ fn read_pages(store: &Store, origins: &[String]) -> Result<Pages, Error> {
     Ok(Pages { list: pages, index })
 }
 
+/// A URL's host as a log's virtual host names it: lower case, an IPv6
+/// address without its brackets.
+fn host_of(url: &Url) -> String {
+    url.host_str()
+        .unwrap_or("")
+        .trim_start_matches('[')
+        .trim_end_matches(']')
+        .to_ascii_lowercase()
+}
+
 /// The day a file's name holds (`YYYY-MM-DD` anywhere in it), and the
 /// Unix seconds of its start.
 fn day_in(name: &str) -> Option<(String, i64)> {
@@ -510,5 +520,93 @@ pub(crate) fn profile_for(operator: Option<&str>) -> &'static Profile {
         Some("Microsoft") => &Profile::BING,
         Some("Yandex") => &Profile::YANDEX,
         _ => &Profile::RFC9309,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn site(origins: &[&str]) -> CrawlSite {
+        CrawlSite {
+            name: "test".to_owned(),
+            origins: origins
+                .iter()
+                .map(|o| {
+                    let base = Url::parse(&format!("{o}/")).expect("an origin");
+                    Origin {
+                        text: (*o).to_owned(),
+                        host: host_of(&base),
+                        base,
+                        robots: RobotsTxt::parse(Vec::new()),
+                        robots_source: RobotsSource::None,
+                    }
+                })
+                .collect(),
+            pages: OnceLock::new(),
+            reading: Mutex::new(None),
+            failed: Mutex::new(None),
+            history: Vec::new(),
+        }
+    }
+
+    #[test]
+    fn a_log_lines_host_names_its_origin() {
+        let s = site(&[
+            "https://example.com",
+            "http://example.com",
+            "https://blog.example.com",
+            "http://[::1]:8080",
+        ]);
+        // No host in the log: the start URL's origin.
+        assert_eq!(s.origin_of(None), Some(0));
+        assert_eq!(s.origin_of(Some("")), Some(0));
+        // Case, port and a final dot left aside; two schemes: the first.
+        assert_eq!(s.origin_of(Some("EXAMPLE.com:443")), Some(0));
+        assert_eq!(s.origin_of(Some("example.com:80")), Some(0));
+        assert_eq!(s.origin_of(Some("blog.example.com.")), Some(2));
+        assert_eq!(s.origin_of(Some("[::1]:8080")), Some(3));
+        assert_eq!(s.origin_of(Some("other.org")), None);
+        assert_eq!(s.origin_of(Some("example.com.evil.org")), None);
+    }
+
+    #[test]
+    fn a_copys_day_is_read_from_its_name() {
+        let (day, from) = day_in("robots-2026-11-19.txt").expect("a day");
+        assert_eq!(day, "2026-11-19");
+        assert_eq!(from, 1_795_046_400);
+        assert_eq!(day_in("2026-11-19").map(|d| d.1), Some(1_795_046_400));
+        assert_eq!(day_in("robots.txt"), None);
+        assert_eq!(day_in("2026-13-01.txt"), None);
+        assert_eq!(day_in("x2026-1-019.txt"), None);
+    }
+
+    #[test]
+    fn a_copy_is_in_force_from_its_day() {
+        let mut s = site(&["https://example.com"]);
+        for (day, from) in [("2026-11-19", 1_795_046_400), ("2026-11-21", 1_795_219_200)] {
+            s.history.push(DatedRobots {
+                from,
+                day: day.to_owned(),
+                name: format!("{day}.txt"),
+                robots: RobotsTxt::parse(Vec::new()),
+            });
+        }
+        assert_eq!(s.version_at(i64::MIN), 0);
+        assert_eq!(s.version_at(1_795_046_399), 0);
+        assert_eq!(s.version_at(1_795_046_400), 1);
+        assert_eq!(s.version_at(1_795_219_199), 1);
+        assert_eq!(s.version_at(1_795_219_200), 2);
+        assert_eq!(s.version_name(0, 0), "none");
+        assert_eq!(s.version_name(0, 2), "2026-11-21.txt");
+    }
+
+    #[test]
+    fn profiles_follow_the_operator() {
+        assert_eq!(profile_for(Some("Google")).name, "google");
+        assert_eq!(profile_for(Some("Microsoft")).name, "bing");
+        assert_eq!(profile_for(Some("Yandex")).name, "yandex");
+        assert_eq!(profile_for(Some("OpenAI")).name, "rfc9309");
+        assert_eq!(profile_for(None).name, "rfc9309");
     }
 }
