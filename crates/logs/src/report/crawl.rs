@@ -34,6 +34,12 @@ pub struct CrawlJoin {
     pub directories: Vec<JoinDirectory>,
     /// Pages of the crawl no verified search bot requested.
     pub never_crawled: NeverCrawled,
+    /// URLs the crawl found to be waste (a redirect, an error,
+    /// non-canonical, noindex) that verified bots requested, most
+    /// requests first.
+    pub waste_urls: Vec<WastedUrl>,
+    /// Such URLs left out of `waste_urls`.
+    pub waste_urls_omitted: u64,
     /// URLs verified bots requested that the crawl did not find.
     pub orphans: Orphans,
     /// Verified search bots' requests for the crawl's pages by link
@@ -144,6 +150,23 @@ pub struct Waste {
     pub non_canonical: u64,
     /// Pages marked `noindex`.
     pub noindex: u64,
+}
+
+/// A URL of the crawl that is waste, and the verified requests spent on
+/// it.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct WastedUrl {
+    /// The URL.
+    pub url: String,
+    /// What makes it waste: `redirect`, `error`, `non-canonical`,
+    /// `noindex`.
+    pub kinds: Vec<String>,
+    /// The status it answered the crawl with.
+    pub crawl_status: Option<u16>,
+    /// Verified requests.
+    pub requests: u64,
+    /// The bots, most requests first.
+    pub bots: Vec<String>,
 }
 
 /// A bot's spacing on one origin against its group's `Crawl-delay`.

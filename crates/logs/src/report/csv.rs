@@ -26,7 +26,8 @@ fn head(names: &[&'static str]) -> String {
 /// Writes the tables of `join` into `dir` (which must exist), each
 /// atomically: `bots.csv`, `categories.csv`, `urls.csv` (a row per URL
 /// and bot), `directories.csv`, `never-crawled.csv`, `orphans.csv`,
-/// `bands.csv` (by depth and by link score) and `crawl-delay.csv`.
+/// `waste.csv`, `bands.csv` (by depth and by link score) and
+/// `crawl-delay.csv`.
 /// Returns the files written.
 ///
 /// # Errors
@@ -190,6 +191,18 @@ pub fn write_join_csv(join: &CrawlJoin, dir: &Path) -> Result<Vec<PathBuf>, Erro
         ]));
     }
     write("never-crawled.csv", t)?;
+
+    let mut t = head(&["url", "waste", "crawl_status", "requests", "bots"]);
+    for w in &join.waste_urls {
+        t.push_str(&csv_row(&[
+            CsvCell::Text(&w.url),
+            CsvCell::Text(&w.kinds.join(" ")),
+            opt(w.crawl_status),
+            num(w.requests),
+            CsvCell::Text(&w.bots.join(" ")),
+        ]));
+    }
+    write("waste.csv", t)?;
 
     let mut t = head(&["url", "kind", "requests", "last_status", "bots"]);
     for o in &join.orphans.list {

@@ -1083,6 +1083,31 @@ impl Text<'_> {
             .collect();
         self.table(&cols, &cells);
         self.more(shown, rows.len());
+        let shown = self.limit(c.waste_urls.len());
+        let cells: Vec<Vec<Cell>> = c.waste_urls[..shown]
+            .iter()
+            .map(|u| {
+                vec![
+                    Cell::log(&u.url),
+                    Cell::plain(u.kinds.join(", ")),
+                    Cell::plain(u.crawl_status.map(|s| s.to_string()).unwrap_or_default()),
+                    Cell::num(u.requests),
+                    Cell::log(&u.bots.join(", ")),
+                ]
+            })
+            .collect();
+        self.line("");
+        self.table(
+            &[
+                flex("URL"),
+                left("waste", 24),
+                right("crawl"),
+                right("requests"),
+                left("bots", 24),
+            ],
+            &cells,
+        );
+        self.more(shown, c.waste_urls.len() + omitted(c.waste_urls_omitted));
     }
 
     fn crawl_compliance(&mut self, c: &super::CrawlJoin) {

@@ -411,6 +411,21 @@ fn every_number_of_a_small_join() {
         ]
     );
 
+    // Waste: /blog/b (noindex) twice, /c (non-canonical), /old (301).
+    let waste: Vec<(&str, &[String], u64)> = c
+        .waste_urls
+        .iter()
+        .map(|w| (w.url.as_str(), w.kinds.as_slice(), w.requests))
+        .collect();
+    assert_eq!(waste.len(), 3);
+    assert_eq!((waste[0].0, waste[0].2), ("https://example.com/blog/b", 2));
+    assert_eq!(waste[0].1, ["noindex"]);
+    assert_eq!(
+        (waste[2].0, waste[2].1[0].as_str()),
+        ("https://example.com/old", "redirect")
+    );
+    assert_eq!(c.waste_urls_omitted, 0);
+
     let o = &c.orphans;
     assert_eq!((o.urls, o.requests), (2, 2));
     assert_eq!(o.kinds["gone"], 1);
@@ -537,8 +552,15 @@ fn the_csv_files_hold_the_tables() {
     let (c, _) = joined();
     let dir = tempdir("csv");
     let files = botwarden_logs::write_join_csv(&c, &dir).expect("written");
-    assert_eq!(files.len(), 8);
     let read = |name: &str| std::fs::read_to_string(dir.join(name)).expect(name);
+    assert_eq!(files.len(), 9);
+    assert_eq!(
+        read("waste.csv"),
+        "url,waste,crawl_status,requests,bots\r\n\
+         https://example.com/blog/b,noindex,200,2,Googlebot bingbot\r\n\
+         https://example.com/c,non-canonical,200,1,GPTBot\r\n\
+         https://example.com/old,redirect,301,1,Googlebot\r\n"
+    );
     let bots = read("bots.csv");
     let lines: Vec<&str> = bots.lines().collect();
     assert_eq!(lines.len(), 4, "{bots}");

@@ -11,7 +11,7 @@ use super::site::{CrawlSite, RobotsSource, profile_for};
 use crate::analyze::ClaimInfo;
 use crate::report::{
     CrawlJoin, CrawlPage, DelayKept, JoinAccounting, JoinBot, JoinCategory, JoinDirectory, JoinUrl,
-    NeverCrawled, Orphan, Orphans, RobotsCopy, ScaleRow, StatusChange, UrlBotRow,
+    NeverCrawled, Orphan, Orphans, RobotsCopy, ScaleRow, StatusChange, UrlBotRow, WastedUrl,
 };
 
 /// The categories the join sums up by, in report order.
@@ -178,6 +178,7 @@ pub(crate) fn report(
     let mut dirs: HashMap<String, JoinDirectory> = HashMap::new();
     let mut orphans = Orphans::default();
     let mut orphan_list: Vec<Orphan> = Vec::new();
+    let mut waste_list: Vec<WastedUrl> = Vec::new();
     let mut top: Vec<(u64, &str)> = Vec::with_capacity(agg.urls.len());
     for (url, bots) in &agg.urls {
         let index = site.pages().index.get(&**url).copied();
@@ -243,6 +244,27 @@ pub(crate) fn report(
                 c.2 += 1;
             }
             *dir.categories.entry(cat.to_owned()).or_default() += ub.requests;
+        }
+        if let Some(p) = page {
+            let kinds: Vec<String> = [
+                (p.is_redirect(), "redirect"),
+                (p.is_error(), "error"),
+                (p.non_canonical, "non-canonical"),
+                (p.noindex, "noindex"),
+            ]
+            .into_iter()
+            .filter(|(is, _)| *is)
+            .map(|(_, kind)| kind.to_owned())
+            .collect();
+            if !kinds.is_empty() {
+                waste_list.push(WastedUrl {
+                    url: url.to_string(),
+                    kinds,
+                    crawl_status: p.status,
+                    requests: total,
+                    bots: bot_names(bots, claims),
+                });
+            }
         }
         if page.is_none() {
             orphans.urls += 1;
@@ -352,6 +374,9 @@ pub(crate) fn report(
     });
     directories.truncate(max_listed);
 
+    waste_list.sort_by(|a, b| b.requests.cmp(&a.requests).then_with(|| a.url.cmp(&b.url)));
+    let waste_urls_omitted = waste_list.len().saturating_sub(max_listed) as u64;
+    waste_list.truncate(max_listed);
     orphan_list.sort_by(|a, b| b.requests.cmp(&a.requests).then_with(|| a.url.cmp(&b.url)));
     orphan_list.truncate(max_listed);
     orphans.list = orphan_list;
@@ -406,6 +431,8 @@ pub(crate) fn report(
         top_urls_omitted,
         directories,
         never_crawled,
+        waste_urls: waste_list,
+        waste_urls_omitted,
         orphans,
         depths,
         scores,

@@ -165,6 +165,33 @@ fn bots(out: &mut String, c: &CrawlJoin) -> fmt::Result {
             ]
         })
         .collect();
+    if !c.waste_urls.is_empty() {
+        writeln!(out, "<h3>Waste the bots requested</h3>")?;
+        let rows: Vec<Vec<Cell<'_>>> = c
+            .waste_urls
+            .iter()
+            .map(|u| {
+                vec![
+                    Cell::Text(&u.url),
+                    Cell::Owned(u.kinds.join(", ")),
+                    Cell::Fig(u.crawl_status.map(|s| s.to_string()).unwrap_or_default()),
+                    Cell::Num(u.requests),
+                    Cell::Owned(u.bots.join(", ")),
+                ]
+            })
+            .collect();
+        table(
+            out,
+            &[
+                ("URL", false),
+                ("Waste", false),
+                ("Crawl status", true),
+                ("Requests", true),
+                ("Bots", false),
+            ],
+            &rows,
+        )?;
+    }
     writeln!(out, "<h3>Categories</h3>")?;
     table(
         out,
