@@ -84,6 +84,6 @@ pub use report::{
     JoinCategory, JoinDirectory, JoinUrl, LineCounts, NamedClient, NeverCrawled, NewerFeed, Orphan,
     Orphans, PathCount, Period, REPORT_SCHEMA, Report, RobotsCopy, RobotsFetches, ScaleRow, Series,
     SignedLines, SpoofedIp, StatusChange, StatusClasses, TextOptions, Timeline, Totals,
-    UnknownCrawler, UrlBotRow, UsageCounts, VerdictCount, VerificationStats, Waste, WastedUrl,
-    render_html, render_text, write_join_csv,
+    UnknownCrawler, UrlBotRow, UrlChange, UsageCounts, VerdictCount, VerificationStats, Waste,
+    WastedUrl, render_html, render_text, write_join_csv,
 };

@@ -40,6 +40,11 @@ pub struct CrawlJoin {
     pub waste_urls: Vec<WastedUrl>,
     /// Such URLs left out of `waste_urls`.
     pub waste_urls_omitted: u64,
+    /// Every URL whose status to a verified bot changed in the period
+    /// (as in `top_urls`' rows, for any URL), the latest change first.
+    pub status_changes: Vec<UrlChange>,
+    /// Such changes left out of `status_changes`.
+    pub status_changes_omitted: u64,
     /// URLs verified bots requested that the crawl did not find.
     pub orphans: Orphans,
     /// Verified search bots' requests for the crawl's pages by link
@@ -150,6 +155,21 @@ pub struct Waste {
     pub non_canonical: u64,
     /// Pages marked `noindex`.
     pub noindex: u64,
+}
+
+/// A URL whose status to a verified bot changed.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct UrlChange {
+    /// The URL.
+    pub url: String,
+    /// The bot.
+    pub bot: String,
+    /// Its requests for the URL.
+    pub requests: u64,
+    /// The status of its last request.
+    pub last_status: u16,
+    /// The change.
+    pub change: StatusChange,
 }
 
 /// A URL of the crawl that is waste, and the verified requests spent on

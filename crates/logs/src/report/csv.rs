@@ -26,7 +26,7 @@ fn head(names: &[&'static str]) -> String {
 /// Writes the tables of `join` into `dir` (which must exist), each
 /// atomically: `bots.csv`, `categories.csv`, `urls.csv` (a row per URL
 /// and bot), `directories.csv`, `never-crawled.csv`, `orphans.csv`,
-/// `waste.csv`, `bands.csv` (by depth and by link score) and
+/// `status-changes.csv`, `waste.csv`, `bands.csv` (by depth and by link score) and
 /// `crawl-delay.csv`.
 /// Returns the files written.
 ///
@@ -191,6 +191,28 @@ pub fn write_join_csv(join: &CrawlJoin, dir: &Path) -> Result<Vec<PathBuf>, Erro
         ]));
     }
     write("never-crawled.csv", t)?;
+
+    let mut t = head(&[
+        "url",
+        "bot",
+        "requests",
+        "status_before",
+        "until",
+        "status_now",
+        "since",
+    ]);
+    for u in &join.status_changes {
+        t.push_str(&csv_row(&[
+            CsvCell::Text(&u.url),
+            CsvCell::Text(&u.bot),
+            num(u.requests),
+            num(u.change.from),
+            opt(u.change.until),
+            num(u.change.to),
+            opt(u.change.since),
+        ]));
+    }
+    write("status-changes.csv", t)?;
 
     let mut t = head(&["url", "waste", "crawl_status", "requests", "bots"]);
     for w in &join.waste_urls {

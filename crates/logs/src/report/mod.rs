@@ -11,7 +11,8 @@ mod text;
 
 pub use crawl::{
     CrawlJoin, CrawlPage, DelayKept, JoinAccounting, JoinBot, JoinCategory, JoinDirectory, JoinUrl,
-    NeverCrawled, Orphan, Orphans, RobotsCopy, ScaleRow, StatusChange, UrlBotRow, Waste, WastedUrl,
+    NeverCrawled, Orphan, Orphans, RobotsCopy, ScaleRow, StatusChange, UrlBotRow, UrlChange, Waste,
+    WastedUrl,
 };
 pub use csv::write_join_csv;
 pub use html::render_html;

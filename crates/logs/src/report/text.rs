@@ -1315,21 +1315,9 @@ impl Text<'_> {
         }
         self.heading("URLs by verified requests");
         let mut rows: Vec<Vec<Cell>> = Vec::new();
-        let mut changes: Vec<String> = Vec::new();
         let shown = self.limit(c.top_urls.len());
         for u in &c.top_urls[..shown] {
             for (i, b) in u.bots.iter().enumerate() {
-                if let Some(s) = &b.status_change {
-                    changes.push(format!(
-                        "{} {}: {} until {} → {} since {}",
-                        clean(&u.url),
-                        clean(&b.bot),
-                        s.from,
-                        opt_time(s.until),
-                        s.to,
-                        opt_time(s.since)
-                    ));
-                }
                 rows.push(vec![
                     Cell::log(if i == 0 { &u.url } else { "" }),
                     Cell::log(&b.bot),
@@ -1354,14 +1342,26 @@ impl Text<'_> {
             &rows,
         );
         self.more(shown, c.top_urls.len() + omitted(c.top_urls_omitted));
-        if !changes.is_empty() {
+        if !c.status_changes.is_empty() {
             self.line("");
-            self.note("status changes:");
-            let n = self.limit(changes.len());
-            for change in &changes[..n] {
-                self.note(change);
+            self.note("status changes, the latest first:");
+            let n = self.limit(c.status_changes.len());
+            for u in &c.status_changes[..n] {
+                let s = &u.change;
+                self.note(&format!(
+                    "{} {}: {} until {} → {} since {}",
+                    clean(&u.url),
+                    clean(&u.bot),
+                    s.from,
+                    opt_time(s.until),
+                    s.to,
+                    opt_time(s.since)
+                ));
             }
-            self.more(n, changes.len());
+            self.more(
+                n,
+                c.status_changes.len() + omitted(c.status_changes_omitted),
+            );
         }
     }
 }

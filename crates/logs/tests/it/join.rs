@@ -411,6 +411,16 @@ fn every_number_of_a_small_join() {
         ]
     );
 
+    // One status change: Googlebot's /blog/a.
+    assert_eq!(c.status_changes.len(), 1);
+    assert_eq!(
+        (
+            c.status_changes[0].url.as_str(),
+            c.status_changes[0].bot.as_str()
+        ),
+        ("https://example.com/blog/a", "Googlebot")
+    );
+    assert_eq!(c.status_changes[0].change.to, 404);
     // Waste: /blog/b (noindex) twice, /c (non-canonical), /old (301).
     let waste: Vec<(&str, &[String], u64)> = c
         .waste_urls
@@ -553,7 +563,12 @@ fn the_csv_files_hold_the_tables() {
     let dir = tempdir("csv");
     let files = botwarden_logs::write_join_csv(&c, &dir).expect("written");
     let read = |name: &str| std::fs::read_to_string(dir.join(name)).expect(name);
-    assert_eq!(files.len(), 9);
+    assert_eq!(files.len(), 10);
+    assert_eq!(
+        read("status-changes.csv"),
+        "url,bot,requests,status_before,until,status_now,since\r\n\
+         https://example.com/blog/a,Googlebot,2,200,2026-11-19T10:00:05Z,404,2026-11-20T09:00:00Z\r\n"
+    );
     assert_eq!(
         read("waste.csv"),
         "url,waste,crawl_status,requests,bots\r\n\

@@ -115,8 +115,9 @@ pub(crate) struct AnalyzeArgs {
     export_ignoring_robots: Option<PathBuf>,
     /// With `--crawl`: write the join's tables as CSV files into DIR
     /// (created if missing): bots.csv, categories.csv, urls.csv (a row per
-    /// URL and bot), directories.csv, never-crawled.csv, waste.csv,
-    /// orphans.csv, bands.csv, crawl-delay.csv.
+    /// URL and bot), directories.csv, never-crawled.csv,
+    /// status-changes.csv, waste.csv, orphans.csv, bands.csv,
+    /// crawl-delay.csv.
     #[arg(long, value_name = "DIR", requires = "crawl")]
     crawl_csv: Option<PathBuf>,
     #[command(flatten)]

@@ -11,7 +11,8 @@ use super::site::{CrawlSite, RobotsSource, profile_for};
 use crate::analyze::ClaimInfo;
 use crate::report::{
     CrawlJoin, CrawlPage, DelayKept, JoinAccounting, JoinBot, JoinCategory, JoinDirectory, JoinUrl,
-    NeverCrawled, Orphan, Orphans, RobotsCopy, ScaleRow, StatusChange, UrlBotRow, WastedUrl,
+    NeverCrawled, Orphan, Orphans, RobotsCopy, ScaleRow, StatusChange, UrlBotRow, UrlChange,
+    WastedUrl,
 };
 
 /// The categories the join sums up by, in report order.
@@ -179,6 +180,7 @@ pub(crate) fn report(
     let mut orphans = Orphans::default();
     let mut orphan_list: Vec<Orphan> = Vec::new();
     let mut waste_list: Vec<WastedUrl> = Vec::new();
+    let mut changes: Vec<UrlChange> = Vec::new();
     let mut top: Vec<(u64, &str)> = Vec::with_capacity(agg.urls.len());
     for (url, bots) in &agg.urls {
         let index = site.pages().index.get(&**url).copied();
@@ -231,6 +233,15 @@ pub(crate) fn report(
             }
             if ub.statuses.len() > 1 {
                 row.status_changes += 1;
+                if let (last_status, Some(change)) = statuses(ub) {
+                    changes.push(UrlChange {
+                        url: url.to_string(),
+                        bot: info.name.to_string(),
+                        requests: ub.requests,
+                        last_status,
+                        change,
+                    });
+                }
             }
             if ub.disallowed {
                 row.disallowed_urls += 1;
@@ -374,6 +385,16 @@ pub(crate) fn report(
     });
     directories.truncate(max_listed);
 
+    // The latest changes first: what answered one thing and another now.
+    changes.sort_by(|a, b| {
+        b.change
+            .since
+            .cmp(&a.change.since)
+            .then_with(|| a.url.cmp(&b.url))
+            .then_with(|| a.bot.cmp(&b.bot))
+    });
+    let status_changes_omitted = changes.len().saturating_sub(max_listed) as u64;
+    changes.truncate(max_listed);
     waste_list.sort_by(|a, b| b.requests.cmp(&a.requests).then_with(|| a.url.cmp(&b.url)));
     let waste_urls_omitted = waste_list.len().saturating_sub(max_listed) as u64;
     waste_list.truncate(max_listed);
@@ -431,6 +452,8 @@ pub(crate) fn report(
         top_urls_omitted,
         directories,
         never_crawled,
+        status_changes: changes,
+        status_changes_omitted,
         waste_urls: waste_list,
         waste_urls_omitted,
         orphans,

@@ -450,5 +450,41 @@ fn urls(out: &mut String, c: &CrawlJoin) -> fmt::Result {
             thousands(c.top_urls.len().saturating_sub(ROWS) as u64 + c.top_urls_omitted)
         )?;
     }
+    if !c.status_changes.is_empty() {
+        writeln!(out, "<h3>Status changes, the latest first</h3>")?;
+        let rows: Vec<Vec<Cell<'_>>> = c
+            .status_changes
+            .iter()
+            .map(|u| {
+                let s = &u.change;
+                let at = |t: Option<jiff::Timestamp>| {
+                    t.map(|t| super::super::text::time(t, false))
+                        .unwrap_or_default()
+                };
+                vec![
+                    Cell::Text(&u.url),
+                    Cell::Text(&u.bot),
+                    Cell::Num(u.requests),
+                    Cell::Fig(s.from.to_string()),
+                    Cell::Owned(at(s.until)),
+                    Cell::Fig(s.to.to_string()),
+                    Cell::Owned(at(s.since)),
+                ]
+            })
+            .collect();
+        table(
+            out,
+            &[
+                ("URL", false),
+                ("Bot", false),
+                ("Requests", true),
+                ("Was", true),
+                ("Until", false),
+                ("Now", true),
+                ("Since", false),
+            ],
+            &rows,
+        )?;
+    }
     writeln!(out, "</section>")
 }
