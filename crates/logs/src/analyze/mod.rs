@@ -107,6 +107,10 @@ pub struct AnalyzeOptions {
     /// verified bot, the requests, days, statuses and robots.txt
     /// compliance ([`CrawlSite`], `crates/logs/docs/join.md`).
     pub crawl: Option<Arc<CrawlSite>>,
+    /// The most distinct URLs the join counts per URL and bot
+    /// ([`JOIN_URLS`] by default); verified requests for URLs past them
+    /// are counted as capped.
+    pub join_urls: u64,
 }
 
 impl Default for AnalyzeOptions {
@@ -125,6 +129,7 @@ impl Default for AnalyzeOptions {
             pairs: None,
             usage: None,
             crawl: None,
+            join_urls: JOIN_URLS,
         }
     }
 }

@@ -464,7 +464,7 @@ pub(crate) fn run_all(
     let threads = options.threads.clamp(1, inputs.len().max(1));
     let mut results: Vec<Option<InputResult>> = (0..inputs.len()).map(|_| None).collect();
     let mut aggs = Vec::new();
-    let caps = Arc::new(JoinCaps::default());
+    let caps = Arc::new(JoinCaps::new(options.join_urls));
     std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads)
             .map(|_| {

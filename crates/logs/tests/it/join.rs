@@ -771,6 +771,54 @@ fn real_logs_add_up() {
     let _ = std::fs::remove_dir_all(&tmp);
 }
 
+/// Past the cap of distinct URLs, verified requests for new URLs are
+/// counted as capped, per bot and in all: nothing is lost unseen.
+#[test]
+fn urls_past_the_cap_are_counted_as_capped() {
+    let dir = tempdir("cap");
+    let store = dir.join("crawl.db");
+    write_store(&store);
+    let log = dir.join("access.log");
+    std::fs::write(&log, log_text()).expect("the log");
+    let (registry, problems) = RegistryBuilder::with_defaults().build();
+    let registry = Arc::new(registry.unwrap_or_else(|| panic!("{problems:?}")));
+    let classifier = Arc::new(Classifier::for_registry(&registry).expect("a classifier"));
+    let verifier =
+        Arc::new(Verifier::new(registry, VerifierConfig::offline()).expect("a verifier"));
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(1)
+        .enable_all()
+        .build()
+        .expect("a runtime");
+    let options = AnalyzeOptions {
+        crawl: Some(Arc::new(CrawlSite::open(&store).expect("the crawl"))),
+        join_urls: 3,
+        threads: 1,
+        ..AnalyzeOptions::default()
+    };
+    let analysis = Analyzer::new(classifier, verifier, runtime.handle().clone())
+        .run(vec![Input::Path(log)], options);
+    let c = analysis.report.crawl.expect("the join");
+    let a = &c.accounting;
+    // Three URLs are counted (which three depends on when each pair's
+    // verdict came); every other verified request is capped, none lost.
+    assert_eq!(a.distinct_urls, 3);
+    assert_eq!(c.top_urls.len(), 3);
+    let joined: u64 = c.top_urls.iter().map(|u| u.requests).sum();
+    assert_eq!(joined, a.joined);
+    assert_eq!(a.joined + a.capped, 12);
+    // The three busiest URLs have 3 + 2 + 2 requests: at least 5 capped.
+    assert!(a.capped >= 5, "{a:?}");
+    assert_eq!(a.verified, a.joined + a.other_host + a.no_url + a.capped);
+    let capped: u64 = c
+        .bots
+        .iter()
+        .map(|b| b.requests - b.requests_in_crawl - b.requests_not_in_crawl)
+        .sum();
+    assert_eq!(capped, a.capped);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// `--robots` in place of the crawl's copy: a file that disallows
 /// nothing leaves no disallowed request, and says where it came from.
 #[test]

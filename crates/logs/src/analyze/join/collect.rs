@@ -30,9 +30,18 @@ const SPOOFED: u8 = 1;
 pub(crate) struct JoinCaps {
     urls: AtomicU64,
     times: AtomicU64,
+    /// The most distinct URLs counted ([`JOIN_URLS`] unless the run says).
+    url_cap: u64,
 }
 
 impl JoinCaps {
+    pub(crate) fn new(url_cap: u64) -> JoinCaps {
+        JoinCaps {
+            url_cap,
+            ..JoinCaps::default()
+        }
+    }
+
     fn take(counter: &AtomicU64, cap: u64) -> bool {
         counter.fetch_add(1, Ordering::Relaxed) < cap
     }
@@ -251,7 +260,7 @@ impl JoinAgg {
         let bots = match self.urls.get_mut(&**url) {
             Some(b) => b,
             None => {
-                if !JoinCaps::take(&self.caps.urls, JOIN_URLS) {
+                if !JoinCaps::take(&self.caps.urls, self.caps.url_cap) {
                     bot.capped += 1;
                     return;
                 }

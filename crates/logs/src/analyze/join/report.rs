@@ -122,7 +122,7 @@ pub(crate) fn report(
     let agg = match agg {
         Some(a) => a,
         None => {
-            empty = JoinAgg::new(std::sync::Arc::default());
+            empty = JoinAgg::new(std::sync::Arc::new(super::collect::JoinCaps::new(0)));
             &mut empty
         }
     };
