@@ -94,9 +94,10 @@ pub(crate) struct AnalyzeArgs {
     /// requested URLs the crawl did not find, requests by link depth and
     /// link score and on redirects, errors, non-canonical and noindex
     /// URLs; and robots.txt compliance: requests to URLs the robots.txt in
-    /// force disallowed (the crawl's copy, or `--robots`), Crawl-delay
-    /// kept or not. Without `--robots`, usage preferences are measured
-    /// against the crawl's copy. See crates/logs/docs/join.md.
+    /// force disallowed (a dated copy of `--robots-history`, else
+    /// `--robots`, else the crawl's copy), Crawl-delay kept or not. Without
+    /// `--robots`, usage preferences are measured against the crawl's
+    /// copy. See crates/logs/docs/join.md.
     #[arg(long, value_name = "STORE")]
     crawl: Option<PathBuf>,
     /// With `--crawl`: dated copies of the site's robots.txt, each file
