@@ -105,9 +105,19 @@ fn spacing(origin: &str, delay: f64, times: &mut [i64]) -> DelayKept {
 }
 
 /// Per page of the crawl: verified search bots' requests.
-struct Acc<'a> {
+struct SearchRequests<'a> {
     site: &'a CrawlSite,
     search: Vec<u64>,
+}
+
+/// A category's sums while the URLs are gone through.
+#[derive(Default)]
+struct CategorySums {
+    bots: HashSet<u32>,
+    requests: u64,
+    urls: u64,
+    disallowed: u64,
+    waste: u64,
 }
 
 /// The report's section.
@@ -139,7 +149,7 @@ pub(crate) fn report(
             .filter(|t| !t.is_empty())
             .unwrap_or_else(|| vec![info.name.to_string()])
     };
-    let mut acc = Acc {
+    let mut acc = SearchRequests {
         site,
         search: vec![0; site.pages().list.len()],
     };
@@ -175,7 +185,7 @@ pub(crate) fn report(
     accounting.times_capped = agg.times_capped;
 
     let mut examples: HashMap<u32, Vec<(u64, &str)>> = HashMap::new();
-    let mut cats: BTreeMap<&str, (HashSet<u32>, u64, u64, u64, u64)> = BTreeMap::new();
+    let mut cats: BTreeMap<&str, CategorySums> = BTreeMap::new();
     let mut dirs: HashMap<String, JoinDirectory> = HashMap::new();
     let mut orphans = Orphans::default();
     let mut orphan_list: Vec<Orphan> = Vec::new();
@@ -221,7 +231,7 @@ pub(crate) fn report(
                         }
                     }
                     if wasted {
-                        cats.entry(cat).or_default().4 += ub.requests;
+                        cats.entry(cat).or_default().waste += ub.requests;
                     }
                     if cat == "search"
                         && let Some(i) = index
@@ -246,13 +256,13 @@ pub(crate) fn report(
             if ub.disallowed {
                 row.disallowed_urls += 1;
                 examples.entry(*claim).or_default().push((ub.requests, url));
-                cats.entry(cat).or_default().3 += ub.requests;
+                cats.entry(cat).or_default().disallowed += ub.requests;
             }
             let c = cats.entry(cat).or_default();
-            c.0.insert(*claim);
-            c.1 += ub.requests;
+            c.bots.insert(*claim);
+            c.requests += ub.requests;
             if url_cats.insert(cat) {
-                c.2 += 1;
+                c.urls += 1;
             }
             *dir.categories.entry(cat.to_owned()).or_default() += ub.requests;
         }
@@ -336,14 +346,14 @@ pub(crate) fn report(
     let categories = CATEGORIES
         .iter()
         .filter_map(|c| {
-            let (claims, requests, urls, disallowed, waste) = cats.remove(c)?;
+            let sums = cats.remove(c)?;
             Some(JoinCategory {
                 category: (*c).to_owned(),
-                bots: claims.len() as u64,
-                requests,
-                urls,
-                disallowed,
-                waste,
+                bots: sums.bots.len() as u64,
+                requests: sums.requests,
+                urls: sums.urls,
+                disallowed: sums.disallowed,
+                waste: sums.waste,
             })
         })
         .collect();
@@ -462,7 +472,7 @@ pub(crate) fn report(
     }
 }
 
-impl Acc<'_> {
+impl SearchRequests<'_> {
     /// The pages no verified search bot requested, and the requests by
     /// depth and by link score.
     fn pages(&self, max_listed: usize) -> (NeverCrawled, Vec<ScaleRow>, Vec<ScaleRow>) {
