@@ -162,7 +162,7 @@ fn a_real_log_joined_with_a_real_crawl() {
         String::from_utf8_lossy(&out.stderr)
     );
     // Googlebot (its published ranges) five requests, one robots.txt
-    // keeps it from; bingbot two within a second of each other, 30 s
+    // keeps it from, and robots.txt itself; bingbot two within a second of each other, 30 s
     // asked; GPTBot one, and one from an address outside OpenAI's.
     // Today, taken before any request is made: a copy of robots.txt
     // dated so is in force for all of them, even across midnight.
@@ -174,6 +174,7 @@ fn a_real_log_joined_with_a_real_crawl() {
         ("/private/x.html", "66.249.66.1", GOOGLEBOT, 200),
         ("/gone.html", "66.249.66.1", GOOGLEBOT, 404),
         ("/old", "66.249.66.1", GOOGLEBOT, 301),
+        ("/robots.txt", "66.249.66.1", GOOGLEBOT, 200),
         ("/", "157.55.39.1", BINGBOT, 200),
         ("/blog/b.html", "157.55.39.1", BINGBOT, 200),
         ("/c.html", "20.171.206.10", GPTBOT, 200),
@@ -216,10 +217,10 @@ fn a_real_log_joined_with_a_real_crawl() {
         (Some(6), Some(4))
     );
     let a = &c["accounting"];
-    assert_eq!(a["requests"], 9, "{a}");
-    assert_eq!(a["verified"], 8, "{a}");
+    assert_eq!(a["requests"], 10, "{a}");
+    assert_eq!(a["verified"], 9, "{a}");
     assert_eq!(a["spoofed"], 1, "{a}");
-    assert_eq!(a["joined"], 8, "{a}");
+    assert_eq!(a["joined"], 9, "{a}");
     let bot = |name: &str| {
         c["bots"]
             .as_array()
@@ -230,9 +231,12 @@ fn a_real_log_joined_with_a_real_crawl() {
             .clone()
     };
     let g = bot("Googlebot");
-    assert_eq!(g["requests"], 5);
+    assert_eq!(g["requests"], 6);
     assert_eq!(g["requests_in_crawl"], 4);
+    // /gone.html; robots.txt is counted apart, and is no orphan.
     assert_eq!(g["requests_not_in_crawl"], 1);
+    assert_eq!(g["robots_fetches"], 1);
+    assert_eq!(c["orphans"]["urls"], 1, "{c}");
     assert_eq!(g["waste"]["redirect"], 1);
     assert_eq!(g["disallowed"], 1);
     assert_eq!(
@@ -274,6 +278,13 @@ fn a_real_log_joined_with_a_real_crawl() {
         exports
             .join("ignoring-robots/all-ok-bots/66.249.66.1")
             .exists()
+    );
+    let bots = fs::read_to_string(csv.join("bots.csv")).expect("bots.csv");
+    assert!(bots.contains("\r\nGooglebot,search,google,6,"), "{bots}");
+    let orphans = fs::read_to_string(csv.join("orphans.csv")).expect("orphans.csv");
+    assert!(
+        orphans.contains("/gone.html,gone,1,404,Googlebot"),
+        "{orphans}"
     );
 
     // A dated copy of today that allows everything judges today's

@@ -118,7 +118,8 @@ pub struct JoinBot {
     pub requests_in_crawl: u64,
     /// Distinct such URLs.
     pub urls_in_crawl: u64,
-    /// Verified requests for URLs the crawl did not find.
+    /// Verified requests for URLs the crawl did not find (`/robots.txt`
+    /// aside: `robots_fetches`).
     pub requests_not_in_crawl: u64,
     /// URLs whose status to this bot changed in the period.
     pub status_changes: u64,
@@ -132,6 +133,10 @@ pub struct JoinBot {
     pub disallowed_examples: Vec<String>,
     /// Its addresses that requested a disallowed URL.
     pub disallowed_ips: u64,
+    /// Its verified requests for the origins' `/robots.txt`: a bot that
+    /// requested disallowed URLs without ever fetching robots.txt in the
+    /// period did not read it (or read it before).
+    pub robots_fetches: u64,
     /// Its spacing against a `Crawl-delay`, per origin whose group for
     /// it has one.
     pub crawl_delay: Vec<DelayKept>,

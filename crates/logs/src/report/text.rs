@@ -1127,6 +1127,7 @@ impl Text<'_> {
             right("disallowed"),
             right("URLs"),
             right("addresses"),
+            right("robots.txt"),
             right("spoofed"),
         ];
         let shown = self.limit(rows.len());
@@ -1139,6 +1140,7 @@ impl Text<'_> {
                     Cell::num(b.disallowed),
                     Cell::num(b.disallowed_urls),
                     Cell::num(b.disallowed_ips),
+                    Cell::num(b.robots_fetches),
                     Cell::num(b.spoofed_disallowed),
                 ]
             })

@@ -582,7 +582,7 @@ fn the_csv_files_hold_the_tables() {
     assert!(lines[0].starts_with("bot,category,profile,verified,urls,"));
     assert_eq!(
         lines[1],
-        "Googlebot,search,google,8,7,6,5,2,1,1,0,0,1,1,1,1,0,0,0"
+        "Googlebot,search,google,8,7,6,5,2,1,1,0,0,1,1,1,1,0,0,0,0"
     );
     let urls = read("urls.csv");
     // Eleven rows of (URL, bot): /, /blog/a and /blog/b have two bots.

@@ -203,6 +203,8 @@ pub(crate) fn report(
             .iter()
             .find(|o| url.starts_with(o.text.as_str()))
             .map_or("", |o| o.text.as_str());
+        // robots.txt is no page: its fetches are counted apart.
+        let robots_txt = url.get(origin.len()..) == Some("/robots.txt");
         let dir = dirs.entry(directory_of(url, origin)).or_default();
         dir.requests += total;
         dir.urls += 1;
@@ -239,6 +241,7 @@ pub(crate) fn report(
                         acc.search[i as usize] += ub.requests;
                     }
                 }
+                None if robots_txt => row.robots_fetches += ub.requests,
                 None => row.requests_not_in_crawl += ub.requests,
             }
             if ub.statuses.len() > 1 {
@@ -287,7 +290,7 @@ pub(crate) fn report(
                 });
             }
         }
-        if page.is_none() {
+        if page.is_none() && !robots_txt {
             orphans.urls += 1;
             orphans.requests += total;
             let kind = orphan_kind(site, url, bots);

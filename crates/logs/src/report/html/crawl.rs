@@ -226,6 +226,7 @@ fn compliance(out: &mut String, c: &CrawlJoin) -> fmt::Result {
                 Cell::Num(b.disallowed),
                 Cell::Num(b.disallowed_urls),
                 Cell::Num(b.disallowed_ips),
+                Cell::Num(b.robots_fetches),
                 Cell::Num(b.spoofed_disallowed),
                 Cell::Owned(b.disallowed_examples.first().cloned().unwrap_or_default()),
             ]
@@ -245,6 +246,7 @@ fn compliance(out: &mut String, c: &CrawlJoin) -> fmt::Result {
                 ("Disallowed", true),
                 ("URLs", true),
                 ("Addresses", true),
+                ("robots.txt fetches", true),
                 ("Spoofed", true),
                 ("Example", false),
             ],
