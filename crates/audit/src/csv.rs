@@ -9,8 +9,9 @@ use std::path::{Path, PathBuf};
 use super::compare::Comparison;
 use super::{AuditReport, CheckReport, RobotsReading};
 
-/// A CSV cell.
-pub(crate) enum CsvCell<'a> {
+/// A CSV cell (the audit's and the log join's CSV files write theirs so).
+#[derive(Debug, Clone)]
+pub enum CsvCell<'a> {
     /// Text from the crawl or the report: quoted as RFC 4180 needs, and a
     /// leading `=`, `+`, `-`, `@`, tab or carriage return (which a
     /// spreadsheet would read as a formula) is preceded by `'`.
@@ -20,7 +21,8 @@ pub(crate) enum CsvCell<'a> {
 }
 
 /// One CSV record with its CRLF (RFC 4180).
-pub(crate) fn csv_row(cells: &[CsvCell<'_>]) -> String {
+#[must_use]
+pub fn csv_row(cells: &[CsvCell<'_>]) -> String {
     let mut out = String::new();
     push_row(&mut out, cells);
     out

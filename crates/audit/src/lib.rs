@@ -37,8 +37,8 @@ mod site;
 
 pub use compare::{CheckChange, Comparison};
 pub use csv::{
-    CSV_COMPARE, CSV_INDEX, check_csv, compare_csv, csv_file_name, index_csv, write_check_csv,
-    write_csv,
+    CSV_COMPARE, CSV_INDEX, CsvCell, check_csv, compare_csv, csv_file_name, csv_row, index_csv,
+    write_check_csv, write_csv,
 };
 pub use document::AuditDocument;
 pub use error::Error;

@@ -96,6 +96,10 @@ pub enum Error {
         /// What is wrong with it.
         reason: String,
     },
+    /// The crawl store a log is joined with (`--crawl`) failed; it names
+    /// its file.
+    #[error(transparent)]
+    Store(#[from] botwarden_store::Error),
 }
 
 /// ` at byte N` when the place is known.

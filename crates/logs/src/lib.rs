@@ -64,9 +64,9 @@ mod record;
 mod report;
 
 pub use analyze::{
-    Analysis, AnalyzeOptions, Analyzer, FormatChoice, PENDING_PATHS, Pair, PairVerifier, Progress,
-    REMOTE_IN_FLIGHT, Run, UsagePolicy, VERIFY_IN_FLIGHT, VerdictFuture, purpose_of, standing,
-    trusted_proxy_warnings,
+    Analysis, AnalyzeOptions, Analyzer, CrawlSite, DELAY_TIMES, FormatChoice, JOIN_URLS,
+    PENDING_HITS, PENDING_PATHS, Pair, PairVerifier, Progress, REMOTE_IN_FLIGHT, Run, UsagePolicy,
+    VERIFY_IN_FLIGHT, VerdictFuture, purpose_of, standing, trusted_proxy_warnings,
 };
 pub use error::Error;
 pub use export::{
@@ -80,8 +80,10 @@ pub use format::{LogFormat, Reason, client_address};
 pub use input::{Input, Line, LineReader, MAX_LINE, expand_inputs, sniff_gzip};
 pub use record::{Client, Record, SignatureFields, Timestamp};
 pub use report::{
-    BadLine, BotRow, InputSummary, LineCounts, NamedClient, NewerFeed, PathCount, Period,
-    REPORT_SCHEMA, Report, RobotsFetches, Series, SignedLines, SpoofedIp, StatusClasses,
-    TextOptions, Timeline, Totals, UnknownCrawler, UsageCounts, VerdictCount, VerificationStats,
-    render_html, render_text,
+    BadLine, BotRow, CrawlJoin, CrawlPage, DelayKept, InputSummary, JoinAccounting, JoinBot,
+    JoinCategory, JoinDirectory, JoinUrl, LineCounts, NamedClient, NeverCrawled, NewerFeed, Orphan,
+    Orphans, PathCount, Period, REPORT_SCHEMA, Report, RobotsCopy, RobotsFetches, ScaleRow, Series,
+    SignedLines, SpoofedIp, StatusChange, StatusClasses, TextOptions, Timeline, Totals,
+    UnknownCrawler, UrlBotRow, UrlChange, UsageCounts, VerdictCount, VerificationStats, Waste,
+    WastedUrl, render_html, render_text, write_join_csv,
 };

@@ -11,6 +11,7 @@ mod crawl_signed;
 mod exports_follow;
 mod input;
 mod logs;
+mod logs_crawl;
 mod logs_nats;
 mod robots_check;
 mod robots_fetch;

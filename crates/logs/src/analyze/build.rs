@@ -81,6 +81,7 @@ pub(super) fn report(
     let timeline = timeline(&agg, &bots);
     let verdict_counts = verdict_counts(&agg, &kind_requests, &kind_clients);
     let (lines, samples, summaries) = input_lines(inputs, results, options);
+    let ignoring = ignoring_robots(&agg, &claims);
 
     let report = Report {
         schema: REPORT_SCHEMA,
@@ -120,11 +121,41 @@ pub(super) fn report(
             web_bot_auth: agg.signed.clone(),
         },
         usage_policy: options.usage.as_ref().map(|u| u.name.clone()),
+        crawl: options.crawl.as_ref().map(|site| {
+            super::join::report(
+                site,
+                agg.join.as_mut(),
+                &claims,
+                shared.verifier.registry(),
+                options.max_listed,
+            )
+        }),
     };
     Analysis {
         report,
         listed: shared.listed(),
+        ignoring_robots: ignoring,
     }
+}
+
+/// The verified addresses of bots that requested what robots.txt
+/// disallowed to them, sorted.
+fn ignoring_robots(agg: &Agg, claims: &[ClaimInfo]) -> Vec<crate::export::Listed> {
+    let Some(join) = &agg.join else {
+        return Vec::new();
+    };
+    let mut out: Vec<crate::export::Listed> = join
+        .offenders
+        .iter()
+        .map(|&(ip, claim)| crate::export::Listed {
+            ip,
+            bot: claims[claim as usize].name.to_string(),
+            standing: crate::export::Standing::Verified,
+        })
+        .collect();
+    out.sort();
+    out.dedup();
+    out
 }
 
 /// Every verdict is in: folds the pending requests into their rows.
@@ -140,7 +171,7 @@ fn settle_pending(shared: &Shared, agg: &mut Agg) {
             },
             k => k,
         };
-        settle(pair, kind, &mut agg.rows, claim);
+        settle(pair, kind, &mut agg.rows, agg.join.as_mut(), (ip, claim));
     }
 }
 

@@ -3,12 +3,14 @@
 
 mod build;
 mod hist;
+mod join;
 mod remote;
 mod signed;
 mod topk;
 mod usage;
 mod worker;
 
+pub use join::{CrawlSite, DELAY_TIMES, JOIN_URLS};
 pub use remote::{Pair, PairVerifier, VerdictFuture};
 pub use usage::{UsagePolicy, purpose_of};
 
@@ -33,6 +35,11 @@ use crate::report::Report;
 /// still count everywhere but in the top-paths lists, which are then
 /// marked approximate.
 pub const PENDING_PATHS: usize = 64;
+
+/// Requests kept per pair for the join with a crawl while its verdict is
+/// pending ([`AnalyzeOptions::crawl`]); a pair that makes more waits for
+/// its verdict before its reading thread reads on, so that none is lost.
+pub const PENDING_HITS: usize = 64;
 
 /// Verifications running at once; pairs past these wait in a queue (about
 /// 40 bytes each), so that a log with millions of addresses does not start
@@ -96,6 +103,14 @@ pub struct AnalyzeOptions {
     /// AI input or search counts its requests for paths that refuse that
     /// use ([`usage`](UsagePolicy)).
     pub usage: Option<Arc<UsagePolicy>>,
+    /// A crawl to join the log with: per URL of its origins and per
+    /// verified bot, the requests, days, statuses and robots.txt
+    /// compliance ([`CrawlSite`], `crates/logs/docs/join.md`).
+    pub crawl: Option<Arc<CrawlSite>>,
+    /// The most distinct URLs the join counts per URL and bot
+    /// ([`JOIN_URLS`] by default); verified requests for URLs past them
+    /// are counted as capped.
+    pub join_urls: u64,
 }
 
 impl Default for AnalyzeOptions {
@@ -113,6 +128,8 @@ impl Default for AnalyzeOptions {
             signature_keys: None,
             pairs: None,
             usage: None,
+            crawl: None,
+            join_urls: JOIN_URLS,
         }
     }
 }
@@ -144,6 +161,10 @@ pub struct Analysis {
     /// exports' input). Addresses whose verification was inconclusive
     /// (`unknown`) are not listed.
     pub listed: Vec<Listed>,
+    /// With a crawl ([`AnalyzeOptions::crawl`]): the verified addresses
+    /// of bots that requested a URL the robots.txt in force disallowed to
+    /// them, sorted (standing `verified`, for the exports).
+    pub ignoring_robots: Vec<Listed>,
 }
 
 /// A claim made by User-Agents: a registered bot, or an unregistered

@@ -11,9 +11,12 @@ use botwarden_verify::{Claim, Verdict, normalize};
 use foldhash::{HashMap, HashMapExt, HashSet, HashSetExt};
 
 use super::hist::Hist;
+use super::join::{Hit, JoinAgg, JoinCaps, JoinReader};
 use super::topk::TopK;
 use super::usage::{self, UsageCache};
-use super::{AnalyzeOptions, ClaimInfo, FormatChoice, Job, PENDING, PENDING_PATHS, Shared};
+use super::{
+    AnalyzeOptions, ClaimInfo, FormatChoice, Job, PENDING, PENDING_HITS, PENDING_PATHS, Shared,
+};
 use crate::format::{ChainRead, FormatChain, LogFormat};
 use crate::input::{Input, Line, LineReader};
 use crate::record::{Client, Record};
@@ -169,6 +172,8 @@ pub(crate) struct Pending {
     pub(crate) counts: Counts,
     pub(crate) paths: Vec<(Box<str>, u64)>,
     pub(crate) overflow: bool,
+    /// Its requests for the join with a crawl, up to [`PENDING_HITS`].
+    pub(crate) hits: Vec<Hit>,
     /// The count of published verdicts when this pair last looked for its
     /// own; it looks again only when that count has moved.
     looked_at: u64,
@@ -234,6 +239,7 @@ impl Pair {
                     add_path(mine, &p, n);
                 }
                 mine.overflow |= theirs.overflow;
+                mine.hits.extend(theirs.hits);
             }
             (None, Some(theirs)) => self.pending = Some(theirs),
             _ => {}
@@ -334,6 +340,8 @@ pub(crate) struct Agg {
     pub(crate) unknown_client_requests: u64,
     /// Signed lines (Web Bot Auth).
     pub(crate) signed: SignedLines,
+    /// Registered bots' requests for the join with a crawl.
+    pub(crate) join: Option<JoinAgg>,
 }
 
 /// Requests that claim no bot.
@@ -362,6 +370,7 @@ impl Default for Agg {
             named_requests: 0,
             unknown_client_requests: 0,
             signed: SignedLines::default(),
+            join: None,
         }
     }
 }
@@ -404,6 +413,11 @@ impl Agg {
         self.named_requests += other.named_requests;
         self.unknown_client_requests += other.unknown_client_requests;
         self.signed.merge(&other.signed);
+        match (&mut self.join, other.join) {
+            (Some(mine), Some(theirs)) => mine.merge(theirs),
+            (None, theirs) => self.join = theirs,
+            _ => {}
+        }
     }
 }
 
@@ -435,6 +449,8 @@ struct Worker<'s> {
     unreported_bytes: u64,
     /// Usage preferences' matchers, when the run measures them.
     usage: Option<UsageCache>,
+    /// The crawl's view, when the run joins the log with one.
+    join: Option<JoinReader>,
 }
 
 /// Reads every input on up to `options.threads` threads and merges what
@@ -448,6 +464,7 @@ pub(crate) fn run_all(
     let threads = options.threads.clamp(1, inputs.len().max(1));
     let mut results: Vec<Option<InputResult>> = (0..inputs.len()).map(|_| None).collect();
     let mut aggs = Vec::new();
+    let caps = Arc::new(JoinCaps::new(options.join_urls));
     std::thread::scope(|scope| {
         let handles: Vec<_> = (0..threads)
             .map(|_| {
@@ -457,7 +474,10 @@ pub(crate) fn run_all(
                         let mut worker = Worker {
                             shared,
                             options,
-                            agg: Agg::default(),
+                            agg: Agg {
+                                join: options.crawl.as_ref().map(|_| JoinAgg::new(caps.clone())),
+                                ..Agg::default()
+                            },
                             ua_cache: HashMap::new(),
                             hasher: foldhash::fast::FixedState::with_seed(0x6c6f6773),
                             unregistered: HashSet::new(),
@@ -466,6 +486,7 @@ pub(crate) fn run_all(
                             swept_at: 0,
                             unreported_bytes: 0,
                             usage: options.usage.clone().map(UsageCache::new),
+                            join: options.crawl.clone().map(JoinReader::new),
                         };
                         let mut done = Vec::new();
                         loop {
@@ -768,7 +789,7 @@ impl Worker<'_> {
             let Some(kind) = shared.verdict(ip, claim) else {
                 return true;
             };
-            settle(pair, kind, &mut agg.rows, claim);
+            settle(pair, kind, &mut agg.rows, agg.join.as_mut(), (ip, claim));
             false
         });
         self.pending.shrink_to(self.pending.len() * 2);
@@ -936,6 +957,7 @@ impl Worker<'_> {
             return;
         };
         let standing = self.usage_standing(claim, record);
+        let hit = self.join_hit(claim, record);
         if record.signature.is_signed() {
             let info = self.shared.claim_info(claim);
             if let Some(verdict) =
@@ -952,14 +974,20 @@ impl Worker<'_> {
                 if let Some(path) = record.path {
                     row.paths.add(path, 1);
                 }
+                if let (Some(join), Some(hit)) = (&mut self.agg.join, hit) {
+                    join.add(kind_index(&verdict), claim, client.ip(), &hit);
+                }
                 return;
             }
         }
         match client {
-            Client::Addr(ip) => self.claimed(ip, claim, ua, record, time, standing),
-            Client::Name(name) => self.named(name, claim, ua, record, time, standing),
+            Client::Addr(ip) => self.claimed(ip, claim, ua, record, time, (standing, hit)),
+            Client::Name(name) => self.named(name, claim, ua, record, time, (standing, hit)),
             // Nothing to verify: unverifiable, and no client to count.
             Client::Unknown => {
+                if let (Some(join), Some(hit)) = (&mut self.agg.join, hit) {
+                    join.add(UNVERIFIABLE, claim, None, &hit);
+                }
                 let row = self.agg.rows.entry((claim, UNVERIFIABLE)).or_default();
                 row.counts.add(record, time, standing);
                 if let Some(path) = record.path {
@@ -993,6 +1021,49 @@ impl Worker<'_> {
         )
     }
 
+    /// A registered bot's request as the join with a crawl keeps it
+    /// (`None` when the run joins none, or for an unregistered crawler).
+    fn join_hit(&mut self, claim: u32, record: &Record<'_>) -> Option<Hit> {
+        let join = self.join.as_mut()?;
+        if self.unregistered.contains(&claim) {
+            return None;
+        }
+        let shared = self.shared;
+        Some(join.hit(claim, record, || {
+            let info = shared.claim_info(claim);
+            let bot = shared.verifier.registry().find(&info.name);
+            let tokens = bot
+                .map(|b| b.robots_tokens.clone())
+                .filter(|t| !t.is_empty())
+                .unwrap_or_else(|| vec![info.name.to_string()]);
+            (tokens, bot.and_then(|b| b.operator.clone()))
+        }))
+    }
+
+    /// Waits for the verdict of one pair whose pending requests for the
+    /// join are full, and settles it (or returns when the run is stopped).
+    fn wait_for_pair(&mut self, ip: IpAddr, claim: u32) {
+        self.shared.submit(&mut self.batch);
+        loop {
+            if let Some(kind) = self.shared.verdict(ip, claim) {
+                if let Some(pair) = self.agg.pairs.get_mut(&(ip, claim)) {
+                    settle(
+                        pair,
+                        kind,
+                        &mut self.agg.rows,
+                        self.agg.join.as_mut(),
+                        (ip, claim),
+                    );
+                }
+                return;
+            }
+            if self.options.stop.load(Ordering::Relaxed) {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(1));
+        }
+    }
+
     /// A request from an address that claims a bot.
     fn claimed(
         &mut self,
@@ -1001,7 +1072,7 @@ impl Worker<'_> {
         ua: Arc<str>,
         record: &Record<'_>,
         time: Option<i64>,
-        standing: u8,
+        (standing, hit): (u8, Option<Hit>),
     ) {
         if self.pending.len() >= PENDING_PAIRS {
             self.wait_for_verdicts();
@@ -1040,15 +1111,39 @@ impl Worker<'_> {
             if pending.looked_at != published {
                 pending.looked_at = published;
                 if let Some(kind) = shared.verdict(ip, claim) {
-                    settle(pair, kind, &mut self.agg.rows, claim);
+                    settle(
+                        pair,
+                        kind,
+                        &mut self.agg.rows,
+                        self.agg.join.as_mut(),
+                        (ip, claim),
+                    );
                 }
             }
         }
+        let full = hit.is_some()
+            && pair.kind == PENDING
+            && pair
+                .pending
+                .as_ref()
+                .is_some_and(|p| p.hits.len() >= PENDING_HITS);
+        if full {
+            self.wait_for_pair(ip, claim);
+        }
+        let Some(pair) = self.agg.pairs.get_mut(&(ip, claim)) else {
+            return;
+        };
         match &mut pair.pending {
             Some(pending) if pair.kind == PENDING => {
                 pending.counts.add(record, time, standing);
                 if let Some(path) = record.path {
                     add_path(pending, path, 1);
+                }
+                if let Some(hit) = hit {
+                    if pending.hits.is_empty() {
+                        pending.hits.reserve_exact(1);
+                    }
+                    pending.hits.push(hit);
                 }
             }
             _ => {
@@ -1056,6 +1151,9 @@ impl Worker<'_> {
                 row.counts.add(record, time, standing);
                 if let Some(path) = record.path {
                     row.paths.add(path, 1);
+                }
+                if let (Some(join), Some(hit)) = (&mut self.agg.join, hit) {
+                    join.add(pair.kind, claim, Some(ip), &hit);
                 }
             }
         }
@@ -1086,8 +1184,11 @@ impl Worker<'_> {
         ua: Arc<str>,
         record: &Record<'_>,
         time: Option<i64>,
-        standing: u8,
+        (standing, hit): (u8, Option<Hit>),
     ) {
+        if let (Some(join), Some(hit)) = (&mut self.agg.join, hit) {
+            join.add(UNVERIFIABLE, claim, None, &hit);
+        }
         let pairs = match self.agg.named.get_mut(name) {
             Some(pairs) => pairs,
             None => self.agg.named.entry(Arc::from(name)).or_default(),
@@ -1130,10 +1231,21 @@ pub(crate) fn unregistered_verdict(claim: &ClaimInfo) -> Verdict {
 
 /// Gives a pending pair its verdict's kind and moves what it kept aside
 /// into that bot and verdict's row.
-pub(crate) fn settle(pair: &mut Pair, kind: u8, rows: &mut HashMap<(u32, u8), Row>, claim: u32) {
+pub(crate) fn settle(
+    pair: &mut Pair,
+    kind: u8,
+    rows: &mut HashMap<(u32, u8), Row>,
+    join: Option<&mut JoinAgg>,
+    (ip, claim): (IpAddr, u32),
+) {
     pair.kind = kind;
-    if let Some(pending) = pair.pending.take() {
+    if let Some(mut pending) = pair.pending.take() {
         rows.entry((claim, kind)).or_default().absorb(&pending);
+        if let Some(join) = join {
+            for hit in pending.hits.drain(..) {
+                join.add(kind, claim, Some(ip), &hit);
+            }
+        }
     }
 }
 

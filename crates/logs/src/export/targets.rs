@@ -35,6 +35,26 @@ impl Targets {
         *self == Targets::default()
     }
 
+    /// Every export, as files named `STEM.map` (Apache), `STEM.geo`
+    /// (nginx), `STEM.haproxy` (HAProxy), `STEM.txt` (the verified
+    /// addresses), `STEM.json` and the ACAP tree `STEM/`, all in `dir`:
+    /// the lists of one finding (`logs analyze --crawl
+    /// --export-ignoring-robots DIR` writes the bots that ignore
+    /// robots.txt so).
+    #[must_use]
+    pub fn in_dir(dir: &std::path::Path, stem: &str) -> Targets {
+        let file = |ext: &str| Some(dir.join(format!("{stem}{ext}")));
+        Targets {
+            acap: file(""),
+            apache_map: file(".map"),
+            nginx_geo: file(".geo"),
+            haproxy_map: file(".haproxy"),
+            verified_list: file(".txt"),
+            spoofed_list: None,
+            json: file(".json"),
+        }
+    }
+
     /// Writes every export asked for, each atomically; returns one line per
     /// export written, for a log. Stops at the first that fails.
     pub fn write(&self, entries: &[Listed]) -> Result<Vec<String>, Error> {

@@ -12,6 +12,8 @@ use jiff::Timestamp;
 use jiff::civil::{Date, Time};
 use jiff::tz::Offset;
 
+mod crawl;
+
 use super::model::{BotRow, Report, Series};
 use botwarden_text::{HtmlLine, report_head, thousands};
 
@@ -103,6 +105,7 @@ fn page(out: &mut String, r: &Report) -> fmt::Result {
     writeln!(out, "</div>")?;
     bots(out, r)?;
     usage(out, r)?;
+    crawl::crawl(out, r)?;
     top_paths(out, r)?;
     spoofed(out, r)?;
     host_names(out, r)?;

@@ -3,10 +3,18 @@
 //! The JSON rendering is the model serialized with `serde_json`; see
 //! `docs/report.md` for its documented shape.
 
+mod crawl;
+mod csv;
 mod html;
 mod model;
 mod text;
 
+pub use crawl::{
+    CrawlJoin, CrawlPage, DelayKept, JoinAccounting, JoinBot, JoinCategory, JoinDirectory, JoinUrl,
+    NeverCrawled, Orphan, Orphans, RobotsCopy, ScaleRow, StatusChange, UrlBotRow, UrlChange, Waste,
+    WastedUrl,
+};
+pub use csv::write_join_csv;
 pub use html::render_html;
 pub use model::{
     BadLine, BotRow, InputSummary, LineCounts, NamedClient, NewerFeed, PathCount, Period,

@@ -73,6 +73,9 @@ pub struct Report {
     /// against, if any (`BotRow::usage`).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage_policy: Option<String>,
+    /// With `--crawl`, what verified bots did on the crawl's URLs.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub crawl: Option<super::CrawlJoin>,
 }
 
 /// One input file (or standard input).

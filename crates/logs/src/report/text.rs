@@ -65,6 +65,7 @@ pub fn render_text(report: &Report, opts: &TextOptions) -> String {
     t.verdicts(report);
     t.bots(report);
     t.usage(report);
+    t.crawl(report);
     t.activity(report);
     t.spoofed(report);
     t.host_names(report);
@@ -924,6 +925,447 @@ fn opt_time(t: Option<Timestamp>) -> String {
 /// A count of rows left out of a report list, as a length.
 fn omitted(n: u64) -> usize {
     usize::try_from(n).unwrap_or(usize::MAX)
+}
+
+/// The sections of a log joined with a crawl (`--crawl`).
+impl Text<'_> {
+    fn crawl(&mut self, r: &Report) {
+        let Some(c) = &r.crawl else {
+            return;
+        };
+        self.heading("Bots on the crawl");
+        self.note(&format!(
+            "crawl {}: {} URLs, {} pages",
+            clean(&c.store),
+            thousands(c.urls),
+            thousands(c.pages)
+        ));
+        for copy in &c.robots {
+            let from = match copy.source.as_str() {
+                "crawl" => format!(
+                    "the crawl's copy of {} ({}, fetched {})",
+                    copy.origin,
+                    copy.availability.as_deref().unwrap_or(""),
+                    copy.name
+                ),
+                "given" => format!("{} for {}", copy.name, copy.origin),
+                "history" => format!(
+                    "{} in force from {} for every origin",
+                    copy.name,
+                    copy.from.as_deref().unwrap_or("")
+                ),
+                _ => format!("none recorded for {}: nothing disallowed", copy.origin),
+            };
+            self.note(&format!("robots.txt: {}", clean(&from)));
+        }
+        let a = &c.accounting;
+        self.note(&format!(
+            "registered bots' requests {} = verified {} + spoofed {} + unconfirmed {}",
+            thousands(a.requests),
+            thousands(a.verified),
+            thousands(a.spoofed),
+            thousands(a.unconfirmed)
+        ));
+        self.note(&format!(
+            "verified {} = joined {} + other hosts {} + no URL {} + capped {} ({} URLs)",
+            thousands(a.verified),
+            thousands(a.joined),
+            thousands(a.other_host),
+            thousands(a.no_url),
+            thousands(a.capped),
+            thousands(a.distinct_urls)
+        ));
+        if c.bots.is_empty() {
+            self.note("no request of a registered bot");
+            return;
+        }
+        let cols = [
+            flex("bot"),
+            left("category", 12),
+            right("verified"),
+            right("URLs"),
+            right("in crawl"),
+            right("not in crawl"),
+            right("changed"),
+            right("disallowed"),
+            right("spoofed"),
+        ];
+        let shown = self.limit(c.bots.len());
+        let cells: Vec<Vec<Cell>> = c.bots[..shown]
+            .iter()
+            .map(|b| {
+                vec![
+                    Cell::log(&b.bot),
+                    Cell::log(b.category.as_deref().unwrap_or("")),
+                    Cell::num(b.requests),
+                    Cell::num(b.urls),
+                    Cell::num(b.requests_in_crawl),
+                    Cell::num(b.requests_not_in_crawl),
+                    Cell::num(b.status_changes),
+                    Cell::num(b.disallowed),
+                    Cell::num(b.spoofed),
+                ]
+            })
+            .collect();
+        self.table(&cols, &cells);
+        self.more(shown, c.bots.len());
+        self.crawl_categories(c);
+        self.crawl_waste(c);
+        self.crawl_compliance(c);
+        self.crawl_pages(c);
+        self.crawl_urls(c);
+    }
+
+    fn crawl_categories(&mut self, c: &super::CrawlJoin) {
+        if c.categories.is_empty() {
+            return;
+        }
+        self.heading("Bot categories on the crawl");
+        let cols = [
+            flex("category"),
+            right("bots"),
+            right("requests"),
+            right("URLs"),
+            right("disallowed"),
+            right("on waste"),
+        ];
+        let cells: Vec<Vec<Cell>> = c
+            .categories
+            .iter()
+            .map(|k| {
+                vec![
+                    Cell::plain(k.category.clone()),
+                    Cell::num(k.bots),
+                    Cell::num(k.requests),
+                    Cell::num(k.urls),
+                    Cell::num(k.disallowed),
+                    Cell::num(k.waste),
+                ]
+            })
+            .collect();
+        self.table(&cols, &cells);
+    }
+
+    fn crawl_waste(&mut self, c: &super::CrawlJoin) {
+        let rows: Vec<&super::JoinBot> = c
+            .bots
+            .iter()
+            .filter(|b| {
+                let w = &b.waste;
+                w.redirect + w.error + w.non_canonical + w.noindex > 0
+            })
+            .collect();
+        if rows.is_empty() {
+            return;
+        }
+        self.heading("Crawl budget on waste");
+        self.note("verified requests for URLs the crawl found to redirect, fail, name another");
+        self.note("canonical URL or be noindex");
+        let cols = [
+            flex("bot"),
+            right("redirect"),
+            right("error"),
+            right("non-canonical"),
+            right("noindex"),
+        ];
+        let shown = self.limit(rows.len());
+        let cells: Vec<Vec<Cell>> = rows[..shown]
+            .iter()
+            .map(|b| {
+                vec![
+                    Cell::log(&b.bot),
+                    Cell::num(b.waste.redirect),
+                    Cell::num(b.waste.error),
+                    Cell::num(b.waste.non_canonical),
+                    Cell::num(b.waste.noindex),
+                ]
+            })
+            .collect();
+        self.table(&cols, &cells);
+        self.more(shown, rows.len());
+        let shown = self.limit(c.waste_urls.len());
+        let cells: Vec<Vec<Cell>> = c.waste_urls[..shown]
+            .iter()
+            .map(|u| {
+                vec![
+                    Cell::log(&u.url),
+                    Cell::plain(u.kinds.join(", ")),
+                    Cell::plain(u.crawl_status.map(|s| s.to_string()).unwrap_or_default()),
+                    Cell::num(u.requests),
+                    Cell::log(&u.bots.join(", ")),
+                ]
+            })
+            .collect();
+        self.line("");
+        self.table(
+            &[
+                flex("URL"),
+                left("waste", 24),
+                right("crawl"),
+                right("requests"),
+                left("bots", 24),
+            ],
+            &cells,
+        );
+        self.more(shown, c.waste_urls.len() + omitted(c.waste_urls_omitted));
+    }
+
+    fn crawl_compliance(&mut self, c: &super::CrawlJoin) {
+        let rows: Vec<&super::JoinBot> = c
+            .bots
+            .iter()
+            .filter(|b| b.disallowed + b.spoofed_disallowed > 0 || !b.crawl_delay.is_empty())
+            .collect();
+        self.heading("robots.txt compliance");
+        if rows.is_empty() {
+            self.note("no bot requested a disallowed URL; no group has a Crawl-delay");
+            return;
+        }
+        let cols = [
+            flex("bot"),
+            left("profile", 8),
+            right("disallowed"),
+            right("URLs"),
+            right("addresses"),
+            right("robots.txt"),
+            right("spoofed"),
+        ];
+        let shown = self.limit(rows.len());
+        let cells: Vec<Vec<Cell>> = rows[..shown]
+            .iter()
+            .map(|b| {
+                vec![
+                    Cell::log(&b.bot),
+                    Cell::plain(b.profile.clone()),
+                    Cell::num(b.disallowed),
+                    Cell::num(b.disallowed_urls),
+                    Cell::num(b.disallowed_ips),
+                    Cell::num(b.robots_fetches),
+                    Cell::num(b.spoofed_disallowed),
+                ]
+            })
+            .collect();
+        self.table(&cols, &cells);
+        self.more(shown, rows.len());
+        for b in &rows[..shown] {
+            for url in b.disallowed_examples.iter().take(3) {
+                self.note(&format!("{}: {}", clean(&b.bot), clean(url)));
+            }
+        }
+        let delays: Vec<(&str, &super::DelayKept)> = rows
+            .iter()
+            .flat_map(|b| b.crawl_delay.iter().map(move |d| (b.bot.as_str(), d)))
+            .collect();
+        if delays.is_empty() {
+            return;
+        }
+        self.line("");
+        self.note("Crawl-delay: gaps between consecutive verified requests, in whole seconds;");
+        self.note("kept when at least 95% of gaps are at least the delay");
+        let cols = [
+            flex("bot"),
+            left("origin", 30),
+            left("robots.txt", 24),
+            right("delay"),
+            right("gaps"),
+            right("kept"),
+            right("min"),
+            right("median"),
+            left("keeps", 5),
+        ];
+        let cells: Vec<Vec<Cell>> = delays
+            .iter()
+            .map(|(bot, d)| {
+                vec![
+                    Cell::log(bot),
+                    Cell::log(&d.origin),
+                    Cell::log(&d.robots),
+                    Cell::plain(format!("{}", d.delay)),
+                    Cell::num(d.gaps),
+                    Cell::num(d.kept),
+                    Cell::plain(d.min.map(|m| m.to_string()).unwrap_or_default()),
+                    Cell::plain(d.median.map(|m| m.to_string()).unwrap_or_default()),
+                    Cell::plain(if d.keeps { "yes" } else { "no" }),
+                ]
+            })
+            .collect();
+        self.table(&cols, &cells);
+    }
+
+    fn crawl_pages(&mut self, c: &super::CrawlJoin) {
+        let n = &c.never_crawled;
+        self.heading("Pages no verified search bot requested");
+        self.note(&format!(
+            "{} of {} pages ({} requested)",
+            thousands(n.not_requested),
+            thousands(n.pages),
+            thousands(n.requested)
+        ));
+        let shown = self.limit(n.list.len());
+        let cells: Vec<Vec<Cell>> = n.list[..shown]
+            .iter()
+            .map(|p| {
+                vec![
+                    Cell::log(&p.url),
+                    Cell::num(u64::from(p.depth)),
+                    Cell::plain(p.link_score.map(|s| format!("{s:.2}")).unwrap_or_default()),
+                ]
+            })
+            .collect();
+        self.table(&[flex("page"), right("depth"), right("score")], &cells);
+        self.more(shown, omitted(n.not_requested));
+        for (title, rows) in [("depth", &c.depths), ("link score", &c.scores)] {
+            if rows.is_empty() {
+                continue;
+            }
+            self.line("");
+            self.note(&format!("verified search bots' requests by {title}"));
+            let cells: Vec<Vec<Cell>> = rows
+                .iter()
+                .map(|s| {
+                    vec![
+                        Cell::plain(s.band.clone()),
+                        Cell::num(s.pages),
+                        Cell::num(s.requested),
+                        Cell::plain(share(s.requested, s.pages)),
+                        Cell::num(s.requests),
+                    ]
+                })
+                .collect();
+            let head = if title == "depth" { "depth" } else { "score" };
+            self.table(
+                &[
+                    left(head, 14),
+                    right("pages"),
+                    right("requested"),
+                    right("share"),
+                    right("requests"),
+                ],
+                &cells,
+            );
+        }
+        let o = &c.orphans;
+        self.heading("URLs verified bots requested that the crawl did not find");
+        let kinds: Vec<String> = o
+            .kinds
+            .iter()
+            .map(|(k, n)| format!("{k} {}", thousands(*n)))
+            .collect();
+        self.note(&format!(
+            "{} URLs, {} requests{}{}",
+            thousands(o.urls),
+            thousands(o.requests),
+            if kinds.is_empty() { "" } else { ": " },
+            kinds.join(", ")
+        ));
+        let shown = self.limit(o.list.len());
+        let cells: Vec<Vec<Cell>> = o.list[..shown]
+            .iter()
+            .map(|u| {
+                vec![
+                    Cell::log(&u.url),
+                    Cell::plain(u.kind.clone()),
+                    Cell::num(u.requests),
+                    Cell::num(u64::from(u.last_status)),
+                    Cell::log(&u.bots.join(", ")),
+                ]
+            })
+            .collect();
+        self.table(
+            &[
+                flex("URL"),
+                left("kind", 9),
+                right("requests"),
+                right("status"),
+                left("bots", 24),
+            ],
+            &cells,
+        );
+        self.more(shown, omitted(o.urls));
+        if !c.directories.is_empty() {
+            self.heading("Directories");
+            let shown = self.limit(c.directories.len());
+            let cells: Vec<Vec<Cell>> = c.directories[..shown]
+                .iter()
+                .map(|d| {
+                    vec![
+                        Cell::log(&d.directory),
+                        Cell::num(d.requests),
+                        Cell::num(d.urls),
+                        Cell::num(d.pages),
+                        Cell::num(d.pages_requested),
+                    ]
+                })
+                .collect();
+            self.table(
+                &[
+                    flex("directory"),
+                    right("requests"),
+                    right("URLs"),
+                    right("pages"),
+                    right("by search"),
+                ],
+                &cells,
+            );
+            self.more(shown, c.directories.len());
+        }
+    }
+
+    fn crawl_urls(&mut self, c: &super::CrawlJoin) {
+        if c.top_urls.is_empty() {
+            return;
+        }
+        self.heading("URLs by verified requests");
+        let mut rows: Vec<Vec<Cell>> = Vec::new();
+        let shown = self.limit(c.top_urls.len());
+        for u in &c.top_urls[..shown] {
+            for (i, b) in u.bots.iter().enumerate() {
+                rows.push(vec![
+                    Cell::log(if i == 0 { &u.url } else { "" }),
+                    Cell::log(&b.bot),
+                    Cell::num(b.requests),
+                    Cell::plain(b.days.len().to_string()),
+                    Cell::plain(opt_time(b.last_seen)),
+                    Cell::num(u64::from(b.last_status)),
+                    Cell::plain(if b.status_change.is_some() { "yes" } else { "" }),
+                ]);
+            }
+        }
+        self.table(
+            &[
+                flex("URL"),
+                left("bot", 16),
+                right("requests"),
+                right("days"),
+                left("last seen", 16),
+                right("status"),
+                left("changed", 7),
+            ],
+            &rows,
+        );
+        self.more(shown, c.top_urls.len() + omitted(c.top_urls_omitted));
+        if !c.status_changes.is_empty() {
+            self.line("");
+            self.note("status changes, the latest first:");
+            let n = self.limit(c.status_changes.len());
+            for u in &c.status_changes[..n] {
+                let s = &u.change;
+                self.note(&format!(
+                    "{} {}: {} until {} → {} since {}",
+                    clean(&u.url),
+                    clean(&u.bot),
+                    s.from,
+                    opt_time(s.until),
+                    s.to,
+                    opt_time(s.since)
+                ));
+            }
+            self.more(
+                n,
+                c.status_changes.len() + omitted(c.status_changes_omitted),
+            );
+        }
+    }
 }
 
 #[cfg(test)]

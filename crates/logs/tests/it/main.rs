@@ -3,6 +3,7 @@
 mod analyze;
 mod export;
 mod format;
+mod join;
 mod memory;
 mod pairs;
 mod report;

@@ -324,6 +324,7 @@ fn typical() -> Report {
             ..VerificationStats::default()
         },
         usage_policy: Some("https://example.com/robots.txt".to_owned()),
+        crawl: None,
     }
 }
 

@@ -10,8 +10,9 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result};
 use botwarden_fetch::{KeyDirConfig, KeyDirectories};
 use botwarden_logs::{
-    Analysis, AnalyzeOptions, Analyzer, FormatChoice, Listed, LogFormat, Progress, Run, Targets,
-    TextOptions, UsagePolicy, expand_inputs, render_html, render_text, trusted_proxy_warnings,
+    Analysis, AnalyzeOptions, Analyzer, CrawlSite, FormatChoice, Listed, LogFormat, Progress, Run,
+    Targets, TextOptions, UsagePolicy, expand_inputs, render_html, render_text,
+    trusted_proxy_warnings, write_join_csv,
 };
 use botwarden_scale::stream::{PairPublisher, StreamConfig, VerdictView};
 use botwarden_scale::{ExportFile, ExportTree, RedisExports, Timeouts, TreeLimits};
@@ -88,6 +89,40 @@ pub(crate) struct AnalyzeArgs {
     /// refuse that use.
     #[arg(long, value_name = "FILE|URL")]
     robots: Option<String>,
+    /// A crawl store (`crawl --db`) of the site the log is from: the
+    /// report adds, per URL and per verified bot, requests per day, last
+    /// seen, statuses and their changes, bytes; per directory and bot
+    /// category; the crawl's pages no verified search bot requested, the
+    /// requested URLs the crawl did not find, requests by link depth and
+    /// link score and on redirects, errors, non-canonical and noindex
+    /// URLs; and robots.txt compliance: requests to URLs the robots.txt in
+    /// force disallowed (a dated copy of `--robots-history`, else
+    /// `--robots`, else the crawl's copy), Crawl-delay kept or not. Without
+    /// `--robots`, usage preferences are measured against the crawl's
+    /// copy. See crates/logs/docs/join.md.
+    #[arg(long, value_name = "STORE")]
+    crawl: Option<PathBuf>,
+    /// With `--crawl`: dated copies of the site's robots.txt, each file
+    /// named by the day it was fetched (`2026-11-19.txt`); a request is
+    /// judged by the copy in force that day (UTC), a request before the
+    /// first copy by the crawl's copy or `--robots`.
+    #[arg(long, value_name = "DIR", requires = "crawl")]
+    robots_history: Option<PathBuf>,
+    /// With `--crawl`: write the verified addresses of bots that
+    /// requested a URL robots.txt disallowed to them, in every export
+    /// format, into DIR: `ignoring-robots.txt` (one per line),
+    /// `ignoring-robots.map` (Apache RewriteMap), `ignoring-robots.geo`
+    /// (nginx), `ignoring-robots.haproxy`, `ignoring-robots.json` and the
+    /// ACAP tree `ignoring-robots/`.
+    #[arg(long, value_name = "DIR", requires = "crawl")]
+    export_ignoring_robots: Option<PathBuf>,
+    /// With `--crawl`: write the join's tables as CSV files into DIR
+    /// (created if missing): bots.csv, categories.csv, urls.csv (a row per
+    /// URL and bot), directories.csv, never-crawled.csv,
+    /// status-changes.csv, waste.csv, orphans.csv, bands.csv,
+    /// crawl-delay.csv.
+    #[arg(long, value_name = "DIR", requires = "crawl")]
+    crawl_csv: Option<PathBuf>,
     #[command(flatten)]
     exports: ExportArgs,
 }
@@ -230,6 +265,7 @@ pub(crate) fn run(args: &AnalyzeArgs, export_only: bool) -> Result<ExitCode> {
         }
     };
     let analyzer = Analyzer::new(classifier, verifier, runtime.handle().clone());
+    let crawl = options.crawl.clone();
     let run = analyzer.start(inputs, options);
     wait(
         args,
@@ -240,6 +276,9 @@ pub(crate) fn run(args: &AnalyzeArgs, export_only: bool) -> Result<ExitCode> {
         &announce_exports,
     );
     let analysis = run.finish();
+    if let Some(e) = crawl.and_then(|site| site.take_error()) {
+        return Err(anyhow::Error::new(e).context("--crawl"));
+    }
     conclude(
         args,
         report,
@@ -320,9 +359,29 @@ fn options(
         runtime,
         (!args.no_fetch_keys).then_some(&args.key_directories),
     )?));
-    if let Some(file) = &args.robots {
-        let source = crate::cmd::robots::source::Source::read(file)?;
-        options.usage = Some(Arc::new(UsagePolicy::new(source.name, source.body)));
+    let robots = args
+        .robots
+        .as_deref()
+        .map(crate::cmd::robots::source::Source::read)
+        .transpose()?;
+    if let Some(source) = &robots {
+        options.usage = Some(Arc::new(UsagePolicy::new(
+            source.name.clone(),
+            source.body.clone(),
+        )));
+    }
+    if let Some(path) = &args.crawl {
+        let mut site = CrawlSite::open(path).context("--crawl")?;
+        if let Some(source) = &robots {
+            site.set_robots(&source.name, &source.body);
+        }
+        if let Some(dir) = &args.robots_history {
+            site.read_robots_history(dir).context("--robots-history")?;
+        }
+        if options.usage.is_none() {
+            options.usage = site.usage_policy().map(Arc::new);
+        }
+        options.crawl = Some(Arc::new(site));
     }
     Ok((options, view))
 }
@@ -398,6 +457,29 @@ fn conclude(
         } else {
             code = ExitCode::from(1);
         }
+    }
+    if let Some(dir) = &args.export_ignoring_robots {
+        let written = std::fs::create_dir_all(dir)
+            .with_context(|| format!("--export-ignoring-robots {}", dir.display()))
+            .and_then(|()| {
+                Ok(Targets::in_dir(dir, "ignoring-robots").write(&analysis.ignoring_robots)?)
+            });
+        #[allow(clippy::print_stderr)]
+        match written {
+            Ok(lines) => {
+                for l in lines {
+                    eprintln!("botwarden: export {l}");
+                }
+            }
+            Err(e) => {
+                eprintln!("botwarden: export failed: {e:#}");
+                code = ExitCode::from(1);
+            }
+        }
+    }
+    if let (Some(dir), Some(join)) = (&args.crawl_csv, &analysis.report.crawl) {
+        std::fs::create_dir_all(dir).with_context(|| format!("--crawl-csv {}", dir.display()))?;
+        write_join_csv(join, dir).context("--crawl-csv")?;
     }
     write_report(args, report, analysis)?;
     let failed_inputs = analysis
