@@ -231,6 +231,7 @@ checks![
     invalid_json_ld,
     security_headers,
     protocol_relative,
+    soft_404,
 ];
 
 /// The check with this code.

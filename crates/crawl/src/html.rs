@@ -752,6 +752,45 @@ fn piece<'a, V: FnMut(Markup<'a>) -> ControlFlow<()>>(
     visit(m)
 }
 
+/// A start tag at `lt` (the text since `from` before it), and a hidden
+/// element's content skipped to its end tag: where the walk goes on;
+/// `Break` when the page ends inside them.
+fn start_tag<'a, V: FnMut(Markup<'a>) -> ControlFlow<()>>(
+    visit: &mut V,
+    bytes: &'a [u8],
+    from: usize,
+    lt: usize,
+) -> ControlFlow<(), usize> {
+    const STOP: ControlFlow<(), usize> = ControlFlow::Break(());
+    let (name_end, end) = tag_end(bytes, lt + 1);
+    let name = &bytes[lt + 1..name_end];
+    let Some(end) = end else {
+        piece(visit, bytes, from, lt, Markup::Start(name, &[]))?;
+        return STOP;
+    };
+    piece(
+        visit,
+        bytes,
+        from,
+        lt,
+        Markup::Start(name, &bytes[name_end..end]),
+    )?;
+    if !hidden_content(name) {
+        return ControlFlow::Continue(end);
+    }
+    if name.eq_ignore_ascii_case(b"plaintext") {
+        return STOP;
+    }
+    let Some(close) = closing_tag(bytes, end, name) else {
+        return STOP;
+    };
+    visit(Markup::End(name))?;
+    match tag_end(bytes, close + 2).1 {
+        Some(after) => ControlFlow::Continue(after),
+        None => STOP,
+    }
+}
+
 /// [`walk_markup`]; `Break` when it stops before the page's end.
 fn walk<'a, V: FnMut(Markup<'a>) -> ControlFlow<()>>(
     bytes: &'a [u8],
@@ -766,36 +805,7 @@ fn walk<'a, V: FnMut(Markup<'a>) -> ControlFlow<()>>(
     while let Some(k) = memchr::memchr(b'<', &bytes[i..]) {
         let lt = i + k;
         let end = match bytes.get(lt + 1).copied() {
-            Some(b) if b.is_ascii_alphabetic() => {
-                let (name_end, end) = tag_end(bytes, lt + 1);
-                let name = &bytes[lt + 1..name_end];
-                let Some(end) = end else {
-                    piece(visit, bytes, from, lt, Markup::Start(name, &[]))?;
-                    return STOP;
-                };
-                piece(
-                    visit,
-                    bytes,
-                    from,
-                    lt,
-                    Markup::Start(name, &bytes[name_end..end]),
-                )?;
-                if hidden_content(name) {
-                    if name.eq_ignore_ascii_case(b"plaintext") {
-                        return STOP;
-                    }
-                    let Some(close) = closing_tag(bytes, end, name) else {
-                        return STOP;
-                    };
-                    visit(Markup::End(name))?;
-                    let Some(after) = tag_end(bytes, close + 2).1 else {
-                        return STOP;
-                    };
-                    after
-                } else {
-                    end
-                }
-            }
+            Some(b) if b.is_ascii_alphabetic() => start_tag(visit, bytes, from, lt)?,
             Some(b'/') => match bytes.get(lt + 2).copied() {
                 Some(b) if b.is_ascii_alphabetic() => {
                     let (name_end, end) = tag_end(bytes, lt + 2);
@@ -1247,6 +1257,23 @@ macro_rules! element {
 /// markup; only for limits it enforces).
 pub fn extract(body: &[u8], charset: Option<&str>) -> Result<HtmlFacts, Error> {
     extract_with(body, charset, TextReading::Scan)
+}
+
+/// The SimHash of a page's visible text alone (the markup scan of
+/// [`extract`], nothing else read): for a not-found page, which is not
+/// read for links.
+pub(crate) fn text_simhash(body: &[u8], charset: Option<&str>) -> Option<u64> {
+    let (bytes, encoding, _) = page_bytes(body, charset);
+    let mut words = Words::default();
+    scan_text(
+        &bytes,
+        encoding.into(),
+        &mut words,
+        &mut HeadText::default(),
+        &mut Vec::new(),
+        &mut crate::quality::QualityPass::default(),
+    );
+    words.simhash()
 }
 
 /// [`extract`], the SimHash's text read as `reading` says.

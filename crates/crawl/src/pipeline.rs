@@ -177,6 +177,9 @@ pub(crate) struct Done {
 pub(crate) struct Reading {
     hash: Option<u64>,
     html: Option<Result<HtmlFacts, Error>>,
+    /// The SimHash of a not-found page's text (an HTML answer of 404 or
+    /// 410): what `content/soft-404` compares the site's pages with.
+    not_found_simhash: Option<u64>,
 }
 
 impl Reading {
@@ -187,9 +190,13 @@ impl Reading {
             && page.status.is_some_and(|s| (200..300).contains(&s))
             && page.is_html())
         .then(|| html::extract_with(&page.body, page.charset.as_deref(), text));
+        let not_found_simhash = (matches!(page.status, Some(404 | 410)) && page.is_html())
+            .then(|| html::text_simhash(&page.body, page.charset.as_deref()))
+            .flatten();
         Reading {
             hash: (!page.body.is_empty()).then(|| hash_body(hash, &page.body)),
             html,
+            not_found_simhash,
         }
     }
 }

@@ -9,7 +9,7 @@ use std::time::{Duration, SystemTime};
 
 use axum::body::Body;
 use axum::extract::{RawQuery, State};
-use axum::http::{HeaderMap, StatusCode, header};
+use axum::http::{HeaderMap, StatusCode};
 use axum::response::Response;
 use botwarden_text::HtmlText;
 use botwarden_verify::{
@@ -18,9 +18,9 @@ use botwarden_verify::{
 };
 use serde::Deserialize;
 
-use crate::page::{error_page, h, h_lines, page};
+use crate::page::{error_page, form_body, h, h_lines, page};
 use crate::reply::{ApiError, json_body};
-use crate::request::{json, pair, query_pairs, read_body};
+use crate::request::{json, pair, query_pairs};
 use crate::state::{Inner, Shared};
 
 /// The most of a directory read.
@@ -238,24 +238,9 @@ pub(crate) async fn page_post(
     headers: HeaderMap,
     body: Body,
 ) -> Response {
-    let kind = headers
-        .get(header::CONTENT_TYPE)
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("");
-    if !kind.starts_with("application/x-www-form-urlencoded") {
-        return error_page(&ApiError::new(
-            StatusCode::UNSUPPORTED_MEDIA_TYPE,
-            "unsupported_media_type",
-            "send the form (application/x-www-form-urlencoded)",
-        ));
-    }
-    let mut admission = match inner.admit() {
-        Ok(a) => a,
-        Err(e) => return error_page(&e),
-    };
-    let bytes = match read_body(&inner, &mut admission, body).await {
-        Ok(b) => b,
-        Err(e) => return error_page(&e),
+    let (_admitted, bytes) = match form_body(&inner, &headers, body).await {
+        Ok(read) => read,
+        Err(page) => return page,
     };
     let (mut agent, mut request) = (String::new(), String::new());
     for (k, v) in url::form_urlencoded::parse(&bytes) {

@@ -18,7 +18,7 @@ use crate::api::{Input, agent_warnings, test_answers};
 use crate::permalink;
 use crate::reply::ApiError;
 use crate::request::read_body;
-use crate::state::{Admission, Shared};
+use crate::state::{Admission, Inner, Shared};
 
 /// The stylesheet, served from `/style.css` (the CSP allows no inline
 /// style).
@@ -226,29 +226,39 @@ impl Input {
 }
 
 /// `POST /check` with the form's `robots_txt`.
-pub(crate) async fn check_post(
-    State(inner): State<Shared>,
-    headers: HeaderMap,
+/// A form's body (`application/x-www-form-urlencoded`), read once the
+/// request is admitted as a job; the error page otherwise.
+pub(crate) async fn form_body(
+    inner: &Inner,
+    headers: &HeaderMap,
     body: Body,
-) -> Response {
+) -> Result<(Admission, axum::body::Bytes), Response> {
     let kind = headers
         .get(header::CONTENT_TYPE)
         .and_then(|v| v.to_str().ok())
         .unwrap_or("");
     if !kind.starts_with("application/x-www-form-urlencoded") {
-        return error_page(&ApiError::new(
+        return Err(error_page(&ApiError::new(
             StatusCode::UNSUPPORTED_MEDIA_TYPE,
             "unsupported_media_type",
             "send the form (application/x-www-form-urlencoded)",
-        ));
+        )));
     }
-    let mut admission = match inner.admit() {
-        Ok(a) => a,
-        Err(e) => return error_page(&e),
-    };
-    let bytes = match read_body(&inner, &mut admission, body).await {
-        Ok(b) => b,
-        Err(e) => return error_page(&e),
+    let mut admission = inner.admit().map_err(|e| error_page(&e))?;
+    let bytes = read_body(inner, &mut admission, body)
+        .await
+        .map_err(|e| error_page(&e))?;
+    Ok((admission, bytes))
+}
+
+pub(crate) async fn check_post(
+    State(inner): State<Shared>,
+    headers: HeaderMap,
+    body: Body,
+) -> Response {
+    let (admission, bytes) = match form_body(&inner, &headers, body).await {
+        Ok(read) => read,
+        Err(page) => return page,
     };
     let mut text = None;
     let mut ask = Ask::default();

@@ -1,4 +1,4 @@
-//! `content/lang-missing`: HTML pages that do not say their language (<html lang>).
+//! `content/lang-missing`: HTML pages that do not say their language (`<html lang>`).
 
 use super::page_quality::{findings, q};
 use crate::{Context, Finding};

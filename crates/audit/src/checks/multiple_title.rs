@@ -1,4 +1,4 @@
-//! `content/multiple-title`: HTML pages with more than one <title>.
+//! `content/multiple-title`: HTML pages with more than one `<title>`.
 
 use super::page_quality::{findings, q};
 use crate::{Context, Finding};

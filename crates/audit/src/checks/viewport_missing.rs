@@ -1,4 +1,4 @@
-//! `content/viewport-missing`: HTML pages without a viewport <meta>.
+//! `content/viewport-missing`: HTML pages without a viewport `<meta>`.
 
 use super::page_quality::{findings, q};
 use crate::{Context, Finding};

@@ -69,6 +69,7 @@ fn page_record(q: &Queued, page: &PageResponse, reading: &Reading) -> PageRecord
         connect_ms: page.connect.map(|t| t.as_secs_f64() * 1e3),
         download_ms: page.download.map(|t| t.as_secs_f64() * 1e3),
         header_charset: page.charset.clone(),
+        simhash: reading.not_found_simhash,
         ..PageRecord::default()
     }
 }

@@ -732,7 +732,8 @@ async fn each_check_finds_exactly_its_planted_instance() {
             "no findings: security/mixed-content-active, links/broken-external, \
              robots/robots-tag-invalid, usage/conflict, security/mixed-content-passive, \
              links/private-address, content/multiple-title, content/lang-invalid, \
-             structured-data/invalid-json-ld, usage/reader-dependent, links/too-many, \
+             structured-data/invalid-json-ld, content/soft-404, usage/reader-dependent, \
+             links/too-many, \
              links/non-descriptive-anchor, content/multiple-description, images/long-alt, \
              content/duplicate-id, content/heading-skip, security/missing-headers, \
              links/protocol-relative"

@@ -22,6 +22,11 @@ use crate::server::{Reply, Server};
 /// ends.
 const HOME: &str = r#"<a href="/">home page</a>"#;
 
+/// What the site's not-found page says.
+const SORRY: &str = "<p>Sorry, the page you asked for is not here any more. It may have moved, \
+    or the link that brought you may be old; try the search, or start again from the home page \
+    of this site, where every section is listed.</p>";
+
 /// The pages of the site, each listed in `/sitemap.xml` unless its path
 /// starts with `/unlisted`.
 const PAGES: &[&str] = &[
@@ -57,6 +62,10 @@ const PAGES: &[&str] = &[
     "/bad-ld",
     "/good-ld",
     "/proto",
+    "/soft-h1",
+    "/soft-text",
+    "/e0404",
+    "/gone-page",
     "/unlisted",
     "/unlisted-noindex",
     "/unlisted-canonical",
@@ -255,6 +264,15 @@ fn route(path: &str, base: &str) -> Reply {
                 r#"{HOME} <a href="//other.invalid/x">scheme-less</a> <a href="//other.invalid/y">again</a>"#
             ),
         ),
+        // The site's not-found page, and a page that answers 200 with it.
+        "/gone-page" => {
+            let mut r = page("", &format!("{HOME}{SORRY}"));
+            r.status = 404;
+            r
+        }
+        "/soft-text" => page("", &format!("{HOME}{SORRY}")),
+        "/soft-h1" => page("", &format!("{HOME}<h1>404 - nothing here</h1>")),
+        "/e0404" => page("", &format!("{HOME}<h1>Error code E0404</h1>")),
         "/unlisted-noindex" => page(r#"<meta name="robots" content="noindex">"#, HOME),
         "/unlisted-canonical" => page(r#"<link rel="canonical" href="/a">"#, HOME),
         p if PAGES.contains(&p) => page("", HOME),
@@ -298,6 +316,7 @@ pub(crate) const CODES: &[&str] = &[
     "content/thin",
     "structured-data/invalid-json-ld",
     "links/protocol-relative",
+    "content/soft-404",
 ];
 
 fn planted() -> Vec<(&'static str, Found)> {
@@ -343,6 +362,10 @@ fn planted() -> Vec<(&'static str, Found)> {
         (
             "links/protocol-relative",
             owned(&[("/proto", &["//other.invalid/x"])]),
+        ),
+        (
+            "content/soft-404",
+            owned(&[("/soft-h1", &[]), ("/soft-text", &["/gone-page"])]),
         ),
     ]
 }
