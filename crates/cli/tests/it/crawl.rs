@@ -286,7 +286,15 @@ fn a_crawl_killed_midway_resumes_to_the_same_store_as_an_uninterrupted_one() {
     for p in &pages {
         *counts.entry(p.clone()).or_insert(0) += 1;
     }
-    assert_eq!(counts.len(), 110, "every page not excluded was fetched");
+    assert_eq!(
+        counts.len(),
+        110,
+        "every page not excluded was fetched, and no other: {:?}",
+        counts
+            .keys()
+            .filter(|p| !(0..110).any(|n| **p == format!("/p{n}")))
+            .collect::<Vec<_>>()
+    );
     assert!(
         !counts.keys().any(|p| p.len() == 5 && p.starts_with("/p11")),
         "an excluded page was fetched: {counts:?}"
