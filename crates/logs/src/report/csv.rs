@@ -41,6 +41,21 @@ pub fn write_join_csv(join: &CrawlJoin, dir: &Path) -> Result<Vec<PathBuf>, Erro
         Ok(())
     };
 
+    write("bots.csv", bots_csv(join))?;
+    write("categories.csv", categories_csv(join))?;
+    write("urls.csv", urls_csv(join))?;
+    write("directories.csv", directories_csv(join))?;
+    write("never-crawled.csv", never_crawled_csv(join))?;
+    write("status-changes.csv", status_changes_csv(join))?;
+    write("waste.csv", waste_csv(join))?;
+    write("orphans.csv", orphans_csv(join))?;
+    write("bands.csv", bands_csv(join))?;
+    write("crawl-delay.csv", crawl_delay_csv(join))?;
+    Ok(files)
+}
+
+/// `bots.csv` of the join.
+fn bots_csv(join: &CrawlJoin) -> String {
     let mut t = head(&[
         "bot",
         "category",
@@ -87,8 +102,11 @@ pub fn write_join_csv(join: &CrawlJoin, dir: &Path) -> Result<Vec<PathBuf>, Erro
             num(b.unconfirmed),
         ]));
     }
-    write("bots.csv", t)?;
+    t
+}
 
+/// `categories.csv` of the join.
+fn categories_csv(join: &CrawlJoin) -> String {
     let mut t = head(&[
         "category",
         "bots",
@@ -107,8 +125,11 @@ pub fn write_join_csv(join: &CrawlJoin, dir: &Path) -> Result<Vec<PathBuf>, Erro
             num(k.waste),
         ]));
     }
-    write("categories.csv", t)?;
+    t
+}
 
+/// `urls.csv` of the join.
+fn urls_csv(join: &CrawlJoin) -> String {
     let mut t = head(&[
         "url",
         "in_crawl",
@@ -153,8 +174,11 @@ pub fn write_join_csv(join: &CrawlJoin, dir: &Path) -> Result<Vec<PathBuf>, Erro
             ]));
         }
     }
-    write("urls.csv", t)?;
+    t
+}
 
+/// `directories.csv` of the join.
+fn directories_csv(join: &CrawlJoin) -> String {
     let mut t = head(&[
         "directory",
         "requests",
@@ -182,8 +206,11 @@ pub fn write_join_csv(join: &CrawlJoin, dir: &Path) -> Result<Vec<PathBuf>, Erro
             cat("other"),
         ]));
     }
-    write("directories.csv", t)?;
+    t
+}
 
+/// `never-crawled.csv` of the join.
+fn never_crawled_csv(join: &CrawlJoin) -> String {
     let mut t = head(&["url", "depth", "link_score"]);
     for p in &join.never_crawled.list {
         t.push_str(&csv_row(&[
@@ -192,8 +219,11 @@ pub fn write_join_csv(join: &CrawlJoin, dir: &Path) -> Result<Vec<PathBuf>, Erro
             opt(p.link_score.map(|s| format!("{s:.4}"))),
         ]));
     }
-    write("never-crawled.csv", t)?;
+    t
+}
 
+/// `status-changes.csv` of the join.
+fn status_changes_csv(join: &CrawlJoin) -> String {
     let mut t = head(&[
         "url",
         "bot",
@@ -214,8 +244,11 @@ pub fn write_join_csv(join: &CrawlJoin, dir: &Path) -> Result<Vec<PathBuf>, Erro
             opt(u.change.since),
         ]));
     }
-    write("status-changes.csv", t)?;
+    t
+}
 
+/// `waste.csv` of the join.
+fn waste_csv(join: &CrawlJoin) -> String {
     let mut t = head(&["url", "waste", "crawl_status", "requests", "bots"]);
     for w in &join.waste_urls {
         t.push_str(&csv_row(&[
@@ -226,8 +259,11 @@ pub fn write_join_csv(join: &CrawlJoin, dir: &Path) -> Result<Vec<PathBuf>, Erro
             CsvCell::Text(&w.bots.join(" ")),
         ]));
     }
-    write("waste.csv", t)?;
+    t
+}
 
+/// `orphans.csv` of the join.
+fn orphans_csv(join: &CrawlJoin) -> String {
     let mut t = head(&["url", "kind", "requests", "last_status", "bots"]);
     for o in &join.orphans.list {
         t.push_str(&csv_row(&[
@@ -238,8 +274,11 @@ pub fn write_join_csv(join: &CrawlJoin, dir: &Path) -> Result<Vec<PathBuf>, Erro
             CsvCell::Text(&o.bots.join(" ")),
         ]));
     }
-    write("orphans.csv", t)?;
+    t
+}
 
+/// `bands.csv` of the join.
+fn bands_csv(join: &CrawlJoin) -> String {
     let mut t = head(&["by", "band", "pages", "requested", "requests"]);
     for (by, bands) in [("depth", &join.depths), ("link_score", &join.scores)] {
         for s in bands {
@@ -252,8 +291,11 @@ pub fn write_join_csv(join: &CrawlJoin, dir: &Path) -> Result<Vec<PathBuf>, Erro
             ]));
         }
     }
-    write("bands.csv", t)?;
+    t
+}
 
+/// `crawl-delay.csv` of the join.
+fn crawl_delay_csv(join: &CrawlJoin) -> String {
     let mut t = head(&[
         "bot", "origin", "robots", "delay", "gaps", "kept", "min", "median", "keeps",
     ]);
@@ -272,6 +314,5 @@ pub fn write_join_csv(join: &CrawlJoin, dir: &Path) -> Result<Vec<PathBuf>, Erro
             ]));
         }
     }
-    write("crawl-delay.csv", t)?;
-    Ok(files)
+    t
 }
