@@ -78,6 +78,16 @@ fn bots(out: &mut String, c: &CrawlJoin) -> fmt::Result {
         thousands(c.urls),
         thousands(c.pages)
     )?;
+    robots_copies(out, c)?;
+    accounting(out, c)?;
+    bot_table(out, c)?;
+    waste_table(out, c)?;
+    category_table(out, c)?;
+    writeln!(out, "</section>")
+}
+
+/// Which robots.txt each origin's compliance was judged by.
+fn robots_copies(out: &mut String, c: &CrawlJoin) -> fmt::Result {
     for copy in &c.robots {
         let from = match copy.source.as_str() {
             "crawl" => format!(
@@ -100,6 +110,11 @@ fn bots(out: &mut String, c: &CrawlJoin) -> fmt::Result {
             HtmlLine(&from)
         )?;
     }
+    Ok(())
+}
+
+/// Where the registered bots' requests went, in one sentence.
+fn accounting(out: &mut String, c: &CrawlJoin) -> fmt::Result {
     let a = &c.accounting;
     writeln!(
         out,
@@ -112,7 +127,11 @@ fn bots(out: &mut String, c: &CrawlJoin) -> fmt::Result {
         thousands(a.other_host),
         thousands(a.no_url),
         thousands(a.capped),
-    )?;
+    )
+}
+
+/// A row per bot.
+fn bot_table(out: &mut String, c: &CrawlJoin) -> fmt::Result {
     let rows: Vec<Vec<Cell<'_>>> = c
         .bots
         .iter()
@@ -150,21 +169,11 @@ fn bots(out: &mut String, c: &CrawlJoin) -> fmt::Result {
             ("Spoofed", true),
         ],
         &rows,
-    )?;
-    let rows: Vec<Vec<Cell<'_>>> = c
-        .categories
-        .iter()
-        .map(|k| {
-            vec![
-                Cell::Text(&k.category),
-                Cell::Num(k.bots),
-                Cell::Num(k.requests),
-                Cell::Num(k.urls),
-                Cell::Num(k.disallowed),
-                Cell::Num(k.waste),
-            ]
-        })
-        .collect();
+    )
+}
+
+/// The waste URLs the bots requested, when there are any.
+fn waste_table(out: &mut String, c: &CrawlJoin) -> fmt::Result {
     if !c.waste_urls.is_empty() {
         writeln!(out, "<h3>Waste the bots requested</h3>")?;
         let rows: Vec<Vec<Cell<'_>>> = c
@@ -192,6 +201,25 @@ fn bots(out: &mut String, c: &CrawlJoin) -> fmt::Result {
             &rows,
         )?;
     }
+    Ok(())
+}
+
+/// A row per bot category.
+fn category_table(out: &mut String, c: &CrawlJoin) -> fmt::Result {
+    let rows: Vec<Vec<Cell<'_>>> = c
+        .categories
+        .iter()
+        .map(|k| {
+            vec![
+                Cell::Text(&k.category),
+                Cell::Num(k.bots),
+                Cell::Num(k.requests),
+                Cell::Num(k.urls),
+                Cell::Num(k.disallowed),
+                Cell::Num(k.waste),
+            ]
+        })
+        .collect();
     writeln!(out, "<h3>Categories</h3>")?;
     table(
         out,
@@ -204,8 +232,7 @@ fn bots(out: &mut String, c: &CrawlJoin) -> fmt::Result {
             ("On waste", true),
         ],
         &rows,
-    )?;
-    writeln!(out, "</section>")
+    )
 }
 
 fn compliance(out: &mut String, c: &CrawlJoin) -> fmt::Result {
