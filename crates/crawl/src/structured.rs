@@ -163,13 +163,18 @@ fn job_posting(node: &Map<String, Value>, mut missing: Vec<String>) -> Vec<Strin
     missing
 }
 
+/// The members of a property that lists parts (one value or an array),
+/// `None` when it is missing.
+fn members<'a>(node: &'a Map<String, Value>, key: &str) -> Option<&'a [Value]> {
+    present(node, key).then(|| node.get(key).map_or(&[][..], as_list))
+}
+
 /// A breadcrumb list's items: each a `ListItem` with a position and a
 /// name, and an `item` but for the last.
 fn breadcrumbs(node: &Map<String, Value>) -> Vec<String> {
-    if !present(node, "itemListElement") {
+    let Some(items) = members(node, "itemListElement") else {
         return vec!["itemListElement".to_owned()];
-    }
-    let items = node.get("itemListElement").map_or(&[][..], as_list);
+    };
     let mut missing = Vec::new();
     for (i, element) in items.iter().enumerate() {
         let last = i + 1 == items.len();
@@ -206,10 +211,9 @@ fn breadcrumbs(node: &Map<String, Value>) -> Vec<String> {
 /// A FAQ page's questions: each named, with an accepted answer that has a
 /// text.
 fn faq(node: &Map<String, Value>) -> Vec<String> {
-    if !present(node, "mainEntity") {
+    let Some(questions) = members(node, "mainEntity") else {
         return vec!["mainEntity".to_owned()];
-    }
-    let questions = node.get("mainEntity").map_or(&[][..], as_list);
+    };
     let mut missing = Vec::new();
     for (i, q) in questions.iter().enumerate() {
         let n = i + 1;

@@ -41,76 +41,75 @@ declare_check! {
     "links/missing-fragment", Warning, "links whose fragment names no element of their target"
 }
 
-/// One link with a fragment, and its target's ids.
+/// One link with a fragment: its page, its place there, the fragment and
+/// its two hashes, its target.
 struct Row {
     source: i64,
     position: i64,
-    source_url: String,
     fragment: String,
     hashes: [u32; 2],
     target: i64,
-    target_url: String,
-    targets: String,
 }
 
 pub(crate) fn check(cx: &Context<'_>) -> Result<Vec<Finding>, rusqlite::Error> {
-    let rows = cx.rows(
-        &format!(
-            "SELECT s.id, f.key, s.url, json_extract(f.value, '$[1]'), json_extract(f.value, '$[2]'),
-                    json_extract(f.value, '$[3]'), t.id, t.url,
-                    json_extract(p.quality, '$.fragment_targets')
-             FROM pages sp JOIN urls s ON s.id = sp.url_id,
-                  json_each(sp.quality, '$.fragment_links') f
-             JOIN links l ON l.source_id = s.id AND l.position = json_extract(f.value, '$[0]')
-             JOIN urls t ON t.id = l.target_id
-             JOIN pages p ON p.url_id = t.id
-             WHERE instr(sp.quality, '\"fragment_links\"') > 0 AND {HTML_PAGE}
-               AND json_extract(p.quality, '$.fragment_targets') IS NOT NULL
-             ORDER BY t.id"
-        ),
-        |r| {
-            Ok(Row {
-                source: r.get(0)?,
-                position: r.get(1)?,
-                source_url: r.get(2)?,
-                fragment: r.get(3)?,
-                hashes: [r.get(4)?, r.get(5)?],
-                target: r.get(6)?,
-                target_url: r.get(7)?,
-                targets: r.get(8)?,
-            })
-        },
-    )?;
-    Ok(missing(rows))
-}
-
-/// The links whose fragment's hashes are not among their target's, one
-/// per page, target and fragment, in the order of the pages and links.
-fn missing(rows: Vec<Row>) -> Vec<Finding> {
+    let mut st = cx.conn.prepare(&format!(
+        "SELECT s.url_id, f.key, json_extract(f.value, '$[1]'), json_extract(f.value, '$[2]'),
+                json_extract(f.value, '$[3]'), l.target_id
+         FROM pages s, json_each(s.quality, '$.fragment_links') f
+         JOIN links l ON l.source_id = s.url_id AND l.position = json_extract(f.value, '$[0]')
+         JOIN pages p ON p.url_id = l.target_id
+         WHERE instr(s.quality, '\"fragment_links\"') > 0 AND {HTML_PAGE}
+           AND json_extract(p.quality, '$.fragment_targets') IS NOT NULL
+         ORDER BY l.target_id"
+    ))?;
+    let mut targets = cx
+        .conn
+        .prepare("SELECT json_extract(quality, '$.fragment_targets') FROM pages WHERE url_id = ?1")?;
+    let mut rows = st.query([])?;
     let mut ids: HashSet<u32> = HashSet::default();
     let mut ids_of = None;
     let mut seen: HashSet<(i64, i64, String)> = HashSet::default();
-    let mut out = Vec::new();
-    for row in rows {
+    let mut missing = Vec::new();
+    while let Some(r) = rows.next()? {
+        let row = Row {
+            source: r.get(0)?,
+            position: r.get(1)?,
+            fragment: r.get(2)?,
+            hashes: [r.get(3)?, r.get(4)?],
+            target: r.get(5)?,
+        };
         if ids_of != Some(row.target) {
-            ids = hashes(&row.targets);
+            let text: String = targets.query_row([row.target], |t| t.get(0))?;
+            ids = hashes(&text);
             ids_of = Some(row.target);
         }
-        if row.hashes.iter().any(|h| ids.contains(h))
-            || !seen.insert((row.source, row.target, row.fragment.clone()))
+        if !row.hashes.iter().any(|h| ids.contains(h))
+            && seen.insert((row.source, row.target, row.fragment.clone()))
         {
-            continue;
+            missing.push(row);
         }
-        let to = format!("{}#{}", row.target_url, row.fragment);
+    }
+    missing.sort_by_key(|r| (r.source, r.position));
+    findings(cx, missing)
+}
+
+/// The findings of the links whose fragment names nothing, in the order
+/// of their pages and places, with their URLs.
+fn findings(cx: &Context<'_>, missing: Vec<Row>) -> Result<Vec<Finding>, rusqlite::Error> {
+    let mut url = cx.conn.prepare("SELECT url FROM urls WHERE id = ?1")?;
+    let mut out = Vec::with_capacity(missing.len());
+    for row in missing {
+        let source: String = url.query_row([row.source], |r| r.get(0))?;
+        let target: String = url.query_row([row.target], |r| r.get(0))?;
+        let to = format!("{target}#{}", row.fragment);
         let mut f = Finding::new(
-            row.source_url,
+            source,
             format!("links to {to}, which has no element with that id or name"),
         );
         f.related = vec![to];
-        out.push((row.source, row.position, f));
+        out.push(f);
     }
-    out.sort_by_key(|(source, position, _)| (*source, *position));
-    out.into_iter().map(|(_, _, f)| f).collect()
+    Ok(out)
 }
 
 /// The hashes of `fragment_targets`: eight hexadecimal digits each.
