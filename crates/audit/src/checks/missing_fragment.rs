@@ -52,21 +52,30 @@ struct Row {
 }
 
 pub(crate) fn check(cx: &Context<'_>) -> Result<Vec<Finding>, rusqlite::Error> {
+    // The joins in this order (`CROSS JOIN`): the pages with fragment
+    // links, each link by its key, its target by its id. SQLite would
+    // rather walk every link by target and read its page's links for each.
+    // A target's ids are read once per target, not once per link.
     let mut st = cx.conn.prepare(&format!(
         "SELECT s.url_id, f.key, json_extract(f.value, '$[1]'), json_extract(f.value, '$[2]'),
                 json_extract(f.value, '$[3]'), l.target_id
-         FROM pages s, json_each(s.quality, '$.fragment_links') f
-         JOIN links l ON l.source_id = s.url_id AND l.position = json_extract(f.value, '$[0]')
-         JOIN pages p ON p.url_id = l.target_id
+         FROM pages s CROSS JOIN json_each(s.quality, '$.fragment_links') f
+         CROSS JOIN links l ON l.source_id = s.url_id AND l.position = json_extract(f.value, '$[0]')
+         CROSS JOIN pages p ON p.url_id = l.target_id
          WHERE instr(s.quality, '\"fragment_links\"') > 0 AND {HTML_PAGE}
-           AND json_extract(p.quality, '$.fragment_targets') IS NOT NULL
          ORDER BY l.target_id"
     ))?;
     let mut targets = cx
         .conn
-        .prepare("SELECT json_extract(quality, '$.fragment_targets') FROM pages WHERE url_id = ?1")?;
+        .prepare(
+            "SELECT CASE WHEN json_extract(quality, '$.fragment_targets_capped') THEN NULL
+                    ELSE json_extract(quality, '$.fragment_targets') END
+             FROM pages WHERE url_id = ?1",
+        )?;
     let mut rows = st.query([])?;
-    let mut ids: HashSet<u32> = HashSet::default();
+    // `None`: a target read before its ids were kept, or with too many
+    // to keep: not judged.
+    let mut ids: Option<HashSet<u32>> = None;
     let mut ids_of = None;
     let mut seen: HashSet<(i64, i64, String)> = HashSet::default();
     let mut missing = Vec::new();
@@ -79,10 +88,13 @@ pub(crate) fn check(cx: &Context<'_>) -> Result<Vec<Finding>, rusqlite::Error> {
             target: r.get(5)?,
         };
         if ids_of != Some(row.target) {
-            let text: String = targets.query_row([row.target], |t| t.get(0))?;
-            ids = hashes(&text);
+            let text: Option<String> = targets.query_row([row.target], |t| t.get(0))?;
+            ids = text.as_deref().map(hashes);
             ids_of = Some(row.target);
         }
+        let Some(ids) = &ids else {
+            continue;
+        };
         if !row.hashes.iter().any(|h| ids.contains(h))
             && seen.insert((row.source, row.target, row.fragment.clone()))
         {

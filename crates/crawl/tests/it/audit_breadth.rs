@@ -71,6 +71,7 @@ const PAGES: &[&str] = &[
     "/gone-page",
     "/frag",
     "/frag-target",
+    "/many-ids",
     "/ld-product",
     "/ld-graph",
     "/ld-faq",
@@ -155,7 +156,8 @@ const FRAGMENT_LINKS: &str = r##"<h2 id="own">own</h2>
     <a href="#own">this page's own section</a>
     <a href="#nowhere">a section this page lacks</a>
     <a href="/gone-page#x">a section of a page that is gone</a>
-    <a href="http://other.invalid/#x">a section of another site</a>"##;
+    <a href="http://other.invalid/#x">a section of another site</a>
+    <a href="/many-ids#nothing">a page of too many ids to keep</a>"##;
 
 /// The hreflang alternates of `/hl-source`: to a page that names another
 /// canonical, a noindex page, a URL written relative, and a sound one.
@@ -347,6 +349,13 @@ fn route(path: &str, base: &str) -> Reply {
                    <template><p id="in-template">t</p></template>"#
             ),
         ),
+        "/many-ids" => {
+            let ids: String = (0..=10_000).fold(String::new(), |mut s, i| {
+                let _ = write!(s, "<i id=\"i{i}\"></i>");
+                s
+            });
+            page("", &format!("{HOME}{ids}"))
+        }
         "/ld-product" => page(
             &ld(&[r#"{"@context": "https://schema.org", "@type": "Product", "name": "anvil"}"#]),
             HOME,
