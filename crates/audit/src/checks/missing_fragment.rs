@@ -23,7 +23,9 @@ declare_check! {
     /// 200) are judged, not redirects nor other sites; nor pages of more
     /// than 10,000 ids and names, whose ids the crawler does not keep. A
     /// page's first 1,000 links with a fragment are judged. The ids are
-    /// those of the page as served: an element a script adds is not seen.
+    /// those of the page as served: an element a script adds is not seen,
+    /// and a fragment a script reads (rustdoc's line ranges, `#10-20`, on
+    /// its source pages) is reported, as no element has that id.
     ///
     /// The ids are kept as 32-bit hashes: a fragment that is missing but
     /// shares its hash with one of the target's ids is not reported (once
