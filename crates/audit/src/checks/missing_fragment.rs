@@ -32,6 +32,14 @@ declare_check! {
     /// in four million for a page of 1,000 ids); a fragment reported is
     /// missing.
     ///
+    /// Measured: on the planted site of the audit's tests (a fragment
+    /// missing, one in the wrong case, one inside a `<template>`, one on
+    /// the page itself; as near misses an id, an `<a name>`, a
+    /// percent-encoded id, text fragments, `#TOP`, an empty fragment, a
+    /// target that is gone, another site, a page of too many ids),
+    /// precision and recall 1.0; on the Rust documentation, 69,869
+    /// findings, precision and recall 1.000 (`docs/audit.md`).
+    ///
     /// ## Why it matters
     /// The link lands at the top of the page instead of the section it
     /// promises, and search engines' links to sections (and their
