@@ -61,12 +61,13 @@ struct Row {
     target: i64,
 }
 
-pub(crate) fn check(cx: &Context<'_>) -> Result<Vec<Finding>, rusqlite::Error> {
-    // The joins in this order (`CROSS JOIN`): the pages with fragment
-    // links, each link by its key, its target by its id. SQLite would
-    // rather walk every link by target and read its page's links for each.
-    // A target's ids are read once per target, not once per link.
-    let mut st = cx.conn.prepare(&format!(
+/// The SQL of every link with a fragment to an HTML page, in the order of
+/// its target. The joins stand in this order (`CROSS JOIN`): the pages
+/// with fragment links, each link by its key, its target by its id;
+/// SQLite would rather walk every link by target and read its page's
+/// fragment links again for each.
+fn links_sql() -> String {
+    format!(
         "SELECT s.url_id, f.key, json_extract(f.value, '$[1]'), json_extract(f.value, '$[2]'),
                 json_extract(f.value, '$[3]'), l.target_id
          FROM pages s CROSS JOIN json_each(s.quality, '$.fragment_links') f
@@ -74,19 +75,51 @@ pub(crate) fn check(cx: &Context<'_>) -> Result<Vec<Finding>, rusqlite::Error> {
          CROSS JOIN pages p ON p.url_id = l.target_id
          WHERE instr(s.quality, '\"fragment_links\"') > 0 AND {HTML_PAGE}
          ORDER BY l.target_id"
-    ))?;
-    let mut targets = cx
-        .conn
-        .prepare(
-            "SELECT CASE WHEN json_extract(quality, '$.fragment_targets_capped') THEN NULL
-                    ELSE json_extract(quality, '$.fragment_targets') END
-             FROM pages WHERE url_id = ?1",
-        )?;
+    )
+}
+
+/// The ids of the target met last, read once per target (the links come
+/// in the order of their targets).
+struct TargetIds<'c> {
+    lookup: rusqlite::Statement<'c>,
+    of: Option<i64>,
+    /// `None`: a target read before its ids were kept, or with too many
+    /// to keep: not judged.
+    ids: Option<HashSet<u32>>,
+}
+
+impl<'c> TargetIds<'c> {
+    fn new(cx: &Context<'c>) -> Result<Self, rusqlite::Error> {
+        Ok(TargetIds {
+            lookup: cx.conn.prepare(
+                "SELECT CASE WHEN json_extract(quality, '$.fragment_targets_capped') THEN NULL
+                        ELSE json_extract(quality, '$.fragment_targets') END
+                 FROM pages WHERE url_id = ?1",
+            )?,
+            of: None,
+            ids: None,
+        })
+    }
+
+    /// Whether the link's fragment names nothing on its target (`false`
+    /// for a target not judged).
+    fn misses(&mut self, row: &Row) -> Result<bool, rusqlite::Error> {
+        if self.of != Some(row.target) {
+            let text: Option<String> = self.lookup.query_row([row.target], |t| t.get(0))?;
+            self.ids = text.as_deref().map(hashes);
+            self.of = Some(row.target);
+        }
+        Ok(self
+            .ids
+            .as_ref()
+            .is_some_and(|ids| !row.hashes.iter().any(|h| ids.contains(h))))
+    }
+}
+
+pub(crate) fn check(cx: &Context<'_>) -> Result<Vec<Finding>, rusqlite::Error> {
+    let mut st = cx.conn.prepare(&links_sql())?;
+    let mut targets = TargetIds::new(cx)?;
     let mut rows = st.query([])?;
-    // `None`: a target read before its ids were kept, or with too many
-    // to keep: not judged.
-    let mut ids: Option<HashSet<u32>> = None;
-    let mut ids_of = None;
     let mut seen: HashSet<(i64, i64, String)> = HashSet::default();
     let mut missing = Vec::new();
     while let Some(r) = rows.next()? {
@@ -97,17 +130,7 @@ pub(crate) fn check(cx: &Context<'_>) -> Result<Vec<Finding>, rusqlite::Error> {
             hashes: [r.get(3)?, r.get(4)?],
             target: r.get(5)?,
         };
-        if ids_of != Some(row.target) {
-            let text: Option<String> = targets.query_row([row.target], |t| t.get(0))?;
-            ids = text.as_deref().map(hashes);
-            ids_of = Some(row.target);
-        }
-        let Some(ids) = &ids else {
-            continue;
-        };
-        if !row.hashes.iter().any(|h| ids.contains(h))
-            && seen.insert((row.source, row.target, row.fragment.clone()))
-        {
+        if targets.misses(&row)? && seen.insert((row.source, row.target, row.fragment.clone())) {
             missing.push(row);
         }
     }
