@@ -20,6 +20,16 @@ Not judged, with the reason printed:
   security/missing-headers: the site is served over http://; the check
     is about HTTPS pages, so every finding is false by definition.
 
+links/missing-fragment: the verifier resolves each <a>/<area> href with a
+  fragment (cut at a text directive ':~:'; '' and 'top' skipped) against
+  its page, and looks the fragment up, as written and percent-decoded,
+  among the target's ids (outside <template>) and <a name>s, as read by
+  its own parser; only targets it read as HTML pages; the first 1,000
+  such links of a page. The JSON-LD checks read each block with
+  json.loads against the table of docs/audit.md, written again here; the
+  hreflang checks read <link rel=alternate hreflang> with html.parser and
+  the targets' records (robots, canonical) from fetch_site.py's index.
+
 content/thin: words are counted two ways (see Page):
   verifier  the visible text as a browser shows it: text outside
             <script>, <style>, <title>, <template> and the fallback content
@@ -44,7 +54,7 @@ processes, default: the number of CPUs)."""
 import sys, os, json, re, collections, html, ipaddress
 from html.parser import HTMLParser
 from multiprocessing import Pool
-from urllib.parse import urlsplit
+from urllib.parse import urlsplit, unquote
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from common import *
 
@@ -56,6 +66,8 @@ CHECKS = [
     'content/multiple-title', 'content/lang-missing', 'content/lang-invalid',
     'content/viewport-missing', 'content/duplicate-id', 'content/heading-skip', 'content/thin',
     'structured-data/invalid-json-ld', 'security/missing-headers', 'links/protocol-relative',
+    'links/missing-fragment', 'structured-data/missing-required', 'structured-data/conflicting-context',
+    'hreflang/lang-mismatch', 'hreflang/to-non-canonical', 'hreflang/to-noindex', 'hreflang/relative',
 ]
 
 # ------------------------------------------------------------ the parser
@@ -98,6 +110,8 @@ class Page(HTMLParser):
         self._jsonld = None
         self.links = []       # dict(kind, href, nofollow, anchor, in_template)
         self._a = None
+        self.names = []       # <a name> values, outside <template>
+        self.alternates = []  # (hreflang, href as written) of <link rel=alternate hreflang>
 
     # text ------------------------------------------------------------
     def _flush(self, ends_word):
@@ -165,11 +179,16 @@ class Page(HTMLParser):
         # (what it holds is not the document's).
         if not self.template and 'id' in a and a['id'].strip():
             self.ids.append(a['id'].strip())
+        if tag == 'link' and 'hreflang' in a and 'href' in a and 'alternate' in [
+                w.lower() for w in re.split(r'[ \t\n\f\r]+', a.get('rel', ''))]:
+            self.alternates.append((a['hreflang'].strip(), a['href'].strip()))
         if tag == 'template':
             self.template += 1
             return
         if self.template:
             return
+        if tag == 'a' and a.get('name', '').strip():
+            self.names.append(a['name'].strip())
         if tag == 'svg':
             self.svg += 1
         elif tag == 'img':
@@ -236,6 +255,7 @@ def page_facts(sha):
     return sha, dict(
         images=p.images, titles=p.titles, lang=p.lang, viewport=p.viewport,
         ids=p.ids, headings=p.headings, jsonld=p.jsonld, links=p.links,
+        names=p.names, alternates=p.alternates,
         words=len(UWORD.findall(text)), cwords=p.cwords,
         # what makes the two counts differ, for the report
         refs=len(re.findall(r'&#?\w+;', body.decode('utf-8', 'replace'))),
@@ -653,6 +673,16 @@ def page_checks(codes):
             lambda r, F: next(('block %d: %s' % (i + 1, e) for i, e in enumerate(jsonld_error(t) for t in F['jsonld']) if e), None),
             compare=lambda f, s: None if ('block %s:' % s.split(':')[0].split()[1]) in f['message'] else 'verifier %s' % s),
         'content/thin': thin,
+        'structured-data/missing-required': lambda: simple(
+            'structured-data/missing-required', lambda r, F: missing_required_of(F),
+            compare=lambda f, m: None if count_in(f['message'], r'^(\d+) JSON-LD') == len(m) and f['message'].endswith(m[0])
+            else 'verifier %d, first %r' % (len(m), m[0])),
+        'structured-data/conflicting-context': lambda: simple(
+            'structured-data/conflicting-context', lambda r, F: contexts_of(F),
+            compare=lambda f, k: None if f['message'].endswith(', '.join(k)) else 'verifier %r' % k),
+        'hreflang/relative': lambda: simple(
+            'hreflang/relative', lambda r, F: [h for _, h in F['alternates'] if relative_href(h)] or None,
+            compare=lambda f, hs: None if count_in(f['message'], r'^(\d+) hreflang') == len(hs) else 'verifier %d' % len(hs)),
     }
     for code in codes:
         if code in run:
@@ -699,6 +729,227 @@ def thin():
     return out
 
 
+# ------------------------------------------------------------ fragments
+
+def element_fragment(href):
+    """The fragment a browser looks an element up by: after the first '#',
+    a text directive (':~:') cut off; None for none, '' and 'top'."""
+    if '#' not in href:
+        return None
+    frag = href.split('#', 1)[1].split(':~:', 1)[0]
+    return None if frag == '' or frag.lower() == 'top' else frag
+
+
+def missing_fragment():
+    """<a>/<area> links whose fragment is neither an id (outside <template>)
+    nor an <a name> of the target HTML page, as written or percent-decoded;
+    the first 1,000 such links of each page; one per page, target and
+    fragment."""
+    code = 'links/missing-fragment'
+    mine, anchors, capped = {}, {}, 0
+    for r in RECS:
+        n = 0
+        for l in FACTS[r['sha']]['links']:
+            frag = element_fragment(l['href']) if l['kind'] in ('a', 'area') else None
+            if frag is None:
+                continue
+            n += 1
+            if n > 1000:
+                capped += 1
+                break
+            t = target(r, l['href'])
+            if t is None or t not in idx or not html_page(idx[t]):
+                continue
+            sha = idx[t]['sha']
+            if sha not in anchors:
+                anchors[sha] = set(FACTS[sha]['ids']) | set(FACTS[sha]['names'])
+            if len(anchors[sha]) > 10000:
+                continue
+            if frag in anchors[sha] or unquote(frag, errors='replace') in anchors[sha]:
+                continue
+            mine[(r['url'], t + '#' + frag)] = True
+    print('  links/missing-fragment: %d page(s) with over 1,000 links with a fragment' % capped, flush=True)
+
+    def key(f):
+        t, _, frag = (f.get('related') or [''])[0].partition('#')
+        return (norm(f['url']), norm(t) + '#' + frag)
+    explain[code] = lambda k: 'verifier: the target has that id or name, or is not an HTML page it read'
+    return judge(code, mine, key=key)
+
+
+# ------------------------------------------------------------ structured data
+
+def schema_types(node):
+    t = node.get('@type')
+    ts = t if isinstance(t, list) else [t]
+    out = []
+    for x in ts:
+        if isinstance(x, str):
+            x = x.strip()
+            for p in ('https://schema.org/', 'http://schema.org/', 'schema:'):
+                if x.startswith(p):
+                    x = x[len(p):]
+                    break
+            out.append(x)
+    return out
+
+
+def has(node, k):
+    v = node.get(k)
+    return not (v is None or (isinstance(v, str) and not v.strip()) or (isinstance(v, (list, dict)) and not v))
+
+
+def listed(v):
+    return v if isinstance(v, list) else [v]
+
+
+def lacking(t, node):
+    """The documented table (docs/audit.md): what an item of type t lacks,
+    or None for a type outside it."""
+    if t == 'Product':
+        m = [k for k in ('name',) if not has(node, k)]
+        if not any(has(node, k) for k in ('offers', 'review', 'aggregateRating')):
+            m.append('offers, review or aggregateRating')
+        return m
+    if t == 'Recipe':
+        return [k for k in ('name', 'image') if not has(node, k)]
+    if t == 'Event':
+        return [k for k in ('name', 'startDate', 'location') if not has(node, k)]
+    if t == 'JobPosting':
+        m = [k for k in ('title', 'description', 'datePosted', 'hiringOrganization') if not has(node, k)]
+        remote = any(isinstance(x, str) and x.strip().upper() == 'TELECOMMUTE' for x in listed(node.get('jobLocationType')))
+        if not remote and not has(node, 'jobLocation'):
+            m.append('jobLocation')
+        return m
+    if t == 'BreadcrumbList':
+        if not has(node, 'itemListElement'):
+            return ['itemListElement']
+        items = listed(node['itemListElement'])
+        m = []
+        for i, li in enumerate(items, 1):
+            if not isinstance(li, dict):
+                m += ['position in itemListElement %d' % i, 'name in itemListElement %d' % i]
+                continue
+            named = has(li, 'name') or (isinstance(li.get('item'), dict) and has(li['item'], 'name'))
+            m += ['%s in itemListElement %d' % (k, i) for k, bad in (
+                ('position', not has(li, 'position')), ('name', not named),
+                ('item', i < len(items) and not has(li, 'item'))) if bad]
+        return m
+    if t == 'FAQPage':
+        if not has(node, 'mainEntity'):
+            return ['mainEntity']
+        m = []
+        for i, q in enumerate(listed(node['mainEntity']), 1):
+            if not isinstance(q, dict):
+                m.append('name in mainEntity %d' % i)
+                continue
+            if not has(q, 'name'):
+                m.append('name in mainEntity %d' % i)
+            if not has(q, 'acceptedAnswer'):
+                m.append('acceptedAnswer in mainEntity %d' % i)
+            elif any(not isinstance(a, dict) or not has(a, 'text') for a in listed(q['acceptedAnswer'])):
+                m.append('acceptedAnswer text in mainEntity %d' % i)
+        return m
+    return None
+
+
+def ld_items(block):
+    """Top-level objects of a block, each with its @graph members."""
+    tops = [block] if isinstance(block, dict) else [x for x in block if isinstance(x, dict)] if isinstance(block, list) else []
+    return tops
+
+
+def parsed_blocks(F):
+    for i, text in enumerate(F['jsonld'][:], 1):
+        try:
+            yield i, json.loads(text[:1 << 20])
+        except ValueError:
+            continue
+
+
+def missing_required_of(F):
+    found = []
+    for i, block in parsed_blocks(F):
+        for top in ld_items(block):
+            nodes = [top] + [g for g in listed(top.get('@graph')) if isinstance(g, dict)]
+            for node in nodes:
+                for t in schema_types(node):
+                    m = lacking(t, node)
+                    if m:
+                        found.append('block %d: %s lacks %s' % (i, t, ', '.join(m)))
+    return found or None
+
+
+def vocab(iri):
+    s = iri.strip().lower()
+    for p in ('https://', 'http://'):
+        if s.startswith(p):
+            s = s[len(p):]
+            break
+    if s.startswith('www.'):
+        s = s[4:]
+    if s == 'schema.org' or s.startswith('schema.org/') or s.startswith('schema.org#'):
+        return 'schema.org'
+    return s.rstrip('/#')
+
+
+def contexts_of(F):
+    keys = []
+    for _, block in parsed_blocks(F):
+        for top in ld_items(block):
+            if '@context' not in top:
+                continue
+            names = set()
+            for c in listed(top['@context']):
+                v = c if isinstance(c, str) else c.get('@vocab') if isinstance(c, dict) else None
+                if isinstance(v, str) and vocab(v):
+                    names.add(vocab(v))
+            k = ' + '.join(sorted(names))
+            if k and k not in keys:
+                keys.append(k)
+    return keys if len(keys) > 1 else None
+
+
+# ------------------------------------------------------------ hreflang
+
+def hreflang_links():
+    """(source record, code, target URL, href as written) of every hreflang
+    alternate of the pages whose links the crawl reads."""
+    for r in RECS:
+        for code, href in FACTS[r['sha']]['alternates']:
+            yield r, code, target(r, href), href
+
+
+def primary(tag):
+    return tag.split('-')[0].lower()
+
+
+def lang_mismatch():
+    code = 'hreflang/lang-mismatch'
+    mine = {}
+    for r, c, t, _ in hreflang_links():
+        if t is None or t not in idx or not html_page(idx[t]) or c.lower() == 'x-default':
+            continue
+        lang = FACTS[idx[t]['sha']]['lang']
+        if not lang or not lang_ok(lang) or '_' in c or not re.match(r'^[A-Za-z]{2,3}(-|$)', c):
+            continue
+        if primary(lang) != primary(c):
+            mine.setdefault(t, set()).add(c)
+    return judge(code, mine)
+
+
+def hreflang_pairs(code, pred):
+    mine = {}
+    for r, c, t, _ in hreflang_links():
+        if t is not None and t in idx and pred(idx[t]):
+            mine[(r['url'], t)] = True
+    return judge(code, mine, key=lambda f: (norm(f['url']), norm((f.get('related') or [''])[0])))
+
+
+def relative_href(h):
+    return not re.match(r'^[A-Za-z][A-Za-z0-9+.-]*:', h.strip())
+
+
 # ------------------------------------------------------------ not applicable here
 
 def not_judged(code, why):
@@ -727,7 +978,12 @@ def main(codes):
     link = {
         'links/dead-end': dead_end, 'links/too-many': too_many, 'links/private-address': private_address,
         'links/follow-and-nofollow': follow_and_nofollow, 'links/non-descriptive-anchor': non_descriptive_anchor,
-        'links/protocol-relative': protocol_relative,
+        'links/protocol-relative': protocol_relative, 'links/missing-fragment': missing_fragment,
+        'hreflang/lang-mismatch': lang_mismatch,
+        'hreflang/to-non-canonical': lambda: hreflang_pairs(
+            'hreflang/to-non-canonical', lambda t: html_page(t) and canonical_elsewhere(t)),
+        'hreflang/to-noindex': lambda: hreflang_pairs(
+            'hreflang/to-noindex', lambda t: t['status'] == 200 and noindex(t)),
     }
     print('pages read: %d HTML pages (%d distinct bodies), %d pages whose links count' % (
         len(HTML), len({r['sha'] for r in HTML}), len(RECS)), flush=True)

@@ -232,6 +232,13 @@ checks![
     security_headers,
     protocol_relative,
     soft_404,
+    missing_fragment,
+    missing_required,
+    conflicting_context,
+    lang_mismatch,
+    hreflang_to_non_canonical,
+    hreflang_to_noindex,
+    hreflang_relative,
 ];
 
 /// The check with this code.

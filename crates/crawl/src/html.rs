@@ -670,10 +670,8 @@ pub(crate) fn scan_text(
             }
             Markup::Start(name, attributes) => {
                 words.end_word();
-                if templates == 0
-                    && let Some(id) = id_attribute(attributes)
-                {
-                    ids.id(decode_entities(decoded(id, encoding).into_owned()).trim());
+                if templates == 0 {
+                    tag_quality(ids, name, tag_facts(attributes), encoding);
                 }
                 if name.eq_ignore_ascii_case(b"template") {
                     templates += 1;
@@ -703,6 +701,26 @@ pub(crate) fn scan_text(
         }
         ControlFlow::Continue(())
     });
+}
+
+/// What the page facts take of a start tag's attributes: its id, an
+/// `<a>`'s name, whether it makes a microdata item or an RDFa resource.
+fn tag_quality(
+    q: &mut crate::quality::QualityPass,
+    name: &[u8],
+    f: TagFacts<'_>,
+    encoding: &'static encoding_rs::Encoding,
+) {
+    let text = |v: &[u8]| decode_entities(decoded(v, encoding).into_owned());
+    if let Some(id) = f.id {
+        q.id(text(id).trim());
+    }
+    if name.eq_ignore_ascii_case(b"a")
+        && let Some(n) = f.name
+    {
+        q.name(text(n).trim());
+    }
+    q.item(f.itemscope, f.typeof_);
 }
 
 /// A piece of a page met by [`walk_markup`].
@@ -946,17 +964,58 @@ fn ends_heading(name: &[u8], _start: bool) -> bool {
     matches!(name, [b'h' | b'H', b'1'..=b'6'])
 }
 
-/// The end of a tag's name (from `name`, its first byte) and the offset
-/// just past the tag's `>`, `None` when the page ends inside the tag.
-/// Attribute values in quotes may hold `>`.
 /// The value of the `id` attribute among a start tag's `attributes` (the
 /// bytes after its name), as written: the first one, as a parser keeps the
-/// first of an attribute given twice; `None` without one. Tags without a
-/// `d` after an `i` are passed over at the cost of one `memchr`.
+/// first of an attribute given twice; `None` without one.
+#[cfg(test)]
 fn id_attribute(tag: &[u8]) -> Option<&[u8]> {
-    if !memchr::memchr2_iter(b'd', b'D', tag).any(|at| at > 0 && tag[at - 1] | 0x20 == b'i') {
-        return None;
+    tag_facts(tag).id
+}
+
+/// What the page facts read of a start tag's attributes (the bytes after
+/// its name), as written: the first `id` and `name` (a parser keeps the
+/// first of an attribute given twice), and whether `itemscope` and
+/// `typeof` are there.
+#[derive(Debug, Default, Clone, Copy, PartialEq, Eq)]
+struct TagFacts<'a> {
+    id: Option<&'a [u8]>,
+    name: Option<&'a [u8]>,
+    itemscope: bool,
+    typeof_: bool,
+}
+
+/// Whether `tag` holds the byte `first` (a lower-case letter, in any
+/// case) just before `second` (in any case).
+fn has_pair(tag: &[u8], first: u8, second: u8) -> bool {
+    memchr::memchr2_iter(second, second.to_ascii_uppercase(), tag)
+        .any(|at| at > 0 && tag[at - 1] | 0x20 == first)
+}
+
+/// The [`TagFacts`] of a start tag. Tags without `id`, `pe` (`itemscope`,
+/// `typeof`) or `am` (`name`) in their bytes are passed over at the cost
+/// of three `memchr`s.
+fn tag_facts(tag: &[u8]) -> TagFacts<'_> {
+    let mut f = TagFacts::default();
+    if !(has_pair(tag, b'i', b'd') || has_pair(tag, b'p', b'e') || has_pair(tag, b'a', b'm')) {
+        return f;
     }
+    each_attribute(tag, |attr, value| {
+        if attr.eq_ignore_ascii_case(b"id") {
+            f.id = f.id.or(Some(value));
+        } else if attr.eq_ignore_ascii_case(b"name") {
+            f.name = f.name.or(Some(value));
+        } else if attr.eq_ignore_ascii_case(b"itemscope") {
+            f.itemscope = true;
+        } else if attr.eq_ignore_ascii_case(b"typeof") {
+            f.typeof_ = true;
+        }
+    });
+    f
+}
+
+/// Each attribute of a start tag's `attributes`, name and value as
+/// written, in order, as a parser reads them.
+fn each_attribute<'a>(tag: &'a [u8], mut visit: impl FnMut(&'a [u8], &'a [u8])) {
     let space = |b: u8| matches!(b, b'\t' | b'\n' | b'\x0c' | b'\r' | b' ');
     let n = tag.len();
     let mut i = 0;
@@ -965,7 +1024,7 @@ fn id_attribute(tag: &[u8]) -> Option<&[u8]> {
             i += 1;
         }
         if i >= n || tag[i] == b'>' {
-            return None;
+            return;
         }
         let start = i;
         i += 1;
@@ -997,12 +1056,13 @@ fn id_attribute(tag: &[u8]) -> Option<&[u8]> {
                 }
             }
         }
-        if attr.eq_ignore_ascii_case(b"id") {
-            return Some(value);
-        }
+        visit(attr, value);
     }
 }
 
+/// The end of a tag's name (from `name`, its first byte) and the offset
+/// just past the tag's `>`, `None` when the page ends inside the tag.
+/// Attribute values in quotes may hold `>`.
 fn tag_end(bytes: &[u8], name: usize) -> (usize, Option<usize>) {
     let n = bytes.len();
     let mut i = name;
@@ -1228,6 +1288,14 @@ static ANY: LazyLock<Selector> = LazyLock::new(|| {
 /// reading of a page's text (the markup scan reads ids itself: this
 /// selector makes lol_html read every element's attributes, which costs a
 /// crawl an eighth of its time).
+/// The elements whose attributes the older reading asks the parser for,
+/// beside their ids: microdata items, RDFa resources, named anchors.
+static ITEMS_AND_NAMES: LazyLock<Selector> = LazyLock::new(|| {
+    "[itemscope], [typeof], a[name]"
+        .parse::<Selector>()
+        .unwrap_or_else(|e| panic!("the selector of items and names is valid CSS: {e}"))
+});
+
 static WITH_ID: LazyLock<Selector> = LazyLock::new(|| {
     "[id]"
         .parse::<Selector>()
@@ -1437,6 +1505,10 @@ impl Pass {
                         self.on_id(el);
                         Ok(())
                     }),
+                    element!(&ITEMS_AND_NAMES, |el| {
+                        self.on_item_or_name(el);
+                        Ok(())
+                    }),
                     element!(&ANY, |el| self.on_element(el)),
                 ],
             },
@@ -1624,6 +1696,21 @@ impl Pass {
         {
             self.quality.borrow_mut().id(id.trim());
         }
+    }
+
+    /// A microdata item, an RDFa resource or a named anchor, outside
+    /// `<template>`s, in the older reading.
+    fn on_item_or_name(&self, el: &mut Element<'_, '_>) {
+        if self.quality_templates.get() > 0 {
+            return;
+        }
+        let mut q = self.quality.borrow_mut();
+        if el.tag_name() == "a"
+            && let Some(name) = attr(el, "name")
+        {
+            q.name(name.trim());
+        }
+        q.item(el.has_attribute("itemscope"), el.has_attribute("typeof"));
     }
 
     fn on_quality(&self, el: &mut Element<'_, '_>, name: &str) {
@@ -1845,15 +1932,25 @@ impl Pass {
                     .get_or_insert_with(|| l.href.clone());
             }
         }
-        for (i, &at) in quality.jsonld_at.iter().enumerate() {
-            q.jsonld += 1;
-            if q.jsonld_error.is_none() {
-                let text = raw_element_text(bytes, at, b"script", encoding, MAX_JSONLD);
-                if let Some(e) = crate::quality::jsonld_error(&text) {
-                    q.jsonld_error = Some(format!("block {}: {e}", i + 1));
-                }
+        for a in &facts.alternates {
+            if crate::quality::is_relative(&a.href) {
+                q.hreflang_relative += 1;
+                q.hreflang_relative_first
+                    .get_or_insert_with(|| a.href.clone());
             }
         }
+        for (i, &at) in quality.jsonld_at.iter().enumerate() {
+            q.jsonld += 1;
+            let text = raw_element_text(bytes, at, b"script", encoding, MAX_JSONLD);
+            match serde_json::from_str::<serde_json::Value>(&text) {
+                Ok(value) => crate::structured::read_block(q, i + 1, &value),
+                Err(e) if q.jsonld_error.is_none() => {
+                    q.jsonld_error = Some(format!("block {}: {e}", i + 1));
+                }
+                Err(_) => {}
+            }
+        }
+        quality.finish_fragment_targets();
         facts.quality = quality.quality;
         facts
     }
@@ -2082,6 +2179,33 @@ mod tests {
         .unwrap();
         assert_eq!(facts.quality.duplicate_ids, 2);
         assert_eq!(facts.quality.duplicate_id_first.as_deref(), Some("x"));
+    }
+
+    #[test]
+    fn ids_names_items_and_relative_hreflang_are_read_in_both_readings() {
+        use crate::quality::fragment_hash;
+        let page = br#"<html><head><link rel="alternate" hreflang="de" href="/de/">
+            <link rel="alternate" hreflang="fr" href="https://example.com/fr/">
+            <link rel="alternate" hreflang="it" href="//example.com/it/"></head>
+            <body><h2 id="a">x</h2><a name="b">b</a><p name="c"></p><a NAME='d' name="e"></a>
+            <div itemscope itemtype="https://schema.org/Thing"><span itemscope></span></div>
+            <div vocab="https://schema.org/" typeof="Person"></div>
+            <template><i id="t"></i><div itemscope></div></template>
+            <script type="application/ld+json">{"@context": "https://schema.org", "@type": "Product", "name": "p"}</script>
+            <script type="application/ld+json">{"@context": "https://example.org/v", "@type": "Thing"}</script>
+            </body></html>"#;
+        let mut want: Vec<u32> = ["a", "b", "d"].iter().map(|s| fragment_hash(s)).collect();
+        want.sort_unstable();
+        let want: String = want.iter().map(|h| format!("{h:08x}")).collect();
+        for reading in [TextReading::Scan, TextReading::Parser] {
+            let q = extract_with(page, None, reading).unwrap().quality;
+            assert_eq!(q.fragment_targets, want, "{reading:?}");
+            assert_eq!((q.microdata, q.rdfa), (2, 1), "{reading:?}");
+            assert_eq!(q.hreflang_relative, 2);
+            assert_eq!(q.hreflang_relative_first.as_deref(), Some("/de/"));
+            assert_eq!(q.jsonld_missing, 1);
+            assert_eq!(q.jsonld_contexts, ["schema.org", "example.org/v"]);
+        }
     }
 
     #[test]

@@ -32,6 +32,7 @@ mod pipeline;
 mod quality;
 mod settings;
 mod sitemap;
+mod structured;
 mod throttle;
 mod workers;
 
@@ -61,7 +62,10 @@ pub use ownership::{
     SiteReport, SiteToken, Verification, Verified, verify_site,
 };
 pub use pipeline::RobotsRead;
-pub use quality::{LONG_ALT, Quality, jsonld_error};
+pub use quality::{
+    FragmentLink, LONG_ALT, MAX_CONTEXTS, MAX_FRAGMENT_LINKS, MAX_FRAGMENT_TARGETS, Quality,
+    element_fragment, fragment_hash, fragment_link, is_relative, percent_decoded,
+};
 pub use settings::{
     CHANGES_META, ChangeRule, CrawlSettings, READING_RULES, SETTINGS_META, SettingChange,
     SettingsRefusal,

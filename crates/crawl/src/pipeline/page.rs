@@ -233,6 +233,12 @@ fn take_html<A: Admission>(
         links.link(against, target, LinkKind::Refresh, None, None, how);
     }
     for l in std::mem::take(&mut facts.links) {
+        if l.element != LinkElement::Frame
+            && facts.quality.fragment_links.len() < crate::quality::MAX_FRAGMENT_LINKS
+            && let Some(f) = crate::quality::fragment_link(links.position, &l.href)
+        {
+            facts.quality.fragment_links.push(f);
+        }
         let words = l.rel.words();
         let kind = match l.element {
             LinkElement::A => LinkKind::A,
@@ -244,6 +250,7 @@ fn take_html<A: Admission>(
         let rel = (!words.is_empty()).then_some(words);
         links.link(&base_url, &l.href, kind, anchor, rel, how);
     }
+    record_quality(taken.record, &facts, page);
     take_canonicals(links, taken.record, &facts, page, &base_url, &follow);
     for a in &facts.alternates {
         let hreflang = Some(a.hreflang.clone());
@@ -427,6 +434,17 @@ fn take_refresh(record: &mut PageRecord, against: &Url, content: &str, target: &
     instant
 }
 
+/// The page facts of an HTML page (`pages.quality`), once its links are
+/// numbered: with the fragments they name, and an HTTPS page's security
+/// headers.
+fn record_quality(record: &mut PageRecord, facts: &HtmlFacts, page: &PageResponse) {
+    let mut quality = facts.quality.clone();
+    if page.url.scheme() == "https" {
+        quality.security = Some(page.security);
+    }
+    record.quality = serde_json::to_string(&quality).ok();
+}
+
 /// What the audit reads of an HTML page, beside its links and directives.
 fn record_facts(record: &mut PageRecord, facts: &HtmlFacts, page: &PageResponse, base: &Url) {
     let descriptions: Vec<&html::Meta> = facts
@@ -476,11 +494,6 @@ fn record_facts(record: &mut PageRecord, facts: &HtmlFacts, page: &PageResponse,
             lines.join("\n")
         });
     }
-    let mut quality = facts.quality.clone();
-    if page.url.scheme() == "https" {
-        quality.security = Some(page.security);
-    }
-    record.quality = serde_json::to_string(&quality).ok();
     if base.scheme() == "https" {
         record.mixed_active = Some(facts.insecure_active);
         record.mixed_passive = Some(facts.insecure_passive);

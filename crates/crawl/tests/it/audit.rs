@@ -732,11 +732,13 @@ async fn each_check_finds_exactly_its_planted_instance() {
             "no findings: security/mixed-content-active, links/broken-external, \
              robots/robots-tag-invalid, usage/conflict, security/mixed-content-passive, \
              links/private-address, content/multiple-title, content/lang-invalid, \
-             structured-data/invalid-json-ld, content/soft-404, usage/reader-dependent, \
+             structured-data/invalid-json-ld, content/soft-404, links/missing-fragment, \
+             structured-data/missing-required, hreflang/lang-mismatch, \
+             hreflang/to-non-canonical, hreflang/to-noindex, usage/reader-dependent, \
              links/too-many, \
              links/non-descriptive-anchor, content/multiple-description, images/long-alt, \
              content/duplicate-id, content/heading-skip, security/missing-headers, \
-             links/protocol-relative"
+             links/protocol-relative, structured-data/conflicting-context"
         ),
         "{text}"
     );

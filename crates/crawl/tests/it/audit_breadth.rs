@@ -2,8 +2,11 @@
 //! descriptions and sitemaps in new ways (dead ends, too many links,
 //! private addresses, follow and nofollow to one target, generic anchor
 //! text, several descriptions, indexable pages missing from sitemaps, URLs
-//! in several sitemaps), each with near misses; precision and recall 1.0
-//! per check.
+//! in several sitemaps), the page facts' checks, links to fragments a
+//! page lacks, JSON-LD items without their required properties or with
+//! conflicting contexts, and hreflang that disagrees with a page's
+//! language, names a non-canonical or noindex page or is written
+//! relative, each with near misses; precision and recall 1.0 per check.
 
 use std::fmt::Write as _;
 use std::sync::{Arc, OnceLock};
@@ -66,6 +69,22 @@ const PAGES: &[&str] = &[
     "/soft-text",
     "/e0404",
     "/gone-page",
+    "/frag",
+    "/frag-target",
+    "/many-ids",
+    "/ld-product",
+    "/ld-graph",
+    "/ld-faq",
+    "/ld-fine",
+    "/ctx-conflict",
+    "/ctx-fine",
+    "/hl-en",
+    "/hl-de",
+    "/hl-source",
+    "/hl-noncanon",
+    "/hl-noindex",
+    "/hl-pt",
+    "/hl-nl",
     "/unlisted",
     "/unlisted-noindex",
     "/unlisted-canonical",
@@ -101,6 +120,55 @@ fn words(n: usize) -> String {
         s
     });
     format!("<p>{text}</p>")
+}
+
+/// A page in language `lang` with a viewport, `head` and 220 words.
+fn in_lang(lang: &str, head: &str) -> Reply {
+    doc(
+        &format!(r#" lang="{lang}""#),
+        &format!(r#"<meta name="viewport" content="x">{head}"#),
+        &format!("{HOME}{}", words(220)),
+    )
+}
+
+/// The JSON-LD blocks of a page.
+fn ld(blocks: &[&str]) -> String {
+    blocks
+        .iter()
+        .map(|b| format!(r#"<script type="application/ld+json">{b}</script>"#))
+        .collect()
+}
+
+/// The links of `/frag`: to sections of `/frag-target` and of itself.
+const FRAGMENT_LINKS: &str = r##"<h2 id="own">own</h2>
+    <a href="/frag-target#here">the here section</a>
+    <a href="/frag-target#named">the named anchor</a>
+    <a href="/frag-target#caf%C3%A9">the café section</a>
+    <a href="/frag-target#café">the café section as written</a>
+    <a href="/frag-target#:~:text=Here">a text fragment</a>
+    <a href="/frag-target#here:~:text=x">the here section with a text fragment</a>
+    <a href="/frag-target#TOP">the top of the target</a>
+    <a href="/frag-target#">an empty fragment</a>
+    <a href="/frag-target#missing">a missing section</a>
+    <a href="/frag-target#missing">the missing section again</a>
+    <a href="/frag-target#space">a section by the wrong case</a>
+    <a href="/frag-target#in-template">a section inside a template</a>
+    <a href="#own">this page's own section</a>
+    <a href="#nowhere">a section this page lacks</a>
+    <a href="/gone-page#x">a section of a page that is gone</a>
+    <a href="http://other.invalid/#x">a section of another site</a>
+    <a href="/many-ids#nothing">a page of too many ids to keep</a>"##;
+
+/// The hreflang alternates of `/hl-source`: to a page that names another
+/// canonical, a noindex page, a URL written relative, and a sound one.
+fn source_alternates(base: &str) -> String {
+    format!(
+        r#"<link rel="alternate" hreflang="en" href="{base}/hl-source">
+           <link rel="alternate" hreflang="es" href="{base}/hl-noncanon">
+           <link rel="alternate" hreflang="it" href="{base}/hl-noindex">
+           <link rel="alternate" hreflang="pt" href="/hl-pt">
+           <link rel="alternate" hreflang="nl" href="{base}/hl-nl">"#
+    )
 }
 
 fn external(n: usize) -> String {
@@ -273,6 +341,95 @@ fn route(path: &str, base: &str) -> Reply {
         "/soft-text" => page("", &format!("{HOME}{SORRY}")),
         "/soft-h1" => page("", &format!("{HOME}<h1>404 - nothing here</h1>")),
         "/e0404" => page("", &format!("{HOME}<h1>Error code E0404</h1>")),
+        "/frag" => page("", &format!("{HOME}{FRAGMENT_LINKS}")),
+        "/frag-target" => page(
+            "",
+            &format!(
+                r#"{HOME}<h2 id="here">h</h2><a name="named">n</a><p id="café">c</p><p id="Space">s</p>
+                   <template><p id="in-template">t</p></template>"#
+            ),
+        ),
+        "/many-ids" => {
+            let ids: String = (0..=10_000).fold(String::new(), |mut s, i| {
+                let _ = write!(s, "<i id=\"i{i}\"></i>");
+                s
+            });
+            page("", &format!("{HOME}{ids}"))
+        }
+        "/ld-product" => page(
+            &ld(&[r#"{"@context": "https://schema.org", "@type": "Product", "name": "anvil"}"#]),
+            HOME,
+        ),
+        "/ld-graph" => page(
+            &ld(&[r#"{"@context": "https://schema.org", "@graph": [
+                {"@type": "Organization"},
+                {"@type": "Product", "name": "anvil", "offers": {"@type": "Offer", "price": "1"}},
+                {"@type": "BreadcrumbList", "itemListElement": [
+                    {"@type": "ListItem", "position": 1, "name": "Home", "item": "/"},
+                    {"@type": "ListItem", "name": "Anvils"}]}]}"#]),
+            HOME,
+        ),
+        "/ld-faq" => page(
+            &ld(&[
+                r#"{"@context": "https://schema.org", "@type": "FAQPage", "mainEntity": [
+                {"@type": "Question", "name": "why?", "acceptedAnswer": {"@type": "Answer", "text": "so"}},
+                {"@type": "Question", "name": "how?"}]}"#,
+            ]),
+            HOME,
+        ),
+        "/ld-fine" => page(
+            &ld(&[
+                r#"[{"@context": "https://schema.org", "@type": ["Product", "Thing"], "name": "anvil",
+                  "aggregateRating": {"@type": "AggregateRating", "ratingValue": 4}},
+                 {"@context": "https://schema.org", "@type": "Article"},
+                 {"@context": "https://schema.org", "@type": "Review",
+                  "itemReviewed": {"@type": "Product"}},
+                 {"@context": "https://schema.org", "@type": "BreadcrumbList", "itemListElement": [
+                    {"@type": "ListItem", "position": 1, "name": "Home", "item": "/"},
+                    {"@type": "ListItem", "position": 2, "name": "Anvils"}]},
+                 {"@context": "https://schema.org", "@type": "Event", "name": "fair",
+                  "startDate": "2026-12-01", "location": "here"}]"#,
+            ]),
+            &format!(r#"{HOME}<div itemscope itemtype="https://schema.org/Product"></div>"#),
+        ),
+        "/ctx-conflict" => page(
+            &ld(&[
+                r#"{"@context": "https://schema.org", "@type": "Thing"}"#,
+                r#"{"@context": "https://example.org/vocab", "@type": "Thing"}"#,
+            ]),
+            HOME,
+        ),
+        "/ctx-fine" => page(
+            &ld(&[
+                r#"{"@context": "http://schema.org", "@type": "Thing"}"#,
+                r#"{"@context": "https://schema.org/", "@type": "Thing"}"#,
+                r#"{"@context": ["https://schema.org", {"@language": "en"}], "@type": "Thing"}"#,
+                r#"{"@type": "Thing"}"#,
+            ]),
+            HOME,
+        ),
+        "/hl-en" | "/hl-de" => {
+            let lang = if path == "/hl-en" { "en-US" } else { "en" };
+            in_lang(
+                lang,
+                &format!(
+                    r#"<link rel="alternate" hreflang="en" href="{base}/hl-en">
+                       <link rel="alternate" hreflang="de" href="{base}/hl-de">
+                       <link rel="alternate" hreflang="x-default" href="{base}/hl-en">"#
+                ),
+            )
+        }
+        "/hl-source" => in_lang("en", &source_alternates(base)),
+        "/hl-noncanon" => in_lang(
+            "es",
+            &format!(r#"<link rel="canonical" href="{base}/hl-nl">"#),
+        ),
+        "/hl-noindex" => in_lang("it", r#"<meta name="robots" content="noindex">"#),
+        "/hl-pt" => in_lang("pt", ""),
+        "/hl-nl" => in_lang(
+            "nl",
+            &format!(r#"<link rel="canonical" href="{base}/hl-nl">"#),
+        ),
         "/unlisted-noindex" => page(r#"<meta name="robots" content="noindex">"#, HOME),
         "/unlisted-canonical" => page(r#"<link rel="canonical" href="/a">"#, HOME),
         p if PAGES.contains(&p) => page("", HOME),
@@ -317,6 +474,13 @@ pub(crate) const CODES: &[&str] = &[
     "structured-data/invalid-json-ld",
     "links/protocol-relative",
     "content/soft-404",
+    "links/missing-fragment",
+    "structured-data/missing-required",
+    "structured-data/conflicting-context",
+    "hreflang/lang-mismatch",
+    "hreflang/to-non-canonical",
+    "hreflang/to-noindex",
+    "hreflang/relative",
 ];
 
 fn planted() -> Vec<(&'static str, Found)> {
@@ -367,6 +531,36 @@ fn planted() -> Vec<(&'static str, Found)> {
             "content/soft-404",
             owned(&[("/soft-h1", &[]), ("/soft-text", &["/gone-page"])]),
         ),
+        (
+            "links/missing-fragment",
+            owned(&[
+                ("/frag", &["/frag-target#missing"]),
+                ("/frag", &["/frag-target#space"]),
+                ("/frag", &["/frag-target#in-template"]),
+                ("/frag", &["/frag#nowhere"]),
+            ]),
+        ),
+        (
+            "structured-data/missing-required",
+            owned(&[("/ld-product", &[]), ("/ld-graph", &[]), ("/ld-faq", &[])]),
+        ),
+        (
+            "structured-data/conflicting-context",
+            owned(&[("/ctx-conflict", &[])]),
+        ),
+        (
+            "hreflang/lang-mismatch",
+            owned(&[("/hl-de", &["/hl-en", "/hl-de"])]),
+        ),
+        (
+            "hreflang/to-non-canonical",
+            owned(&[("/hl-source", &["/hl-noncanon"])]),
+        ),
+        (
+            "hreflang/to-noindex",
+            owned(&[("/hl-source", &["/hl-noindex"])]),
+        ),
+        ("hreflang/relative", owned(&[("/hl-source", &["/hl-pt"])])),
     ]
 }
 
@@ -456,6 +650,67 @@ async fn new_checks_find_exactly_their_planted_cases() {
         ld.starts_with("JSON-LD that does not parse: block 2: "),
         "{ld}"
     );
+    let required = "JSON-LD item(s) without the properties their rich result requires; the first:";
+    let messages = [
+        (
+            "links/missing-fragment",
+            "/frag",
+            format!(
+                "links to {}, which has no element with that id or name",
+                server.url("/frag-target#missing")
+            ),
+        ),
+        (
+            "structured-data/missing-required",
+            "/ld-product",
+            format!("1 {required} block 1: Product lacks offers, review or aggregateRating"),
+        ),
+        (
+            "structured-data/missing-required",
+            "/ld-graph",
+            format!("1 {required} block 1: BreadcrumbList lacks position in itemListElement 2"),
+        ),
+        (
+            "structured-data/missing-required",
+            "/ld-faq",
+            format!("1 {required} block 1: FAQPage lacks acceptedAnswer in mainEntity 2"),
+        ),
+        (
+            "structured-data/conflicting-context",
+            "/ctx-conflict",
+            "JSON-LD contexts of 2 vocabularies: schema.org, example.org/vocab".to_owned(),
+        ),
+        (
+            "hreflang/lang-mismatch",
+            "/hl-de",
+            "lang=\"en\", but hreflang names it \"de\"".to_owned(),
+        ),
+        (
+            "hreflang/to-noindex",
+            "/hl-source",
+            format!(
+                "lists {} as its \"it\" version, which says noindex (<meta name=\"robots\">)",
+                server.url("/hl-noindex")
+            ),
+        ),
+        (
+            "hreflang/to-non-canonical",
+            "/hl-source",
+            format!(
+                "lists {} as its \"es\" version, which names {} as canonical",
+                server.url("/hl-noncanon"),
+                server.url("/hl-nl")
+            ),
+        ),
+        (
+            "hreflang/relative",
+            "/hl-source",
+            "1 hreflang URL(s) written without a scheme".to_owned(),
+        ),
+    ];
+    for (code, path, message) in messages {
+        assert_eq!(finding(code, path).message, message, "{code}");
+    }
     let private = finding("links/private-address", "localhost:3000/");
     assert_eq!(private.message, "linked, on localhost");
     assert_eq!(private.link_count, 1);
