@@ -740,6 +740,9 @@ def element_fragment(href):
     return None if frag == '' or frag.lower() == 'top' else frag
 
 
+LINE_ANCHOR = re.compile(r'L?[0-9]+(-L?[0-9]+)?')
+
+
 def missing_fragment():
     """<a>/<area> links whose fragment is neither an id (outside <template>)
     nor an <a name> of the target HTML page, as written or percent-decoded;
@@ -766,6 +769,8 @@ def missing_fragment():
             if len(anchors[sha]) > 10000:
                 continue
             if frag in anchors[sha] or unquote(frag, errors='replace') in anchors[sha]:
+                continue
+            if LINE_ANCHOR.fullmatch(frag):
                 continue
             mine[(r['url'], t + '#' + frag)] = True
     print('  links/missing-fragment: %d page(s) with over 1,000 links with a fragment' % capped, flush=True)

@@ -23,9 +23,12 @@ declare_check! {
     /// 200) are judged, not redirects nor other sites; nor pages of more
     /// than 10,000 ids and names, whose ids the crawler does not keep. A
     /// page's first 1,000 links with a fragment are judged. The ids are
-    /// those of the page as served: an element a script adds is not seen,
-    /// and a fragment a script reads (rustdoc's line ranges, `#10-20`, on
-    /// its source pages) is reported, as no element has that id.
+    /// those of the page as served: an element a script adds is not seen.
+    /// A line anchor of a code viewer (`#12`, `#10-20` as rustdoc's source
+    /// pages write them, `#L12`, `#L10-L20` as GitHub's) is not reported:
+    /// the viewer's script reads it, and no element has that id on any
+    /// such site, so reporting them would bury the broken sections (on the
+    /// Rust documentation, 69,852 of 69,869 findings).
     ///
     /// The ids are kept as 32-bit hashes: a fragment that is missing but
     /// shares its hash with one of the target's ids is not reported (once
@@ -38,7 +41,8 @@ declare_check! {
     /// percent-encoded id, text fragments, `#TOP`, an empty fragment, a
     /// target that is gone, another site, a page of too many ids),
     /// precision and recall 1.0; on the Rust documentation, 69,869
-    /// findings, precision and recall 1.000 (`docs/audit.md`).
+    /// findings before line anchors were left out (17 after), precision
+    /// and recall 1.000 (`docs/audit.md`).
     ///
     /// ## Why it matters
     /// The link lands at the top of the page instead of the section it
@@ -130,6 +134,9 @@ pub(crate) fn check(cx: &Context<'_>) -> Result<Vec<Finding>, rusqlite::Error> {
             hashes: [r.get(3)?, r.get(4)?],
             target: r.get(5)?,
         };
+        if is_line_anchor(&row.fragment) {
+            continue;
+        }
         if targets.misses(&row)? && seen.insert((row.source, row.target, row.fragment.clone())) {
             missing.push(row);
         }
@@ -157,6 +164,20 @@ fn findings(cx: &Context<'_>, missing: Vec<Row>) -> Result<Vec<Finding>, rusqlit
     Ok(out)
 }
 
+/// Whether a fragment is a code viewer's line anchor: a line or a range
+/// of lines, each number with or without `L` (`12`, `10-20`, `L12`,
+/// `L10-L20`).
+fn is_line_anchor(fragment: &str) -> bool {
+    let line = |s: &str| {
+        let digits = s.strip_prefix('L').unwrap_or(s);
+        !digits.is_empty() && digits.bytes().all(|b| b.is_ascii_digit())
+    };
+    match fragment.split_once('-') {
+        Some((from, to)) => line(from) && line(to),
+        None => line(fragment),
+    }
+}
+
 /// The hashes of `fragment_targets`: eight hexadecimal digits each.
 fn hashes(targets: &str) -> HashSet<u32> {
     targets
@@ -164,4 +185,19 @@ fn hashes(targets: &str) -> HashSet<u32> {
         .chunks_exact(8)
         .filter_map(|h| u32::from_str_radix(std::str::from_utf8(h).ok()?, 16).ok())
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::is_line_anchor;
+
+    #[test]
+    fn line_anchors_are_lines_and_ranges_of_digits() {
+        for yes in ["12", "10-20", "L12", "L10-L20", "795-797"] {
+            assert!(is_line_anchor(yes), "{yes}");
+        }
+        for no in ["", "L", "-", "12-", "L12x", "section-2", "l12", "1-2-3"] {
+            assert!(!is_line_anchor(no), "{no}");
+        }
+    }
 }

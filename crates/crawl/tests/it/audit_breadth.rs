@@ -153,6 +153,9 @@ const FRAGMENT_LINKS: &str = r##"<h2 id="own">own</h2>
     <a href="/frag-target#missing">the missing section again</a>
     <a href="/frag-target#space">a section by the wrong case</a>
     <a href="/frag-target#in-template">a section inside a template</a>
+    <a href="/frag-target#795-797">lines 795 to 797, as a code viewer's script reads them</a>
+    <a href="/frag-target#L12">line 12</a>
+    <a href="/frag-target#L12x">no line: a section missing</a>
     <a href="#own">this page's own section</a>
     <a href="#nowhere">a section this page lacks</a>
     <a href="/gone-page#x">a section of a page that is gone</a>
@@ -537,6 +540,7 @@ fn planted() -> Vec<(&'static str, Found)> {
                 ("/frag", &["/frag-target#missing"]),
                 ("/frag", &["/frag-target#space"]),
                 ("/frag", &["/frag-target#in-template"]),
+                ("/frag", &["/frag-target#L12x"]),
                 ("/frag", &["/frag#nowhere"]),
             ]),
         ),
