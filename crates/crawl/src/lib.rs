@@ -12,7 +12,8 @@
 //! What the crawler reads of a page: its HTML ([`extract_html`]), its
 //! directives ([`PageDirectives`]), its sitemaps ([`parse_sitemap`]); and
 //! of the links leaving the site, whether they answer
-//! ([`check_external`]).
+//! ([`check_external`]); of the images, scripts and style sheets pages
+//! use, whether they answer, their type and size ([`check_resources`]).
 //!
 //! Site ownership ([`verify_site`]): a per-site token derived from the
 //! operator's secret ([`SiteKey`]), placed by the site's owner in a file
@@ -30,6 +31,7 @@ mod identity;
 mod ownership;
 mod pipeline;
 mod quality;
+mod resources;
 mod settings;
 mod sitemap;
 mod throttle;
@@ -62,6 +64,7 @@ pub use ownership::{
 };
 pub use pipeline::RobotsRead;
 pub use quality::{LONG_ALT, Quality, jsonld_error};
+pub use resources::{ResourceConfig, ResourceSummary, UsedResource, check_resources};
 pub use settings::{
     CHANGES_META, ChangeRule, CrawlSettings, READING_RULES, SETTINGS_META, SettingChange,
     SettingsRefusal,

@@ -445,7 +445,22 @@ impl Fetcher {
 
     /// A GET of `url`, signed when the fetcher has a signer.
     pub(crate) fn get(&self, url: &Url) -> Result<reqwest::RequestBuilder, Error> {
-        let request = self.client.get(url.clone());
+        self.request(reqwest::Method::GET, url)
+    }
+
+    /// A request of `url` with `method` (redirects not followed), signed
+    /// (Web Bot Auth) when the fetcher has a signer: what the crawler's
+    /// checks of other URLs send (external links, resources).
+    ///
+    /// # Errors
+    /// [`Error::Signing`] when the signer cannot sign it.
+    pub fn request(
+        &self,
+        method: reqwest::Method,
+        url: &Url,
+    ) -> Result<reqwest::RequestBuilder, Error> {
+        let name = method.as_str().to_owned();
+        let request = self.client.request(method, url.clone());
         let Some(signer) = &self.signer else {
             return Ok(request);
         };
@@ -458,7 +473,7 @@ impl Fetcher {
             Some(q) => format!("{}?{q}", url.path()),
             None => url.path().to_owned(),
         };
-        let parts = RequestParts::new("GET", &authority, &target).scheme(url.scheme());
+        let parts = RequestParts::new(&name, &authority, &target).scheme(url.scheme());
         let headers = signer
             .sign(&parts, SystemTime::now())
             .map_err(|e| Error::Signing {

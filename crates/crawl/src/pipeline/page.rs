@@ -244,6 +244,10 @@ fn take_html<A: Admission>(
         let rel = (!words.is_empty()).then_some(words);
         links.link(&base_url, &l.href, kind, anchor, rel, how);
     }
+    if config.resources {
+        let used = std::mem::take(&mut facts.resources);
+        crate::resources::record_used(links.q.id, &base_url, used, &mut links.batch.page_resources);
+    }
     take_canonicals(links, taken.record, &facts, page, &base_url, &follow);
     for a in &facts.alternates {
         let hreflang = Some(a.hreflang.clone());
