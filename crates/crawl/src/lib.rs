@@ -13,13 +13,16 @@
 //! directives ([`PageDirectives`]), its sitemaps ([`parse_sitemap`]); and
 //! of the links leaving the site, whether they answer
 //! ([`check_external`]); of the images, scripts and style sheets pages
-//! use, whether they answer, their type and size ([`check_resources`]).
+//! use, whether they answer, their type and size ([`check_resources`]);
+//! of its HTTPS origins, when their certificates expire
+//! ([`check_certificates`]).
 //!
 //! Site ownership ([`verify_site`]): a per-site token derived from the
 //! operator's secret ([`SiteKey`]), placed by the site's owner in a file
 //! or a meta tag, lets a crawl read that site's robots.txt as another
 //! robot would ([`Simulation`]; `docs/ownership.md`).
 
+mod certificates;
 mod coordinator;
 mod crawler;
 mod directives;
@@ -37,6 +40,7 @@ mod sitemap;
 mod throttle;
 mod workers;
 
+pub use certificates::{CertificateSummary, check_certificates};
 pub use coordinator::{
     Claim, Coordinator, CoordinatorConfig, CoordinatorFuture, Finish, FrontierUrl, Lease,
     LocalCoordinator, Offer, Offered, RobotsLookup, StoredFrontier, WorkerConfig, WorkerEnd,

@@ -44,6 +44,7 @@
 
 mod address;
 mod body;
+mod certificate;
 mod error;
 mod fetch;
 mod keydir;
@@ -52,6 +53,7 @@ mod robots_fetch;
 mod timing;
 
 pub use address::{AddressKind, restricted_kind};
+pub use certificate::not_after;
 pub use body::{Bom, Encoding, parse_content_type, utf8_body};
 pub use error::Error;
 pub use fetch::{
