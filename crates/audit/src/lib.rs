@@ -127,6 +127,7 @@ macro_rules! checks {
             pub(super) mod bad_href;
             pub(super) mod listed;
             pub(super) mod page_quality;
+            pub(super) mod resource_pages;
             $(pub(super) mod $module;)*
         }
         /// Every check, in the order of the documentation.
@@ -232,6 +233,11 @@ checks![
     security_headers,
     protocol_relative,
     soft_404,
+    resource_broken,
+    resource_blocked,
+    image_heavy,
+    external_unverified,
+    certificate_expiring,
 ];
 
 /// The check with this code.

@@ -11,7 +11,10 @@ declare_check! {
     /// the crawl checked its external links (`crawl --check-external`:
     /// `HEAD`, then `GET` when the `HEAD` is refused), with every link
     /// that leads there: the page and the anchor text. A redirect is not
-    /// followed and does not count. Without `--check-external` nothing is
+    /// followed and does not count. An answer that is a bot wall (a
+    /// `403`, `429` or `503` with a challenge's header or page, or
+    /// `Retry-After`) is not reported here but as
+    /// `links/external-unverified`. Without `--check-external` nothing is
     /// known of these URLs and nothing is reported.
     ///
     /// ## Why it matters
@@ -31,7 +34,7 @@ pub(crate) fn check(cx: &Context<'_>) -> Result<Vec<Finding>, rusqlite::Error> {
         &format!(
             "SELECT u.id, u.url, e.status, e.error, e.method
              FROM urls u JOIN external_checks e ON e.url_id = u.id
-             WHERE (e.status >= 400 OR e.status IS NULL)
+             WHERE (e.status >= 400 OR e.status IS NULL) AND e.wall IS NULL
                AND EXISTS (SELECT 1 FROM links l WHERE l.target_id = u.id AND {SITE_LINK})
              ORDER BY u.id"
         ),

@@ -129,6 +129,15 @@ pub(crate) struct CrawlArgs {
     /// default: it sends requests to hosts the crawl was not asked to visit.
     #[arg(long)]
     pub(super) check_external: bool,
+    /// Record the images, scripts and style sheets each page uses, and
+    /// after the crawl ask each distinct one once (HEAD, GET within 1 MiB
+    /// when HEAD is refused or an image's size is not given), robots.txt
+    /// obeyed for each (another host's read for it), the crawl's delay,
+    /// throttle and signature per host, at most 10,000 per run; for
+    /// `resources/broken`, `resources/blocked` and `images/heavy`. Off by
+    /// default. A crawl by one worker only.
+    #[arg(long)]
+    pub(super) resources: bool,
     /// Crawl with this many workers in this process, each with its own
     /// store beside --db, merged into --db at the end (on --redis, or on
     /// the in-process coordinator).
