@@ -9,7 +9,8 @@ const MAX_PAGES: u32 = 10;
 /// Findings about the resources `r` (`resources`) that `condition`
 /// selects, each with `message` (an SQL expression over `r`) and the
 /// pages that use it (the first [`MAX_PAGES`] by discovery, and how many
-/// in all), in the order the crawl met them.
+/// in all), in the order the crawl met them (the first page that uses
+/// one, then its place on that page).
 pub(crate) fn resource_findings(
     cx: &Context<'_>,
     condition: &str,
@@ -22,7 +23,8 @@ pub(crate) fn resource_findings(
                         (SELECT u.url FROM page_resources p JOIN urls u ON u.id = p.source_id
                          WHERE p.url = r.url ORDER BY p.source_id LIMIT {MAX_PAGES})),
                     (SELECT count(*) FROM page_resources p WHERE p.url = r.url) AS pages,
-                    (SELECT min(p.source_id) FROM page_resources p WHERE p.url = r.url) AS first
+                    (SELECT min(p.source_id * 4294967296 + p.position)
+                     FROM page_resources p WHERE p.url = r.url) AS first
              FROM resources r
              WHERE {condition}
              ORDER BY first, r.url"
