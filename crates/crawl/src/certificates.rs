@@ -1,5 +1,5 @@
 //! When the certificates of the crawl's HTTPS origins expire: for each
-//! origin of a fetched page, one `HEAD` of its robots.txt on a connection
+//! origin of the crawl (its URLs in scope), one `HEAD` of its robots.txt on a connection
 //! of its own (a URL every crawler may ask), whose certificate's
 //! `notAfter` is stored (`tls_certificates`) for
 //! `security/certificate-expiring`. A run reads every origin again: an
@@ -69,7 +69,9 @@ pub async fn check_certificates(
     Ok(summary)
 }
 
-/// The origins of the crawl's fetched `https` pages, in order.
+/// The `https` origins of the crawl, in order: those of its URLs but the
+/// ones out of its scope (fetched or not: a certificate that fails the
+/// handshake keeps every page of its origin from being fetched).
 fn https_origins(store: &Store) -> Result<Vec<String>, Error> {
     let fail = |e: rusqlite::Error| {
         Error::Store(StoreError {
@@ -79,7 +81,10 @@ fn https_origins(store: &Store) -> Result<Vec<String>, Error> {
     };
     let mut st = store
         .connection()
-        .prepare("SELECT url FROM urls WHERE state = 'fetched' AND url LIKE 'https:%' ORDER BY id")
+        .prepare(
+            "SELECT url FROM urls WHERE url LIKE 'https:%'
+               AND (skip_reason IS NULL OR skip_reason != 'scope') ORDER BY id",
+        )
         .map_err(fail)?;
     let mut origins: Vec<String> = Vec::new();
     let mut seen = std::collections::HashSet::new();

@@ -80,7 +80,8 @@ impl Fetcher {
     /// [`Error::UnsupportedScheme`] for a URL that is not `https`, the
     /// request's error when no connection was made (a certificate not
     /// trusted is one), [`Error::PeerCertificate`] when the certificate cannot be
-    /// read.
+    /// read. An expired certificate, which fails the handshake, gives its
+    /// `notAfter` as rustls names it.
     pub async fn certificate_expiry(&self, origin: &Url) -> Result<String, Error> {
         if origin.scheme() != "https" {
             return Err(Error::UnsupportedScheme {
@@ -93,10 +94,18 @@ impl Fetcher {
             reason: e.to_string(),
         })?;
         let request = self.signed(reqwest::Method::HEAD, &root, self.certs().client()?)?;
-        let response = request.send().await.map_err(|e| Error::Network {
-            url: root.to_string(),
-            message: chain(&e),
-        })?;
+        let response = match request.send().await {
+            Ok(r) => r,
+            // An expired certificate fails the handshake; rustls names
+            // its `notAfter`.
+            Err(e) => {
+                let message = chain(&e);
+                return expired_at(&message).ok_or(Error::Network {
+                    url: root.to_string(),
+                    message,
+                });
+            }
+        };
         let der = response
             .extensions()
             .get::<reqwest::tls::TlsInfo>()
@@ -110,6 +119,42 @@ impl Fetcher {
             message: "the certificate's validity cannot be read".to_owned(),
         })
     }
+}
+
+/// The `notAfter` an error of an expired certificate names (rustls:
+/// `certificate is not valid after 1700000000`), RFC 3339.
+fn expired_at(message: &str) -> Option<String> {
+    const MARK: &str = "not valid after ";
+    let at = message.find(MARK)? + MARK.len();
+    let digits: String = message[at..]
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    unix_time(digits.parse().ok()?)
+}
+
+/// Seconds since 1970 as RFC 3339 in UTC (the civil calendar from days,
+/// after Howard Hinnant's `civil_from_days`).
+fn unix_time(secs: i64) -> Option<String> {
+    let days = secs.div_euclid(86_400);
+    let rem = secs.rem_euclid(86_400);
+    let z = days.checked_add(719_468)?;
+    let era = z.div_euclid(146_097);
+    let doe = z.rem_euclid(146_097);
+    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
+    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
+    let mp = (5 * doy + 2) / 153;
+    let day = doy - (153 * mp + 2) / 5 + 1;
+    let month = if mp < 10 { mp + 3 } else { mp - 9 };
+    let year = yoe + era * 400 + i64::from(month <= 2);
+    (0..=9999).contains(&year).then(|| {
+        format!(
+            "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
+            rem / 3600,
+            rem % 3600 / 60,
+            rem % 60
+        )
+    })
 }
 
 /// One DER element: its tag, its content, and what follows it.
@@ -140,23 +185,16 @@ pub fn not_after(der: &[u8]) -> Option<String> {
     let (SEQUENCE, certificate, _) = element(der)? else {
         return None;
     };
-    let (SEQUENCE, mut tbs, _) = element(certificate)? else {
+    let (SEQUENCE, tbs, _) = element(certificate)? else {
         return None;
     };
     // version [0] (optional), serialNumber, signature, issuer, validity.
-    let mut fields = Vec::with_capacity(5);
-    while fields.len() < 5 {
-        let (tag, content, rest) = element(tbs)?;
-        if !(fields.is_empty() && tag == 0xa0) {
-            fields.push((tag, content));
-        }
-        tbs = rest;
-        if fields.len() == 4 {
-            let (tag, validity, _) = element(tbs)?;
-            fields.push((tag, validity));
-        }
+    let (tag, _, after) = element(tbs)?;
+    let mut rest = if tag == 0xa0 { after } else { tbs };
+    for _ in 0..3 {
+        rest = element(rest)?.2;
     }
-    let (SEQUENCE, validity) = fields[4] else {
+    let (SEQUENCE, validity, _) = element(rest)? else {
         return None;
     };
     let (_, _, rest) = element(validity)?;
@@ -237,6 +275,19 @@ mod tests {
             not_after(&certificate(true, b"991231235959Z")).as_deref(),
             Some("1999-12-31T23:59:59Z")
         );
+    }
+
+    #[test]
+    fn an_expired_certificates_error_gives_its_not_after() {
+        assert_eq!(unix_time(0).as_deref(), Some("1970-01-01T00:00:00Z"));
+        assert_eq!(unix_time(951_782_400).as_deref(), Some("2000-02-29T00:00:00Z"));
+        assert_eq!(unix_time(1_700_000_000).as_deref(), Some("2023-11-14T22:13:20Z"));
+        assert_eq!(unix_time(i64::MAX), None);
+        let message = "error sending request: client error (Connect): invalid peer certificate: \
+                       certificate expired: verification time 1800000000 (UNIX), but certificate \
+                       is not valid after 1700000000 (100000000 seconds ago)";
+        assert_eq!(expired_at(message).as_deref(), Some("2023-11-14T22:13:20Z"));
+        assert_eq!(expired_at("connection refused"), None);
     }
 
     #[test]

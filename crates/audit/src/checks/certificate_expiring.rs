@@ -12,10 +12,13 @@ declare_check! {
     /// Every HTTPS origin of the crawl whose certificate (the leaf the
     /// server presented, read once per origin at the end of the crawl)
     /// expires within 30 days of that reading, or has expired; the finding
-    /// gives its `notAfter` and the days left. A certificate that expires
-    /// in 30 days and a second or more is not reported. An origin whose
-    /// certificate could not be read is not judged (the crawl's pages
-    /// there failed already, and `links/broken-internal` says so).
+    /// gives its `notAfter` and the days left. An expired certificate
+    /// fails the handshake: its `notAfter` is read from the refusal when
+    /// it names it, and the refusal is reported either way. A
+    /// certificate that expires in 30 days and a second or more is not
+    /// reported. An origin whose certificate could not be read otherwise
+    /// is not judged (the crawl's pages there failed already, and
+    /// `links/broken-internal` says so).
     ///
     /// ## Why it matters
     /// Once it has expired, browsers stop visitors with a warning and
@@ -34,30 +37,34 @@ pub(crate) fn check(cx: &Context<'_>) -> Result<Vec<Finding>, rusqlite::Error> {
             "SELECT origin, not_after,
                     julianday(not_after) - julianday(checked_at) AS left
              FROM tls_certificates
-             WHERE not_after IS NOT NULL AND julianday(not_after) IS NOT NULL
-               AND julianday(not_after) - julianday(checked_at) <= {DAYS}
+             WHERE (julianday(not_after) - julianday(checked_at) <= {DAYS})
+                OR (not_after IS NULL AND {REFUSED_EXPIRED})
              ORDER BY origin"
         ),
         |r| {
             Ok((
                 r.get::<_, String>(0)?,
-                r.get::<_, String>(1)?,
-                r.get::<_, f64>(2)?,
+                r.get::<_, Option<String>>(1)?,
+                r.get::<_, Option<f64>>(2)?,
             ))
         },
     )?;
     Ok(rows
         .into_iter()
         .map(|(origin, not_after, left)| {
-            let message = if left < 0.0 {
-                format!("the certificate expired on {not_after}")
-            } else {
-                format!(
-                    "the certificate expires on {not_after}, in {} day(s)",
+            let message = match (not_after, left) {
+                (Some(at), Some(left)) if left >= 0.0 => format!(
+                    "the certificate expires on {at}, in {} day(s)",
                     left.floor()
-                )
+                ),
+                (Some(at), _) => format!("the certificate has expired, on {at}"),
+                (None, _) => "the certificate has expired (the TLS handshake refused it)".to_owned(),
             };
             Finding::new(format!("{origin}/"), message)
         })
         .collect())
 }
+
+/// A handshake refused because the certificate has expired, without its
+/// date (rustls: `invalid peer certificate: Expired`).
+const REFUSED_EXPIRED: &str = "error LIKE '%invalid peer certificate: Expired%'";

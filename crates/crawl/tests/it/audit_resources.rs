@@ -290,3 +290,403 @@ async fn resources_are_asked_once_each_robots_obeyed_and_the_findings_exact() {
         "image of 102401 bytes (limit 102400)"
     );
 }
+
+/// The other site's walls: `(path, status, headers, page)`.
+const WALLS: &[(&str, u16, &[(&str, &str)], &str)] = &[
+    ("/cf-header", 403, &[("cf-mitigated", "challenge")], "<p>no</p>"),
+    (
+        "/cf-page",
+        403,
+        &[("server", "cloudflare")],
+        "<title>Just a moment...</title>",
+    ),
+    (
+        "/akamai",
+        403,
+        &[("server", "AkamaiGHost")],
+        "<h1>Access Denied</h1> Reference #18.3c2e1002.1700000000.abc",
+    ),
+    ("/retry", 429, &[("retry-after", "3600")], "slow down"),
+    ("/captcha", 503, &[], r#"<div class="g-recaptcha"></div>"#),
+    ("/plain-403", 403, &[], "<h1>Forbidden</h1>"),
+    (
+        "/cf-not-challenge",
+        403,
+        &[("server", "nginx")],
+        "<title>Just a moment...</title>",
+    ),
+    ("/bare-429", 429, &[], "slow down"),
+    ("/gone", 404, &[], "gone"),
+    ("/fine", 200, &[], "fine"),
+];
+
+/// A wall that lets a request through only when its Web Bot Auth
+/// signature verifies (with the signer's directory, which it serves):
+/// otherwise Cloudflare's challenge header. Every other path is one of
+/// [`WALLS`].
+struct Wall {
+    verifier: SignatureVerifier,
+    directories: KeyDirectories,
+    directory: String,
+    seen: Log,
+}
+
+async fn wall(
+    wall: Arc<Wall>,
+    method: Method,
+    uri: Uri,
+    headers: HeaderMap,
+) -> axum::response::Response {
+    let path = uri.path().to_owned();
+    wall.seen
+        .lock()
+        .expect("seen")
+        .push(format!("{method} {path}"));
+    if path == WELL_KNOWN_DIRECTORY {
+        return (
+            [(header::CONTENT_TYPE, botwarden_verify::DIRECTORY_MEDIA_TYPE)],
+            wall.directory.clone(),
+        )
+            .into_response();
+    }
+    if path == "/signed-only" {
+        return if verified(&wall, &method, &uri, &headers).await {
+            (StatusCode::OK, "welcome").into_response()
+        } else {
+            (StatusCode::FORBIDDEN, [("cf-mitigated", "challenge")], "challenge").into_response()
+        };
+    }
+    let Some((_, status, pairs, page)) = WALLS.iter().find(|(p, ..)| *p == path) else {
+        return StatusCode::NOT_FOUND.into_response();
+    };
+    let mut response = axum::response::Response::builder()
+        .status(*status)
+        .header(header::CONTENT_TYPE, "text/html");
+    for (name, value) in *pairs {
+        response = response.header(*name, *value);
+    }
+    response
+        .body(axum::body::Body::from(*page))
+        .expect("response")
+}
+
+/// Whether the request's signature verifies.
+async fn verified(wall: &Wall, method: &Method, uri: &Uri, headers: &HeaderMap) -> bool {
+    let host = headers
+        .get(header::HOST)
+        .and_then(|h| h.to_str().ok())
+        .unwrap_or_default()
+        .to_owned();
+    let target = uri
+        .path_and_query()
+        .map_or("/".to_owned(), |p| p.as_str().to_owned());
+    let fields: Vec<(String, String)> = headers
+        .iter()
+        .filter_map(|(n, v)| Some((n.as_str().to_owned(), v.to_str().ok()?.to_owned())))
+        .collect();
+    let mut req = RequestParts::new(method.as_str(), &host, &target).scheme("http");
+    for (n, v) in &fields {
+        req.push_header(n, v);
+    }
+    let ring = wall
+        .directories
+        .key_ring(&wall.verifier, &req, &KeyRing::new())
+        .await;
+    matches!(
+        wall.verifier.check(&req, &ring, SystemTime::now()),
+        SignatureCheck::Valid(_)
+    )
+}
+
+/// A site whose one page links to every path of the wall at `other`.
+async fn linking_site(other: &str) -> Server {
+    let links: String = WALLS
+        .iter()
+        .map(|(p, ..)| *p)
+        .chain(["/signed-only"])
+        .map(|p| format!(r#"<a href="{other}{p}">to {p}</a> "#))
+        .collect();
+    Server::start(move |asked| match asked.path {
+        "/" => html(&links),
+        _ => Reply::new(404),
+    })
+    .await
+}
+
+/// Crawls `site` and checks its external links with `fetcher`; the paths
+/// (on `other`) each check reports.
+async fn walls_found(
+    site: &Server,
+    other: &str,
+    fetcher: &Fetcher,
+    name: &str,
+) -> BTreeMap<&'static str, Vec<(String, String)>> {
+    let tmp = TempStore::new(name);
+    let start = Url::parse(&site.url("/")).expect("url");
+    let store = Store::create(&tmp.db()).expect("store");
+    let (mut store, _) = crawl_all(&start, &config(), fetcher, store, false).await;
+    let settings = ExternalConfig {
+        delay: Duration::from_millis(1),
+        per_host: 100,
+        ..ExternalConfig::default()
+    };
+    check_external(&mut store, fetcher, &settings)
+        .await
+        .expect("checked");
+    let report = Audit::default().run(&store).expect("audit");
+    ["links/broken-external", "links/external-unverified"]
+        .into_iter()
+        .map(|code| {
+            let findings = report
+                .check(code)
+                .expect("check")
+                .findings
+                .iter()
+                .map(|f| (f.url.replace(other, ""), f.message.clone()))
+                .collect();
+            (code, findings)
+        })
+        .collect()
+}
+
+fn pairs(list: &[(&str, &str)]) -> Vec<(String, String)> {
+    list.iter()
+        .map(|(a, b)| ((*a).to_owned(), (*b).to_owned()))
+        .collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn bot_walls_are_not_dead_links_and_a_signed_check_passes_a_wall_that_verifies() {
+    let signer_key = Signer::generate().expect("key");
+    let seen = Log::default();
+    let state = Arc::new(Wall {
+        verifier: SignatureVerifier::default(),
+        directories: KeyDirectories::new(fetcher(), KeyDirConfig::default()),
+        directory: signer_key.directory_json(),
+        seen: Arc::clone(&seen),
+    });
+    let app = Router::new().fallback(move |method: Method, uri: Uri, headers: HeaderMap| {
+        wall(Arc::clone(&state), method, uri, headers)
+    });
+    let other = crate::serve_router(app).await;
+    let other = other.as_str().trim_end_matches('/').to_owned();
+    let site = linking_site(&other).await;
+
+    let unsigned = walls_found(&site, &other, &fetcher(), "walls-unsigned").await;
+    let broken = pairs(&[
+        ("/plain-403", "answered 403 to HEAD"),
+        ("/cf-not-challenge", "answered 403 to HEAD"),
+        ("/bare-429", "answered 429 to HEAD"),
+        ("/gone", "answered 404 to HEAD"),
+    ]);
+    assert_eq!(unsigned["links/broken-external"], broken);
+    let unverified = |signed_only: bool| {
+        let mut list = pairs(&[
+            (
+                "/cf-header",
+                "could not verify: answered 403 to HEAD, a bot wall (cf-mitigated: challenge (Cloudflare))",
+            ),
+            (
+                "/cf-page",
+                "could not verify: answered 403 to HEAD, a bot wall (Cloudflare challenge page)",
+            ),
+            (
+                "/akamai",
+                "could not verify: answered 403 to HEAD, a bot wall (Akamai Access Denied reference page)",
+            ),
+            (
+                "/retry",
+                "could not verify: answered 429 to HEAD, a bot wall (Retry-After: 3600)",
+            ),
+            (
+                "/captcha",
+                "could not verify: answered 503 to HEAD, a bot wall (CAPTCHA page (reCAPTCHA))",
+            ),
+        ]);
+        if signed_only {
+            list.push((
+                "/signed-only".to_owned(),
+                "could not verify: answered 403 to HEAD, a bot wall (cf-mitigated: challenge (Cloudflare))"
+                    .to_owned(),
+            ));
+        }
+        list
+    };
+    assert_eq!(unsigned["links/external-unverified"], unverified(true));
+    // A page is read only where the head showed no wall: one GET each.
+    let gets: Vec<String> = seen
+        .lock()
+        .expect("seen")
+        .iter()
+        .filter(|r| r.starts_with("GET "))
+        .cloned()
+        .collect();
+    assert_eq!(
+        gets,
+        [
+            "GET /cf-page",
+            "GET /akamai",
+            "GET /captcha",
+            "GET /plain-403",
+            "GET /cf-not-challenge",
+            "GET /bare-429",
+        ]
+    );
+
+    // Signed, the wall lets the check through; nothing else changes.
+    let signer = Signer::from_jwk(&signer_key.private_jwk(), "test key")
+        .expect("jwk")
+        .agent(&other, AgentForm::Dictionary)
+        .expect("agent");
+    let signed_fetcher = crate::loopback()
+        .timeout(Duration::from_secs(10))
+        .signer(Some(Arc::new(signer)))
+        .build()
+        .expect("fetcher");
+    let signed = walls_found(&site, &other, &signed_fetcher, "walls-signed").await;
+    assert_eq!(signed["links/broken-external"], broken);
+    assert_eq!(signed["links/external-unverified"], unverified(false));
+}
+
+/// An authority (`ca.pem`) and, for each `(name, days)`, a certificate
+/// for 127.0.0.1 it signed that expires in that many days
+/// (`name.pem`, `name.key`; a negative number: expired that long ago), in
+/// `dir`, made with `openssl`.
+fn expiring_certificates(dir: &Path, certs: &[(&str, i32)]) {
+    let run = |args: &[&str]| {
+        let out = std::process::Command::new("openssl")
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .expect("openssl runs (Debian package `openssl`)");
+        assert!(
+            out.status.success(),
+            "openssl {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes"];
+    let mut ca = vec!["req", "-x509"];
+    ca.extend(ec);
+    ca.extend([
+        "-keyout", "ca.key", "-out", "ca.pem", "-days", "400", "-subj", "/CN=botwarden test authority",
+        "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign",
+    ]);
+    run(&ca);
+    fs::write(
+        dir.join("server.ext"),
+        "basicConstraints=CA:FALSE\nsubjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n",
+    )
+    .expect("extensions");
+    for (name, days) in certs {
+        let (key, csr, pem) = (format!("{name}.key"), format!("{name}.csr"), format!("{name}.pem"));
+        let mut req = vec!["req"];
+        req.extend(ec);
+        req.extend(["-keyout", &key, "-out", &csr, "-subj", "/CN=127.0.0.1"]);
+        run(&req);
+        let days = days.to_string();
+        run(&[
+            "x509", "-req", "-in", &csr, "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
+            "-days", &days, "-extfile", "server.ext", "-out", &pem,
+        ]);
+    }
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn certificates_that_expire_within_30_days_or_have_expired_are_found() {
+    let root = std::env::temp_dir().join(format!("botwarden-cert-expiry-{}", std::process::id()));
+    let _ = fs::remove_dir_all(&root);
+    fs::create_dir_all(&root).expect("root");
+    let certs = [("soon", 29), ("later", 31), ("expired", -1)];
+    expiring_certificates(&root, &certs);
+    let mut servers = Vec::new();
+    for (name, _) in certs {
+        let dir = root.join(name);
+        fs::create_dir_all(dir.join("site")).expect("site");
+        fs::write(dir.join("site/index.html"), "<!doctype html><title>t</title><p>hi</p>")
+            .expect("page");
+        let r = root.display();
+        let nginx = start_nginx(
+            dir,
+            "ssl",
+            &format!("ssl_certificate \"{r}/{name}.pem\";\n ssl_certificate_key \"{r}/{name}.key\";"),
+        );
+        servers.push((name, nginx));
+    }
+    let pem = fs::read(root.join("ca.pem")).expect("ca.pem");
+    let fetcher = crate::loopback()
+        .trust_pem("ca.pem", pem)
+        .build()
+        .expect("fetcher");
+    // The origins as a crawl records them: the start URL of each.
+    let tmp = TempStore::new("cert-expiry");
+    let mut store = Store::create(&tmp.db()).expect("store");
+    let batch = botwarden_store::Batch {
+        new_urls: servers
+            .iter()
+            .zip(1..)
+            .map(|((_, nginx), id)| botwarden_store::NewUrl {
+                id,
+                url: format!("https://127.0.0.1:{}/", nginx.port),
+                depth: 0,
+                found_by: "seed",
+                state: botwarden_store::UrlState::Queued,
+                skip: None,
+            })
+            .collect(),
+        ..botwarden_store::Batch::default()
+    };
+    store.write(&batch).expect("urls");
+    let summary = check_certificates(&mut store, &fetcher)
+        .await
+        .expect("certificates");
+    let errors: Vec<String> = {
+        let mut st = store
+            .connection()
+            .prepare("SELECT error FROM tls_certificates WHERE error IS NOT NULL")
+            .expect("query");
+        st.query_map([], |r| r.get(0))
+            .expect("rows")
+            .map(|r| r.expect("row"))
+            .collect()
+    };
+    assert_eq!(
+        summary.to_string(),
+        "2 certificate(s) read, 1 could not be read",
+        "{errors:?}"
+    );
+    let report = Audit::default().run(&store).expect("audit");
+    let found: Vec<(u16, String)> = report
+        .check("security/certificate-expiring")
+        .expect("check")
+        .findings
+        .iter()
+        .map(|f| {
+            let port = Url::parse(&f.url).ok().and_then(|u| u.port()).unwrap_or(0);
+            (port, f.message.clone())
+        })
+        .collect();
+    let port = |name: &str| {
+        servers
+            .iter()
+            .find(|(n, _)| *n == name)
+            .map_or(0, |(_, s)| s.port)
+    };
+    assert_eq!(found.len(), 2, "{found:?}");
+    let soon = found.iter().find(|(p, _)| *p == port("soon")).expect("soon");
+    assert!(
+        soon.1.starts_with("the certificate expires on ") && soon.1.ends_with(", in 28 day(s)"),
+        "{soon:?}"
+    );
+    let expired = found
+        .iter()
+        .find(|(p, _)| *p == port("expired"))
+        .expect("expired");
+    assert_eq!(
+        expired.1,
+        "the certificate has expired (the TLS handshake refused it)"
+    );
+    assert!(!found.iter().any(|(p, _)| *p == port("later")));
+    drop(servers);
+    let _ = fs::remove_dir_all(&root);
+}
