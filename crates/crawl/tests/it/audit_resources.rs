@@ -41,6 +41,15 @@ use crate::crawl::{TempStore, config, crawl_all, fetcher};
 use crate::nginx_site::start_nginx;
 use crate::server::{Reply, Server};
 
+/// The checks planted here.
+pub(crate) const CODES: &[&str] = &[
+    "resources/broken",
+    "resources/blocked",
+    "images/heavy",
+    "links/external-unverified",
+    "security/certificate-expiring",
+];
+
 /// Every request a loopback site saw: method and path.
 type Log = Arc<Mutex<Vec<String>>>;
 
