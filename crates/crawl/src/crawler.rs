@@ -109,7 +109,8 @@ pub struct CrawlConfig {
     /// Read the verified site's robots.txt another way (`--as`,
     /// `--profile`, `--robots-file`); the site must be the start URL's
     /// origin. Other origins are read as usual.
-    pub simulation: Option<Simulation>,    /// Record the images, scripts and style sheets each HTML page uses
+    pub simulation: Option<Simulation>,
+    /// Record the images, scripts and style sheets each HTML page uses
     /// (`page_resources`), for [`crate::check_resources`] to ask after
     /// the crawl (`--resources`). Off by default.
     pub resources: bool,
@@ -805,7 +806,10 @@ fn held_lines(held: &[Queued], held_why: &[(String, String)]) -> Vec<String> {
 /// allow) within [`CrawlConfig::robots_ttl`]. Nothing else is taken: a
 /// failure or a full disallow (a server error) is asked again, and the
 /// operator's file comes from the simulation.
-pub(crate) fn stored_robots(stored: &StoredRobots, config: &CrawlConfig) -> Option<(Url, RobotsRead)> {
+pub(crate) fn stored_robots(
+    stored: &StoredRobots,
+    config: &CrawlConfig,
+) -> Option<(Url, RobotsRead)> {
     if stored.source != "site" {
         return None;
     }

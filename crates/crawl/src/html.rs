@@ -214,7 +214,8 @@ pub struct HtmlFacts {
     pub insecure_passive: u32,
     /// What the audit's page checks read (images, titles, language, ids,
     /// headings, words, JSON-LD, scheme-less links).
-    pub quality: crate::quality::Quality,    /// The images, scripts and style sheets the page uses, in page order.
+    pub quality: crate::quality::Quality,
+    /// The images, scripts and style sheets the page uses, in page order.
     pub resources: Vec<crate::resources::UsedResource>,
 }
 

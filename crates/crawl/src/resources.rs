@@ -39,8 +39,8 @@ use botwarden_text::thousands;
 use tokio::sync::mpsc;
 use url::Url;
 
-pub(crate) use used::record_used;
 pub use used::UsedResource;
+pub(crate) use used::record_used;
 pub(crate) use used::used;
 
 use crate::crawler::{CrawlConfig, stored_robots};
@@ -161,8 +161,7 @@ pub async fn check_resources(
     while let Ok(r) = rx.try_recv() {
         pending.push(r);
     }
-    flush(store, &mut pending, &mut summary)
-        .map(|()| summary)
+    flush(store, &mut pending, &mut summary).map(|()| summary)
 }
 
 /// Waits for an answer or a host's end, storing answers a few at a time.
@@ -284,15 +283,15 @@ fn by_origin(
 }
 
 /// The robots.txt files the crawl kept, by origin, read as it read them.
-fn kept_robots(
-    store: &Store,
-    crawl: &CrawlConfig,
-) -> Result<HashMap<String, RobotsState>, Error> {
+fn kept_robots(store: &Store, crawl: &CrawlConfig) -> Result<HashMap<String, RobotsState>, Error> {
     let chain = crawl.identity.chain();
     let mut kept = HashMap::new();
     for stored in store.robots_files()? {
         if let Some((url, read)) = stored_robots(&stored, crawl) {
-            kept.insert(stored.origin.clone(), robots_state(&url, read, &chain, crawl));
+            kept.insert(
+                stored.origin.clone(),
+                robots_state(&url, read, &chain, crawl),
+            );
         }
     }
     Ok(kept)
@@ -346,9 +345,10 @@ impl Asker {
         let mut throttle = Throttle::new(self.crawl.throttle, floor, 1);
         let mut asked = false;
         for (text, kind) in origin.urls {
-            let record = match Url::parse(&text).ok().and_then(|u| {
-                robots.blocks(&u).map(|why| (u, why))
-            }) {
+            let record = match Url::parse(&text)
+                .ok()
+                .and_then(|u| robots.blocks(&u).map(|why| (u, why)))
+            {
                 Some((_, why)) => blocked(text, kind, why),
                 None => {
                     if asked {
@@ -366,7 +366,12 @@ impl Asker {
 
     /// Asks one resource, again after a `429` or `503` with `Retry-After`
     /// (waited for), up to the crawl's retries.
-    async fn politely(&self, text: &str, kind: ResourceKind, throttle: &mut Throttle) -> ResourceRecord {
+    async fn politely(
+        &self,
+        text: &str,
+        kind: ResourceKind,
+        throttle: &mut Throttle,
+    ) -> ResourceRecord {
         let mut tries = 0;
         loop {
             let (record, retry_after) = self.ask(text, kind).await;
@@ -482,7 +487,11 @@ impl Asker {
         record.size = length;
         if record.method == Some("GET") && response.status().is_success() {
             let (read, capped, error) = read_capped(&mut response, self.config.max_bytes).await;
-            record.size = Some(if capped { read } else { length.unwrap_or(read).max(read) });
+            record.size = Some(if capped {
+                read
+            } else {
+                length.unwrap_or(read).max(read)
+            });
             record.size_capped = capped;
             record.error = error;
         }

@@ -280,8 +280,14 @@ mod tests {
     #[test]
     fn an_expired_certificates_error_gives_its_not_after() {
         assert_eq!(unix_time(0).as_deref(), Some("1970-01-01T00:00:00Z"));
-        assert_eq!(unix_time(951_782_400).as_deref(), Some("2000-02-29T00:00:00Z"));
-        assert_eq!(unix_time(1_700_000_000).as_deref(), Some("2023-11-14T22:13:20Z"));
+        assert_eq!(
+            unix_time(951_782_400).as_deref(),
+            Some("2000-02-29T00:00:00Z")
+        );
+        assert_eq!(
+            unix_time(1_700_000_000).as_deref(),
+            Some("2023-11-14T22:13:20Z")
+        );
         assert_eq!(unix_time(i64::MAX), None);
         let message = "error sending request: client error (Connect): invalid peer certificate: \
                        certificate expired: verification time 1800000000 (UNIX), but certificate \

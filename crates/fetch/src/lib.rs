@@ -53,8 +53,8 @@ mod robots_fetch;
 mod timing;
 
 pub use address::{AddressKind, restricted_kind};
-pub use certificate::not_after;
 pub use body::{Bom, Encoding, parse_content_type, utf8_body};
+pub use certificate::not_after;
 pub use error::Error;
 pub use fetch::{
     CacheHeaders, FetchReport, Fetcher, FetcherBuilder, Hop, RetryAfter, USER_AGENT, Warning, chain,

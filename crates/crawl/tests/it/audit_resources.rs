@@ -62,7 +62,9 @@ fn html(body: &str) -> Reply {
 }
 
 fn bytes(n: usize, kind: &str) -> Reply {
-    Reply::new(200).header("content-type", kind).body(vec![0u8; n])
+    Reply::new(200)
+        .header("content-type", kind)
+        .body(vec![0u8; n])
 }
 
 /// The CDN: its robots.txt keeps every robot out of `/blocked/`.
@@ -212,7 +214,12 @@ async fn resources_are_asked_once_each_robots_obeyed_and_the_findings_exact() {
     // The first three in the order pages name them: a style sheet, one
     // that answers 500, a script robots.txt disallows.
     assert_eq!(
-        (first.checked, first.broken, first.blocked, first.over_total_cap),
+        (
+            first.checked,
+            first.broken,
+            first.blocked,
+            first.over_total_cap
+        ),
         (3, 1, 1, 10)
     );
     let rest = check_resources(&mut store, &fetcher(), &cfg, &ResourceConfig::default())
@@ -300,9 +307,22 @@ async fn resources_are_asked_once_each_robots_obeyed_and_the_findings_exact() {
     );
 }
 
+/// A path of the other site: its status, headers and page.
+type Answer = (
+    &'static str,
+    u16,
+    &'static [(&'static str, &'static str)],
+    &'static str,
+);
+
 /// The other site's walls: `(path, status, headers, page)`.
-const WALLS: &[(&str, u16, &[(&str, &str)], &str)] = &[
-    ("/cf-header", 403, &[("cf-mitigated", "challenge")], "<p>no</p>"),
+const WALLS: &[Answer] = &[
+    (
+        "/cf-header",
+        403,
+        &[("cf-mitigated", "challenge")],
+        "<p>no</p>",
+    ),
     (
         "/cf-page",
         403,
@@ -362,7 +382,12 @@ async fn wall(
         return if verified(&wall, &method, &uri, &headers).await {
             (StatusCode::OK, "welcome").into_response()
         } else {
-            (StatusCode::FORBIDDEN, [("cf-mitigated", "challenge")], "challenge").into_response()
+            (
+                StatusCode::FORBIDDEN,
+                [("cf-mitigated", "challenge")],
+                "challenge",
+            )
+                .into_response()
         };
     }
     let Some((_, status, pairs, page)) = WALLS.iter().find(|(p, ..)| *p == path) else {
@@ -574,12 +599,28 @@ fn expiring_certificates(dir: &Path, certs: &[(&str, i32)]) {
             String::from_utf8_lossy(&out.stderr)
         );
     };
-    let ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes"];
+    let ec = [
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:P-256",
+        "-nodes",
+    ];
     let mut ca = vec!["req", "-x509"];
     ca.extend(ec);
     ca.extend([
-        "-keyout", "ca.key", "-out", "ca.pem", "-days", "400", "-subj", "/CN=botwarden test authority",
-        "-addext", "basicConstraints=critical,CA:TRUE", "-addext", "keyUsage=critical,keyCertSign",
+        "-keyout",
+        "ca.key",
+        "-out",
+        "ca.pem",
+        "-days",
+        "400",
+        "-subj",
+        "/CN=botwarden test authority",
+        "-addext",
+        "basicConstraints=critical,CA:TRUE",
+        "-addext",
+        "keyUsage=critical,keyCertSign",
     ]);
     run(&ca);
     fs::write(
@@ -588,15 +629,32 @@ fn expiring_certificates(dir: &Path, certs: &[(&str, i32)]) {
     )
     .expect("extensions");
     for (name, days) in certs {
-        let (key, csr, pem) = (format!("{name}.key"), format!("{name}.csr"), format!("{name}.pem"));
+        let (key, csr, pem) = (
+            format!("{name}.key"),
+            format!("{name}.csr"),
+            format!("{name}.pem"),
+        );
         let mut req = vec!["req"];
         req.extend(ec);
         req.extend(["-keyout", &key, "-out", &csr, "-subj", "/CN=127.0.0.1"]);
         run(&req);
         let days = days.to_string();
         run(&[
-            "x509", "-req", "-in", &csr, "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial",
-            "-days", &days, "-extfile", "server.ext", "-out", &pem,
+            "x509",
+            "-req",
+            "-in",
+            &csr,
+            "-CA",
+            "ca.pem",
+            "-CAkey",
+            "ca.key",
+            "-CAcreateserial",
+            "-days",
+            &days,
+            "-extfile",
+            "server.ext",
+            "-out",
+            &pem,
         ]);
     }
 }
@@ -612,13 +670,18 @@ async fn certificates_that_expire_within_30_days_or_have_expired_are_found() {
     for (name, _) in certs {
         let dir = root.join(name);
         fs::create_dir_all(dir.join("site")).expect("site");
-        fs::write(dir.join("site/index.html"), "<!doctype html><title>t</title><p>hi</p>")
-            .expect("page");
+        fs::write(
+            dir.join("site/index.html"),
+            "<!doctype html><title>t</title><p>hi</p>",
+        )
+        .expect("page");
         let r = root.display();
         let nginx = start_nginx(
             dir,
             "ssl",
-            &format!("ssl_certificate \"{r}/{name}.pem\";\n ssl_certificate_key \"{r}/{name}.key\";"),
+            &format!(
+                "ssl_certificate \"{r}/{name}.pem\";\n ssl_certificate_key \"{r}/{name}.key\";"
+            ),
         );
         servers.push((name, nginx));
     }
@@ -682,7 +745,10 @@ async fn certificates_that_expire_within_30_days_or_have_expired_are_found() {
             .map_or(0, |(_, s)| s.port)
     };
     assert_eq!(found.len(), 2, "{found:?}");
-    let soon = found.iter().find(|(p, _)| *p == port("soon")).expect("soon");
+    let soon = found
+        .iter()
+        .find(|(p, _)| *p == port("soon"))
+        .expect("soon");
     assert!(
         soon.1.starts_with("the certificate expires on ") && soon.1.ends_with(", in 28 day(s)"),
         "{soon:?}"

@@ -215,8 +215,12 @@ fn after_crawl(
         }
     }
     if args.resources {
-        let asked =
-            runtime.block_on(check_resources(store, fetcher, config, &ResourceConfig::default()))?;
+        let asked = runtime.block_on(check_resources(
+            store,
+            fetcher,
+            config,
+            &ResourceConfig::default(),
+        ))?;
         eprintln!("botwarden: {asked}");
     }
     if args.check_external {
