@@ -45,7 +45,7 @@ pub(crate) use used::used;
 
 use crate::crawler::{CrawlConfig, stored_robots};
 use crate::error::Error;
-use crate::pipeline::{RobotsState, origin_key, read_robots, robots_state};
+use crate::pipeline::{RobotsState, host_key, origin_key, read_robots, robots_state};
 use crate::throttle::{Outcome, Throttle};
 
 /// How resources are asked.
@@ -111,8 +111,9 @@ impl std::fmt::Display for ResourceSummary {
 /// Records stored at once while answers come in.
 const WRITE_EVERY: usize = 64;
 
-/// One origin's resources, in the order pages name them.
-struct Origin {
+/// One host's resources (host and port: both schemes share its
+/// politeness, as the crawl's requests do), in the order pages name them.
+struct Host {
     key: String,
     urls: Vec<(String, ResourceKind)>,
 }
@@ -136,23 +137,23 @@ pub async fn check_resources(
         total: config.total,
         ..ResourceSummary::default()
     };
-    let origins = by_origin(rows, config.total, &mut summary);
+    let hosts = by_host(rows, config.total, &mut summary);
     let mut kept = kept_robots(store, crawl)?;
     let (tx, mut rx) = mpsc::unbounded_channel::<ResourceRecord>();
     let mut tasks = tokio::task::JoinSet::new();
     let mut pending = Vec::new();
-    for origin in origins {
+    for host in hosts {
         while tasks.len() >= config.hosts_at_once.max(1) {
             receive(store, &mut rx, &mut pending, &mut summary, &mut tasks).await?;
         }
-        let robots = origin_robots(&origin, fetcher, crawl, &mut kept).await;
+        let robots = host_robots(&host, fetcher, crawl, &mut kept).await;
         let asker = Asker {
             fetcher: fetcher.clone(),
             crawl: crawl.clone(),
             config: *config,
             tx: tx.clone(),
         };
-        tasks.spawn(async move { asker.origin(origin, robots).await });
+        tasks.spawn(async move { asker.host(host, robots).await });
     }
     drop(tx);
     while !tasks.is_empty() {
@@ -252,34 +253,34 @@ fn to_check(store: &Store) -> Result<(u64, Vec<(String, ResourceKind)>), Error> 
     Ok((u64::try_from(already).unwrap_or(0), rows))
 }
 
-/// The resources grouped by origin, in the order of discovery, at most
+/// The resources grouped by host, in the order of discovery, at most
 /// `total` in all (the rest counted in `summary`). A URL that does not
 /// parse is counted as left (it was stored by the crawler, so this does
 /// not happen).
-fn by_origin(
+fn by_host(
     rows: Vec<(String, ResourceKind)>,
     total: usize,
     summary: &mut ResourceSummary,
-) -> Vec<Origin> {
+) -> Vec<Host> {
     let mut index: HashMap<String, usize> = HashMap::new();
-    let mut origins: Vec<Origin> = Vec::new();
+    let mut hosts: Vec<Host> = Vec::new();
     for (n, (text, kind)) in rows.into_iter().enumerate() {
         let parsed = Url::parse(&text);
         let (Ok(url), true) = (parsed, n < total) else {
             summary.over_total_cap += 1;
             continue;
         };
-        let key = origin_key(&url);
+        let key = host_key(&url);
         let i = *index.entry(key.clone()).or_insert_with(|| {
-            origins.push(Origin {
+            hosts.push(Host {
                 key,
                 urls: Vec::new(),
             });
-            origins.len() - 1
+            hosts.len() - 1
         });
-        origins[i].urls.push((text, kind));
+        hosts[i].urls.push((text, kind));
     }
-    origins
+    hosts
 }
 
 /// The robots.txt files the crawl kept, by origin, read as it read them.
@@ -297,26 +298,33 @@ fn kept_robots(store: &Store, crawl: &CrawlConfig) -> Result<HashMap<String, Rob
     Ok(kept)
 }
 
-/// An origin's robots.txt: the one the crawl kept, or fetched now (once:
-/// a file that cannot be read disallows the origin's resources).
-async fn origin_robots(
-    origin: &Origin,
+/// The robots.txt of each origin of a host's resources, by origin: the
+/// one the crawl kept, or fetched now (once: a file that cannot be read
+/// disallows the origin's resources).
+async fn host_robots(
+    host: &Host,
     fetcher: &Fetcher,
     crawl: &CrawlConfig,
     kept: &mut HashMap<String, RobotsState>,
-) -> RobotsState {
-    if let Some(state) = kept.remove(&origin.key) {
-        return state;
-    }
-    let Some(url) = origin.urls.first().and_then(|(u, _)| Url::parse(u).ok()) else {
-        return RobotsState::Failed {
-            why: "no URL".to_owned(),
+) -> HashMap<String, RobotsState> {
+    let mut robots = HashMap::new();
+    for url in host.urls.iter().filter_map(|(u, _)| Url::parse(u).ok()) {
+        let origin = origin_key(&url);
+        if robots.contains_key(&origin) {
+            continue;
+        }
+        let state = match kept.remove(&origin) {
+            Some(state) => state,
+            None => {
+                let mut scratch = botwarden_store::Batch::default();
+                let last = crawl.robots_attempts.saturating_sub(1);
+                let read = read_robots(&url, fetcher, crawl, last, &mut scratch).await;
+                robots_state(&url, read, &crawl.identity.chain(), crawl)
+            }
         };
-    };
-    let mut scratch = botwarden_store::Batch::default();
-    let last = crawl.robots_attempts.saturating_sub(1);
-    let read = read_robots(&url, fetcher, crawl, last, &mut scratch).await;
-    robots_state(&url, read, &crawl.identity.chain(), crawl)
+        robots.insert(origin, state);
+    }
+    robots
 }
 
 /// Why a request got no answer.
@@ -336,19 +344,30 @@ struct Asker {
 }
 
 impl Asker {
-    /// Asks an origin's resources one after the other, politely.
-    async fn origin(self, origin: Origin, robots: RobotsState) {
-        let mut floor = self.crawl.throttle.min_delay;
-        if let Some(d) = robots.crawl_delay(&self.crawl) {
-            floor = floor.max(d);
-        }
+    /// Asks a host's resources one after the other, politely: the
+    /// crawl's delay, never below a `Crawl-delay` of its origins.
+    async fn host(self, host: Host, robots: HashMap<String, RobotsState>) {
+        let floor = robots
+            .values()
+            .filter_map(|r| r.crawl_delay(&self.crawl))
+            .fold(self.crawl.throttle.min_delay, Duration::max);
         let mut throttle = Throttle::new(self.crawl.throttle, floor, 1);
         let mut asked = false;
-        for (text, kind) in origin.urls {
-            let record = match Url::parse(&text)
-                .ok()
-                .and_then(|u| robots.blocks(&u).map(|why| (u, why)))
-            {
+        for (text, kind) in host.urls {
+            let judged = Url::parse(&text).ok().and_then(|u| {
+                let state = robots.get(&origin_key(&u))?;
+                Some((state, state.blocks(&u)?))
+            });
+            let record = match judged {
+                // Not asked because of the crawl's own settings (a refused
+                // address, an authority not trusted): no answer, not a
+                // robots.txt rule.
+                Some((RobotsState::Held { .. }, why)) => {
+                    let mut record = blocked(text, kind, String::new());
+                    record.blocked = None;
+                    record.error = Some(why);
+                    record
+                }
                 Some((_, why)) => blocked(text, kind, why),
                 None => {
                     if asked {
