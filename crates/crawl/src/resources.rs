@@ -114,7 +114,6 @@ const WRITE_EVERY: usize = 64;
 /// One host's resources (host and port: both schemes share its
 /// politeness, as the crawl's requests do), in the order pages name them.
 struct Host {
-    key: String,
     urls: Vec<(String, ResourceKind)>,
 }
 
@@ -271,11 +270,8 @@ fn by_host(
             continue;
         };
         let key = host_key(&url);
-        let i = *index.entry(key.clone()).or_insert_with(|| {
-            hosts.push(Host {
-                key,
-                urls: Vec::new(),
-            });
+        let i = *index.entry(key).or_insert_with(|| {
+            hosts.push(Host { urls: Vec::new() });
             hosts.len() - 1
         });
         hosts[i].urls.push((text, kind));
