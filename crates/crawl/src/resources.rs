@@ -22,6 +22,8 @@
 //!   `503` with `Retry-After` waited for (at most the crawl's longest
 //!   pause) and asked again up to the crawl's retries; a few hosts at a
 //!   time.
+//! - **Stopping** ([`StopSignal`]): no request starts once it is raised;
+//!   the resources not asked are not stored, and a later run asks them.
 //! - **Bounds**: at most [`ResourceConfig::total`] resources per run; the
 //!   ones left over are counted, not stored, so a later run (`--resume`)
 //!   asks them. Answers are stored as they come, a few at a time: a run
@@ -43,7 +45,7 @@ pub use used::UsedResource;
 pub(crate) use used::record_used;
 pub(crate) use used::used;
 
-use crate::crawler::{CrawlConfig, stored_robots};
+use crate::crawler::{CrawlConfig, StopSignal, stored_robots};
 use crate::error::Error;
 use crate::pipeline::{RobotsState, host_key, origin_key, read_robots, robots_state};
 use crate::throttle::{Outcome, Throttle};
@@ -129,6 +131,7 @@ pub async fn check_resources(
     fetcher: &Fetcher,
     crawl: &CrawlConfig,
     config: &ResourceConfig,
+    stop: &StopSignal,
 ) -> Result<ResourceSummary, Error> {
     let (already, rows) = to_check(store)?;
     let mut summary = ResourceSummary {
@@ -151,6 +154,7 @@ pub async fn check_resources(
             crawl: crawl.clone(),
             config: *config,
             tx: tx.clone(),
+            stop: stop.clone(),
         };
         tasks.spawn(async move { asker.host(host, robots).await });
     }
@@ -337,6 +341,7 @@ struct Asker {
     crawl: CrawlConfig,
     config: ResourceConfig,
     tx: mpsc::UnboundedSender<ResourceRecord>,
+    stop: StopSignal,
 }
 
 impl Asker {
@@ -350,24 +355,18 @@ impl Asker {
         let mut throttle = Throttle::new(self.crawl.throttle, floor, 1);
         let mut asked = false;
         for (text, kind) in host.urls {
-            let judged = Url::parse(&text).ok().and_then(|u| {
-                let state = robots.get(&origin_key(&u))?;
-                Some((state, state.blocks(&u)?))
-            });
-            let record = match judged {
-                // Not asked because of the crawl's own settings (a refused
-                // address, an authority not trusted): no answer, not a
-                // robots.txt rule.
-                Some((RobotsState::Held { .. }, why)) => {
-                    let mut record = blocked(text, kind, String::new());
-                    record.blocked = None;
-                    record.error = Some(why);
-                    record
-                }
-                Some((_, why)) => blocked(text, kind, why),
-                None => {
+            if self.stop.is_stopped() {
+                // Not stored: a later run asks it.
+                return;
+            }
+            let record = match unasked(&robots, text, kind) {
+                Ok(record) => record,
+                Err((text, kind)) => {
                     if asked {
-                        tokio::time::sleep(throttle.delay()).await;
+                        self.wait(throttle.delay()).await;
+                        if self.stop.is_stopped() {
+                            return;
+                        }
                     }
                     asked = true;
                     self.politely(&text, kind, &mut throttle).await
@@ -394,12 +393,20 @@ impl Asker {
             let wait = retry_after
                 .filter(|_| matches!(record.status, Some(429 | 503)) && tries < self.crawl.retries);
             match wait {
-                Some(d) if d <= self.crawl.max_pause => {
+                Some(d) if d <= self.crawl.max_pause && !self.stop.is_stopped() => {
                     tries += 1;
-                    tokio::time::sleep(d.max(throttle.delay())).await;
+                    self.wait(d.max(throttle.delay())).await;
                 }
                 _ => return record,
             }
+        }
+    }
+
+    /// Waits `delay`, or less when the run is asked to stop.
+    async fn wait(&self, delay: Duration) {
+        tokio::select! {
+            () = tokio::time::sleep(delay) => {}
+            () = self.stop.raised() => {}
         }
     }
 
@@ -529,6 +536,31 @@ async fn read_capped(response: &mut reqwest::Response, cap: u64) -> (u64, bool, 
             Ok(None) => return (read, false, None),
             Err(e) => return (read, false, Some(format!("body cut short: {}", chain(&e)))),
         }
+    }
+}
+
+/// The record of a resource that is not to be asked: robots.txt keeps
+/// the crawler from it (the rule), or the crawl's own settings do (a
+/// refused address, an authority not trusted: an error, not a rule).
+/// The resource back when it is to be asked.
+fn unasked(
+    robots: &HashMap<String, RobotsState>,
+    text: String,
+    kind: ResourceKind,
+) -> Result<ResourceRecord, (String, ResourceKind)> {
+    let judged = Url::parse(&text).ok().and_then(|u| {
+        let state = robots.get(&origin_key(&u))?;
+        Some((state, state.blocks(&u)?))
+    });
+    match judged {
+        Some((RobotsState::Held { .. }, why)) => {
+            let mut record = blocked(text, kind, String::new());
+            record.blocked = None;
+            record.error = Some(why);
+            Ok(record)
+        }
+        Some((_, why)) => Ok(blocked(text, kind, why)),
+        None => Err((text, kind)),
     }
 }
 

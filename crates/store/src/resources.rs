@@ -163,21 +163,13 @@ impl Store {
     /// # Errors
     /// [`Error`] if SQLite fails; nothing is written then.
     pub fn write_resources(&mut self, records: &[ResourceRecord]) -> Result<(), Error> {
-        let path = self.path().to_owned();
-        let fail = |e: rusqlite::Error| Error {
-            path: path.clone(),
-            message: format!("cannot store a resource's answer: {e}"),
-        };
-        let tx = self.connection_mut().transaction().map_err(fail)?;
-        {
-            let mut st = tx
-                .prepare_cached(
-                    "INSERT OR REPLACE INTO resources (url, kind, checked_at, method, status,
-                     content_type, size, size_capped, blocked, error, elapsed_ms)
-                     VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-                )
-                .map_err(fail)?;
-            for r in records {
+        self.write_rows(
+            "cannot store a resource's answer",
+            "INSERT OR REPLACE INTO resources (url, kind, checked_at, method, status,
+             content_type, size, size_capped, blocked, error, elapsed_ms)
+             VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
+            records,
+            |st, r| {
                 st.execute(params![
                     r.url,
                     r.kind.as_str(),
@@ -191,10 +183,8 @@ impl Store {
                     r.error,
                     r.elapsed_ms,
                 ])
-                .map_err(fail)?;
-            }
-        }
-        tx.commit().map_err(fail)
+            },
+        )
     }
 
     /// Stores the certificates read, in one transaction (an origin read
@@ -203,22 +193,34 @@ impl Store {
     /// # Errors
     /// [`Error`] if SQLite fails; nothing is written then.
     pub fn write_certificates(&mut self, records: &[CertificateRecord]) -> Result<(), Error> {
+        self.write_rows(
+            "cannot store a certificate's expiry",
+            "INSERT OR REPLACE INTO tls_certificates (origin, checked_at, not_after, error)
+             VALUES (?1, ?2, ?3, ?4)",
+            records,
+            |st, r| st.execute(params![r.origin, r.checked_at, r.not_after, r.error]),
+        )
+    }
+
+    /// Writes `rows` with the statement `sql` (each row's values bound by
+    /// `bind`) in one transaction; `what` names the failure.
+    fn write_rows<T>(
+        &mut self,
+        what: &str,
+        sql: &str,
+        rows: &[T],
+        bind: impl Fn(&mut rusqlite::CachedStatement<'_>, &T) -> Result<usize, rusqlite::Error>,
+    ) -> Result<(), Error> {
         let path = self.path().to_owned();
         let fail = |e: rusqlite::Error| Error {
             path: path.clone(),
-            message: format!("cannot store a certificate's expiry: {e}"),
+            message: format!("{what}: {e}"),
         };
         let tx = self.connection_mut().transaction().map_err(fail)?;
         {
-            let mut st = tx
-                .prepare_cached(
-                    "INSERT OR REPLACE INTO tls_certificates (origin, checked_at, not_after, error)
-                     VALUES (?1, ?2, ?3, ?4)",
-                )
-                .map_err(fail)?;
-            for r in records {
-                st.execute(params![r.origin, r.checked_at, r.not_after, r.error])
-                    .map_err(fail)?;
+            let mut st = tx.prepare_cached(sql).map_err(fail)?;
+            for r in rows {
+                bind(&mut st, r).map_err(fail)?;
             }
         }
         tx.commit().map_err(fail)

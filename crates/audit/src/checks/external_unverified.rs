@@ -1,7 +1,8 @@
 //! `links/external-unverified`: links to other sites' URLs that answered
 //! with a bot wall (`crawl --check-external`).
 
-use crate::{Context, Finding, SITE_LINK};
+use super::broken_external::external_findings;
+use crate::{Context, Finding};
 
 declare_check! {
     /// ## What it finds
@@ -32,30 +33,14 @@ declare_check! {
 }
 
 pub(crate) fn check(cx: &Context<'_>) -> Result<Vec<Finding>, rusqlite::Error> {
-    let walled = cx.rows(
-        &format!(
-            "SELECT u.id, u.url, e.status, e.method, e.wall
-             FROM urls u JOIN external_checks e ON e.url_id = u.id
-             WHERE e.wall IS NOT NULL
-               AND EXISTS (SELECT 1 FROM links l WHERE l.target_id = u.id AND {SITE_LINK})
-             ORDER BY u.id"
-        ),
-        |r| {
-            Ok((
-                r.get::<_, i64>(0)?,
-                r.get::<_, String>(1)?,
-                r.get::<_, Option<u16>>(2)?,
-                r.get::<_, String>(3)?,
-                r.get::<_, String>(4)?,
-            ))
-        },
-    )?;
-    walled
-        .into_iter()
-        .map(|(id, url, status, method, wall)| {
-            let status = status.map_or_else(|| "nothing".to_owned(), |s| s.to_string());
-            let message = format!("could not verify: answered {status} to {method}, a bot wall ({wall})");
-            cx.linked_finding(id, url, message)
-        })
-        .collect()
+    external_findings(cx, "e.wall IS NOT NULL", |c| {
+        let status = c
+            .status
+            .map_or_else(|| "nothing".to_owned(), |s| s.to_string());
+        format!(
+            "could not verify: answered {status} to {}, a bot wall ({})",
+            c.method,
+            c.wall.unwrap_or_default()
+        )
+    })
 }

@@ -16,7 +16,6 @@
 
 use std::collections::BTreeMap;
 use std::fs;
-use std::path::Path;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime};
 
@@ -25,14 +24,13 @@ use axum::http::{HeaderMap, Method, StatusCode, Uri, header};
 use axum::response::IntoResponse;
 use botwarden_audit::Audit;
 use botwarden_crawl::{
-    CrawlConfig, ExternalConfig, ResourceConfig, ResourceSummary, check_certificates,
+    CrawlConfig, ExternalConfig, ResourceConfig, ResourceSummary, StopSignal, check_certificates,
     check_external, check_resources,
 };
 use botwarden_fetch::{Fetcher, KeyDirConfig, KeyDirectories};
 use botwarden_store::Store;
 use botwarden_verify::{
-    AgentForm, KeyRing, RequestParts, SignatureCheck, SignatureVerifier, Signer,
-    WELL_KNOWN_DIRECTORY,
+    AgentForm, SignatureCheck, SignatureVerifier, Signer, WELL_KNOWN_DIRECTORY,
 };
 use url::Url;
 
@@ -40,6 +38,8 @@ use crate::audit_trust::{Found, found, owned};
 use crate::crawl::{TempStore, config, crawl_all, fetcher};
 use crate::nginx_site::start_nginx;
 use crate::server::{Reply, Server};
+use crate::tls::{authority, server_certificate};
+use crate::webbotauth::signed_parts;
 
 /// The checks planted here.
 pub(crate) const CODES: &[&str] = &[
@@ -203,12 +203,28 @@ async fn resources_are_asked_once_each_robots_obeyed_and_the_findings_exact() {
         asked(&site_log).is_empty(),
         "the crawl itself asks no resource"
     );
+    // A run asked to stop asks nothing and stores nothing (the CDN's
+    // robots.txt is read before the first request).
+    let stopped = StopSignal::new();
+    stopped.stop();
+    let none = check_resources(
+        &mut store,
+        &fetcher(),
+        &cfg,
+        &ResourceConfig::default(),
+        &stopped,
+    )
+    .await
+    .expect("stopped run");
+    assert_eq!((none.checked, none.already_checked), (0, 0));
+    assert!(asked(&site_log).is_empty() && asked(&cdn_log).is_empty());
+    cdn_log.lock().expect("log").clear();
     // A first run stopped by its cap, and the rest on a later run.
     let few = ResourceConfig {
         total: 3,
         ..ResourceConfig::default()
     };
-    let first = check_resources(&mut store, &fetcher(), &cfg, &few)
+    let first = check_resources(&mut store, &fetcher(), &cfg, &few, &StopSignal::new())
         .await
         .expect("first run");
     // The first three in the order pages name them: a style sheet, one
@@ -222,9 +238,15 @@ async fn resources_are_asked_once_each_robots_obeyed_and_the_findings_exact() {
         ),
         (3, 1, 1, 10)
     );
-    let rest = check_resources(&mut store, &fetcher(), &cfg, &ResourceConfig::default())
-        .await
-        .expect("second run");
+    let rest = check_resources(
+        &mut store,
+        &fetcher(),
+        &cfg,
+        &ResourceConfig::default(),
+        &StopSignal::new(),
+    )
+    .await
+    .expect("second run");
     assert_eq!(
         rest,
         ResourceSummary {
@@ -241,9 +263,15 @@ async fn resources_are_asked_once_each_robots_obeyed_and_the_findings_exact() {
         "10 resource(s) checked, 1 broken, 2 blocked by robots.txt; 0 left unchecked \
          (over 10,000 in all); 3 checked before"
     );
-    let again = check_resources(&mut store, &fetcher(), &cfg, &ResourceConfig::default())
-        .await
-        .expect("third run");
+    let again = check_resources(
+        &mut store,
+        &fetcher(),
+        &cfg,
+        &ResourceConfig::default(),
+        &StopSignal::new(),
+    )
+    .await
+    .expect("third run");
     assert_eq!((again.checked, again.already_checked), (0, 13));
     // Each resource asked once (the one refusing HEAD twice), none that
     // robots.txt disallows, the icon, the template's image and the
@@ -406,28 +434,11 @@ async fn wall(
 
 /// Whether the request's signature verifies.
 async fn verified(wall: &Wall, method: &Method, uri: &Uri, headers: &HeaderMap) -> bool {
-    let host = headers
-        .get(header::HOST)
-        .and_then(|h| h.to_str().ok())
-        .unwrap_or_default()
-        .to_owned();
-    let target = uri
-        .path_and_query()
-        .map_or("/".to_owned(), |p| p.as_str().to_owned());
-    let fields: Vec<(String, String)> = headers
-        .iter()
-        .filter_map(|(n, v)| Some((n.as_str().to_owned(), v.to_str().ok()?.to_owned())))
-        .collect();
-    let mut req = RequestParts::new(method.as_str(), &host, &target).scheme("http");
-    for (n, v) in &fields {
-        req.push_header(n, v);
-    }
-    let ring = wall
-        .directories
-        .key_ring(&wall.verifier, &req, &KeyRing::new())
-        .await;
+    let (req, ring) = signed_parts(&wall.verifier, &wall.directories, method, uri, headers)
+        .await
+        .into_parts();
     matches!(
-        wall.verifier.check(&req, &ring, SystemTime::now()),
+        wall.verifier.check(&req.parts(), &ring, SystemTime::now()),
         SignatureCheck::Valid(_)
     )
 }
@@ -582,90 +593,16 @@ async fn bot_walls_are_not_dead_links_and_a_signed_check_passes_a_wall_that_veri
     assert_eq!(signed["links/external-unverified"], unverified(false));
 }
 
-/// An authority (`ca.pem`) and, for each `(name, days)`, a certificate
-/// for 127.0.0.1 it signed that expires in that many days
-/// (`name.pem`, `name.key`; a negative number: expired that long ago), in
-/// `dir`, made with `openssl`.
-fn expiring_certificates(dir: &Path, certs: &[(&str, i32)]) {
-    let run = |args: &[&str]| {
-        let out = std::process::Command::new("openssl")
-            .args(args)
-            .current_dir(dir)
-            .output()
-            .expect("openssl runs (Debian package `openssl`)");
-        assert!(
-            out.status.success(),
-            "openssl {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-    };
-    let ec = [
-        "-newkey",
-        "ec",
-        "-pkeyopt",
-        "ec_paramgen_curve:P-256",
-        "-nodes",
-    ];
-    let mut ca = vec!["req", "-x509"];
-    ca.extend(ec);
-    ca.extend([
-        "-keyout",
-        "ca.key",
-        "-out",
-        "ca.pem",
-        "-days",
-        "400",
-        "-subj",
-        "/CN=botwarden test authority",
-        "-addext",
-        "basicConstraints=critical,CA:TRUE",
-        "-addext",
-        "keyUsage=critical,keyCertSign",
-    ]);
-    run(&ca);
-    fs::write(
-        dir.join("server.ext"),
-        "basicConstraints=CA:FALSE\nsubjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n",
-    )
-    .expect("extensions");
-    for (name, days) in certs {
-        let (key, csr, pem) = (
-            format!("{name}.key"),
-            format!("{name}.csr"),
-            format!("{name}.pem"),
-        );
-        let mut req = vec!["req"];
-        req.extend(ec);
-        req.extend(["-keyout", &key, "-out", &csr, "-subj", "/CN=127.0.0.1"]);
-        run(&req);
-        let days = days.to_string();
-        run(&[
-            "x509",
-            "-req",
-            "-in",
-            &csr,
-            "-CA",
-            "ca.pem",
-            "-CAkey",
-            "ca.key",
-            "-CAcreateserial",
-            "-days",
-            &days,
-            "-extfile",
-            "server.ext",
-            "-out",
-            &pem,
-        ]);
-    }
-}
-
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn certificates_that_expire_within_30_days_or_have_expired_are_found() {
     let root = std::env::temp_dir().join(format!("botwarden-cert-expiry-{}", std::process::id()));
     let _ = fs::remove_dir_all(&root);
     fs::create_dir_all(&root).expect("root");
     let certs = [("soon", 29), ("later", 31), ("expired", -1)];
-    expiring_certificates(&root, &certs);
+    authority(&root, 400);
+    for (name, days) in certs {
+        server_certificate(&root, name, days);
+    }
     let mut servers = Vec::new();
     for (name, _) in certs {
         let dir = root.join(name);

@@ -67,7 +67,13 @@ pub(super) fn run_crawl(given: &CrawlArgs, matches: Option<&ArgMatches>) -> Resu
         }
     };
     if !end.stopped {
-        after_crawl(args, &mut store, &fetcher, &config, &runtime)?;
+        let after = After {
+            fetcher: &fetcher,
+            config: &config,
+            stop: &stop,
+            runtime: &runtime,
+        };
+        after.crawl(args, &mut store)?;
     }
     runtime.shutdown_background();
     report(args, &store, &end, started, &db)
@@ -200,33 +206,40 @@ fn new_store(db: &Path, matches: Option<&ArgMatches>) -> Result<Store> {
 /// error what it did: the certificates of its HTTPS origins (a crawl by
 /// one worker), its resources (`--resources`), its external links
 /// (`--check-external`).
-#[allow(clippy::print_stderr)]
-fn after_crawl(
-    args: &CrawlArgs,
-    store: &mut Store,
-    fetcher: &Fetcher,
-    config: &CrawlConfig,
-    runtime: &tokio::runtime::Runtime,
-) -> Result<()> {
-    if shared(args).is_none() {
-        let read = runtime.block_on(check_certificates(store, fetcher))?;
-        if read.read + read.failed > 0 {
-            eprintln!("botwarden: {read}");
+struct After<'a> {
+    fetcher: &'a Fetcher,
+    config: &'a CrawlConfig,
+    stop: &'a StopSignal,
+    runtime: &'a tokio::runtime::Runtime,
+}
+
+impl After<'_> {
+    /// Each of them in turn, for the crawl in `store`.
+    #[allow(clippy::print_stderr)]
+    fn crawl(&self, args: &CrawlArgs, store: &mut Store) -> Result<()> {
+        if shared(args).is_none() {
+            let read = self
+                .runtime
+                .block_on(check_certificates(store, self.fetcher))?;
+            if read.read + read.failed > 0 {
+                eprintln!("botwarden: {read}");
+            }
         }
+        if args.resources {
+            let asked = self.runtime.block_on(check_resources(
+                store,
+                self.fetcher,
+                self.config,
+                &ResourceConfig::default(),
+                self.stop,
+            ))?;
+            eprintln!("botwarden: {asked}");
+        }
+        if args.check_external {
+            external_links(store, self.fetcher, self.runtime)?;
+        }
+        Ok(())
     }
-    if args.resources {
-        let asked = runtime.block_on(check_resources(
-            store,
-            fetcher,
-            config,
-            &ResourceConfig::default(),
-        ))?;
-        eprintln!("botwarden: {asked}");
-    }
-    if args.check_external {
-        external_links(store, fetcher, runtime)?;
-    }
-    Ok(())
 }
 
 /// `--check-external`: the links to other sites asked, what was done said
