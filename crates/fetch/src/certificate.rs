@@ -133,28 +133,11 @@ fn expired_at(message: &str) -> Option<String> {
     unix_time(digits.parse().ok()?)
 }
 
-/// Seconds since 1970 as RFC 3339 in UTC (the civil calendar from days,
-/// after Howard Hinnant's `civil_from_days`).
+/// Seconds since 1970 as RFC 3339 in UTC.
 fn unix_time(secs: i64) -> Option<String> {
-    let days = secs.div_euclid(86_400);
-    let rem = secs.rem_euclid(86_400);
-    let z = days.checked_add(719_468)?;
-    let era = z.div_euclid(146_097);
-    let doe = z.rem_euclid(146_097);
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let day = doy - (153 * mp + 2) / 5 + 1;
-    let month = if mp < 10 { mp + 3 } else { mp - 9 };
-    let year = yoe + era * 400 + i64::from(month <= 2);
-    (0..=9999).contains(&year).then(|| {
-        format!(
-            "{year:04}-{month:02}-{day:02}T{:02}:{:02}:{:02}Z",
-            rem / 3600,
-            rem % 3600 / 60,
-            rem % 60
-        )
-    })
+    jiff::Timestamp::from_second(secs)
+        .ok()
+        .map(|t| t.to_string())
 }
 
 /// One DER element: its tag, its content, and what follows it.

@@ -169,6 +169,19 @@ fn asked(log: &Log) -> Vec<String> {
     all
 }
 
+/// A run of resource checks at the defaults.
+async fn ask_all(store: &mut Store, cfg: &CrawlConfig) -> ResourceSummary {
+    check_resources(
+        store,
+        &fetcher(),
+        cfg,
+        &ResourceConfig::default(),
+        &StopSignal::new(),
+    )
+    .await
+    .expect("a run")
+}
+
 // The table of planted and found per check is the test's report.
 #[allow(clippy::print_stdout)]
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -238,15 +251,7 @@ async fn resources_are_asked_once_each_robots_obeyed_and_the_findings_exact() {
         ),
         (3, 1, 1, 10)
     );
-    let rest = check_resources(
-        &mut store,
-        &fetcher(),
-        &cfg,
-        &ResourceConfig::default(),
-        &StopSignal::new(),
-    )
-    .await
-    .expect("second run");
+    let rest = ask_all(&mut store, &cfg).await;
     assert_eq!(
         rest,
         ResourceSummary {
@@ -263,15 +268,7 @@ async fn resources_are_asked_once_each_robots_obeyed_and_the_findings_exact() {
         "10 resource(s) checked, 1 broken, 2 blocked by robots.txt; 0 left unchecked \
          (over 10,000 in all); 3 checked before"
     );
-    let again = check_resources(
-        &mut store,
-        &fetcher(),
-        &cfg,
-        &ResourceConfig::default(),
-        &StopSignal::new(),
-    )
-    .await
-    .expect("third run");
+    let again = ask_all(&mut store, &cfg).await;
     assert_eq!((again.checked, again.already_checked), (0, 13));
     // Each resource asked once (the one refusing HEAD twice), none that
     // robots.txt disallows, the icon, the template's image and the
