@@ -5,7 +5,8 @@ and read with html.parser (`<img src>`, `<script src>`,
 `<link rel=stylesheet href>`, outside `<template>`, the first `<base
 href>` applied); every resource is asked with HEAD (GET when HEAD is
 refused), its robots.txt read with Python's urllib.robotparser for
-`botwarden`. Precision and recall per check against the audit's JSON.
+`botwarden` (one that cannot be reached disallows everything, as RFC 9309
+says). Precision and recall per check against the audit's JSON.
 
 Environment: CRAWL_DB (the store), AUDIT_JSON (`botwarden audit DB
 --select resources,images/heavy --format json --max-evidence 100000`).
@@ -76,7 +77,11 @@ for url, kind in used.items():
     origin = '{0.scheme}://{0.netloc}'.format(urllib.parse.urlsplit(url))
     if origin not in robots:
         rp = urllib.robotparser.RobotFileParser(origin + '/robots.txt')
-        rp.read()
+        try:
+            rp.read()
+        except OSError:
+            # Unreachable: RFC 9309 disallows everything.
+            rp.disallow_all = True
         robots[origin] = rp
     if not robots[origin].can_fetch('botwarden', url):
         truth['resources/blocked'].add(url)
