@@ -125,8 +125,11 @@ pub(crate) struct CrawlArgs {
     /// After the crawl, check each distinct URL of other sites that the
     /// site's pages link to, once (HEAD, GET when HEAD is refused; never
     /// crawled), for `links/broken-external`: one request at a time per
-    /// host, 1 s apart, at most 20 per host and 1,000 in all. Off by
-    /// default: it sends requests to hosts the crawl was not asked to visit.
+    /// host, 1 s apart, at most 20 per host and 1,000 in all. A 403, 429
+    /// or 503 with a challenge (header or page) or Retry-After is a bot
+    /// wall, not a dead link (`links/external-unverified`); with
+    /// --sign-key the checks are signed. Off by default: it sends
+    /// requests to hosts the crawl was not asked to visit.
     #[arg(long)]
     pub(super) check_external: bool,
     /// Record the images, scripts and style sheets each page uses, and
