@@ -127,6 +127,7 @@ macro_rules! checks {
             pub(super) mod bad_href;
             pub(super) mod listed;
             pub(super) mod page_quality;
+            pub(super) mod resource_pages;
             $(pub(super) mod $module;)*
         }
         /// Every check, in the order of the documentation.
@@ -239,6 +240,11 @@ checks![
     hreflang_to_non_canonical,
     hreflang_to_noindex,
     hreflang_relative,
+    resource_broken,
+    resource_blocked,
+    image_heavy,
+    external_unverified,
+    certificate_expiring,
 ];
 
 /// The check with this code.

@@ -110,6 +110,10 @@ pub struct CrawlConfig {
     /// `--profile`, `--robots-file`); the site must be the start URL's
     /// origin. Other origins are read as usual.
     pub simulation: Option<Simulation>,
+    /// Record the images, scripts and style sheets each HTML page uses
+    /// (`page_resources`), for [`crate::check_resources`] to ask after
+    /// the crawl (`--resources`). Off by default.
+    pub resources: bool,
 }
 
 impl Default for CrawlConfig {
@@ -128,6 +132,7 @@ impl Default for CrawlConfig {
             sitemaps: Vec::new(),
             max_sitemaps: 100,
             simulation: None,
+            resources: false,
         }
     }
 }
@@ -801,7 +806,10 @@ fn held_lines(held: &[Queued], held_why: &[(String, String)]) -> Vec<String> {
 /// allow) within [`CrawlConfig::robots_ttl`]. Nothing else is taken: a
 /// failure or a full disallow (a server error) is asked again, and the
 /// operator's file comes from the simulation.
-fn stored_robots(stored: &StoredRobots, config: &CrawlConfig) -> Option<(Url, RobotsRead)> {
+pub(crate) fn stored_robots(
+    stored: &StoredRobots,
+    config: &CrawlConfig,
+) -> Option<(Url, RobotsRead)> {
     if stored.source != "site" {
         return None;
     }
@@ -1098,6 +1106,7 @@ fn merge(into: &mut Batch, more: Batch) {
         meta,
         sitemap_entries,
         usage,
+        page_resources,
     } = more;
     into.new_urls.extend(new_urls);
     into.states.extend(states);
@@ -1110,6 +1119,7 @@ fn merge(into: &mut Batch, more: Batch) {
     into.meta.extend(meta);
     into.sitemap_entries.extend(sitemap_entries);
     into.usage.extend(usage);
+    into.page_resources.extend(page_resources);
 }
 
 #[cfg(test)]

@@ -8,7 +8,11 @@
 //! read. Redirects are not followed: the status and the `Location` are
 //! recorded. What counts is stored in `external_checks`
 //! ([`ExternalRecord`]), and `links/broken-external` reports the URLs that
-//! answered `4xx`, `5xx` or nothing.
+//! answered `4xx`, `5xx` or nothing, but for the bot walls ([`wall`]:
+//! a `403`, `429` or `503` with a challenge's header or page, or
+//! `Retry-After`), which `links/external-unverified` reports as not
+//! verified. With `--sign-key` the checks are signed (Web Bot Auth), as
+//! the crawl's requests are: some walls let a signed robot through.
 //!
 //! Politeness, since the hosts did not ask to be visited: one request at a
 //! time per host (host and port), [`ExternalConfig::delay`] between two
@@ -29,6 +33,8 @@ use botwarden_text::thousands;
 use url::Url;
 
 use crate::error::Error;
+
+mod wall;
 
 /// How external links are checked.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -62,8 +68,10 @@ impl Default for ExternalConfig {
 pub struct ExternalSummary {
     /// URLs checked now.
     pub checked: u64,
-    /// Of which answered `4xx`, `5xx` or nothing.
+    /// Of which answered `4xx`, `5xx` or nothing, and no bot wall.
     pub broken: u64,
+    /// Of which answered with a bot wall: not verified.
+    pub walled: u64,
     /// URLs not checked because their host had its share.
     pub over_host_cap: u64,
     /// URLs not checked because the total was reached.
@@ -77,15 +85,17 @@ pub struct ExternalSummary {
 }
 
 impl std::fmt::Display for ExternalSummary {
-    /// `N external URL(s) checked, N broken; N left unchecked (over 20
-    /// per host), N (over 1,000 in all); N checked before`.
+    /// `N external URL(s) checked, N broken, N behind a bot wall; N left
+    /// unchecked (over 20 per host), N (over 1,000 in all); N checked
+    /// before`.
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         write!(
             f,
-            "{} external URL(s) checked, {} broken; {} left unchecked (over {} per host), \
-             {} (over {} in all); {} checked before",
+            "{} external URL(s) checked, {} broken, {} behind a bot wall; {} left unchecked \
+             (over {} per host), {} (over {} in all); {} checked before",
             self.checked,
             self.broken,
+            self.walled,
             self.over_host_cap,
             thousands(self.per_host as u64),
             self.over_total_cap,
@@ -183,6 +193,7 @@ pub async fn check_external(
     records.sort_by_key(|r: &ExternalRecord| r.url_id);
     summary.checked = records.len() as u64;
     summary.broken = records.iter().filter(|r| r.is_broken()).count() as u64;
+    summary.walled = records.iter().filter(|r| r.wall.is_some()).count() as u64;
     store.write_external(&records)?;
     Ok(summary)
 }
@@ -220,62 +231,117 @@ fn to_check(store: &Store) -> Result<(u64, Vec<(i64, String)>), Error> {
 }
 
 /// One URL's check: `HEAD`, then `GET` when the `HEAD` is refused or the
-/// connection drops without an answer.
+/// connection drops without an answer; both signed when the crawl's
+/// requests are. An answer that may be a bot wall ([`wall`]) and shows
+/// none in its headers has its page read (a `GET` after a `HEAD`).
 async fn check_one(fetcher: &Fetcher, id: i64, url: &Url, timeout: Duration) -> ExternalRecord {
     let started = Instant::now();
-    let record = |method: &'static str, status: Option<u16>, error: Option<String>, location| {
-        ExternalRecord {
-            url_id: id,
-            checked_at: jiff::Timestamp::now().to_string(),
-            method,
-            status,
-            error,
-            location,
-            elapsed_ms: started.elapsed().as_secs_f64() * 1000.0,
-        }
+    let mut record = ExternalRecord {
+        url_id: id,
+        checked_at: jiff::Timestamp::now().to_string(),
+        method: "HEAD",
+        status: None,
+        error: None,
+        location: None,
+        elapsed_ms: 0.0,
+        wall: None,
     };
     if let Err(e) = fetcher.check_literal(url) {
-        return record("HEAD", None, Some(e.to_string()), None);
+        record.error = Some(e.to_string());
+        return record;
     }
-    let head = fetcher
-        .client()
-        .head(url.clone())
-        .timeout(timeout)
-        .send()
-        .await;
+    let head = send(fetcher, reqwest::Method::HEAD, url, timeout).await;
     let retry = match &head {
         Ok(r) => matches!(r.status().as_u16(), 405 | 501),
-        Err(e) => !e.is_timeout() && !e.is_connect() && !e.is_builder(),
+        Err((_, dropped)) => *dropped,
     };
-    let (method, answer) = if retry {
-        let get = fetcher
-            .client()
-            .get(url.clone())
-            .timeout(timeout)
-            .send()
-            .await;
-        ("GET", get)
+    let answer = if retry {
+        record.method = "GET";
+        send(fetcher, reqwest::Method::GET, url, timeout).await
     } else {
-        ("HEAD", head)
+        head
     };
     match answer {
-        Ok(r) => {
-            let location = r
+        Ok(r) => answered(fetcher, &mut record, url, r, timeout).await,
+        Err((why, _)) => record.error = Some(why),
+    }
+    record.elapsed_ms = started.elapsed().as_secs_f64() * 1000.0;
+    record
+}
+
+/// Fills `record` from an answer: its status, `Location`, and the bot
+/// wall it shows (its page read when its headers show none).
+async fn answered(
+    fetcher: &Fetcher,
+    record: &mut ExternalRecord,
+    url: &Url,
+    response: reqwest::Response,
+    timeout: Duration,
+) {
+    let status = response.status().as_u16();
+    record.status = Some(status);
+    record.location = response
+        .headers()
+        .get(reqwest::header::LOCATION)
+        .and_then(|l| l.to_str().ok())
+        .and_then(|l| url.join(l).ok())
+        .map(|l| l.to_string());
+    record.wall = wall::in_headers(status, response.headers());
+    if record.wall.is_some() || !wall::may_be_wall(status) {
+        // Only the head is read: dropping the answer closes it.
+        return;
+    }
+    let page = if record.method == "GET" {
+        Ok(response)
+    } else {
+        drop(response);
+        send(fetcher, reqwest::Method::GET, url, timeout).await
+    };
+    if let Ok(page) = page {
+        let status = page.status().as_u16();
+        record.wall = wall::in_headers(status, page.headers());
+        if record.wall.is_none() {
+            let server = page
                 .headers()
-                .get(reqwest::header::LOCATION)
-                .and_then(|l| l.to_str().ok())
-                .and_then(|l| url.join(l).ok())
-                .map(|l| l.to_string());
-            // Only the head is read: dropping the answer closes it.
-            record(method, Some(r.status().as_u16()), None, location)
-        }
-        Err(e) => {
-            let why = if e.is_timeout() {
-                format!("timed out after {} s", timeout.as_secs_f64())
-            } else {
-                chain(&e)
-            };
-            record(method, None, Some(why), None)
+                .get(reqwest::header::SERVER)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_owned);
+            let body = first_bytes(page, wall::PAGE_BYTES).await;
+            record.wall = wall::in_page(status, server.as_deref(), &body);
         }
     }
+}
+
+/// A request, signed when the fetcher signs; an error's text, and whether
+/// the connection dropped without an answer (maybe the method's fault).
+async fn send(
+    fetcher: &Fetcher,
+    method: reqwest::Method,
+    url: &Url,
+    timeout: Duration,
+) -> Result<reqwest::Response, (String, bool)> {
+    let request = fetcher
+        .request(method, url)
+        .map_err(|e| (e.to_string(), false))?;
+    request.timeout(timeout).send().await.map_err(|e| {
+        let dropped = !e.is_timeout() && !e.is_connect() && !e.is_builder();
+        let why = if e.is_timeout() {
+            format!("timed out after {} s", timeout.as_secs_f64())
+        } else {
+            chain(&e)
+        };
+        (why, dropped)
+    })
+}
+
+/// At most `cap` bytes of a body (fewer when it fails part-way).
+async fn first_bytes(mut response: reqwest::Response, cap: usize) -> Vec<u8> {
+    let mut body = Vec::new();
+    while body.len() < cap {
+        match response.chunk().await {
+            Ok(Some(chunk)) => body.extend_from_slice(&chunk[..chunk.len().min(cap - body.len())]),
+            _ => break,
+        }
+    }
+    body
 }

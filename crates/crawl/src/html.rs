@@ -215,6 +215,8 @@ pub struct HtmlFacts {
     /// What the audit's page checks read (images, titles, language, ids,
     /// headings, words, JSON-LD, scheme-less links).
     pub quality: crate::quality::Quality,
+    /// The images, scripts and style sheets the page uses, in page order.
+    pub resources: Vec<crate::resources::UsedResource>,
 }
 
 /// The most of a JSON-LD block read to check that it is JSON.
@@ -1558,6 +1560,11 @@ impl Pass {
         self.on_any(el, &name);
         self.on_subresource(el, &name);
         self.on_quality(el, &name);
+        if self.quality_templates.get() == 0
+            && let Some(used) = crate::resources::used(el, &name)
+        {
+            self.facts.borrow_mut().resources.push(used);
+        }
         match name.as_str() {
             "head" => self.on_head(el),
             "body" => self.head_over.set(true),

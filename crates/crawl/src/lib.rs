@@ -12,13 +12,17 @@
 //! What the crawler reads of a page: its HTML ([`extract_html`]), its
 //! directives ([`PageDirectives`]), its sitemaps ([`parse_sitemap`]); and
 //! of the links leaving the site, whether they answer
-//! ([`check_external`]).
+//! ([`check_external`]); of the images, scripts and style sheets pages
+//! use, whether they answer, their type and size ([`check_resources`]);
+//! of its HTTPS origins, when their certificates expire
+//! ([`check_certificates`]).
 //!
 //! Site ownership ([`verify_site`]): a per-site token derived from the
 //! operator's secret ([`SiteKey`]), placed by the site's owner in a file
 //! or a meta tag, lets a crawl read that site's robots.txt as another
 //! robot would ([`Simulation`]; `docs/ownership.md`).
 
+mod certificates;
 mod coordinator;
 mod crawler;
 mod directives;
@@ -30,12 +34,14 @@ mod identity;
 mod ownership;
 mod pipeline;
 mod quality;
+mod resources;
 mod settings;
 mod sitemap;
 mod structured;
 mod throttle;
 mod workers;
 
+pub use certificates::{CertificateSummary, check_certificates};
 pub use coordinator::{
     Claim, Coordinator, CoordinatorConfig, CoordinatorFuture, Finish, FrontierUrl, Lease,
     LocalCoordinator, Offer, Offered, RobotsLookup, StoredFrontier, WorkerConfig, WorkerEnd,
@@ -66,6 +72,7 @@ pub use quality::{
     FragmentLink, LONG_ALT, MAX_CONTEXTS, MAX_FRAGMENT_LINKS, MAX_FRAGMENT_TARGETS, Quality,
     element_fragment, fragment_hash, fragment_link, is_relative, percent_decoded,
 };
+pub use resources::{ResourceConfig, ResourceSummary, UsedResource, check_resources};
 pub use settings::{
     CHANGES_META, ChangeRule, CrawlSettings, READING_RULES, SETTINGS_META, SettingChange,
     SettingsRefusal,

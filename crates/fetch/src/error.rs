@@ -94,6 +94,14 @@ pub enum Error {
         /// What was wrong.
         message: String,
     },
+    /// A server's certificate could not be read.
+    #[error("{url}: {message}")]
+    PeerCertificate {
+        /// The URL asked.
+        url: String,
+        /// What was wrong.
+        message: String,
+    },
     /// A request could not be signed (Web Bot Auth).
     #[error("{url}: cannot sign the request: {message}")]
     Signing {
@@ -155,6 +163,7 @@ impl Error {
             | Error::TooManyRedirects { url, .. }
             | Error::RedirectLoop { url, .. }
             | Error::Signing { url, .. }
+            | Error::PeerCertificate { url, .. }
             | Error::KeyDirectory { url, .. } => Some(url),
             Error::Client { .. } | Error::Certificates { .. } => None,
         }

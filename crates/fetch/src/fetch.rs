@@ -316,7 +316,7 @@ type BoxError = Box<dyn std::error::Error + Send + Sync>;
 /// checked to the connection: what was checked is what is connected to, so
 /// a second DNS answer cannot switch the address.
 #[derive(Debug)]
-struct GuardedResolver {
+pub(crate) struct GuardedResolver {
     guard: Guard,
     lookup: Lookup,
 }
@@ -372,9 +372,16 @@ pub struct Fetcher {
     limits: FetchLimits,
     guard: Guard,
     signer: Option<Arc<Signer>>,
+    /// The client that reads servers' certificates, made when first asked.
+    certs: Arc<crate::certificate::CertClient>,
 }
 
 impl Fetcher {
+    /// The client that reads servers' certificates.
+    pub(crate) fn certs(&self) -> &crate::certificate::CertClient {
+        &self.certs
+    }
+
     /// A [`FetcherBuilder`] with the defaults.
     #[must_use]
     pub fn builder() -> FetcherBuilder {
@@ -389,6 +396,7 @@ impl Fetcher {
         connections: Connections,
         roots: Vec<reqwest::Certificate>,
     ) -> Result<Fetcher, Error> {
+        let lookup_for_certs = lookup.clone();
         let mut builder = reqwest::Client::builder()
             .user_agent(user_agent)
             .redirect(reqwest::redirect::Policy::none())
@@ -404,6 +412,15 @@ impl Fetcher {
         if connections.h2c {
             builder = builder.http2_prior_knowledge();
         }
+        let certs = crate::certificate::CertClient::new(
+            user_agent,
+            roots.clone(),
+            GuardedResolver {
+                guard,
+                lookup: lookup_for_certs,
+            },
+            limits.timeout,
+        );
         for root in roots {
             builder = builder.add_root_certificate(root);
         }
@@ -415,6 +432,7 @@ impl Fetcher {
             limits,
             guard,
             signer: None,
+            certs: Arc::new(certs),
         })
     }
 
@@ -445,7 +463,33 @@ impl Fetcher {
 
     /// A GET of `url`, signed when the fetcher has a signer.
     pub(crate) fn get(&self, url: &Url) -> Result<reqwest::RequestBuilder, Error> {
-        let request = self.client.get(url.clone());
+        self.request(reqwest::Method::GET, url)
+    }
+
+    /// A request of `url` with `method` (redirects not followed), signed
+    /// (Web Bot Auth) when the fetcher has a signer: what the crawler's
+    /// checks of other URLs send (external links, resources).
+    ///
+    /// # Errors
+    /// [`Error::Signing`] when the signer cannot sign it.
+    pub fn request(
+        &self,
+        method: reqwest::Method,
+        url: &Url,
+    ) -> Result<reqwest::RequestBuilder, Error> {
+        self.signed(method, url, &self.client)
+    }
+
+    /// A request of `url` with `method` on `client`, signed when the
+    /// fetcher has a signer.
+    pub(crate) fn signed(
+        &self,
+        method: reqwest::Method,
+        url: &Url,
+        client: &reqwest::Client,
+    ) -> Result<reqwest::RequestBuilder, Error> {
+        let name = method.as_str().to_owned();
+        let request = client.request(method, url.clone());
         let Some(signer) = &self.signer else {
             return Ok(request);
         };
@@ -458,7 +502,7 @@ impl Fetcher {
             Some(q) => format!("{}?{q}", url.path()),
             None => url.path().to_owned(),
         };
-        let parts = RequestParts::new("GET", &authority, &target).scheme(url.scheme());
+        let parts = RequestParts::new(&name, &authority, &target).scheme(url.scheme());
         let headers = signer
             .sign(&parts, SystemTime::now())
             .map_err(|e| Error::Signing {

@@ -44,6 +44,7 @@
 
 mod address;
 mod body;
+mod certificate;
 mod error;
 mod fetch;
 mod keydir;
@@ -53,6 +54,7 @@ mod timing;
 
 pub use address::{AddressKind, restricted_kind};
 pub use body::{Bom, Encoding, parse_content_type, utf8_body};
+pub use certificate::not_after;
 pub use error::Error;
 pub use fetch::{
     CacheHeaders, FetchReport, Fetcher, FetcherBuilder, Hop, RetryAfter, USER_AGENT, Warning, chain,

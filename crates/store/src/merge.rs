@@ -450,6 +450,91 @@ mod tests {
     }
 
     #[test]
+    fn resources_follow_their_pages_and_are_kept_once_per_url() {
+        use crate::resources::{PageResourceRecord, ResourceKind, ResourceRecord};
+        let dir = std::env::temp_dir().join(format!("botwarden-merge-res-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).expect("dir");
+        let meta = vec![("seed".to_owned(), "https://example.com/".to_owned())];
+        let used = |source: u64, url: &str| PageResourceRecord {
+            source,
+            position: 0,
+            kind: ResourceKind::Image,
+            url: format!("https://example.com{url}"),
+        };
+        let answered = |url: &str, status: u16| ResourceRecord {
+            url: format!("https://example.com{url}"),
+            kind: ResourceKind::Image,
+            checked_at: "2026-11-29T00:00:00Z".to_owned(),
+            method: Some("HEAD"),
+            status: Some(status),
+            content_type: None,
+            size: Some(10),
+            size_capped: false,
+            blocked: None,
+            error: None,
+            elapsed_ms: Some(1.0),
+        };
+        // Worker one fetched / (id 1), worker two /a (its id 1 too); both
+        // use /x.png, asked by each (the first input's answer is kept).
+        let inputs: Vec<PathBuf> = [("a.db", "/", "/a.png", 200), ("b.db", "/a", "/b.png", 404)]
+            .iter()
+            .map(|(name, page_path, other, status)| {
+                let path = dir.join(name);
+                let mut s = Store::create(&path).expect("create");
+                s.write(&Batch {
+                    new_urls: vec![url(1, page_path, "seed", UrlState::Fetched)],
+                    pages: vec![page(1)],
+                    page_resources: vec![
+                        used(1, "/x.png"),
+                        PageResourceRecord {
+                            position: 1,
+                            ..used(1, other)
+                        },
+                    ],
+                    meta: meta.clone(),
+                    ..Batch::default()
+                })
+                .expect("write");
+                s.write_resources(&[answered("/x.png", *status), answered(other, *status)])
+                    .expect("resources");
+                path
+            })
+            .collect();
+        let out = dir.join("merged.db");
+        merge_stores(&out, &inputs).expect("merge");
+        let merged = Store::open(&out).expect("open");
+        let rows = |sql: &str| -> Vec<String> {
+            let mut st = merged.connection().prepare(sql).expect("sql");
+            st.query_map([], |r| r.get::<_, String>(0))
+                .expect("rows")
+                .collect::<Result<_, _>>()
+                .expect("rows")
+        };
+        assert_eq!(
+            rows(
+                "SELECT u.url || ' uses ' || p.url FROM page_resources p \
+                 JOIN urls u ON u.id = p.source_id ORDER BY 1"
+            ),
+            [
+                "https://example.com/ uses https://example.com/a.png",
+                "https://example.com/ uses https://example.com/x.png",
+                "https://example.com/a uses https://example.com/b.png",
+                "https://example.com/a uses https://example.com/x.png",
+            ]
+        );
+        assert_eq!(
+            rows("SELECT url || ' ' || status FROM resources ORDER BY url"),
+            [
+                "https://example.com/a.png 200",
+                "https://example.com/b.png 404",
+                "https://example.com/x.png 200",
+            ]
+        );
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    #[test]
     fn ids_are_remapped_states_advance_and_a_page_fetched_twice_is_kept_once() {
         let dir = std::env::temp_dir().join(format!("botwarden-merge-{}", std::process::id()));
         let _ = std::fs::remove_dir_all(&dir);

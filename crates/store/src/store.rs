@@ -21,7 +21,10 @@
 //! - `site_verifications`: how the site's ownership was shown, for a
 //!   crawl that reads its robots.txt another way (`--as`, `--profile`,
 //!   `--robots-file`);
-//! - `sitemap_entries`: the URLs sitemaps list, with the sitemap.
+//! - `sitemap_entries`: the URLs sitemaps list, with the sitemap;
+//! - `page_resources` and `resources`: the images, scripts and style
+//!   sheets pages use, and what each answered (`crawl --resources`);
+//! - `tls_certificates`: when each HTTPS origin's certificate expires.
 //!
 //! Writes come in [`Batch`]es, each one transaction. The crawler assigns
 //! URL ids itself (in discovery order), so a batch never reads back what
@@ -41,7 +44,7 @@ use crate::error::Error;
 use crate::link_kind::LinkKind;
 
 /// The version of the schema this code writes and reads.
-pub const SCHEMA_VERSION: u32 = 10;
+pub const SCHEMA_VERSION: u32 = 11;
 
 /// Indexes a crawl builds once, when it ends, rather than row by row while
 /// it writes (name, whether unique, table and columns). Rows arrive in the order of
@@ -114,6 +117,11 @@ const MIGRATIONS: &[(u32, &str, &str)] = &[
         10,
         "pages: what the page checks read (images, titles, language, ids, headings, words, JSON-LD, security headers)",
         "ALTER TABLE pages ADD COLUMN quality TEXT;",
+    ),
+    (
+        11,
+        "resources of pages and what they answered; bot walls of external checks; certificates' expiry",
+        crate::resources::MIGRATE_10_TO_11,
     ),
 ];
 
@@ -529,14 +537,18 @@ pub struct ExternalRecord {
     pub location: Option<String>,
     /// From the first request to the answer's head.
     pub elapsed_ms: f64,
+    /// The bot wall the answer showed (`cf-mitigated: challenge`,
+    /// `Retry-After`, a challenge page's marker): the URL could not be
+    /// verified, and is not reported broken.
+    pub wall: Option<String>,
 }
 
 /// Statuses and outcomes of a URL that count as broken.
 impl ExternalRecord {
-    /// Whether it answered `4xx`, `5xx` or nothing.
+    /// Whether it answered `4xx`, `5xx` or nothing, and no bot wall.
     #[must_use]
     pub fn is_broken(&self) -> bool {
-        self.status.is_none_or(|s| s >= 400)
+        self.wall.is_none() && self.status.is_none_or(|s| s >= 400)
     }
 }
 
@@ -692,6 +704,8 @@ pub struct Batch {
     pub sitemap_entries: Vec<(u64, String)>,
     /// Usage preferences of URLs.
     pub usage: Vec<UsageRecord>,
+    /// The images, scripts and style sheets pages use (`crawl --resources`).
+    pub page_resources: Vec<crate::resources::PageResourceRecord>,
 }
 
 impl Batch {
@@ -709,6 +723,7 @@ impl Batch {
             && self.meta.is_empty()
             && self.sitemap_entries.is_empty()
             && self.usage.is_empty()
+            && self.page_resources.is_empty()
     }
 }
 
@@ -984,6 +999,11 @@ impl Store {
         &self.path
     }
 
+    /// The SQLite connection, to write in a transaction of the caller's.
+    pub(crate) fn connection_mut(&mut self) -> &mut Connection {
+        &mut self.conn
+    }
+
     /// The SQLite connection, for queries the store has no method for.
     #[must_use]
     pub fn connection(&self) -> &Connection {
@@ -1011,6 +1031,8 @@ impl Store {
         writer.links(&batch.links)?;
         writer.robots(batch)?;
         writer.usage(&batch.usage)?;
+        crate::resources::write_page_resources(&tx, &batch.page_resources)
+            .map_err(|e| sqlite(&self.path, "cannot store a page's resources", &e))?;
         writer.crawl_facts(batch)?;
         tx.commit()
             .map_err(|e| sqlite(&self.path, "cannot commit", &e))
@@ -1029,7 +1051,7 @@ impl Store {
             let mut st = tx
                 .prepare_cached(
                     "INSERT OR REPLACE INTO external_checks (url_id, checked_at, method, status,
-                     error, location, elapsed_ms) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                     error, location, elapsed_ms, wall) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
                 )
                 .map_err(fail)?;
             for r in records {
@@ -1041,6 +1063,7 @@ impl Store {
                     r.error,
                     r.location,
                     r.elapsed_ms,
+                    r.wall,
                 ])
                 .map_err(fail)?;
             }

@@ -11,7 +11,10 @@ declare_check! {
     /// the crawl checked its external links (`crawl --check-external`:
     /// `HEAD`, then `GET` when the `HEAD` is refused), with every link
     /// that leads there: the page and the anchor text. A redirect is not
-    /// followed and does not count. Without `--check-external` nothing is
+    /// followed and does not count. An answer that is a bot wall (a
+    /// `403`, `429` or `503` with a challenge's header or page, or
+    /// `Retry-After`) is not reported here but as
+    /// `links/external-unverified`. Without `--check-external` nothing is
     /// known of these URLs and nothing is reported.
     ///
     /// ## Why it matters
@@ -27,33 +30,52 @@ declare_check! {
 }
 
 pub(crate) fn check(cx: &Context<'_>) -> Result<Vec<Finding>, rusqlite::Error> {
-    let broken = cx.rows(
+    external_findings(
+        cx,
+        "(e.status >= 400 OR e.status IS NULL) AND e.wall IS NULL",
+        |c| match (c.status, c.error) {
+            (Some(s), _) => format!("answered {s} to {}", c.method),
+            (None, Some(why)) => format!("no answer to {} ({why})", c.method),
+            (None, None) => format!("no answer to {}", c.method),
+        },
+    )
+}
+
+/// What an external URL's check found (`external_checks`).
+pub(crate) struct Checked {
+    pub(crate) status: Option<u16>,
+    pub(crate) error: Option<String>,
+    pub(crate) method: String,
+    pub(crate) wall: Option<String>,
+}
+
+/// A finding, worded by `message`, for each checked external URL the
+/// site's pages link to whose check (`e`) meets `condition`, with the
+/// links that lead there.
+pub(crate) fn external_findings(
+    cx: &Context<'_>,
+    condition: &str,
+    message: impl Fn(Checked) -> String,
+) -> Result<Vec<Finding>, rusqlite::Error> {
+    let rows = cx.rows(
         &format!(
-            "SELECT u.id, u.url, e.status, e.error, e.method
+            "SELECT u.id, u.url, e.status, e.error, e.method, e.wall
              FROM urls u JOIN external_checks e ON e.url_id = u.id
-             WHERE (e.status >= 400 OR e.status IS NULL)
+             WHERE {condition}
                AND EXISTS (SELECT 1 FROM links l WHERE l.target_id = u.id AND {SITE_LINK})
              ORDER BY u.id"
         ),
         |r| {
-            Ok((
-                r.get::<_, i64>(0)?,
-                r.get::<_, String>(1)?,
-                r.get::<_, Option<u16>>(2)?,
-                r.get::<_, Option<String>>(3)?,
-                r.get::<_, String>(4)?,
-            ))
+            let checked = Checked {
+                status: r.get(2)?,
+                error: r.get(3)?,
+                method: r.get(4)?,
+                wall: r.get(5)?,
+            };
+            Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?, checked))
         },
     )?;
-    broken
-        .into_iter()
-        .map(|(id, url, status, error, method)| {
-            let message = match (status, error) {
-                (Some(s), _) => format!("answered {s} to {method}"),
-                (None, Some(why)) => format!("no answer to {method} ({why})"),
-                (None, None) => format!("no answer to {method}"),
-            };
-            cx.linked_finding(id, url, message)
-        })
+    rows.into_iter()
+        .map(|(id, url, checked)| cx.linked_finding(id, url, message(checked)))
         .collect()
 }

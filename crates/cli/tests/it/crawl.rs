@@ -1230,3 +1230,66 @@ fn fresh_connections_store_each_pages_version_and_timings() {
         .expect("counts");
     assert_eq!((http11, connected, downloaded), (pages, pages, pages));
 }
+
+fn site_with_resources(path: &str) -> String {
+    match path {
+        "/robots.txt" => reply(
+            200,
+            &[("Content-Type", "text/plain")],
+            "User-agent: *\nDisallow: /private/\n",
+        ),
+        "/" => reply(
+            200,
+            &[("Content-Type", "text/html")],
+            r#"<html><head><script src="/private/app.js"></script></head>
+<body><img src="/gone.png" alt="g"><img src="/ok.png" alt="o"></body></html>"#,
+        ),
+        "/ok.png" => reply(200, &[("Content-Type", "image/png")], "png"),
+        _ => reply(404, &[], "not found"),
+    }
+}
+
+#[test]
+fn resources_are_asked_after_the_crawl_and_a_resume_asks_none_twice() {
+    let addr = serve(site_with_resources);
+    let dir = TempFile::new("placeholder", b"");
+    let db = dir.path.with_file_name("resources.db");
+    let db = db.to_str().expect("UTF-8 path");
+    let url = format!("http://{addr}/");
+    let (code, v, stderr) = crawl(&[
+        "crawl",
+        &url,
+        "--db",
+        db,
+        "--allow-private",
+        "--resources",
+        "--delay",
+        "0",
+        "--audit",
+        "--format",
+        "json",
+    ]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains(
+            "botwarden: 3 resource(s) checked, 1 broken, 1 blocked by robots.txt; \
+             0 left unchecked (over 10,000 in all); 0 checked before"
+        ),
+        "{stderr}"
+    );
+    let count = |code: &str| {
+        v["audit"]["checks"]
+            .as_array()
+            .and_then(|c| c.iter().find(|c| c["code"] == code))
+            .map(|c| c["count"].clone())
+    };
+    assert_eq!(count("resources/broken"), Some(1.into()), "{v}");
+    assert_eq!(count("resources/blocked"), Some(1.into()), "{v}");
+    // Resumed, the stored settings keep --resources; nothing is asked again.
+    let (code, _, stderr) = crawl(&["crawl", "--resume", "--db", db]);
+    assert_eq!(code, 0, "{stderr}");
+    assert!(
+        stderr.contains("botwarden: 0 resource(s) checked") && stderr.contains("3 checked before"),
+        "{stderr}"
+    );
+}

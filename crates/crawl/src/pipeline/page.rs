@@ -251,6 +251,10 @@ fn take_html<A: Admission>(
         links.link(&base_url, &l.href, kind, anchor, rel, how);
     }
     record_quality(taken.record, &facts, page);
+    if config.resources {
+        let used = std::mem::take(&mut facts.resources);
+        crate::resources::record_used(links.q.id, &base_url, used, &mut links.batch.page_resources);
+    }
     take_canonicals(links, taken.record, &facts, page, &base_url, &follow);
     for a in &facts.alternates {
         let hreflang = Some(a.hreflang.clone());

@@ -143,6 +143,38 @@ impl RobotsState {
     }
 }
 
+impl RobotsState {
+    /// Why the obeyed reading keeps the crawler from `url`, if it does:
+    /// the deciding rule and its line, or why the file could not be read
+    /// (which disallows everything). Records nothing.
+    pub(crate) fn blocks(&self, url: &Url) -> Option<String> {
+        let RobotsState::Ready {
+            relaxed,
+            txt,
+            blanket,
+            why,
+            ..
+        } = self
+        else {
+            return Some(match self {
+                RobotsState::Failed { why } | RobotsState::Held { why } => why.clone(),
+                _ => "robots.txt could not be read".to_owned(),
+            });
+        };
+        let r = relaxed.check(&path_and_query(url));
+        if r.allowed {
+            return None;
+        }
+        Some(
+            match (rule_line(r.reason), rule_text(relaxed, txt, r.reason)) {
+                (Some(line), Some(rule)) => format!("{rule} (line {line})"),
+                _ if *blanket == Some(false) => why.clone(),
+                _ => "disallowed".to_owned(),
+            },
+        )
+    }
+}
+
 /// What robots.txt lets a URL the crawl may fetch be used for, when it
 /// states anything for the crawl's robot.
 fn robots_usage(id: u64, matcher: &RobotMatcher, target: &str, batch: &mut Batch) {

@@ -510,11 +510,13 @@ async fn each_check_finds_exactly_its_planted_instance() {
 
     // Every check of the registry planted, and found exactly: the table
     // of precision and recall per check.
-    // (The checks of `audit_breadth` are planted on a site of their own.)
+    // (The checks of `audit_breadth` and `audit_resources` are planted on
+    // sites of their own.)
     let mut codes: Vec<&str> = PLANTED
         .iter()
         .map(|(c, _)| *c)
         .chain(crate::audit_breadth::CODES.iter().copied())
+        .chain(crate::audit_resources::CODES.iter().copied())
         .collect();
     codes.sort_unstable();
     let mut registry: Vec<&str> = CHECKS.iter().map(|c| c.code).collect();
@@ -734,11 +736,12 @@ async fn each_check_finds_exactly_its_planted_instance() {
              links/private-address, content/multiple-title, content/lang-invalid, \
              structured-data/invalid-json-ld, content/soft-404, links/missing-fragment, \
              structured-data/missing-required, hreflang/lang-mismatch, \
-             hreflang/to-non-canonical, hreflang/to-noindex, usage/reader-dependent, \
-             links/too-many, \
-             links/non-descriptive-anchor, content/multiple-description, images/long-alt, \
-             content/duplicate-id, content/heading-skip, security/missing-headers, \
-             links/protocol-relative, structured-data/conflicting-context"
+             hreflang/to-non-canonical, hreflang/to-noindex, resources/broken, \
+             resources/blocked, security/certificate-expiring, usage/reader-dependent, \
+             links/too-many, links/non-descriptive-anchor, content/multiple-description, \
+             images/long-alt, content/duplicate-id, content/heading-skip, \
+             security/missing-headers, links/protocol-relative, \
+             structured-data/conflicting-context, images/heavy, links/external-unverified"
         ),
         "{text}"
     );

@@ -131,6 +131,7 @@ async fn external_links_are_checked_once_each_politely_and_the_broken_reported()
         ExternalSummary {
             checked: 6,
             broken: 3,
+            walled: 0,
             over_host_cap: 1,
             over_total_cap: 0,
             already_checked: 0,
@@ -140,8 +141,8 @@ async fn external_links_are_checked_once_each_politely_and_the_broken_reported()
     );
     assert_eq!(
         summary.to_string(),
-        "6 external URL(s) checked, 3 broken; 1 left unchecked (over 6 per host), \
-         0 (over 100 in all); 0 checked before"
+        "6 external URL(s) checked, 3 broken, 0 behind a bot wall; 1 left unchecked \
+         (over 6 per host), 0 (over 100 in all); 0 checked before"
     );
     // Each URL once, HEAD first, GET only where HEAD was refused; no
     // robots.txt; never two requests at once; the one over the cap not

@@ -6,6 +6,7 @@ mod audit;
 mod audit_breadth;
 mod audit_external;
 mod audit_reports;
+mod audit_resources;
 mod audit_tls;
 mod audit_trust;
 mod audit_usage;

@@ -32,22 +32,32 @@ fn openssl(dir: &Path, args: &[&str]) {
 /// A certificate authority (`ca.pem`) and a server certificate for
 /// 127.0.0.1 it signed (`server.pem`, `server.key`), in `dir`.
 pub(crate) fn certificates(dir: &Path) {
-    let ec = [
-        "-newkey",
-        "ec",
-        "-pkeyopt",
-        "ec_paramgen_curve:P-256",
-        "-nodes",
-    ];
+    authority(dir, 2);
+    server_certificate(dir, "server", 2);
+}
+
+/// The key options of `openssl req` for a P-256 key without a passphrase.
+const EC_KEY: [&str; 5] = [
+    "-newkey",
+    "ec",
+    "-pkeyopt",
+    "ec_paramgen_curve:P-256",
+    "-nodes",
+];
+
+/// A certificate authority valid `days` days (`ca.pem`, `ca.key`), in
+/// `dir`.
+pub(crate) fn authority(dir: &Path, days: i32) {
+    let days = days.to_string();
     let mut ca = vec!["req", "-x509"];
-    ca.extend(ec);
+    ca.extend(EC_KEY);
     ca.extend([
         "-keyout",
         "ca.key",
         "-out",
         "ca.pem",
         "-days",
-        "2",
+        &days,
         "-subj",
         "/CN=botwarden test authority",
         "-addext",
@@ -56,40 +66,45 @@ pub(crate) fn certificates(dir: &Path) {
         "keyUsage=critical,keyCertSign",
     ]);
     openssl(dir, &ca);
-    let mut csr = vec!["req"];
-    csr.extend(ec);
-    csr.extend([
-        "-keyout",
-        "server.key",
-        "-out",
-        "server.csr",
-        "-subj",
-        "/CN=127.0.0.1",
-    ]);
-    openssl(dir, &csr);
+}
+
+/// A certificate for 127.0.0.1 that the authority in `dir` signed and
+/// that expires in `days` days (negative: expired that long ago):
+/// `NAME.pem` and `NAME.key`, in `dir`.
+pub(crate) fn server_certificate(dir: &Path, name: &str, days: i32) {
+    let (key, csr, pem) = (
+        format!("{name}.key"),
+        format!("{name}.csr"),
+        format!("{name}.pem"),
+    );
+    let mut req = vec!["req"];
+    req.extend(EC_KEY);
+    req.extend(["-keyout", &key, "-out", &csr, "-subj", "/CN=127.0.0.1"]);
+    openssl(dir, &req);
     fs::write(
         dir.join("server.ext"),
         "basicConstraints=CA:FALSE\nsubjectAltName=IP:127.0.0.1\nextendedKeyUsage=serverAuth\n",
     )
     .expect("extensions");
+    let days = days.to_string();
     openssl(
         dir,
         &[
             "x509",
             "-req",
             "-in",
-            "server.csr",
+            &csr,
             "-CA",
             "ca.pem",
             "-CAkey",
             "ca.key",
             "-CAcreateserial",
             "-days",
-            "2",
+            &days,
             "-extfile",
             "server.ext",
             "-out",
-            "server.pem",
+            &pem,
         ],
     );
 }

@@ -58,27 +58,11 @@ async fn handle(
         )
             .into_response();
     }
-    let host = headers
-        .get(header::HOST)
-        .and_then(|h| h.to_str().ok())
-        .unwrap_or_default()
-        .to_owned();
-    let target = uri
-        .path_and_query()
-        .map_or("/".to_owned(), |p| p.as_str().to_owned());
-    let fields: Vec<(String, String)> = headers
-        .iter()
-        .filter_map(|(n, v)| Some((n.as_str().to_owned(), v.to_str().ok()?.to_owned())))
-        .collect();
-    let mut req = RequestParts::new(method.as_str(), &host, &target).scheme("http");
-    for (n, v) in &fields {
-        req.push_header(n, v);
-    }
-    let ring = site
-        .directories
-        .key_ring(&site.verifier, &req, &KeyRing::new())
-        .await;
-    let outcome = match site.verifier.check(&req, &ring, SystemTime::now()) {
+    let (req, ring) = signed_parts(&site.verifier, &site.directories, &method, &uri, &headers)
+        .await
+        .into_parts();
+    let host = req.host.clone();
+    let outcome = match site.verifier.check(&req.parts(), &ring, SystemTime::now()) {
         SignatureCheck::Valid(_) => "valid".to_owned(),
         SignatureCheck::Invalid { failure, .. } => failure.to_string(),
         SignatureCheck::Undecided { reason, .. } => reason,
@@ -110,6 +94,66 @@ async fn handle(
         "/b" | "/from-sitemap" => html("<p>end</p>"),
         _ => StatusCode::NOT_FOUND.into_response(),
     }
+}
+
+/// A request as a verifier reads it (method, authority, target, every
+/// header), with the keys its `Signature-Agent` names.
+pub(crate) struct Received {
+    method: String,
+    host: String,
+    target: String,
+    fields: Vec<(String, String)>,
+}
+
+impl Received {
+    /// The request's parts, to check its signature.
+    pub(crate) fn parts(&self) -> RequestParts<'_> {
+        let mut req = RequestParts::new(&self.method, &self.host, &self.target).scheme("http");
+        for (n, v) in &self.fields {
+            req.push_header(n, v);
+        }
+        req
+    }
+}
+
+/// A signed request: what it is, and the key ring its signature agent's
+/// directory gives.
+pub(crate) struct Signed(Received, KeyRing);
+
+impl Signed {
+    pub(crate) fn into_parts(self) -> (Received, KeyRing) {
+        (self.0, self.1)
+    }
+}
+
+/// The request a loopback site received, with the keys of the directory
+/// its `Signature-Agent` names, fetched through `directories`.
+pub(crate) async fn signed_parts(
+    verifier: &SignatureVerifier,
+    directories: &KeyDirectories,
+    method: &Method,
+    uri: &Uri,
+    headers: &HeaderMap,
+) -> Signed {
+    let received = Received {
+        method: method.as_str().to_owned(),
+        host: headers
+            .get(header::HOST)
+            .and_then(|h| h.to_str().ok())
+            .unwrap_or_default()
+            .to_owned(),
+        target: uri
+            .path_and_query()
+            .map_or("/".to_owned(), |p| p.as_str().to_owned()),
+        fields: headers
+            .iter()
+            .filter_map(|(n, v)| Some((n.as_str().to_owned(), v.to_str().ok()?.to_owned())))
+            .collect(),
+    };
+    let ring = directories
+        .key_ring(verifier, &received.parts(), &KeyRing::new())
+        .await;
+    Signed(received, ring)
 }
 
 /// A site on 127.0.0.1 that serves the signer's directory and checks

@@ -22,6 +22,8 @@ pub(crate) struct Asked<'a> {
     pub(crate) query: &'a str,
     /// `127.0.0.1:port`.
     pub(crate) host: &'a str,
+    /// `GET`, `HEAD`, …
+    pub(crate) method: &'a str,
 }
 
 /// An answer.
@@ -106,6 +108,7 @@ impl Server {
                             path: request.uri().path(),
                             query: request.uri().query().unwrap_or(""),
                             host,
+                            method: request.method().as_str(),
                         };
                         let reply = route(&asked);
                         let delay = reply.delay;

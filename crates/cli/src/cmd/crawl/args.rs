@@ -125,10 +125,22 @@ pub(crate) struct CrawlArgs {
     /// After the crawl, check each distinct URL of other sites that the
     /// site's pages link to, once (HEAD, GET when HEAD is refused; never
     /// crawled), for `links/broken-external`: one request at a time per
-    /// host, 1 s apart, at most 20 per host and 1,000 in all. Off by
-    /// default: it sends requests to hosts the crawl was not asked to visit.
+    /// host, 1 s apart, at most 20 per host and 1,000 in all. A 403, 429
+    /// or 503 with a challenge (header or page) or Retry-After is a bot
+    /// wall, not a dead link (`links/external-unverified`); with
+    /// --sign-key the checks are signed. Off by default: it sends
+    /// requests to hosts the crawl was not asked to visit.
     #[arg(long)]
     pub(super) check_external: bool,
+    /// Record the images, scripts and style sheets each page uses, and
+    /// after the crawl ask each distinct one once (HEAD, GET within 1 MiB
+    /// when HEAD is refused or an image's size is not given), robots.txt
+    /// obeyed for each (another host's read for it), the crawl's delay,
+    /// throttle and signature per host, at most 10,000 per run; for
+    /// `resources/broken`, `resources/blocked` and `images/heavy`. Off by
+    /// default. A crawl by one worker only.
+    #[arg(long)]
+    pub(super) resources: bool,
     /// Crawl with this many workers in this process, each with its own
     /// store beside --db, merged into --db at the end (on --redis, or on
     /// the in-process coordinator).

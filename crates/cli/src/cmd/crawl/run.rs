@@ -1,6 +1,6 @@
 //! `botwarden crawl URL`: the options to a crawl, the crawl (by one worker
-//! with its progress line, or by several), the external links checked,
-//! and what it says at its end.
+//! with its progress line, or by several), the certificates read, the
+//! resources and external links checked, and what it says at its end.
 
 use std::io::{IsTerminal, Write};
 use std::path::{Path, PathBuf};
@@ -11,8 +11,8 @@ use std::time::{Duration, Instant};
 use anyhow::{Context, Result, bail};
 use botwarden_audit::{Audit, AuditDocument, AuditSettings};
 use botwarden_crawl::{
-    CrawlConfig, CrawlEnd, CrawlerKind, ExternalConfig, Identity, Platform, SETTINGS_META,
-    StopSignal, check_external,
+    CrawlConfig, CrawlEnd, CrawlerKind, ExternalConfig, Identity, Platform, ResourceConfig,
+    SETTINGS_META, StopSignal, check_certificates, check_external, check_resources,
 };
 use botwarden_fetch::Fetcher;
 use botwarden_store::{Store, Summary};
@@ -36,6 +36,7 @@ pub(super) fn run_crawl(given: &CrawlArgs, matches: Option<&ArgMatches>) -> Resu
     let fetcher = fetcher(args, &identity)?;
     let runtime = runtime()?;
     let config = CrawlConfig {
+        resources: args.resources,
         robots_sitemaps: args.sitemaps,
         sitemaps: args.sitemap.clone(),
         simulation: simulation(args, &start, &fetcher, &runtime)?,
@@ -47,6 +48,7 @@ pub(super) fn run_crawl(given: &CrawlArgs, matches: Option<&ArgMatches>) -> Resu
         Some(_) if config.simulation.is_some() => {
             bail!("--as, --profile and --robots-file are for a crawl by one worker")
         }
+        Some(_) if config.resources => bail!("--resources is for a crawl by one worker"),
         Some(shared) => run_workers(&shared, &start, &config, &fetcher, &db, &runtime, &stop)?,
         None => {
             let store = match opened {
@@ -64,8 +66,14 @@ pub(super) fn run_crawl(given: &CrawlArgs, matches: Option<&ArgMatches>) -> Resu
             runtime.block_on(here.crawl(store))?
         }
     };
-    if args.check_external && !end.stopped {
-        external_links(&mut store, &fetcher, &runtime)?;
+    if !end.stopped {
+        let after = After {
+            fetcher: &fetcher,
+            config: &config,
+            stop: &stop,
+            runtime: &runtime,
+        };
+        after.crawl(args, &mut store)?;
     }
     runtime.shutdown_background();
     report(args, &store, &end, started, &db)
@@ -192,6 +200,46 @@ fn new_store(db: &Path, matches: Option<&ArgMatches>) -> Result<Store> {
         store.set_meta(SETTINGS_META, &settings_of(matches).to_meta())?;
     }
     Ok(store)
+}
+
+/// What a crawl that ended asks once it is done, each saying on standard
+/// error what it did: the certificates of its HTTPS origins (a crawl by
+/// one worker), its resources (`--resources`), its external links
+/// (`--check-external`).
+struct After<'a> {
+    fetcher: &'a Fetcher,
+    config: &'a CrawlConfig,
+    stop: &'a StopSignal,
+    runtime: &'a tokio::runtime::Runtime,
+}
+
+impl After<'_> {
+    /// Each of them in turn, for the crawl in `store`.
+    #[allow(clippy::print_stderr)]
+    fn crawl(&self, args: &CrawlArgs, store: &mut Store) -> Result<()> {
+        if shared(args).is_none() {
+            let read = self
+                .runtime
+                .block_on(check_certificates(store, self.fetcher))?;
+            if read.read + read.failed > 0 {
+                eprintln!("botwarden: {read}");
+            }
+        }
+        if args.resources {
+            let asked = self.runtime.block_on(check_resources(
+                store,
+                self.fetcher,
+                self.config,
+                &ResourceConfig::default(),
+                self.stop,
+            ))?;
+            eprintln!("botwarden: {asked}");
+        }
+        if args.check_external {
+            external_links(store, self.fetcher, self.runtime)?;
+        }
+        Ok(())
+    }
 }
 
 /// `--check-external`: the links to other sites asked, what was done said

@@ -35,6 +35,7 @@ const SETTINGS: &[(&str, &str, Option<ChangeRule>)] = &[
     ("follow_nofollow", "--follow-nofollow", None),
     ("sitemaps", "--sitemaps", None),
     ("sitemap", "--sitemap", None),
+    ("resources", "--resources", None),
     ("info_url", "--info-url", None),
     ("allow_private", "--allow-private", Some(ChangeRule::Any)),
     ("timeout", "--timeout", Some(ChangeRule::Any)),
