@@ -30,6 +30,7 @@ mod identity;
 mod ownership;
 mod pipeline;
 mod quality;
+mod render;
 mod settings;
 mod sitemap;
 mod throttle;
@@ -62,6 +63,10 @@ pub use ownership::{
 };
 pub use pipeline::RobotsRead;
 pub use quality::{LONG_ALT, Quality, jsonld_error};
+pub use render::{
+    BrowserRequest, PageView, RenderFacts, RenderFuture, RenderJob, RenderSetup, RenderedPage,
+    Renderer, RequestOutcome, ResourceAnswer, ResourceGate,
+};
 pub use settings::{
     CHANGES_META, ChangeRule, CrawlSettings, READING_RULES, SETTINGS_META, SettingChange,
     SettingsRefusal,
@@ -70,4 +75,6 @@ pub use sitemap::{MAX_BYTES as SITEMAP_MAX_BYTES, MAX_LOCS, Sitemap, SitemapKind
 pub use throttle::{Adjustment, Direction, Outcome, Throttle, ThrottleConfig};
 pub use workers::{Workers, WorkersEnd, crawl_workers, worker_store};
 
-pub use botwarden_store::{MAX_URL_LEN, UrlProblem, normalize, normalize_text, normalize_url};
+pub use botwarden_store::{
+    MAX_URL_LEN, RenderOutcome, UrlProblem, normalize, normalize_text, normalize_url,
+};

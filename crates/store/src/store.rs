@@ -21,7 +21,9 @@
 //! - `site_verifications`: how the site's ownership was shown, for a
 //!   crawl that reads its robots.txt another way (`--as`, `--profile`,
 //!   `--robots-file`);
-//! - `sitemap_entries`: the URLs sitemaps list, with the sitemap.
+//! - `sitemap_entries`: the URLs sitemaps list, with the sitemap;
+//! - `renders`, `render_requests`: pages rendered in a browser
+//!   (`--render`), raw and rendered, and the requests each made.
 //!
 //! Writes come in [`Batch`]es, each one transaction. The crawler assigns
 //! URL ids itself (in discovery order), so a batch never reads back what
@@ -39,9 +41,10 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::error::Error;
 use crate::link_kind::LinkKind;
+use crate::render::{RenderRecord, RenderRequestRecord};
 
 /// The version of the schema this code writes and reads.
-pub const SCHEMA_VERSION: u32 = 10;
+pub const SCHEMA_VERSION: u32 = 11;
 
 /// Indexes a crawl builds once, when it ends, rather than row by row while
 /// it writes (name, whether unique, table and columns). Rows arrive in the order of
@@ -114,6 +117,11 @@ const MIGRATIONS: &[(u32, &str, &str)] = &[
         10,
         "pages: what the page checks read (images, titles, language, ids, headings, words, JSON-LD, security headers)",
         "ALTER TABLE pages ADD COLUMN quality TEXT;",
+    ),
+    (
+        11,
+        "renders of pages in a browser (--render) and the requests they made",
+        crate::render::MIGRATE_10_TO_11,
     ),
 ];
 
@@ -692,6 +700,10 @@ pub struct Batch {
     pub sitemap_entries: Vec<(u64, String)>,
     /// Usage preferences of URLs.
     pub usage: Vec<UsageRecord>,
+    /// Pages rendered in a browser.
+    pub renders: Vec<RenderRecord>,
+    /// The requests the browser made for them.
+    pub render_requests: Vec<RenderRequestRecord>,
 }
 
 impl Batch {
@@ -709,6 +721,8 @@ impl Batch {
             && self.meta.is_empty()
             && self.sitemap_entries.is_empty()
             && self.usage.is_empty()
+            && self.renders.is_empty()
+            && self.render_requests.is_empty()
     }
 }
 
@@ -1011,6 +1025,8 @@ impl Store {
         writer.links(&batch.links)?;
         writer.robots(batch)?;
         writer.usage(&batch.usage)?;
+        crate::render::write(&tx, &batch.renders, &batch.render_requests)
+            .map_err(|e| sqlite(&self.path, "cannot store a render", &e))?;
         writer.crawl_facts(batch)?;
         tx.commit()
             .map_err(|e| sqlite(&self.path, "cannot commit", &e))

@@ -99,6 +99,34 @@ impl RobotsState {
         })
     }
 
+    /// Whether a resource a rendered page asks for may be fetched, under
+    /// the reading the crawl obeys; when not, the rule that blocks it (as
+    /// written, with its line) or why the origin's robots.txt blocks all.
+    /// Only for a `Ready` state.
+    pub(crate) fn resource_rule(&self, url: &Url) -> Result<(), String> {
+        let RobotsState::Ready {
+            relaxed,
+            txt,
+            blanket,
+            why,
+            ..
+        } = self
+        else {
+            return Err("robots.txt not read".into());
+        };
+        let r = relaxed.check(&path_and_query(url));
+        if r.allowed {
+            return Ok(());
+        }
+        Err(
+            match (rule_line(r.reason), rule_text(relaxed, txt, r.reason)) {
+                (Some(line), Some(rule)) => format!("{rule} (line {line})"),
+                _ if *blanket == Some(false) => why.clone(),
+                _ => "disallowed".to_owned(),
+            },
+        )
+    }
+
     /// Judges a URL under both readings: records the decision when either
     /// blocks it or they differ, and the skip when the obeyed one blocks
     /// it. Whether it may be fetched. Only for a `Ready` state.
