@@ -127,6 +127,7 @@ macro_rules! checks {
             pub(super) mod bad_href;
             pub(super) mod listed;
             pub(super) mod page_quality;
+            pub(super) mod render_facts;
             $(pub(super) mod $module;)*
         }
         /// Every check, in the order of the documentation.
@@ -232,6 +233,15 @@ checks![
     security_headers,
     protocol_relative,
     soft_404,
+    render_content,
+    render_links,
+    render_noindex_rendered,
+    render_noindex_raw,
+    render_canonical,
+    render_head,
+    render_blocked,
+    render_redirect,
+    render_failed,
 ];
 
 /// The check with this code.

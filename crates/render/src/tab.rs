@@ -43,6 +43,10 @@ struct Traffic {
     main_frame: Option<String>,
     /// Where a script (or a refresh) sent the page.
     moved_to: Option<String>,
+    /// Requests paused and not yet answered, by id.
+    open: std::collections::HashSet<String>,
+    /// Whether the render is over: a request paused now is failed at once.
+    over: bool,
 }
 
 type Shared = Arc<Mutex<Traffic>>;
@@ -56,7 +60,7 @@ pub(crate) async fn render(
 ) -> RenderedPage {
     let started = Instant::now();
     let traffic: Shared = Arc::default();
-    let outcome = drive(&page, job, gate, config, &traffic, started).await;
+    let (outcome, intercept) = drive(&page, job, gate, config, &traffic, started).await;
     let (outcome, error, read) = match outcome {
         Ok((outcome, error)) => match read_document(&page).await {
             Ok(read) => (outcome, error, Some(read)),
@@ -64,10 +68,14 @@ pub(crate) async fn render(
         },
         Err(e) => (RenderOutcome::Failed, Some(e), None),
     };
+    // Requests still paused are failed before the tab is left: none may
+    // go out by the browser's own network.
+    abandon(&page, &traffic).await;
+    if let Some(intercept) = intercept {
+        intercept.abort();
+    }
     let _ = tokio::time::timeout(Duration::from_secs(5), page.close()).await;
-    let mut t = traffic
-        .lock()
-        .unwrap_or_else(std::sync::PoisonError::into_inner);
+    let mut t = lock(&traffic);
     RenderedPage {
         outcome,
         error,
@@ -86,18 +94,15 @@ async fn drive(
     config: &TabConfig<'_>,
     traffic: &Shared,
     started: Instant,
-) -> Result<(RenderOutcome, Option<String>), String> {
-    let cdp = |e: chromiumoxide::error::CdpError| e.to_string();
-    page.set_user_agent(config.user_agent).await.map_err(cdp)?;
-    let paused = page
-        .event_listener::<EventRequestPaused>()
-        .await
-        .map_err(cdp)?;
-    let mut loaded = page
-        .event_listener::<EventLoadEventFired>()
-        .await
-        .map_err(cdp)?;
-    let intercept = tokio::spawn(intercept(
+) -> (
+    Result<(RenderOutcome, Option<String>), String>,
+    Option<tokio::task::JoinHandle<()>>,
+) {
+    let (paused, mut loaded) = match listen(page, config).await {
+        Ok(l) => l,
+        Err(e) => return (Err(e), None),
+    };
+    let intercepting = tokio::spawn(intercept(
         page.clone(),
         paused,
         Arc::new(job.clone()),
@@ -136,18 +141,50 @@ async fn drive(
         Ok(Err(why)) => Err(why),
         Ok(Ok(())) => Ok(settle(traffic, config.quiet, deadline).await),
     };
-    intercept.abort();
-    result
+    (result, Some(intercepting))
+}
+
+/// The tab's events a render waits for, its `User-Agent` set.
+async fn listen(
+    page: &Page,
+    config: &TabConfig<'_>,
+) -> Result<
+    (
+        chromiumoxide::listeners::EventStream<EventRequestPaused>,
+        chromiumoxide::listeners::EventStream<EventLoadEventFired>,
+    ),
+    String,
+> {
+    let cdp = |e: chromiumoxide::error::CdpError| e.to_string();
+    page.set_user_agent(config.user_agent).await.map_err(cdp)?;
+    let paused = page
+        .event_listener::<EventRequestPaused>()
+        .await
+        .map_err(cdp)?;
+    let loaded = page
+        .event_listener::<EventLoadEventFired>()
+        .await
+        .map_err(cdp)?;
+    Ok((paused, loaded))
+}
+
+/// Fails every request still paused, and any paused from now on.
+async fn abandon(page: &Page, traffic: &Shared) {
+    let open: Vec<String> = {
+        let mut t = lock(traffic);
+        t.over = true;
+        t.open.drain().collect()
+    };
+    for id in open {
+        let fail = FailRequestParams::new(id, ErrorReason::Aborted);
+        let _ = tokio::time::timeout(Duration::from_secs(2), page.execute(fail)).await;
+    }
 }
 
 /// Returns once the page has tried to move to another document.
 async fn moved(traffic: &Shared) {
     loop {
-        let gone = traffic
-            .lock()
-            .unwrap_or_else(std::sync::PoisonError::into_inner)
-            .moved_to
-            .is_some();
+        let gone = lock(traffic).moved_to.is_some();
         if gone {
             return;
         }
@@ -164,19 +201,14 @@ async fn settle(
     loop {
         let now = Instant::now();
         {
-            let t = traffic
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            let t = lock(traffic);
             let idle_since = t.last.unwrap_or(now);
             if t.pending == 0 && now.duration_since(idle_since) >= quiet {
                 return (RenderOutcome::Rendered, None);
             }
         }
         if now >= deadline {
-            let pending = traffic
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner)
-                .pending;
+            let pending = lock(traffic).pending;
             return (
                 RenderOutcome::TimedOut,
                 Some(format!(
@@ -192,7 +224,9 @@ fn budget_text(budget: Duration) -> String {
     format!("the page did not load within {} s", budget.as_secs_f64())
 }
 
-/// Answers every request the tab makes, each in a task of its own.
+/// Answers every request the tab makes, each in a task of its own
+/// (aborted with this one: a request whose render is over is not asked
+/// of the crawl).
 async fn intercept(
     page: Page,
     mut paused: chromiumoxide::listeners::EventStream<EventRequestPaused>,
@@ -200,28 +234,25 @@ async fn intercept(
     gate: ResourceGate,
     traffic: Shared,
 ) {
-    while let Some(event) = paused.next().await {
-        let position = {
-            let mut t = traffic
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
-            t.pending += 1;
-            t.last = Some(Instant::now());
-            t.requests.push(BrowserRequest {
-                url: event.request.url.clone(),
-                kind: event.resource_type.as_ref().to_owned(),
-                outcome: RequestOutcome::Failed,
-                status: None,
-                detail: None,
-            });
-            t.requests.len() - 1
+    let mut answering = tokio::task::JoinSet::new();
+    loop {
+        let event = tokio::select! {
+            event = paused.next() => match event {
+                Some(event) => event,
+                None => break,
+            },
+            Some(_) = answering.join_next() => continue,
+        };
+        let Some(position) = take_request(&traffic, &event) else {
+            let fail = FailRequestParams::new(event.request_id.clone(), ErrorReason::Aborted);
+            let _ = page.execute(fail).await;
+            continue;
         };
         let (page, job, gate, traffic) = (page.clone(), job.clone(), gate.clone(), traffic.clone());
-        tokio::spawn(async move {
+        answering.spawn(async move {
             let (outcome, status, detail) = answer(&page, &event, &job, &gate, &traffic).await;
-            let mut t = traffic
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            let mut t = lock(&traffic);
+            t.open.remove(event.request_id.as_ref());
             t.pending = t.pending.saturating_sub(1);
             t.last = Some(Instant::now());
             if let Some(r) = t.requests.get_mut(position) {
@@ -231,6 +262,34 @@ async fn intercept(
             }
         });
     }
+}
+
+/// Records a paused request; its place among the page's requests, or
+/// `None` when the render is over (it is to be failed).
+fn take_request(traffic: &Shared, event: &EventRequestPaused) -> Option<usize> {
+    let mut t = lock(traffic);
+    if t.over {
+        return None;
+    }
+    t.open.insert(event.request_id.as_ref().to_owned());
+    t.pending += 1;
+    t.last = Some(Instant::now());
+    t.requests.push(BrowserRequest {
+        url: event.request.url.clone(),
+        kind: event.resource_type.as_ref().to_owned(),
+        outcome: RequestOutcome::Failed,
+        status: None,
+        detail: None,
+    });
+    Some(t.requests.len() - 1)
+}
+
+/// The tab's traffic, locked (a task that panicked holding it leaves it
+/// as it was).
+fn lock(traffic: &Shared) -> std::sync::MutexGuard<'_, Traffic> {
+    traffic
+        .lock()
+        .unwrap_or_else(std::sync::PoisonError::into_inner)
 }
 
 /// What is done with one request: the page itself from the raw answer,
@@ -248,9 +307,7 @@ async fn answer(
     if event.resource_type == ResourceType::Document {
         let frame = event.frame_id.as_ref().to_owned();
         let first = {
-            let mut t = traffic
-                .lock()
-                .unwrap_or_else(std::sync::PoisonError::into_inner);
+            let mut t = lock(traffic);
             match &t.main_frame {
                 None => {
                     t.main_frame = Some(frame);

@@ -11,18 +11,28 @@ use axum::http::{HeaderValue, StatusCode, header};
 use axum::response::{IntoResponse, Response};
 
 /// The site's HTML pages, in the order of their URLs.
-pub(crate) const HTML_PAGES: [&str; 10] = [
+pub(crate) const HTML_PAGES: [&str; 16] = [
     "/",
+    "/blocked-image",
     "/blocked-script",
     "/canonical-by-js",
     "/canonical-target",
+    "/dup-link",
+    "/few-words",
+    "/hash-change",
     "/noindex-by-js",
+    "/noindex-removed",
     "/only-rendered",
     "/plain",
     "/redirect-by-js",
+    "/slow",
     "/spa",
     "/spa/about",
 ];
+
+/// How long `/api/slow` takes to answer: longer than a page's budget in
+/// the tests.
+pub(crate) const SLOW: std::time::Duration = std::time::Duration::from_secs(8);
 
 const ROBOTS: &str = "User-agent: *\nDisallow: /private/\n";
 
@@ -43,6 +53,18 @@ document.addEventListener('DOMContentLoaded', function () {
     m.name = 'robots';
     m.content = 'noindex';
     document.head.appendChild(m);
+  }
+  if (b.dropNoindex) { document.querySelector('meta[name=robots]').remove(); }
+  if (b.addWords) {
+    var p = document.createElement('p');
+    var words = [];
+    for (var i = 0; i < Number(b.addWords); i++) { words.push('added' + i); }
+    p.textContent = words.join(' ');
+    document.body.appendChild(p);
+  }
+  if (b.hash) {
+    location.hash = 'part';
+    history.pushState({}, '', location.pathname + '?view=2');
   }
   if (b.go) { location.replace(b.go); }
 });
@@ -92,7 +114,9 @@ fn html(path: &str) -> Option<String> {
             app,
             r#" data-add-link="/only-rendered""#,
             r#"<a href="/plain">plain</a><a href="/spa">app</a><a href="/noindex-by-js">n</a>
-               <a href="/canonical-by-js">c</a><a href="/redirect-by-js">r</a><a href="/blocked-script">b</a>"#,
+               <a href="/canonical-by-js">c</a><a href="/redirect-by-js">r</a><a href="/blocked-script">b</a>
+               <a href="/noindex-removed">n</a><a href="/few-words">w</a><a href="/dup-link">d</a>
+               <a href="/hash-change">h</a><a href="/blocked-image">i</a><a href="/slow">s</a>"#,
         ),
         "/canonical-by-js" => page(
             "Raw title",
@@ -111,6 +135,42 @@ fn html(path: &str) -> Option<String> {
             app,
             r#" data-go="/plain""#,
             "<p>A page a script sends elsewhere.</p>",
+        ),
+        "/noindex-removed" => page(
+            "Noindex removed by script",
+            &format!(r#"<meta name="robots" content="noindex">{app}"#),
+            r#" data-drop-noindex="1""#,
+            "<p>A page whose script removes its noindex.</p>",
+        ),
+        "/few-words" => page(
+            "A few words more",
+            app,
+            r#" data-add-words="40""#,
+            "<p>A page a script adds a few words to.</p>",
+        ),
+        "/dup-link" => page(
+            "A link written twice",
+            app,
+            r#" data-add-link="/plain""#,
+            r#"<p>A page whose script adds a link it already has.</p><a href="/plain">plain</a>"#,
+        ),
+        "/hash-change" => page(
+            "Address changed in place",
+            app,
+            r#" data-hash="1""#,
+            "<p>A page whose script changes its fragment and its address in place.</p>",
+        ),
+        "/blocked-image" => page(
+            "Blocked image",
+            "",
+            "",
+            r#"<p>A page whose image robots.txt disallows.</p><img src="/private/pixel.png" alt="">"#,
+        ),
+        "/slow" => page(
+            "Slow",
+            r#"<script>fetch('/api/slow');</script>"#,
+            "",
+            "<p>A page whose data comes too late.</p>",
         ),
         "/blocked-script" => page(
             "Blocked script",
@@ -174,6 +234,15 @@ async fn answer(State(log): State<Arc<Mutex<Vec<(String, String)>>>>, req: Reque
         "/private/app.js" => typed("text/javascript", PRIVATE.to_owned()),
         "/router.js" => typed("text/javascript", ROUTER.to_owned()),
         "/api/data.json" => typed("application/json", data()),
+        "/api/slow" => {
+            eprintln!(
+                "SLOW {:?} {:?}",
+                std::time::SystemTime::now(),
+                req.headers()
+            );
+            tokio::time::sleep(SLOW).await;
+            typed("application/json", "{}".to_owned())
+        }
         p => match html(p) {
             Some(body) => typed("text/html; charset=utf-8", body),
             None => (StatusCode::NOT_FOUND, "not here").into_response(),
