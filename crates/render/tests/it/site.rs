@@ -235,11 +235,6 @@ async fn answer(State(log): State<Arc<Mutex<Vec<(String, String)>>>>, req: Reque
         "/router.js" => typed("text/javascript", ROUTER.to_owned()),
         "/api/data.json" => typed("application/json", data()),
         "/api/slow" => {
-            eprintln!(
-                "SLOW {:?} {:?}",
-                std::time::SystemTime::now(),
-                req.headers()
-            );
             tokio::time::sleep(SLOW).await;
             typed("application/json", "{}".to_owned())
         }
