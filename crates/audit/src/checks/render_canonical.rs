@@ -1,7 +1,7 @@
 //! `render/canonical-changed`: a canonical that a script writes or
 //! changes.
 
-use super::render_facts::{f, findings, quoted};
+use super::render_facts::{canonical_differs, f, findings, quoted};
 use crate::{Context, Finding};
 
 declare_check! {
@@ -22,10 +22,10 @@ declare_check! {
 }
 
 pub(crate) fn check(cx: &Context<'_>) -> Result<Vec<Finding>, rusqlite::Error> {
-    let (raw, ren) = (f("$.raw.canonical"), f("$.rendered.canonical"));
+    let ren = f("$.rendered.canonical");
     findings(
         cx,
-        &format!("r.facts IS NOT NULL AND coalesce({raw}, '') != coalesce({ren}, '')"),
+        &canonical_differs(),
         &format!(
             "'canonical ' || {} || ' in the raw HTML, ' || {} || ' rendered'",
             quoted("$.raw.canonical"),

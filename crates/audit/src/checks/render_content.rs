@@ -1,7 +1,7 @@
 //! `render/content-only-rendered`: pages whose text is mostly written by
 //! scripts.
 
-use super::render_facts::{f, findings};
+use super::render_facts::{f, findings, text_only_rendered};
 use crate::{Context, Finding};
 
 declare_check! {
@@ -28,7 +28,7 @@ pub(crate) fn check(cx: &Context<'_>) -> Result<Vec<Finding>, rusqlite::Error> {
     let (raw, ren) = (f("$.raw.words"), f("$.rendered.words"));
     findings(
         cx,
-        &format!("{ren} >= 2 * {raw} AND {ren} >= {raw} + 50"),
+        &text_only_rendered(),
         &format!(
             "'raw HTML ' || {raw} || ' words, rendered ' || {ren} || ' words: robots that run no script read ' || {raw}"
         ),

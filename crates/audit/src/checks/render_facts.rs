@@ -34,3 +34,47 @@ pub(crate) fn quoted(path: &str) -> String {
         f(path)
     )
 }
+
+/// SQL: the rendered page has at least twice the words of the raw HTML,
+/// and 50 more (`render/content-only-rendered`).
+pub(crate) fn text_only_rendered() -> String {
+    let (raw, ren) = (f("$.raw.words"), f("$.rendered.words"));
+    format!("({ren} >= 2 * {raw} AND {ren} >= {raw} + 50)")
+}
+
+/// SQL: the rendered page links to URLs the raw HTML does not
+/// (`render/links-only-rendered`).
+pub(crate) fn links_only_rendered() -> String {
+    format!("({} > 0)", f("$.rendered_only_links"))
+}
+
+/// SQL: one reading says noindex and the other does not.
+pub(crate) fn noindex_differs() -> String {
+    format!("({} != {})", f("$.raw.noindex"), f("$.rendered.noindex"))
+}
+
+/// SQL: the canonicals differ (`render/canonical-changed`).
+pub(crate) fn canonical_differs() -> String {
+    format!(
+        "(r.facts IS NOT NULL AND coalesce({}, '') != coalesce({}, ''))",
+        f("$.raw.canonical"),
+        f("$.rendered.canonical")
+    )
+}
+
+/// SQL: the title, description or `<h1>` differ (`render/head-changed`).
+pub(crate) fn head_differs() -> String {
+    let differs = |key: &str| {
+        format!(
+            "coalesce({}, '') != coalesce({}, '')",
+            f(&format!("$.raw.{key}")),
+            f(&format!("$.rendered.{key}"))
+        )
+    };
+    format!(
+        "(r.facts IS NOT NULL AND ({} OR {} OR {}))",
+        differs("title"),
+        differs("description"),
+        differs("h1")
+    )
+}

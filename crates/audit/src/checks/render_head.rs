@@ -1,7 +1,7 @@
 //! `render/head-changed`: a title, description or `<h1>` that a script
 //! writes or changes.
 
-use super::render_facts::{f, findings, quoted};
+use super::render_facts::{f, findings, head_differs, quoted};
 use crate::{Context, Finding};
 
 declare_check! {
@@ -39,12 +39,7 @@ pub(crate) fn check(cx: &Context<'_>) -> Result<Vec<Finding>, rusqlite::Error> {
         part("description", "description"),
         part("h1", "h1"),
     ];
-    let changed = parts
-        .iter()
-        .map(|p| format!("({p}) IS NOT NULL"))
-        .collect::<Vec<_>>()
-        .join(" OR ");
     // concat_ws leaves out NULLs: only what changed is named.
     let message = format!("concat_ws('; ', {})", parts.join(", "));
-    findings(cx, &format!("r.facts IS NOT NULL AND ({changed})"), &message, "NULL")
+    findings(cx, &head_differs(), &message, "NULL")
 }

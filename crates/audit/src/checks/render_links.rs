@@ -1,6 +1,6 @@
 //! `render/links-only-rendered`: pages with links only scripts write.
 
-use super::render_facts::{f, findings};
+use super::render_facts::{f, findings, links_only_rendered};
 use crate::{Context, Finding};
 
 declare_check! {
@@ -25,7 +25,7 @@ pub(crate) fn check(cx: &Context<'_>) -> Result<Vec<Finding>, rusqlite::Error> {
     let n = f("$.rendered_only_links");
     findings(
         cx,
-        &format!("{n} > 0"),
+        &links_only_rendered(),
         &format!("{n} || ' link(s) only in the rendered page: robots that run no script do not follow them'"),
         "(SELECT group_concat(t.url, char(10)) FROM (SELECT DISTINCT t.url FROM links l
            JOIN urls t ON t.id = l.target_id

@@ -298,7 +298,45 @@ async fn a_rendered_crawl_keeps_both_readings_and_crawls_what_only_scripts_link(
 /// fragment and `pushState`; `/blocked-image`: an image disallowed;
 /// `/plain`: no script).
 fn audit_finds_the_planted_render_problems(store: &Store, root: &url::Url) {
-    let report = botwarden_audit::Audit::default().run(store).expect("audit");
+    let reader = |name: &str, renders| botwarden_audit::Reader {
+        name: name.to_owned(),
+        renders,
+        source: renders.map(|_| format!("https://example.com/{name}")),
+    };
+    let audit = botwarden_audit::Audit {
+        readers: vec![
+            reader("Reads-raw", Some(false)),
+            reader("Unknown", None),
+            reader("Renders", Some(true)),
+        ],
+        ..botwarden_audit::Audit::default()
+    };
+    let report = audit.run(store).expect("audit");
+    let view = report.render.as_ref().expect("a view of the renders");
+    let counts = [
+        view.rendered,
+        view.failed,
+        view.text_only_rendered,
+        view.links_only_rendered,
+        view.noindex_differs,
+        view.canonical_differs,
+        view.head_differs,
+        view.js_redirects,
+        view.differ,
+        view.unknown,
+    ];
+    assert_eq!(counts, [16, 1, 2, 3, 2, 1, 3, 1, 7, 1], "{view:?}");
+    let robots: Vec<(&str, &str)> = view
+        .robots
+        .iter()
+        .map(|r| (r.name.as_str(), r.reads))
+        .collect();
+    assert_eq!(robots, [("Renders", "rendered"), ("Reads-raw", "raw")]);
+    let text = report.to_string();
+    assert!(
+        text.contains("Reads-raw            sees the raw HTML: 2 page(s) without the text scripts write, 3 without the links they write"),
+        "{text}"
+    );
     let prefix = root.as_str().trim_end_matches('/');
     let found = |code: &str| -> Vec<(String, Vec<String>)> {
         let mut found: Vec<(String, Vec<String>)> = report

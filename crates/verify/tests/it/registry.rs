@@ -497,7 +497,11 @@ fn every_default_entry_and_method_has_its_provenance() {
     let registry = Registry::builtin();
     let mut missing = Vec::new();
     for bot in registry.bots() {
-        for of in std::iter::once(ProvenanceOf::Entry).chain(bot.methods()) {
+        let renders = bot.renders.map(|_| ProvenanceOf::Renders);
+        for of in std::iter::once(ProvenanceOf::Entry)
+            .chain(bot.methods())
+            .chain(renders)
+        {
             if bot.provenance_of(of).next().is_none() {
                 missing.push(format!("{}: {of}", bot.name));
             }

@@ -280,6 +280,7 @@ fn audit(store: &Store, format: Format) -> Result<AuditDocument> {
         &Audit {
             max_depth: settings.max_depth(),
             selection: settings.selection()?,
+            readers: crate::cmd::audit::readers(),
         },
         store,
         None,
