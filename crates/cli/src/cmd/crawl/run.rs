@@ -53,7 +53,6 @@ pub(super) fn run_crawl(given: &CrawlArgs, matches: Option<&ArgMatches>) -> Resu
         Some(_) if config.simulation.is_some() => {
             bail!("--as, --profile and --robots-file are for a crawl by one worker")
         }
-        Some(_) if config.render.is_some() => bail!("--render is for a crawl by one worker"),
         Some(shared) => run_workers(&shared, &start, &config, &fetcher, &db, &runtime, &stop)?,
         None => {
             let store = match opened {
@@ -190,6 +189,9 @@ fn browser(
 ) -> Result<Option<Arc<Chromium>>> {
     if !args.render {
         return Ok(None);
+    }
+    if shared(args).is_some() {
+        bail!("--render is for a crawl by one worker");
     }
     let binary = match &args.chromium {
         Some(path) => path.clone(),
