@@ -30,7 +30,7 @@ CREATE TABLE render_requests (
     status   INTEGER,
     detail   TEXT,
     PRIMARY KEY (url_id, position)
-) WITHOUT ROWID;
+);
 ";
 
 /// How a render ended.
