@@ -67,7 +67,12 @@ fn a_rendered_crawl_finds_what_scripts_link_and_the_audit_says_who_sees_it() {
     ]);
     assert_eq!(code, 0, "{err}");
     let summary: Value = serde_json::from_str(&out).expect("JSON");
-    assert_eq!(summary["urls"]["fetched"], 2, "{summary}");
+    assert_eq!(
+        summary["urls"]["fetched"],
+        2,
+        "{summary}\nrenders: {}",
+        renders(std::path::Path::new(db))
+    );
 
     let (code, out, err) = run(&["audit", db, "--format", "json", "--select", "render"]);
     assert_eq!(code, 0, "{err}");
@@ -123,4 +128,32 @@ fn render_needs_a_browser_and_one_worker() {
         err.contains("--render is for a crawl by one worker"),
         "{err}"
     );
+}
+
+/// The store's renders and their requests, as text, for a failure's
+/// message.
+fn renders(db: &std::path::Path) -> String {
+    let conn = rusqlite::Connection::open(db).expect("store");
+    let mut st = conn
+        .prepare(
+            "SELECT r.url_id, r.outcome, coalesce(r.error, ''), q.url, q.outcome, coalesce(q.status, 0), \
+             coalesce(q.detail, '') FROM renders r LEFT JOIN render_requests q ON q.url_id = r.url_id",
+        )
+        .expect("query");
+    let rows = st
+        .query_map([], |r| {
+            Ok(format!(
+                "{} {} {} | {:?} {:?} {:?} {:?}",
+                r.get::<_, i64>(0)?,
+                r.get::<_, String>(1)?,
+                r.get::<_, String>(2)?,
+                r.get::<_, Option<String>>(3)?,
+                r.get::<_, Option<String>>(4)?,
+                r.get::<_, i64>(5)?,
+                r.get::<_, String>(6)?
+            ))
+        })
+        .and_then(Iterator::collect::<Result<Vec<_>, _>>)
+        .expect("rows");
+    rows.join("\n")
 }

@@ -7,7 +7,7 @@
 use std::collections::{HashMap, VecDeque};
 use std::sync::Arc;
 
-use botwarden_fetch::{Outcome, SubresourceResponse};
+use botwarden_fetch::{Outcome, RetryAfter, SubresourceResponse};
 use tokio::sync::{mpsc, oneshot};
 use tokio::task::{self, JoinSet};
 use tokio::time::Instant;
@@ -325,10 +325,15 @@ impl Run<'_> {
             self.batch.throttle.push(throttle_record(name, &a));
         }
         if matches!(outcome, Outcome::Status(429 | 503)) {
-            let pause = self
-                .config
-                .max_pause
-                .min(std::time::Duration::from_secs(60));
+            // As a page's: its Retry-After, else 5 s, at most max_pause.
+            let asked = got
+                .headers
+                .iter()
+                .find(|(name, _)| name.eq_ignore_ascii_case("retry-after"))
+                .and_then(|(_, v)| RetryAfter::parse(v, std::time::SystemTime::now()).delay);
+            let pause = asked
+                .unwrap_or(std::time::Duration::from_secs(5))
+                .min(self.config.max_pause);
             host.paused_until = host.paused_until.max(Instant::now() + pause);
         }
     }

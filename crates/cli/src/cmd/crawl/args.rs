@@ -139,12 +139,12 @@ pub(crate) struct CrawlArgs {
     #[arg(long)]
     pub(super) render: bool,
     /// Pages rendered at once (the browser's tabs), with --render.
-    #[arg(long, value_name = "N", default_value_t = 2, requires = "render",
+    #[arg(long, value_name = "N", default_value_t = 2,
           value_parser = clap::value_parser!(u64).range(1..=32))]
     pub(super) render_tabs: u64,
     /// The longest one page may take to render, in seconds, with
     /// --render: the page is read as it is then.
-    #[arg(long, value_name = "SECONDS", default_value_t = 20, requires = "render",
+    #[arg(long, value_name = "SECONDS", default_value_t = 20,
           value_parser = clap::value_parser!(u64).range(1..=600))]
     pub(super) render_budget: u64,
     /// The Chromium binary for --render (default: `chromium` on the PATH).
