@@ -243,7 +243,10 @@ impl Session {
 
 /// The browser's settings: headless, no sandbox (the crawl runs it on
 /// its own pages' bytes only), nothing fetched of its own (no component
-/// updates, no background networking), every request intercepted.
+/// updates, no background networking), every request intercepted. Its
+/// own network goes to a proxy that is a closed port of this machine,
+/// loopback included: what the browser might try beside its requests (a
+/// connection opened ahead of one, a preconnect) reaches no host.
 fn browser_config(config: &ChromiumConfig, profile: &Path) -> Result<BrowserConfig, String> {
     let (width, height) = config.window;
     BrowserConfig::builder()
@@ -260,16 +263,20 @@ fn browser_config(config: &ChromiumConfig, profile: &Path) -> Result<BrowserConf
         .enable_request_intercept()
         .launch_timeout(Duration::from_secs(30))
         .request_timeout(config.budget + Duration::from_secs(10))
+        // Flags without their dashes: the builder writes them.
         .args([
-            "--disable-gpu",
-            "--disable-quic",
-            "--disable-dev-shm-usage",
-            "--no-first-run",
-            "--disable-background-networking",
-            "--disable-component-update",
-            "--disable-sync",
-            "--mute-audio",
-            "--hide-scrollbars",
+            "disable-gpu",
+            "disable-quic",
+            "disable-dev-shm-usage",
+            "no-first-run",
+            "disable-background-networking",
+            "disable-component-update",
+            "disable-sync",
+            "mute-audio",
+            "hide-scrollbars",
+            "dns-prefetch-disable",
+            "proxy-server=http://127.0.0.1:9",
+            "proxy-bypass-list=<-loopback>",
         ])
         .build()
 }

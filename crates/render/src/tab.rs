@@ -117,7 +117,7 @@ async fn drive(
     let target = job.url.to_string();
     let mut navigate = tokio::spawn(async move {
         match navigator.execute(NavigateParams::new(target)).await {
-            Ok(r) => r.result.error_text.clone(),
+            Ok(r) => r.result.error_text,
             Err(e) => Some(e.to_string()),
         }
     });

@@ -31,6 +31,6 @@ pub(crate) fn check(cx: &Context<'_>) -> Result<Vec<Finding>, rusqlite::Error> {
             quoted("$.raw.canonical"),
             quoted("$.rendered.canonical")
         ),
-        &format!("{ren}"),
+        &ren,
     )
 }

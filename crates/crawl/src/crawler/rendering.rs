@@ -120,7 +120,7 @@ impl Run<'_> {
     pub(super) fn on_render_event(&mut self, event: RenderEvent) {
         match event {
             RenderEvent::Ask(ask) => self.on_ask(ask),
-            RenderEvent::Fetched(Ok((key, result))) => self.on_fetched(&key, result),
+            RenderEvent::Fetched(Ok((key, result))) => self.on_fetched(&key, &result),
             // A fetch task that panicked: its requests get no answer and
             // fail in the browser (their senders are dropped with it).
             RenderEvent::Fetched(Err(_)) => {}
@@ -170,13 +170,7 @@ impl Run<'_> {
     /// its host's throttle allows. Returns when the loop is to wake.
     pub(super) fn schedule_resources(&mut self, now: Instant) -> Option<Instant> {
         let mut wake = None;
-        let Some(mut waiting) = self
-            .rendering
-            .as_mut()
-            .map(|r| std::mem::take(&mut r.waiting))
-        else {
-            return None;
-        };
+        let mut waiting = std::mem::take(&mut self.rendering.as_mut()?.waiting);
         let mut kept = VecDeque::new();
         while let Some(ask) = waiting.pop_front() {
             // A render that ended (its time ran out) asks no more.
@@ -274,9 +268,9 @@ impl Run<'_> {
     fn on_fetched(
         &mut self,
         key: &str,
-        result: Result<SubresourceResponse, botwarden_fetch::Error>,
+        result: &Result<SubresourceResponse, botwarden_fetch::Error>,
     ) {
-        let answer = match &result {
+        let answer = match result {
             Ok(got) => {
                 self.resource_answered(got);
                 resource_answer(got)
@@ -289,7 +283,7 @@ impl Run<'_> {
         let Some(r) = self.rendering.as_mut() else {
             return;
         };
-        if let Ok(got) = &result
+        if let Ok(got) = result
             && is_kept(got)
         {
             r.cache.put(key, &answer, r.setup.cache_bytes);

@@ -222,7 +222,7 @@ fn take_html<A: Admission>(
     page: &PageResponse,
     chain: &TokenChain,
     config: &CrawlConfig,
-    mut render: Option<&mut Render<'_>>,
+    render: Option<&mut Render<'_>>,
 ) {
     let base = &page.url;
     // A rendered page's directives count with the raw page's: the
@@ -297,7 +297,7 @@ fn take_html<A: Admission>(
             follow.of(""),
         );
     }
-    if let Some(render) = render.as_deref_mut() {
+    if let Some(render) = render {
         render.take_links(links, &follow);
     }
 }

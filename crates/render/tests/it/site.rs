@@ -200,10 +200,13 @@ fn data() -> String {
     format!("{{\"words\":[{}]}}", words.join(","))
 }
 
+/// Every request: its path and User-Agent.
+type Log = Arc<Mutex<Vec<(String, String)>>>;
+
 /// The running site.
 pub(crate) struct Site {
     pub(crate) url: url::Url,
-    log: Arc<Mutex<Vec<(String, String)>>>,
+    log: Log,
 }
 
 impl Site {
@@ -213,7 +216,7 @@ impl Site {
     }
 }
 
-async fn answer(State(log): State<Arc<Mutex<Vec<(String, String)>>>>, req: Request) -> Response {
+async fn answer(State(log): State<Log>, req: Request) -> Response {
     let path = req.uri().path().to_owned();
     let ua = req
         .headers()

@@ -126,7 +126,7 @@ impl<'a> Render<'a> {
             let n = r.requests.iter().filter(|q| q.outcome == o).count();
             u32::try_from(n).unwrap_or(u32::MAX)
         };
-        let facts = self.facts.is_some().then(|| RenderFacts {
+        let facts = self.facts.is_some().then_some(RenderFacts {
             raw: self.raw,
             rendered: self.view,
             rendered_only_links: self.only,
