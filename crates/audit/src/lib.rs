@@ -31,6 +31,7 @@ mod document;
 mod error;
 mod graph;
 mod html;
+mod readers;
 mod render;
 mod settings;
 mod site;
@@ -47,6 +48,7 @@ pub use graph::{
     link_scores,
 };
 pub use html::{HTML_FINDINGS, render_html};
+pub use readers::{Reader, RenderView, RobotView};
 pub use render::SHOWN_FINDINGS;
 pub use settings::{AuditSettings, CONFIG_FILE, DEFAULT_MAX_EVIDENCE, Selection};
 pub use site::{Count, DepthCount, PageRank, SiteOverview, TOP_PAGES};
@@ -128,6 +130,7 @@ macro_rules! checks {
             pub(super) mod listed;
             pub(super) mod page_quality;
             pub(super) mod resource_pages;
+            pub(super) mod render_facts;
             $(pub(super) mod $module;)*
         }
         /// Every check, in the order of the documentation.
@@ -245,6 +248,15 @@ checks![
     image_heavy,
     external_unverified,
     certificate_expiring,
+    render_content,
+    render_links,
+    render_noindex_rendered,
+    render_noindex_raw,
+    render_canonical,
+    render_head,
+    render_blocked,
+    render_redirect,
+    render_failed,
 ];
 
 /// The check with this code.
@@ -261,6 +273,9 @@ pub struct Audit {
     pub max_depth: u32,
     /// The checks that run (all by default); the report lists only them.
     pub selection: Selection,
+    /// The robots whose reading of rendered pages the report shows (the
+    /// registry's, with whether each renders).
+    pub readers: Vec<Reader>,
 }
 
 impl Default for Audit {
@@ -268,6 +283,7 @@ impl Default for Audit {
         Audit {
             max_depth: DEFAULT_MAX_DEPTH,
             selection: Selection::default(),
+            readers: Vec::new(),
         }
     }
 }
@@ -293,6 +309,10 @@ pub struct AuditReport {
     /// before it recorded what some checks read.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     pub notes: Vec<String>,
+    /// What rendering changed and which reading each robot gets, for a
+    /// crawl with `--render`.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub render: Option<RenderView>,
 }
 
 /// One check's findings.
@@ -512,6 +532,7 @@ impl Audit {
             },
             checks,
             notes: notes(&cx).map_err(fail)?,
+            render: readers::render_view(cx.conn, &self.readers).map_err(fail)?,
         })
     }
 }

@@ -8,6 +8,31 @@ use super::{AuditReport, CheckReport, Finding};
 /// Findings shown per check in the text.
 pub const SHOWN_FINDINGS: usize = 5;
 
+/// What each robot sees of the rendered pages: the differences counted,
+/// then one line per robot whose rendering a source states.
+fn write_render_view(out: &mut String, view: &crate::RenderView) {
+    let _ = writeln!(
+        out,
+        "rendered: {} page(s), {} failed or timed out; {} read differently raw and rendered",
+        view.rendered, view.failed, view.differ
+    );
+    for r in &view.robots {
+        let _ = writeln!(
+            out,
+            "  {:<20} sees {}",
+            r.name,
+            view.what_it_sees(r.renders)
+        );
+    }
+    if view.unknown > 0 {
+        let _ = writeln!(
+            out,
+            "  {} other robot(s) of the registry: no source says whether they render",
+            view.unknown
+        );
+    }
+}
+
 /// Links, and other URLs, shown per finding in the text.
 const SHOWN_PER_FINDING: usize = 3;
 
@@ -31,6 +56,9 @@ impl fmt::Display for AuditReport {
         }
         for note in &self.notes {
             let _ = writeln!(out, "  note: {note}");
+        }
+        if let Some(view) = &self.render {
+            write_render_view(&mut out, view);
         }
         let _ = writeln!(
             out,

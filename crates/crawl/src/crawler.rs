@@ -74,8 +74,13 @@ use crate::pipeline::{
     host_key, now_text, origin_key, read_robots, record_lost, record_new, robots_state, start_meta,
     start_url, task_failure, throttle_record,
 };
+use crate::render::RenderSetup;
 use crate::sitemap::{SitemapKind, parse_sitemap};
 use crate::throttle::{Throttle, ThrottleConfig};
+
+mod rendering;
+
+use rendering::{RenderEvent, Rendering};
 
 /// How to crawl.
 #[derive(Debug, Clone)]
@@ -114,6 +119,8 @@ pub struct CrawlConfig {
     /// (`page_resources`), for [`crate::check_resources`] to ask after
     /// the crawl (`--resources`). Off by default.
     pub resources: bool,
+    /// Render HTML pages in a browser as well (`--render`; [`crate::render`]).
+    pub render: Option<RenderSetup>,
 }
 
 impl Default for CrawlConfig {
@@ -133,6 +140,7 @@ impl Default for CrawlConfig {
             max_sitemaps: 100,
             simulation: None,
             resources: false,
+            render: None,
         }
     }
 }
@@ -256,6 +264,7 @@ pub const COMMIT_WINDOW: Duration = Duration::from_millis(20);
 /// What woke the scheduler.
 enum Event {
     Page(Joined),
+    Render(RenderEvent),
     Robots(Result<(task::Id, Box<(RobotsState, Batch)>), task::JoinError>),
     Tick,
     Nothing,
@@ -323,6 +332,7 @@ pub async fn crawl(
         start_host: host_key(&start),
         held: Vec::new(),
         held_why: Vec::new(),
+        rendering: config.render.clone().map(Rendering::new),
     };
     loop {
         let wake = run.schedule();
@@ -369,6 +379,8 @@ struct Run<'a> {
     /// URLs held by the crawl's own settings, and why, by origin.
     held: Vec<Queued>,
     held_why: Vec<(String, String)>,
+    /// Pages rendered and the browser's requests (`--render`).
+    rendering: Option<Rendering>,
 }
 
 impl Run<'_> {
@@ -378,8 +390,10 @@ impl Run<'_> {
         let now = Instant::now();
         // URLs of origins whose robots.txt is due again come back.
         return_due(&mut self.deferred, &self.robots, &mut self.frontier, now);
-        let mut wake: Option<Instant> = None;
-        while !self.stop.is_stopped() {
+        // The browser's requests first: the renders waiting for them hold
+        // their pages.
+        let mut wake: Option<Instant> = self.schedule_resources(now);
+        while !self.stop.is_stopped() && !self.rendering.as_ref().is_some_and(Rendering::is_full) {
             let Some(q) = self.frontier.pop() else { break };
             if !self.take(q, now, &mut wake) {
                 break;
@@ -493,6 +507,7 @@ impl Run<'_> {
             && self.robots_tasks.is_empty()
             && (self.frontier.waiting() == 0 || stopped);
         idle && (self.deferred.is_empty() || stopped)
+            && !self.rendering.as_ref().is_some_and(Rendering::is_busy)
     }
 
     /// Waits for an answer, a robots.txt, or the moment a host may be
@@ -502,6 +517,7 @@ impl Run<'_> {
         tokio::select! {
             Some(joined) = self.running.next() => Event::Page(joined),
             Some(fetched) = self.robots_tasks.join_next_with_id() => Event::Robots(fetched),
+            event = render_event(&mut self.rendering), if self.rendering.as_ref().is_some_and(Rendering::is_busy) => Event::Render(event),
             () = sleep_until_some(wake), if wake.is_some() => Event::Tick,
             () = stop.raised(), if !stop.is_stopped() => Event::Tick,
             else => Event::Nothing,
@@ -539,6 +555,7 @@ impl Run<'_> {
                     }
                 }
             }
+            Event::Render(event) => self.on_render_event(event),
             Event::Tick => {}
             // Nothing in flight and nothing to wait for, yet not done: a
             // moment's pause rather than a busy loop.
@@ -572,6 +589,12 @@ impl Run<'_> {
                 self.frontier.put_back(answer.q);
                 return;
             }
+        }
+        if let Some(r) = self.rendering.as_mut()
+            && Rendering::takes(&answer)
+        {
+            r.start(answer);
+            return;
         }
         answer.take(
             &mut self.frontier,
@@ -1026,6 +1049,14 @@ fn no_seed(path: &str) -> Error {
 }
 
 /// Sleeps until `at`; forever when there is none.
+/// The next event of rendering, when there is rendering.
+async fn render_event(rendering: &mut Option<Rendering>) -> RenderEvent {
+    match rendering {
+        Some(r) => r.next().await,
+        None => std::future::pending().await,
+    }
+}
+
 async fn sleep_until_some(at: Option<Instant>) {
     match at {
         Some(at) => tokio::time::sleep_until(at).await,
@@ -1107,6 +1138,8 @@ fn merge(into: &mut Batch, more: Batch) {
         sitemap_entries,
         usage,
         page_resources,
+        renders,
+        render_requests,
     } = more;
     into.new_urls.extend(new_urls);
     into.states.extend(states);
@@ -1120,6 +1153,8 @@ fn merge(into: &mut Batch, more: Batch) {
     into.sitemap_entries.extend(sitemap_entries);
     into.usage.extend(usage);
     into.page_resources.extend(page_resources);
+    into.renders.extend(renders);
+    into.render_requests.extend(render_requests);
 }
 
 #[cfg(test)]

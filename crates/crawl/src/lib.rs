@@ -34,6 +34,7 @@ mod identity;
 mod ownership;
 mod pipeline;
 mod quality;
+mod render;
 mod resources;
 mod settings;
 mod sitemap;
@@ -72,6 +73,10 @@ pub use quality::{
     FragmentLink, LONG_ALT, MAX_CONTEXTS, MAX_FRAGMENT_LINKS, MAX_FRAGMENT_TARGETS, Quality,
     element_fragment, fragment_hash, fragment_link, is_relative, percent_decoded,
 };
+pub use render::{
+    BrowserRequest, PageView, RenderFacts, RenderFuture, RenderJob, RenderSetup, RenderedPage,
+    Renderer, RequestOutcome, ResourceAnswer, ResourceGate,
+};
 pub use resources::{ResourceConfig, ResourceSummary, UsedResource, check_resources};
 pub use settings::{
     CHANGES_META, ChangeRule, CrawlSettings, READING_RULES, SETTINGS_META, SettingChange,
@@ -81,4 +86,6 @@ pub use sitemap::{MAX_BYTES as SITEMAP_MAX_BYTES, MAX_LOCS, Sitemap, SitemapKind
 pub use throttle::{Adjustment, Direction, Outcome, Throttle, ThrottleConfig};
 pub use workers::{Workers, WorkersEnd, crawl_workers, worker_store};
 
-pub use botwarden_store::{MAX_URL_LEN, UrlProblem, normalize, normalize_text, normalize_url};
+pub use botwarden_store::{
+    MAX_URL_LEN, RenderOutcome, UrlProblem, normalize, normalize_text, normalize_url,
+};

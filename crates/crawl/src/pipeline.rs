@@ -42,6 +42,7 @@ use crate::crawler::CrawlConfig;
 use crate::error::Error;
 use crate::frontier::Queued;
 use crate::html::{self, HtmlFacts};
+use crate::render::{RenderJob, RenderedPage};
 use crate::throttle::{Adjustment, Direction, Outcome};
 
 /// How a crawl reads its pages' bodies: the hash of each body and the
@@ -153,15 +154,60 @@ impl Answer {
         chain: &TokenChain,
         config: &CrawlConfig,
     ) {
-        page::take_page(
-            &self.q,
-            &self.page,
-            self.reading,
-            frontier,
-            batch,
-            chain,
-            config,
-        );
+        let fetched = page::Fetched {
+            q: &self.q,
+            page: &self.page,
+            reading: self.reading,
+            rendered: None,
+        };
+        page::take_page(fetched, frontier, batch, chain, config);
+    }
+
+    /// Takes the page in with its render (`--render`).
+    pub(crate) fn take_rendered<A: Admission>(
+        self,
+        rendered: &RenderedPage,
+        frontier: &mut A,
+        batch: &mut Batch,
+        chain: &TokenChain,
+        config: &CrawlConfig,
+    ) {
+        let fetched = page::Fetched {
+            q: &self.q,
+            page: &self.page,
+            reading: self.reading,
+            rendered: Some(rendered),
+        };
+        page::take_page(fetched, frontier, batch, chain, config);
+    }
+
+    /// Whether the page is one to render: an HTML page read with success.
+    pub(crate) fn is_renderable(&self) -> bool {
+        matches!(self.reading.html, Some(Ok(_)))
+    }
+
+    /// The page as the browser is given it: its status, the headers that
+    /// describe its body (`Content-Type`, `Link`, `Refresh`), its body.
+    pub(crate) fn render_job(&self) -> RenderJob {
+        let page = &self.page;
+        let mut headers = Vec::new();
+        if let Some(media) = &page.media_type {
+            let value = match &page.charset {
+                Some(c) => format!("{media}; charset={c}"),
+                None => media.clone(),
+            };
+            headers.push(("Content-Type".to_owned(), value));
+        }
+        headers.extend(page.link.iter().map(|l| ("Link".to_owned(), l.clone())));
+        if let Some(r) = &page.refresh {
+            headers.push(("Refresh".to_owned(), r.clone()));
+        }
+        RenderJob::of(
+            page.url.clone(),
+            page.status.unwrap_or(200),
+            headers,
+            page.body.clone(),
+        )
     }
 }
 

@@ -35,7 +35,9 @@
 //!
 //! One page of a crawl: [`Fetcher::fetch_page`] makes a single GET that does not
 //! follow redirects and gives a [`PageResponse`], with the
-//! [`Outcome`] a crawl's throttle counts.
+//! [`Outcome`] a crawl's throttle counts. A resource a rendered page
+//! asks for: [`Fetcher::fetch_subresource`] keeps the whole answer
+//! ([`SubresourceResponse`]) for the browser.
 //!
 //! Web Bot Auth: [`KeyDirectories`] fetches and caches the key
 //! directories signed requests name, for `botwarden-verify` to check them
@@ -50,6 +52,7 @@ mod fetch;
 mod keydir;
 mod page;
 mod robots_fetch;
+mod subresource;
 mod timing;
 
 pub use address::{AddressKind, restricted_kind};
@@ -65,3 +68,4 @@ pub use keydir::{
 };
 pub use page::{Outcome, PageResponse, SecurityHeaders, link_header_canonicals};
 pub use robots_fetch::{MissingProbe, RobotsFetch, fetch_robots_txt, robots_url};
+pub use subresource::SubresourceResponse;

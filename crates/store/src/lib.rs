@@ -17,6 +17,7 @@ mod link_kind;
 mod merge;
 mod normalize;
 mod readings;
+mod render;
 mod resources;
 mod store;
 mod summary;
@@ -26,6 +27,7 @@ pub use link_kind::LinkKind;
 pub use merge::{MergeReport, merge_stores};
 pub use normalize::{MAX_URL_LEN, UrlProblem, normalize, normalize_text, normalize_url};
 pub use readings::{BodyHash, TextReading};
+pub use render::{RenderOutcome, RenderRecord, RenderRequestRecord};
 pub use resources::{CertificateRecord, PageResourceRecord, ResourceKind, ResourceRecord};
 pub use store::{
     Batch, DEFERRED_INDEXES, ExportFormat, ExportTable, ExternalRecord, LinkRecord, NewUrl,

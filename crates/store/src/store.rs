@@ -25,6 +25,8 @@
 //! - `page_resources` and `resources`: the images, scripts and style
 //!   sheets pages use, and what each answered (`crawl --resources`);
 //! - `tls_certificates`: when each HTTPS origin's certificate expires.
+//! - `renders`, `render_requests`: pages rendered in a browser
+//!   (`--render`), raw and rendered, and the requests each made.
 //!
 //! Writes come in [`Batch`]es, each one transaction. The crawler assigns
 //! URL ids itself (in discovery order), so a batch never reads back what
@@ -42,9 +44,10 @@ use rusqlite::{Connection, OptionalExtension, params};
 
 use crate::error::Error;
 use crate::link_kind::LinkKind;
+use crate::render::{RenderRecord, RenderRequestRecord};
 
 /// The version of the schema this code writes and reads.
-pub const SCHEMA_VERSION: u32 = 11;
+pub const SCHEMA_VERSION: u32 = 12;
 
 /// Indexes a crawl builds once, when it ends, rather than row by row while
 /// it writes (name, whether unique, table and columns). Rows arrive in the order of
@@ -122,6 +125,11 @@ const MIGRATIONS: &[(u32, &str, &str)] = &[
         11,
         "resources of pages and what they answered; bot walls of external checks; certificates' expiry",
         crate::resources::MIGRATE_10_TO_11,
+    ),
+    (
+        12,
+        "renders of pages in a browser (--render) and the requests they made",
+        crate::render::MIGRATE_11_TO_12,
     ),
 ];
 
@@ -706,6 +714,10 @@ pub struct Batch {
     pub usage: Vec<UsageRecord>,
     /// The images, scripts and style sheets pages use (`crawl --resources`).
     pub page_resources: Vec<crate::resources::PageResourceRecord>,
+    /// Pages rendered in a browser.
+    pub renders: Vec<RenderRecord>,
+    /// The requests the browser made for them.
+    pub render_requests: Vec<RenderRequestRecord>,
 }
 
 impl Batch {
@@ -724,6 +736,8 @@ impl Batch {
             && self.sitemap_entries.is_empty()
             && self.usage.is_empty()
             && self.page_resources.is_empty()
+            && self.renders.is_empty()
+            && self.render_requests.is_empty()
     }
 }
 
@@ -1033,6 +1047,8 @@ impl Store {
         writer.usage(&batch.usage)?;
         crate::resources::write_page_resources(&tx, &batch.page_resources)
             .map_err(|e| sqlite(&self.path, "cannot store a page's resources", &e))?;
+        crate::render::write(&tx, &batch.renders, &batch.render_requests)
+            .map_err(|e| sqlite(&self.path, "cannot store a render", &e))?;
         writer.crawl_facts(batch)?;
         tx.commit()
             .map_err(|e| sqlite(&self.path, "cannot commit", &e))

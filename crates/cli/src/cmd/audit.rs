@@ -7,9 +7,10 @@ use std::process::ExitCode;
 
 use anyhow::{Context as _, Result, bail};
 use botwarden_audit::{
-    Audit, AuditDocument, AuditSettings, CONFIG_FILE, LinkGraph, render_html, write_csv,
+    Audit, AuditDocument, AuditSettings, CONFIG_FILE, LinkGraph, Reader, render_html, write_csv,
 };
 use botwarden_store::Store;
+use botwarden_verify::{ProvenanceOf, Registry};
 use clap::{Args, ValueEnum};
 
 /// Arguments of `botwarden audit`.
@@ -60,6 +61,24 @@ pub(crate) struct AuditArgs {
 
 /// The audit's settings: the flags given, then the `[audit]` section of
 /// `config` (or of `./botwarden.toml` if there is one) for the rest.
+/// The robots of the built-in registry, with whether each renders and
+/// the source that says so: what the audit's view per robot shows.
+pub(crate) fn readers() -> Vec<Reader> {
+    let registry = Registry::builtin();
+    registry
+        .bots()
+        .iter()
+        .map(|b| Reader {
+            name: b.name.clone(),
+            renders: b.renders,
+            source: b
+                .provenance_of(ProvenanceOf::Renders)
+                .next()
+                .map(|p| p.source.to_string()),
+        })
+        .collect()
+}
+
 pub(crate) fn settings(flags: AuditSettings, config: Option<&Path>) -> Result<AuditSettings> {
     let default = Path::new(CONFIG_FILE);
     let path = match config {
@@ -125,6 +144,7 @@ pub(crate) fn run(args: &AuditArgs) -> Result<ExitCode> {
         &Audit {
             max_depth: settings.max_depth(),
             selection: settings.selection()?,
+            readers: readers(),
         },
         &store,
         earlier.as_ref(),

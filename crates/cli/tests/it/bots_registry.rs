@@ -421,7 +421,7 @@ fn show_names_a_bot_in_words_with_its_sources() {
         "{yaml}"
     );
     assert!(
-        yaml.contains("    ranges_refresh: \"1d\"\n    provenance:\n      - {of: \"entry\", source: \"https://developers.google.com/search/docs/crawling-indexing/googlebot\", confirmed: \"2026-11-21\"}\n"),
+        yaml.contains("    ranges_refresh: \"1d\"\n    renders: true\n    provenance:\n      - {of: \"entry\", source: \"https://developers.google.com/search/docs/crawling-indexing/googlebot\", confirmed: \"2026-11-21\"}\n"),
         "{yaml}"
     );
     assert_eq!(yaml.matches("  - name: ").count(), 1, "{yaml}");

@@ -6,6 +6,7 @@ mod bots_registry;
 mod bots_signature;
 mod bots_verify;
 mod crawl;
+mod crawl_render;
 mod crawl_shared;
 mod crawl_signed;
 mod exports_follow;

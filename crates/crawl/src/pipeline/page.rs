@@ -17,6 +17,11 @@ use crate::crawler::CrawlConfig;
 use crate::directives::PageDirectives;
 use crate::frontier::{Admitted, Frontier, Queued};
 use crate::html::{self, HtmlFacts, LinkElement};
+use crate::render::RenderedPage;
+
+mod render;
+
+use render::Render;
 
 /// Where the URLs a page leads to are admitted: the crawl's [`Frontier`],
 /// or a worker's local one whose new URLs go to its coordinator.
@@ -77,14 +82,18 @@ fn page_record(q: &Queued, page: &PageResponse, reading: &Reading) -> PageRecord
 /// Records an answered page: its record, its links (admitted), its
 /// directives.
 pub(crate) fn take_page<A: Admission>(
-    q: &Queued,
-    page: &PageResponse,
-    reading: Reading,
+    fetched: Fetched<'_>,
     frontier: &mut A,
     batch: &mut Batch,
     chain: &TokenChain,
     config: &CrawlConfig,
 ) {
+    let Fetched {
+        q,
+        page,
+        reading,
+        rendered,
+    } = fetched;
     let base = page.url.clone();
     let mut record = page_record(q, page, &reading);
     let chain = page_chain(page, chain, config);
@@ -111,11 +120,23 @@ pub(crate) fn take_page<A: Admission>(
             // The page was fetched but not read: say so with the page.
             Err(e) => record.error = Some(e.to_string()),
             Ok(facts) => {
+                let mut render = rendered.map(|r| Render::new(r, &facts, page, chain));
                 let mut taken = Taken {
                     record: &mut record,
                     directives: &mut directives,
                 };
-                take_html(&mut links, &mut taken, facts, page, chain, config);
+                take_html(
+                    &mut links,
+                    &mut taken,
+                    facts,
+                    page,
+                    chain,
+                    config,
+                    render.as_mut(),
+                );
+                if let Some(render) = render {
+                    render.record(q.id, links.batch);
+                }
             }
         }
     } else if let Some(content) = page.refresh.as_deref()
@@ -176,6 +197,15 @@ fn page_chain<'a>(
         .unwrap_or(chain)
 }
 
+/// An answered page, as the pipeline gives it: its URL, its answer, what
+/// was read of it, and its render (`--render`).
+pub(crate) struct Fetched<'a> {
+    pub(crate) q: &'a Queued,
+    pub(crate) page: &'a PageResponse,
+    pub(crate) reading: Reading,
+    pub(crate) rendered: Option<&'a RenderedPage>,
+}
+
 /// What an HTML page's reading fills in: its record and its directives.
 struct Taken<'a> {
     record: &'a mut PageRecord,
@@ -192,9 +222,20 @@ fn take_html<A: Admission>(
     page: &PageResponse,
     chain: &TokenChain,
     config: &CrawlConfig,
+    render: Option<&mut Render<'_>>,
 ) {
     let base = &page.url;
-    for m in &facts.metas {
+    // A rendered page's directives count with the raw page's: the
+    // union of both (draft-illyes-repext, of renderers).
+    let rendered_metas = render
+        .as_ref()
+        .and_then(|r| r.facts.as_ref())
+        .map(|f| &f.metas);
+    for m in facts
+        .metas
+        .iter()
+        .chain(rendered_metas.into_iter().flatten())
+    {
         taken
             .directives
             .add_meta(&m.name, &m.content, chain.tokens());
@@ -266,6 +307,9 @@ fn take_html<A: Admission>(
             None,
             follow.of(""),
         );
+    }
+    if let Some(render) = render {
+        render.take_links(links, &follow);
     }
 }
 
@@ -340,6 +384,9 @@ struct Links<'a, A> {
     /// Each link's normal form, written into one buffer: most links lead
     /// to URLs met before, and need no more than their text.
     text: String,
+    /// Whether the links recorded now are found only in the rendered
+    /// page: a URL first met through one was found by `render`.
+    rendered: bool,
 }
 
 impl<'a, A: Admission> Links<'a, A> {
@@ -351,6 +398,7 @@ impl<'a, A: Admission> Links<'a, A> {
             batch,
             position: 0,
             text: String::new(),
+            rendered: false,
         }
     }
 
@@ -416,7 +464,12 @@ impl<'a, A: Admission> Links<'a, A> {
                 },
             ),
         };
-        record_new(self.batch, &target, depth, found_by(kind), &admitted);
+        let by = if self.rendered {
+            "render"
+        } else {
+            found_by(kind)
+        };
+        record_new(self.batch, &target, depth, by, &admitted);
         record.target = Some(admitted.id());
         self.batch.links.push(record);
     }

@@ -497,6 +497,20 @@ const PLANTED: &[(&str, &[&str])] = &[
     ("security/mixed-content-passive", &[]),
 ];
 
+/// The checks of `crawl --render`: planted with their near misses on the
+/// script-built site of `botwarden-render`'s tests, which need a browser.
+const RENDER_CODES: [&str; 9] = [
+    "render/content-only-rendered",
+    "render/links-only-rendered",
+    "render/noindex-rendered-only",
+    "render/noindex-raw-only",
+    "render/canonical-changed",
+    "render/head-changed",
+    "render/blocked-resources",
+    "render/js-redirect",
+    "render/failed",
+];
+
 // The table of planted and found per check is the test's report.
 #[allow(clippy::print_stdout)]
 #[tokio::test]
@@ -517,6 +531,7 @@ async fn each_check_finds_exactly_its_planted_instance() {
         .map(|(c, _)| *c)
         .chain(crate::audit_breadth::CODES.iter().copied())
         .chain(crate::audit_resources::CODES.iter().copied())
+        .chain(RENDER_CODES.iter().copied())
         .collect();
     codes.sort_unstable();
     let mut registry: Vec<&str> = CHECKS.iter().map(|c| c.code).collect();
@@ -731,17 +746,21 @@ async fn each_check_finds_exactly_its_planted_instance() {
     // Only the checks planted on other sites have nothing here.
     assert!(
         text.contains(
-            "no findings: security/mixed-content-active, links/broken-external, \
-             robots/robots-tag-invalid, usage/conflict, security/mixed-content-passive, \
-             links/private-address, content/multiple-title, content/lang-invalid, \
-             structured-data/invalid-json-ld, content/soft-404, links/missing-fragment, \
-             structured-data/missing-required, hreflang/lang-mismatch, \
-             hreflang/to-non-canonical, hreflang/to-noindex, resources/broken, \
-             resources/blocked, security/certificate-expiring, usage/reader-dependent, \
-             links/too-many, links/non-descriptive-anchor, content/multiple-description, \
-             images/long-alt, content/duplicate-id, content/heading-skip, \
-             security/missing-headers, links/protocol-relative, \
-             structured-data/conflicting-context, images/heavy, links/external-unverified"
+            "no findings: security/mixed-content-active, render/noindex-raw-only, \
+             links/broken-external, robots/robots-tag-invalid, usage/conflict, \
+             security/mixed-content-passive, links/private-address, content/multiple-title, \
+             content/lang-invalid, structured-data/invalid-json-ld, content/soft-404, \
+             links/missing-fragment, structured-data/missing-required, \
+             hreflang/lang-mismatch, hreflang/to-non-canonical, hreflang/to-noindex, \
+             resources/broken, resources/blocked, security/certificate-expiring, \
+             render/content-only-rendered, render/links-only-rendered, \
+             render/noindex-rendered-only, render/canonical-changed, \
+             render/blocked-resources, render/js-redirect, render/failed, \
+             usage/reader-dependent, links/too-many, links/non-descriptive-anchor, \
+             content/multiple-description, images/long-alt, content/duplicate-id, \
+             content/heading-skip, security/missing-headers, links/protocol-relative, \
+             structured-data/conflicting-context, images/heavy, links/external-unverified, \
+             render/head-changed"
         ),
         "{text}"
     );

@@ -58,6 +58,12 @@ impl fmt::Display for BotDescription<'_> {
             list(&bot.robots_tokens)
         };
         line(f, "robots.txt", tokens)?;
+        let renders = match bot.renders {
+            Some(true) => "yes: it runs the pages' scripts",
+            Some(false) => "no: it reads the HTML only",
+            None => "- (no source says)",
+        };
+        line(f, "renders", renders)?;
         line(f, "read from", &bot.origin)?;
         self.methods(f)?;
         if bot.provenance.is_empty() {

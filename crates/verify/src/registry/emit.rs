@@ -61,6 +61,9 @@ fn fields(bot: &Bot) -> Vec<(&'static str, Value)> {
     if !bot.signature_keys.is_empty() {
         m.push(("signature_keys", json!(bot.signature_keys)));
     }
+    if let Some(r) = bot.renders {
+        m.push(("renders", json!(r)));
+    }
     if !bot.provenance.is_empty() {
         let records: Vec<Value> = bot
             .provenance

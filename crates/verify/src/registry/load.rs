@@ -14,7 +14,7 @@ use crate::ipset::{Cidr, Span, normalize};
 use crate::yaml::{self, Kind, Node, Position};
 
 /// The keys a bot entry may have: bottica's, then the extensions.
-const BOT_KEYS: [&str; 16] = [
+const BOT_KEYS: [&str; 17] = [
     "name",
     "fcrdns_hosts",
     "ip_list",
@@ -30,6 +30,7 @@ const BOT_KEYS: [&str; 16] = [
     "ranges_refresh",
     "signature_agents",
     "signature_keys",
+    "renders",
     "provenance",
 ];
 
@@ -425,6 +426,7 @@ fn read_bot(cx: &mut Ctx<'_>, path: &str, node: &Node) -> Option<Bot> {
             }
             "signature_agents" => bot.signature_agents = signature_agents(cx, &here, value),
             "signature_keys" => bot.signature_keys = signature_keys(cx, &here, value),
+            "renders" => bot.renders = boolean(cx, &here, value),
             "robots_tokens" => {
                 bot.robots_tokens = cx.strings(&here, value, token).unwrap_or_default();
             }
@@ -716,6 +718,23 @@ fn signature_agents(cx: &mut Ctx<'_>, here: &str, value: &Node) -> Vec<String> {
     .unwrap_or_default()
 }
 
+/// A `true` or `false`.
+fn boolean(cx: &mut Ctx<'_>, here: &str, value: &Node) -> Option<bool> {
+    let text = cx.string(here, value)?;
+    match text.trim() {
+        "true" => Some(true),
+        "false" => Some(false),
+        other => {
+            cx.error(
+                here,
+                value.at,
+                format!("`{other}` is neither true nor false"),
+            );
+            None
+        }
+    }
+}
+
 /// The `signature_keys`: Ed25519 public keys, trimmed.
 fn signature_keys(cx: &mut Ctx<'_>, here: &str, value: &Node) -> Vec<String> {
     cx.strings(
@@ -809,7 +828,12 @@ fn cross_checks(cx: &mut Ctx<'_>, path: &str, bot: &Bot, places: &Places) {
     }
     let methods = bot.methods();
     for (record, &(record_at, i)) in bot.provenance.iter().zip(&places.provenance) {
-        if record.of != ProvenanceOf::Entry && !methods.contains(&record.of) {
+        let had = match record.of {
+            ProvenanceOf::Entry => true,
+            ProvenanceOf::Renders => bot.renders.is_some(),
+            of => methods.contains(&of),
+        };
+        if !had {
             cx.error(
                 &format!("{path}.provenance[{i}].of"),
                 record_at,

@@ -267,6 +267,11 @@ pub struct Bot {
     /// Ed25519 public keys it signs with (the JWK `x`, base64url), for a
     /// bot whose keys are listed rather than published.
     pub signature_keys: Vec<String>,
+    /// Whether it runs the scripts of the pages it fetches (renders them,
+    /// as Googlebot does) or reads their HTML only (as GPTBot does):
+    /// `None` when no source says. What `audit` shows per robot after
+    /// `crawl --render`.
+    pub renders: Option<bool>,
     /// Where the entry and each of its verification methods come from,
     /// and when each was last confirmed.
     pub provenance: Vec<Provenance>,
@@ -294,6 +299,7 @@ impl Bot {
             ranges_refresh: None,
             signature_agents: Vec::new(),
             signature_keys: Vec::new(),
+            renders: None,
             provenance: Vec::new(),
             origin,
         }
@@ -613,6 +619,7 @@ fn replacement(n: usize, old: &Bot, new: &Bot) -> Problem {
     lost("category", old.category.is_some(), new.category.is_some());
     lost("operator", old.operator.is_some(), new.operator.is_some());
     lost("url", old.url.is_some(), new.url.is_some());
+    lost("renders", old.renders.is_some(), new.renders.is_some());
     lost(
         "provenance",
         !old.provenance.is_empty(),

@@ -31,12 +31,14 @@ pub enum ProvenanceOf {
     SignatureAgents,
     /// `signature_keys`.
     SignatureKeys,
+    /// `renders`: whether it runs the pages' scripts.
+    Renders,
 }
 
 impl ProvenanceOf {
     /// Every subject, the entry first, then the methods in the format's
-    /// order.
-    pub const ALL: [ProvenanceOf; 9] = [
+    /// order, then `renders`.
+    pub const ALL: [ProvenanceOf; 10] = [
         ProvenanceOf::Entry,
         ProvenanceOf::FcrdnsHosts,
         ProvenanceOf::RdnsMasks,
@@ -46,6 +48,7 @@ impl ProvenanceOf {
         ProvenanceOf::RangesUrl,
         ProvenanceOf::SignatureAgents,
         ProvenanceOf::SignatureKeys,
+        ProvenanceOf::Renders,
     ];
 
     /// The name used in files (`entry`, or the method's field).
@@ -61,6 +64,7 @@ impl ProvenanceOf {
             ProvenanceOf::RangesUrl => "ranges_url",
             ProvenanceOf::SignatureAgents => "signature_agents",
             ProvenanceOf::SignatureKeys => "signature_keys",
+            ProvenanceOf::Renders => "renders",
         }
     }
 

@@ -208,7 +208,7 @@ bots:
         "error 6 bots[0].provenance[1].confirmed: `2026-02-30` is not a day of the calendar",
         "error 7 bots[0].provenance[2]: a provenance record needs the day it was `confirmed` (YYYY-MM-DD)",
         "error 8 bots[0].provenance[3].of: a record of `fcrdns_hosts`, which this bot does not have",
-        "error 9 bots[0].provenance[4].of: `ranges` is not what a record can be of; one of: entry, fcrdns_hosts, rdns_masks, ip_list, ip_ranges, cidr_list, ranges_url, signature_agents, signature_keys",
+        "error 9 bots[0].provenance[4].of: `ranges` is not what a record can be of; one of: entry, fcrdns_hosts, rdns_masks, ip_list, ip_ranges, cidr_list, ranges_url, signature_agents, signature_keys, renders",
         "error 9 bots[0].provenance[4].source: `ai.robots.txt@nothex`: the ai.robots.txt commit is 7 to 40 hexadecimal digits",
         "error 9 bots[0].provenance[4].confirmed: `29.11.2026` is not a date written YYYY-MM-DD",
         "error 9 bots[0].provenance[4].note: unknown key `note`",
@@ -497,7 +497,11 @@ fn every_default_entry_and_method_has_its_provenance() {
     let registry = Registry::builtin();
     let mut missing = Vec::new();
     for bot in registry.bots() {
-        for of in std::iter::once(ProvenanceOf::Entry).chain(bot.methods()) {
+        let renders = bot.renders.map(|_| ProvenanceOf::Renders);
+        for of in std::iter::once(ProvenanceOf::Entry)
+            .chain(bot.methods())
+            .chain(renders)
+        {
             if bot.provenance_of(of).next().is_none() {
                 missing.push(format!("{}: {of}", bot.name));
             }
@@ -607,7 +611,7 @@ fn the_schema_agrees_with_the_reader() {
     assert_eq!(categories, ours);
     assert_eq!(bot["additionalProperties"], false);
     let mut b = RegistryBuilder::new();
-    let every_key = "bots:\n  - name: X\n    fcrdns_hosts: [x.example]\n    ip_list: [192.0.2.1]\n    ip_ranges: [{min: 192.0.2.1, max: 192.0.2.2}]\n    cidr_list: [192.0.2.0/24]\n    category: other\n    operator: O\n    url: https://x.example/\n    robots_tokens: [X]\n    rdns_masks: ['a-*.x.example']\n    ranges_url: https://x.example/r.json\n    ranges_format: google-json\n    signature_agents: ['https://x.example']\n    signature_keys: [JrQLj5P_89iXES9-vFgrIy29clF9CC_oPPsw3c5D0bs]\n    ranges_refresh: 1d\n    provenance: [{source: 'https://x.example/', confirmed: 2026-11-29}]\n";
+    let every_key = "bots:\n  - name: X\n    fcrdns_hosts: [x.example]\n    ip_list: [192.0.2.1]\n    ip_ranges: [{min: 192.0.2.1, max: 192.0.2.2}]\n    cidr_list: [192.0.2.0/24]\n    category: other\n    operator: O\n    url: https://x.example/\n    robots_tokens: [X]\n    rdns_masks: ['a-*.x.example']\n    ranges_url: https://x.example/r.json\n    ranges_format: google-json\n    signature_agents: ['https://x.example']\n    signature_keys: [JrQLj5P_89iXES9-vFgrIy29clF9CC_oPPsw3c5D0bs]\n    ranges_refresh: 1d\n    renders: false\n    provenance: [{source: 'https://x.example/', confirmed: 2026-11-29}, {of: renders, source: 'https://x.example/render', confirmed: 2026-11-29}]\n";
     b.add_registry("all.yaml", every_key);
     let (r, problems) = b.build();
     assert_eq!(problems, Vec::new());
@@ -784,7 +788,7 @@ fn an_entry_that_replaces_another_says_what_it_drops() {
     assert_eq!(
         mine,
         [
-            format!("mine.yaml:4:5: warning: bots[1]: `Googlebot` replaces the built-in entry ({googlebot}) as a whole (fields are not merged): its `fcrdns_hosts`, `rdns_masks`, `ranges_url`, `ranges_refresh`, `robots_tokens`, `operator`, `url`, `provenance` are dropped"),
+            format!("mine.yaml:4:5: warning: bots[1]: `Googlebot` replaces the built-in entry ({googlebot}) as a whole (fields are not merged): its `fcrdns_hosts`, `rdns_masks`, `ranges_url`, `ranges_refresh`, `robots_tokens`, `operator`, `url`, `renders`, `provenance` are dropped"),
             "later.yaml:2:5: warning: bots[0]: `Mybot` replaces the entry of mine.yaml:2:5 as a whole; fields are not merged".to_owned(),
         ]
     );

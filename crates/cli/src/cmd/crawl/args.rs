@@ -141,6 +141,27 @@ pub(crate) struct CrawlArgs {
     /// default. A crawl by one worker only.
     #[arg(long)]
     pub(super) resources: bool,
+    /// Render each HTML page in headless Chromium as well (Debian's
+    /// `chromium`, which scripts/setup installs) and keep both readings:
+    /// what robots that run no JavaScript see (GPTBot, ClaudeBot, CCBot)
+    /// beside what a renderer sees (Googlebot). Every request of the
+    /// browser is judged by robots.txt, throttled and fetched by the
+    /// crawl; links found only in the rendered page are crawled. Off by
+    /// default.
+    #[arg(long)]
+    pub(super) render: bool,
+    /// Pages rendered at once (the browser's tabs), with --render.
+    #[arg(long, value_name = "N", default_value_t = 2,
+          value_parser = clap::value_parser!(u64).range(1..=32))]
+    pub(super) render_tabs: u64,
+    /// The longest one page may take to render, in seconds, with
+    /// --render: the page is read as it is then.
+    #[arg(long, value_name = "SECONDS", default_value_t = 20,
+          value_parser = clap::value_parser!(u64).range(1..=600))]
+    pub(super) render_budget: u64,
+    /// The Chromium binary for --render (default: `chromium` on the PATH).
+    #[arg(long, value_name = "FILE", requires = "render")]
+    pub(super) chromium: Option<PathBuf>,
     /// Crawl with this many workers in this process, each with its own
     /// store beside --db, merged into --db at the end (on --redis, or on
     /// the in-process coordinator).

@@ -14,7 +14,9 @@ use botwarden_crawl::{
     CrawlConfig, CrawlEnd, CrawlerKind, ExternalConfig, Identity, Platform, ResourceConfig,
     SETTINGS_META, StopSignal, check_certificates, check_external, check_resources,
 };
+use botwarden_crawl::{RenderSetup, Renderer};
 use botwarden_fetch::Fetcher;
+use botwarden_render::{Chromium, ChromiumConfig, default_binary};
 use botwarden_store::{Store, Summary};
 use clap::ArgMatches;
 use url::Url;
@@ -35,11 +37,15 @@ pub(super) fn run_crawl(given: &CrawlArgs, matches: Option<&ArgMatches>) -> Resu
     let (start, db) = start_and_store(args, opened.as_ref())?;
     let fetcher = fetcher(args, &identity)?;
     let runtime = runtime()?;
+    let browser = browser(args, &identity, &runtime)?;
     let config = CrawlConfig {
         resources: args.resources,
         robots_sitemaps: args.sitemaps,
         sitemaps: args.sitemap.clone(),
         simulation: simulation(args, &start, &fetcher, &runtime)?,
+        render: browser
+            .clone()
+            .map(|b| RenderSetup::new(b as Arc<dyn Renderer>)),
         ..args.politeness.config(identity)
     };
     let stop = StopSignal::new();
@@ -66,6 +72,9 @@ pub(super) fn run_crawl(given: &CrawlArgs, matches: Option<&ArgMatches>) -> Resu
             runtime.block_on(here.crawl(store))?
         }
     };
+    if let Some(b) = &browser {
+        runtime.block_on(b.close());
+    }
     if !end.stopped {
         let after = After {
             fetcher: &fetcher,
@@ -177,6 +186,32 @@ fn fetcher(args: &CrawlArgs, identity: &Identity) -> Result<Fetcher> {
         fetcher = fetcher.signer(Some(Arc::new(signer)));
     }
     Ok(fetcher.build()?)
+}
+
+/// The browser of `--render`, started before the crawl so that a missing
+/// one is said at once.
+fn browser(
+    args: &CrawlArgs,
+    identity: &Identity,
+    runtime: &tokio::runtime::Runtime,
+) -> Result<Option<Arc<Chromium>>> {
+    if !args.render {
+        return Ok(None);
+    }
+    if shared(args).is_some() {
+        bail!("--render is for a crawl by one worker");
+    }
+    let binary = match &args.chromium {
+        Some(path) => path.clone(),
+        None => default_binary().context(
+            "--render: no `chromium` on the PATH; install the Debian package `chromium` \
+             (scripts/setup does), or name the binary with --chromium",
+        )?,
+    };
+    let mut config = ChromiumConfig::new(binary, identity.user_agent());
+    config.tabs = usize::try_from(args.render_tabs).unwrap_or(2);
+    config.budget = Duration::from_secs(args.render_budget);
+    Ok(Some(runtime.block_on(Chromium::start(config))?))
 }
 
 /// What `--workers N` and `--redis URL` ask for, if anything: a crawl
@@ -295,6 +330,7 @@ fn audit(store: &Store, format: Format) -> Result<AuditDocument> {
         &Audit {
             max_depth: settings.max_depth(),
             selection: settings.selection()?,
+            readers: crate::cmd::audit::readers(),
         },
         store,
         None,

@@ -47,11 +47,21 @@ const SETTINGS: &[(&str, &str, Option<ChangeRule>)] = &[
     ("sign_key", "--sign-key", None),
     ("signature_agent", "--signature-agent", None),
     ("signature_agent_form", "--signature-agent-form", None),
+    ("render", "--render", None),
+    ("render_tabs", "--render-tabs", Some(ChangeRule::Any)),
+    ("render_budget", "--render-budget", Some(ChangeRule::Any)),
+    ("chromium", "--chromium", Some(ChangeRule::Any)),
 ];
 
 /// Options whose values are files: kept as absolute paths, so that a crawl
 /// resumed from another directory reads the same files.
-const PATH_OPTIONS: &[&str] = &["robots_file", "site_secret_file", "ca_cert", "sign_key"];
+const PATH_OPTIONS: &[&str] = &[
+    "robots_file",
+    "site_secret_file",
+    "ca_cert",
+    "sign_key",
+    "chromium",
+];
 
 /// The value(s) of an option as given or defaulted, as text.
 fn raw_values(matches: &ArgMatches, id: &str) -> Vec<String> {
