@@ -312,22 +312,36 @@ impl Fetcher {
             self.limits().max_bytes,
             page.content_length,
         ));
-        let decode_error = |message| Error::Decode {
+        read_decoded(&mut response, d, url, &coding).await
+    }
+}
+
+/// Reads `response`'s body into `d` until it ends or `d` is full.
+///
+/// # Errors
+/// [`Error::Network`] when the body breaks off, [`Error::Decode`] when
+/// its coding does not decode.
+pub(crate) async fn read_decoded(
+    response: &mut reqwest::Response,
+    d: &mut BodyDecoder,
+    url: &Url,
+    coding: &Coding,
+) -> Result<(), Error> {
+    let decode_error = |message| Error::Decode {
+        url: url.to_string(),
+        coding: coding.to_string(),
+        message,
+    };
+    loop {
+        let chunk = response.chunk().await.map_err(|e| Error::Network {
             url: url.to_string(),
-            coding: coding.to_string(),
-            message,
+            message: format!("reading the body: {}", chain(&e)),
+        })?;
+        let Some(chunk) = chunk else {
+            return d.finish().map_err(decode_error);
         };
-        loop {
-            let chunk = response.chunk().await.map_err(|e| Error::Network {
-                url: url.to_string(),
-                message: format!("reading the body: {}", chain(&e)),
-            })?;
-            let Some(chunk) = chunk else {
-                return d.finish().map_err(decode_error);
-            };
-            if d.push(&chunk).map_err(decode_error)? == Feed::Full {
-                return Ok(());
-            }
+        if d.push(&chunk).map_err(decode_error)? == Feed::Full {
+            return Ok(());
         }
     }
 }

@@ -10,9 +10,9 @@ use std::time::{Duration, Instant};
 use reqwest::header;
 use url::Url;
 
-use crate::body::{BodyDecoder, Coding, Feed};
+use crate::body::{BodyDecoder, Coding};
 use crate::error::Error;
-use crate::fetch::{Fetcher, chain, header_str, send_error};
+use crate::fetch::{Fetcher, header_str, send_error};
 use crate::page::Outcome;
 
 /// Headers of an answer that describe how it came over the wire, not
@@ -142,23 +142,7 @@ impl Fetcher {
         let coding = Coding::of(header_str(sent, header::CONTENT_ENCODING).as_deref());
         let length = header_str(sent, header::CONTENT_LENGTH).and_then(|v| v.trim().parse().ok());
         let d = decoder.insert(BodyDecoder::new(&coding, max_bytes, length));
-        let decode_error = |message| Error::Decode {
-            url: url.to_string(),
-            coding: coding.to_string(),
-            message,
-        };
-        loop {
-            let chunk = response.chunk().await.map_err(|e| Error::Network {
-                url: url.to_string(),
-                message: format!("reading the body: {}", chain(&e)),
-            })?;
-            let Some(chunk) = chunk else {
-                return d.finish().map_err(decode_error);
-            };
-            if d.push(&chunk).map_err(decode_error)? == Feed::Full {
-                return Ok(());
-            }
-        }
+        crate::page::read_decoded(&mut response, d, url, &coding).await
     }
 }
 
