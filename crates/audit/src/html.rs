@@ -704,6 +704,43 @@ fn inline(s: &str) -> String {
     out
 }
 
+/// What each robot sees of the rendered pages, as a table.
+fn render_view(out: &mut String, view: &crate::RenderView) -> fmt::Result {
+    writeln!(
+        out,
+        r#"<section class="card"><h2>What each robot sees</h2>"#
+    )?;
+    writeln!(
+        out,
+        "<p>{} page(s) rendered, {} failed or timed out; {} read differently raw and rendered.</p>",
+        view.rendered, view.failed, view.differ
+    )?;
+    writeln!(
+        out,
+        "<table><thead><tr><th>robot</th><th>renders</th><th>sees</th><th>source</th></tr></thead><tbody>"
+    )?;
+    for r in &view.robots {
+        let source = r.source.as_deref().unwrap_or("");
+        writeln!(
+            out,
+            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
+            HtmlText(&r.name),
+            if r.renders { "yes" } else { "no" },
+            HtmlText(&view.what_it_sees(r.renders)),
+            HtmlText(source)
+        )?;
+    }
+    writeln!(out, "</tbody></table>")?;
+    if view.unknown > 0 {
+        writeln!(
+            out,
+            "<p>{} other robot(s) of the registry: no source says whether they render.</p>",
+            view.unknown
+        )?;
+    }
+    writeln!(out, "</section>")
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -810,41 +847,4 @@ mod tests {
              <h3>Fix</h3>\n<ul>\n<li>one</li>\n<li>two</li>\n</ul>\n"
         );
     }
-}
-
-/// What each robot sees of the rendered pages, as a table.
-fn render_view(out: &mut String, view: &crate::RenderView) -> fmt::Result {
-    writeln!(
-        out,
-        r#"<section class="card"><h2>What each robot sees</h2>"#
-    )?;
-    writeln!(
-        out,
-        "<p>{} page(s) rendered, {} failed or timed out; {} read differently raw and rendered.</p>",
-        view.rendered, view.failed, view.differ
-    )?;
-    writeln!(
-        out,
-        "<table><thead><tr><th>robot</th><th>renders</th><th>sees</th><th>source</th></tr></thead><tbody>"
-    )?;
-    for r in &view.robots {
-        let source = r.source.as_deref().unwrap_or("");
-        writeln!(
-            out,
-            "<tr><td>{}</td><td>{}</td><td>{}</td><td>{}</td></tr>",
-            HtmlText(&r.name),
-            if r.renders { "yes" } else { "no" },
-            HtmlText(&view.what_it_sees(r.renders)),
-            HtmlText(source)
-        )?;
-    }
-    writeln!(out, "</tbody></table>")?;
-    if view.unknown > 0 {
-        writeln!(
-            out,
-            "<p>{} other robot(s) of the registry: no source says whether they render.</p>",
-            view.unknown
-        )?;
-    }
-    writeln!(out, "</section>")
 }

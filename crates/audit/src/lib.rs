@@ -248,6 +248,7 @@ checks![
     image_heavy,
     external_unverified,
     certificate_expiring,
+    http_page,
     render_content,
     render_links,
     render_noindex_rendered,
