@@ -119,7 +119,7 @@ pub struct CrawlConfig {
     /// (`page_resources`), for [`crate::check_resources`] to ask after
     /// the crawl (`--resources`). Off by default.
     pub resources: bool,
-    /// Render HTML pages in a browser as well (`--render`; [`crate::render`]).
+    /// Render HTML pages in a browser as well (`--render`; [`crate::Renderer`]).
     pub render: Option<RenderSetup>,
 }
 
