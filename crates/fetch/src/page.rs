@@ -34,6 +34,16 @@ pub enum Outcome {
 }
 
 impl Outcome {
+    /// How a request that got `status`, or failed with `error`, ended.
+    #[must_use]
+    pub fn of(status: Option<u16>, error: Option<&Error>) -> Outcome {
+        match (status, error) {
+            (Some(s), _) => Outcome::Status(s),
+            (None, Some(Error::Timeout { .. })) => Outcome::TimedOut,
+            (None, _) => Outcome::ConnectionFailed,
+        }
+    }
+
     /// Whether this is an indicator of trouble: a connection failure, a
     /// timeout, `403`, `429`, or `500`–`599`.
     #[must_use]
@@ -119,11 +129,7 @@ impl PageResponse {
     /// How the request ended, for the throttle.
     #[must_use]
     pub fn outcome(&self) -> Outcome {
-        match (&self.status, &self.error) {
-            (Some(s), _) => Outcome::Status(*s),
-            (None, Some(Error::Timeout { .. })) => Outcome::TimedOut,
-            (None, _) => Outcome::ConnectionFailed,
-        }
+        Outcome::of(self.status, self.error.as_ref())
     }
 
     /// Whether the status is a redirect (`301`, `302`, `303`, `307`,

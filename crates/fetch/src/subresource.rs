@@ -49,11 +49,7 @@ impl SubresourceResponse {
     /// How the request ended, for the throttle.
     #[must_use]
     pub fn outcome(&self) -> Outcome {
-        match (&self.status, &self.error) {
-            (Some(s), _) => Outcome::Status(*s),
-            (None, Some(Error::Timeout { .. })) => Outcome::TimedOut,
-            (None, _) => Outcome::ConnectionFailed,
-        }
+        Outcome::of(self.status, self.error.as_ref())
     }
 }
 
